@@ -1,0 +1,3 @@
+module github.com/thumela/thumela/services/profiles
+
+go 1.26.0
