@@ -1,0 +1,114 @@
+# Thumela: the two commands a newcomer needs are `make run` and `make test`.
+# Everything either of them needs (Go tools, npm packages, Chromium) is installed by the
+# targets below into the project (bin/, web/node_modules) or, for Chromium, with apt-get.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT     := $(abspath .)
+BIN      := $(ROOT)/bin
+export GOBIN := $(BIN)
+export PATH := $(BIN):$(PATH)
+export GOFLAGS := -mod=readonly
+
+# Pinned tool versions (see ../shared/TOOLCHAIN.md for what is known to work offline here).
+PROTOC_GEN_GO_VERSION      := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
+
+BUF      := web/node_modules/.bin/buf
+SERVICES := identity profiles paymentmethods fees transfers
+BINARIES := $(SERVICES) bff thumela-dev
+# Every Go module of the workspace (go.work).
+GO_MODULES := proto services/platform $(addprefix services/,$(SERVICES)) bff deploy/devstack
+
+.PHONY: help
+help: ## List the targets.
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
+
+# ---------------------------------------------------------------------------------------------
+# Tools
+# ---------------------------------------------------------------------------------------------
+
+$(BIN)/protoc-gen-go:
+	go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+$(BIN)/protoc-gen-go-grpc:
+	go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+$(BIN)/protoc-gen-connect-go:
+	go install connectrpc.com/connect/cmd/protoc-gen-connect-go@$(PROTOC_GEN_CONNECT_GO_VERSION)
+
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: tools
+tools: $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-connect-go web/node_modules/.package-lock.json ## Install the pinned code generators and npm packages.
+
+.PHONY: chromium
+chromium: ## Install Debian's Chromium for the browser tests when it is missing.
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# ---------------------------------------------------------------------------------------------
+# Code generation and checks
+# ---------------------------------------------------------------------------------------------
+
+.PHONY: generate
+generate: tools ## Regenerate Go (proto/gen/go) and TypeScript (web/src/gen) from proto/.
+	$(BUF) format -w
+	$(BUF) generate
+
+.PHONY: check-generated
+check-generated: generate ## Fail when regenerating changes anything that is committed.
+	@if [ -n "$$(git status --porcelain -- proto web/src/gen)" ]; then \
+	  git status --porcelain -- proto web/src/gen; \
+	  echo "generated code is stale: run 'make generate' and commit the result"; exit 1; fi
+
+.PHONY: lint
+lint: tools ## buf lint and format, go vet, TypeScript type check.
+	$(BUF) lint
+	$(BUF) format -d --exit-code
+	@for m in $(GO_MODULES); do (cd $$m && go vet ./...); done
+	cd web && npm run --silent typecheck
+
+# ---------------------------------------------------------------------------------------------
+# Build and run
+# ---------------------------------------------------------------------------------------------
+
+.PHONY: build-go
+build-go: ## Build every binary into bin/.
+	@for s in $(SERVICES); do go build -o $(BIN)/$$s ./services/$$s/cmd/$$s; done
+	go build -o $(BIN)/bff ./bff/cmd/bff
+	go build -o $(BIN)/thumela-dev ./deploy/devstack/cmd/thumela-dev
+
+.PHONY: build-web
+build-web: web/node_modules/.package-lock.json ## Build the web client into web/dist.
+	cd web && npm run --silent build
+
+.PHONY: build
+build: build-go build-web ## Build everything.
+
+.PHONY: run
+run: tools build ## Bring the whole stack up on http://localhost:8080 (Ctrl-C stops it).
+	$(BIN)/thumela-dev
+
+# ---------------------------------------------------------------------------------------------
+# Tests
+# ---------------------------------------------------------------------------------------------
+
+.PHONY: test-go
+test-go: ## Go unit and integration tests (real PostgreSQL at TEST_DATABASE_URL, embedded NATS).
+	@for m in $(GO_MODULES); do echo "== $$m"; (cd $$m && go test -count=1 ./...); done
+
+.PHONY: test-web
+test-web: web/node_modules/.package-lock.json ## Web unit tests (Vitest).
+	cd web && npm test --silent
+
+.PHONY: test-e2e
+test-e2e: chromium build ## Browser tests in Debian's Chromium against a throw-away stack.
+	cd web && node --test --test-concurrency=1 e2e/
+
+.PHONY: test
+test: lint check-generated test-go test-web test-e2e ## The full suite: what CI runs.

@@ -1,0 +1,170 @@
+// Command bff is Thumela's backend-for-frontend: the Connect API the browser calls, cookie
+// sessions, live event streams, and the built web client.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
+	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/config"
+	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/lifecycle"
+	"github.com/thumela/thumela/services/platform/logging"
+	"github.com/thumela/thumela/services/platform/telemetry"
+
+	"github.com/thumela/thumela/bff/internal/devoutbox"
+	"github.com/thumela/thumela/bff/internal/handlers"
+	"github.com/thumela/thumela/bff/internal/httpx"
+	"github.com/thumela/thumela/bff/internal/server"
+	"github.com/thumela/thumela/bff/internal/session"
+	"github.com/thumela/thumela/bff/internal/upstream"
+)
+
+var version = "dev"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bff:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var cfg server.Config
+	if err := config.Load("BFF", &cfg); err != nil {
+		return err
+	}
+	level, err := logging.ParseLevel(cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	logger := logging.New("bff", os.Stdout, level)
+	logger.Info("starting", slog.String("version", version), slog.Any("config", config.Describe(cfg)))
+
+	ctx, stop := lifecycle.SignalContext(context.Background())
+	defer stop()
+	shutdownTelemetry, err := telemetry.Setup(ctx, "bff", version)
+	if err != nil {
+		return err
+	}
+	defer shutdownTelemetry(context.Background())
+
+	identityConn, err := grpcserver.Dial(cfg.IdentityAddr)
+	if err != nil {
+		return err
+	}
+	defer identityConn.Close()
+	profilesConn, err := grpcserver.Dial(cfg.ProfilesAddr)
+	if err != nil {
+		return err
+	}
+	defer profilesConn.Close()
+
+	proxies, err := parsePrefixes(cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
+	identity := identityv1.NewIdentityServiceClient(identityConn)
+	deps := &handlers.Deps{
+		Logger:     logger,
+		Identity:   identity,
+		Profiles:   profilesv1.NewProfilesServiceClient(profilesConn),
+		Tokens:     session.NewTokens(upstream.SessionRefresher{Identity: identity}),
+		Cookies:    cookiesFor(cfg),
+		ClientAddr: httpx.ClientAddress{TrustedProxies: proxies},
+	}
+	system := &handlers.System{Deps: deps, Health: map[string]healthpb.HealthClient{
+		"identity": healthpb.NewHealthClient(identityConn),
+		"profiles": healthpb.NewHealthClient(profilesConn),
+	}}
+
+	components := []lifecycle.Component{}
+	opts := server.Options{Deps: deps, System: system, WebDir: cfg.WebDir, AllowedOrigins: cfg.AllowedOrigins}
+	if cfg.DevMode {
+		nc, js, err := bus.Connect(ctx, cfg.NatsURL, "bff", logger)
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		if err := bus.EnsureStreams(ctx, js); err != nil {
+			return err
+		}
+		outbox := devoutbox.New(logger, 1000)
+		opts.DevOutbox = outbox
+		components = append(components, lifecycle.Component{
+			Name:  "dev-outbox",
+			Start: func(ctx context.Context) error { return outbox.Run(ctx, js, bus.StreamNotifications) },
+		})
+	}
+	handler, err := server.New(opts)
+	if err != nil {
+		return err
+	}
+	components = append(components, httpComponent(cfg.HTTPAddr, handler, logger))
+	return lifecycle.Run(ctx, logger, cfg.ShutdownTimeout, components...)
+}
+
+// httpComponent serves HTTP/1.1 and cleartext HTTP/2 (for Connect streams behind a proxy that
+// speaks h2c); TLS ends at the load balancer.
+func httpComponent(addr string, h http.Handler, logger *slog.Logger) lifecycle.Component {
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	srv.Protocols = new(http.Protocols)
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	return lifecycle.Component{
+		Name: "http",
+		Start: func(ctx context.Context) error {
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			logger.InfoContext(ctx, "listening", "addr", ln.Addr().String())
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+		Stop: srv.Shutdown,
+	}
+}
+
+func cookiesFor(cfg server.Config) session.Cookies {
+	https := strings.HasPrefix(cfg.PublicOrigin, "https://")
+	return session.Cookies{
+		Secure:     !cfg.InsecureCookies || https,
+		HostPrefix: https,
+		MaxAge:     30 * 24 * time.Hour,
+	}
+}
+
+func parsePrefixes(cidrs []string) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(cidrs))
+	for _, c := range cidrs {
+		p, err := netip.ParsePrefix(strings.TrimSpace(c))
+		if err != nil {
+			return nil, fmt.Errorf("BFF_TRUSTED_PROXIES: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+

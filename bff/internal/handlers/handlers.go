@@ -1,0 +1,70 @@
+// Package handlers implements the web-facing Connect API (thumela.bff.v1) on top of the
+// services' gRPC APIs. Handlers hold no business rules: they check the session, validate what
+// only the edge can (the confirm-password field), forward the user's access token, and map
+// answers and errors for the browser.
+package handlers
+
+import (
+	"context"
+	"log/slog"
+
+	"connectrpc.com/connect"
+	"google.golang.org/grpc/metadata"
+
+	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
+	"github.com/thumela/thumela/bff/internal/httpx"
+	"github.com/thumela/thumela/bff/internal/rpcerr"
+	"github.com/thumela/thumela/bff/internal/session"
+)
+
+// Deps is what the handlers share.
+type Deps struct {
+	Logger     *slog.Logger
+	Identity   identityv1.IdentityServiceClient
+	Profiles   profilesv1.ProfilesServiceClient
+	Tokens     *session.Tokens
+	Cookies    session.Cookies
+	ClientAddr httpx.ClientAddress
+}
+
+// callInfo is the Connect call's HTTP view (headers in and out, peer).
+func callInfo(ctx context.Context) connect.CallInfo {
+	info, ok := connect.CallInfoForHandlerContext(ctx)
+	if !ok {
+		panic("handlers: no Connect call info in the context")
+	}
+	return info
+}
+
+// client describes the browser for identity's throttles and audit trail.
+func (d *Deps) client(ctx context.Context) *identityv1.Client {
+	info := callInfo(ctx)
+	return &identityv1.Client{
+		Address:   d.ClientAddr.Of(info.Peer().Addr, info.RequestHeader()),
+		UserAgent: info.RequestHeader().Get("User-Agent"),
+	}
+}
+
+// sessionToken reads the session cookie of the call.
+func (d *Deps) sessionToken(ctx context.Context) string {
+	return d.Cookies.Token(callInfo(ctx).RequestHeader())
+}
+
+// authed resolves the call's session into the user's grant and a context that carries the
+// user's access token to the services. No session answers Unauthenticated.
+func (d *Deps) authed(ctx context.Context) (context.Context, session.Grant, error) {
+	g, err := d.Tokens.Grant(ctx, d.sessionToken(ctx))
+	if err != nil {
+		if err == session.ErrNoSession {
+			return nil, session.Grant{}, rpcerr.Unauthenticated()
+		}
+		return nil, session.Grant{}, rpcerr.FromService(ctx, d.Logger, err)
+	}
+	return withBearer(ctx, g.AccessToken), g, nil
+}
+
+// withBearer puts the access token into the outgoing gRPC metadata.
+func withBearer(ctx context.Context, accessToken string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+accessToken)
+}

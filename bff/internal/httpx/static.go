@@ -1,0 +1,52 @@
+package httpx
+
+import (
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// WebClient serves the built React client from dir: hashed assets under /assets/ are cached
+// for a year (their names change with their content); every other path that is not a file gets
+// index.html, never cached, so the client's router can answer it (the SPA fallback).
+func WebClient(dir string) http.Handler {
+	fs := http.FileServer(http.Dir(dir))
+	index := filepath.Join(dir, "index.html")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		setSecurityHeaders(w.Header())
+		clean := path.Clean("/" + r.URL.Path)
+		if strings.HasPrefix(clean, "/assets/") {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(clean))); err == nil {
+				w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+				fs.ServeHTTP(w, r)
+				return
+			}
+			http.NotFound(w, r)
+			return
+		}
+		if clean != "/" {
+			if st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(clean))); err == nil && !st.IsDir() {
+				w.Header().Set("Cache-Control", "public, max-age=3600")
+				fs.ServeHTTP(w, r)
+				return
+			}
+		}
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFile(w, r, index)
+	})
+}
+
+// setSecurityHeaders sets the headers every page of a banking app should carry.
+func setSecurityHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'")
+	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+}

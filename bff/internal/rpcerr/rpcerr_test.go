@@ -1,0 +1,48 @@
+package rpcerr
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+
+	"connectrpc.com/connect"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func TestFromService(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	weak, _ := status.New(codes.InvalidArgument, "password is too weak").WithDetails(&errdetails.BadRequest{
+		FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: "password", Description: "is a common password"}},
+	})
+	tests := []struct {
+		name        string
+		in          error
+		wantCode    connect.Code
+		wantMsg     string
+		wantDetails int
+	}{
+		{"not found keeps its code and message", status.Error(codes.NotFound, "payment method not found"), connect.CodeNotFound, "payment method not found", 0},
+		{"details pass through", weak.Err(), connect.CodeInvalidArgument, "password is too weak", 1},
+		{"internal is hidden", status.Error(codes.Internal, "pq: relation does not exist"), connect.CodeInternal, "something went wrong, please try again", 0},
+		{"not a status is internal", errors.New("boom"), connect.CodeInternal, "something went wrong, please try again", 0},
+		{"unavailable is friendly", status.Error(codes.Unavailable, "connection refused"), connect.CodeUnavailable, "the service is temporarily unavailable, please try again", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := FromService(context.Background(), logger, tt.in)
+			var ce *connect.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("not a connect error: %v", err)
+			}
+			if ce.Code() != tt.wantCode || ce.Message() != tt.wantMsg || len(ce.Details()) != tt.wantDetails {
+				t.Fatalf("got %v %q %d details", ce.Code(), ce.Message(), len(ce.Details()))
+			}
+		})
+	}
+}

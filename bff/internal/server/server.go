@@ -1,0 +1,58 @@
+// Package server assembles the BFF's HTTP handler: the Connect API behind the cross-site guard,
+// health, the dev outbox in development, and the web client with its SPA fallback.
+package server
+
+import (
+	"net/http"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/otelconnect"
+
+	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+	"github.com/thumela/thumela/bff/internal/handlers"
+	"github.com/thumela/thumela/bff/internal/httpx"
+)
+
+// Options are the parts the handler is built from.
+type Options struct {
+	Deps           *handlers.Deps
+	System         *handlers.System
+	WebDir         string
+	AllowedOrigins []string
+	// DevOutbox is served at /dev/outbox when set (development mode only).
+	DevOutbox http.Handler
+}
+
+// New returns the BFF's root handler.
+func New(o Options) (http.Handler, error) {
+	otel, err := otelconnect.NewInterceptor(otelconnect.WithTrustRemote(), otelconnect.WithoutServerPeerAttributes())
+	if err != nil {
+		return nil, err
+	}
+	opts := []connect.HandlerOption{
+		connect.WithInterceptors(otel),
+		// A browser request is small; anything bigger is a mistake or an attack.
+		connect.WithReadMaxBytes(1 << 20),
+	}
+	api := http.NewServeMux()
+	api.Handle(bffv1connect.NewAuthServiceHandler(&handlers.Auth{Deps: o.Deps}, opts...))
+	api.Handle(bffv1connect.NewAccountServiceHandler(&handlers.Account{Deps: o.Deps}, opts...))
+	api.Handle(bffv1connect.NewSystemServiceHandler(o.System, opts...))
+	// Built by later work; until then they answer Unimplemented rather than pretend.
+	api.Handle(bffv1connect.NewPaymentMethodsServiceHandler(bffv1connect.UnimplementedPaymentMethodsServiceHandler{}, opts...))
+	api.Handle(bffv1connect.NewTransfersServiceHandler(bffv1connect.UnimplementedTransfersServiceHandler{}, opts...))
+	api.Handle(bffv1connect.NewEventsServiceHandler(bffv1connect.UnimplementedEventsServiceHandler{}, opts...))
+	api.Handle(bffv1connect.NewAnalyticsServiceHandler(bffv1connect.UnimplementedAnalyticsServiceHandler{}, opts...))
+
+	mux := http.NewServeMux()
+	mux.Handle("/thumela.bff.v1.", httpx.SameOrigin(o.AllowedOrigins, api))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	if o.DevOutbox != nil {
+		mux.Handle("GET /dev/outbox", o.DevOutbox)
+	}
+	mux.Handle("/", httpx.WebClient(o.WebDir))
+	return mux, nil
+}

@@ -1,0 +1,201 @@
+package stack
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// privatePostgres is a PostgreSQL cluster of the dev stack's own, under the data folder, run
+// from the machine's server binaries. PostgreSQL refuses to run as root, so when the stack
+// runs as root the cluster belongs to, and runs as, the postgres user.
+type privatePostgres struct {
+	dir    string
+	port   int
+	logger *slog.Logger
+}
+
+// postgresBinDir finds the server binaries: Debian keeps them under /usr/lib/postgresql/<v>/bin,
+// off the PATH.
+func postgresBinDir() (string, error) {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(matches) == 0 {
+		return "", errors.New("no PostgreSQL server binaries found (install Debian's postgresql package or set DATABASE_URL)")
+	}
+	// The highest version sorts last.
+	return filepath.Dir(matches[len(matches)-1]), nil
+}
+
+// asPostgresUser wraps a command so that it runs as the postgres user when we are root.
+func asPostgresUser(name string, args ...string) *exec.Cmd {
+	if os.Geteuid() == 0 {
+		return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
+	}
+	return exec.Command(name, args...)
+}
+
+func chownToPostgres(path string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return fmt.Errorf("look up the postgres user: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return filepath.Walk(path, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, gid)
+	})
+}
+
+// init creates the cluster on first use.
+func (p *privatePostgres) init(ctx context.Context) error {
+	if _, err := os.Stat(filepath.Join(p.dir, "PG_VERSION")); err == nil {
+		return nil
+	}
+	bin, err := postgresBinDir()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(p.dir, 0o700); err != nil {
+		return err
+	}
+	if err := chownToPostgres(p.dir); err != nil {
+		return err
+	}
+	p.logger.InfoContext(ctx, "creating a private PostgreSQL cluster", "dir", p.dir)
+	cmd := asPostgresUser(filepath.Join(bin, "initdb"), "-D", p.dir, "-U", "postgres",
+		"--auth=trust", "-E", "UTF8", "--locale=C.UTF-8")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// command returns the postgres server process, listening on loopback only.
+func (p *privatePostgres) command() (*exec.Cmd, error) {
+	bin, err := postgresBinDir()
+	if err != nil {
+		return nil, err
+	}
+	return asPostgresUser(filepath.Join(bin, "postgres"), "-D", p.dir,
+		"-p", strconv.Itoa(p.port), "-k", p.dir, "-c", "listen_addresses=127.0.0.1",
+		"-c", "max_connections=300", "-c", "fsync=on"), nil
+}
+
+func (p *privatePostgres) url(database string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", p.port, database)
+}
+
+// waitForPostgres retries until the server at databaseURL accepts connections.
+func waitForPostgres(ctx context.Context, databaseURL string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		conn, err := pgx.Connect(ctx, databaseURL)
+		if err == nil {
+			return conn.Close(ctx)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("PostgreSQL did not accept connections within %s: %w", timeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// withDatabase returns databaseURL pointing at another database of the same server.
+func withDatabase(databaseURL, database string) (string, error) {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "", fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	u.Path = "/" + database
+	return u.String(), nil
+}
+
+func databaseName(databaseURL string) (string, error) {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "", fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	if name == "" {
+		return "", errors.New("DATABASE_URL names no database")
+	}
+	return name, nil
+}
+
+// ensureDatabase creates the database named by databaseURL when it does not exist, connecting
+// to the server's maintenance database to do so.
+func ensureDatabase(ctx context.Context, databaseURL string) error {
+	name, err := databaseName(databaseURL)
+	if err != nil {
+		return err
+	}
+	admin, err := withDatabase(databaseURL, "postgres")
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %q: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	return err
+}
+
+// dropDatabase removes a database made for one run (the browser tests' throw-away stack).
+func dropDatabase(ctx context.Context, databaseURL string) error {
+	name, err := databaseName(databaseURL)
+	if err != nil {
+		return err
+	}
+	admin, err := withDatabase(databaseURL, "postgres")
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	return err
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,316 @@
+// Package stack runs the whole of Thumela on one machine for development and for the browser
+// tests: PostgreSQL (the one at DATABASE_URL, or a private cluster under the data folder), NATS
+// (embedded unless NATS_URL is set), the five services and the BFF, each a child process whose
+// log lines carry its name.
+package stack
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Services are started in this order; identity first because the others verify access tokens
+// with its keys (they fetch them lazily, so the order is a courtesy, not a requirement).
+var Services = []string{"identity", "profiles", "paymentmethods", "fees", "transfers"}
+
+// Config says where things are and how the stack is reached.
+type Config struct {
+	// Root is the repository's root; binaries are in Root/bin, the web client in Root/web/dist.
+	Root string
+	// DataDir keeps the private PostgreSQL cluster, NATS's store and the dev secrets.
+	DataDir string
+	// HTTPAddr is where the BFF listens.
+	HTTPAddr string
+	// DatabaseURL, when set, is used instead of a private cluster.
+	DatabaseURL string
+	// NatsURL, when set, is used instead of an embedded server.
+	NatsURL string
+	// Ephemeral makes a throw-away database (dropped at exit) and a throw-away NATS store:
+	// the browser tests' mode.
+	Ephemeral bool
+	// PostgresPort is the private cluster's port.
+	PostgresPort int
+	Out          io.Writer
+	Logger       *slog.Logger
+}
+
+// Run brings the stack up, blocks until ctx ends or a child dies, then stops everything.
+func Run(ctx context.Context, cfg Config) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	log := cfg.Logger
+	var outMu sync.Mutex
+	width := len("paymentmethods")
+	var procs []*process
+	stopAll := func() {
+		stopCtx, stopCancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer stopCancel()
+		for i := len(procs) - 1; i >= 0; i-- {
+			sig := syscall.SIGTERM
+			if procs[i].name == "postgres" {
+				sig = syscall.SIGINT // PostgreSQL's fast shutdown
+			}
+			procs[i].stop(stopCtx, sig)
+		}
+	}
+	defer stopAll()
+
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return err
+	}
+
+	// PostgreSQL.
+	databaseURL := cfg.DatabaseURL
+	if databaseURL == "" {
+		pg := &privatePostgres{dir: filepath.Join(cfg.DataDir, "postgres"), port: cfg.PostgresPort, logger: log}
+		if err := pg.init(ctx); err != nil {
+			return err
+		}
+		cmd, err := pg.command()
+		if err != nil {
+			return err
+		}
+		p, err := startProcess("postgres", cmd, cfg.Out, &outMu, width)
+		if err != nil {
+			return err
+		}
+		procs = append(procs, p)
+		databaseURL = pg.url("thumela")
+		if err := waitForPostgres(ctx, pg.url("postgres"), 30*time.Second); err != nil {
+			return err
+		}
+	}
+	if cfg.Ephemeral {
+		var err error
+		if databaseURL, err = withDatabase(databaseURL, "thumela_e2e_"+randomSuffix()); err != nil {
+			return err
+		}
+		defer func() {
+			dropCtx, dropCancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer dropCancel()
+			stopAll() // the services must let go of the database first
+			if err := dropDatabase(dropCtx, databaseURL); err != nil {
+				log.Warn("could not drop the throw-away database", "err", err)
+			}
+		}()
+	}
+	if err := ensureDatabase(ctx, databaseURL); err != nil {
+		return err
+	}
+
+	// NATS.
+	natsURL := cfg.NatsURL
+	if natsURL == "" {
+		storeDir := filepath.Join(cfg.DataDir, "nats")
+		if cfg.Ephemeral {
+			var err error
+			if storeDir, err = os.MkdirTemp("", "thumela-nats-"); err != nil {
+				return err
+			}
+			defer os.RemoveAll(storeDir)
+		}
+		ns, err := startNATS(storeDir)
+		if err != nil {
+			return err
+		}
+		defer ns.Shutdown()
+		natsURL = ns.ClientURL()
+		log.Info("embedded NATS with JetStream", "url", natsURL)
+	}
+
+	secrets, err := loadDevSecrets(filepath.Join(cfg.DataDir, "dev-secrets.json"))
+	if err != nil {
+		return err
+	}
+
+	// Services, each on a free loopback port.
+	env := append(os.Environ(),
+		"DATABASE_URL="+databaseURL,
+		"NATS_URL="+natsURL,
+		"THUMELA_ENV=development",
+	)
+	for _, k := range slices.Sorted(maps.Keys(secrets)) {
+		env = append(env, k+"="+secrets[k])
+	}
+	addrs := map[string]string{}
+	for _, svc := range Services {
+		addr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		addrs[svc] = addr
+		env = append(env, strings.ToUpper(svc)+"_ADDR="+addr)
+	}
+	start := func(name, binary string, extraEnv ...string) error {
+		cmd := exec.Command(filepath.Join(cfg.Root, "bin", binary))
+		cmd.Env = append(append([]string{}, env...), extraEnv...)
+		cmd.Dir = cfg.Root
+		p, err := startProcess(name, cmd, cfg.Out, &outMu, width)
+		if err != nil {
+			return err
+		}
+		procs = append(procs, p)
+		return nil
+	}
+	for _, svc := range Services {
+		if err := start(svc, svc, strings.ToUpper(svc)+"_GRPC_ADDR="+addrs[svc]); err != nil {
+			return err
+		}
+	}
+	if err := start("bff", "bff",
+		"BFF_HTTP_ADDR="+cfg.HTTPAddr,
+		"BFF_WEB_DIR="+filepath.Join(cfg.Root, "web", "dist"),
+		"BFF_DEV_MODE=true",
+	); err != nil {
+		return err
+	}
+
+	base := "http://" + cfg.HTTPAddr
+	if err := waitHTTP(ctx, base+"/healthz", 60*time.Second, procs); err != nil {
+		return err
+	}
+	outMu.Lock()
+	fmt.Fprintf(cfg.Out, "\n  Thumela is running at %s\n  Dev outbox (e-mails and SMS): %s/dev/outbox\n  Stop with Ctrl-C.\n\n", displayURL(cfg.HTTPAddr), displayURL(cfg.HTTPAddr))
+	fmt.Fprintf(cfg.Out, "THUMELA_READY %s\n", base)
+	outMu.Unlock()
+
+	// Run until asked to stop or until a child dies: a stack with a dead service is not a
+	// stack anyone should be testing against.
+	died := make(chan *process, len(procs))
+	for _, p := range procs {
+		go func(p *process) { <-p.done; died <- p }(p)
+	}
+	select {
+	case <-ctx.Done():
+		log.Info("stopping")
+		return nil
+	case p := <-died:
+		return fmt.Errorf("%s stopped unexpectedly: %v", p.name, p.err)
+	}
+}
+
+func displayURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if host == "" || host == "127.0.0.1" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+func startNATS(storeDir string) (*server.Server, error) {
+	ns, err := server.NewServer(&server.Options{
+		Host:      "127.0.0.1",
+		Port:      server.RANDOM_PORT,
+		JetStream: true,
+		StoreDir:  storeDir,
+		NoSigs:    true,
+		NoLog:     true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("embedded NATS: %w", err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		return nil, errors.New("embedded NATS did not start")
+	}
+	return ns, nil
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// waitHTTP polls url until it answers 200, failing early when a child has died.
+func waitHTTP(ctx context.Context, url string, timeout time.Duration, procs []*process) error {
+	deadline := time.Now().Add(timeout)
+	client := &http.Client{Timeout: time.Second}
+	for {
+		resp, err := client.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		for _, p := range procs {
+			select {
+			case <-p.done:
+				return fmt.Errorf("%s stopped while the stack was starting: %v", p.name, p.err)
+			default:
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the BFF did not become healthy at %s within %s", url, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// devSecretNames are the secrets the services need. In development they are random, made once
+// per data folder and kept there; in production they come from the platform's secret store.
+var devSecretNames = []string{
+	"PAYMENTMETHODS_KEY_ENCRYPTION_KEY",
+	"PAYMENTMETHODS_FINGERPRINT_KEY",
+	"TRANSFERS_SERVICE_SECRET",
+	"BFF_SERVICE_SECRET",
+}
+
+func loadDevSecrets(path string) (map[string]string, error) {
+	secrets := map[string]string{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &secrets); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	changed := false
+	for _, name := range devSecretNames {
+		if secrets[name] == "" {
+			b := make([]byte, 32)
+			if _, err := rand.Read(b); err != nil {
+				return nil, err
+			}
+			secrets[name] = base64.StdEncoding.EncodeToString(b)
+			changed = true
+		}
+	}
+	// Identity checks each internal caller's secret.
+	secrets["IDENTITY_SERVICE_SECRETS"] = "transfers=" + secrets["TRANSFERS_SERVICE_SECRET"] + ",bff=" + secrets["BFF_SERVICE_SECRET"]
+	if changed {
+		b, _ := json.MarshalIndent(secrets, "", "  ")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return secrets, nil
+}
