@@ -1,0 +1,152 @@
+package bus_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/natstest"
+)
+
+var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func TestEnsureStreamsIsIdempotent(t *testing.T) {
+	t.Parallel()
+	nc, js, err := bus.Connect(t.Context(), natstest.Run(t), "bus-test", discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+
+	for range 2 {
+		if err := bus.EnsureStreams(t.Context(), js); err != nil {
+			t.Fatalf("EnsureStreams: %v", err)
+		}
+	}
+	want := map[string]struct {
+		maxAge   time.Duration
+		maxBytes int64
+		subjects []string
+	}{
+		bus.StreamEvents:        {7 * 24 * time.Hour, -1, []string{"thumela.identity.>", "thumela.profiles.>", "thumela.paymentmethods.>", "thumela.transfers.>"}},
+		bus.StreamNotifications: {7 * 24 * time.Hour, -1, []string{"thumela.notifications.>"}},
+		bus.StreamAnalytics:     {30 * 24 * time.Hour, 1 << 30, []string{"thumela.analytics.>"}},
+	}
+	for name, w := range want {
+		s, err := js.Stream(t.Context(), name)
+		if err != nil {
+			t.Fatalf("stream %s: %v", name, err)
+		}
+		cfg := s.CachedInfo().Config
+		if cfg.MaxAge != w.maxAge || cfg.MaxBytes != w.maxBytes || !slices.Equal(cfg.Subjects, w.subjects) ||
+			cfg.Storage != jetstream.FileStorage || cfg.Duplicates != bus.DuplicateWindow || cfg.Replicas != 1 {
+			t.Errorf("stream %s config = %+v", name, cfg)
+		}
+	}
+	// Every subject built by Subject for a publishing domain is captured by exactly one stream.
+	for _, domain := range []string{bus.DomainIdentity, bus.DomainProfiles, bus.DomainPaymentMethods, bus.DomainTransfers, bus.DomainNotifications, bus.DomainAnalytics} {
+		subject, err := bus.Subject(domain, "u1", "e")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.StreamNameBySubject(t.Context(), subject); err != nil {
+			t.Errorf("no stream for %s: %v", subject, err)
+		}
+	}
+}
+
+func TestStreamConfigsReplicas(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range bus.StreamConfigs(bus.WithReplicas(3)) {
+		if cfg.Replicas != 3 {
+			t.Errorf("%s: replicas = %d, want 3", cfg.Name, cfg.Replicas)
+		}
+	}
+}
+
+func TestConnectSurvivesNATSDown(t *testing.T) {
+	t.Parallel()
+	// A port nobody listens on: the server "is down".
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+
+	nc, _, err := bus.Connect(t.Context(), "nats://"+addr, "bus-test", discard)
+	if err != nil {
+		t.Fatalf("Connect with NATS down = %v, want a reconnecting connection", err)
+	}
+	defer nc.Close()
+	if nc.IsConnected() {
+		t.Fatal("connected to a port nobody listens on")
+	}
+
+	if _, _, err := bus.Connect(t.Context(), "nats://[::1", "bus-test", discard); err == nil {
+		t.Fatal("Connect accepted a malformed URL")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, _, err := bus.Connect(ctx, "nats://"+addr, "bus-test", discard); err == nil {
+		t.Fatal("Connect ignored a cancelled context")
+	}
+}
+
+func TestConnectReconnectsAfterRestart(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	nc, _, err := bus.Connect(t.Context(), srv.URL(), "bus-test", discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	srv.Restart()
+	deadline := time.Now().Add(10 * time.Second)
+	for !nc.IsConnected() || nc.Stats().Reconnects == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("not reconnected: status %v", nc.Status())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestTraceRoundTrip(t *testing.T) {
+	// Not parallel: it sets the global propagator (to the value every service uses).
+	prev := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
+
+	sc := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID:    trace.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+		SpanID:     trace.SpanID{1, 2, 3, 4, 5, 6, 7, 8},
+		TraceFlags: trace.FlagsSampled,
+	})
+	h := nats.Header{}
+	bus.InjectTrace(trace.ContextWithSpanContext(context.Background(), sc), h)
+	if got := h.Get("traceparent"); got != "00-0102030405060708090a0b0c0d0e0f10-0102030405060708-01" {
+		t.Fatalf("traceparent = %q", got)
+	}
+	got := trace.SpanContextFromContext(bus.ExtractTrace(context.Background(), h))
+	if got.TraceID() != sc.TraceID() || got.SpanID() != sc.SpanID() || !got.IsRemote() {
+		t.Fatalf("extracted %v, want %v (remote)", got, sc)
+	}
+	if !slices.Contains(bus.HeaderCarrier(h).Keys(), "traceparent") {
+		t.Fatal("Keys misses traceparent")
+	}
+	empty := trace.SpanContextFromContext(bus.ExtractTrace(context.Background(), nats.Header{}))
+	if empty.IsValid() {
+		t.Fatal("extracted a span context from empty headers")
+	}
+}

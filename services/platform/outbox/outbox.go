@@ -1,0 +1,132 @@
+// Package outbox is Thumela's transactional outbox, the reason no event is ever lost: a
+// service writes its events in the same transaction as the state change they describe
+// (Write), and a Relay publishes them to JetStream after commit, with the event id as
+// Nats-Msg-Id so that a re-publish after a crash is dropped by JetStream. NATS being down
+// delays events and never blocks or fails the business transaction.
+//
+// A service applies Migrations to its own schema, calls Write inside its repository
+// transactions, runs one Relay per process, and consumes with Consume.
+package outbox
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/postgres"
+)
+
+// HeaderEventType carries the payload's proto full name (e.g. thumela.transfers.v1.…), so a
+// consumer of a subject with several event kinds knows what to unmarshal.
+const HeaderEventType = "Thumela-Event-Type"
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations creates the outbox table; apply it with postgres.Migrate next to the service's
+// own set. It lands in the schema Migrate is given.
+var Migrations = postgres.MigrationSet{Name: "outbox", FS: mustSub(migrationFiles, "migrations")}
+
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err) // the directory is embedded at build time
+	}
+	return sub
+}
+
+// Channel is the LISTEN/NOTIFY channel of the outbox in schema. Write notifies it through
+// current_schema(), so it matches as long as the transaction's search_path starts with the
+// service's schema, which postgres.Open guarantees.
+func Channel(schema string) string { return "outbox_" + schema }
+
+// ErrNoPayload is returned by Write for a Message without a Payload.
+var ErrNoPayload = errors.New("outbox: message has no payload")
+
+// Message is one event to publish.
+type Message struct {
+	// ID identifies the event everywhere: the outbox row, Nats-Msg-Id, and consumers'
+	// idempotency checks. Zero means a new UUIDv7 (time-ordered, so the unique index stays
+	// append-mostly). Set it to derive the id from the business operation when a retried
+	// operation must not emit a second event.
+	ID      uuid.UUID
+	Subject string // usually from bus.Subject
+	Payload proto.Message
+	Headers map[string]string // optional; copied, never modified
+}
+
+// Write stores msgs in the outbox within tx and notifies the relay, which wakes when tx
+// commits; if tx rolls back, nothing is published. The current trace context (traceparent)
+// and HeaderEventType are added to each message's headers. A subject that could never be
+// published (wildcards, empty tokens) fails here, inside the business transaction, rather than
+// later in the relay.
+func Write(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	for i, m := range msgs {
+		if err := bus.ValidateSubject(m.Subject); err != nil {
+			return fmt.Errorf("outbox: message %d: %w", i, err)
+		}
+		if m.Payload == nil {
+			return fmt.Errorf("outbox: message %d: %w", i, ErrNoPayload)
+		}
+		id := m.ID
+		if id == uuid.Nil {
+			var err error
+			if id, err = uuid.NewV7(); err != nil {
+				return fmt.Errorf("outbox: new id: %w", err)
+			}
+		}
+		payload, err := proto.Marshal(m.Payload)
+		if err != nil {
+			return fmt.Errorf("outbox: message %d: marshal: %w", i, err)
+		}
+		headers := make(map[string]string, len(m.Headers)+3)
+		maps.Copy(headers, m.Headers)
+		headers[HeaderEventType] = string(m.Payload.ProtoReflect().Descriptor().FullName())
+		otel.GetTextMapPropagator().Inject(ctx, propagation.MapCarrier(headers))
+		batch.Queue(`INSERT INTO outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)`,
+			id, m.Subject, payload, headers)
+	}
+	// NOTIFY is delivered on COMMIT only, and PostgreSQL folds identical notifications of one
+	// transaction into one, so a burst of writes wakes the relay once.
+	batch.Queue(`SELECT pg_notify('outbox_' || current_schema(), '')`)
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("outbox: write: %w", err)
+	}
+	return nil
+}
+
+// PermanentError marks a consumer error that retrying cannot fix (a payload that does not
+// unmarshal, a reference to something that will never exist): Consume terminates the message
+// instead of redelivering it forever.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return "permanent: " + e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent wraps err as a PermanentError; Permanent(nil) is nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PermanentError{Err: err}
+}
+
+// IsPermanent reports whether err is, or wraps, a PermanentError.
+func IsPermanent(err error) bool {
+	var p *PermanentError
+	return errors.As(err, &p)
+}

@@ -1,0 +1,456 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/postgres"
+)
+
+const tracerName = "github.com/thumela/thumela/services/platform/outbox"
+
+// Relay defaults.
+const (
+	DefaultBatchSize        = 256
+	DefaultFallbackInterval = 5 * time.Second
+	DefaultPublishTimeout   = 5 * time.Second
+	DefaultMaxBackoff       = 2 * time.Second
+	DefaultPruneInterval    = time.Hour
+	DefaultRetention        = 24 * time.Hour
+
+	minBackoff       = 50 * time.Millisecond
+	maxListenBackoff = 5 * time.Second
+	pruneChunk       = 10_000
+)
+
+// ErrNATSUnavailable is reported (in logs) while the NATS connection is not established.
+var ErrNATSUnavailable = errors.New("outbox: NATS connection not established")
+
+// ErrAlreadyRunning is returned by Run when the Relay is already running.
+var ErrAlreadyRunning = errors.New("outbox: relay already running")
+
+type relayConfig struct {
+	batchSize      int
+	fallback       time.Duration
+	publishTimeout time.Duration
+	maxBackoff     time.Duration
+	pruneInterval  time.Duration
+	retention      time.Duration
+}
+
+// RelayOption tunes NewRelay.
+type RelayOption func(*relayConfig)
+
+// WithBatchSize sets how many rows one drain transaction locks and publishes (default 256).
+func WithBatchSize(n int) RelayOption { return func(c *relayConfig) { c.batchSize = n } }
+
+// WithFallbackInterval sets how often the relay drains without a notification (default 5 s).
+// Notifications carry the hot path; the timer only catches rows a missed notification left
+// behind (relay down at commit, LISTEN connection being re-established).
+func WithFallbackInterval(d time.Duration) RelayOption {
+	return func(c *relayConfig) { c.fallback = d }
+}
+
+// WithPublishTimeout bounds the wait for JetStream's acks of one batch (default 5 s).
+func WithPublishTimeout(d time.Duration) RelayOption {
+	return func(c *relayConfig) { c.publishTimeout = d }
+}
+
+// WithMaxBackoff caps the retry delay while publishing fails (default 2 s): the first events
+// after NATS returns are at most this late.
+func WithMaxBackoff(d time.Duration) RelayOption { return func(c *relayConfig) { c.maxBackoff = d } }
+
+// WithPruning sets how often published rows are deleted and how long they are kept
+// (defaults 1 h and 24 h; kept rows help investigate "was it sent?"). interval <= 0 disables
+// pruning by this relay.
+func WithPruning(interval, retention time.Duration) RelayOption {
+	return func(c *relayConfig) { c.pruneInterval, c.retention = interval, retention }
+}
+
+// Relay publishes a schema's outbox rows to JetStream. Run one per process: replicas of a
+// service may all run theirs, and every row is still published by exactly one of them.
+type Relay struct {
+	pool    *pgxpool.Pool
+	js      jetstream.JetStream
+	logger  *slog.Logger
+	cfg     relayConfig
+	tracer  trace.Tracer
+	table   string // quoted "<schema>"."outbox"
+	channel string
+	lockKey int64
+
+	wake    chan struct{} // capacity 1: notifications that arrive during a drain coalesce
+	running atomic.Bool
+
+	outageSince time.Time // owned by the Run goroutine
+}
+
+// NewRelay returns a relay for the outbox in schema. It does not touch the database or NATS
+// until Run.
+func NewRelay(pool *pgxpool.Pool, js jetstream.JetStream, schema string, logger *slog.Logger, opts ...RelayOption) (*Relay, error) {
+	if err := postgres.ValidateSchema(schema); err != nil {
+		return nil, err
+	}
+	// NOTIFY channels are identifiers: longer names would be truncated and never match.
+	if len(Channel(schema)) > 63 {
+		return nil, fmt.Errorf("outbox: schema %q too long for a NOTIFY channel", schema)
+	}
+	if pool == nil || js == nil {
+		return nil, errors.New("outbox: NewRelay needs a pool and a JetStream context")
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	cfg := relayConfig{
+		batchSize:      DefaultBatchSize,
+		fallback:       DefaultFallbackInterval,
+		publishTimeout: DefaultPublishTimeout,
+		maxBackoff:     DefaultMaxBackoff,
+		pruneInterval:  DefaultPruneInterval,
+		retention:      DefaultRetention,
+	}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	if cfg.batchSize <= 0 || cfg.fallback <= 0 || cfg.publishTimeout <= 0 || cfg.maxBackoff <= 0 {
+		return nil, errors.New("outbox: batch size, fallback interval, publish timeout and max backoff must be positive")
+	}
+	return &Relay{
+		pool:    pool,
+		js:      js,
+		logger:  logger.With("component", "outbox.relay", "schema", schema),
+		cfg:     cfg,
+		tracer:  otel.Tracer(tracerName),
+		table:   pgx.Identifier{schema, "outbox"}.Sanitize(),
+		channel: Channel(schema),
+		lockKey: postgres.AdvisoryKey("thumela.outbox." + schema),
+		wake:    make(chan struct{}, 1),
+	}, nil
+}
+
+// Run publishes until ctx is cancelled, then returns nil. It never gives up on a failure of
+// PostgreSQL or NATS: it logs once per outage, backs off and retries, and unpublished rows
+// simply wait. It drains on start, on every NOTIFY from Write (after the writer's commit),
+// and on the fallback timer.
+func (r *Relay) Run(ctx context.Context) error {
+	if !r.running.CompareAndSwap(false, true) {
+		return ErrAlreadyRunning
+	}
+	defer r.running.Store(false)
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wg.Go(func() { r.listen(ctx) })
+	if r.cfg.pruneInterval > 0 {
+		wg.Go(func() { r.pruneLoop(ctx) })
+	}
+
+	fallback := time.NewTimer(0) // drain at once: rows may have been written while we were down
+	defer fallback.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-r.wake:
+		case <-fallback.C:
+		}
+		r.drain(ctx)
+		fallback.Reset(r.cfg.fallback)
+	}
+}
+
+func (r *Relay) notify() {
+	select {
+	case r.wake <- struct{}{}:
+	default: // a wake-up is already pending; the drain it triggers will see this row too
+	}
+}
+
+// drain publishes batches until one comes back short, retrying failures with capped
+// exponential backoff. Wake-ups arriving meanwhile coalesce into one pending drain.
+func (r *Relay) drain(ctx context.Context) {
+	backoff := minBackoff
+	for ctx.Err() == nil {
+		full, err := r.drainBatch(ctx)
+		if err == nil {
+			r.recovered()
+			if !full {
+				return
+			}
+			backoff = minBackoff
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		r.failed(err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, r.cfg.maxBackoff)
+	}
+}
+
+func (r *Relay) failed(err error) {
+	if r.outageSince.IsZero() {
+		r.outageSince = time.Now()
+		r.logger.Warn("outbox relay cannot publish; events stay in the outbox and are retried", "error", err)
+	}
+}
+
+func (r *Relay) recovered() {
+	if !r.outageSince.IsZero() {
+		r.logger.Info("outbox relay publishing again", "outage", time.Since(r.outageSince).Round(time.Millisecond))
+		r.outageSince = time.Time{}
+	}
+}
+
+type row struct {
+	seq     int64
+	id      uuid.UUID
+	subject string
+	payload []byte
+	headers map[string]string
+}
+
+// drainBatch publishes one batch in one transaction and marks the acknowledged rows. It
+// reports whether the batch was full (more rows may be waiting). Rows whose publish failed
+// stay unpublished for the next attempt; a row published but not marked (crash, failed
+// commit) is published again with the same Nats-Msg-Id and dropped by JetStream.
+//
+// The transaction-scoped advisory lock makes replicas take turns rather than split the
+// backlog: this keeps events in commit order on the stream (a consumer must not see
+// "completed" before "processing"), and a replica that waited then picks up whatever
+// committed meanwhile, so no notification is lost to a concurrent drain. SKIP LOCKED keeps a
+// row locked by anything else from stalling the relay.
+func (r *Relay) drainBatch(ctx context.Context) (full bool, err error) {
+	if nc := r.js.Conn(); nc == nil || nc.Status() != nats.CONNECTED {
+		return false, ErrNATSUnavailable
+	}
+	var pubErr error
+	err = postgres.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", r.lockKey); err != nil {
+			return fmt.Errorf("outbox: lock: %w", err)
+		}
+		rows, err := tx.Query(ctx, `SELECT seq, id, subject, payload, headers FROM `+r.table+`
+			WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, r.cfg.batchSize)
+		if err != nil {
+			return fmt.Errorf("outbox: select: %w", err)
+		}
+		batch, err := pgx.CollectRows(rows, func(cr pgx.CollectableRow) (row, error) {
+			var rw row
+			err := cr.Scan(&rw.seq, &rw.id, &rw.subject, &rw.payload, &rw.headers)
+			return rw, err
+		})
+		if err != nil {
+			return fmt.Errorf("outbox: select: %w", err)
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		full = len(batch) == r.cfg.batchSize
+
+		var acked []int64
+		acked, pubErr = r.publish(ctx, batch)
+		if len(acked) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE `+r.table+` SET published_at = now() WHERE seq = ANY($1)`, acked); err != nil {
+				return fmt.Errorf("outbox: mark published: %w", err)
+			}
+		}
+		// Commit even after a partial failure, so what was acknowledged is not sent again.
+		return nil
+	})
+	if err == nil {
+		err = pubErr
+	}
+	return full && err == nil, err
+}
+
+// publish sends the batch with async publishes (one round trip for the whole batch rather
+// than one per message) and returns the seqs JetStream acknowledged, duplicates included.
+func (r *Relay) publish(ctx context.Context, batch []row) (acked []int64, firstErr error) {
+	type pending struct {
+		seq  int64
+		paf  jetstream.PubAckFuture
+		span trace.Span
+	}
+	fail := func(span trace.Span, err error) {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "publish failed")
+		span.End()
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	inflight := make([]pending, 0, len(batch))
+	for _, rw := range batch {
+		// Continue the writer's trace: the publish span is a child of the span that wrote the
+		// row, and consumers become children of the publish span.
+		parent := otel.GetTextMapPropagator().Extract(ctx, propagation.MapCarrier(rw.headers))
+		pctx, span := r.tracer.Start(parent, "outbox.publish",
+			trace.WithSpanKind(trace.SpanKindProducer),
+			trace.WithAttributes(
+				attribute.String("messaging.system", "nats"),
+				attribute.String("messaging.operation.type", "send"),
+				attribute.String("messaging.destination.name", rw.subject),
+				attribute.String("messaging.message.id", rw.id.String()),
+				attribute.Int("messaging.message.body.size", len(rw.payload)),
+			))
+		msg := nats.NewMsg(rw.subject)
+		msg.Data = rw.payload
+		for k, v := range rw.headers {
+			msg.Header.Set(k, v)
+		}
+		bus.InjectTrace(pctx, msg.Header)
+		paf, err := r.js.PublishMsgAsync(msg, jetstream.WithMsgID(rw.id.String()))
+		if err != nil {
+			fail(span, fmt.Errorf("outbox: publish %s: %w", rw.id, err))
+			continue
+		}
+		inflight = append(inflight, pending{seq: rw.seq, paf: paf, span: span})
+	}
+
+	deadline := time.NewTimer(r.cfg.publishTimeout)
+	defer deadline.Stop()
+	expired := false
+	for _, p := range inflight {
+		if expired {
+			// Past the deadline: take what has already arrived, fail the rest.
+			select {
+			case <-p.paf.Ok():
+				p.span.End()
+				acked = append(acked, p.seq)
+			default:
+				fail(p.span, fmt.Errorf("outbox: publish %s: %w", p.paf.Msg().Header.Get(jetstream.MsgIDHeader), jetstream.ErrAsyncPublishTimeout))
+			}
+			continue
+		}
+		select {
+		case ack := <-p.paf.Ok():
+			if ack != nil && ack.Duplicate {
+				p.span.SetAttributes(attribute.Bool("outbox.duplicate", true))
+			}
+			p.span.End()
+			acked = append(acked, p.seq)
+		case err := <-p.paf.Err():
+			fail(p.span, fmt.Errorf("outbox: publish %s: %w", p.paf.Msg().Header.Get(jetstream.MsgIDHeader), err))
+		case <-deadline.C:
+			expired = true
+			fail(p.span, fmt.Errorf("outbox: publish %s: %w", p.paf.Msg().Header.Get(jetstream.MsgIDHeader), jetstream.ErrAsyncPublishTimeout))
+		case <-ctx.Done():
+			expired = true
+			fail(p.span, ctx.Err())
+		}
+	}
+	return acked, firstErr
+}
+
+// listen keeps a dedicated connection LISTENing on the channel and turns every notification
+// into a wake-up. A dropped connection is re-established with backoff; the fallback timer
+// covers the gap, and a drain is triggered on every reconnect.
+func (r *Relay) listen(ctx context.Context) {
+	backoff := minBackoff
+	down := false
+	for ctx.Err() == nil {
+		connected, err := r.listenOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if connected {
+			backoff = minBackoff
+			down = false
+		}
+		if !down {
+			down = true
+			r.logger.Warn("outbox LISTEN connection lost; reconnecting (fallback timer covers the gap)", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, maxListenBackoff)
+	}
+}
+
+func (r *Relay) listenOnce(ctx context.Context) (connected bool, err error) {
+	cfg := r.pool.Config().ConnConfig.Copy()
+	cfg.Tracer = nil // one span per wake-up wait would only be noise
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{r.channel}.Sanitize()); err != nil {
+		return false, err
+	}
+	r.notify() // rows committed while nobody listened
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return true, err
+		}
+		r.notify()
+	}
+}
+
+func (r *Relay) pruneLoop(ctx context.Context) {
+	ticker := time.NewTicker(r.cfg.pruneInterval)
+	defer ticker.Stop()
+	for {
+		if n, err := r.Prune(ctx, r.cfg.retention); err != nil && ctx.Err() == nil {
+			r.logger.Warn("outbox prune failed", "error", err)
+		} else if n > 0 {
+			r.logger.Debug("outbox pruned", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// Prune deletes rows published more than olderThan ago and returns how many. It deletes in
+// chunks so a large backlog never holds locks or bloats one transaction; unpublished rows
+// are never touched.
+func (r *Relay) Prune(ctx context.Context, olderThan time.Duration) (int64, error) {
+	var total int64
+	for {
+		tag, err := r.pool.Exec(ctx, `DELETE FROM `+r.table+` WHERE seq IN (
+			SELECT seq FROM `+r.table+`
+			WHERE published_at < now() - $1::bigint * interval '1 microsecond'
+			ORDER BY seq LIMIT $2)`, olderThan.Microseconds(), pruneChunk)
+		if err != nil {
+			return total, fmt.Errorf("outbox: prune: %w", err)
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < pruneChunk {
+			return total, nil
+		}
+	}
+}
