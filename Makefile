@@ -16,8 +16,9 @@ export GOFLAGS := -mod=readonly
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
+BUF_VERSION                := v1.75.0
 
-BUF      := web/node_modules/.bin/buf
+BUF      := $(BIN)/buf
 SERVICES := identity profiles paymentmethods fees transfers
 BINARIES := $(SERVICES) bff thumela-dev
 # Every Go module of the workspace (go.work).
@@ -31,6 +32,10 @@ help: ## List the targets.
 # Tools
 # ---------------------------------------------------------------------------------------------
 
+# buf is built from its Go module: the npm package's lockfile cannot be installed with `npm ci`
+# here (some of its platform packages are missing from the registry).
+$(BIN)/buf:
+	go install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
 $(BIN)/protoc-gen-go:
 	go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 $(BIN)/protoc-gen-go-grpc:
@@ -43,7 +48,7 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	@touch $@
 
 .PHONY: tools
-tools: $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-connect-go web/node_modules/.package-lock.json ## Install the pinned code generators and npm packages.
+tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-connect-go web/node_modules/.package-lock.json ## Install the pinned code generators and npm packages.
 
 .PHONY: chromium
 chromium: ## Install Debian's Chromium for the browser tests when it is missing.

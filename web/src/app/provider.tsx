@@ -1,0 +1,55 @@
+import type { Transport } from "@connectrpc/connect";
+import { TransportProvider } from "@connectrpc/connect-query";
+import { QueryClientProvider, partialMatchKey } from "@tanstack/react-query";
+import type { QueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import type { ReactNode } from "react";
+import { Toaster } from "sonner";
+import { sessionQueryFilter } from "@/features/auth/api/session-key";
+import { createQueryClient } from "@/lib/query-client";
+import { ThemeProvider, useTheme } from "@/lib/theme";
+import { transport as browserTransport } from "@/lib/transport";
+
+/** The spec's toast display time. */
+export const TOAST_DURATION_MS = 4000;
+
+interface AppProviderProps {
+  children: ReactNode;
+  /** Tests pass a fake transport; the app uses the one created once in lib/transport. */
+  transport?: Transport;
+  queryClient?: QueryClient;
+}
+
+export function AppProvider({ children, transport = browserTransport, queryClient }: AppProviderProps) {
+  const [client] = useState(() => queryClient ?? createAppQueryClient());
+  return (
+    <ThemeProvider>
+      <TransportProvider transport={transport}>
+        <QueryClientProvider client={client}>
+          {children}
+          <ThemedToaster />
+        </QueryClientProvider>
+      </TransportProvider>
+    </ThemeProvider>
+  );
+}
+
+/**
+ * When any call answers Unauthenticated (the session expired or was revoked elsewhere), the
+ * cached session is marked stale: the route guard asks again and sends the visitor to login.
+ */
+export function createAppQueryClient(options: { retry?: boolean } = {}): QueryClient {
+  return createQueryClient({
+    ...options,
+    onUnauthenticated: (client, queryKey) => {
+      if (!partialMatchKey(queryKey, sessionQueryFilter.queryKey)) {
+        void client.invalidateQueries(sessionQueryFilter);
+      }
+    },
+  });
+}
+
+function ThemedToaster() {
+  const { resolved } = useTheme();
+  return <Toaster theme={resolved} duration={TOAST_DURATION_MS} position="top-right" richColors closeButton />;
+}

@@ -1,0 +1,5 @@
+import { ComingSoon } from "@/components/ui/coming-soon";
+
+export default function AccountPage() {
+  return <ComingSoon title="Account" />;
+}

@@ -1,0 +1,5 @@
+import { ComingSoon } from "@/components/ui/coming-soon";
+
+export default function BetaFeaturesPage() {
+  return <ComingSoon title="BETA Features" />;
+}

@@ -1,0 +1,89 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { screen, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
+import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { STATIC_PAGES } from "./public/static-pages";
+
+describe("public routes", () => {
+  it("shows the landing page with the header, the three steps and the banner", async () => {
+    renderApp("/");
+    expect(await screen.findByRole("heading", { level: 1, name: "Send cash to any ATM in South Africa" })).toBeInTheDocument();
+    const header = screen.getByRole("banner");
+    expect(within(header).getByRole("link", { name: "Log In" })).toHaveAttribute("href", "/login");
+    expect(within(header).getByRole("link", { name: "Get Started" })).toHaveAttribute("href", "/signup");
+    expect(within(header).getByRole("link", { name: "Thumela" })).toHaveAttribute("href", "/");
+    for (const step of ["Create Profile", "Add Payment Method", "Send Money"]) {
+      expect(screen.getByRole("heading", { name: step })).toBeInTheDocument();
+    }
+    expect(screen.getByRole("heading", { name: "First Transfer Free!" })).toBeInTheDocument();
+  });
+
+  it.each(STATIC_PAGES.map((page) => [page.path, page.title]))("%s shows its heading and an honest notice", async (path, title) => {
+    renderApp(path);
+    expect(await screen.findByRole("heading", { level: 1, name: title })).toBeInTheDocument();
+    expect(screen.getByText("This page is coming soon.")).toBeInTheDocument();
+  });
+
+  it("answers unknown paths with the 404 page and logs the path", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    renderApp("/no/such/page");
+    expect(await screen.findByRole("heading", { name: "Oops! Page not found" })).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "Return to Home" })).toHaveAttribute("href", "/");
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining("/no/such/page"));
+  });
+});
+
+describe("signed-in placeholders", () => {
+  it.each([
+    ["/send-money", "Send Money"],
+    ["/payment-methods", "Payment Methods"],
+    ["/transactions", "Transaction History"],
+    ["/account", "Account"],
+    ["/help", "Help Center"],
+    ["/refer-friend", "Refer a Friend"],
+    ["/beta-features", "BETA Features"],
+  ])("%s shows its heading and says it is coming soon", async (path, title) => {
+    renderApp(path, { session: SIGNED_IN });
+    expect(await screen.findByRole("heading", { level: 1, name: title })).toBeInTheDocument();
+    expect(screen.getByText("This page is coming soon.")).toBeInTheDocument();
+  });
+});
+
+describe("logout", () => {
+  it("signs out, says so, and goes to the login page", async () => {
+    const { router, queryClient } = renderApp("/logout", { session: SIGNED_IN });
+    expect(await screen.findByRole("heading", { name: "Welcome Back" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/login");
+    expect(await screen.findByText("Logged out")).toBeInTheDocument();
+    expect(screen.getByText("You have been successfully logged out.")).toBeInTheDocument();
+    expect(queryClient.getQueryCache().findAll({ queryKey: ["connect-query", { methodName: "GetSession" }] })).toHaveLength(0);
+  });
+
+  it("goes back to the dashboard when signing out fails", async () => {
+    const { router } = renderApp("/logout", {
+      session: SIGNED_IN,
+      routes: (r) =>
+        r.rpc(AuthService.method.signOut, () => {
+          throw new ConnectError("boom", Code.Internal);
+        }),
+    });
+    expect(await screen.findByText("Logout failed")).toBeInTheDocument();
+    expect(screen.getByText("Something went wrong. Please try again.")).toBeInTheDocument();
+    expect(await screen.findByRole("heading", { name: "Quick Actions" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/dashboard");
+  });
+
+  it("signs out from the sidebar's Log Out link", async () => {
+    const { user, router } = renderApp("/dashboard", { session: SIGNED_IN });
+    const nav = await screen.findByRole("navigation", { name: "Main navigation" });
+    await user.click(within(nav).getByRole("link", { name: "Log Out" }));
+    expect(await screen.findByRole("heading", { name: "Welcome Back" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/login");
+
+    // Signed out for real: the dashboard now sends the visitor to login.
+    await router.navigate("/dashboard");
+    await vi.waitFor(() => expect(router.state.location.search).toBe("?redirect=%2Fdashboard"));
+    expect(await screen.findByRole("heading", { name: "Welcome Back" })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,87 @@
+import { screen, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { SIGNED_IN, renderApp } from "@/test/render-app";
+
+const ORDER = [
+  "Dashboard",
+  "Send Money",
+  "Payment Methods",
+  "Transaction History",
+  "Account",
+  "Help Center",
+  "Refer a Friend",
+  "BETA Features",
+  "Log Out",
+];
+
+describe("signed-in shell", () => {
+  it("lists the spec's items in order, then Log Out", async () => {
+    renderApp("/dashboard", { session: SIGNED_IN });
+    const nav = await screen.findByRole("navigation", { name: "Main navigation" });
+    const links = within(nav).getAllByRole("link");
+    expect(links.map((link) => link.textContent)).toEqual(ORDER);
+    expect(within(nav).getByRole("link", { name: "Log Out" })).toHaveAttribute("href", "/logout");
+  });
+
+  it("marks only the item whose path equals the current path", async () => {
+    renderApp("/transactions", { session: SIGNED_IN });
+    const nav = await screen.findByRole("navigation", { name: "Main navigation" });
+    await screen.findByRole("heading", { name: "Transaction History" });
+    const current = within(nav)
+      .getAllByRole("link")
+      .filter((link) => link.getAttribute("aria-current") === "page");
+    expect(current.map((link) => link.textContent)).toEqual(["Transaction History"]);
+  });
+
+  it("marks nothing on a path that is not an item (exact match only)", async () => {
+    renderApp("/dashboard/", { session: SIGNED_IN });
+    const nav = await screen.findByRole("navigation", { name: "Main navigation" });
+    expect(within(nav).getAllByRole("link").some((link) => link.hasAttribute("aria-current"))).toBe(false);
+  });
+
+  it("moves the active item when navigating", async () => {
+    const { user } = renderApp("/dashboard", { session: SIGNED_IN });
+    const nav = await screen.findByRole("navigation", { name: "Main navigation" });
+    await user.click(within(nav).getByRole("link", { name: "Payment Methods" }));
+    expect(await screen.findByRole("heading", { name: "Payment Methods" })).toBeInTheDocument();
+    expect(within(nav).getByRole("link", { name: "Payment Methods" })).toHaveAttribute("aria-current", "page");
+    expect(within(nav).getByRole("link", { name: "Dashboard" })).not.toHaveAttribute("aria-current");
+  });
+
+  it("shows the user's name and initials in the top bar", async () => {
+    renderApp("/dashboard", { session: SIGNED_IN });
+    const badge = await screen.findByRole("group", { name: "Signed in as Thandi Mokoena" });
+    expect(badge).toHaveTextContent("Thandi Mokoena");
+    expect(badge).toHaveTextContent("TM");
+  });
+
+  it("falls back to the e-mail name when the profile has no names", async () => {
+    renderApp("/dashboard", { session: { user: { id: "u-2", email: "sipho@example.co.za" } } });
+    const badge = await screen.findByRole("group", { name: "Signed in as sipho" });
+    expect(badge).toHaveTextContent("S");
+  });
+
+  it("opens the mobile menu as a dialog with the same items; Escape closes it", async () => {
+    const { user } = renderApp("/dashboard", { session: SIGNED_IN });
+    await user.click(await screen.findByRole("button", { name: "Open menu" }));
+
+    const dialog = await screen.findByRole("dialog", { name: "Menu" });
+    const nav = within(dialog).getByRole("navigation", { name: "Mobile navigation" });
+    expect(within(nav).getAllByRole("link").map((link) => link.textContent)).toEqual(ORDER);
+    expect(within(nav).getByRole("link", { name: "Dashboard" })).toHaveAttribute("aria-current", "page");
+    expect(dialog).toContainElement(document.activeElement as HTMLElement);
+
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog", { name: "Menu" })).not.toBeInTheDocument();
+  });
+
+  it("closes the mobile menu after choosing an item", async () => {
+    const { user, router } = renderApp("/dashboard", { session: SIGNED_IN });
+    await user.click(await screen.findByRole("button", { name: "Open menu" }));
+    const dialog = await screen.findByRole("dialog", { name: "Menu" });
+    await user.click(within(dialog).getByRole("link", { name: "Help Center" }));
+    expect(await screen.findByRole("heading", { name: "Help Center" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/help");
+    expect(screen.queryByRole("dialog", { name: "Menu" })).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,44 @@
+import type { ReactNode } from "react";
+import { Logo } from "@/components/ui/logo";
+import { ThemeToggle } from "@/components/ui/theme-toggle";
+import type { BadgeUser } from "@/lib/user-display";
+import { MobileMenu } from "./mobile-menu";
+import { NavList } from "./nav-list";
+import { UserBadge } from "./user-badge";
+
+/** The signed-in frame: sidebar (≥768 px) or slide-out menu, a top bar with the user badge. */
+export function AppShell({ user, children }: { user: BadgeUser; children: ReactNode }) {
+  return (
+    <div className="flex min-h-dvh">
+      <SkipLink />
+      <aside className="sticky top-0 hidden h-dvh w-64 shrink-0 flex-col gap-6 border-r border-slate-200 bg-white px-4 py-5 md:flex dark:border-slate-800 dark:bg-slate-900">
+        <Logo to="/dashboard" className="px-2" />
+        <NavList label="Main navigation" />
+      </aside>
+      <div className="flex min-w-0 flex-1 flex-col">
+        <header className="sticky top-0 z-30 flex h-16 items-center gap-3 border-b border-slate-200 bg-white/90 px-4 backdrop-blur sm:px-6 dark:border-slate-800 dark:bg-slate-900/90">
+          <MobileMenu />
+          <Logo to="/dashboard" className="md:hidden" />
+          <div className="ml-auto flex items-center gap-2">
+            <ThemeToggle />
+            <UserBadge user={user} />
+          </div>
+        </header>
+        <main id="main" tabIndex={-1} className="flex-1 px-4 py-6 focus:outline-none sm:px-6 lg:px-10 lg:py-8">
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}
+
+function SkipLink() {
+  return (
+    <a
+      href="#main"
+      className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded-lg focus:bg-white focus:px-4 focus:py-2 focus:shadow"
+    >
+      Skip to content
+    </a>
+  );
+}

@@ -1,0 +1,92 @@
+import { zodResolver } from "@hookform/resolvers/zod";
+import { Code } from "@connectrpc/connect";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { Link, useNavigate, useSearchParams } from "react-router";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { FormAlert } from "@/components/ui/form-alert";
+import { Input, Label } from "@/components/ui/input";
+import { PasswordInput } from "@/components/ui/password-input";
+import { errorMessage, hasCode } from "@/lib/errors";
+import { useStoreSession } from "../api/session";
+import { savePendingVerification } from "../api/pending-verification";
+import {
+  LOGIN_INLINE_FALLBACK,
+  LOGIN_TOAST_FALLBACK,
+  signInSchema,
+  useSignIn,
+} from "../api/sign-in";
+import type { SignInValues } from "../api/sign-in";
+import { safeRedirect } from "../lib/safe-redirect";
+import { textLinkClasses } from "./auth-card";
+
+export function LoginForm() {
+  const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  const signIn = useSignIn();
+  const storeSession = useStoreSession();
+  const [serverError, setServerError] = useState<string>();
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<SignInValues>({ resolver: zodResolver(signInSchema), defaultValues: { email: "", password: "" } });
+
+  const onSubmit = async (values: SignInValues) => {
+    setServerError(undefined);
+    try {
+      const session = await signIn.mutateAsync(values);
+      await storeSession(session);
+      navigate(safeRedirect(searchParams.get("redirect")), { replace: true });
+    } catch (error) {
+      toast.error("Login failed", { description: errorMessage(error, LOGIN_TOAST_FALLBACK) });
+      if (hasCode(error, Code.FailedPrecondition)) {
+        // The account exists but its e-mail is not verified yet: finish that first.
+        savePendingVerification({ email: values.email });
+        navigate("/otp-verification", { state: { email: values.email } });
+        return;
+      }
+      setServerError(errorMessage(error, LOGIN_INLINE_FALLBACK));
+    }
+  };
+
+  const message = errors.email?.message ?? errors.password?.message ?? serverError;
+  const busy = signIn.isPending;
+
+  return (
+    <form noValidate onSubmit={handleSubmit(onSubmit)} className="space-y-5" aria-describedby="login-error">
+      <FormAlert id="login-error" message={message} />
+      <div>
+        <Label htmlFor="login-email">Email</Label>
+        <Input
+          id="login-email"
+          type="email"
+          autoComplete="email"
+          placeholder="you@example.co.za"
+          aria-invalid={errors.email ? true : undefined}
+          {...register("email")}
+        />
+      </div>
+      <div>
+        <div className="mb-1.5 flex items-center justify-between">
+          <Label htmlFor="login-password" className="mb-0">
+            Password
+          </Label>
+          <Link to="/forgot-password" className={`text-sm ${textLinkClasses}`}>
+            Forgot password?
+          </Link>
+        </div>
+        <PasswordInput
+          id="login-password"
+          autoComplete="current-password"
+          aria-invalid={errors.password ? true : undefined}
+          {...register("password")}
+        />
+      </div>
+      <Button type="submit" size="lg" className="w-full" busy={busy}>
+        {busy ? "Logging in..." : "Log In"}
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,114 @@
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { act, screen } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { AuthService, CodePurpose } from "@/gen/thumela/bff/v1/bff_pb";
+import type { ResendCodeRequest, VerifyEmailRequest } from "@/gen/thumela/bff/v1/bff_pb";
+import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { savePendingVerification } from "../api/pending-verification";
+import { formatCountdown } from "./use-countdown";
+
+describe("OTP verification", () => {
+  it("keeps digits only, at most six, and enables Verify at exactly six", async () => {
+    savePendingVerification({ email: "thandi@example.co.za" });
+    const { user } = renderApp("/otp-verification");
+    const input = await screen.findByRole("textbox", { name: "Verification code" });
+    const verify = screen.getByRole("button", { name: "Verify" });
+
+    expect(input).toHaveAttribute("inputmode", "numeric");
+    expect(input).toHaveAttribute("autocomplete", "one-time-code");
+    expect(screen.getByText("thandi@example.co.za")).toBeInTheDocument();
+    expect(verify).toBeDisabled();
+
+    await user.type(input, "12a-3 4b5");
+    expect(input).toHaveValue("12345");
+    expect(verify).toBeDisabled();
+
+    await user.type(input, "6789");
+    expect(input).toHaveValue("123456");
+    expect(verify).toBeEnabled();
+
+    await user.type(input, "{backspace}");
+    expect(verify).toBeDisabled();
+  });
+
+  it("verifies the code, then opens the dashboard signed in", async () => {
+    savePendingVerification({ email: "thandi@example.co.za" });
+    let received: VerifyEmailRequest | undefined;
+    const { user, router } = renderApp("/otp-verification", {
+      routes: (r, state) =>
+        r.rpc(AuthService.method.verifyEmail, (request) => {
+          received = request;
+          state.session = SIGNED_IN;
+          return SIGNED_IN;
+        }),
+    });
+    await user.type(await screen.findByRole("textbox", { name: "Verification code" }), "482913");
+    await user.click(screen.getByRole("button", { name: "Verify" }));
+
+    expect(await screen.findByRole("heading", { name: "Quick Actions" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/dashboard");
+    expect(received).toMatchObject({ email: "thandi@example.co.za", code: "482913" });
+    expect(window.sessionStorage.getItem("thumela.pendingVerification")).toBeNull();
+  });
+
+  it("shows the server's message for a wrong code", async () => {
+    savePendingVerification({ email: "thandi@example.co.za" });
+    const { user } = renderApp("/otp-verification", {
+      routes: (r) =>
+        r.rpc(AuthService.method.verifyEmail, () => {
+          throw new ConnectError("That code is not right. 4 tries left.", Code.InvalidArgument);
+        }),
+    });
+    await user.type(await screen.findByRole("textbox", { name: "Verification code" }), "000000");
+    await user.click(screen.getByRole("button", { name: "Verify" }));
+    expect(await screen.findByText("That code is not right. 4 tries left.")).toBeInTheDocument();
+  });
+
+  it("counts down before a resend, then resends and restarts the countdown", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      savePendingVerification({ email: "thandi@example.co.za" });
+      let received: ResendCodeRequest | undefined;
+      const { user } = renderApp("/otp-verification", {
+        routes: (r) =>
+          r.rpc(AuthService.method.resendCode, (request) => {
+            received = request;
+            return { resendAvailableAt: timestampFromMs(Date.now() + 60_000) };
+          }),
+      });
+      const resend = await screen.findByRole("button", { name: "Resend code" });
+      expect(screen.getByText("01:00")).toBeInTheDocument();
+      expect(resend).toBeDisabled();
+
+      await act(() => vi.advanceTimersByTimeAsync(30_000));
+      expect(screen.getByText("00:30")).toBeInTheDocument();
+      expect(resend).toBeDisabled();
+
+      await act(() => vi.advanceTimersByTimeAsync(30_000));
+      expect(resend).toBeEnabled();
+      await user.click(resend);
+
+      expect(await screen.findByText("OTP Resent")).toBeInTheDocument();
+      expect(received).toMatchObject({ email: "thandi@example.co.za", purpose: CodePurpose.EMAIL_VERIFICATION });
+      expect(screen.getByText("01:00")).toBeInTheDocument();
+      expect(resend).toBeDisabled();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("links back to sign-up when it does not know the e-mail", async () => {
+    renderApp("/otp-verification");
+    expect(await screen.findByRole("link", { name: "Go to sign-up" })).toHaveAttribute("href", "/signup");
+    expect(screen.queryByRole("textbox", { name: "Verification code" })).not.toBeInTheDocument();
+  });
+});
+
+describe("formatCountdown", () => {
+  it("writes mm:ss", () => {
+    expect(formatCountdown(60)).toBe("01:00");
+    expect(formatCountdown(9)).toBe("00:09");
+    expect(formatCountdown(0)).toBe("00:00");
+  });
+});

@@ -1,0 +1,144 @@
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import type { FormEvent } from "react";
+import { useState } from "react";
+import { Link, useLocation, useNavigate } from "react-router";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { Input, Label } from "@/components/ui/input";
+import { CodePurpose } from "@/gen/thumela/bff/v1/bff_pb";
+import { errorMessage } from "@/lib/errors";
+import {
+  clearPendingVerification,
+  loadPendingVerification,
+  savePendingVerification,
+} from "../api/pending-verification";
+import type { PendingVerification } from "../api/pending-verification";
+import { useStoreSession } from "../api/session";
+import {
+  OTP_LENGTH,
+  RESEND_COUNTDOWN_SECONDS,
+  RESEND_FAILURE_FALLBACK,
+  VERIFY_FAILURE_FALLBACK,
+  sanitizeOtp,
+  useResendCode,
+  useVerifyEmail,
+} from "../api/verify-email";
+import { textLinkClasses } from "./auth-card";
+import { formatCountdown, useCountdown } from "./use-countdown";
+
+function pendingFromState(state: unknown): PendingVerification | undefined {
+  const email = (state as { email?: unknown } | null)?.email;
+  if (typeof email !== "string" || !email) return undefined;
+  const at = (state as { resendAvailableAt?: unknown }).resendAvailableAt;
+  return { email, resendAvailableAt: typeof at === "number" ? at : undefined };
+}
+
+/** Where the code went: router state first, then what this tab saved before a reload. */
+export function usePendingVerification(): PendingVerification | undefined {
+  const location = useLocation();
+  const [pending] = useState(() => pendingFromState(location.state) ?? loadPendingVerification());
+  return pending;
+}
+
+export function OtpForm({ pending }: { pending: PendingVerification }) {
+  const navigate = useNavigate();
+  const verify = useVerifyEmail();
+  const resend = useResendCode();
+  const storeSession = useStoreSession();
+  const [code, setCode] = useState("");
+  const [resendAt, setResendAt] = useState(
+    () => pending.resendAvailableAt ?? Date.now() + RESEND_COUNTDOWN_SECONDS * 1000,
+  );
+  const secondsLeft = useCountdown(resendAt);
+  const complete = code.length === OTP_LENGTH;
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!complete || verify.isPending) return;
+    try {
+      const session = await verify.mutateAsync({ email: pending.email, code });
+      clearPendingVerification();
+      await storeSession(session);
+      navigate("/dashboard", { replace: true });
+    } catch (error) {
+      toast.error("Verification failed", { description: errorMessage(error, VERIFY_FAILURE_FALLBACK) });
+    }
+  };
+
+  const onResend = async () => {
+    try {
+      const response = await resend.mutateAsync({
+        email: pending.email,
+        purpose: CodePurpose.EMAIL_VERIFICATION,
+      });
+      const next = response.resendAvailableAt
+        ? timestampMs(response.resendAvailableAt)
+        : Date.now() + RESEND_COUNTDOWN_SECONDS * 1000;
+      setResendAt(next);
+      savePendingVerification({ email: pending.email, resendAvailableAt: next });
+      setCode("");
+      toast.success("OTP Resent", { description: `We sent a new code to ${pending.email}.` });
+    } catch (error) {
+      toast.error("Could not resend the code", { description: errorMessage(error, RESEND_FAILURE_FALLBACK) });
+    }
+  };
+
+  return (
+    <form noValidate onSubmit={onSubmit} className="space-y-5">
+      <div>
+        <Label htmlFor="otp-code">Verification code</Label>
+        <Input
+          id="otp-code"
+          name="code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          pattern="[0-9]*"
+          placeholder="000000"
+          aria-describedby="otp-code-hint"
+          className="h-14 text-center font-mono text-2xl tracking-[0.5em] sm:text-2xl"
+          value={code}
+          onChange={(event) => setCode(sanitizeOtp(event.target.value))}
+        />
+        <p id="otp-code-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+          Enter the {OTP_LENGTH}-digit code from the e-mail.
+        </p>
+      </div>
+      <Button type="submit" size="lg" className="w-full" disabled={!complete} busy={verify.isPending}>
+        {verify.isPending ? "Verifying..." : "Verify"}
+      </Button>
+      <div className="flex flex-col items-center gap-2 text-sm text-slate-600 dark:text-slate-400">
+        <p>
+          {secondsLeft > 0 ? (
+            <>
+              You can request a new code in <span className="font-mono font-medium tabular-nums">{formatCountdown(secondsLeft)}</span>
+            </>
+          ) : (
+            "Didn't get the code?"
+          )}
+        </p>
+        <p className="sr-only" aria-live="polite">
+          {secondsLeft === 0 ? "You can now request a new code." : ""}
+        </p>
+        <Button variant="ghost" size="sm" disabled={secondsLeft > 0} busy={resend.isPending} onClick={() => void onResend()}>
+          Resend code
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export function MissingEmailNotice() {
+  return (
+    <div className="space-y-3 text-sm text-slate-700 dark:text-slate-300">
+      <p>We don't know which e-mail address to verify. Please sign up again, or log in if you already have an account.</p>
+      <p className="flex gap-4">
+        <Link to="/signup" className={textLinkClasses}>
+          Go to sign-up
+        </Link>
+        <Link to="/login" className={textLinkClasses}>
+          Log in
+        </Link>
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,96 @@
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { screen, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
+import type { SignUpRequest } from "@/gen/thumela/bff/v1/bff_pb";
+import { renderApp } from "@/test/render-app";
+
+async function fillSignUp(
+  user: ReturnType<typeof renderApp>["user"],
+  values: Partial<Record<"first" | "last" | "email" | "password" | "confirm", string>>,
+) {
+  if (values.first) await user.type(screen.getByLabelText("First name"), values.first);
+  if (values.last) await user.type(screen.getByLabelText("Last name"), values.last);
+  if (values.email) await user.type(screen.getByLabelText("Email"), values.email);
+  if (values.password) await user.type(screen.getByLabelText("Password"), values.password);
+  if (values.confirm) await user.type(screen.getByLabelText("Confirm password"), values.confirm);
+}
+
+const VALID = { first: "Thandi", last: "Mokoena", email: "thandi@example.co.za", password: "correct-horse", confirm: "correct-horse" };
+
+describe("sign-up", () => {
+  it("asks for every required field", async () => {
+    const signUp = vi.fn();
+    const { user } = renderApp("/signup", { routes: (r) => r.rpc(AuthService.method.signUp, signUp) });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+
+    await fillSignUp(user, { first: "Thandi", password: "correct-horse", confirm: "correct-horse" });
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+
+    expect(await screen.findByRole("alert")).toHaveTextContent("Please fill in all required fields.");
+    expect(screen.getByLabelText("Last name")).toHaveAttribute("aria-invalid", "true");
+    expect(signUp).not.toHaveBeenCalled();
+  });
+
+  it("refuses passwords shorter than 8 characters", async () => {
+    const { user } = renderApp("/signup");
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    await fillSignUp(user, { ...VALID, password: "short", confirm: "short" });
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("Password must be at least 8 characters.");
+  });
+
+  it("refuses passwords that don't match", async () => {
+    const { user } = renderApp("/signup");
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    await fillSignUp(user, { ...VALID, confirm: "correct-horse!" });
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(
+      "Passwords don't match. Please make sure your passwords match.",
+    );
+  });
+
+  it("creates the account, says so and goes to verification with the e-mail", async () => {
+    let received: SignUpRequest | undefined;
+    const { user, router } = renderApp("/signup", {
+      routes: (r) =>
+        r.rpc(AuthService.method.signUp, (request) => {
+          received = request;
+          return { email: request.email, resendAvailableAt: timestampFromMs(Date.now() + 45_000) };
+        }),
+    });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    await fillSignUp(user, VALID);
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+
+    expect(await screen.findByRole("heading", { name: "Verify Your Identity" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/otp-verification");
+    expect(screen.getByText("thandi@example.co.za")).toBeInTheDocument();
+    expect(screen.getByText("00:45")).toBeInTheDocument();
+    expect(received).toMatchObject({ firstName: "Thandi", lastName: "Mokoena", email: "thandi@example.co.za" });
+
+    const toast = await screen.findByText("Account created");
+    expect(within(toast.closest("li")!).getByText(
+      "Your account has been created successfully. Please verify your email.",
+    )).toBeInTheDocument();
+    // A reload of the verification page still knows the e-mail.
+    expect(window.sessionStorage.getItem("thumela.pendingVerification")).toContain("thandi@example.co.za");
+  });
+
+  it("shows the server's reason when registration fails", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const { user } = renderApp("/signup", {
+      routes: (r) =>
+        r.rpc(AuthService.method.signUp, () => {
+          throw new ConnectError("Password is too common.", Code.InvalidArgument);
+        }),
+    });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    await fillSignUp(user, VALID);
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+
+    expect(await screen.findByText("Registration failed")).toBeInTheDocument();
+    expect(await screen.findByRole("alert")).toHaveTextContent("Password is too common.");
+  });
+});

@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { formatRecentDate } from "./date";
+
+describe("formatRecentDate", () => {
+  const now = new Date(2026, 2, 15, 18, 0);
+
+  it("says Today and Yesterday with the time", () => {
+    expect(formatRecentDate(new Date(2026, 2, 15, 9, 5), now)).toBe("Today, 09:05");
+    expect(formatRecentDate(new Date(2026, 2, 14, 23, 59), now)).toBe("Yesterday, 23:59");
+  });
+
+  it("shows day, short month and time for older dates", () => {
+    const text = formatRecentDate(new Date(2026, 2, 1, 14, 30), now);
+    expect(text).toMatch(/^0?1 Mar/);
+    expect(text).toMatch(/14:30$/);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { centsToDecimal, formatMoney, formatSignedMoney } from "./money";
+
+// en-ZA groups thousands with a no-break space and uses a decimal comma.
+const nbsp = "\u00a0";
+
+describe("formatMoney", () => {
+  it.each([
+    [0n, "R0,00"],
+    [5n, "R0,05"],
+    [100n, "R1,00"],
+    [123456n, `R1${nbsp}234,56`],
+    [300000, `R3${nbsp}000,00`],
+    [10000000000n, `R100${nbsp}000${nbsp}000,00`],
+  ])("formats %s cents as %s", (cents, expected) => {
+    expect(formatMoney(cents)).toBe(expected);
+  });
+
+  it("puts the minus sign before the R", () => {
+    expect(formatMoney(-1050n)).toBe("-R10,50");
+  });
+
+  it("stays exact beyond the float range", () => {
+    expect(centsToDecimal(9007199254740993n)).toBe("90071992547409.93");
+  });
+
+  it("refuses fractional cents", () => {
+    expect(() => formatMoney(1.5)).toThrow(RangeError);
+  });
+});
+
+describe("formatSignedMoney", () => {
+  it("marks money going out with a minus and money coming in with a plus", () => {
+    expect(formatSignedMoney(5000n, "out")).toBe("-R50,00");
+    expect(formatSignedMoney(5000n, "in")).toBe("+R50,00");
+    expect(formatSignedMoney(-5000n, "out")).toBe("-R50,00");
+  });
+});
+
+describe("centsToDecimal", () => {
+  it("writes a dot-decimal for URLs", () => {
+    expect(centsToDecimal(123456n)).toBe("1234.56");
+    expect(centsToDecimal(7n)).toBe("0.07");
+    expect(centsToDecimal(-7n)).toBe("-0.07");
+  });
+});

@@ -1,0 +1,74 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createRouterTransport } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { render } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { createMemoryRouter } from "react-router";
+import { vi } from "vitest";
+import { RouterProvider } from "react-router/dom";
+import { AppProvider, createAppQueryClient } from "@/app/provider";
+import { routes } from "@/app/router";
+import {
+  AuthService,
+  GetSessionResponseSchema,
+  ListTransfersResponseSchema,
+  SystemService,
+  TransfersService,
+} from "@/gen/thumela/bff/v1/bff_pb";
+
+/** A session as SignIn, VerifyEmail and GetSession answer it (plain fields, no message type). */
+export interface SessionInit {
+  user?: { id: string; email: string };
+  profile?: { firstName?: string; lastName?: string; phoneNumber?: string };
+}
+
+export const SIGNED_IN: SessionInit = {
+  user: { id: "u-1", email: "thandi@example.co.za" },
+  profile: { firstName: "Thandi", lastName: "Mokoena" },
+};
+
+interface FakeBackend {
+  /** The session GetSession answers; undefined → Unauthenticated. */
+  session?: SessionInit;
+  /** Extra or replacing handlers (use router.rpc for single methods), registered after the defaults. */
+  routes?: (router: ConnectRouter, state: { session?: SessionInit }) => void;
+}
+
+/**
+ * A fake BFF behind Connect's in-memory router transport. Defaults: GetSession follows the
+ * session state (SignIn sets it, SignOut clears it), the connection check is fine, no transfers.
+ */
+export function fakeTransport({ session, routes: extra }: FakeBackend = {}) {
+  const state = { session };
+  return createRouterTransport((router) => {
+    router.service(AuthService, {
+      getSession: () => {
+        if (!state.session) throw new ConnectError("not signed in", Code.Unauthenticated);
+        return create(GetSessionResponseSchema, state.session);
+      },
+      signOut: () => {
+        state.session = undefined;
+        return {};
+      },
+    });
+    router.service(SystemService, { checkConnection: () => ({ ok: true }) });
+    router.service(TransfersService, {
+      listTransfers: () => create(ListTransfersResponseSchema, { transfers: [], totalCount: 0 }),
+    });
+    extra?.(router, state);
+  });
+}
+
+/** Renders the whole app (real routes, providers and toasts) at `path`. */
+export function renderApp(path: string, backend: FakeBackend = {}) {
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const queryClient = createAppQueryClient({ retry: false });
+  // With fake timers on (vi.useFakeTimers), typing and clicking move the fake clock along.
+  const user = userEvent.setup(vi.isFakeTimers() ? { advanceTimers: vi.advanceTimersByTime } : {});
+  const utils = render(
+    <AppProvider transport={fakeTransport(backend)} queryClient={queryClient}>
+      <RouterProvider router={router} />
+    </AppProvider>,
+  );
+  return { ...utils, router, queryClient, user };
+}

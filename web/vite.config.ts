@@ -1,0 +1,31 @@
+import { fileURLToPath } from "node:url";
+import tailwindcss from "@tailwindcss/vite";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vitest/config";
+import "./scripts/node20-polyfills.ts";
+
+// The BFF serves web/dist and the Connect handlers on one origin. In development Vite serves
+// the client and forwards every Connect call (/thumela.<package>.<Service>/<Method>) to the BFF.
+const BFF_URL = "http://127.0.0.1:8080";
+
+export default defineConfig({
+  plugins: [react(), tailwindcss()],
+  resolve: {
+    alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) },
+  },
+  server: {
+    proxy: {
+      "^/thumela\\.": { target: BFF_URL },
+    },
+  },
+  build: {
+    outDir: "dist",
+    sourcemap: true,
+  },
+  test: {
+    environment: "jsdom",
+    setupFiles: ["./src/test/setup.ts"],
+    include: ["src/**/*.test.{ts,tsx}"],
+    css: false,
+  },
+});
