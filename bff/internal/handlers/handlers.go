@@ -9,10 +9,11 @@ import (
 	"log/slog"
 
 	"connectrpc.com/connect"
-	"google.golang.org/grpc/metadata"
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
+	"github.com/thumela/thumela/services/platform/auth"
+
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/rpcerr"
 	"github.com/thumela/thumela/bff/internal/session"
@@ -64,7 +65,7 @@ func (d *Deps) authed(ctx context.Context) (context.Context, session.Grant, erro
 	return withBearer(ctx, g.AccessToken), g, nil
 }
 
-// withBearer puts the access token into the outgoing gRPC metadata.
+// withBearer puts the user's access token into the outgoing gRPC metadata.
 func withBearer(ctx context.Context, accessToken string) context.Context {
-	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+accessToken)
+	return auth.WithBearer(ctx, accessToken)
 }

@@ -26,7 +26,7 @@ func TestWebClientServesAssetsAndFallsBackToIndex(t *testing.T) {
 		{"/blog/3", "app", "no-cache", 200},
 		{"/assets/app-abc123.js", "js", "immutable", 200},
 		{"/assets/missing.js", "", "", 404},
-		{"/../../etc/passwd", "app", "no-cache", 200},
+		{"/../../etc/passwd", "", "", 400}, // traversal is refused, never served
 	}
 	for _, tt := range tests {
 		w := httptest.NewRecorder()

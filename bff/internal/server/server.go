@@ -25,7 +25,7 @@ type Options struct {
 
 // New returns the BFF's root handler.
 func New(o Options) (http.Handler, error) {
-	otel, err := otelconnect.NewInterceptor(otelconnect.WithTrustRemote(), otelconnect.WithoutServerPeerAttributes())
+	otel, err := otelconnect.NewInterceptor(otelconnect.WithTrustRemote())
 	if err != nil {
 		return nil, err
 	}

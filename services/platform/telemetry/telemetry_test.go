@@ -1,0 +1,79 @@
+package telemetry_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/thumela/thumela/services/platform/telemetry"
+)
+
+// TestSetup is deliberately not parallel: Setup replaces process-wide OpenTelemetry globals.
+func TestSetup(t *testing.T) {
+	// Before Setup, the metrics endpoint says so instead of serving an empty page.
+	if code := get(t, telemetry.MetricsHandler()).Code; code != http.StatusServiceUnavailable {
+		t.Fatalf("metrics before setup: %d", code)
+	}
+
+	exp := tracetest.NewInMemoryExporter()
+	ctx := context.Background()
+	shutdown, err := telemetry.Setup(ctx, "transfers", "1.2.3", telemetry.WithSpanExporter(exp))
+	if err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+
+	_, span := otel.Tracer("test").Start(ctx, "op")
+	if !span.SpanContext().IsValid() {
+		t.Fatal("span has no ids")
+	}
+	span.End()
+	spans := exp.GetSpans()
+	if len(spans) != 1 || spans[0].Name != "op" {
+		t.Fatalf("exported %v", spans)
+	}
+	attrs := map[string]string{}
+	for _, kv := range spans[0].Resource.Attributes() {
+		attrs[string(kv.Key)] = kv.Value.Emit()
+	}
+	if attrs["service.name"] != "transfers" || attrs["service.version"] != "1.2.3" {
+		t.Errorf("resource = %v", attrs)
+	}
+
+	carrier := propagation.MapCarrier{}
+	spanCtx, span2 := otel.Tracer("test").Start(ctx, "op2")
+	otel.GetTextMapPropagator().Inject(spanCtx, carrier)
+	span2.End()
+	if !strings.HasPrefix(carrier.Get("traceparent"), "00-"+span2.SpanContext().TraceID().String()) {
+		t.Errorf("traceparent = %q", carrier.Get("traceparent"))
+	}
+
+	counter, err := otel.Meter("test").Int64Counter("thumela_test_requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter.Add(ctx, 3)
+	rec := get(t, telemetry.MetricsHandler())
+	body, _ := io.ReadAll(rec.Body)
+	if rec.Code != http.StatusOK || !strings.Contains(string(body), "thumela_test_requests_total") ||
+		!strings.Contains(string(body), "go_goroutines") {
+		t.Fatalf("metrics %d:\n%s", rec.Code, body)
+	}
+
+	if err := shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+}
+
+func get(t *testing.T, h http.Handler) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	return rec
+}
