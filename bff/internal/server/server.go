@@ -34,18 +34,19 @@ func New(o Options) (http.Handler, error) {
 		// A browser request is small; anything bigger is a mistake or an attack.
 		connect.WithReadMaxBytes(1 << 20),
 	}
-	api := http.NewServeMux()
-	api.Handle(bffv1connect.NewAuthServiceHandler(&handlers.Auth{Deps: o.Deps}, opts...))
-	api.Handle(bffv1connect.NewAccountServiceHandler(&handlers.Account{Deps: o.Deps}, opts...))
-	api.Handle(bffv1connect.NewSystemServiceHandler(o.System, opts...))
-	// Built by later work; until then they answer Unimplemented rather than pretend.
-	api.Handle(bffv1connect.NewPaymentMethodsServiceHandler(bffv1connect.UnimplementedPaymentMethodsServiceHandler{}, opts...))
-	api.Handle(bffv1connect.NewTransfersServiceHandler(bffv1connect.UnimplementedTransfersServiceHandler{}, opts...))
-	api.Handle(bffv1connect.NewEventsServiceHandler(bffv1connect.UnimplementedEventsServiceHandler{}, opts...))
-	api.Handle(bffv1connect.NewAnalyticsServiceHandler(bffv1connect.UnimplementedAnalyticsServiceHandler{}, opts...))
-
 	mux := http.NewServeMux()
-	mux.Handle("/thumela.bff.v1.", httpx.SameOrigin(o.AllowedOrigins, api))
+	// Each service's handler is mounted at its own path ("/thumela.bff.v1.AuthService/"),
+	// behind the cross-site guard.
+	api := func(path string, h http.Handler) { mux.Handle(path, httpx.SameOrigin(o.AllowedOrigins, h)) }
+	api(bffv1connect.NewAuthServiceHandler(&handlers.Auth{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewAccountServiceHandler(&handlers.Account{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewSystemServiceHandler(o.System, opts...))
+	// Built by later work; until then they answer Unimplemented rather than pretend.
+	api(bffv1connect.NewPaymentMethodsServiceHandler(bffv1connect.UnimplementedPaymentMethodsServiceHandler{}, opts...))
+	api(bffv1connect.NewTransfersServiceHandler(bffv1connect.UnimplementedTransfersServiceHandler{}, opts...))
+	api(bffv1connect.NewEventsServiceHandler(bffv1connect.UnimplementedEventsServiceHandler{}, opts...))
+	api(bffv1connect.NewAnalyticsServiceHandler(bffv1connect.UnimplementedAnalyticsServiceHandler{}, opts...))
+
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("ok\n"))

@@ -280,6 +280,7 @@ func waitHTTP(ctx context.Context, url string, timeout time.Duration, procs []*p
 // devSecretNames are the secrets the services need. In development they are random, made once
 // per data folder and kept there; in production they come from the platform's secret store.
 var devSecretNames = []string{
+	"IDENTITY_SIGNING_KEY", // an Ed25519 seed
 	"PAYMENTMETHODS_KEY_ENCRYPTION_KEY",
 	"PAYMENTMETHODS_FINGERPRINT_KEY",
 	"TRANSFERS_SERVICE_SECRET",
