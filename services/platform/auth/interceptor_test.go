@@ -155,8 +155,14 @@ func TestInterceptorPolicy(t *testing.T) {
 	expired := sign(auth.Claims{Subject: "user-1", Kind: auth.KindUser, IssuedAt: now.Add(-time.Hour), ExpiresAt: now.Add(-30 * time.Minute), Issuer: issuer})
 	forged := mustSign(t, newSigner(t, "k1"), auth.Claims{Subject: "user-1", Kind: auth.KindUser, IssuedAt: now, ExpiresAt: now.Add(time.Minute), Issuer: issuer})
 
-	getUser := func(ctx context.Context) error { _, err := client.GetUser(ctx, &identityv1.GetUserRequest{}); return err }
-	signOut := func(ctx context.Context) error { _, err := client.SignOut(ctx, &identityv1.SignOutRequest{}); return err }
+	getUser := func(ctx context.Context) error {
+		_, err := client.GetUser(ctx, &identityv1.GetUserRequest{})
+		return err
+	}
+	signOut := func(ctx context.Context) error {
+		_, err := client.SignOut(ctx, &identityv1.SignOutRequest{})
+		return err
+	}
 	signIn := func(ctx context.Context) error { _, err := client.SignIn(ctx, &identityv1.SignInRequest{}); return err }
 	keys := func(ctx context.Context) error {
 		_, err := client.GetPublicKeys(ctx, &identityv1.GetPublicKeysRequest{})

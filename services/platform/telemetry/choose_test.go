@@ -2,8 +2,21 @@ package telemetry
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 )
+
+// TestMetricsHandlerBeforeSetup is not parallel: it clears the package's registry for a moment.
+func TestMetricsHandlerBeforeSetup(t *testing.T) {
+	old := registry.Swap(nil)
+	defer registry.Store(old)
+	rec := httptest.NewRecorder()
+	MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("metrics before setup: %d, want 503", rec.Code)
+	}
+}
 
 func TestChooseTraceExporter(t *testing.T) {
 	t.Parallel()
