@@ -16,8 +16,11 @@ import (
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/config"
 	"github.com/thumela/thumela/services/platform/grpcserver"
@@ -72,6 +75,21 @@ func run() error {
 		return err
 	}
 	defer profilesConn.Close()
+	paymentMethodsConn, err := grpcserver.Dial(cfg.PaymentMethodsAddr)
+	if err != nil {
+		return err
+	}
+	defer paymentMethodsConn.Close()
+	feesConn, err := grpcserver.Dial(cfg.FeesAddr)
+	if err != nil {
+		return err
+	}
+	defer feesConn.Close()
+	transfersConn, err := grpcserver.Dial(cfg.TransfersAddr)
+	if err != nil {
+		return err
+	}
+	defer transfersConn.Close()
 
 	proxies, err := parsePrefixes(cfg.TrustedProxies)
 	if err != nil {
@@ -79,12 +97,15 @@ func run() error {
 	}
 	identity := identityv1.NewIdentityServiceClient(identityConn)
 	deps := &handlers.Deps{
-		Logger:     logger,
-		Identity:   identity,
-		Profiles:   profilesv1.NewProfilesServiceClient(profilesConn),
-		Tokens:     session.NewTokens(upstream.SessionRefresher{Identity: identity}),
-		Cookies:    cookiesFor(cfg),
-		ClientAddr: httpx.ClientAddress{TrustedProxies: proxies},
+		Logger:         logger,
+		Identity:       identity,
+		Profiles:       profilesv1.NewProfilesServiceClient(profilesConn),
+		PaymentMethods: paymentmethodsv1.NewPaymentMethodsServiceClient(paymentMethodsConn),
+		Fees:           feesv1.NewFeesServiceClient(feesConn),
+		Transfers:      transfersv1.NewTransfersServiceClient(transfersConn),
+		Tokens:         session.NewTokens(upstream.SessionRefresher{Identity: identity}),
+		Cookies:        cookiesFor(cfg),
+		ClientAddr:     httpx.ClientAddress{TrustedProxies: proxies},
 	}
 	system := &handlers.System{Deps: deps, Health: map[string]healthpb.HealthClient{
 		"identity": healthpb.NewHealthClient(identityConn),
@@ -167,4 +188,3 @@ func parsePrefixes(cidrs []string) ([]netip.Prefix, error) {
 	}
 	return out, nil
 }
-

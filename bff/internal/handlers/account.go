@@ -3,10 +3,10 @@ package handlers
 import (
 	"context"
 
+	"github.com/thumela/thumela/bff/internal/rpcerr"
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
-	"github.com/thumela/thumela/bff/internal/rpcerr"
 )
 
 // Account implements thumela.bff.v1.AccountService.

@@ -4,12 +4,11 @@ import (
 	"context"
 	"strings"
 
-
+	"github.com/thumela/thumela/bff/internal/rpcerr"
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
-	"github.com/thumela/thumela/bff/internal/rpcerr"
 )
 
 // The spec's sign-up messages; the form shows them as they are.
@@ -199,4 +198,3 @@ func profileToBFF(p *profilesv1.Profile) *bffv1.Profile {
 		UpdatedAt:   p.GetUpdatedAt(),
 	}
 }
-

@@ -10,8 +10,11 @@ import (
 
 	"connectrpc.com/connect"
 
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 
 	"github.com/thumela/thumela/bff/internal/httpx"
@@ -21,12 +24,15 @@ import (
 
 // Deps is what the handlers share.
 type Deps struct {
-	Logger     *slog.Logger
-	Identity   identityv1.IdentityServiceClient
-	Profiles   profilesv1.ProfilesServiceClient
-	Tokens     *session.Tokens
-	Cookies    session.Cookies
-	ClientAddr httpx.ClientAddress
+	Logger         *slog.Logger
+	Identity       identityv1.IdentityServiceClient
+	Profiles       profilesv1.ProfilesServiceClient
+	PaymentMethods paymentmethodsv1.PaymentMethodsServiceClient
+	Fees           feesv1.FeesServiceClient
+	Transfers      transfersv1.TransfersServiceClient
+	Tokens         *session.Tokens
+	Cookies        session.Cookies
+	ClientAddr     httpx.ClientAddress
 }
 
 // callInfo is the Connect call's HTTP view (headers in and out, peer).

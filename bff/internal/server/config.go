@@ -22,9 +22,9 @@ type Config struct {
 
 	IdentityAddr       string `env:"IDENTITY_ADDR,noprefix" required:"true"`
 	ProfilesAddr       string `env:"PROFILES_ADDR,noprefix" required:"true"`
-	PaymentMethodsAddr string `env:"PAYMENTMETHODS_ADDR,noprefix"`
-	FeesAddr           string `env:"FEES_ADDR,noprefix"`
-	TransfersAddr      string `env:"TRANSFERS_ADDR,noprefix"`
+	PaymentMethodsAddr string `env:"PAYMENTMETHODS_ADDR,noprefix" required:"true"`
+	FeesAddr           string `env:"FEES_ADDR,noprefix" required:"true"`
+	TransfersAddr      string `env:"TRANSFERS_ADDR,noprefix" required:"true"`
 	NatsURL            string `env:"NATS_URL,noprefix" default:"nats://127.0.0.1:4222"`
 
 	LogLevel        string        `env:"LOG_LEVEL,noprefix" default:"info"`

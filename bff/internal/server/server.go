@@ -8,9 +8,9 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/otelconnect"
 
-	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
+	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 )
 
 // Options are the parts the handler is built from.
@@ -41,11 +41,10 @@ func New(o Options) (http.Handler, error) {
 	api(bffv1connect.NewAuthServiceHandler(&handlers.Auth{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewAccountServiceHandler(&handlers.Account{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewSystemServiceHandler(o.System, opts...))
-	// Built by later work; until then they answer Unimplemented rather than pretend.
-	api(bffv1connect.NewPaymentMethodsServiceHandler(bffv1connect.UnimplementedPaymentMethodsServiceHandler{}, opts...))
-	api(bffv1connect.NewTransfersServiceHandler(bffv1connect.UnimplementedTransfersServiceHandler{}, opts...))
-	api(bffv1connect.NewEventsServiceHandler(bffv1connect.UnimplementedEventsServiceHandler{}, opts...))
-	api(bffv1connect.NewAnalyticsServiceHandler(bffv1connect.UnimplementedAnalyticsServiceHandler{}, opts...))
+	api(bffv1connect.NewPaymentMethodsServiceHandler(&handlers.PaymentMethods{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewTransfersServiceHandler(&handlers.Transfers{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewEventsServiceHandler(&handlers.Events{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewAnalyticsServiceHandler(&handlers.Analytics{Deps: o.Deps}, opts...))
 
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")

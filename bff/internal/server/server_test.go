@@ -294,7 +294,6 @@ func TestClientAddressComesFromTheConnectionNotTheHeader(t *testing.T) {
 	}
 }
 
-
 func mustURL(t *testing.T, raw string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(raw)

@@ -7,8 +7,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	"github.com/thumela/thumela/bff/internal/session"
+	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 )
 
 // SessionRefresher exchanges session tokens with identity.
