@@ -34,7 +34,7 @@ func (rt *Runtime) Serve(policy auth.Policy, keys auth.KeySource, register func(
 		grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, policy)),
 		grpcserver.WithStreamInterceptors(auth.StreamServerInterceptor(verifier, policy)),
 	)
-	register(srv.GRPC())
+	register(srv)
 	if err := policy.Check(registeredServices(srv.GRPC())...); err != nil {
 		return err
 	}

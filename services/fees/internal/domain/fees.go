@@ -1,0 +1,129 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Bank identifies a bank at whose ATMs a recipient can withdraw cash. The values are the
+// keys of the bank_fees table.
+type Bank string
+
+// The five banks of the cash-send network.
+const (
+	StandardBank Bank = "standard_bank"
+	ABSA         Bank = "absa"
+	FNB          Bank = "fnb"
+	Nedbank      Bank = "nedbank"
+	Capitec      Bank = "capitec"
+)
+
+// Banks lists the banks in the order the product shows them.
+var Banks = []Bank{StandardBank, ABSA, FNB, Nedbank, Capitec}
+
+// Known reports whether b is one of Banks.
+func (b Bank) Known() bool {
+	for _, k := range Banks {
+		if b == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Rank is b's position in Banks (len(Banks) for an unknown bank), for stable ordering.
+func (b Bank) Rank() int {
+	for i, k := range Banks {
+		if b == k {
+			return i
+		}
+	}
+	return len(Banks)
+}
+
+// BankFee is one bank's cash-send fee schedule: a fixed fee plus a percentage of the amount.
+type BankFee struct {
+	Bank        Bank
+	DisplayName string
+	BaseFee     Money
+	// PercentageBps is the platform fee in basis points of the amount (30 = 0.3 %).
+	PercentageBps int32
+}
+
+// Fallback is the schedule applied when the recipient's bank is unknown or its fee cannot be
+// read: R10.00 + 0.3 %.
+var Fallback = BankFee{BaseFee: Cents(1000), PercentageBps: 30}
+
+// Amount limits for a quote. The per-transfer limit (R3,000.00 by default) is the transfers
+// service's to enforce, and configurable there; this bound only refuses amounts no transfer
+// could ever have, so that the arithmetic stays far from overflow.
+const (
+	MinAmountCents int64 = 1
+	MaxAmountCents int64 = 100_000_000 // R1,000,000.00
+)
+
+// ErrInvalidAmount is returned for an amount outside [MinAmountCents, MaxAmountCents].
+var ErrInvalidAmount = errors.New("invalid amount")
+
+// AmountError says why an amount was refused; it matches ErrInvalidAmount.
+type AmountError struct{ Amount Money }
+
+func (e *AmountError) Error() string {
+	if e.Amount.Cents() < MinAmountCents {
+		return "The amount must be greater than zero."
+	}
+	return fmt.Sprintf("The amount must be at most %s.", Cents(MaxAmountCents))
+}
+
+// Is makes errors.Is(err, ErrInvalidAmount) true.
+func (e *AmountError) Is(target error) bool { return target == ErrInvalidAmount }
+
+// Quote is the price of one transfer.
+type Quote struct {
+	Amount      Money
+	BankFee     Money
+	PlatformFee Money
+	// Fallback is true when the fallback schedule was applied.
+	Fallback bool
+	// Waived is true when the fee is not charged (the sender's first transfer).
+	Waived bool
+}
+
+// NewQuote prices amount with schedule: the bank's fixed fee plus the percentage of the
+// amount rounded half-up to the cent.
+func NewQuote(amount Money, schedule BankFee, fallback bool) (Quote, error) {
+	if c := amount.Cents(); c < MinAmountCents || c > MaxAmountCents {
+		return Quote{}, &AmountError{Amount: amount}
+	}
+	return Quote{
+		Amount:      amount,
+		BankFee:     schedule.BaseFee,
+		PlatformFee: amount.BasisPoints(schedule.PercentageBps),
+		Fallback:    fallback,
+	}, nil
+}
+
+// Waive marks the fee as not charged; the fee that would have applied stays visible.
+func (q *Quote) Waive() { q.Waived = true }
+
+// Fee is bank fee + platform fee: what would be charged without a waiver.
+func (q Quote) Fee() Money { return q.BankFee.Add(q.PlatformFee) }
+
+// TotalFee is what the sender pays in fees: zero when waived.
+func (q Quote) TotalFee() Money {
+	if q.Waived {
+		return Cents(0)
+	}
+	return q.Fee()
+}
+
+// WaivedFee is the fee not charged because of a waiver, zero otherwise.
+func (q Quote) WaivedFee() Money {
+	if q.Waived {
+		return q.Fee()
+	}
+	return Cents(0)
+}
+
+// Total is the amount plus the fee the sender pays.
+func (q Quote) Total() Money { return q.Amount.Add(q.TotalFee()) }

@@ -1,0 +1,67 @@
+// Package domain holds the pricing rules of a transfer: integer-cent money, the recipient
+// bank's fee schedule, and the quote built from them.
+package domain
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+)
+
+// Money is an amount of South African rand in integer cents. It is never a float.
+type Money struct{ cents int64 }
+
+// Cents makes a Money of c cents.
+func Cents(c int64) Money { return Money{cents: c} }
+
+// Cents returns the amount in cents.
+func (m Money) Cents() int64 { return m.cents }
+
+// Add returns m + o. Callers keep amounts within MaxAmount, far from int64's range.
+func (m Money) Add(o Money) Money { return Money{cents: m.cents + o.cents} }
+
+// IsZero reports whether m is R0.00.
+func (m Money) IsZero() bool { return m.cents == 0 }
+
+// String formats m as R1,234.56 (or -R1,234.56), as the product's texts quote amounts; the
+// web client does its own locale formatting.
+func (m Money) String() string {
+	sign, c := "", m.cents
+	if c < 0 {
+		sign = "-"
+	}
+	u := uint64(c)
+	if c < 0 {
+		u = uint64(-(c + 1)) + 1 // safe for math.MinInt64
+	}
+	rands := strconv.FormatUint(u/100, 10)
+	for i := len(rands) - 3; i > 0; i -= 3 {
+		rands = rands[:i] + "," + rands[i:]
+	}
+	return fmt.Sprintf("%sR%s.%02d", sign, rands, u%100)
+}
+
+// MaxBasisPoints is 100 %.
+const MaxBasisPoints = 10_000
+
+// BasisPoints returns bps/10 000 of m, rounded half-up to the cent (half away from zero for a
+// negative amount), in integer arithmetic only. bps must be within [0, MaxBasisPoints]; values
+// outside are clamped. The product is computed in 128 bits, so no int64 amount overflows.
+func (m Money) BasisPoints(bps int32) Money {
+	bps = max(0, min(bps, MaxBasisPoints))
+	neg := m.cents < 0
+	u := uint64(m.cents)
+	if neg {
+		u = uint64(-(m.cents + 1)) + 1
+	}
+	hi, lo := bits.Mul64(u, uint64(bps))
+	// + 5 000 (half of the 10 000 divisor) rounds half-up.
+	lo, carry := bits.Add64(lo, MaxBasisPoints/2, 0)
+	hi += carry
+	// hi < divisor always holds: u*bps/10 000 <= u, so the quotient fits in 64 bits.
+	q, _ := bits.Div64(hi, lo, MaxBasisPoints)
+	if neg {
+		return Money{cents: -int64(q)}
+	}
+	return Money{cents: int64(q)}
+}

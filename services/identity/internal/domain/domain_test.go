@@ -1,0 +1,332 @@
+package domain
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseEmail(t *testing.T) {
+	t.Parallel()
+	valid := map[string]string{
+		"thandi@example.com":              "thandi@example.com",
+		"  Thandi.Nkosi@Example.CO.ZA  ":  "thandi.nkosi@example.co.za",
+		"USER+tag@Mail.Example.org":       "user+tag@mail.example.org",
+		"a_b-c@sub-domain.example.africa": "a_b-c@sub-domain.example.africa",
+		"x@xn--bcher-kva.example":         "x@xn--bcher-kva.example",
+	}
+	for in, want := range valid {
+		e, err := ParseEmail(in)
+		if err != nil {
+			t.Errorf("ParseEmail(%q): %v", in, err)
+			continue
+		}
+		if e.String() != want {
+			t.Errorf("ParseEmail(%q) = %q, want %q", in, e.String(), want)
+		}
+	}
+	for _, in := range []string{
+		"", " ", "plain", "@example.com", "user@", "user@localhost", "user@@example.com",
+		"us er@example.com", ".user@example.com", "user.@example.com", "us..er@example.com",
+		"user@-example.com", "user@example-.com", "user@example..com", "user@example.c",
+		"user@127.0.0.1", "\"quoted\"@example.com", "user@exa_mple.com", "üser@example.com",
+		strings.Repeat("a", 65) + "@example.com", "a@" + strings.Repeat("b", 250) + ".com",
+	} {
+		_, err := ParseEmail(in)
+		var v *ValidationError
+		if !errors.As(err, &v) || v.Violations[0].Field != "email" || v.Violations[0].Description != MsgInvalidEmail {
+			t.Errorf("ParseEmail(%q) = %v, want a validation error on email", in, err)
+		}
+	}
+}
+
+func TestParseName(t *testing.T) {
+	t.Parallel()
+	n, err := ParseName("  Thandi ", "\tNkosi")
+	if err != nil || n.First() != "Thandi" || n.Last() != "Nkosi" {
+		t.Fatalf("ParseName = %+v, %v", n, err)
+	}
+	if _, err := ParseName(strings.Repeat("é", 100), "X"); err != nil {
+		t.Fatalf("100 characters refused: %v", err)
+	}
+	_, err = ParseName(" ", strings.Repeat("a", 101))
+	var v *ValidationError
+	if !errors.As(err, &v) || len(v.Violations) != 2 {
+		t.Fatalf("ParseName(blank, too long) = %v", err)
+	}
+	if v.Violations[0] != (FieldViolation{"first_name", "First name is required."}) ||
+		v.Violations[1] != (FieldViolation{"last_name", "Last name must be at most 100 characters."}) {
+		t.Fatalf("violations = %+v", v.Violations)
+	}
+	if _, err := ParseName("Tha\x00ndi", "N"); err == nil {
+		t.Fatal("a control character was accepted")
+	}
+}
+
+func TestPasswordProblems(t *testing.T) {
+	t.Parallel()
+	email := MustEmail("thandi.nkosi@example.com")
+	tests := []struct {
+		name string
+		pw   string
+		want []string
+	}{
+		{"good", "correct-horse-battery", nil},
+		{"exactly 8", "Kx9#mQ2v", nil},
+		{"7 characters", "Kx9#mQ2", []string{MsgPasswordTooShort}},
+		{"empty", "", []string{MsgPasswordTooShort}},
+		{"128 accepted", strings.Repeat("Zq7!", 32), nil},
+		{"129 refused", strings.Repeat("Zq7!", 32) + "x", []string{MsgPasswordTooLong}},
+		{"length in characters, not bytes", "ñandú-ñandú", nil},
+		{"common", "password", []string{MsgPasswordCommon}},
+		{"common, other case", "PassWord", []string{MsgPasswordCommon}},
+		{"common with digits", "Password123!", []string{MsgPasswordCommon}},
+		{"common with swaps", "p@ssw0rd", []string{MsgPasswordCommon}},
+		{"common and short", "qwerty", []string{MsgPasswordTooShort, MsgPasswordCommon}},
+		{"south african favourite", "Springboks2023", []string{MsgPasswordCommon}},
+		{"sequence", "12345678", []string{MsgPasswordCommon}},
+		{"letter sequence", "abcdefghij", []string{MsgPasswordCommon}},
+		{"repeated", "zzzzzzzzzzzz", []string{MsgPasswordCommon}},
+		{"the e-mail", "Thandi.Nkosi@example.com", []string{MsgPasswordIsEmail}},
+		{"the e-mail's local part", "thandi.nkosi", []string{MsgPasswordIsEmail}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := PasswordProblems(tt.pw, email); !slices.Equal(got, tt.want) {
+				t.Errorf("PasswordProblems(%q) = %q, want %q", tt.pw, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCommonPasswordList(t *testing.T) {
+	t.Parallel()
+	if n := len(commonPasswords()); n < 300 {
+		t.Fatalf("only %d common passwords embedded", n)
+	}
+}
+
+var phcPattern = regexp.MustCompile(`^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$`)
+
+func TestHashPassword(t *testing.T) {
+	t.Parallel()
+	const pw = "correct-horse-battery"
+	h, err := HashPassword(pw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !phcPattern.MatchString(h) {
+		t.Fatalf("hash %q is not in PHC format", h)
+	}
+	if ok, err := VerifyPassword(h, pw); err != nil || !ok {
+		t.Fatalf("VerifyPassword(right) = %v, %v", ok, err)
+	}
+	if ok, err := VerifyPassword(h, pw+"x"); err != nil || ok {
+		t.Fatalf("VerifyPassword(wrong) = %v, %v", ok, err)
+	}
+	h2, _ := HashPassword(pw)
+	if h2 == h {
+		t.Fatal("two hashes of one password are equal: the salt is not random")
+	}
+	if NeedsRehash(h) {
+		t.Fatal("a fresh hash needs a rehash")
+	}
+	if !NeedsRehash("$argon2id$v=19$m=8192,t=2,p=1$c2FsdHNhbHRzYWx0$" + strings.Repeat("A", 43)) {
+		t.Fatal("a weaker hash does not need a rehash")
+	}
+}
+
+func TestHashPasswordHasNoLengthLimit(t *testing.T) {
+	t.Parallel()
+	// bcrypt would see these as equal: they differ after byte 72.
+	a := strings.Repeat("k", 100) + "-one"
+	b := strings.Repeat("k", 100) + "-two"
+	h, err := HashPassword(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := VerifyPassword(h, b); ok {
+		t.Fatal("a password differing after byte 100 verified")
+	}
+	if ok, _ := VerifyPassword(h, a); !ok {
+		t.Fatal("a long password did not verify")
+	}
+}
+
+func TestVerifyPasswordMalformed(t *testing.T) {
+	t.Parallel()
+	good, _ := HashPassword("correct-horse-battery")
+	parts := strings.Split(good, "$")
+	for _, bad := range []string{
+		"", "plain", "$2a$10$abcdefghijklmnopqrstuv",
+		strings.Replace(good, "argon2id", "argon2i", 1),
+		strings.Replace(good, "v=19", "v=16", 1),
+		strings.Replace(good, "m=19456", "m=99999999", 1),
+		strings.Replace(good, "p=1", "p=1x", 1),
+		"$argon2id$v=19$m=19456,t=2,p=1$" + parts[4] + "$not base64!",
+	} {
+		if _, err := VerifyPassword(bad, "x"); !errors.Is(err, ErrMalformedHash) {
+			t.Errorf("VerifyPassword(%q) error = %v, want ErrMalformedHash", bad, err)
+		}
+	}
+}
+
+func TestRandomDigitsUniform(t *testing.T) {
+	t.Parallel()
+	const draws = 60_000
+	var counts [10][CodeLen]int
+	seen := map[string]bool{}
+	for range draws {
+		d, err := RandomDigits(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d) != CodeLen || strings.Trim(d, "0123456789") != "" {
+			t.Fatalf("RandomDigits = %q", d)
+		}
+		seen[d] = true
+		for i, c := range d {
+			counts[c-'0'][i]++
+		}
+	}
+	// Each digit is expected draws/10 = 6000 times at each position; the standard deviation is
+	// about 73, so ±600 (8 sigma) only fails for a broken generator.
+	for digit := range counts {
+		for pos, n := range counts[digit] {
+			if n < 5400 || n > 6600 {
+				t.Errorf("digit %d at position %d drawn %d times of %d", digit, pos, n, draws)
+			}
+		}
+	}
+	if len(seen) < draws*9/10 {
+		t.Errorf("only %d distinct codes in %d draws", len(seen), draws)
+	}
+}
+
+func TestRandomDigitsRejectsBiasedDraws(t *testing.T) {
+	t.Parallel()
+	// 0xFFFFFFFF is above the largest multiple of 10^6 below 2^32 and must be thrown away;
+	// 1234567 is accepted as 234567.
+	var buf bytes.Buffer
+	_ = binary.Write(&buf, binary.BigEndian, uint32(0xFFFFFFFF))
+	_ = binary.Write(&buf, binary.BigEndian, uint32(1234567))
+	d, err := RandomDigits(&buf)
+	if err != nil || d != "234567" {
+		t.Fatalf("RandomDigits = %q, %v; want 234567", d, err)
+	}
+	buf.Reset()
+	_ = binary.Write(&buf, binary.BigEndian, uint32(42))
+	if d, _ := RandomDigits(&buf); d != "000042" {
+		t.Fatalf("RandomDigits = %q, want zero-padded 000042", d)
+	}
+}
+
+func TestCodeCheck(t *testing.T) {
+	t.Parallel()
+	p := CodePolicy{TTL: 10 * time.Minute, ResendAfter: time.Minute, MaxAttempts: 5}
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	c, digits, err := NewCode("u1", PurposeEmailVerification, now, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(c.Hash, []byte(digits)) || bytes.Contains(c.Salt, []byte(digits)) {
+		t.Fatal("the code is stored in clear")
+	}
+	wrong := "000000"
+	if digits == wrong {
+		wrong = "111111"
+	}
+	for i := 1; i <= 4; i++ {
+		var inc *CodeIncorrectError
+		if err := c.Check(wrong, now, p); !errors.As(err, &inc) || inc.Remaining != 5-i {
+			t.Fatalf("wrong try %d: %v", i, err)
+		}
+	}
+	if err := c.Check(wrong, now, p); !errors.Is(err, ErrTooManyCodeAttempts) {
+		t.Fatalf("fifth wrong try: %v", err)
+	}
+	if err := c.Check(digits, now, p); !errors.Is(err, ErrCodeExpired) {
+		t.Fatalf("right code after five wrong tries: %v", err)
+	}
+
+	c, digits, _ = NewCode("u1", PurposeEmailVerification, now, p)
+	if err := c.Check(digits, now.Add(10*time.Minute), p); !errors.Is(err, ErrCodeExpired) {
+		t.Fatalf("code at its expiry: %v", err)
+	}
+	if err := c.Check(digits, now.Add(9*time.Minute), p); err != nil {
+		t.Fatalf("right code: %v", err)
+	}
+	if err := c.Check(digits, now.Add(9*time.Minute), p); !errors.Is(err, ErrCodeExpired) {
+		t.Fatalf("code used twice: %v", err)
+	}
+
+	c, _, _ = NewCode("u1", PurposePasswordReset, now, p)
+	var thr *ThrottledError
+	if err := c.CheckResend(now.Add(20*time.Second), p); !errors.As(err, &thr) || thr.RetryAfter != 40*time.Second {
+		t.Fatalf("resend after 20s: %v", err)
+	}
+	if err := c.CheckResend(now.Add(time.Minute), p); err != nil {
+		t.Fatalf("resend after 60s: %v", err)
+	}
+	// A code of one purpose does not match the other's hash.
+	other := c
+	other.Purpose = PurposeEmailVerification
+	if hashCode(c.Salt, c.Purpose, "123456") == nil || bytes.Equal(hashCode(c.Salt, c.Purpose, "123456"), hashCode(other.Salt, other.Purpose, "123456")) {
+		t.Fatal("the purpose is not part of the hash")
+	}
+}
+
+func TestSession(t *testing.T) {
+	t.Parallel()
+	p := SessionPolicy{IdleTTL: 30 * 24 * time.Hour, AbsoluteTTL: 90 * 24 * time.Hour}
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	s, token, err := NewSession("id", "u1", now, p, NewClient(" 10.0.0.1 ", strings.Repeat("a", 600)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !WellFormedSessionToken(token) || len(token) != 43 {
+		t.Fatalf("token %q is not 43 base64url characters", token)
+	}
+	if WellFormedSessionToken(token[:42]) || WellFormedSessionToken(token[:42]+"=") {
+		t.Fatal("a malformed token passed")
+	}
+	if !bytes.Equal(s.TokenHash, HashSessionToken(token)) || strings.Contains(string(s.TokenHash), token) {
+		t.Fatal("token hash wrong")
+	}
+	if s.Client.Address != "10.0.0.1" || len(s.Client.UserAgent) != 512 {
+		t.Fatalf("client = %+v", s.Client)
+	}
+	if !s.ExpiresAt().Equal(now.Add(p.IdleTTL)) {
+		t.Fatalf("expires at %s", s.ExpiresAt())
+	}
+	// Used every 20 days, it slides, but never beyond 90 days.
+	at := now
+	for range 4 {
+		at = at.Add(20 * 24 * time.Hour)
+		if !s.Active(at) {
+			t.Fatalf("session ended at %s despite use", at)
+		}
+		s.Touch(at, p)
+	}
+	if !s.ExpiresAt().Equal(now.Add(p.AbsoluteTTL)) {
+		t.Fatalf("slid beyond the absolute expiry: %s", s.ExpiresAt())
+	}
+	if s.Active(now.Add(p.AbsoluteTTL)) {
+		t.Fatal("active at the absolute expiry")
+	}
+	s2, _, _ := NewSession("id2", "u1", now, p, Client{})
+	if s2.Active(now.Add(p.IdleTTL + time.Second)) {
+		t.Fatal("active after the idle expiry without use")
+	}
+	s2.RevokedAt = now
+	if s2.Active(now) {
+		t.Fatal("active after revocation")
+	}
+}

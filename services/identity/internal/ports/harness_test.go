@@ -1,0 +1,280 @@
+package ports_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"log/slog"
+	"net"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
+	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/outbox"
+	"github.com/thumela/thumela/services/platform/pgtest"
+	"github.com/thumela/thumela/services/platform/service"
+
+	pgstore "github.com/thumela/thumela/services/identity/internal/adapters/postgres"
+	"github.com/thumela/thumela/services/identity/internal/app"
+	"github.com/thumela/thumela/services/identity/internal/ports"
+	"github.com/thumela/thumela/services/identity/internal/server"
+)
+
+// clock is a settable clock; it starts at the real time so that tokens verify normally.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// env is one identity service on a fresh database, served over loopback gRPC with the same
+// interceptors as production (service.Runtime.Serve).
+type env struct {
+	t        *testing.T
+	client   identityv1.IdentityServiceClient
+	pool     *pgxpool.Pool
+	clock    *clock
+	keys     auth.StaticKeys
+	previous auth.PublicKey
+}
+
+type option func(*app.Config)
+
+func withThrottle(account, address, codes int) option {
+	return func(c *app.Config) {
+		c.Throttle.AccountFailures, c.Throttle.AddressFailures, c.Throttle.CodeFailures = account, address, codes
+	}
+}
+
+const testServiceSecret = "transfers-secret-0123456789abcdef=="
+
+func newSeed(t *testing.T) string {
+	t.Helper()
+	seed := make([]byte, ed25519.SeedSize)
+	if _, err := rand.Read(seed); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(seed)
+}
+
+func newEnv(t *testing.T, opts ...option) *env {
+	t.Helper()
+	pool := pgtest.NewPool(t, "identity", outbox.Migrations, pgstore.Migrations)
+
+	cfg := &server.Config{
+		SigningKey:             newSeed(t),
+		PreviousSigningKeys:    newSeed(t),
+		ServiceSecrets:         "transfers=" + testServiceSecret + ",bff=bff-secret-0123456789abcdef",
+		AccessTokenTTL:         10 * time.Minute,
+		SessionIdleTTL:         720 * time.Hour,
+		SessionAbsoluteTTL:     2160 * time.Hour,
+		CodeTTL:                10 * time.Minute,
+		CodeResendAfter:        60 * time.Second,
+		CodeMaxAttempts:        5,
+		ThrottleWindow:         15 * time.Minute,
+		SignInFailuresAccount:  10,
+		SignInFailuresAddress:  50,
+		CodeFailuresPerAccount: 10,
+	}
+	logger := slog.New(slog.DiscardHandler)
+	appCfg, err := cfg.AppConfig(logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: time.Now()}
+	appCfg.Now = clk.Now
+	for _, o := range opts {
+		o(&appCfg)
+	}
+	svc, err := app.New(pgstore.New(pool), appCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// As service.Runtime.Serve builds it.
+	keys := auth.StaticKeys(svc.PublicKeys())
+	policy := ports.Policy()
+	verifier := auth.NewVerifier(keys, service.TokenIssuer)
+	srv := grpcserver.New(logger,
+		grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, policy)),
+		grpcserver.WithStreamInterceptors(auth.StreamServerInterceptor(verifier, policy)),
+	)
+	ports.New(svc, logger).Register(srv.GRPC())
+	if err := policy.Check(&identityv1.IdentityService_ServiceDesc); err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := srv.ListenerComponent(lis)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- comp.Start(ctx) }()
+	t.Cleanup(func() {
+		stopCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+		defer stop()
+		_ = comp.Stop(stopCtx)
+		cancel()
+		<-done
+	})
+
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return &env{
+		t: t, client: identityv1.NewIdentityServiceClient(conn), pool: pool, clock: clk, keys: keys,
+		previous: appCfg.Previous[0],
+	}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+var browser = &identityv1.Client{Address: "198.51.100.7", UserAgent: "Mozilla/5.0 (test)"}
+
+const goodPassword = "correct-horse-battery"
+
+// signUp signs up email and returns the user id and the code e-mailed.
+func (e *env) signUp(email string) (string, string) {
+	e.t.Helper()
+	res, err := e.client.SignUp(ctxT(e.t), &identityv1.SignUpRequest{
+		FirstName: "Thandi", LastName: "Nkosi", Email: email, Password: goodPassword, Client: browser,
+	})
+	if err != nil {
+		e.t.Fatalf("SignUp(%s): %v", email, err)
+	}
+	return res.GetUserId(), e.lastCode(res.GetUserId(), "email_verification")
+}
+
+// signUpVerified signs up and verifies email, returning the user id and session token.
+func (e *env) signUpVerified(email string) (string, string) {
+	e.t.Helper()
+	id, code := e.signUp(email)
+	res, err := e.client.VerifyEmail(ctxT(e.t), &identityv1.VerifyEmailRequest{Email: email, Code: code, Client: browser})
+	if err != nil {
+		e.t.Fatalf("VerifyEmail: %v", err)
+	}
+	return id, res.GetSession().GetToken()
+}
+
+var sixDigits = regexp.MustCompile(`\b[0-9]{6}\b`)
+
+// notifications returns the e-mails identity wrote to its outbox for userID, oldest first.
+func (e *env) notifications(userID string) []*notificationsv1.Notification {
+	e.t.Helper()
+	rows, err := e.pool.Query(ctxT(e.t), `SELECT payload FROM outbox WHERE subject = $1 ORDER BY seq`,
+		"thumela.notifications."+userID+".email")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	payloads, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []*notificationsv1.Notification
+	for _, p := range payloads {
+		n := &notificationsv1.Notification{}
+		if err := proto.Unmarshal(p, n); err != nil {
+			e.t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// lastCode reads the code out of the newest e-mail of template for userID.
+func (e *env) lastCode(userID, template string) string {
+	e.t.Helper()
+	ns := e.notifications(userID)
+	for i := len(ns) - 1; i >= 0; i-- {
+		if ns[i].GetTemplate() == template {
+			codes := sixDigits.FindAllString(ns[i].GetBody(), -1)
+			if len(codes) != 1 {
+				e.t.Fatalf("e-mail body has %d six-digit runs: %q", len(codes), ns[i].GetBody())
+			}
+			return codes[0]
+		}
+	}
+	e.t.Fatalf("no %s e-mail for %s", template, userID)
+	return ""
+}
+
+func (e *env) signIn(email, password string) (*identityv1.SignInResponse, error) {
+	return e.client.SignIn(ctxT(e.t), &identityv1.SignInRequest{Email: email, Password: password, Client: browser})
+}
+
+func (e *env) accessToken(session string) string {
+	e.t.Helper()
+	res, err := e.client.Refresh(ctxT(e.t), &identityv1.RefreshRequest{SessionToken: session})
+	if err != nil {
+		e.t.Fatalf("Refresh: %v", err)
+	}
+	return res.GetAccessToken()
+}
+
+// wantStatus fails unless err is a status with code and, when msg is not empty, message msg.
+func wantStatus(t *testing.T, err error, code codes.Code, msg string) *status.Status {
+	t.Helper()
+	st, ok := status.FromError(err)
+	if !ok || err == nil {
+		t.Fatalf("error = %v, want %s", err, code)
+	}
+	if st.Code() != code || (msg != "" && st.Message() != msg) {
+		t.Fatalf("status = %s %q, want %s %q", st.Code(), st.Message(), code, msg)
+	}
+	return st
+}
+
+func badRequest(t *testing.T, st *status.Status) []*errdetails.BadRequest_FieldViolation {
+	t.Helper()
+	for _, d := range st.Details() {
+		if br, ok := d.(*errdetails.BadRequest); ok {
+			return br.GetFieldViolations()
+		}
+	}
+	t.Fatalf("no BadRequest detail in %v", st)
+	return nil
+}
+
+func retryDelay(t *testing.T, st *status.Status) time.Duration {
+	t.Helper()
+	for _, d := range st.Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok {
+			return ri.GetRetryDelay().AsDuration()
+		}
+	}
+	t.Fatalf("no RetryInfo detail in %v", st)
+	return 0
+}

@@ -1,0 +1,152 @@
+// Package server wires identity: configuration, storage, use cases, the gRPC API behind its
+// access policy, and the background clean-up.
+package server
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/service"
+
+	"github.com/thumela/thumela/services/identity/internal/app"
+	"github.com/thumela/thumela/services/identity/internal/domain"
+)
+
+// Config is identity's configuration; variables are prefixed IDENTITY_ (see service.Base for
+// the shared ones).
+type Config struct {
+	service.Base
+
+	// SigningKey is the base64 of the 32-byte Ed25519 seed that signs access tokens. Its key
+	// id is the first 16 hex digits of the SHA-256 of its public key.
+	SigningKey string `env:"SIGNING_KEY" required:"true" secret:"true"`
+	// PreviousSigningKeys are former SIGNING_KEY values (comma separated). Only their public
+	// halves are used: GetPublicKeys keeps publishing them so that tokens signed before a
+	// rotation stay valid until they expire. Remove them after ACCESS_TOKEN_TTL.
+	PreviousSigningKeys string `env:"PREVIOUS_SIGNING_KEYS" secret:"true"`
+	// ServiceSecrets are "name=secret,name2=secret2": the internal callers of IssueServiceToken.
+	ServiceSecrets string `env:"SERVICE_SECRETS" secret:"true"`
+
+	AccessTokenTTL     time.Duration `env:"ACCESS_TOKEN_TTL" default:"10m"`
+	SessionIdleTTL     time.Duration `env:"SESSION_IDLE_TTL" default:"720h"`
+	SessionAbsoluteTTL time.Duration `env:"SESSION_ABSOLUTE_TTL" default:"2160h"`
+	CodeTTL            time.Duration `env:"CODE_TTL" default:"10m"`
+	CodeResendAfter    time.Duration `env:"CODE_RESEND_AFTER" default:"60s"`
+	CodeMaxAttempts    int           `env:"CODE_MAX_ATTEMPTS" default:"5"`
+
+	// Throttles: failures counted per ThrottleWindow.
+	ThrottleWindow         time.Duration `env:"THROTTLE_WINDOW" default:"15m"`
+	SignInFailuresAccount  int           `env:"SIGNIN_FAILURES_PER_ACCOUNT" default:"10"`
+	SignInFailuresAddress  int           `env:"SIGNIN_FAILURES_PER_ADDRESS" default:"50"`
+	CodeFailuresPerAccount int           `env:"CODE_FAILURES_PER_ACCOUNT" default:"10"`
+}
+
+// AppConfig checks c and turns it into the use cases' configuration.
+func (c *Config) AppConfig(logger *slog.Logger) (app.Config, error) {
+	var errs []error
+	signer, err := ParseSigningKey(c.SigningKey)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("IDENTITY_SIGNING_KEY: %w", err))
+	}
+	var previous []auth.PublicKey
+	for i, raw := range splitList(c.PreviousSigningKeys) {
+		s, err := ParseSigningKey(raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("IDENTITY_PREVIOUS_SIGNING_KEYS item %d: %w", i+1, err))
+			continue
+		}
+		if s.KeyID != signer.KeyID {
+			previous = append(previous, s.PublicKey())
+		}
+	}
+	secrets, err := ParseServiceSecrets(c.ServiceSecrets)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("IDENTITY_SERVICE_SECRETS: %w", err))
+	}
+	if c.AccessTokenTTL <= 0 || c.AccessTokenTTL > app.MaxAccessTokenTTL {
+		errs = append(errs, fmt.Errorf("IDENTITY_ACCESS_TOKEN_TTL must be between 1s and %s", app.MaxAccessTokenTTL))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return app.Config{}, err
+	}
+	return app.Config{
+		Codes:          domain.CodePolicy{TTL: c.CodeTTL, ResendAfter: c.CodeResendAfter, MaxAttempts: c.CodeMaxAttempts},
+		Sessions:       domain.SessionPolicy{IdleTTL: c.SessionIdleTTL, AbsoluteTTL: c.SessionAbsoluteTTL},
+		AccessTokenTTL: c.AccessTokenTTL,
+		Throttle: app.ThrottlePolicy{
+			Window: c.ThrottleWindow, AccountFailures: c.SignInFailuresAccount,
+			AddressFailures: c.SignInFailuresAddress, CodeFailures: c.CodeFailuresPerAccount,
+		},
+		Issuer:         service.TokenIssuer,
+		Signer:         signer,
+		Previous:       previous,
+		ServiceSecrets: secrets,
+		Logger:         logger,
+	}, nil
+}
+
+// ParseSigningKey reads the base64 (standard or URL alphabet, padded or not) of a 32-byte
+// Ed25519 seed and names the key by the first 16 hex digits of its public key's SHA-256.
+func ParseSigningKey(raw string) (auth.Signer, error) {
+	raw = strings.TrimSpace(raw)
+	var seed []byte
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(raw); err == nil {
+			seed = b
+			break
+		}
+	}
+	if seed == nil {
+		return auth.Signer{}, errors.New("is not base64")
+	}
+	if len(seed) != ed25519.SeedSize {
+		return auth.Signer{}, fmt.Errorf("must be %d bytes, got %d", ed25519.SeedSize, len(seed))
+	}
+	key := ed25519.NewKeyFromSeed(seed)
+	return auth.Signer{KeyID: KeyID(key.Public().(ed25519.PublicKey)), Key: key}, nil
+}
+
+// KeyID names a public key: the first 16 hex digits of its SHA-256.
+func KeyID(pub ed25519.PublicKey) string {
+	sum := sha256.Sum256(pub)
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// ParseServiceSecrets reads "name=secret,name2=secret2". A secret may itself contain "="
+// (base64 padding): only the first one separates.
+func ParseServiceSecrets(raw string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, item := range splitList(raw) {
+		name, secret, ok := strings.Cut(item, "=")
+		name, secret = strings.TrimSpace(name), strings.TrimSpace(secret)
+		if !ok || name == "" || secret == "" {
+			return nil, errors.New(`want "name=secret" items separated by commas`)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("service %q given twice", name)
+		}
+		if len(secret) < 16 {
+			return nil, fmt.Errorf("the secret of %q is shorter than 16 characters", name)
+		}
+		out[name] = secret
+	}
+	return out, nil
+}
+
+func splitList(raw string) []string {
+	var out []string
+	for item := range strings.SplitSeq(raw, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

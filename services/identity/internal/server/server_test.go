@@ -1,0 +1,245 @@
+package server_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/proto"
+
+	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
+	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/config"
+	"github.com/thumela/thumela/services/platform/natstest"
+	"github.com/thumela/thumela/services/platform/pgtest"
+	"github.com/thumela/thumela/services/platform/service"
+
+	"github.com/thumela/thumela/services/identity/internal/server"
+)
+
+func seed(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, ed25519.SeedSize)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func TestConfigDefaultsAndValidation(t *testing.T) {
+	t.Parallel()
+	key := seed(t)
+	env := map[string]string{
+		"DATABASE_URL":             "postgres://x@localhost/db",
+		"IDENTITY_SIGNING_KEY":     key,
+		"IDENTITY_SERVICE_SECRETS": "transfers=c2VjcmV0LXNlY3JldC1zZWNyZXQ=, bff=another-long-secret",
+	}
+	var cfg server.Config
+	if err := config.LoadWith(config.MapLookup(env), "IDENTITY", &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.AccessTokenTTL != 10*time.Minute || cfg.SessionIdleTTL != 720*time.Hour || cfg.SessionAbsoluteTTL != 2160*time.Hour ||
+		cfg.CodeTTL != 10*time.Minute || cfg.CodeResendAfter != time.Minute || cfg.CodeMaxAttempts != 5 {
+		t.Fatalf("defaults = %+v", cfg)
+	}
+	appCfg, err := cfg.AppConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if appCfg.ServiceSecrets["transfers"] != "c2VjcmV0LXNlY3JldC1zZWNyZXQ=" || len(appCfg.ServiceSecrets) != 2 {
+		t.Fatalf("secrets parsed as %v", appCfg.ServiceSecrets)
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(appCfg.Signer.KeyID) {
+		t.Fatalf("key id %q", appCfg.Signer.KeyID)
+	}
+	// Secrets never show in the logged configuration.
+	for _, a := range config.Describe(&cfg) {
+		if strings.Contains(a.Value.String(), key) || strings.Contains(a.Value.String(), "another-long-secret") {
+			t.Fatalf("%s logged in clear", a.Key)
+		}
+	}
+
+	// No signing key: refused at load.
+	delete(env, "IDENTITY_SIGNING_KEY")
+	var missing server.Config
+	if err := config.LoadWith(config.MapLookup(env), "IDENTITY", &missing); !errors.Is(err, config.ErrMissing) {
+		t.Fatalf("no signing key: %v", err)
+	}
+
+	for name, mutate := range map[string]func(*server.Config){
+		"TTL over 10m":   func(c *server.Config) { c.AccessTokenTTL = 11 * time.Minute },
+		"short key":      func(c *server.Config) { c.SigningKey = base64.StdEncoding.EncodeToString([]byte("short")) },
+		"not base64":     func(c *server.Config) { c.SigningKey = "%%%" },
+		"bad previous":   func(c *server.Config) { c.PreviousSigningKeys = key + ",nope" },
+		"bad secrets":    func(c *server.Config) { c.ServiceSecrets = "transfers" },
+		"short secret":   func(c *server.Config) { c.ServiceSecrets = "transfers=short" },
+		"duplicate name": func(c *server.Config) { c.ServiceSecrets = "a=0123456789abcdef,a=0123456789abcdefg" },
+	} {
+		c := cfg
+		mutate(&c)
+		if _, err := c.AppConfig(nil); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestParseSigningKeyEncodings(t *testing.T) {
+	t.Parallel()
+	raw := make([]byte, ed25519.SeedSize)
+	_, _ = rand.Read(raw)
+	want, err := server.ParseSigningKey(base64.StdEncoding.EncodeToString(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		got, err := server.ParseSigningKey(enc.EncodeToString(raw))
+		if err != nil || got.KeyID != want.KeyID || !got.Key.Equal(want.Key) {
+			t.Fatalf("encoding %v: %v", enc, err)
+		}
+	}
+	if want.KeyID != server.KeyID(want.PublicKey().Key) {
+		t.Fatal("key id is not derived from the public key")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// The binary's wiring end to end: service.Run with identity's Setup on a real PostgreSQL and
+// NATS; a sign-up's e-mail reaches the notifications stream through the outbox relay, and the
+// policy lets a signed-out caller in but not to GetUser.
+func TestServiceEndToEnd(t *testing.T) {
+	addr := freeAddr(t)
+	natsURL := natstest.Run(t)
+	t.Setenv("DATABASE_URL", pgtest.NewDatabase(t))
+	t.Setenv("NATS_URL", natsURL)
+	t.Setenv("IDENTITY_GRPC_ADDR", addr)
+	t.Setenv("IDENTITY_SIGNING_KEY", seed(t))
+	t.Setenv("LOG_LEVEL", "error")
+
+	var cfg server.Config
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- service.Run(ctx, service.Spec{Name: "identity", Config: &cfg, Migrations: server.Migrations, Setup: server.Setup(&cfg)})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("service stopped with %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("service did not stop")
+		}
+	})
+
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	health := healthpb.NewHealthClient(conn)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := health.Check(context.Background(), &healthpb.HealthCheckRequest{})
+		if err == nil && res.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never SERVING: %v", err)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("service stopped early: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+
+	client := identityv1.NewIdentityServiceClient(conn)
+	rctx, rcancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer rcancel()
+	res, err := client.SignUp(rctx, &identityv1.SignUpRequest{
+		FirstName: "Sipho", LastName: "Dlamini", Email: "sipho@example.com", Password: "correct-horse-battery",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	nc, err := nats.Connect(natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject, _ := bus.Subject(bus.DomainNotifications, res.GetUserId(), "email")
+	var data []byte
+	for data == nil {
+		stream, err := js.Stream(rctx, bus.StreamNotifications)
+		var raw *jetstream.RawStreamMsg
+		if err == nil {
+			raw, err = stream.GetLastMsgForSubject(rctx, subject)
+		}
+		if err != nil {
+			if rctx.Err() != nil {
+				t.Fatalf("the e-mail never reached the stream: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		data = raw.Data
+	}
+	n := &notificationsv1.Notification{}
+	if err := proto.Unmarshal(data, n); err != nil {
+		t.Fatal(err)
+	}
+	code := regexp.MustCompile(`\b[0-9]{6}\b`).FindString(n.GetBody())
+	if code == "" || n.GetRecipient() != "sipho@example.com" {
+		t.Fatalf("notification = %v", n)
+	}
+	v, err := client.VerifyEmail(rctx, &identityv1.VerifyEmailRequest{Email: "sipho@example.com", Code: code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := client.Refresh(rctx, &identityv1.RefreshRequest{SessionToken: v.GetSession().GetToken()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Verified the way other services do: keys fetched from identity's GetPublicKeys.
+	verifier := auth.NewVerifier(auth.IdentityKeySource(conn), service.TokenIssuer)
+	claims, err := verifier.Verify(rctx, r.GetAccessToken())
+	if err != nil || claims.Subject != res.GetUserId() {
+		t.Fatalf("claims %+v, %v", claims, err)
+	}
+	if _, err := client.GetUser(rctx, &identityv1.GetUserRequest{UserId: res.GetUserId()}); err == nil {
+		t.Fatal("GetUser answered without a token")
+	}
+	if _, err := client.GetUser(auth.WithBearer(rctx, r.GetAccessToken()), &identityv1.GetUserRequest{UserId: res.GetUserId()}); err != nil {
+		t.Fatal(err)
+	}
+}
