@@ -52,7 +52,9 @@ export async function startStack() {
       const m = /THUMELA_READY (\S+)/.exec(chunk.toString());
       if (m) {
         clearTimeout(timer);
-        resolveURL(m[1]);
+        // Browsers keep Secure cookies from http://localhost (a secure context), so the tests
+        // use that name rather than the loopback address the stack reports.
+        resolveURL(m[1].replace("127.0.0.1", "localhost"));
       }
     });
   });
@@ -71,9 +73,9 @@ export async function startStack() {
   };
 }
 
-/** Launches Debian's Chromium with the flags this machine needs. */
+/** Launches Debian's Chromium with the flags this machine needs (playwright gives it a fresh,
+ * temporary profile). */
 export async function launchBrowser() {
-  const userDataDir = mkdtempSync(join(tmpdir(), "thumela-chromium-"));
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     headless: true,
@@ -86,14 +88,12 @@ export async function launchBrowser() {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
-      `--user-data-dir=${userDataDir}`,
     ],
   });
   return {
     browser,
     async close() {
       await browser.close();
-      rmSync(userDataDir, { recursive: true, force: true });
     },
   };
 }
