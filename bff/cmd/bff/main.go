@@ -114,15 +114,18 @@ func run() error {
 
 	components := []lifecycle.Component{}
 	opts := server.Options{Deps: deps, System: system, WebDir: cfg.WebDir, AllowedOrigins: cfg.AllowedOrigins}
+	// NATS carries the users' events to their live streams (and, in development, the
+	// notifications to the dev outbox). NATS being down delays live events; pages still load.
+	nc, js, err := bus.Connect(ctx, cfg.NatsURL, "bff", logger)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if err := bus.EnsureStreams(ctx, js, bus.WithReplicas(cfg.StreamReplicas)); err != nil {
+		logger.Warn("could not ensure the streams yet", "err", err)
+	}
+	deps.JS = js
 	if cfg.DevMode {
-		nc, js, err := bus.Connect(ctx, cfg.NatsURL, "bff", logger)
-		if err != nil {
-			return err
-		}
-		defer nc.Close()
-		if err := bus.EnsureStreams(ctx, js); err != nil {
-			return err
-		}
 		outbox := devoutbox.New(logger, 1000)
 		opts.DevOutbox = outbox
 		components = append(components, lifecycle.Component{

@@ -7,8 +7,10 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 
 	"connectrpc.com/connect"
+	"github.com/nats-io/nats.go/jetstream"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
@@ -33,6 +35,10 @@ type Deps struct {
 	Tokens         *session.Tokens
 	Cookies        session.Cookies
 	ClientAddr     httpx.ClientAddress
+	// JS reads the user's events for the live streams.
+	JS jetstream.JetStream
+	// Subscribers counts the live streams open now (a metric for on-call).
+	Subscribers atomic.Int64
 }
 
 // callInfo is the Connect call's HTTP view (headers in and out, peer).

@@ -1,12 +1,101 @@
 package handlers
 
-import "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+import (
+	"context"
 
-// PaymentMethods implements thumela.bff.v1.PaymentMethodsService. Until its issue is built every RPC answers
-// Unimplemented rather than pretending.
+	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
+	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
+
+	"github.com/thumela/thumela/bff/internal/rpcerr"
+)
+
+// PaymentMethods implements thumela.bff.v1.PaymentMethodsService. The card number and CVV pass
+// through in the request to paymentmethods' tokenization and are never logged or kept here.
 type PaymentMethods struct {
 	*Deps
-	bffv1connect.UnimplementedPaymentMethodsServiceHandler
 }
 
 var _ bffv1connect.PaymentMethodsServiceHandler = (*PaymentMethods)(nil)
+
+func (p *PaymentMethods) ListPaymentMethods(ctx context.Context, _ *bffv1.ListPaymentMethodsRequest) (*bffv1.ListPaymentMethodsResponse, error) {
+	ctx, g, err := p.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.Deps.PaymentMethods.ListPaymentMethods(ctx, &paymentmethodsv1.ListPaymentMethodsRequest{UserId: g.UserID})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, p.Logger, err)
+	}
+	out := &bffv1.ListPaymentMethodsResponse{}
+	for _, m := range res.GetPaymentMethods() {
+		out.PaymentMethods = append(out.PaymentMethods, paymentMethodToBFF(m))
+	}
+	return out, nil
+}
+
+func (p *PaymentMethods) AddCard(ctx context.Context, req *bffv1.AddCardRequest) (*bffv1.AddCardResponse, error) {
+	ctx, g, err := p.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.Deps.PaymentMethods.AddCard(ctx, &paymentmethodsv1.AddCardRequest{
+		UserId:      g.UserID,
+		Name:        req.GetName(),
+		CardNumber:  req.GetCardNumber(),
+		ExpiryMonth: req.GetExpiryMonth(),
+		ExpiryYear:  req.GetExpiryYear(),
+		Cvv:         req.GetCvv(),
+		IsDefault:   req.GetIsDefault(),
+	})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, p.Logger, err)
+	}
+	return &bffv1.AddCardResponse{PaymentMethod: paymentMethodToBFF(res.GetPaymentMethod())}, nil
+}
+
+func (p *PaymentMethods) UpdatePaymentMethod(ctx context.Context, req *bffv1.UpdatePaymentMethodRequest) (*bffv1.UpdatePaymentMethodResponse, error) {
+	ctx, g, err := p.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.Deps.PaymentMethods.UpdatePaymentMethod(ctx, &paymentmethodsv1.UpdatePaymentMethodRequest{
+		UserId:          g.UserID,
+		PaymentMethodId: req.GetId(),
+		Name:            req.GetName(),
+		IsDefault:       req.GetIsDefault(),
+	})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, p.Logger, err)
+	}
+	return &bffv1.UpdatePaymentMethodResponse{PaymentMethod: paymentMethodToBFF(res.GetPaymentMethod())}, nil
+}
+
+func (p *PaymentMethods) SetDefaultPaymentMethod(ctx context.Context, req *bffv1.SetDefaultPaymentMethodRequest) (*bffv1.SetDefaultPaymentMethodResponse, error) {
+	ctx, g, err := p.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.Deps.PaymentMethods.SetDefaultPaymentMethod(ctx, &paymentmethodsv1.SetDefaultPaymentMethodRequest{
+		UserId:          g.UserID,
+		PaymentMethodId: req.GetId(),
+	})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, p.Logger, err)
+	}
+	return &bffv1.SetDefaultPaymentMethodResponse{PaymentMethod: paymentMethodToBFF(res.GetPaymentMethod())}, nil
+}
+
+func (p *PaymentMethods) DeletePaymentMethod(ctx context.Context, req *bffv1.DeletePaymentMethodRequest) (*bffv1.DeletePaymentMethodResponse, error) {
+	ctx, g, err := p.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.Deps.PaymentMethods.DeletePaymentMethod(ctx, &paymentmethodsv1.DeletePaymentMethodRequest{
+		UserId:          g.UserID,
+		PaymentMethodId: req.GetId(),
+	}); err != nil {
+		return nil, rpcerr.FromService(ctx, p.Logger, err)
+	}
+	return &bffv1.DeletePaymentMethodResponse{}, nil
+}

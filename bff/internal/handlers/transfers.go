@@ -1,12 +1,131 @@
 package handlers
 
-import "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+import (
+	"context"
 
-// Transfers implements thumela.bff.v1.TransfersService. Until its issue is built every RPC answers
-// Unimplemented rather than pretending.
+	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
+	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+
+	"github.com/thumela/thumela/bff/internal/rpcerr"
+)
+
+// Transfers implements thumela.bff.v1.TransfersService: banks and quotes from fees, the
+// transfers themselves from transfers.
 type Transfers struct {
 	*Deps
-	bffv1connect.UnimplementedTransfersServiceHandler
 }
 
 var _ bffv1connect.TransfersServiceHandler = (*Transfers)(nil)
+
+func (t *Transfers) ListBanks(ctx context.Context, _ *bffv1.ListBanksRequest) (*bffv1.ListBanksResponse, error) {
+	ctx, _, err := t.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Fees.ListBanks(ctx, &feesv1.ListBanksRequest{})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, t.Logger, err)
+	}
+	out := &bffv1.ListBanksResponse{}
+	for _, b := range res.GetBanks() {
+		out.Banks = append(out.Banks, &bffv1.BankOption{
+			Bank:             bffv1.Bank(b.GetBank()),
+			DisplayName:      b.GetDisplayName(),
+			BaseFeeCents:     b.GetBaseFeeCents(),
+			PercentageFeeBps: b.GetPercentageFeeBps(),
+		})
+	}
+	return out, nil
+}
+
+func (t *Transfers) QuoteFee(ctx context.Context, req *bffv1.QuoteFeeRequest) (*bffv1.QuoteFeeResponse, error) {
+	ctx, _, err := t.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Fees.Quote(ctx, &feesv1.QuoteRequest{Bank: feesv1.Bank(req.GetBank()), AmountCents: req.GetAmountCents()})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, t.Logger, err)
+	}
+	return &bffv1.QuoteFeeResponse{Quote: quoteToBFF(res.GetQuote())}, nil
+}
+
+func (t *Transfers) CreateTransfer(ctx context.Context, req *bffv1.CreateTransferRequest) (*bffv1.CreateTransferResponse, error) {
+	ctx, g, err := t.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := &transfersv1.CreateTransferRequest{
+		UserId:          g.UserID,
+		IdempotencyKey:  req.GetIdempotencyKey(),
+		RecipientName:   req.GetRecipientName(),
+		RecipientPhone:  req.GetRecipientPhone(),
+		Bank:            feesv1.Bank(req.GetBank()),
+		AmountCents:     req.GetAmountCents(),
+		PaymentMethodId: req.GetPaymentMethodId(),
+	}
+	if l := req.GetWithdrawalLocation(); l != nil {
+		in.WithdrawalLocation = &transfersv1.WithdrawalLocation{Name: l.GetName(), Type: l.GetType()}
+	}
+	res, err := t.Deps.Transfers.CreateTransfer(ctx, in)
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, t.Logger, err)
+	}
+	return &bffv1.CreateTransferResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
+}
+
+func (t *Transfers) GetTransfer(ctx context.Context, req *bffv1.GetTransferRequest) (*bffv1.GetTransferResponse, error) {
+	ctx, g, err := t.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Deps.Transfers.GetTransfer(ctx, &transfersv1.GetTransferRequest{UserId: g.UserID, TransferId: req.GetId()})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, t.Logger, err)
+	}
+	return &bffv1.GetTransferResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
+}
+
+func (t *Transfers) ListTransfers(ctx context.Context, req *bffv1.ListTransfersRequest) (*bffv1.ListTransfersResponse, error) {
+	ctx, g, err := t.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Deps.Transfers.ListTransfers(ctx, &transfersv1.ListTransfersRequest{
+		UserId:   g.UserID,
+		Query:    req.GetQuery(),
+		Status:   transfersv1.TransferStatus(req.GetStatus()),
+		Page:     req.GetPage(),
+		PageSize: req.GetPageSize(),
+	})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, t.Logger, err)
+	}
+	return &bffv1.ListTransfersResponse{Transfers: transfersToBFF(res.GetTransfers()), TotalCount: res.GetTotalCount()}, nil
+}
+
+func (t *Transfers) CancelTransfer(ctx context.Context, req *bffv1.CancelTransferRequest) (*bffv1.CancelTransferResponse, error) {
+	ctx, g, err := t.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Deps.Transfers.CancelTransfer(ctx, &transfersv1.CancelTransferRequest{UserId: g.UserID, TransferId: req.GetId()})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, t.Logger, err)
+	}
+	return &bffv1.CancelTransferResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
+}
+
+func (t *Transfers) GetLimits(ctx context.Context, _ *bffv1.GetLimitsRequest) (*bffv1.GetLimitsResponse, error) {
+	ctx, g, err := t.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Deps.Transfers.GetLimits(ctx, &transfersv1.GetLimitsRequest{UserId: g.UserID})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, t.Logger, err)
+	}
+	return &bffv1.GetLimitsResponse{Limits: limitsToBFF(res.GetLimits())}, nil
+}

@@ -26,6 +26,7 @@ type Config struct {
 	FeesAddr           string `env:"FEES_ADDR,noprefix" required:"true"`
 	TransfersAddr      string `env:"TRANSFERS_ADDR,noprefix" required:"true"`
 	NatsURL            string `env:"NATS_URL,noprefix" default:"nats://127.0.0.1:4222"`
+	StreamReplicas     int    `env:"STREAM_REPLICAS,noprefix" default:"1"`
 
 	LogLevel        string        `env:"LOG_LEVEL,noprefix" default:"info"`
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"15s"`

@@ -1,0 +1,99 @@
+package handlers
+
+import (
+	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+)
+
+// The browser's messages are the BFF's own (thumela.bff.v1): they leave out what a browser
+// must never see (vault tokens, user ids) and keep the web client independent of the
+// services' versions. The enums share their numbers, so conversions are plain casts.
+
+func paymentMethodToBFF(p *paymentmethodsv1.PaymentMethod) *bffv1.PaymentMethod {
+	if p == nil {
+		return nil
+	}
+	return &bffv1.PaymentMethod{
+		Id:          p.GetId(),
+		Name:        p.GetName(),
+		Type:        bffv1.PaymentMethodType(p.GetType()),
+		Brand:       bffv1.CardBrand(p.GetBrand()),
+		LastFour:    p.GetLastFour(),
+		ExpiryMonth: p.GetExpiryMonth(),
+		ExpiryYear:  p.GetExpiryYear(),
+		IsDefault:   p.GetIsDefault(),
+	}
+}
+
+func transferToBFF(t *transfersv1.Transfer) *bffv1.Transfer {
+	if t == nil {
+		return nil
+	}
+	out := &bffv1.Transfer{
+		Id:                    t.GetId(),
+		Reference:             t.GetReference(),
+		RecipientName:         t.GetRecipientName(),
+		RecipientPhone:        t.GetRecipientPhone(),
+		Bank:                  bffv1.Bank(t.GetBank()),
+		AmountCents:           t.GetAmountCents(),
+		FeeCents:              t.GetFeeCents(),
+		TotalAmountCents:      t.GetTotalAmountCents(),
+		FeeWaived:             t.GetFeeWaived(),
+		Status:                bffv1.TransferStatus(t.GetStatus()),
+		FailureReason:         t.GetFailureReason(),
+		PaymentMethodId:       t.GetPaymentMethodId(),
+		PaymentMethodName:     t.GetPaymentMethodName(),
+		PaymentMethodLastFour: t.GetPaymentMethodLastFour(),
+		CreatedAt:             t.GetCreatedAt(),
+		UpdatedAt:             t.GetUpdatedAt(),
+	}
+	if l := t.GetWithdrawalLocation(); l != nil {
+		out.WithdrawalLocation = &bffv1.WithdrawalLocation{Name: l.GetName(), Type: l.GetType()}
+	}
+	if v := t.GetVoucher(); v != nil {
+		out.Voucher = &bffv1.Voucher{
+			Number:           v.GetNumber(),
+			CollectionStatus: bffv1.CollectionStatus(v.GetCollectionStatus()),
+			ExpiresAt:        v.GetExpiresAt(),
+		}
+	}
+	return out
+}
+
+func transfersToBFF(ts []*transfersv1.Transfer) []*bffv1.Transfer {
+	out := make([]*bffv1.Transfer, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, transferToBFF(t))
+	}
+	return out
+}
+
+func quoteToBFF(q *feesv1.Quote) *bffv1.FeeQuote {
+	if q == nil {
+		return nil
+	}
+	return &bffv1.FeeQuote{
+		AmountCents:      q.GetAmountCents(),
+		BankFeeCents:     q.GetBankFeeCents(),
+		PlatformFeeCents: q.GetPlatformFeeCents(),
+		TotalFeeCents:    q.GetTotalFeeCents(),
+		TotalAmountCents: q.GetTotalAmountCents(),
+		Waived:           q.GetWaived(),
+		WaivedFeeCents:   q.GetWaivedFeeCents(),
+	}
+}
+
+func limitsToBFF(ls []*transfersv1.LimitUsage) []*bffv1.LimitUsage {
+	out := make([]*bffv1.LimitUsage, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, &bffv1.LimitUsage{
+			Kind:           bffv1.LimitKind(l.GetKind()),
+			LimitCents:     l.GetLimitCents(),
+			UsedCents:      l.GetUsedCents(),
+			RemainingCents: l.GetRemainingCents(),
+		})
+	}
+	return out
+}
