@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -115,6 +116,12 @@ func startUpstream(t *testing.T, identity *fakeIdentity) *grpc.ClientConn {
 }
 
 func newBFF(t *testing.T) (*httptest.Server, *fakeIdentity) {
+	srv, identity, _ := newBFFWithBus(t, nil)
+	return srv, identity
+}
+
+// newBFFWithBus starts the BFF; with js it also serves live events from that JetStream.
+func newBFFWithBus(t *testing.T, js jetstream.JetStream) (*httptest.Server, *fakeIdentity, *handlers.Deps) {
 	t.Helper()
 	identity := &fakeIdentity{sessions: map[string]bool{}}
 	conn := startUpstream(t, identity)
@@ -126,6 +133,7 @@ func newBFF(t *testing.T) (*httptest.Server, *fakeIdentity) {
 		Profiles: profilesv1.NewProfilesServiceClient(conn),
 		Tokens:   session.NewTokens(upstream.SessionRefresher{Identity: idClient}),
 		Cookies:  session.Cookies{Secure: true},
+		JS:       js,
 	}
 	web := t.TempDir()
 	if err := os.WriteFile(filepath.Join(web, "index.html"), []byte("<html></html>"), 0o644); err != nil {
@@ -143,7 +151,7 @@ func newBFF(t *testing.T) (*httptest.Server, *fakeIdentity) {
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	return srv, identity
+	return srv, identity, deps
 }
 
 func client(t *testing.T, srv *httptest.Server) (bffv1connect.AuthServiceClient, *http.Client) {
