@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,12 +43,22 @@ func postgresBinDir() (string, error) {
 	return filepath.Dir(matches[len(matches)-1]), nil
 }
 
-// asPostgresUser wraps a command so that it runs as the postgres user when we are root.
-func asPostgresUser(name string, args ...string) *exec.Cmd {
-	if os.Geteuid() == 0 {
-		return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
+// asPostgresUser makes a command that runs as the postgres user when we are root. The process
+// itself changes user (no runuser/su in between), so the stop signal reaches PostgreSQL.
+func asPostgresUser(name string, args ...string) (*exec.Cmd, error) {
+	cmd := exec.Command(name, args...)
+	if os.Geteuid() != 0 {
+		return cmd, nil
 	}
-	return exec.Command(name, args...)
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("look up the postgres user: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	cmd.Env = append(os.Environ(), "HOME="+u.HomeDir, "USER=postgres")
+	return cmd, nil
 }
 
 func chownToPostgres(path string) error {
@@ -84,8 +95,11 @@ func (p *privatePostgres) init(ctx context.Context) error {
 		return err
 	}
 	p.logger.InfoContext(ctx, "creating a private PostgreSQL cluster", "dir", p.dir)
-	cmd := asPostgresUser(filepath.Join(bin, "initdb"), "-D", p.dir, "-U", "postgres",
+	cmd, err := asPostgresUser(filepath.Join(bin, "initdb"), "-D", p.dir, "-U", "postgres",
 		"--auth=trust", "-E", "UTF8", "--locale=C.UTF-8")
+	if err != nil {
+		return err
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %w\n%s", err, out)
 	}
@@ -100,7 +114,7 @@ func (p *privatePostgres) command() (*exec.Cmd, error) {
 	}
 	return asPostgresUser(filepath.Join(bin, "postgres"), "-D", p.dir,
 		"-p", strconv.Itoa(p.port), "-k", p.dir, "-c", "listen_addresses=127.0.0.1",
-		"-c", "max_connections=300", "-c", "fsync=on"), nil
+		"-c", "max_connections=300")
 }
 
 func (p *privatePostgres) url(database string) string {

@@ -44,7 +44,10 @@ func startProcess(name string, cmd *exec.Cmd, out io.Writer, mu *sync.Mutex, wid
 	}
 	// Its own process group, so that a Ctrl-C in the terminal reaches only the stack, which
 	// then stops the children in order.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
