@@ -1,12 +1,133 @@
 package handlers
 
-import "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
 
-// Analytics implements thumela.bff.v1.AnalyticsService. Until its issue is built every RPC answers
-// Unimplemented rather than pretending.
+	"connectrpc.com/connect"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
+	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+	"github.com/thumela/thumela/services/platform/bus"
+
+	"github.com/thumela/thumela/bff/internal/rpcerr"
+)
+
+// AnalyticsEvents are the event names the web client may report: the spec's list (section 7)
+// plus the page-view, page-leave, identify and reset events of the analytics layer itself.
+// Anything else is refused, so the stream holds only what the product meant to record.
+var AnalyticsEvents = map[string]bool{
+	"transaction_started":         true,
+	"transaction_completed":       true,
+	"transaction_failed":          true,
+	"transaction_step_completed":  true,
+	"user_logged_in":              true,
+	"user_signed_up":              true,
+	"user_logged_out":             true,
+	"password_reset_requested":    true,
+	"profile_updated":             true,
+	"Application Closed":          true,
+	"landing_page_viewed":         true,
+	"clicked_features_section":    true,
+	"js_error":                    true,
+	"unhandled_promise_rejection": true,
+	"$pageview":                   true,
+	"$pageleave":                  true,
+	"$identify":                   true,
+	"$reset":                      true,
+}
+
+const (
+	maxAnalyticsBatch      = 50
+	maxAnalyticsEventBytes = 8 << 10
+)
+
+var anonymousID = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+
+// Analytics implements thumela.bff.v1.AnalyticsService: first-party analytics. Batches from
+// the browser are validated and published on THUMELA_ANALYTICS
+// (thumela.analytics.<user id or anonymous id>.event); nothing is sent to any third party.
 type Analytics struct {
 	*Deps
-	bffv1connect.UnimplementedAnalyticsServiceHandler
 }
 
 var _ bffv1connect.AnalyticsServiceHandler = (*Analytics)(nil)
+
+func (a *Analytics) Track(ctx context.Context, req *bffv1.TrackRequest) (*bffv1.TrackResponse, error) {
+	if len(req.GetEvents()) == 0 {
+		return &bffv1.TrackResponse{}, nil
+	}
+	if len(req.GetEvents()) > maxAnalyticsBatch {
+		return nil, rpcerr.InvalidArgument(fmt.Sprintf("a batch holds at most %d events", maxAnalyticsBatch))
+	}
+	if !anonymousID.MatchString(req.GetAnonymousId()) {
+		return nil, rpcerr.InvalidArgument("anonymous_id is missing or malformed")
+	}
+	for _, ev := range req.GetEvents() {
+		if !AnalyticsEvents[ev.GetName()] {
+			return nil, rpcerr.InvalidArgument(fmt.Sprintf("unknown analytics event %q", ev.GetName()))
+		}
+		if proto.Size(ev) > maxAnalyticsEventBytes {
+			return nil, rpcerr.InvalidArgument(fmt.Sprintf("event %q is too large", ev.GetName()))
+		}
+	}
+	if a.JS == nil {
+		return nil, connect.NewError(connect.CodeUnavailable, errors.New("analytics are not available"))
+	}
+	// Signed-out visitors are counted under their anonymous id; signed-in users under their id,
+	// which the server knows from the session (never from the request).
+	who := req.GetAnonymousId()
+	userID := ""
+	if g, err := a.Tokens.Grant(ctx, a.sessionToken(ctx)); err == nil {
+		who, userID = g.UserID, g.UserID
+	}
+	subject, err := bus.Subject(bus.DomainAnalytics, who, "event")
+	if err != nil {
+		return nil, rpcerr.InvalidArgument("anonymous_id is malformed")
+	}
+	received := timestamppb.New(time.Now())
+	acks := make([]jetstream.PubAckFuture, 0, len(req.GetEvents()))
+	for _, ev := range req.GetEvents() {
+		props := ev.GetProperties()
+		if props == nil {
+			props = &structpb.Struct{Fields: map[string]*structpb.Value{}}
+		}
+		props.Fields["received_at"] = structpb.NewStringValue(received.AsTime().Format(time.RFC3339Nano))
+		props.Fields["anonymous_id"] = structpb.NewStringValue(req.GetAnonymousId())
+		if userID != "" {
+			props.Fields["user_id"] = structpb.NewStringValue(userID)
+		}
+		ev.Properties = props
+		b, err := proto.Marshal(ev)
+		if err != nil {
+			return nil, rpcerr.Internal(ctx, a.Logger, err)
+		}
+		msg := &nats.Msg{Subject: subject, Data: b, Header: nats.Header{}}
+		bus.InjectTrace(ctx, msg.Header)
+		f, err := a.JS.PublishMsgAsync(msg)
+		if err != nil {
+			return nil, rpcerr.Internal(ctx, a.Logger, err)
+		}
+		acks = append(acks, f)
+	}
+	// The batch is accepted once JetStream has stored it.
+	timeout := time.After(5 * time.Second)
+	for _, f := range acks {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return nil, rpcerr.Internal(ctx, a.Logger, err)
+		case <-timeout:
+			return nil, connect.NewError(connect.CodeUnavailable, errors.New("analytics are temporarily unavailable"))
+		}
+	}
+	return &bffv1.TrackResponse{Accepted: int32(len(req.GetEvents()))}, nil
+}
