@@ -26,3 +26,31 @@ export function formatRecentDate(value: Date, now: Date = new Date()): string {
 export function toDate(timestamp: Timestamp | undefined): Date | undefined {
   return timestamp ? timestampDate(timestamp) : undefined;
 }
+
+const historyFormat = new Intl.DateTimeFormat("en-ZA", {
+  day: "2-digit",
+  month: "short",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  hour12: false,
+});
+
+/** The transaction history's date: en-ZA, 2-digit day, short month, year, 2-digit hour and minute. */
+export function formatHistoryDate(value: Date): string {
+  return historyFormat.format(value);
+}
+
+const longDateTime = new Intl.DateTimeFormat("en-ZA", {
+  day: "numeric",
+  month: "long",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  hour12: false,
+});
+
+/** A date and time in words, e.g. "22 March 2026 at 14:30" (a voucher's expiry). */
+export function formatLongDateTime(value: Date): string {
+  return longDateTime.format(value);
+}

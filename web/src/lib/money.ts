@@ -40,3 +40,17 @@ export function formatSignedMoney(cents: Cents, direction: "out" | "in"): string
   const abs = value < 0n ? -value : value;
   return `${direction === "out" ? "-" : "+"}${formatMoney(abs)}`;
 }
+
+/**
+ * Rand text as typed or passed in a URL ("150", "150.5", "150.50", ".75") → integer cents,
+ * without going through a float: the text is split on the dot. Anything else (empty, negative,
+ * more than 2 decimals, exponents, letters) → undefined.
+ */
+export function parseRandToCents(text: string): bigint | undefined {
+  const trimmed = text.trim();
+  const match = /^(\d*)(?:\.(\d{0,2}))?$/.exec(trimmed);
+  if (!match) return undefined;
+  const [, whole = "", fraction = ""] = match;
+  if (whole === "" && fraction === "") return undefined;
+  return BigInt(whole || "0") * 100n + BigInt(fraction.padEnd(2, "0"));
+}

@@ -1,13 +1,111 @@
-import { useQuery } from "@connectrpc/connect-query";
-import { TransferStatus, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
-import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { create } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { createConnectQueryKey, useMutation, useQuery, useTransport } from "@connectrpc/connect-query";
+import { keepPreviousData, skipToken, useQueryClient } from "@tanstack/react-query";
+import { useCallback } from "react";
+import {
+  CollectionStatus,
+  GetTransferResponseSchema,
+  PaymentMethodsService,
+  PaymentMethodType,
+  TransferStatus,
+  TransfersService,
+} from "@/gen/thumela/bff/v1/bff_pb";
+import type { Bank, ListTransfersRequestSchema, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { centsToDecimal } from "@/lib/money";
 
 export const RECENT_TRANSFERS_COUNT = 3;
+export const HISTORY_PAGE_SIZE = 5;
+/** Fallback polling while the live stream is down (spec: 5 s dashboard rows, 3 s result panel). */
+export const DASHBOARD_POLL_MS = 5000;
+export const RESULT_POLL_MS = 3000;
 
-/** The newest transfers for the dashboard (one request shared by its cards). */
-export function useRecentTransfers() {
-  return useQuery(TransfersService.method.listTransfers, { page: 1, pageSize: RECENT_TRANSFERS_COUNT });
+const listTransfers = TransfersService.method.listTransfers;
+const getTransfer = TransfersService.method.getTransfer;
+
+/** Pending and processing transfers can still change by themselves. */
+export function isInFlight(status: TransferStatus | undefined): boolean {
+  return status === TransferStatus.PENDING || status === TransferStatus.PROCESSING;
+}
+
+/**
+ * The newest transfers for the dashboard (one request shared by its cards). The live stream
+ * invalidates ListTransfers; while it is down, rows still in flight are re-read every 5 s.
+ */
+export function useRecentTransfers({ poll = false }: { poll?: boolean } = {}) {
+  return useQuery(
+    listTransfers,
+    { page: 1, pageSize: RECENT_TRANSFERS_COUNT },
+    {
+      refetchInterval: (query) =>
+        poll && query.state.data?.transfers.some((t) => isInFlight(t.status)) ? DASHBOARD_POLL_MS : false,
+    },
+  );
+}
+
+/** One page of the transaction history; the search runs on the server. */
+export function useTransferHistory(input: MessageInitShape<typeof ListTransfersRequestSchema>) {
+  return useQuery(listTransfers, { pageSize: HISTORY_PAGE_SIZE, ...input }, { placeholderData: keepPreviousData });
+}
+
+/**
+ * One transfer, kept fresh by the live stream (it writes this query with setQueryData). While the
+ * stream is down and the transfer is still in flight, it is re-read every 3 s.
+ */
+export function useTransfer(id: string | undefined, { poll }: { poll: boolean }) {
+  return useQuery(getTransfer, id ? { id } : skipToken, {
+    refetchInterval: (query) => (poll && isInFlight(query.state.data?.transfer?.status) ? RESULT_POLL_MS : false),
+  });
+}
+
+/** Puts a transfer the server just answered into the GetTransfer cache and refreshes the lists. */
+export function useRememberTransfer() {
+  const queryClient = useQueryClient();
+  const transport = useTransport();
+  return useCallback(
+    (transfer: Transfer) => {
+      const queryKey = createConnectQueryKey({
+        schema: getTransfer,
+        input: { id: transfer.id },
+        transport,
+        cardinality: "finite",
+      });
+      queryClient.setQueryData(queryKey, create(GetTransferResponseSchema, { transfer }));
+      void queryClient.invalidateQueries({
+        queryKey: createConnectQueryKey({ schema: listTransfers, cardinality: "finite" }),
+      });
+    },
+    [queryClient, transport],
+  );
+}
+
+export function useCreateTransfer() {
+  return useMutation(TransfersService.method.createTransfer);
+}
+
+export function useCancelTransfer() {
+  return useMutation(TransfersService.method.cancelTransfer);
+}
+
+/** The five banks, with their display names (ListBanks). */
+export function useBanks() {
+  return useQuery(TransfersService.method.listBanks, {}, { staleTime: 60 * 60_000 });
+}
+
+/** The fee quote for an amount to a bank; skipped until both are known. */
+export function useFeeQuote(bank: Bank | undefined, amountCents: bigint | undefined) {
+  return useQuery(
+    TransfersService.method.quoteFee,
+    bank && amountCents && amountCents > 0n ? { bank, amountCents } : skipToken,
+    { placeholderData: keepPreviousData },
+  );
+}
+
+/** The sender's saved cards (bank accounts are not payable yet). */
+export function usePaymentCards() {
+  const query = useQuery(PaymentMethodsService.method.listPaymentMethods, {});
+  const cards = query.data?.paymentMethods.filter((m) => m.type !== PaymentMethodType.BANK_ACCOUNT);
+  return { ...query, cards };
 }
 
 export const STATUS_LABEL: Record<TransferStatus, string> = {
@@ -17,6 +115,58 @@ export const STATUS_LABEL: Record<TransferStatus, string> = {
   [TransferStatus.COMPLETED]: "Completed",
   [TransferStatus.FAILED]: "Failed",
 };
+
+export const COLLECTION_LABEL: Record<CollectionStatus, string> = {
+  [CollectionStatus.UNSPECIFIED]: "",
+  [CollectionStatus.AWAITING_COLLECTION]: "Awaiting collection",
+  [CollectionStatus.COLLECTED]: "Collected",
+  [CollectionStatus.CANCELLED]: "Cancelled, refunded",
+  [CollectionStatus.EXPIRED]: "Expired, refunded",
+};
+
+/** Text colour by status: completed green, failed red, anything else yellow. */
+export function statusTone(status: TransferStatus): string {
+  switch (status) {
+    case TransferStatus.COMPLETED:
+      return "text-emerald-700 dark:text-emerald-400";
+    case TransferStatus.FAILED:
+      return "text-red-700 dark:text-red-400";
+    default:
+      return "text-amber-700 dark:text-amber-400";
+  }
+}
+
+/** A badge's colours by status, same scheme. */
+export function statusBadgeTone(status: TransferStatus): string {
+  switch (status) {
+    case TransferStatus.COMPLETED:
+      return "bg-emerald-50 text-emerald-800 ring-emerald-600/20 dark:bg-emerald-950 dark:text-emerald-300";
+    case TransferStatus.FAILED:
+      return "bg-red-50 text-red-800 ring-red-600/20 dark:bg-red-950 dark:text-red-300";
+    default:
+      return "bg-amber-50 text-amber-800 ring-amber-600/20 dark:bg-amber-950 dark:text-amber-300";
+  }
+}
+
+/** 'name (•••• 1234)', or 'Unknown payment method' when the transfer has none on record. */
+export function paymentMethodLabel(name: string, lastFour: string): string {
+  if (!name && !lastFour) return "Unknown payment method";
+  if (!lastFour) return name;
+  return `${name || "Card"} (•••• ${lastFour})`;
+}
+
+/** The reference the user quotes: the first 8 characters of the id. */
+export function transferReference(transfer: Pick<Transfer, "id">): string {
+  return transfer.id.slice(0, 8);
+}
+
+/** A completed transfer whose voucher has not been collected can still be cancelled (full refund). */
+export function canCancelVoucher(transfer: Transfer): boolean {
+  return (
+    transfer.status === TransferStatus.COMPLETED &&
+    transfer.voucher?.collectionStatus === CollectionStatus.AWAITING_COLLECTION
+  );
+}
 
 /** /send-money prefilled with a past transfer's amount, recipient and phone. */
 export function sendAgainPath(transfer: Transfer): string {

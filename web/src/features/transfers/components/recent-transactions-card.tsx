@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { Card } from "@/components/ui/card";
 import { LoadingBlock } from "@/components/ui/spinner";
@@ -6,10 +6,17 @@ import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { formatRecentDate, toDate } from "@/lib/date";
 import { formatSignedMoney } from "@/lib/money";
 import { useRecentTransfers } from "../api/transfers";
+import { TransactionDetailsDialog } from "./transaction-details-dialog";
 import { TransferStatusIcon } from "./transfer-status-icon";
 
-export function RecentTransactionsCard() {
-  const { data, isPending, error } = useRecentTransfers();
+interface RecentTransactionsCardProps {
+  /** True while the live stream is down: rows still in flight are then re-read every 5 s. */
+  poll?: boolean;
+}
+
+export function RecentTransactionsCard({ poll = false }: RecentTransactionsCardProps) {
+  const { data, isPending, error } = useRecentTransfers({ poll });
+  const [selected, setSelected] = useState<Transfer>();
 
   useEffect(() => {
     // The spec: fetch errors on the dashboard are only logged; the card shows its empty state.
@@ -17,6 +24,8 @@ export function RecentTransactionsCard() {
   }, [error]);
 
   const transfers = data?.transfers ?? [];
+  // The open dialog follows the live list while its transfer is still in it.
+  const shown = selected && (transfers.find((t) => t.id === selected.id) ?? selected);
   return (
     <Card aria-labelledby="recent-transactions-title" className="p-5 sm:p-6">
       <div className="flex items-center justify-between gap-4">
@@ -37,28 +46,36 @@ export function RecentTransactionsCard() {
       ) : (
         <ul className="mt-4 divide-y divide-slate-100 dark:divide-slate-800">
           {transfers.map((transfer) => (
-            <RecentTransactionRow key={transfer.id} transfer={transfer} />
+            <RecentTransactionRow key={transfer.id} transfer={transfer} onOpen={() => setSelected(transfer)} />
           ))}
         </ul>
       )}
+      <TransactionDetailsDialog transfer={shown} onOpenChange={(open) => !open && setSelected(undefined)} />
     </Card>
   );
 }
 
-function RecentTransactionRow({ transfer }: { transfer: Transfer }) {
+function RecentTransactionRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => void }) {
   const created = toDate(transfer.createdAt);
   return (
-    <li className="flex items-center gap-3 py-3">
-      <TransferStatusIcon status={transfer.status} />
-      <div className="min-w-0 flex-1">
-        <p className="truncate font-medium">{transfer.recipientName}</p>
-        {created && (
-          <p className="text-xs text-slate-500 dark:text-slate-400">
-            <time dateTime={created.toISOString()}>{formatRecentDate(created)}</time>
-          </p>
-        )}
-      </div>
-      <p className="font-semibold tabular-nums">{formatSignedMoney(transfer.amountCents, "out")}</p>
+    <li>
+      <button
+        type="button"
+        onClick={onOpen}
+        aria-haspopup="dialog"
+        className="-mx-2 flex w-[calc(100%+1rem)] items-center gap-3 rounded-lg px-2 py-3 text-left hover:bg-slate-50 dark:hover:bg-slate-800/60"
+      >
+        <TransferStatusIcon status={transfer.status} />
+        <span className="min-w-0 flex-1">
+          <span className="block truncate font-medium">{transfer.recipientName}</span>
+          {created && (
+            <span className="block text-xs text-slate-500 dark:text-slate-400">
+              <time dateTime={created.toISOString()}>{formatRecentDate(created)}</time>
+            </span>
+          )}
+        </span>
+        <span className="font-semibold tabular-nums">{formatSignedMoney(transfer.amountCents, "out")}</span>
+      </button>
     </li>
   );
 }

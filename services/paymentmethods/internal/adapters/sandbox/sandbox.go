@@ -1,0 +1,257 @@
+// Package sandbox is Thumela's built-in card processor (the default): it moves no money and
+// decides by card number, like the big processors' test cards (DECISIONS.md, Transfers):
+//
+//	4242 4242 4242 4242, 5555 5555 5555 4444  approve
+//	4000 0000 0000 0002                       declined, card_declined (also when the card is added)
+//	4000 0000 0000 9995                       declined, insufficient_funds (the card can be added:
+//	                                          a zero-amount check needs no funds)
+//	4000 0000 0000 0259                       approves slowly (SlowDelay, 10 s by default)
+//	4000 0000 0000 0341                       can be added, every charge declined card_declined
+//	                                          (an addition to DECISIONS.md, as in processors'
+//	                                          "attach succeeds, charge fails" card)
+//	any other Luhn-valid number               approves
+//
+// An expired card is declined expired_card. Every call takes Delay (about a second, like a
+// real processor). Calls are idempotent per key: a repeated key, also while the first call is
+// running, returns the first answer without a second charge; a key reused with different
+// parameters is an error. Keys are remembered in memory for 24 hours, like a processor's
+// idempotency window (a restart forgets them: it is a sandbox).
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/thumela/thumela/services/paymentmethods/internal/app"
+	"github.com/thumela/thumela/services/paymentmethods/internal/domain"
+)
+
+// Test card numbers.
+const (
+	CardVisa              = "4242424242424242"
+	CardMastercard        = "5555555555554444"
+	CardDeclined          = "4000000000000002"
+	CardInsufficientFunds = "4000000000009995"
+	CardSlow              = "4000000000000259"
+	CardDeclinedOnCharge  = "4000000000000341"
+)
+
+// Decline codes and messages.
+const (
+	CodeCardDeclined      = "card_declined"
+	CodeInsufficientFunds = "insufficient_funds"
+	CodeExpiredCard       = "expired_card"
+	CodeIncorrectNumber   = "incorrect_number"
+	CodeIncorrectCVC      = "incorrect_cvc"
+
+	MsgCardDeclined      = "Your card was declined."
+	MsgInsufficientFunds = "Your card has insufficient funds."
+	MsgExpiredCard       = "Your card has expired."
+	MsgIncorrectNumber   = "Your card number is incorrect."
+	MsgIncorrectCVC      = "Your card's security code is incorrect."
+)
+
+// Defaults.
+const (
+	DefaultDelay     = time.Second
+	DefaultSlowDelay = 10 * time.Second
+	// keyRetention is how long an idempotency key is remembered.
+	keyRetention = 24 * time.Hour
+)
+
+// ErrIdempotencyMismatch: a key was reused with different parameters.
+var ErrIdempotencyMismatch = errors.New("sandbox: idempotency key reused with different parameters")
+
+// Options configure the sandbox.
+type Options struct {
+	// Delay is added to every call (0 in tests).
+	Delay time.Duration
+	// SlowDelay replaces Delay for the slow test card's charges.
+	SlowDelay time.Duration
+	// Now is the clock for expiry checks (default time.Now).
+	Now func() time.Time
+}
+
+// Processor is the sandbox. It implements app.Processor.
+type Processor struct {
+	opts Options
+
+	mu    sync.Mutex
+	calls map[string]*call
+
+	executions atomic.Int64 // operations actually performed, not answered from memory
+}
+
+var _ app.Processor = (*Processor)(nil)
+
+type call struct {
+	signature string
+	at        time.Time
+	done      chan struct{}
+	out       domain.Outcome
+	err       error
+}
+
+// New returns a sandbox processor.
+func New(opts Options) *Processor {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Processor{opts: opts, calls: map[string]*call{}}
+}
+
+// Verify implements app.Processor: a zero-amount authorization with the CVV.
+func (p *Processor) Verify(ctx context.Context, key string, card app.Card) (domain.Outcome, error) {
+	sig := signature("verify", card, 0, "")
+	return p.once(ctx, "verify", key, sig, func(ctx context.Context) (domain.Outcome, error) {
+		if err := sleep(ctx, p.opts.Delay); err != nil {
+			return domain.Outcome{}, err
+		}
+		if out, refused := p.refuse(card); refused {
+			return out, nil
+		}
+		if card.CVV.IsZero() {
+			return declined(CodeIncorrectCVC, MsgIncorrectCVC), nil
+		}
+		if string(card.Number.Reveal()) == CardDeclined {
+			return declined(CodeCardDeclined, MsgCardDeclined), nil
+		}
+		return approved("seti_sbx_"), nil
+	})
+}
+
+// Charge implements app.Processor.
+func (p *Processor) Charge(ctx context.Context, key string, card app.Card, amount domain.Money, _ string) (domain.Outcome, error) {
+	sig := signature("charge", card, amount.Cents(), "")
+	return p.once(ctx, "charge", key, sig, func(ctx context.Context) (domain.Outcome, error) {
+		delay := p.opts.Delay
+		if string(card.Number.Reveal()) == CardSlow {
+			delay = p.opts.SlowDelay
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return domain.Outcome{}, err
+		}
+		if out, refused := p.refuse(card); refused {
+			return out, nil
+		}
+		switch string(card.Number.Reveal()) {
+		case CardDeclined, CardDeclinedOnCharge:
+			return declined(CodeCardDeclined, MsgCardDeclined), nil
+		case CardInsufficientFunds:
+			return declined(CodeInsufficientFunds, MsgInsufficientFunds), nil
+		}
+		return approved("ch_sbx_"), nil
+	})
+}
+
+// Refund implements app.Processor: every refund of a sandbox charge succeeds.
+func (p *Processor) Refund(ctx context.Context, key string, chargeReference string, amount domain.Money) (domain.Outcome, error) {
+	sig := "refund|" + chargeReference + "|" + strconv.FormatInt(amount.Cents(), 10)
+	return p.once(ctx, "refund", key, sig, func(ctx context.Context) (domain.Outcome, error) {
+		if err := sleep(ctx, p.opts.Delay); err != nil {
+			return domain.Outcome{}, err
+		}
+		if chargeReference == "" {
+			return declined("invalid_charge", "The charge to refund is unknown."), nil
+		}
+		return approved("re_sbx_"), nil
+	})
+}
+
+// refuse declines what no processor would accept: an invalid number or an expired card.
+func (p *Processor) refuse(card app.Card) (domain.Outcome, bool) {
+	if !domain.Luhn(string(card.Number.Reveal())) {
+		return declined(CodeIncorrectNumber, MsgIncorrectNumber), true
+	}
+	if card.Expiry.Expired(p.opts.Now()) {
+		return declined(CodeExpiredCard, MsgExpiredCard), true
+	}
+	return domain.Outcome{}, false
+}
+
+// once runs fn for the first call of (op, key) and gives every later call of the same key
+// its answer, waiting while it is being computed. A call that failed (the processor was not
+// reached: here only a cancelled context) is forgotten, so a retry performs it.
+func (p *Processor) once(ctx context.Context, op, key, sig string, fn func(context.Context) (domain.Outcome, error)) (domain.Outcome, error) {
+	id := op + "\x00" + key
+	p.mu.Lock()
+	c, ok := p.calls[id]
+	if !ok {
+		p.pruneLocked()
+		c = &call{signature: sig, at: time.Now(), done: make(chan struct{})}
+		p.calls[id] = c
+	}
+	p.mu.Unlock()
+	if ok {
+		if c.signature != sig {
+			return domain.Outcome{}, ErrIdempotencyMismatch
+		}
+		select {
+		case <-c.done:
+			return c.out, c.err
+		case <-ctx.Done():
+			return domain.Outcome{}, ctx.Err()
+		}
+	}
+	p.executions.Add(1)
+	c.out, c.err = fn(ctx)
+	if c.err != nil {
+		p.mu.Lock()
+		delete(p.calls, id)
+		p.mu.Unlock()
+	}
+	close(c.done)
+	return c.out, c.err
+}
+
+// pruneLocked forgets keys older than the retention, now and then.
+func (p *Processor) pruneLocked() {
+	if len(p.calls) < 1024 {
+		return
+	}
+	cutoff := time.Now().Add(-keyRetention)
+	for id, c := range p.calls {
+		if c.at.Before(cutoff) {
+			select {
+			case <-c.done:
+				delete(p.calls, id)
+			default:
+			}
+		}
+	}
+}
+
+// signature identifies a call's parameters without keeping the card number.
+func signature(op string, card app.Card, cents int64, extra string) string {
+	return op + "|" + card.Number.LastFour() + "|" + card.Expiry.String() + "|" + strconv.FormatInt(cents, 10) + "|" + extra
+}
+
+func approved(prefix string) domain.Outcome {
+	var b [15]byte
+	_, _ = rand.Read(b[:])
+	return domain.Outcome{Approved: true, Reference: prefix + base64.RawURLEncoding.EncodeToString(b[:])}
+}
+
+func declined(code, msg string) domain.Outcome {
+	return domain.Outcome{DeclineCode: code, DeclineMessage: msg}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,129 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/thumela/thumela/services/paymentmethods/internal/domain"
+	"github.com/thumela/thumela/services/paymentmethods/internal/vault"
+)
+
+// Card is what a processor needs to authorize or charge a card. It exists only on the
+// processor call path: built from the vault just before the call, wiped right after.
+type Card struct {
+	Number domain.PAN
+	Expiry domain.Expiry
+	// CVV is set only for the first authorization at tokenization; it is never stored.
+	CVV domain.CVV
+	// Holder is the card's display name.
+	Holder string
+}
+
+// Processor is a card processor. The sandbox (adapters/sandbox) is the default; a real
+// processor plugs in behind the same interface. Every method is idempotent per key: the same
+// key returns the first answer and never moves money twice. A declined card is an Outcome
+// (Approved false), not an error; an error means the processor could not be asked or did not
+// answer (the caller may retry with the same key).
+type Processor interface {
+	// Verify authorizes a zero amount to check the card and its CVV before it is saved.
+	Verify(ctx context.Context, key string, card Card) (domain.Outcome, error)
+	// Charge takes amount from the card.
+	Charge(ctx context.Context, key string, card Card, amount domain.Money, description string) (domain.Outcome, error)
+	// Refund returns amount of the charge the processor knows as chargeReference.
+	Refund(ctx context.Context, key string, chargeReference string, amount domain.Money) (domain.Outcome, error)
+}
+
+// NewMethod is a tokenized card ready to be stored.
+type NewMethod struct {
+	ID          uuid.UUID
+	UserID      uuid.UUID
+	Name        string
+	Brand       domain.Brand
+	LastFour    string
+	Expiry      domain.Expiry
+	Token       string
+	Fingerprint []byte
+	Sealed      vault.Sealed
+	// WantDefault: the user asked for it; the first card becomes the default regardless.
+	WantDefault bool
+}
+
+// NewCharge is a charge to record before the processor is called.
+type NewCharge struct {
+	IdempotencyKey string
+	UserID         uuid.UUID
+	Token          string
+	Amount         domain.Money
+	Description    string
+}
+
+// NewRefund is a refund to record before the processor is called.
+type NewRefund struct {
+	IdempotencyKey string
+	ChargeID       uuid.UUID
+	Amount         domain.Money
+	Reason         string
+}
+
+// VaultRecord is a card's sealed number with what a processor needs besides it.
+type VaultRecord struct {
+	Token  string
+	Name   string
+	Expiry domain.Expiry
+	Sealed vault.Sealed
+}
+
+// Repository stores payment methods, the vault, charges and refunds. Every method that
+// changes a user's payment methods serializes with that user's other changes and writes its
+// PaymentMethodChanged events to the outbox in the same transaction.
+type Repository interface {
+	// List returns the user's methods, the default first, then newest first.
+	List(ctx context.Context, userID uuid.UUID) ([]domain.PaymentMethod, error)
+	// Get returns domain.ErrNotFound unless the method exists and is the user's.
+	Get(ctx context.Context, userID, id uuid.UUID) (domain.PaymentMethod, error)
+	// HasFingerprint reports whether the user saved a card with this fingerprint.
+	HasFingerprint(ctx context.Context, userID uuid.UUID, fingerprint []byte) (bool, error)
+	// Add stores the method and its vault record (domain.ErrAlreadySaved for a card the user
+	// saved already, domain.ErrTooManyMethods past max).
+	Add(ctx context.Context, m NewMethod, max int) (domain.PaymentMethod, error)
+	// Update renames the method and makes it the default when makeDefault.
+	Update(ctx context.Context, userID, id uuid.UUID, name string, makeDefault bool) (domain.PaymentMethod, error)
+	// SetDefault makes the method the user's one default.
+	SetDefault(ctx context.Context, userID, id uuid.UUID) (domain.PaymentMethod, error)
+	// Delete removes the method and its vault record (domain.ErrInUse once used); a deleted
+	// default hands the flag to the newest remaining method.
+	Delete(ctx context.Context, userID, id uuid.UUID) error
+	// MarkUsedByTransfer records that a transfer uses the method; it does nothing when the
+	// method is not the user's or no longer exists, or was recorded already.
+	MarkUsedByTransfer(ctx context.Context, userID, methodID uuid.UUID, transferID string) error
+
+	// VaultRecord returns the sealed number of a method.
+	VaultRecord(ctx context.Context, methodID uuid.UUID) (VaultRecord, error)
+	// RewrapAll re-wraps every vault record not wrapped under currentKEK with rewrap and
+	// returns how many changed.
+	RewrapAll(ctx context.Context, currentKEK string, rewrap func(token string, s vault.Sealed) (vault.Sealed, error)) (int, error)
+
+	// BeginCharge returns the charge of c's idempotency key, recording it as pending when it
+	// is new: the method must be the user's (domain.ErrNotFound), and it is marked used in the
+	// same transaction. A new charge comes back leased for lease; an existing one is returned
+	// as it is (leased false), or domain.ErrIdempotencyConflict when it differs from c.
+	BeginCharge(ctx context.Context, c NewCharge, lease time.Duration) (ch domain.Charge, leased bool, err error)
+	// LeaseCharge takes the lease of a pending charge whose lease ran out; it returns the
+	// charge as it is now and whether this caller holds the lease.
+	LeaseCharge(ctx context.Context, id uuid.UUID, lease time.Duration) (domain.Charge, bool, error)
+	// CompleteCharge records the processor's answer on a pending charge; a charge completed
+	// meanwhile is returned as first recorded.
+	CompleteCharge(ctx context.Context, id uuid.UUID, o domain.Outcome) (domain.Charge, error)
+	// ReleaseCharge gives up the lease of a still-pending charge, so a retry may resume it.
+	ReleaseCharge(ctx context.Context, id uuid.UUID) error
+
+	// BeginRefund is BeginCharge for refunds: the charge must exist (domain.ErrNotFound), be
+	// approved (domain.ErrNotRefundable), and its refunds may not exceed it
+	// (domain.ErrRefundExceedsCharge).
+	BeginRefund(ctx context.Context, r NewRefund, lease time.Duration) (domain.Refund, bool, error)
+	LeaseRefund(ctx context.Context, id uuid.UUID, lease time.Duration) (domain.Refund, bool, error)
+	CompleteRefund(ctx context.Context, id uuid.UUID, o domain.Outcome) (domain.Refund, error)
+	ReleaseRefund(ctx context.Context, id uuid.UUID) error
+}

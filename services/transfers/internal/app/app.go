@@ -1,0 +1,354 @@
+// Package app holds the transfers use cases: creating a transfer (idempotent, within the
+// sender's limits, with the first-transfer waiver), reading and listing the sender's
+// transfers, cancelling a voucher, reporting limits; and the worker that charges, issues
+// vouchers, expires them and refunds. It declares what it needs from other services
+// (PaymentMethods, Fees) and from storage (Repository).
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/thumela/thumela/services/transfers/internal/domain"
+)
+
+// Errors of the other services, as the app sees them.
+var (
+	// ErrPaymentMethodNotFound: the payment method is unknown or not the caller's.
+	ErrPaymentMethodNotFound = errors.New("payment method not found")
+	// ErrPaymentMethodNotUsable: the method exists but cannot pay for a transfer (a bank
+	// account, still 'Coming Soon').
+	ErrPaymentMethodNotUsable = errors.New("payment method cannot be used for transfers")
+	// ErrUnavailable wraps a failure of another service that a retry may cure.
+	ErrUnavailable = errors.New("a service the transfer depends on is unavailable")
+	// ErrChargeRejected: the processor refused the request itself (unknown token, bad
+	// amount), as opposed to declining the card; retrying cannot help, nothing was taken.
+	ErrChargeRejected = errors.New("charge rejected")
+)
+
+// PaymentMethod is the sender's method as paymentmethods answers for it.
+type PaymentMethod struct {
+	ID       string
+	UserID   string
+	Name     string
+	LastFour string
+	// Card is false for a method that cannot pay yet (bank account).
+	Card bool
+	// Token is the vault's opaque token, charged by the worker.
+	Token string
+}
+
+// ChargeRequest asks for a charge of the sender's card, once per IdempotencyKey.
+type ChargeRequest struct {
+	UserID         string
+	Token          string
+	Amount         domain.Money
+	IdempotencyKey string
+	Description    string
+}
+
+// ChargeResult is the processor's answer: approved with a charge id, or declined with a reason.
+type ChargeResult struct {
+	ChargeID       string
+	Approved       bool
+	DeclineCode    string
+	DeclineMessage string
+}
+
+// RefundRequest returns a charge's money, once per IdempotencyKey.
+type RefundRequest struct {
+	ChargeID       string
+	Amount         domain.Money
+	IdempotencyKey string
+	Reason         string
+}
+
+// PaymentMethods is the paymentmethods service. GetPaymentMethod acts for the user whose
+// access token is in ctx; Charge and Refund act as the transfers service.
+type PaymentMethods interface {
+	// GetPaymentMethod returns ErrPaymentMethodNotFound for an unknown or another user's id.
+	GetPaymentMethod(ctx context.Context, id string) (PaymentMethod, error)
+	// Charge returns ErrChargeRejected when the request can never succeed; other errors may
+	// be retried with the same idempotency key.
+	Charge(ctx context.Context, req ChargeRequest) (ChargeResult, error)
+	// Refund returns the processor's refund id.
+	Refund(ctx context.Context, req RefundRequest) (string, error)
+}
+
+// Fees is the fees service, acting for the user whose access token is in ctx.
+type Fees interface {
+	Quote(ctx context.Context, bank domain.Bank, amount domain.Money) (domain.Quote, error)
+}
+
+// UserState is what the create transaction knows about the sender, under their lock.
+type UserState struct {
+	Usage domain.Usage
+	// HasTransferred: the sender has a transfer that has not failed (the waiver is used).
+	HasTransferred bool
+}
+
+// ListFilter selects and pages a sender's transfers.
+type ListFilter struct {
+	// Query: a case-insensitive substring of the recipient's name, or a substring of the
+	// phone (its digits also matched against the stored E.164, so "082" finds "+2782…").
+	Query  string
+	Status domain.Status // "" for all
+	Offset int
+	Limit  int
+}
+
+// Repository stores transfers. Every method that changes a transfer writes its events to the
+// outbox in the same transaction.
+type Repository interface {
+	// FindByKey returns the sender's transfer created with the idempotency key, or
+	// domain.ErrNotFound.
+	FindByKey(ctx context.Context, userID uuid.UUID, key string) (*domain.Transfer, error)
+	// Create runs, under a lock per sender: if a transfer with the key exists it is returned
+	// with replayed=true; otherwise decide is given the sender's usage in periods and whether
+	// they have transferred before, and the transfer it returns is inserted with its events.
+	Create(ctx context.Context, userID uuid.UUID, key string, periods domain.Periods,
+		decide func(UserState) (*domain.Transfer, error)) (t *domain.Transfer, replayed bool, err error)
+	// Get returns the sender's transfer, or domain.ErrNotFound (also for another user's).
+	Get(ctx context.Context, userID, id uuid.UUID) (*domain.Transfer, error)
+	// List returns a page of the sender's transfers, newest first, and how many match.
+	List(ctx context.Context, userID uuid.UUID, f ListFilter) ([]*domain.Transfer, int, error)
+	// Usage returns the sender's usage in periods.
+	Usage(ctx context.Context, userID uuid.UUID, periods domain.Periods) (domain.Usage, error)
+	// Update locks the transfer, runs fn, and stores the result with its events; an error
+	// from fn rolls back. userID may be uuid.Nil for the worker (no scoping).
+	Update(ctx context.Context, userID, id uuid.UUID, fn func(*domain.Transfer) error) (*domain.Transfer, error)
+	// ClaimCharge takes one transfer whose charge is due (FOR UPDATE SKIP LOCKED), claims it
+	// until leaseUntil and returns it; nil when there is none.
+	ClaimCharge(ctx context.Context, now, leaseUntil time.Time) (*domain.Transfer, error)
+	// ClaimRefund is ClaimCharge for refunds.
+	ClaimRefund(ctx context.Context, now, leaseUntil time.Time) (*domain.Transfer, error)
+	// ExpireDue expires up to limit unclaimed vouchers past their expiry and returns how many.
+	ExpireDue(ctx context.Context, now time.Time, limit int) (int, error)
+}
+
+// Caller is the authenticated sender, from the verified access token.
+type Caller struct {
+	UserID     string
+	GivenName  string
+	FamilyName string
+}
+
+// displayName is how the recipient's SMS names the sender: "Thandi N.".
+func (c Caller) displayName() string {
+	given := strings.TrimSpace(c.GivenName)
+	family := []rune(strings.TrimSpace(c.FamilyName))
+	switch {
+	case given == "":
+		return ""
+	case len(family) == 0:
+		return given
+	default:
+		return given + " " + string(family[0]) + "."
+	}
+}
+
+// Config tunes the service.
+type Config struct {
+	Limits domain.Limits
+	// Now is the clock (time.Now by default); tests move it across days and months.
+	Now func() time.Time
+	// NewID makes transfer ids (uuid.New, a random v4, by default).
+	NewID func() uuid.UUID
+}
+
+// Service implements the sender's use cases.
+type Service struct {
+	repo     Repository
+	payments PaymentMethods
+	fees     Fees
+	limits   domain.Limits
+	now      func() time.Time
+	newID    func() uuid.UUID
+	logger   *slog.Logger
+}
+
+// New returns the service.
+func New(repo Repository, payments PaymentMethods, fees Fees, cfg Config, logger *slog.Logger) (*Service, error) {
+	if err := cfg.Limits.Validate(); err != nil {
+		return nil, fmt.Errorf("limits: %w", err)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = uuid.New
+	}
+	return &Service{repo: repo, payments: payments, fees: fees, limits: cfg.Limits, now: cfg.Now, newID: cfg.NewID, logger: logger}, nil
+}
+
+// self returns the caller's user id; a request naming another user (or a malformed id) is
+// domain.ErrNotFound, exactly as an unknown transfer.
+func self(c Caller, requested string) (uuid.UUID, error) {
+	id, err := uuid.Parse(c.UserID)
+	if err != nil {
+		return uuid.Nil, domain.ErrNotFound
+	}
+	if requested != "" {
+		if want, err := uuid.Parse(requested); err != nil || want != id {
+			return uuid.Nil, domain.ErrNotFound
+		}
+	}
+	return id, nil
+}
+
+// replay answers a request whose key was used before: the first transfer when the request is
+// the same, ErrIdempotencyConflict when it is not.
+func replay(t *domain.Transfer, hash []byte) (*domain.Transfer, error) {
+	if !bytes.Equal(t.RequestHash(), hash) {
+		return nil, domain.ErrIdempotencyConflict
+	}
+	return t, nil
+}
+
+// CreateTransfer accepts a transfer, pending; the worker charges the card. The same key with
+// the same request returns the first transfer; with a different one, ErrIdempotencyConflict.
+func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser string, in domain.RequestInput) (*domain.Transfer, error) {
+	userID, err := self(c, requestedUser)
+	if err != nil {
+		return nil, err
+	}
+	req, err := domain.NewRequest(in)
+	if err != nil {
+		return nil, err
+	}
+	hash := req.Hash()
+	// A retry (the browser's, the BFF's) is answered before any other service is called.
+	if t, err := s.repo.FindByKey(ctx, userID, req.IdempotencyKey()); err == nil {
+		return replay(t, hash)
+	} else if !errors.Is(err, domain.ErrNotFound) {
+		return nil, err
+	}
+	// Refuse what no usage could allow before asking the other services.
+	if err := s.limits.Check(req.Amount(), domain.Usage{}); err != nil {
+		return nil, err
+	}
+
+	pm, err := s.payments.GetPaymentMethod(ctx, req.PaymentMethodID())
+	if err != nil {
+		return nil, err
+	}
+	if pm.UserID != "" && pm.UserID != userID.String() {
+		return nil, ErrPaymentMethodNotFound // belt and braces: paymentmethods scopes by token
+	}
+	if !pm.Card {
+		return nil, ErrPaymentMethodNotUsable
+	}
+	if pm.Token == "" {
+		return nil, errors.New("paymentmethods answered a card without a token")
+	}
+	quote, err := s.fees.Quote(ctx, req.Bank(), req.Amount())
+	if err != nil {
+		return nil, err
+	}
+
+	now := s.now()
+	ref := domain.PaymentMethodRef{ID: pm.ID, Name: pm.Name, LastFour: pm.LastFour, Token: pm.Token}
+	t, replayed, err := s.repo.Create(ctx, userID, req.IdempotencyKey(), domain.PeriodsAt(now),
+		func(st UserState) (*domain.Transfer, error) {
+			if err := s.limits.Check(req.Amount(), st.Usage); err != nil {
+				return nil, err
+			}
+			fee := domain.DecideFee(quote, st.HasTransferred)
+			if fee.Waived != quote.Waived {
+				// Expected now and then: fees learns of transfers from events, a moment late.
+				s.logger.InfoContext(ctx, "first-transfer waiver decided against the quote",
+					"quote_waived", quote.Waived, "waived", fee.Waived)
+			}
+			return domain.NewTransfer(s.newID(), userID, req, ref, fee, c.displayName(), now), nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	if replayed {
+		return replay(t, hash)
+	}
+	return t, nil
+}
+
+// GetTransfer returns one of the caller's transfers.
+func (s *Service) GetTransfer(ctx context.Context, c Caller, requestedUser, id string) (*domain.Transfer, error) {
+	userID, err := self(c, requestedUser)
+	if err != nil {
+		return nil, err
+	}
+	tid, err := uuid.Parse(id)
+	if err != nil {
+		return nil, domain.ErrNotFound
+	}
+	return s.repo.Get(ctx, userID, tid)
+}
+
+// Paging defaults (the history page shows 5).
+const (
+	DefaultPageSize = 5
+	MaxPageSize     = 50
+)
+
+// Page is one page of the caller's transfers.
+type Page struct {
+	Transfers []*domain.Transfer
+	Total     int
+}
+
+// ListTransfers pages through the caller's transfers, newest first. page is 1-based (values
+// below 1 mean 1); size defaults to 5 and is capped at 50.
+func (s *Service) ListTransfers(ctx context.Context, c Caller, requestedUser, query string, status domain.Status, page, size int) (Page, error) {
+	userID, err := self(c, requestedUser)
+	if err != nil {
+		return Page{}, err
+	}
+	if size <= 0 {
+		size = DefaultPageSize
+	}
+	size = min(size, MaxPageSize)
+	page = max(page, 1)
+	query = strings.TrimSpace(query)
+	if len([]rune(query)) > 100 {
+		query = string([]rune(query)[:100])
+	}
+	list, total, err := s.repo.List(ctx, userID, ListFilter{Query: query, Status: status, Offset: (page - 1) * size, Limit: size})
+	if err != nil {
+		return Page{}, err
+	}
+	return Page{Transfers: list, Total: total}, nil
+}
+
+// CancelTransfer cancels the caller's voucher awaiting collection; the worker refunds the
+// whole total at once.
+func (s *Service) CancelTransfer(ctx context.Context, c Caller, requestedUser, id string) (*domain.Transfer, error) {
+	userID, err := self(c, requestedUser)
+	if err != nil {
+		return nil, err
+	}
+	tid, err := uuid.Parse(id)
+	if err != nil {
+		return nil, domain.ErrNotFound
+	}
+	now := s.now()
+	return s.repo.Update(ctx, userID, tid, func(t *domain.Transfer) error { return t.Cancel(now) })
+}
+
+// GetLimits reports the caller's usage against each limit, in Johannesburg time.
+func (s *Service) GetLimits(ctx context.Context, c Caller, requestedUser string) ([]domain.LimitUsage, error) {
+	userID, err := self(c, requestedUser)
+	if err != nil {
+		return nil, err
+	}
+	usage, err := s.repo.Usage(ctx, userID, domain.PeriodsAt(s.now()))
+	if err != nil {
+		return nil, err
+	}
+	return s.limits.Report(usage), nil
+}

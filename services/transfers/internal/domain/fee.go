@@ -1,0 +1,36 @@
+package domain
+
+// Quote is the fees service's price of a transfer: the recipient bank's fee and the platform
+// fee, whether or not the quote was waived.
+type Quote struct {
+	BankFee     Money
+	PlatformFee Money
+	Waived      bool
+}
+
+// Fee is the fee stored on a transfer: its components always, and whether it was waived.
+type Fee struct {
+	BankFee     Money
+	PlatformFee Money
+	Waived      bool
+}
+
+// Full is bank fee + platform fee: what the fee is without a waiver.
+func (f Fee) Full() Money { return f.BankFee.Add(f.PlatformFee) }
+
+// Charged is what the sender pays in fees: zero when waived.
+func (f Fee) Charged() Money {
+	if f.Waived {
+		return Money{}
+	}
+	return f.Full()
+}
+
+// DecideFee applies the first-transfer waiver (DECISIONS.md: the sender's first transfer
+// carries no fee at all). The fees service's quote may lag behind, because it learns of
+// transfers from events; the transfers service knows for certain, under the sender's lock,
+// whether a transfer that has not failed exists, and that decides. The quote supplies the
+// components.
+func DecideFee(q Quote, hasTransferred bool) Fee {
+	return Fee{BankFee: q.BankFee, PlatformFee: q.PlatformFee, Waived: !hasTransferred}
+}

@@ -1,0 +1,52 @@
+// Package domain holds the rules of a cash-send transfer: integer-cent money, the validated
+// request, the sender's limits in Africa/Johannesburg time, the fee decision with the
+// first-transfer waiver, the transfer's state machine and its cash voucher.
+package domain
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Money is an amount of South African rand in integer cents, never a float.
+type Money struct{ cents int64 }
+
+// Cents makes a Money of c cents.
+func Cents(c int64) Money { return Money{cents: c} }
+
+// Cents returns the amount in cents.
+func (m Money) Cents() int64 { return m.cents }
+
+// Add returns m + o. Amounts stay far below int64's range (a transfer is at most a few
+// thousand rand; a year's usage at most the yearly limit).
+func (m Money) Add(o Money) Money { return Money{cents: m.cents + o.cents} }
+
+// Sub returns m - o.
+func (m Money) Sub(o Money) Money { return Money{cents: m.cents - o.cents} }
+
+// Less reports whether m < o.
+func (m Money) Less(o Money) bool { return m.cents < o.cents }
+
+// IsZero reports whether m is R0.00.
+func (m Money) IsZero() bool { return m.cents == 0 }
+
+// String formats m as the product's texts quote amounts: R1,234.56 (or -R1,234.56).
+func (m Money) String() string {
+	sign, u := "", uint64(m.cents)
+	if m.cents < 0 {
+		sign, u = "-", uint64(-(m.cents+1))+1 // safe for math.MinInt64
+	}
+	rands := strconv.FormatUint(u/100, 10)
+	for i := len(rands) - 3; i > 0; i -= 3 {
+		rands = rands[:i] + "," + rands[i:]
+	}
+	return fmt.Sprintf("%sR%s.%02d", sign, rands, u%100)
+}
+
+// nonNegative returns m, or zero when m is negative.
+func (m Money) nonNegative() Money {
+	if m.cents < 0 {
+		return Money{}
+	}
+	return m
+}

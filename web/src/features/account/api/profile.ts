@@ -1,0 +1,39 @@
+import { Code } from "@connectrpc/connect";
+import { useMutation, useQuery, useTransport } from "@connectrpc/connect-query";
+import { useQueryClient } from "@tanstack/react-query";
+import { z } from "zod";
+import { AccountService } from "@/gen/thumela/bff/v1/bff_pb";
+import { hasCode } from "@/lib/errors";
+import { storeProfile } from "@/lib/profile-cache";
+
+export const FIRST_NAME_REQUIRED = "First name is required";
+export const LAST_NAME_REQUIRED = "Last name is required";
+export const PROFILE_UPDATE_FALLBACK = "Failed to update profile. Please try again.";
+export const PHONE_PLACEHOLDER = "+27 XX XXX XXXX";
+
+export const profileSchema = z.object({
+  firstName: z.string().trim().min(1, FIRST_NAME_REQUIRED),
+  lastName: z.string().trim().min(1, LAST_NAME_REQUIRED),
+  // Optional; the server accepts any common South African notation and stores E.164.
+  phoneNumber: z.string().trim(),
+});
+export type ProfileValues = z.infer<typeof profileSchema>;
+
+/**
+ * The signed-in user's profile. No profile yet (NotFound) is normal (spec section 4): the
+ * page shows empty fields.
+ */
+export function useProfile() {
+  return useQuery(AccountService.method.getProfile, {}, { retry: (count, error) => !hasCode(error, Code.NotFound) && count < 2 });
+}
+
+/** Saves the profile and shows it at once in this tab (badge and Account page). */
+export function useUpdateProfile() {
+  const queryClient = useQueryClient();
+  const transport = useTransport();
+  return useMutation(AccountService.method.updateProfile, {
+    onSuccess: (response) => {
+      if (response.profile) storeProfile(queryClient, transport, response.profile);
+    },
+  });
+}

@@ -1,0 +1,130 @@
+import { Code } from "@connectrpc/connect";
+import { createConnectQueryKey } from "@connectrpc/connect-query";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { FieldError } from "@/components/ui/field-error";
+import { Label } from "@/components/ui/input";
+import { PasswordInput } from "@/components/ui/password-input";
+import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
+import { errorMessage, hasCode } from "@/lib/errors";
+import {
+  MIN_PASSWORD_LENGTH,
+  PASSWORD_UPDATE_FALLBACK,
+  WRONG_CURRENT_PASSWORD,
+  changePasswordSchema,
+  useChangePassword,
+} from "../api/password";
+import type { ChangePasswordValues } from "../api/password";
+
+const EMPTY: ChangePasswordValues = { currentPassword: "", newPassword: "", confirmPassword: "" };
+
+/** The Security tab: 'Change Password' opens the form; success closes and clears it. */
+export function SecuritySection() {
+  const [open, setOpen] = useState(false);
+  return (
+    <Card className="p-6">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div>
+          <h2 className="text-lg font-semibold">Password</h2>
+          <p className="mt-1 max-w-prose text-sm text-slate-600 dark:text-slate-400">
+            To change your password you need to confirm your current password first. Your new password must be at
+            least {MIN_PASSWORD_LENGTH} characters.
+          </p>
+        </div>
+        {!open && (
+          <Button variant="outline" onClick={() => setOpen(true)}>
+            Change Password
+          </Button>
+        )}
+      </div>
+      {open && (
+        <div className="mt-6">
+          <ChangePasswordForm onClose={() => setOpen(false)} />
+        </div>
+      )}
+    </Card>
+  );
+}
+
+function isWrongCurrentPassword(error: unknown): boolean {
+  return (
+    (hasCode(error, Code.InvalidArgument) || hasCode(error, Code.Unauthenticated)) &&
+    errorMessage(error, "") === WRONG_CURRENT_PASSWORD
+  );
+}
+
+function ChangePasswordForm({ onClose }: { onClose: () => void }) {
+  const change = useChangePassword();
+  const queryClient = useQueryClient();
+  const {
+    register,
+    handleSubmit,
+    setError,
+    reset,
+    formState: { errors },
+  } = useForm<ChangePasswordValues>({ resolver: zodResolver(changePasswordSchema), defaultValues: EMPTY });
+
+  const onSubmit = async (values: ChangePasswordValues) => {
+    try {
+      await change.mutateAsync(values);
+      toast.success("Password updated", { description: "Your password has been updated successfully." });
+      reset(EMPTY);
+      onClose();
+    } catch (error) {
+      if (isWrongCurrentPassword(error)) {
+        setError("currentPassword", { message: WRONG_CURRENT_PASSWORD }, { shouldFocus: true });
+        toast.error("Update failed", { description: WRONG_CURRENT_PASSWORD });
+        return;
+      }
+      toast.error("Update failed", { description: errorMessage(error, PASSWORD_UPDATE_FALLBACK) });
+      if (hasCode(error, Code.Unauthenticated)) {
+        // The session itself ended: let the route guard re-check it.
+        void queryClient.invalidateQueries({
+          queryKey: createConnectQueryKey({ schema: AuthService.method.getSession, cardinality: undefined }),
+        });
+      }
+    }
+  };
+
+  const field = (name: keyof ChangePasswordValues, label: string, autoComplete: string) => (
+    <div>
+      <Label htmlFor={`password-${name}`}>{label}</Label>
+      <PasswordInput
+        id={`password-${name}`}
+        autoComplete={autoComplete}
+        aria-invalid={errors[name] ? true : undefined}
+        aria-describedby={errors[name] ? `password-${name}-error` : undefined}
+        {...register(name)}
+      />
+      <FieldError id={`password-${name}-error`} message={errors[name]?.message} />
+    </div>
+  );
+
+  return (
+    <form noValidate onSubmit={handleSubmit(onSubmit)} className="max-w-md space-y-5">
+      {field("currentPassword", "Current password", "current-password")}
+      {field("newPassword", "New password", "new-password")}
+      {field("confirmPassword", "Confirm new password", "new-password")}
+      <div className="flex flex-wrap gap-3">
+        <Button
+          variant="outline"
+          disabled={change.isPending}
+          onClick={() => {
+            reset(EMPTY);
+            onClose();
+          }}
+        >
+          Cancel
+        </Button>
+        <Button type="submit" busy={change.isPending}>
+          {change.isPending ? "Updating..." : "Update Password"}
+        </Button>
+      </div>
+    </form>
+  );
+}

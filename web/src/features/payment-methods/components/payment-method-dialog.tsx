@@ -1,0 +1,284 @@
+import { Code } from "@connectrpc/connect";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { CreditCard, Landmark, Lock } from "lucide-react";
+import type { ReactNode } from "react";
+import { Controller, useForm } from "react-hook-form";
+import { toast } from "sonner";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Dialog, DialogContent } from "@/components/ui/dialog";
+import { Input, Label } from "@/components/ui/input";
+import { NativeSelect } from "@/components/ui/native-select";
+import { Switch } from "@/components/ui/switch";
+import type { PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
+import { cn } from "@/lib/cn";
+import { errorMessage, hasCode } from "@/lib/errors";
+import {
+  CARD_NUMBER_MAX_LENGTH,
+  CVV_DIGITS,
+  EXPIRY_MONTHS,
+  MISSING_FIELDS_MESSAGE,
+  MISSING_FIELDS_TITLE,
+  SAVE_FAILURE_FALLBACK,
+  TOKENIZE_FAILURE_FALLBACK,
+  cardSchema,
+  expiryYears,
+  formatCardNumber,
+  fullYear,
+  maskedCardNumber,
+  sanitizeCvv,
+  useAddCard,
+  useUpdatePaymentMethod,
+} from "../api/payment-methods";
+import type { CardFormMode, CardFormValues } from "../api/payment-methods";
+
+interface PaymentMethodDialogProps {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  /** The method to edit; without it the dialog adds a card. */
+  method?: PaymentMethod;
+  /** Called with the new card after a successful add. */
+  onAdded?: (paymentMethod: PaymentMethod) => void;
+}
+
+/** The Add/Edit payment method dialog. Its form is mounted afresh each time it opens. */
+export function PaymentMethodDialog({ open, onOpenChange, method, onAdded }: PaymentMethodDialogProps) {
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      {open && (
+        <DialogContent title={method ? "Edit Payment Method" : "Add Payment Method"}>
+          <CardForm method={method} onDone={() => onOpenChange(false)} onAdded={onAdded} />
+        </DialogContent>
+      )}
+    </Dialog>
+  );
+}
+
+function initialValues(method?: PaymentMethod): CardFormValues {
+  if (!method) return { name: "", cardNumber: "", expiryMonth: "", expiryYear: "", cvv: "", isDefault: false };
+  return {
+    name: method.name,
+    cardNumber: maskedCardNumber(method.lastFour),
+    expiryMonth: method.expiryMonth ? String(method.expiryMonth).padStart(2, "0") : "",
+    expiryYear: method.expiryYear ? String(fullYear(method.expiryYear)) : "",
+    cvv: "",
+    isDefault: method.isDefault,
+  };
+}
+
+function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone: () => void; onAdded?: (paymentMethod: PaymentMethod) => void }) {
+  const mode: CardFormMode = method ? "edit" : "add";
+  const editing = mode === "edit";
+  const addCard = useAddCard();
+  const update = useUpdatePaymentMethod();
+  const busy = addCard.isPending || update.isPending;
+  const {
+    control,
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<CardFormValues>({ resolver: zodResolver(cardSchema(mode)), defaultValues: initialValues(method) });
+
+  const years = expiryYears();
+  const existingYear = editing ? initialValues(method).expiryYear : "";
+  // An older card's year may lie before this year: keep it selectable so it still shows.
+  if (existingYear && !years.some((year) => year.value === existingYear)) {
+    years.unshift({ value: existingYear, label: existingYear.slice(-2) });
+  }
+
+  const onValid = async (values: CardFormValues) => {
+    if (method) {
+      try {
+        await update.mutateAsync({ id: method.id, name: values.name.trim(), isDefault: values.isDefault });
+        toast.success("Payment method saved", { description: "Your payment method has been successfully saved." });
+        onDone();
+      } catch (error) {
+        toast.error("Error", { description: errorMessage(error, SAVE_FAILURE_FALLBACK) });
+      }
+      return;
+    }
+    try {
+      const response = await addCard.mutateAsync({
+        name: values.name.trim(),
+        cardNumber: values.cardNumber.replace(/\s/g, ""),
+        expiryMonth: Number(values.expiryMonth),
+        expiryYear: Number(values.expiryYear),
+        cvv: values.cvv,
+        isDefault: values.isDefault,
+      });
+      toast.success("Payment method added");
+      onDone();
+      if (response.paymentMethod) onAdded?.(response.paymentMethod);
+    } catch (error) {
+      if (hasCode(error, Code.FailedPrecondition) || hasCode(error, Code.InvalidArgument)) {
+        toast.error("Failed to tokenize card", { description: errorMessage(error, TOKENIZE_FAILURE_FALLBACK) });
+      } else {
+        toast.error("Error", { description: errorMessage(error, SAVE_FAILURE_FALLBACK) });
+      }
+    }
+  };
+
+  // Editing shows the expiry locked; locked fields are not part of the form.
+  const initial = initialValues(method);
+  const lockedOr = (name: "expiryMonth" | "expiryYear") =>
+    editing ? { value: initial[name], onChange: () => {} } : register(name);
+
+  const onInvalid = () => toast.error(MISSING_FIELDS_TITLE, { description: MISSING_FIELDS_MESSAGE });
+  const invalid = (name: keyof CardFormValues) => (errors[name] ? true : undefined);
+
+  return (
+    <form noValidate onSubmit={handleSubmit(onValid, onInvalid)} className="space-y-5">
+      <fieldset>
+        <legend className="mb-1.5 text-sm font-medium text-slate-700 dark:text-slate-200">Payment method type</legend>
+        <div className="grid grid-cols-2 gap-3">
+          <TypeOption label="Card" icon={<CreditCard aria-hidden="true" className="size-5" />} checked />
+          <TypeOption
+            label="Bank Account"
+            icon={<Landmark aria-hidden="true" className="size-5" />}
+            disabled
+            badge={<Badge tone="amber">Coming Soon</Badge>}
+          />
+        </div>
+      </fieldset>
+
+      <div>
+        <Label htmlFor="card-name">Card Name</Label>
+        <Input id="card-name" placeholder="e.g. Personal Visa" aria-invalid={invalid("name")} {...register("name")} />
+      </div>
+
+      <div>
+        <Label htmlFor="card-number">Card Number</Label>
+        {editing ? (
+          <div className="relative">
+            <Input id="card-number" value={maskedCardNumber(method?.lastFour ?? "")} disabled readOnly aria-describedby="card-number-locked" />
+            <Lock aria-hidden="true" className="pointer-events-none absolute right-3 top-1/2 size-4 -translate-y-1/2 text-slate-400" />
+            <p id="card-number-locked" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+              The card number can't be changed. Add a new card instead.
+            </p>
+          </div>
+        ) : (
+          <Controller
+            control={control}
+            name="cardNumber"
+            render={({ field }) => (
+              <Input
+                id="card-number"
+                inputMode="numeric"
+                autoComplete="cc-number"
+                placeholder="1234 5678 9012 3456"
+                maxLength={CARD_NUMBER_MAX_LENGTH}
+                aria-invalid={invalid("cardNumber")}
+                name={field.name}
+                ref={field.ref}
+                value={field.value}
+                onBlur={field.onBlur}
+                onChange={(event) => field.onChange(formatCardNumber(event.target.value))}
+              />
+            )}
+          />
+        )}
+      </div>
+
+      <div className={cn("grid gap-4", editing ? "grid-cols-1" : "grid-cols-2")}>
+        <fieldset>
+          <legend className="mb-1.5 text-sm font-medium text-slate-700 dark:text-slate-200">Expiry Date</legend>
+          <div className="flex gap-2">
+            <NativeSelect aria-label="Expiry month" disabled={editing} aria-invalid={invalid("expiryMonth")} {...lockedOr("expiryMonth")}>
+              <option value="" disabled>
+                MM
+              </option>
+              {EXPIRY_MONTHS.map((month) => (
+                <option key={month} value={month}>
+                  {month}
+                </option>
+              ))}
+            </NativeSelect>
+            <NativeSelect aria-label="Expiry year" disabled={editing} aria-invalid={invalid("expiryYear")} {...lockedOr("expiryYear")}>
+              <option value="" disabled>
+                YY
+              </option>
+              {years.map((year) => (
+                <option key={year.value} value={year.value}>
+                  {year.label}
+                </option>
+              ))}
+            </NativeSelect>
+          </div>
+        </fieldset>
+        {!editing && (
+          <div>
+            <Label htmlFor="card-cvv">CVV</Label>
+            <Controller
+              control={control}
+              name="cvv"
+              render={({ field }) => (
+                <Input
+                  id="card-cvv"
+                  type="password"
+                  inputMode="numeric"
+                  autoComplete="cc-csc"
+                  placeholder="123"
+                  maxLength={CVV_DIGITS}
+                  aria-invalid={invalid("cvv")}
+                  name={field.name}
+                  ref={field.ref}
+                  value={field.value}
+                  onBlur={field.onBlur}
+                  onChange={(event) => field.onChange(sanitizeCvv(event.target.value))}
+                />
+              )}
+            />
+          </div>
+        )}
+      </div>
+
+      <Controller
+        control={control}
+        name="isDefault"
+        render={({ field }) => (
+          <Switch id="card-default" label="Set as default payment method" checked={field.value} onCheckedChange={field.onChange} />
+        )}
+      />
+
+      <div className="flex flex-col-reverse gap-3 pt-2 sm:flex-row sm:justify-end">
+        <Button variant="outline" onClick={onDone} disabled={busy}>
+          Cancel
+        </Button>
+        <Button type="submit" busy={busy}>
+          {busy ? "Processing..." : editing ? "Update Payment Method" : "Add Payment Method"}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function TypeOption({
+  label,
+  icon,
+  checked = false,
+  disabled = false,
+  badge,
+}: {
+  label: string;
+  icon: ReactNode;
+  checked?: boolean;
+  disabled?: boolean;
+  badge?: ReactNode;
+}) {
+  return (
+    <label
+      className={cn(
+        "flex items-center gap-2 rounded-lg border p-3 text-sm font-medium has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-brand-500",
+        checked
+          ? "border-brand-600 bg-brand-50 text-brand-900 dark:border-brand-500 dark:bg-brand-950 dark:text-brand-100"
+          : "border-slate-300 text-slate-700 dark:border-slate-700 dark:text-slate-300",
+        disabled && "cursor-not-allowed opacity-60",
+      )}
+    >
+      <input type="radio" name="payment-method-type" className="sr-only" checked={checked} disabled={disabled} readOnly />
+      {icon}
+      <span>{label}</span>
+      {badge && <span className="ml-auto">{badge}</span>}
+    </label>
+  );
+}

@@ -1,0 +1,254 @@
+import { zodResolver } from "@hookform/resolvers/zod";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { createConnectQueryKey } from "@connectrpc/connect-query";
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { ComponentType, FormEvent } from "react";
+import { FormProvider, useForm, useWatch } from "react-hook-form";
+import { useSearchParams } from "react-router";
+import { toast } from "sonner";
+import { Card } from "@/components/ui/card";
+import { PaymentMethodsService } from "@/gen/thumela/bff/v1/bff_pb";
+import type { Bank, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
+import { track } from "@/lib/analytics";
+import { errorMessage } from "@/lib/errors";
+import { centsToDecimal, parseRandToCents } from "@/lib/money";
+import { useDebouncedValue } from "@/lib/use-debounced-value";
+import {
+  DEFAULT_LOCATION,
+  EMPTY_VALUES,
+  MESSAGES,
+  STEP_FIELDS,
+  STEP_MESSAGES,
+  WIZARD_STEPS,
+  newIdempotencyKey,
+  prefillFromSearch,
+  sendMoneySchema,
+} from "../../api/send-money";
+import type { SendMoneyValues, WithdrawalLocationInit, WizardStep } from "../../api/send-money";
+import { useBanks, useCreateTransfer, usePaymentCards, useRememberTransfer } from "../../api/transfers";
+import { StepIndicator } from "./step-indicator";
+import { AmountStep, ConfirmStep, PaymentStep, RecipientStep, StepActions } from "./steps";
+import { TransactionSummary } from "./transaction-summary";
+import { SubmittingPanel, TransferResult } from "./transfer-result";
+
+/** The add-card dialog the payment-methods feature provides (composed in by the route). */
+export interface AddCardDialogProps {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  onAdded: (paymentMethod: PaymentMethod) => void;
+}
+
+interface SendMoneyWizardProps {
+  /** True while the live stream is down: the result panel then re-reads the status every 3 s. */
+  poll: boolean;
+  AddCardDialog?: ComponentType<AddCardDialogProps>;
+}
+
+// Answers that mean the server took nothing from this attempt: a changed request may then
+// use a fresh idempotency key. After anything else (network, timeout, internal) the outcome is
+// unknown, so the same key is kept and the server answers the first result.
+const REFUSAL_CODES = new Set([
+  Code.InvalidArgument,
+  Code.FailedPrecondition,
+  Code.AlreadyExists,
+  Code.NotFound,
+  Code.PermissionDenied,
+  Code.ResourceExhausted,
+]);
+
+interface Attempt {
+  key: string;
+  /** The request last sent with this key. */
+  body?: string;
+  refused: boolean;
+}
+
+const freshAttempt = (): Attempt => ({ key: newIdempotencyKey(), refused: false });
+
+/** Amount → recipient → payment → confirmation, then the result panel. */
+export function SendMoneyWizard({ poll, AddCardDialog }: SendMoneyWizardProps) {
+  const [searchParams, setSearchParams] = useSearchParams();
+  const [initial] = useState(() => prefillFromSearch(searchParams));
+  const [location, setLocation] = useState<WithdrawalLocationInit>(initial.location);
+  const form = useForm<SendMoneyValues>({ resolver: zodResolver(sendMoneySchema), defaultValues: initial.values });
+  const [step, setStep] = useState<WizardStep>(1);
+  const [transferId, setTransferId] = useState<string>();
+  const attempt = useRef<Attempt>(undefined);
+  attempt.current ??= freshAttempt();
+
+  const banks = useBanks();
+  const bankOptions = banks.data?.banks ?? [];
+  const payment = usePaymentCards();
+  const [addedCard, setAddedCard] = useState<PaymentMethod>();
+  const [addCardOpen, setAddCardOpen] = useState(false);
+  const cards = useMemo(() => {
+    // A card just added shows at once, before the refreshed list arrives.
+    if (!addedCard) return payment.cards;
+    const list = payment.cards ?? [];
+    return list.some((card) => card.id === addedCard.id) ? list : [...list, addedCard];
+  }, [payment.cards, addedCard]);
+  const create = useCreateTransfer();
+  const remember = useRememberTransfer();
+  const queryClient = useQueryClient();
+
+  // The default card is preselected when none is chosen yet, otherwise the first.
+  useEffect(() => {
+    if (!cards?.length || form.getValues("paymentMethodId")) return;
+    form.setValue("paymentMethodId", (cards.find((card) => card.isDefault) ?? cards[0]).id);
+  }, [cards, form]);
+
+  const stepRef = useStepFocus(step);
+
+  const [amountText, bankText] = useWatch({ control: form.control, name: ["amount", "bank"] });
+  const quotedAmount = useDebouncedValue(parseRandToCents(amountText ?? ""), 300);
+  const quotedBank = bankText ? (Number(bankText) as Bank) : undefined;
+
+  const nextStep = async () => {
+    if (step === 4) return;
+    const ok = await form.trigger(STEP_FIELDS[step]);
+    if (!ok) {
+      const message = STEP_MESSAGES[step];
+      toast.error(message.title, { description: message.description });
+      return;
+    }
+    track("transaction_step_completed", { step, stepName: WIZARD_STEPS[step - 1].id });
+    setStep((step + 1) as WizardStep);
+  };
+
+  const send = async (values: SendMoneyValues) => {
+    const amountCents = parseRandToCents(values.amount) ?? 0n;
+    const body = {
+      recipientName: values.recipientName.trim(),
+      recipientPhone: values.recipientPhone.trim(),
+      bank: Number(values.bank) as Bank,
+      amountCents,
+      paymentMethodId: values.paymentMethodId,
+      withdrawalLocation: location,
+    };
+    const fingerprint = JSON.stringify({ ...body, amountCents: amountCents.toString() });
+    let current = attempt.current ?? freshAttempt();
+    if (current.refused && current.body !== fingerprint) current = freshAttempt();
+    current.body = fingerprint;
+    attempt.current = current;
+
+    const amount = centsToDecimal(amountCents);
+    track("transaction_started", { amount, recipientName: body.recipientName });
+    try {
+      const { transfer } = await create.mutateAsync({ idempotencyKey: current.key, ...body });
+      if (!transfer) throw new Error("The server did not return the transfer.");
+      remember(transfer);
+      setTransferId(transfer.id);
+      track("transaction_step_completed", { step: 4, stepName: "confirmation" });
+      toast.success(MESSAGES.initiated.title, { description: MESSAGES.initiated.description });
+    } catch (error) {
+      current.refused = error instanceof ConnectError && REFUSAL_CODES.has(error.code);
+      const description = errorMessage(error, MESSAGES.transferFailedFallback);
+      toast.error(MESSAGES.transferFailed, { description });
+      track("transaction_failed", { amount, error: description });
+    }
+  };
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    if (step < 4) {
+      event.preventDefault();
+      void nextStep();
+      return;
+    }
+    void form.handleSubmit(send, () => toast.error(MESSAGES.incomplete))(event);
+  };
+
+  const onCardAdded = (card: PaymentMethod) => {
+    setAddedCard(card);
+    form.setValue("paymentMethodId", card.id, { shouldValidate: form.formState.isSubmitted });
+    form.clearErrors("paymentMethodId");
+    setAddCardOpen(false);
+    toast.success(MESSAGES.cardAdded);
+    void queryClient.invalidateQueries({
+      queryKey: createConnectQueryKey({ schema: PaymentMethodsService.method.listPaymentMethods, cardinality: "finite" }),
+    });
+  };
+
+  const tryAgain = () => {
+    // A new attempt (the failed transfer keeps its key); the details stay, the card can change.
+    attempt.current = freshAttempt();
+    setTransferId(undefined);
+    setStep(3);
+  };
+
+  const sendAnother = () => {
+    attempt.current = freshAttempt();
+    form.reset(EMPTY_VALUES);
+    setLocation(DEFAULT_LOCATION);
+    setAddedCard(undefined);
+    setSearchParams({}, { replace: true });
+    setTransferId(undefined);
+    setStep(1);
+  };
+
+  return (
+    <div className="mx-auto w-full max-w-5xl">
+      <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Send Money</h1>
+      <p className="mt-1 text-slate-600 dark:text-slate-400">
+        Send money to any ATM in South Africa quickly and securely.
+      </p>
+      {transferId ? (
+        <div className="mt-6">
+          <TransferResult transferId={transferId} poll={poll} onTryAgain={tryAgain} onSendAnother={sendAnother} />
+        </div>
+      ) : (
+        <div className="mt-6 grid items-start gap-6 lg:grid-cols-3">
+          <div className="lg:col-span-2">
+            {create.isPending ? (
+              <SubmittingPanel />
+            ) : (
+              <Card className="p-5 sm:p-6">
+                <StepIndicator current={step} />
+                <FormProvider {...form}>
+                  <form ref={stepRef} noValidate onSubmit={onSubmit} aria-label="Send money" className="mt-6">
+                    {step === 1 && <AmountStep />}
+                    {step === 2 && <RecipientStep banks={bankOptions} banksLoading={banks.isPending} />}
+                    {step === 3 && (
+                      <PaymentStep
+                        cards={cards}
+                        loading={payment.isPending}
+                        onAddCard={AddCardDialog ? () => setAddCardOpen(true) : undefined}
+                      />
+                    )}
+                    {step === 4 && <ConfirmStep location={location} banks={bankOptions} cards={cards} />}
+                    <StepActions
+                      onBack={step > 1 ? () => setStep((step - 1) as WizardStep) : undefined}
+                      next={step === 4 ? "Send Money" : "Next"}
+                    />
+                  </form>
+                </FormProvider>
+              </Card>
+            )}
+          </div>
+          <aside>
+            <TransactionSummary amountCents={quotedAmount} bank={quotedBank} />
+          </aside>
+        </div>
+      )}
+      {AddCardDialog && <AddCardDialog open={addCardOpen} onOpenChange={setAddCardOpen} onAdded={onCardAdded} />}
+    </div>
+  );
+}
+
+/** Moves keyboard focus to the first field of a step when the step changes (not on first show). */
+function useStepFocus(step: WizardStep) {
+  const ref = useRef<HTMLFormElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const form = ref.current;
+    const target =
+      form?.querySelector<HTMLElement>("input:checked") ??
+      form?.querySelector<HTMLElement>("input, select, textarea, button");
+    target?.focus();
+  }, [step]);
+  return ref;
+}

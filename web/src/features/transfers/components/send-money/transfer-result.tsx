@@ -1,0 +1,234 @@
+import { CircleCheck, CircleHelp, CircleX, LoaderCircle } from "lucide-react";
+import { useEffect, useRef } from "react";
+import type { ReactNode } from "react";
+import { Link } from "react-router";
+import { Button, buttonClasses } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
+import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { track } from "@/lib/analytics";
+import { formatLongDateTime, toDate } from "@/lib/date";
+import { centsToDecimal, formatMoney } from "@/lib/money";
+import { isInFlight, useTransfer } from "../../api/transfers";
+import { formatPhone } from "../../lib/phone";
+
+export const RESULT_TEXT = {
+  processingTitle: "Processing your transfer...",
+  processing: "Your transfer is being processed. This may take a moment...",
+  successTitle: "Transfer Successful",
+  success: "Your transfer has been completed successfully!",
+  errorTitle: "Transfer Failed",
+  error: "Your transfer could not be processed. Please try again.",
+  unknownTitle: "Status Unknown",
+  unknown: "We couldn't determine the status of your transfer. Please check your transaction history.",
+} as const;
+
+export type ResultState = "processing" | "success" | "error" | "unknown";
+
+/** The panel's state from the transfer's status (spec section 4, DECISIONS.md's buttons). */
+export function resultState(status: TransferStatus | undefined): ResultState {
+  if (isInFlight(status)) return "processing";
+  if (status === TransferStatus.COMPLETED) return "success";
+  if (status === TransferStatus.FAILED) return "error";
+  return "unknown";
+}
+
+/** While the create request is on its way: no transaction id yet. */
+export function SubmittingPanel() {
+  return (
+    <Panel
+      icon={<LoaderCircle aria-hidden="true" className="size-12 animate-spin text-brand-600" />}
+      title={RESULT_TEXT.processingTitle}
+    >
+      <TransactionId id={undefined} />
+    </Panel>
+  );
+}
+
+interface TransferResultProps {
+  transferId: string;
+  /** True while the live stream is down: the status is then re-read every 3 s. */
+  poll: boolean;
+  onTryAgain: () => void;
+  onSendAnother: () => void;
+}
+
+/** Replaces the form once the transfer exists and follows its status as it changes. */
+export function TransferResult({ transferId, poll, onTryAgain, onSendAnother }: TransferResultProps) {
+  const { data, isPending } = useTransfer(transferId, { poll });
+  const transfer = data?.transfer;
+  const state = isPending ? "processing" : resultState(transfer?.status);
+  useReportOutcome(transfer);
+
+  switch (state) {
+    case "processing":
+      return (
+        <Panel
+          icon={<LoaderCircle aria-hidden="true" className="size-12 animate-spin text-brand-600" />}
+          title={RESULT_TEXT.processingTitle}
+          actions={
+            <>
+              <Link to="/transactions" className={buttonClasses("outline")}>
+                View Transactions
+              </Link>
+              <Link to="/dashboard" className={buttonClasses("primary")}>
+                Back to Dashboard
+              </Link>
+            </>
+          }
+        >
+          <p>{RESULT_TEXT.processing}</p>
+          <TransactionId id={transferId} />
+        </Panel>
+      );
+    case "success":
+      return (
+        <Panel
+          icon={<CircleCheck aria-hidden="true" className="size-12 text-emerald-600" />}
+          title={RESULT_TEXT.successTitle}
+          actions={
+            <>
+              <Link to="/dashboard" className={buttonClasses("outline")}>
+                Back to Dashboard
+              </Link>
+              <Button onClick={onSendAnother}>Send Another Transfer</Button>
+              <Link to="/transactions" className={buttonClasses("outline")}>
+                View All Transactions
+              </Link>
+            </>
+          }
+        >
+          <p>{RESULT_TEXT.success}</p>
+          {transfer && <CompletedDetails transfer={transfer} />}
+        </Panel>
+      );
+    case "error":
+      return (
+        <Panel
+          icon={<CircleX aria-hidden="true" className="size-12 text-red-600" />}
+          title={RESULT_TEXT.errorTitle}
+          actions={
+            <>
+              <Button onClick={onTryAgain}>Try Again</Button>
+              <Link to="/dashboard" className={buttonClasses("outline")}>
+                Back to Dashboard
+              </Link>
+            </>
+          }
+        >
+          <p>{transfer?.failureReason || RESULT_TEXT.error}</p>
+          <TransactionId id={transferId} />
+        </Panel>
+      );
+    default:
+      return (
+        <Panel
+          icon={<CircleHelp aria-hidden="true" className="size-12 text-amber-600" />}
+          title={RESULT_TEXT.unknownTitle}
+          actions={
+            <>
+              <Link to="/transactions" className={buttonClasses("outline")}>
+                View Transactions
+              </Link>
+              <Link to="/dashboard" className={buttonClasses("primary")}>
+                Back to Dashboard
+              </Link>
+            </>
+          }
+        >
+          <p>{RESULT_TEXT.unknown}</p>
+        </Panel>
+      );
+  }
+}
+
+/** transaction_completed / transaction_failed, once per transfer. */
+function useReportOutcome(transfer: Transfer | undefined) {
+  const reported = useRef<string>(undefined);
+  const status = transfer?.status;
+  useEffect(() => {
+    if (!transfer || reported.current === transfer.id) return;
+    if (status === TransferStatus.COMPLETED) {
+      reported.current = transfer.id;
+      track("transaction_completed", {
+        amount: centsToDecimal(transfer.amountCents),
+        transactionId: transfer.id,
+        recipientName: transfer.recipientName,
+      });
+    } else if (status === TransferStatus.FAILED) {
+      reported.current = transfer.id;
+      track("transaction_failed", {
+        amount: centsToDecimal(transfer.amountCents),
+        error: transfer.failureReason || "Transaction failed on server",
+      });
+    }
+  }, [transfer, status]);
+}
+
+function CompletedDetails({ transfer }: { transfer: Transfer }) {
+  const expires = toDate(transfer.voucher?.expiresAt);
+  return (
+    <div className="mx-auto mt-5 w-full max-w-md space-y-4 text-left">
+      {transfer.voucher?.number && (
+        <div className="rounded-lg border border-emerald-200 bg-emerald-50 p-4 dark:border-emerald-900 dark:bg-emerald-950/60">
+          <p className="text-sm text-emerald-900 dark:text-emerald-200">Voucher number</p>
+          <p className="font-mono text-2xl font-semibold tracking-wider">{transfer.voucher.number}</p>
+          <p className="mt-2 text-sm text-emerald-900 dark:text-emerald-200">
+            {transfer.recipientName} received the voucher number and PIN by SMS on {formatPhone(transfer.recipientPhone)}.
+            They withdraw the cash at an ATM with the voucher number, the PIN and their phone number.
+          </p>
+          {expires && (
+            <p className="mt-2 text-sm font-medium text-emerald-900 dark:text-emerald-200">
+              Valid until <time dateTime={expires.toISOString()}>{formatLongDateTime(expires)}</time>
+            </p>
+          )}
+        </div>
+      )}
+      <dl className="space-y-1.5 text-sm">
+        <Line term="Amount">{formatMoney(transfer.amountCents)}</Line>
+        <Line term="Fee">{transfer.feeWaived ? `${formatMoney(transfer.feeCents)} (first transfer free)` : formatMoney(transfer.feeCents)}</Line>
+        <Line term="Total">{formatMoney(transfer.totalAmountCents)}</Line>
+      </dl>
+    </div>
+  );
+}
+
+function Line({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div className="flex justify-between gap-4">
+      <dt className="text-slate-500 dark:text-slate-400">{term}</dt>
+      <dd className="font-medium tabular-nums">{children}</dd>
+    </div>
+  );
+}
+
+function TransactionId({ id }: { id: string | undefined }) {
+  return (
+    <p className="mt-3 text-sm text-slate-500 dark:text-slate-400">
+      Transaction ID: <span className="font-mono">{id ?? "Generating..."}</span>
+    </p>
+  );
+}
+
+interface PanelProps {
+  icon: ReactNode;
+  title: string;
+  children: ReactNode;
+  actions?: ReactNode;
+}
+
+/** The state's text is a live region (announced as it changes); the buttons are outside it. */
+function Panel({ icon, title, children, actions }: PanelProps) {
+  return (
+    <Card aria-labelledby="transfer-result-title" className="p-6 text-center sm:p-8">
+      <div role="status" className="flex flex-col items-center text-slate-700 dark:text-slate-300">
+        {icon}
+        <h2 id="transfer-result-title" className="mt-4 text-xl font-semibold text-slate-900 dark:text-white">
+          {title}
+        </h2>
+        <div className="mt-2 w-full">{children}</div>
+      </div>
+      {actions && <div className="mt-6 flex flex-col justify-center gap-3 sm:flex-row">{actions}</div>}
+    </Card>
+  );
+}

@@ -1,0 +1,187 @@
+import { Copy, X } from "lucide-react";
+import { AlertDialog, Dialog } from "radix-ui";
+import { useState } from "react";
+import type { ReactNode } from "react";
+import { Link } from "react-router";
+import { toast } from "sonner";
+import { Button, buttonClasses } from "@/components/ui/button";
+import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { cn } from "@/lib/cn";
+import { formatLongDateTime, formatRecentDate, toDate } from "@/lib/date";
+import { errorMessage } from "@/lib/errors";
+import { formatMoney } from "@/lib/money";
+import {
+  COLLECTION_LABEL,
+  STATUS_LABEL,
+  canCancelVoucher,
+  paymentMethodLabel,
+  sendAgainPath,
+  statusTone,
+  transferReference,
+  useCancelTransfer,
+  useRememberTransfer,
+} from "../api/transfers";
+import { formatPhone } from "../lib/phone";
+
+export const COPIED_MESSAGE = "Reference number copied to clipboard";
+
+interface TransactionDetailsDialogProps {
+  /** The transfer to show; undefined closes the dialog. */
+  transfer: Transfer | undefined;
+  onOpenChange: (open: boolean) => void;
+}
+
+/** The Transaction Details dialog opened from the dashboard's rows and the history table. */
+export function TransactionDetailsDialog({ transfer, onOpenChange }: TransactionDetailsDialogProps) {
+  return (
+    <Dialog.Root open={transfer !== undefined} onOpenChange={onOpenChange}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
+        <Dialog.Content
+          aria-describedby={undefined}
+          className="fixed top-1/2 left-1/2 z-50 max-h-[90dvh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-xl bg-white p-5 shadow-xl sm:p-6 dark:bg-slate-900"
+        >
+          <div className="flex items-start justify-between gap-4">
+            <Dialog.Title className="text-lg font-semibold">Transaction Details</Dialog.Title>
+            <Dialog.Close
+              aria-label="Close"
+              className="-m-2 inline-flex size-10 items-center justify-center rounded-lg text-slate-500 hover:bg-slate-100 dark:hover:bg-slate-800"
+            >
+              <X aria-hidden="true" className="size-5" />
+            </Dialog.Close>
+          </div>
+          {transfer && <TransactionDetails key={transfer.id} transfer={transfer} />}
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
+  // A cancellation answers the updated transfer; show it at once, before the lists refresh.
+  const [updated, setUpdated] = useState<Transfer>();
+  const transfer = updated && updated.id === initial.id ? updated : initial;
+  const reference = transferReference(transfer);
+  const created = toDate(transfer.createdAt);
+  const expires = toDate(transfer.voucher?.expiresAt);
+  const collection = transfer.voucher ? COLLECTION_LABEL[transfer.voucher.collectionStatus] : "";
+
+  const copyReference = async () => {
+    try {
+      await navigator.clipboard.writeText(reference);
+      toast.success(COPIED_MESSAGE);
+    } catch {
+      toast.error("Could not copy the reference number");
+    }
+  };
+
+  return (
+    <div className="mt-4 space-y-5">
+      <div className="flex items-center justify-between gap-3 rounded-lg bg-slate-50 px-4 py-3 dark:bg-slate-800/60">
+        <div>
+          <p className="text-xs text-slate-500 dark:text-slate-400">Reference number</p>
+          <p className="font-mono text-base font-semibold tracking-wide">{reference}</p>
+        </div>
+        <Button variant="ghost" size="icon" aria-label="Copy reference number" onClick={() => void copyReference()}>
+          <Copy aria-hidden="true" className="size-4" />
+        </Button>
+      </div>
+
+      <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2.5 text-sm">
+        <Row term="Recipient">
+          {transfer.recipientName}
+          <span className="block text-slate-500 dark:text-slate-400">{formatPhone(transfer.recipientPhone)}</span>
+        </Row>
+        <Row term="Amount">{formatMoney(transfer.amountCents)}</Row>
+        <Row term="Fee">
+          {formatMoney(transfer.feeCents)}
+          {transfer.feeWaived && <span className="ml-2 text-emerald-700 dark:text-emerald-400">First transfer free</span>}
+        </Row>
+        <Row term="Total">
+          <span className="font-semibold">{formatMoney(transfer.totalAmountCents)}</span>
+        </Row>
+        <Row term="Date & Time">
+          {created ? <time dateTime={created.toISOString()}>{formatRecentDate(created)}</time> : "Not recorded"}
+        </Row>
+        <Row term="Payment Method">
+          {paymentMethodLabel(transfer.paymentMethodName, transfer.paymentMethodLastFour)}
+        </Row>
+        <Row term="Withdrawal Location">{transfer.withdrawalLocation?.name || "Not specified"}</Row>
+        <Row term="Status">
+          <span className={cn("font-semibold", statusTone(transfer.status))}>
+            {STATUS_LABEL[transfer.status].toUpperCase()}
+          </span>
+          {collection && <span className="ml-2 text-slate-600 dark:text-slate-400">· {collection}</span>}
+        </Row>
+        {transfer.voucher?.number && <Row term="Voucher number">{transfer.voucher.number}</Row>}
+        {expires && canCancelVoucher(transfer) && (
+          <Row term="Collect before">
+            <time dateTime={expires.toISOString()}>{formatLongDateTime(expires)}</time>
+          </Row>
+        )}
+        {transfer.failureReason && <Row term="Reason">{transfer.failureReason}</Row>}
+      </dl>
+
+      <div className="flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
+        {canCancelVoucher(transfer) && <CancelVoucherButton transfer={transfer} onCancelled={setUpdated} />}
+        <Link to={sendAgainPath(transfer)} className={buttonClasses("primary")}>
+          Send Similar
+        </Link>
+      </div>
+    </div>
+  );
+}
+
+function Row({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <>
+      <dt className="text-slate-500 dark:text-slate-400">{term}</dt>
+      <dd className="text-right text-slate-900 dark:text-slate-100">{children}</dd>
+    </>
+  );
+}
+
+/** Cancels an unclaimed voucher after a confirmation; the full amount goes back to the card. */
+function CancelVoucherButton({ transfer, onCancelled }: { transfer: Transfer; onCancelled: (t: Transfer) => void }) {
+  const [open, setOpen] = useState(false);
+  const cancel = useCancelTransfer();
+  const remember = useRememberTransfer();
+
+  const confirm = async () => {
+    try {
+      const response = await cancel.mutateAsync({ id: transfer.id });
+      const cancelled = response.transfer ?? transfer;
+      remember(cancelled);
+      onCancelled(cancelled);
+      setOpen(false);
+      toast.success("Voucher cancelled", {
+        description: `${formatMoney(cancelled.totalAmountCents)} will be refunded to your card.`,
+      });
+    } catch (error) {
+      setOpen(false);
+      toast.error("Cancel failed", { description: errorMessage(error, "There was a problem cancelling the voucher.") });
+    }
+  };
+
+  return (
+    <AlertDialog.Root open={open} onOpenChange={setOpen}>
+      <AlertDialog.Trigger className={buttonClasses("outline")}>Cancel voucher</AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="fixed inset-0 z-50 bg-slate-950/50" />
+        <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-xl bg-white p-6 shadow-xl dark:bg-slate-900">
+          <AlertDialog.Title className="text-lg font-semibold">Cancel this voucher?</AlertDialog.Title>
+          <AlertDialog.Description className="mt-2 text-sm text-slate-600 dark:text-slate-400">
+            {transfer.recipientName} will no longer be able to withdraw the cash. The full amount of{" "}
+            {formatMoney(transfer.totalAmountCents)}, fee included, will be refunded to your card.
+          </AlertDialog.Description>
+          <div className="mt-6 flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
+            <AlertDialog.Cancel className={buttonClasses("outline")}>Keep voucher</AlertDialog.Cancel>
+            <Button variant="destructive" busy={cancel.isPending} onClick={() => void confirm()}>
+              {cancel.isPending ? "Cancelling..." : "Yes, cancel voucher"}
+            </Button>
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
+  );
+}
