@@ -100,6 +100,21 @@ run: tools build ## Bring the whole stack up on http://localhost:8080 (Ctrl-C st
 	$(BIN)/thumela-dev
 
 # ---------------------------------------------------------------------------------------------
+# Benchmarks
+# ---------------------------------------------------------------------------------------------
+
+# The PostgreSQL the throw-away bench stack (and pgbench) use: TEST_DATABASE_URL, else
+# DATABASE_URL, else the local server. BENCH_FLAGS passes flags to thumela-bench, e.g.
+# BENCH_FLAGS='-duration 30s'.
+BENCH_DATABASE_URL ?= $(or $(TEST_DATABASE_URL),$(DATABASE_URL),postgres://postgres@127.0.0.1:5432/postgres)
+BENCH_FLAGS ?=
+
+.PHONY: bench
+bench: build-go build-web ## Measure the performance targets on a throw-away stack (docs/benchmarks.md).
+	go build -o $(BIN)/thumela-bench ./deploy/devstack/cmd/thumela-bench
+	DATABASE_URL='$(BENCH_DATABASE_URL)' $(BIN)/thumela-bench -root $(ROOT) $(BENCH_FLAGS)
+
+# ---------------------------------------------------------------------------------------------
 # Tests
 # ---------------------------------------------------------------------------------------------
 

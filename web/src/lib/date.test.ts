@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatRecentDate } from "./date";
+import { formatHistoryDate, formatLongDateTime, formatRecentDate } from "./date";
 
 describe("formatRecentDate", () => {
   const now = new Date(2026, 2, 15, 18, 0);
@@ -13,5 +13,17 @@ describe("formatRecentDate", () => {
     const text = formatRecentDate(new Date(2026, 2, 1, 14, 30), now);
     expect(text).toMatch(/^0?1 Mar/);
     expect(text).toMatch(/14:30$/);
+  });
+});
+
+describe("formatHistoryDate", () => {
+  it("shows a 2-digit day, short month, year and 2-digit hour and minute (en-ZA)", () => {
+    expect(formatHistoryDate(new Date(2026, 2, 5, 9, 7))).toBe("05 Mar 2026, 09:07");
+  });
+});
+
+describe("formatLongDateTime", () => {
+  it("writes the month in words", () => {
+    expect(formatLongDateTime(new Date(2026, 2, 22, 14, 30))).toMatch(/^22 March 2026.*14:30$/);
   });
 });

@@ -1,5 +1,6 @@
 import "@testing-library/jest-dom/vitest";
 import { cleanup } from "@testing-library/react";
+import { toast } from "sonner";
 import { afterEach, vi } from "vitest";
 
 // jsdom has no matchMedia; the theme and sonner ask for it.
@@ -28,3 +29,23 @@ afterEach(() => {
 
 // jsdom does not scroll; the router's scroll restoration calls it on every navigation.
 window.scrollTo = () => {};
+
+// jsdom has no ResizeObserver; Radix (switch, menus) measures elements with it.
+if (typeof window.ResizeObserver !== "function") {
+  window.ResizeObserver = class {
+    observe() {}
+    unobserve() {}
+    disconnect() {}
+  };
+}
+
+// Nor pointer capture or scrollIntoView, which Radix menus call on their items.
+Element.prototype.hasPointerCapture ??= () => false;
+Element.prototype.releasePointerCapture ??= () => {};
+Element.prototype.scrollIntoView ??= () => {};
+
+// Sonner keeps its toasts in module state, so one test's toasts would show again in the next
+// test's Toaster: dismiss them all after each test.
+afterEach(() => {
+  toast.dismiss();
+});

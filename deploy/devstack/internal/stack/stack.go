@@ -51,6 +51,25 @@ type Config struct {
 	PostgresPort int
 	Out          io.Writer
 	Logger       *slog.Logger
+	// ExtraEnv ("NAME=value") is added to every child's environment after the stack's own
+	// variables, so it can override them (the benchmark's tuning).
+	ExtraEnv []string
+	// Ready, when set, is called once the BFF answers its health check, with where the stack
+	// is and which processes it runs. It must not block: Run waits for it to return.
+	Ready func(Ready)
+}
+
+// Ready describes a running stack to Config.Ready.
+type Ready struct {
+	// BaseURL is the BFF's address, e.g. http://127.0.0.1:8080.
+	BaseURL string
+	// DatabaseURL is the database the services use.
+	DatabaseURL string
+	// NatsURL is the NATS server the services use.
+	NatsURL string
+	// PIDs are the children's process ids by name (the services, the BFF and, when the stack
+	// runs its own cluster, postgres).
+	PIDs map[string]int
 }
 
 // Run brings the stack up, blocks until ctx ends or a child dies, then stops everything.
@@ -162,7 +181,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	start := func(name, binary string, extraEnv ...string) error {
 		cmd := exec.Command(filepath.Join(cfg.Root, "bin", binary))
-		cmd.Env = append(append([]string{}, env...), extraEnv...)
+		cmd.Env = append(append(append([]string{}, env...), extraEnv...), cfg.ExtraEnv...)
 		cmd.Dir = cfg.Root
 		p, err := startProcess(name, cmd, cfg.Out, &outMu, width)
 		if err != nil {
@@ -192,6 +211,13 @@ func Run(ctx context.Context, cfg Config) error {
 	fmt.Fprintf(cfg.Out, "\n  Thumela is running at %s\n  Dev outbox (e-mails and SMS): %s/dev/outbox\n  Stop with Ctrl-C.\n\n", displayURL(cfg.HTTPAddr), displayURL(cfg.HTTPAddr))
 	fmt.Fprintf(cfg.Out, "THUMELA_READY %s\n", base)
 	outMu.Unlock()
+	if cfg.Ready != nil {
+		pids := make(map[string]int, len(procs))
+		for _, p := range procs {
+			pids[p.name] = p.cmd.Process.Pid
+		}
+		cfg.Ready(Ready{BaseURL: base, DatabaseURL: databaseURL, NatsURL: natsURL, PIDs: pids})
+	}
 
 	// Run until asked to stop or until a child dies: a stack with a dead service is not a
 	// stack anyone should be testing against.

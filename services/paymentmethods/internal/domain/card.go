@@ -299,6 +299,24 @@ func (c NewCard) CVV() CVV { return c.cvv }
 // IsDefault says whether the user asked for this card to become the default.
 func (c NewCard) IsDefault() bool { return c.isDefault }
 
+// String describes the card without its number or CVV. NewCard's fields are unexported, and
+// fmt prints unexported fields raw (it cannot call their methods), so NewCard masks itself.
+func (c NewCard) String() string {
+	return fmt.Sprintf("card %q %s exp %s", c.name, c.number.String(), c.expiry.String())
+}
+
+// GoString is String, for %#v.
+func (c NewCard) GoString() string { return c.String() }
+
+// Format prints String for every verb.
+func (c NewCard) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
+
+// LogValue shows the card masked.
+func (c NewCard) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("name", c.name), slog.String("number", c.number.String()),
+		slog.String("expiry", c.expiry.String()))
+}
+
 // Wipe overwrites the number and the CVV once the card is tokenized (or refused).
 func (c NewCard) Wipe() {
 	c.number.Wipe()

@@ -1,27 +1,87 @@
 // Command transfers serves thumela.transfers.v1: cash-send transfers, their vouchers and the
-// sender's limits. Not implemented yet: every RPC answers Unimplemented.
+// sender's limits, and runs the worker that charges cards, issues vouchers, expires them and
+// refunds.
 package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
 
 	"google.golang.org/grpc"
 
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/grpcserver"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
 	"github.com/thumela/thumela/services/platform/service"
+	"github.com/thumela/thumela/services/transfers/internal/adapters/feesgrpc"
+	"github.com/thumela/thumela/services/transfers/internal/adapters/paymentmethodsgrpc"
 	"github.com/thumela/thumela/services/transfers/internal/adapters/postgres"
+	"github.com/thumela/thumela/services/transfers/internal/app"
+	"github.com/thumela/thumela/services/transfers/internal/domain"
 	"github.com/thumela/thumela/services/transfers/internal/ports"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Config is the service's configuration: the shared settings only for now
-// (TRANSFERS_GRPC_ADDR, DATABASE_URL, NATS_URL, IDENTITY_ADDR, …).
+// Config is the service's configuration: the shared settings (TRANSFERS_GRPC_ADDR,
+// DATABASE_URL, NATS_URL, IDENTITY_ADDR, …) and its own, TRANSFERS_-prefixed unless noted.
 type Config struct {
 	service.Base
+	PaymentMethodsAddr string `env:"PAYMENTMETHODS_ADDR,noprefix" required:"true"`
+	FeesAddr           string `env:"FEES_ADDR,noprefix" required:"true"`
+	// ServiceSecret authenticates this service to identity's IssueServiceToken (the token
+	// paymentmethods requires for Charge and Refund).
+	ServiceSecret string `env:"SERVICE_SECRET" required:"true" secret:"true"`
+
+	// Limits in cents, on the amount sent (DECISIONS.md).
+	LimitMinimumCents     int64 `env:"LIMIT_MINIMUM_CENTS" default:"1000"`
+	LimitPerTransferCents int64 `env:"LIMIT_PER_TRANSFER_CENTS" default:"300000"`
+	LimitDailyCents       int64 `env:"LIMIT_DAILY_CENTS" default:"500000"`
+	LimitMonthlyCents     int64 `env:"LIMIT_MONTHLY_CENTS" default:"2400000"`
+	LimitYearlyCents      int64 `env:"LIMIT_YEARLY_CENTS" default:"10000000"`
+
+	VoucherTTL        time.Duration `env:"VOUCHER_TTL" default:"168h"`
+	WorkerConcurrency int           `env:"WORKER_CONCURRENCY" default:"8"`
+	ProcessingLease   time.Duration `env:"PROCESSING_LEASE" default:"1m"`
+	WorkerSweep       time.Duration `env:"WORKER_SWEEP" default:"5s"`
+}
+
+func (c *Config) limits() domain.Limits {
+	return domain.Limits{
+		Minimum:     domain.Cents(c.LimitMinimumCents),
+		PerTransfer: domain.Cents(c.LimitPerTransferCents),
+		Daily:       domain.Cents(c.LimitDailyCents),
+		Monthly:     domain.Cents(c.LimitMonthlyCents),
+		Yearly:      domain.Cents(c.LimitYearlyCents),
+	}
+}
+
+// validate checks what the tags cannot.
+func (c *Config) validate() error {
+	var errs []error
+	if c.IdentityAddr == "" {
+		errs = append(errs, errors.New("IDENTITY_ADDR is required (service tokens for Charge and Refund)"))
+	}
+	if err := c.limits().Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("TRANSFERS_LIMIT_*: %w", err))
+	}
+	if c.VoucherTTL <= 0 {
+		errs = append(errs, errors.New("TRANSFERS_VOUCHER_TTL must be positive"))
+	}
+	if c.WorkerConcurrency <= 0 {
+		errs = append(errs, errors.New("TRANSFERS_WORKER_CONCURRENCY must be positive"))
+	}
+	if c.ProcessingLease < 2*time.Second {
+		errs = append(errs, errors.New("TRANSFERS_PROCESSING_LEASE must be at least 2s"))
+	}
+	if c.WorkerSweep <= 0 {
+		errs = append(errs, errors.New("TRANSFERS_WORKER_SWEEP must be positive"))
+	}
+	return errors.Join(errs...)
 }
 
 func main() { service.Main(spec(nil)) }
@@ -36,8 +96,43 @@ func spec(keys auth.KeySource) service.Spec {
 		Config:     &cfg,
 		Migrations: []platformpg.MigrationSet{postgres.Migrations},
 		Setup: func(_ context.Context, rt *service.Runtime) error {
+			if err := cfg.validate(); err != nil {
+				return fmt.Errorf("config: %w", err)
+			}
+			identity, err := grpcserver.Dial(cfg.IdentityAddr)
+			if err != nil {
+				return err
+			}
+			rt.OnClose(func() { _ = identity.Close() })
+			tokens := auth.IdentityServiceTokens(identity, "transfers", cfg.ServiceSecret)
+			pmConn, err := grpcserver.Dial(cfg.PaymentMethodsAddr, grpc.WithPerRPCCredentials(auth.PerRPCCredentials(tokens)))
+			if err != nil {
+				return err
+			}
+			rt.OnClose(func() { _ = pmConn.Close() })
+			feesConn, err := grpcserver.Dial(cfg.FeesAddr)
+			if err != nil {
+				return err
+			}
+			rt.OnClose(func() { _ = feesConn.Close() })
+
+			repo := postgres.NewTransfers(rt.Pool)
+			payments := paymentmethodsgrpc.New(pmConn)
+			svc, err := app.New(repo, payments, feesgrpc.New(feesConn), app.Config{Limits: cfg.limits()}, rt.Logger)
+			if err != nil {
+				return err
+			}
+			worker := app.NewWorker(repo, payments, app.WorkerConfig{
+				Concurrency: cfg.WorkerConcurrency,
+				Lease:       cfg.ProcessingLease,
+				Sweep:       cfg.WorkerSweep,
+				VoucherTTL:  cfg.VoucherTTL,
+			}, rt.Logger)
+			listener := postgres.NewListener(rt.Pool, rt.Name, rt.Logger)
+			rt.Go("transfers-listener", func(ctx context.Context) error { return listener.Run(ctx, worker.Notify) })
+			rt.Go("transfers-worker", worker.Run)
 			return rt.Serve(ports.Policy, keys, func(s grpc.ServiceRegistrar) {
-				transfersv1.RegisterTransfersServiceServer(s, ports.NewServer())
+				transfersv1.RegisterTransfersServiceServer(s, ports.NewServer(svc, rt.Logger))
 			})
 		},
 	}

@@ -74,7 +74,7 @@ type RefundRequest struct {
 // access token is in ctx; Charge and Refund act as the transfers service.
 type PaymentMethods interface {
 	// GetPaymentMethod returns ErrPaymentMethodNotFound for an unknown or another user's id.
-	GetPaymentMethod(ctx context.Context, id string) (PaymentMethod, error)
+	GetPaymentMethod(ctx context.Context, userID, id string) (PaymentMethod, error)
 	// Charge returns ErrChargeRejected when the request can never succeed; other errors may
 	// be retried with the same idempotency key.
 	Charge(ctx context.Context, req ChargeRequest) (ChargeResult, error)
@@ -235,7 +235,7 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 		return nil, err
 	}
 
-	pm, err := s.payments.GetPaymentMethod(ctx, req.PaymentMethodID())
+	pm, err := s.payments.GetPaymentMethod(ctx, userID.String(), req.PaymentMethodID())
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import { useNavigate } from "react-router";
 import { toast } from "sonner";
 import { LoadingBlock } from "@/components/ui/spinner";
 import { useSignOut } from "@/features/auth/api/sign-out";
+import { resetAnalytics } from "@/lib/analytics";
 import { hasCode } from "@/lib/errors";
 
 /** Signs out at once: → /login on success, → /dashboard on failure. */
@@ -30,6 +31,7 @@ export default function LogoutPage() {
     function signedOut() {
       toast.success("Logged out", { description: "You have been successfully logged out." });
       queryClient.clear();
+      void resetAnalytics();
       navigate("/login", { replace: true });
     }
   }, [signOut, queryClient, navigate]);

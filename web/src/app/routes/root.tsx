@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { Link, Outlet, ScrollRestoration, isRouteErrorResponse, useMatches, useNavigation, useRouteError } from "react-router";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { LoadingBlock } from "@/components/ui/spinner";
+import { useAnalyticsPageViews } from "@/lib/analytics-react";
 
 /** Route `handle` data: the page title shown in the browser tab. */
 export interface RouteHandle {
@@ -10,6 +11,7 @@ export interface RouteHandle {
 
 export function RootLayout() {
   useDocumentTitle();
+  useAnalyticsPageViews();
   return (
     <>
       <NavigationProgress />

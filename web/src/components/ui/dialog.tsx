@@ -1,5 +1,6 @@
 import { X } from "lucide-react";
 import { Dialog as DialogPrimitive } from "radix-ui";
+import { useState } from "react";
 import type { ReactNode } from "react";
 import { cn } from "@/lib/cn";
 
@@ -11,18 +12,25 @@ interface DialogContentProps {
   description?: ReactNode;
   children: ReactNode;
   className?: string;
+  /**
+   * Where focus goes back to on close. Default: what had focus when the dialog opened (a
+   * dialog opened from a menu item should pass the menu's button instead).
+   */
+  returnFocus?: HTMLElement | null;
 }
 
 /**
  * A centred modal (Radix Dialog): focus is trapped inside, Escape and the close button dismiss
  * it and focus returns to what opened it.
  */
-export function DialogContent({ title, description, children, className }: DialogContentProps) {
+export function DialogContent({ title, description, children, className, returnFocus }: DialogContentProps) {
+  const [openedFrom] = useState(() => document.activeElement as HTMLElement | null);
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
       <DialogPrimitive.Content
         {...(description ? {} : { "aria-describedby": undefined })}
+        onCloseAutoFocus={(event) => restoreFocus(event, returnFocus ?? openedFrom)}
         className={cn(
           "fixed left-1/2 top-1/2 z-50 max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto",
           "rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900",
@@ -47,4 +55,12 @@ export function DialogContent({ title, description, children, className }: Dialo
       </DialogPrimitive.Content>
     </DialogPrimitive.Portal>
   );
+}
+
+/** Focuses `target` instead of Radix's default (the Dialog.Trigger, which controlled dialogs lack). */
+export function restoreFocus(event: Event, target: HTMLElement | null | undefined): void {
+  if (target?.isConnected) {
+    event.preventDefault();
+    target.focus();
+  }
 }

@@ -31,6 +31,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }) {
       signal: controller.signal,
       onStatus: setStatus,
       onEvent: (event) => applyLiveEvent(queryClient, transport, event),
+      onResync: () => void queryClient.invalidateQueries(),
       onUnauthenticated: () => {
         void queryClient.invalidateQueries({
           queryKey: createConnectQueryKey({ schema: AuthService.method.getSession, cardinality: undefined }),

@@ -26,6 +26,8 @@ export interface WatchOptions {
   onStatus: (status: LiveStatus) => void;
   /** The session ended: the stream stops for good. */
   onUnauthenticated: () => void;
+  /** Events may have been missed (the cursor was refused): cached data should be re-read. */
+  onResync?: () => void;
 }
 
 /**
@@ -33,7 +35,7 @@ export interface WatchOptions {
  * When the stream breaks it waits (RECONNECT_DELAYS_MS), then reopens it with the cursor of
  * the last event seen, so the server replays what was missed.
  */
-export async function watchLiveEvents({ transport, signal, onEvent, onStatus, onUnauthenticated }: WatchOptions): Promise<void> {
+export async function watchLiveEvents({ transport, signal, onEvent, onStatus, onUnauthenticated, onResync }: WatchOptions): Promise<void> {
   const client = createClient(EventsService, transport);
   let cursor = "";
   let failures = 0;
@@ -49,10 +51,8 @@ export async function watchLiveEvents({ transport, signal, onEvent, onStatus, on
     };
     try {
       expectMore();
-      const stream = client.watchEvents(
-        { resumeAfter: cursor },
-        { signal: attempt.signal, onHeader: () => onStatus("connected") },
-      );
+      // The server's first message (a heartbeat) tells that the stream is open.
+      const stream = client.watchEvents({ resumeAfter: cursor }, { signal: attempt.signal });
       for await (const response of stream) {
         expectMore();
         failures = 0;
@@ -72,6 +72,11 @@ export async function watchLiveEvents({ transport, signal, onEvent, onStatus, on
         onStatus("reconnecting");
         onUnauthenticated();
         return;
+      }
+      if (hasCode(error, Code.InvalidArgument) && cursor) {
+        // The server no longer knows our cursor: start from now and re-read what is shown.
+        cursor = "";
+        onResync?.();
       }
     } finally {
       clearTimeout(silence);

@@ -1,12 +1,27 @@
-// Package postgres will store the transfers service's data in its own schema; for now it only
-// carries the schema's migrations.
+// Package postgres stores transfers in the transfers schema: the repository of the app layer,
+// with the outbox events of every change written in the same transaction, and the listener
+// that wakes the worker when work is committed.
 package postgres
 
 import (
+	"context"
 	"embed"
+	"errors"
+	"fmt"
 	"io/fs"
+	"strings"
+	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/thumela/thumela/services/platform/outbox"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
+	"github.com/thumela/thumela/services/transfers/internal/app"
+	"github.com/thumela/thumela/services/transfers/internal/domain"
+	"github.com/thumela/thumela/services/transfers/internal/events"
 )
 
 //go:embed migrations/*.sql
@@ -21,4 +36,421 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 		panic(err) // embedded at build time
 	}
 	return sub
+}
+
+// WorkChannel is the LISTEN/NOTIFY channel on which commits that create work for the worker
+// (a new transfer, a refund owed) are announced, per schema like the outbox's.
+func WorkChannel(schema string) string { return "transfers_work_" + schema }
+
+const notifyWork = `SELECT pg_notify('transfers_work_' || current_schema(), '')`
+
+// userLockClass namespaces the per-sender advisory locks (two-int form, which never meets the
+// platform's one-bigint locks).
+const userLockClass = 0x7472_6e73 // "trns"
+
+// Transfers implements app.Repository.
+type Transfers struct{ pool *pgxpool.Pool }
+
+// NewTransfers returns the repository over pool (search_path = transfers).
+func NewTransfers(pool *pgxpool.Pool) *Transfers { return &Transfers{pool: pool} }
+
+var _ app.Repository = (*Transfers)(nil)
+
+const columns = `id, user_id, idempotency_key, request_hash, sender_name, recipient_name, recipient_phone, bank,
+	amount_cents, bank_fee_cents, platform_fee_cents, fee_waived, status, failure_reason,
+	payment_method_id, payment_method_name, payment_method_last_four, payment_method_token,
+	location_name, location_type, charge_id, attempts, lease_until,
+	voucher_number, voucher_pin_hash, collection_status, voucher_expires_at, collected_at,
+	refund_status, refund_id, refund_reason, created_at, updated_at`
+
+func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
+	var (
+		s                                        domain.State
+		phone, bank, status                      string
+		amount, bankFee, platformFee             int64
+		lease, expires, collected                *time.Time
+		voucherNumber, pinHash, collection, refd *string
+	)
+	err := row.Scan(&s.ID, &s.UserID, &s.IdempotencyKey, &s.RequestHash, &s.SenderName, &s.RecipientName, &phone, &bank,
+		&amount, &bankFee, &platformFee, &s.Fee.Waived, &status, &s.FailureReason,
+		&s.PaymentMethod.ID, &s.PaymentMethod.Name, &s.PaymentMethod.LastFour, &s.PaymentMethod.Token,
+		&s.Location.Name, &s.Location.Type, &s.ChargeID, &s.Attempts, &lease,
+		&voucherNumber, &pinHash, &collection, &expires, &collected,
+		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt)
+	if err != nil {
+		return nil, err
+	}
+	s.RecipientPhone = domain.PhoneFromE164(phone)
+	s.Bank, s.Status = domain.Bank(bank), domain.Status(status)
+	s.Amount, s.Fee.BankFee, s.Fee.PlatformFee = domain.Cents(amount), domain.Cents(bankFee), domain.Cents(platformFee)
+	s.LeaseUntil = deref(lease)
+	s.Voucher = domain.Voucher{
+		Number: derefS(voucherNumber), PINHash: derefS(pinHash), Status: domain.CollectionStatus(derefS(collection)),
+		ExpiresAt: deref(expires), CollectedAt: deref(collected),
+	}
+	s.Refund.Status = domain.RefundStatus(derefS(refd))
+	return domain.Restore(s), nil
+}
+
+func deref(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+func derefS(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// FindByKey implements app.Repository.
+func (r *Transfers) FindByKey(ctx context.Context, userID uuid.UUID, key string) (*domain.Transfer, error) {
+	return r.one(ctx, r.pool, `SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
+}
+
+// Get implements app.Repository.
+func (r *Transfers) Get(ctx context.Context, userID, id uuid.UUID) (*domain.Transfer, error) {
+	return r.one(ctx, r.pool, `SELECT `+columns+` FROM transfers WHERE id = $1 AND user_id = $2`, id, userID)
+}
+
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func (r *Transfers) one(ctx context.Context, q querier, sql string, args ...any) (*domain.Transfer, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read transfer: %w", err)
+	}
+	t, err := pgx.CollectExactlyOneRow(rows, scan)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, domain.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read transfer: %w", err)
+	}
+	return t, nil
+}
+
+// counts is the condition for a transfer to count against the limits: not failed, and its
+// voucher not cancelled or expired (the money went back).
+const counts = `status <> 'failed' AND (collection_status IS NULL OR collection_status NOT IN ('cancelled', 'expired'))`
+
+const usageSQL = `SELECT
+	coalesce(sum(amount_cents) FILTER (WHERE created_at >= $2), 0),
+	coalesce(sum(amount_cents) FILTER (WHERE created_at >= $3), 0),
+	coalesce(sum(amount_cents), 0)
+	FROM transfers WHERE user_id = $1 AND created_at >= $4 AND ` + counts
+
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func usage(ctx context.Context, q rowQuerier, userID uuid.UUID, p domain.Periods) (domain.Usage, error) {
+	var day, month, year int64
+	err := q.QueryRow(ctx, usageSQL, userID, p.DayStart, p.MonthStart, p.YearStart).Scan(&day, &month, &year)
+	if err != nil {
+		return domain.Usage{}, fmt.Errorf("usage: %w", err)
+	}
+	return domain.Usage{Day: domain.Cents(day), Month: domain.Cents(month), Year: domain.Cents(year)}, nil
+}
+
+// Usage implements app.Repository.
+func (r *Transfers) Usage(ctx context.Context, userID uuid.UUID, p domain.Periods) (domain.Usage, error) {
+	return usage(ctx, r.pool, userID, p)
+}
+
+// Create implements app.Repository. The transaction takes an advisory lock on the sender
+// first, so the idempotency look-up, the limits and the waiver are decided on a usage no
+// concurrent create of the same sender can change before this one commits.
+func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p domain.Periods,
+	decide func(app.UserState) (*domain.Transfer, error)) (*domain.Transfer, bool, error) {
+	var (
+		out      *domain.Transfer
+		replayed bool
+	)
+	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(userLockClass), userID.String()); err != nil {
+			return fmt.Errorf("lock sender: %w", err)
+		}
+		existing, err := r.one(ctx, tx, `SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
+		if err == nil {
+			out, replayed = existing, true
+			return nil
+		}
+		if !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+		var st app.UserState
+		if st.Usage, err = usage(ctx, tx, userID, p); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM transfers WHERE user_id = $1 AND status <> 'failed')`,
+			userID).Scan(&st.HasTransferred); err != nil {
+			return fmt.Errorf("first transfer: %w", err)
+		}
+		t, err := decide(st)
+		if err != nil {
+			return err
+		}
+		if err := insert(ctx, tx, t); err != nil {
+			return err
+		}
+		if err := writeEvents(ctx, tx, t); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, notifyWork); err != nil {
+			return fmt.Errorf("notify worker: %w", err)
+		}
+		out = t
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, replayed, nil
+}
+
+func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
+	s := t.State()
+	_, err := tx.Exec(ctx, `INSERT INTO transfers (id, user_id, idempotency_key, request_hash, sender_name,
+		recipient_name, recipient_phone, bank, amount_cents, bank_fee_cents, platform_fee_cents, fee_cents,
+		total_cents, fee_waived, status, payment_method_id, payment_method_name, payment_method_last_four,
+		payment_method_token, location_name, location_type, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+		s.ID, s.UserID, s.IdempotencyKey, s.RequestHash, s.SenderName,
+		s.RecipientName, s.RecipientPhone.E164(), string(s.Bank), s.Amount.Cents(), s.Fee.BankFee.Cents(), s.Fee.PlatformFee.Cents(),
+		s.Fee.Charged().Cents(), t.Total().Cents(), s.Fee.Waived, string(s.Status), s.PaymentMethod.ID, s.PaymentMethod.Name,
+		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("insert transfer: %w", err)
+	}
+	return nil
+}
+
+func writeEvents(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
+	msgs, err := events.Messages(t, t.TakeEvents())
+	if err != nil {
+		return err
+	}
+	return outbox.Write(ctx, tx, msgs...)
+}
+
+// save writes the mutable fields of t, guarded by the status it had when it was locked, and
+// its events.
+func save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.Status) error {
+	s := t.State()
+	tag, err := tx.Exec(ctx, `UPDATE transfers SET status = $3, failure_reason = $4, charge_id = $5, attempts = $6,
+		lease_until = $7, voucher_number = $8, voucher_pin_hash = $9, collection_status = $10,
+		voucher_expires_at = $11, collected_at = $12, refund_status = $13, refund_id = $14, refund_reason = $15,
+		updated_at = $16
+		WHERE id = $1 AND status = $2`,
+		s.ID, string(was), string(s.Status), s.FailureReason, s.ChargeID, s.Attempts,
+		nullTime(s.LeaseUntil), nullString(s.Voucher.Number), nullString(s.Voucher.PINHash), nullString(string(s.Voucher.Status)),
+		nullTime(s.Voucher.ExpiresAt), nullTime(s.Voucher.CollectedAt), nullString(string(s.Refund.Status)), s.Refund.ID, s.Refund.Reason,
+		s.UpdatedAt)
+	if constraint, ok := platformpg.IsUniqueViolation(err); ok && constraint == "transfers_voucher_number_key" {
+		return domain.ErrVoucherNumberTaken
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && strings.HasSuffix(pgErr.ConstraintName, "_transition") {
+		return fmt.Errorf("%w: %s", domain.ErrInvalidTransition, pgErr.Message)
+	}
+	if err != nil {
+		return fmt.Errorf("update transfer: %w", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("%w: status of %s changed under its lock", domain.ErrInvalidTransition, s.ID)
+	}
+	if err := writeEvents(ctx, tx, t); err != nil {
+		return err
+	}
+	if s.Refund.Status == domain.RefundPending {
+		if _, err := tx.Exec(ctx, notifyWork); err != nil {
+			return fmt.Errorf("notify worker: %w", err)
+		}
+	}
+	return nil
+}
+
+// Update implements app.Repository.
+func (r *Transfers) Update(ctx context.Context, userID, id uuid.UUID, fn func(*domain.Transfer) error) (*domain.Transfer, error) {
+	var out *domain.Transfer
+	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		sql, args := `SELECT `+columns+` FROM transfers WHERE id = $1 FOR UPDATE`, []any{id}
+		if userID != uuid.Nil {
+			sql, args = `SELECT `+columns+` FROM transfers WHERE id = $1 AND user_id = $2 FOR UPDATE`, []any{id, userID}
+		}
+		t, err := r.one(ctx, tx, sql, args...)
+		if err != nil {
+			return err
+		}
+		was := t.Status()
+		if err := fn(t); err != nil {
+			return err
+		}
+		if err := save(ctx, tx, t, was); err != nil {
+			return err
+		}
+		out = t
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// claim locks the first row of sql that no one else has locked, applies fn and saves it.
+func (r *Transfers) claim(ctx context.Context, sql string, now time.Time, fn func(*domain.Transfer) error) (*domain.Transfer, error) {
+	var out *domain.Transfer
+	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		t, err := r.one(ctx, tx, sql, now)
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		was := t.Status()
+		if err := fn(t); err != nil {
+			return err
+		}
+		if err := save(ctx, tx, t, was); err != nil {
+			return err
+		}
+		out = t
+		return nil
+	})
+	return out, err
+}
+
+// ClaimCharge implements app.Repository: the oldest pending transfer, or a processing one
+// whose lease has passed.
+func (r *Transfers) ClaimCharge(ctx context.Context, now, leaseUntil time.Time) (*domain.Transfer, error) {
+	return r.claim(ctx, `SELECT `+columns+` FROM transfers
+		WHERE status IN ('pending', 'processing') AND (status = 'pending' OR lease_until <= $1)
+		ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`, now,
+		func(t *domain.Transfer) error { return t.ClaimCharge(now, leaseUntil) })
+}
+
+// ClaimRefund implements app.Repository.
+func (r *Transfers) ClaimRefund(ctx context.Context, now, leaseUntil time.Time) (*domain.Transfer, error) {
+	return r.claim(ctx, `SELECT `+columns+` FROM transfers
+		WHERE refund_status = 'pending' AND (lease_until IS NULL OR lease_until <= $1)
+		ORDER BY lease_until NULLS FIRST LIMIT 1 FOR UPDATE SKIP LOCKED`, now,
+		func(t *domain.Transfer) error { return t.ClaimRefund(now, leaseUntil) })
+}
+
+// ExpireDue implements app.Repository: one transaction per batch; each expiry owes a refund,
+// which the commit announces to the worker.
+func (r *Transfers) ExpireDue(ctx context.Context, now time.Time, limit int) (int, error) {
+	n := 0
+	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT `+columns+` FROM transfers
+			WHERE collection_status = 'awaiting_collection' AND voucher_expires_at <= $1
+			ORDER BY voucher_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
+		if err != nil {
+			return fmt.Errorf("due vouchers: %w", err)
+		}
+		due, err := pgx.CollectRows(rows, scan)
+		if err != nil {
+			return fmt.Errorf("due vouchers: %w", err)
+		}
+		for _, t := range due {
+			was := t.Status()
+			if err := t.Expire(now); err != nil {
+				return err
+			}
+			if err := save(ctx, tx, t, was); err != nil {
+				return err
+			}
+		}
+		n = len(due)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// List implements app.Repository: the count and the page read one snapshot.
+func (r *Transfers) List(ctx context.Context, userID uuid.UUID, f app.ListFilter) ([]*domain.Transfer, int, error) {
+	where, args := []string{"user_id = $1"}, []any{userID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if f.Status != "" {
+		where = append(where, "status = "+arg(string(f.Status)))
+	}
+	if q := f.Query; q != "" {
+		like := "%" + escapeLike(q) + "%"
+		p := arg(like)
+		conds := []string{"recipient_name ILIKE " + p, "recipient_phone LIKE " + p}
+		if digits := onlyDigits(q); digits != "" && digits != q {
+			conds = append(conds, "recipient_phone LIKE "+arg("%"+digits+"%"))
+		}
+		if digits := onlyDigits(q); len(digits) > 1 && digits[0] == '0' {
+			// National notation: "082…" is "+2782…".
+			conds = append(conds, "recipient_phone LIKE "+arg("+27"+digits[1:]+"%"))
+		}
+		where = append(where, "("+strings.Join(conds, " OR ")+")")
+	}
+	cond := strings.Join(where, " AND ")
+	var (
+		list  []*domain.Transfer
+		total int
+	)
+	err := platformpg.InTxWith(ctx, r.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM transfers WHERE `+cond, args...).Scan(&total); err != nil {
+			return err
+		}
+		if total == 0 || f.Offset >= total {
+			return nil
+		}
+		pageArgs := append(append([]any{}, args...), f.Limit, f.Offset)
+		rows, err := tx.Query(ctx, `SELECT `+columns+` FROM transfers WHERE `+cond+
+			fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d`, len(args)+1, len(args)+2), pageArgs...)
+		if err != nil {
+			return err
+		}
+		list, err = pgx.CollectRows(rows, scan)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list transfers: %w", err)
+	}
+	return list, total, nil
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func onlyDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
 }

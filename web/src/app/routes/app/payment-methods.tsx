@@ -1,5 +1,5 @@
-import { ComingSoon } from "@/components/ui/coming-soon";
+import { PaymentMethodsPage } from "@/features/payment-methods/components/payment-methods-page";
 
-export default function PaymentMethodsPage() {
-  return <ComingSoon title="Payment Methods" subtitle="Manage your cards and bank accounts for sending money." />;
+export default function PaymentMethodsRoute() {
+  return <PaymentMethodsPage />;
 }

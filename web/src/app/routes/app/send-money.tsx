@@ -1,5 +1,7 @@
-import { ComingSoon } from "@/components/ui/coming-soon";
+import { AddCardDialog } from "@/features/payment-methods";
+import { SendMoneyWizard } from "@/features/transfers/components/send-money/send-money-wizard";
 
+/** The wizard, with the payment-methods feature's add-card dialog composed in (STYLE.md rule 10). */
 export default function SendMoneyPage() {
-  return <ComingSoon title="Send Money" subtitle="Send money to any ATM in South Africa quickly and securely." />;
+  return <SendMoneyWizard AddCardDialog={AddCardDialog} />;
 }

@@ -1,5 +1,5 @@
-import { ComingSoon } from "@/components/ui/coming-soon";
+import { TransactionHistory } from "@/features/transfers/components/transaction-history";
 
 export default function TransactionsPage() {
-  return <ComingSoon title="Transaction History" />;
+  return <TransactionHistory />;
 }

@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { FormAlert } from "@/components/ui/form-alert";
 import { Input, Label } from "@/components/ui/input";
 import { PasswordInput } from "@/components/ui/password-input";
+import { identify } from "@/lib/analytics";
 import { errorMessage, hasCode } from "@/lib/errors";
 import { useStoreSession } from "../api/session";
 import { savePendingVerification } from "../api/pending-verification";
@@ -38,6 +39,7 @@ export function LoginForm() {
     try {
       const session = await signIn.mutateAsync(values);
       await storeSession(session);
+      identify(session.user);
       navigate(safeRedirect(searchParams.get("redirect")), { replace: true });
     } catch (error) {
       toast.error("Login failed", { description: errorMessage(error, LOGIN_TOAST_FALLBACK) });

@@ -6,6 +6,7 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Input, Label } from "@/components/ui/input";
 import { CodePurpose } from "@/gen/thumela/bff/v1/bff_pb";
+import { identify } from "@/lib/analytics";
 import { errorMessage } from "@/lib/errors";
 import {
   clearPendingVerification,
@@ -59,6 +60,7 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
       const session = await verify.mutateAsync({ email: pending.email, code });
       clearPendingVerification();
       await storeSession(session);
+      identify(session.user);
       navigate("/dashboard", { replace: true });
     } catch (error) {
       toast.error("Verification failed", { description: errorMessage(error, VERIFY_FAILURE_FALLBACK) });

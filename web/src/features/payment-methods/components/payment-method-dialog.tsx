@@ -39,14 +39,16 @@ interface PaymentMethodDialogProps {
   method?: PaymentMethod;
   /** Called with the new card after a successful add. */
   onAdded?: (paymentMethod: PaymentMethod) => void;
+  /** Where focus returns on close; default: what had focus when it opened. */
+  returnFocus?: HTMLElement | null;
 }
 
 /** The Add/Edit payment method dialog. Its form is mounted afresh each time it opens. */
-export function PaymentMethodDialog({ open, onOpenChange, method, onAdded }: PaymentMethodDialogProps) {
+export function PaymentMethodDialog({ open, onOpenChange, method, onAdded, returnFocus }: PaymentMethodDialogProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
       {open && (
-        <DialogContent title={method ? "Edit Payment Method" : "Add Payment Method"}>
+        <DialogContent title={method ? "Edit Payment Method" : "Add Payment Method"} returnFocus={returnFocus}>
           <CardForm method={method} onDone={() => onOpenChange(false)} onAdded={onAdded} />
         </DialogContent>
       )}

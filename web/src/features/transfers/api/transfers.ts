@@ -116,6 +116,11 @@ export const STATUS_LABEL: Record<TransferStatus, string> = {
   [TransferStatus.FAILED]: "Failed",
 };
 
+/** The label of a status; a status this client does not know yet reads 'Unknown'. */
+export function statusLabel(status: TransferStatus): string {
+  return STATUS_LABEL[status] ?? STATUS_LABEL[TransferStatus.UNSPECIFIED];
+}
+
 export const COLLECTION_LABEL: Record<CollectionStatus, string> = {
   [CollectionStatus.UNSPECIFIED]: "",
   [CollectionStatus.AWAITING_COLLECTION]: "Awaiting collection",

@@ -4,17 +4,15 @@ import { Card } from "@/components/ui/card";
 import { LoadingBlock } from "@/components/ui/spinner";
 import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { formatRecentDate, toDate } from "@/lib/date";
+import { useLiveStatus } from "@/lib/live-status";
 import { formatSignedMoney } from "@/lib/money";
 import { useRecentTransfers } from "../api/transfers";
 import { TransactionDetailsDialog } from "./transaction-details-dialog";
 import { TransferStatusIcon } from "./transfer-status-icon";
 
-interface RecentTransactionsCardProps {
-  /** True while the live stream is down: rows still in flight are then re-read every 5 s. */
-  poll?: boolean;
-}
-
-export function RecentTransactionsCard({ poll = false }: RecentTransactionsCardProps) {
+export function RecentTransactionsCard() {
+  // Rows update from the live stream; while it is down, rows in flight are re-read every 5 s.
+  const poll = useLiveStatus() !== "connected";
   const { data, isPending, error } = useRecentTransfers({ poll });
   const [selected, setSelected] = useState<Transfer>();
 

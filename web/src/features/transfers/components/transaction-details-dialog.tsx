@@ -1,27 +1,28 @@
-import { Copy, X } from "lucide-react";
-import { AlertDialog, Dialog } from "radix-ui";
+import { Copy } from "lucide-react";
+import { AlertDialog } from "radix-ui";
 import { useState } from "react";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { toast } from "sonner";
 import { Button, buttonClasses } from "@/components/ui/button";
+import { Dialog, DialogContent } from "@/components/ui/dialog";
 import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
 import { formatLongDateTime, formatRecentDate, toDate } from "@/lib/date";
 import { errorMessage } from "@/lib/errors";
 import { formatMoney } from "@/lib/money";
+import { formatPhone } from "@/lib/phone";
 import {
   COLLECTION_LABEL,
-  STATUS_LABEL,
   canCancelVoucher,
   paymentMethodLabel,
   sendAgainPath,
+  statusLabel,
   statusTone,
   transferReference,
   useCancelTransfer,
   useRememberTransfer,
 } from "../api/transfers";
-import { formatPhone } from "../lib/phone";
 
 export const COPIED_MESSAGE = "Reference number copied to clipboard";
 
@@ -34,26 +35,11 @@ interface TransactionDetailsDialogProps {
 /** The Transaction Details dialog opened from the dashboard's rows and the history table. */
 export function TransactionDetailsDialog({ transfer, onOpenChange }: TransactionDetailsDialogProps) {
   return (
-    <Dialog.Root open={transfer !== undefined} onOpenChange={onOpenChange}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
-        <Dialog.Content
-          aria-describedby={undefined}
-          className="fixed top-1/2 left-1/2 z-50 max-h-[90dvh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-xl bg-white p-5 shadow-xl sm:p-6 dark:bg-slate-900"
-        >
-          <div className="flex items-start justify-between gap-4">
-            <Dialog.Title className="text-lg font-semibold">Transaction Details</Dialog.Title>
-            <Dialog.Close
-              aria-label="Close"
-              className="-m-2 inline-flex size-10 items-center justify-center rounded-lg text-slate-500 hover:bg-slate-100 dark:hover:bg-slate-800"
-            >
-              <X aria-hidden="true" className="size-5" />
-            </Dialog.Close>
-          </div>
-          {transfer && <TransactionDetails key={transfer.id} transfer={transfer} />}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+    <Dialog open={transfer !== undefined} onOpenChange={onOpenChange}>
+      <DialogContent title="Transaction Details">
+        {transfer && <TransactionDetails key={transfer.id} transfer={transfer} />}
+      </DialogContent>
+    </Dialog>
   );
 }
 
@@ -76,7 +62,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
   };
 
   return (
-    <div className="mt-4 space-y-5">
+    <div className="space-y-5">
       <div className="flex items-center justify-between gap-3 rounded-lg bg-slate-50 px-4 py-3 dark:bg-slate-800/60">
         <div>
           <p className="text-xs text-slate-500 dark:text-slate-400">Reference number</p>
@@ -109,7 +95,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
         <Row term="Withdrawal Location">{transfer.withdrawalLocation?.name || "Not specified"}</Row>
         <Row term="Status">
           <span className={cn("font-semibold", statusTone(transfer.status))}>
-            {STATUS_LABEL[transfer.status].toUpperCase()}
+            {statusLabel(transfer.status).toUpperCase()}
           </span>
           {collection && <span className="ml-2 text-slate-600 dark:text-slate-400">· {collection}</span>}
         </Row>

@@ -1,14 +1,11 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { createConnectQueryKey } from "@connectrpc/connect-query";
-import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { ComponentType, FormEvent } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { useSearchParams } from "react-router";
 import { toast } from "sonner";
 import { Card } from "@/components/ui/card";
-import { PaymentMethodsService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Bank, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { track } from "@/lib/analytics";
 import { errorMessage } from "@/lib/errors";
@@ -40,8 +37,7 @@ export interface AddCardDialogProps {
 }
 
 interface SendMoneyWizardProps {
-  /** True while the live stream is down: the result panel then re-reads the status every 3 s. */
-  poll: boolean;
+  /** The payment-methods feature's dialog, for 'Add New Card' and 'Add Payment Method'. */
   AddCardDialog?: ComponentType<AddCardDialogProps>;
 }
 
@@ -67,7 +63,7 @@ interface Attempt {
 const freshAttempt = (): Attempt => ({ key: newIdempotencyKey(), refused: false });
 
 /** Amount → recipient → payment → confirmation, then the result panel. */
-export function SendMoneyWizard({ poll, AddCardDialog }: SendMoneyWizardProps) {
+export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   const [searchParams, setSearchParams] = useSearchParams();
   const [initial] = useState(() => prefillFromSearch(searchParams));
   const [location, setLocation] = useState<WithdrawalLocationInit>(initial.location);
@@ -90,7 +86,6 @@ export function SendMoneyWizard({ poll, AddCardDialog }: SendMoneyWizardProps) {
   }, [payment.cards, addedCard]);
   const create = useCreateTransfer();
   const remember = useRememberTransfer();
-  const queryClient = useQueryClient();
 
   // The default card is preselected when none is chosen yet, otherwise the first.
   useEffect(() => {
@@ -164,9 +159,6 @@ export function SendMoneyWizard({ poll, AddCardDialog }: SendMoneyWizardProps) {
     form.clearErrors("paymentMethodId");
     setAddCardOpen(false);
     toast.success(MESSAGES.cardAdded);
-    void queryClient.invalidateQueries({
-      queryKey: createConnectQueryKey({ schema: PaymentMethodsService.method.listPaymentMethods, cardinality: "finite" }),
-    });
   };
 
   const tryAgain = () => {
@@ -194,7 +186,7 @@ export function SendMoneyWizard({ poll, AddCardDialog }: SendMoneyWizardProps) {
       </p>
       {transferId ? (
         <div className="mt-6">
-          <TransferResult transferId={transferId} poll={poll} onTryAgain={tryAgain} onSendAnother={sendAnother} />
+          <TransferResult transferId={transferId} onTryAgain={tryAgain} onSendAnother={sendAnother} />
         </div>
       ) : (
         <div className="mt-6 grid items-start gap-6 lg:grid-cols-3">

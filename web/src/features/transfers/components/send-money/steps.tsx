@@ -2,10 +2,12 @@ import { CreditCard, Plus } from "lucide-react";
 import { useFormContext, useWatch } from "react-hook-form";
 import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
-import { Input, Label, inputClasses } from "@/components/ui/input";
+import { Badge } from "@/components/ui/badge";
+import { FieldError } from "@/components/ui/field-error";
+import { Input, Label } from "@/components/ui/input";
+import { NativeSelect } from "@/components/ui/native-select";
 import { LoadingBlock } from "@/components/ui/spinner";
 import type { BankOption, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
-import { cn } from "@/lib/cn";
 import { formatMoney, parseRandToCents } from "@/lib/money";
 import type { SendMoneyValues, WithdrawalLocationInit } from "../../api/send-money";
 
@@ -79,6 +81,7 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
             id="recipient-name"
             autoComplete="off"
             aria-invalid={errors.recipientName ? true : undefined}
+            aria-describedby={errors.recipientName ? "recipient-error" : undefined}
             {...register("recipientName")}
           />
         </div>
@@ -90,7 +93,7 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
             autoComplete="off"
             placeholder="e.g. 082 123 4567"
             aria-invalid={errors.recipientPhone ? true : undefined}
-            aria-describedby="recipient-phone-hint"
+            aria-describedby={errors.recipientPhone ? "recipient-phone-hint recipient-error" : "recipient-phone-hint"}
             {...register("recipientPhone")}
           />
           <p id="recipient-phone-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
@@ -99,11 +102,10 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
         </div>
         <div>
           <Label htmlFor="recipient-bank">Bank</Label>
-          <select
+          <NativeSelect
             id="recipient-bank"
-            className={cn(inputClasses, "appearance-auto")}
             aria-invalid={errors.bank ? true : undefined}
-            aria-describedby="recipient-bank-hint"
+            aria-describedby={errors.bank ? "recipient-bank-hint recipient-error" : "recipient-bank-hint"}
             disabled={banksLoading && banks.length === 0}
             {...register("bank")}
           >
@@ -113,12 +115,13 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
                 {option.displayName}
               </option>
             ))}
-          </select>
+          </NativeSelect>
           <p id="recipient-bank-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
             The recipient withdraws the cash at this bank's ATMs.
           </p>
         </div>
         <FieldError
+          id="recipient-error"
           message={errors.recipientName?.message ?? errors.recipientPhone?.message ?? errors.bank?.message}
         />
       </div>
@@ -157,7 +160,7 @@ export function PaymentStep({ cards, loading, onAddCard }: PaymentStepProps) {
             Add Payment Method
           </Button>
         )}
-        <FieldError message={errors.paymentMethodId?.message} />
+        <FieldError id="payment-method-error" message={errors.paymentMethodId?.message} />
       </div>
     );
   }
@@ -182,11 +185,7 @@ export function PaymentStep({ cards, loading, onAddCard }: PaymentStepProps) {
             <span className="flex-1 text-sm font-medium">
               {card.name} (•••• {card.lastFour})
             </span>
-            {card.isDefault && (
-              <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-700 dark:bg-slate-800 dark:text-slate-300">
-                Default
-              </span>
-            )}
+            {card.isDefault && <Badge tone="neutral">Default</Badge>}
           </label>
         ))}
         {onAddCard && (
@@ -200,7 +199,7 @@ export function PaymentStep({ cards, loading, onAddCard }: PaymentStepProps) {
           </button>
         )}
       </div>
-      <FieldError message={errors.paymentMethodId?.message} />
+      <FieldError id="payment-method-error" message={errors.paymentMethodId?.message} />
     </fieldset>
   );
 }
@@ -252,14 +251,5 @@ function Detail({ term, children }: { term: string; children: ReactNode }) {
       <dt className="text-slate-500 dark:text-slate-400">{term}</dt>
       <dd className="text-right font-medium">{children}</dd>
     </div>
-  );
-}
-
-function FieldError({ id, message }: { id?: string; message?: string }) {
-  if (!message) return null;
-  return (
-    <p id={id} className="mt-1.5 text-sm text-red-700 dark:text-red-400">
-      {message}
-    </p>
   );
 }

@@ -8,9 +8,10 @@ import { TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { track } from "@/lib/analytics";
 import { formatLongDateTime, toDate } from "@/lib/date";
+import { useLiveStatus } from "@/lib/live-status";
 import { centsToDecimal, formatMoney } from "@/lib/money";
+import { formatPhone } from "@/lib/phone";
 import { isInFlight, useTransfer } from "../../api/transfers";
-import { formatPhone } from "../../lib/phone";
 
 export const RESULT_TEXT = {
   processingTitle: "Processing your transfer...",
@@ -47,14 +48,16 @@ export function SubmittingPanel() {
 
 interface TransferResultProps {
   transferId: string;
-  /** True while the live stream is down: the status is then re-read every 3 s. */
-  poll: boolean;
   onTryAgain: () => void;
   onSendAnother: () => void;
 }
 
-/** Replaces the form once the transfer exists and follows its status as it changes. */
-export function TransferResult({ transferId, poll, onTryAgain, onSendAnother }: TransferResultProps) {
+/**
+ * Replaces the form once the transfer exists and follows its status as it changes: the live
+ * stream writes the GetTransfer data; only while the stream is down is the status re-read every 3 s.
+ */
+export function TransferResult({ transferId, onTryAgain, onSendAnother }: TransferResultProps) {
+  const poll = useLiveStatus() !== "connected";
   const { data, isPending } = useTransfer(transferId, { poll });
   const transfer = data?.transfer;
   const state = isPending ? "processing" : resultState(transfer?.status);

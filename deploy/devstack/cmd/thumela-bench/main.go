@@ -1,0 +1,698 @@
+// Command thumela-bench measures Thumela's performance targets on one machine: it brings up a
+// throw-away dev stack (its own database on the PostgreSQL at DATABASE_URL, an embedded NATS),
+// takes PostgreSQL's own limit with pgbench on the same server, drives the stack through the
+// BFF's Connect API, and prints a table of every figure against its target, also written as
+// JSON under .cache/bench. A MISS is a measurement, not a failure: the exit status is 0 unless
+// something could not be measured. `make bench` runs it; docs/benchmarks.md explains it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/thumela/thumela/deploy/devstack/internal/bench"
+	"github.com/thumela/thumela/deploy/devstack/internal/stack"
+	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
+)
+
+type options struct {
+	Root            string        `json:"-"`
+	Out             string        `json:"-"`
+	Clients         int           `json:"clients"`
+	Duration        time.Duration `json:"duration"`
+	Warmup          time.Duration `json:"warmup"`
+	PgbenchDuration time.Duration `json:"pgbench_duration"`
+	PgbenchThreads  int           `json:"pgbench_threads"`
+	RowsPerUser     int           `json:"pgbench_rows_per_user"`
+	Idle            time.Duration `json:"idle"`
+	SignIns         int           `json:"sign_ins"`
+	Streams         int           `json:"streams"`
+	StreamUsers     int           `json:"stream_users"`
+	EventTransfers  int           `json:"event_transfers"`
+	EventRate       float64       `json:"event_rate"`
+	EventWait       time.Duration `json:"event_wait"`
+	DrainTimeout    time.Duration `json:"drain_timeout"`
+	SandboxDelay    string        `json:"sandbox_delay"`
+	LogLevel        string        `json:"log_level"`
+	Codec           string        `json:"codec"`
+	StreamsProtocol string        `json:"streams_protocol"`
+	Env             envList       `json:"extra_env"`
+}
+
+type envList []string
+
+func (e *envList) String() string { return strings.Join(*e, " ") }
+func (e *envList) Set(v string) error {
+	if !strings.Contains(v, "=") {
+		return errors.New("want NAME=value")
+	}
+	*e = append(*e, v)
+	return nil
+}
+
+// report is the JSON file: every figure, and the raw measurements behind them.
+type report struct {
+	StartedAt   time.Time      `json:"started_at"`
+	Seconds     float64        `json:"seconds"`
+	Command     []string       `json:"command"`
+	Host        map[string]any `json:"host"`
+	Options     options        `json:"options"`
+	ChildEnv    []string       `json:"child_env"`
+	StackLog    string         `json:"stack_log"`
+	Figures     []bench.Figure `json:"figures"`
+	Raw         map[string]any `json:"raw"`
+	ClockSource string         `json:"clock_source"`
+}
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	cwd, _ := os.Getwd()
+	var o options
+	flag.StringVar(&o.Root, "root", cwd, "the repository's root (binaries in bin/, web client in web/dist)")
+	flag.StringVar(&o.Out, "out", "", "where the JSON report and the stack's log go (default <root>/.cache/bench)")
+	flag.IntVar(&o.Clients, "clients", 32, "concurrent clients of the load phases, each its own signed-in user, and of pgbench")
+	flag.DurationVar(&o.Duration, "duration", 10*time.Second, "measured length of each load phase through the stack")
+	flag.DurationVar(&o.Warmup, "warmup", 2*time.Second, "unmeasured load before each phase through the stack")
+	flag.DurationVar(&o.PgbenchDuration, "pgbench-duration", 0, "length of each pgbench run (default: -duration)")
+	flag.IntVar(&o.PgbenchThreads, "pgbench-threads", 2, "pgbench -j")
+	flag.IntVar(&o.RowsPerUser, "pgbench-rows", 100, "history rows seeded per pgbench user before the runs")
+	flag.DurationVar(&o.Idle, "idle", 5*time.Second, "how long the stack idles before memory is read, before and after the load")
+	flag.IntVar(&o.SignIns, "sign-ins", 15, "sequential sign-ins timed, each after one in-process argon2id hash (2 more of each unmeasured)")
+	flag.IntVar(&o.Streams, "streams", 1000, "WatchEvents streams open during the live-event phase")
+	flag.IntVar(&o.StreamUsers, "stream-users", 100, "users the streams are spread over (at least -clients)")
+	flag.IntVar(&o.EventTransfers, "event-transfers", 120, "transfers created while the streams are open (3 status changes each)")
+	flag.Float64Var(&o.EventRate, "event-rate", 20, "transfers per second created during the live-event phase")
+	flag.DurationVar(&o.EventWait, "event-wait", 60*time.Second, "how long to wait for the last status change after the last transfer")
+	flag.DurationVar(&o.DrainTimeout, "drain-timeout", 120*time.Second, "how long to wait for the transfers worker to finish the create phase's transfers")
+	flag.StringVar(&o.SandboxDelay, "sandbox-delay", "10ms", "PAYMENTMETHODS_SANDBOX_DELAY for the bench stack (empty: the service's default)")
+	flag.StringVar(&o.LogLevel, "log-level", "info", "LOG_LEVEL of the stack's processes (their logs go to a file)")
+	flag.StringVar(&o.Codec, "codec", "json", "Connect codec of the bench's clients: json (as the browser) or proto")
+	flag.StringVar(&o.StreamsProtocol, "streams-protocol", "h2c", "event streams over h2c (one HTTP/2 connection per user) or http1 (one connection per stream)")
+	flag.Var(&o.Env, "env", "NAME=value added to every process of the stack (repeatable), e.g. TRANSFERS_LIMIT_DAILY=…")
+	flag.Parse()
+	if o.PgbenchDuration <= 0 {
+		o.PgbenchDuration = o.Duration
+	}
+	o.StreamUsers = max(o.StreamUsers, o.Clients)
+	if o.Codec != "json" && o.Codec != "proto" {
+		fmt.Fprintln(os.Stderr, "thumela-bench: -codec must be json or proto")
+		return 2
+	}
+	if o.StreamsProtocol != "h2c" && o.StreamsProtocol != "http1" {
+		fmt.Fprintln(os.Stderr, "thumela-bench: -streams-protocol must be h2c or http1")
+		return 2
+	}
+	var err error
+	if o.Root, err = filepath.Abs(o.Root); err != nil {
+		fmt.Fprintln(os.Stderr, "thumela-bench:", err)
+		return 1
+	}
+	if o.Out == "" {
+		o.Out = filepath.Join(o.Root, ".cache", "bench")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	b := &bencher{o: o}
+	return b.run(ctx)
+}
+
+type bencher struct {
+	o       options
+	rep     report
+	figures []bench.Figure
+	raw     map[string]any
+	errors  int
+}
+
+func (b *bencher) add(f bench.Figure) {
+	if f.Result == bench.Error {
+		b.errors++
+	}
+	b.figures = append(b.figures, f)
+}
+
+func (b *bencher) fail(name, target string, err error) {
+	b.add(bench.Figure{Name: name, Target: target, Result: bench.Error, Error: err.Error()})
+}
+
+func (b *bencher) step(format string, args ...any) {
+	fmt.Printf("[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// Child processes whose memory is checked.
+var goProcesses = append(slices.Clone(stack.Services), "bff")
+
+const memoryTargetMiB = 64
+
+func (b *bencher) run(ctx context.Context) int {
+	o := b.o
+	started := time.Now()
+	b.raw = map[string]any{}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "thumela-bench:", err)
+		return 1
+	}
+	stamp := started.UTC().Format("2006-01-02T15-04-05Z")
+	jsonPath := filepath.Join(o.Out, stamp+".json")
+	logPath := filepath.Join(o.Out, stamp+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "thumela-bench:", err)
+		return 1
+	}
+	defer logFile.Close()
+	workDir, err := os.MkdirTemp("", "thumela-bench-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "thumela-bench:", err)
+		return 1
+	}
+	defer os.RemoveAll(workDir)
+
+	b.rep = report{
+		StartedAt: started, Command: os.Args, Options: o, StackLog: logPath,
+		Host: map[string]any{"cpus": runtime.NumCPU(), "go": runtime.Version(), "kernel": readTrim("/proc/sys/kernel/osrelease")},
+		ClockSource: "Throughput and request latency: the bench's monotonic clock around each call (pgbench: its own per-transaction log). " +
+			"Live events: the transfer's updated_at, written by the transfers service from its wall clock at the status change, " +
+			"against the bench's wall clock when the message arrived; both processes read the same host clock (CLOCK_REALTIME).",
+	}
+
+	// 6. The landing page's JavaScript needs no stack.
+	b.landingJS()
+
+	// The stack.
+	b.step("starting a throw-away stack (log: %s)", logPath)
+	childEnv := []string{"LOG_LEVEL=" + o.LogLevel}
+	if o.SandboxDelay != "" {
+		childEnv = append(childEnv, "PAYMENTMETHODS_SANDBOX_DELAY="+o.SandboxDelay)
+	}
+	childEnv = append(childEnv, o.Env...)
+	b.rep.ChildEnv = childEnv
+	httpAddr, err := freeAddr()
+	if err != nil {
+		return b.abort(jsonPath, fmt.Errorf("pick a port: %w", err))
+	}
+	pgPort, err := freePort()
+	if err != nil {
+		return b.abort(jsonPath, fmt.Errorf("pick a port: %w", err))
+	}
+	readyCh := make(chan stack.Ready, 1)
+	stackCtx, stopStack := context.WithCancel(context.Background())
+	stackDone := make(chan error, 1)
+	cfg := stack.Config{
+		Root:         o.Root,
+		DataDir:      filepath.Join(workDir, "data"),
+		HTTPAddr:     httpAddr,
+		DatabaseURL:  os.Getenv("DATABASE_URL"),
+		Ephemeral:    true,
+		PostgresPort: pgPort,
+		Out:          logFile,
+		Logger:       slog.New(slog.NewTextHandler(logFile, nil)).With("process", "thumela-bench"),
+		ExtraEnv:     childEnv,
+		Ready:        func(r stack.Ready) { readyCh <- r },
+	}
+	go func() { stackDone <- stack.Run(stackCtx, cfg) }()
+	stackStopped := func() {
+		stopStack()
+		select {
+		case <-stackDone:
+		case <-time.After(30 * time.Second):
+		}
+	}
+	var ready stack.Ready
+	select {
+	case ready = <-readyCh:
+	case err := <-stackDone:
+		stopStack()
+		return b.abort(jsonPath, fmt.Errorf("the stack did not start: %v (see %s)", err, logPath))
+	case <-ctx.Done():
+		stackStopped()
+		return b.abort(jsonPath, ctx.Err())
+	}
+	// A child that dies ends the stack, and the bench with it.
+	benchCtx, cancelBench := context.WithCancelCause(ctx)
+	defer cancelBench(nil)
+	var stackErr atomic.Value
+	go func() {
+		select {
+		case err := <-stackDone:
+			stackErr.Store(fmt.Sprint(err))
+			cancelBench(fmt.Errorf("the stack stopped: %v", err))
+			stackDone <- err // for stackStopped
+		case <-benchCtx.Done():
+		}
+	}()
+	b.step("stack ready at %s (pids %v)", ready.BaseURL, ready.PIDs)
+	b.rep.Host["postgres"] = postgresVersion(benchCtx, ready.DatabaseURL)
+
+	b.measure(benchCtx, ready, workDir)
+
+	b.step("stopping the stack")
+	cancelBench(nil)
+	stackStopped()
+	if v := stackErr.Load(); v != nil {
+		b.fail("stack", "", fmt.Errorf("the stack stopped during the bench: %s (see %s)", v, logPath))
+	}
+	return b.finish(jsonPath, started)
+}
+
+// measure runs every phase that needs the stack, in an order that keeps them apart: idle memory,
+// the baselines, the users, sign-in, then the loads, then memory again.
+func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string) {
+	o := b.o
+	cpuName := "thumela-bench (load, NATS)"
+	cpu := func(phase string, from bench.CPUSample) {
+		shares, _ := b.raw["cpu_cores_used"].(map[string]map[string]float64)
+		if shares == nil {
+			shares = map[string]map[string]float64{}
+			b.raw["cpu_cores_used"] = shares
+		}
+		shares[phase] = bench.CPUShare(from, bench.SampleCPU(ready.PIDs, cpuName))
+	}
+
+	// 7a. Idle memory.
+	b.step("idling %s before reading memory", o.Idle)
+	sleep(ctx, o.Idle)
+	idle := readRSS(ready.PIDs)
+	b.raw["rss_idle_bytes"] = idle
+
+	// The baselines' database, seeded once; each baseline runs right before its stack phase so
+	// that both see the same machine.
+	pg, pgErr := bench.NewPgbench(ctx, bench.PgbenchConfig{
+		ServerURL: ready.DatabaseURL, Clients: o.Clients, Threads: o.PgbenchThreads,
+		Duration: o.PgbenchDuration, RowsPerUser: o.RowsPerUser, WorkDir: workDir,
+		Around: func(name string) func() {
+			from := bench.SampleCPU(ready.PIDs, cpuName)
+			return func() { cpu("pgbench "+name, from) }
+		},
+	})
+	if pgErr != nil {
+		b.fail("1. pgbench baselines", "", pgErr)
+	} else {
+		defer pg.Close()
+	}
+	baseline := func(name string, f func(context.Context) (bench.PgbenchResult, error)) (bench.PgbenchResult, bool) {
+		if pgErr != nil {
+			return bench.PgbenchResult{}, false
+		}
+		b.step("pgbench %s: %d clients, %d threads, %s", name, o.Clients, o.PgbenchThreads, o.PgbenchDuration)
+		r, err := f(ctx)
+		if err != nil {
+			b.fail("1. pgbench "+name, "", err)
+			return r, false
+		}
+		b.raw["pgbench_"+name] = r
+		b.step("pgbench %s: %.0f tps, p50 %.2f ms, p99 %.2f ms", name, r.TPS, r.P50ms, r.P99ms)
+		return r, true
+	}
+
+	// Users: sign up, verify through the dev outbox, save the approving sandbox card.
+	client := bench.NewClient(bench.ClientConfig{BaseURL: ready.BaseURL, JSON: o.Codec == "json", StreamsHTTP1: o.StreamsProtocol == "http1"})
+	defer client.Close()
+	n := o.StreamUsers + 1 // the last one only signs in
+	b.step("signing up %d users (e-mail codes from the dev outbox, card 4242…)", n)
+	t0 := time.Now()
+	users, err := client.SetUpUsers(ctx, randomID(), n, 8, true)
+	if err != nil {
+		b.fail("users", "", err)
+		b.step("could not set up users: %v", err)
+		b.memoryAfter(ctx, ready, idle)
+		return
+	}
+	b.raw["user_setup_seconds"] = time.Since(t0).Seconds()
+	loadUsers := users[:o.Clients]
+	streamUsers := users[:o.StreamUsers]
+	signInUser := users[n-1]
+
+	// 5. Sign-in, one at a time on the idle stack.
+	b.step("timing %d sign-ins, each after one in-process argon2id hash", o.SignIns)
+	b.signIn(ctx, signInUser)
+
+	// 1a, then 2. Create-transfer through the whole stack.
+	transfer, haveTransfer := baseline("transfer", func(ctx context.Context) (bench.PgbenchResult, error) { return pg.Transfer(ctx) })
+	if haveTransfer {
+		b.add(bench.Figure{Name: "1a. pgbench transfer txn (baseline)", Result: bench.Info, Unit: "tps", Measured: bench.F(transfer.TPS),
+			Text: fmt.Sprintf("%.0f tps, p50 %.1f ms, p99 %.1f ms", transfer.TPS, transfer.P50ms, transfer.P99ms)})
+	}
+	b.step("create-transfer: %d clients, %s warm-up + %s", o.Clients, o.Warmup, o.Duration)
+	var limitErrors atomic.Int64
+	from := bench.SampleCPU(ready.PIDs, cpuName)
+	create := bench.ClosedLoop(ctx, o.Clients, o.Warmup, o.Duration, func(ctx context.Context, w, _ int) error {
+		u := loadUsers[w]
+		_, err := u.Transfers.CreateTransfer(ctx, bench.TransferRequest(u))
+		if err != nil && bench.IsLimitError(err) {
+			limitErrors.Add(1)
+		}
+		return err
+	})
+	cpu("create-transfer", from)
+	b.raw["create_transfer"] = create
+	b.raw["create_transfer_limit_errors"] = limitErrors.Load()
+	b.step("create-transfer: %.0f tps, p50 %.1f ms, p99 %.1f ms, %d errors %v", create.TPS, create.P50ms, create.P99ms, create.Errors, create.ErrorSamples)
+	b.loadFigures("2. create-transfer", create, transfer, haveTransfer, 0.40, 2.0)
+
+	// The worker catches up before the next phase, so its work does not land on the reads.
+	b.step("waiting for the transfers worker to finish the create phase's transfers")
+	from = bench.SampleCPU(ready.PIDs, cpuName)
+	waited, left, drainErr := bench.Drain(ctx, loadUsers, o.DrainTimeout)
+	cpu("worker catch-up", from)
+	b.raw["drain_seconds"] = waited.Seconds()
+	b.raw["drain_unfinished"] = left
+	if drainErr != nil {
+		b.fail("   worker catch-up", "", drainErr)
+	} else {
+		text := fmt.Sprintf("%.1f s", waited.Seconds())
+		if left > 0 {
+			text = fmt.Sprintf("%d still unfinished after %.0f s", left, waited.Seconds())
+		}
+		b.add(bench.Figure{Name: "   worker catch-up after 2.", Result: bench.Info, Unit: "s", Measured: bench.F(waited.Seconds()), Text: text})
+	}
+
+	// 1b, then 3. The history page.
+	history, haveHistory := baseline("history", func(ctx context.Context) (bench.PgbenchResult, error) { return pg.History(ctx) })
+	if haveHistory {
+		b.add(bench.Figure{Name: "1b. pgbench 10-newest read (baseline)", Result: bench.Info, Unit: "tps", Measured: bench.F(history.TPS),
+			Text: fmt.Sprintf("%.0f tps, p50 %.2f ms, p99 %.2f ms", history.TPS, history.P50ms, history.P99ms)})
+	}
+	b.step("history page (ListTransfers page 1, size 5): %d clients, %s warm-up + %s", o.Clients, o.Warmup, o.Duration)
+	from = bench.SampleCPU(ready.PIDs, cpuName)
+	list := bench.ClosedLoop(ctx, o.Clients, o.Warmup, o.Duration, func(ctx context.Context, w, _ int) error {
+		res, err := loadUsers[w].Transfers.ListTransfers(ctx, &bffv1.ListTransfersRequest{Page: 1, PageSize: 5})
+		if err == nil && len(res.GetTransfers()) == 0 {
+			return errors.New("the history page came back empty")
+		}
+		return err
+	})
+	cpu("history", from)
+	b.raw["history"] = list
+	b.step("history: %.0f tps, p50 %.1f ms, p99 %.1f ms, %d errors %v", list.TPS, list.P50ms, list.P99ms, list.Errors, list.ErrorSamples)
+	b.loadFigures("3. history page", list, history, haveHistory, 0.25, 0)
+
+	// 4. Live events with the streams open.
+	b.step("live events: %d streams over %d users (%s), %d transfers at %.0f/s", o.Streams, len(streamUsers), o.StreamsProtocol, o.EventTransfers, o.EventRate)
+	from = bench.SampleCPU(ready.PIDs, cpuName)
+	ev, err := bench.Events(ctx, streamUsers, bench.EventsConfig{
+		Streams: o.Streams, OpenParallel: 50, Transfers: o.EventTransfers, Rate: o.EventRate, Wait: o.EventWait,
+	})
+	cpu("live events", from)
+	for _, u := range streamUsers {
+		u.CloseStreams()
+	}
+	b.raw["events"] = ev
+	b.eventFigures(ev, err)
+
+	b.memoryAfter(ctx, ready, idle)
+}
+
+// loadFigures adds the throughput and latency rows of a load phase against its baseline.
+func (b *bencher) loadFigures(name string, s bench.Summary, base bench.PgbenchResult, haveBase bool, minTPSRatio, maxP99Ratio float64) {
+	if s.Count == 0 {
+		msg := "no successful call"
+		if len(s.ErrorSamples) > 0 {
+			msg += ": " + strings.Join(s.ErrorSamples, "; ")
+		}
+		b.fail(name+" TPS", fmt.Sprintf("≥ %.2f × (%s)", minTPSRatio, baseName(name)), errors.New(msg))
+		return
+	}
+	detail := fmt.Sprintf("%d calls in %.1f s, %d errors", s.Count, s.Seconds, s.Errors)
+	if len(s.ErrorSamples) > 0 {
+		detail += ": " + strings.Join(s.ErrorSamples, "; ")
+	}
+	tps := bench.Figure{Name: name + " TPS", Unit: "tps", Measured: bench.F(s.TPS), Target: fmt.Sprintf("≥ %.2f", minTPSRatio), Detail: detail, Result: bench.Info}
+	p50 := bench.Figure{Name: "   " + strings.SplitN(name, " ", 2)[1] + " p50", Unit: "ms", Measured: bench.F(s.P50ms), Result: bench.Info}
+	p99 := bench.Figure{Name: name + " p99", Unit: "ms", Measured: bench.F(s.P99ms), Result: bench.Info}
+	if haveBase {
+		tps.Baseline, tps.Ratio = bench.F(base.TPS), bench.F(s.TPS/base.TPS)
+		tps.Check(*tps.Ratio, minTPSRatio, true)
+		p50.Baseline, p50.Ratio = bench.F(base.P50ms), bench.F(s.P50ms/base.P50ms)
+		p99.Baseline, p99.Ratio = bench.F(base.P99ms), bench.F(s.P99ms/base.P99ms)
+		if maxP99Ratio > 0 {
+			p99.Target = fmt.Sprintf("≤ %.2f", maxP99Ratio)
+			p99.Check(*p99.Ratio, maxP99Ratio, false)
+		}
+	} else {
+		tps.Result = bench.Error
+		tps.Error = "no pgbench baseline to compare with"
+	}
+	if s.Errors > 0 && tps.Result == bench.Pass {
+		tps.Detail += " (a phase with errors is not a pass)"
+		tps.Result = bench.Miss
+	}
+	b.add(tps)
+	if maxP99Ratio > 0 {
+		b.add(p99)
+		b.add(p50)
+	} else {
+		p99.Name = "   " + strings.SplitN(name, " ", 2)[1] + " p99"
+		b.add(p50)
+		b.add(p99)
+	}
+}
+
+func baseName(name string) string {
+	if strings.Contains(name, "history") {
+		return "1b"
+	}
+	return "1a"
+}
+
+func (b *bencher) eventFigures(ev bench.EventsResult, err error) {
+	if err != nil {
+		b.fail("4. live event p50", "≤ 10 ms", err)
+		return
+	}
+	if ev.Observed == 0 {
+		msg := "no status change reached a stream"
+		if len(ev.ErrorSamples) > 0 {
+			msg += ": " + strings.Join(ev.ErrorSamples, "; ")
+		}
+		b.fail("4. live event p50", "≤ 10 ms", errors.New(msg))
+		return
+	}
+	detail := fmt.Sprintf("%d of %d status changes seen on %d streams; %d create errors", ev.Observed, ev.Expected, ev.Streams, ev.CreateErrors)
+	p50 := bench.Figure{Name: "4. live event p50", Unit: "ms", Measured: bench.F(ev.Latency.P50ms), Target: "≤ 10 ms", Detail: detail}
+	p50.Check(ev.Latency.P50ms, 10, false)
+	p99 := bench.Figure{Name: "4. live event p99", Unit: "ms", Measured: bench.F(ev.Latency.P99ms), Target: "≤ 50 ms", Detail: detail}
+	p99.Check(ev.Latency.P99ms, 50, false)
+	if ev.Observed < ev.Expected*9/10 || ev.CreateErrors > 0 {
+		for _, f := range []*bench.Figure{&p50, &p99} {
+			if f.Result == bench.Pass {
+				f.Result = bench.Miss
+			}
+			f.Detail += " (too few status changes arrived)"
+		}
+	}
+	b.add(p50)
+	b.add(p99)
+	b.add(bench.Figure{Name: "   event on all the user's streams", Result: bench.Info, Unit: "ms",
+		Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.LatencyAllStreams.P50ms, ev.LatencyAllStreams.P99ms)})
+	if ev.FromSend.Count > 0 {
+		b.add(bench.Figure{Name: "   pending event from CreateTransfer sent", Result: bench.Info, Unit: "ms",
+			Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.FromSend.P50ms, ev.FromSend.P99ms)})
+	}
+}
+
+// signIn times sequential sign-ins, each right after one argon2id hash in this process, so that
+// the two see the same machine; the figure is the ratio of their medians.
+func (b *bencher) signIn(ctx context.Context, u *bench.User) {
+	var lat, hashes []time.Duration
+	var errs int
+	for i := range b.o.SignIns + 2 {
+		h := bench.ArgonHash()
+		t0 := time.Now()
+		_, err := u.Auth.SignIn(ctx, &bffv1.SignInRequest{Email: u.Email, Password: u.Password})
+		d := time.Since(t0)
+		if err != nil {
+			errs++
+			if errs == 1 {
+				b.step("sign-in failed: %v", err)
+			}
+			continue
+		}
+		if i >= 2 {
+			lat = append(lat, d)
+			hashes = append(hashes, h)
+		}
+	}
+	s := bench.Summarize(lat, 0, errs, nil)
+	argon := bench.Summarize(hashes, 0, 0, nil)
+	b.raw["sign_in"] = s
+	b.raw["sign_in_ms"] = durationsMs(lat)
+	b.raw["argon2id"] = argon
+	b.raw["argon2id_ms"] = durationsMs(hashes)
+	if s.Count == 0 {
+		b.fail("5. sign-in p50 vs one argon2id", "≤ 1.50", fmt.Errorf("%d sign-ins failed", errs))
+		return
+	}
+	b.step("sign-in p50 %.1f ms; one argon2id p50 %.1f ms", s.P50ms, argon.P50ms)
+	f := bench.Figure{Name: "5. sign-in p50 vs one argon2id", Unit: "ms", Measured: bench.F(s.P50ms), Baseline: bench.F(argon.P50ms),
+		Ratio: bench.F(s.P50ms / argon.P50ms), Target: "≤ 1.50",
+		Detail: fmt.Sprintf("%d sequential sign-ins (p99 %.1f ms), each after one hash (p99 %.1f ms)", s.Count, s.P99ms, argon.P99ms)}
+	f.Check(*f.Ratio, 1.5, false)
+	if errs > 0 && f.Result == bench.Pass {
+		f.Result, f.Detail = bench.Miss, f.Detail+fmt.Sprintf("; %d sign-ins failed", errs)
+	}
+	b.add(f)
+}
+
+func (b *bencher) landingJS() {
+	files, total, err := bench.LandingJS(filepath.Join(b.o.Root, "web", "dist"))
+	if err != nil {
+		b.fail("6. landing page JS (gzip)", "≤ 150 kB", err)
+		return
+	}
+	b.raw["landing_js"] = files
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		names = append(names, fmt.Sprintf("%s %.1f kB (%s)", f.Path, float64(f.GzipBytes)/1000, f.How))
+	}
+	kb := float64(total) / 1000
+	f := bench.Figure{Name: "6. landing page JS (gzip)", Unit: "kB", Measured: bench.F(kb), Target: "≤ 150 kB", Detail: strings.Join(names, ", ")}
+	f.Check(kb, 150, false)
+	b.add(f)
+}
+
+// memoryAfter waits for the stack to settle and adds the memory rows (idle before and after).
+func (b *bencher) memoryAfter(ctx context.Context, ready stack.Ready, idle map[string]int64) {
+	b.step("idling %s before reading memory again", b.o.Idle)
+	sleep(ctx, b.o.Idle)
+	after := readRSS(ready.PIDs)
+	b.raw["rss_after_bytes"] = after
+	for _, name := range goProcesses {
+		before, ok1 := idle[name]
+		later, ok2 := after[name]
+		fig := bench.Figure{Name: "7. memory " + name, Unit: "MiB", Target: fmt.Sprintf("≤ %d MiB", memoryTargetMiB)}
+		if !ok1 || !ok2 {
+			fig.Result, fig.Error = bench.Error, "could not read VmRSS"
+			b.add(fig)
+			continue
+		}
+		worst := float64(max(before, later)) / (1 << 20)
+		fig.Measured = bench.F(worst)
+		fig.Text = fmt.Sprintf("idle %.1f / after %.1f MiB", float64(before)/(1<<20), float64(later)/(1<<20))
+		fig.Check(worst, memoryTargetMiB, false)
+		if name == "bff" {
+			fig.Name = "   memory bff"
+			if fig.Result == bench.Pass || fig.Result == bench.Miss {
+				fig.Detail = "the BFF is not one of the five services; shown against the same bound"
+			}
+		}
+		b.add(fig)
+	}
+}
+
+func (b *bencher) abort(jsonPath string, err error) int {
+	fmt.Fprintln(os.Stderr, "thumela-bench:", err)
+	b.fail("bench", "", err)
+	b.finish(jsonPath, b.rep.StartedAt)
+	return 1
+}
+
+func (b *bencher) finish(jsonPath string, started time.Time) int {
+	b.rep.Seconds = time.Since(started).Seconds()
+	b.rep.Figures = b.figures
+	b.rep.Raw = b.raw
+	fmt.Println()
+	bench.PrintTable(os.Stdout, b.figures)
+	data, err := json.MarshalIndent(b.rep, "", "  ")
+	if err == nil {
+		err = os.WriteFile(jsonPath, data, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "thumela-bench: write the report:", err)
+		return 1
+	}
+	fmt.Printf("\nreport: %s (%.0f s)\n", jsonPath, b.rep.Seconds)
+	if b.errors > 0 {
+		fmt.Printf("%d figure(s) could not be measured\n", b.errors)
+		return 1
+	}
+	return 0
+}
+
+func readRSS(pids map[string]int) map[string]int64 {
+	out := map[string]int64{}
+	for _, name := range goProcesses {
+		if pid, ok := pids[name]; ok {
+			if rss, err := bench.RSS(pid); err == nil {
+				out[name] = rss
+			}
+		}
+	}
+	return out
+}
+
+func postgresVersion(ctx context.Context, url string) string {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return "unknown"
+	}
+	defer conn.Close(ctx)
+	var v string
+	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
+		return "unknown"
+	}
+	var sc string
+	_ = conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sc)
+	return v + ", synchronous_commit=" + sc
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func durationsMs(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d.Microseconds()) / 1000
+	}
+	return out
+}
+
+func readTrim(path string) string {
+	b, _ := os.ReadFile(path)
+	return strings.TrimSpace(string(b))
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func randomID() string {
+	return fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffffff)
+}

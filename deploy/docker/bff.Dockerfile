@@ -1,0 +1,57 @@
+# syntax=docker/dockerfile:1.7
+# The BFF's image: the Connect API and the built React client (web/dist). Build from the
+# repository's root (the build context), e.g.
+#   docker build -f deploy/docker/bff.Dockerfile --build-arg VERSION=$(git describe --tags --always) \
+#     -t ghcr.io/thumela/bff:$(git describe --tags --always) .
+# BuildKit reads the ignore list from bff.Dockerfile.dockerignore, next to this file.
+# deploy/kubernetes/validate's test checks this file against go.work, the manifests and the
+# source tree, and builds the binary exactly as the RUN line below does.
+
+# The web client: package files first, so that the npm ci layer is reused until they change.
+FROM node:20 AS web
+WORKDIR /src/web
+COPY web/package.json web/package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --no-audit --no-fund
+COPY web/ ./
+RUN npm run build
+
+FROM golang:1.26 AS build
+WORKDIR /src
+ENV GOFLAGS=-mod=readonly GOTOOLCHAIN=local
+# go.work lists every module of the repository and Go refuses a workspace with a module
+# missing, so every module's go.mod and go.sum come in; sources only for what the BFF imports.
+COPY go.work go.work.sum ./
+COPY bff/go.mod bff/go.sum bff/
+COPY deploy/devstack/go.mod deploy/devstack/go.sum deploy/devstack/
+COPY deploy/kubernetes/validate/go.mod deploy/kubernetes/validate/go.sum deploy/kubernetes/validate/
+COPY proto/go.mod proto/go.sum proto/
+COPY services/fees/go.mod services/fees/go.sum services/fees/
+COPY services/identity/go.mod services/identity/go.sum services/identity/
+COPY services/paymentmethods/go.mod services/paymentmethods/go.sum services/paymentmethods/
+COPY services/platform/go.mod services/platform/go.sum services/platform/
+COPY services/profiles/go.mod services/profiles/go.sum services/profiles/
+COPY services/transfers/go.mod services/transfers/go.sum services/transfers/
+COPY proto/ proto/
+COPY services/platform/ services/platform/
+COPY bff/ bff/
+ARG VERSION=dev
+RUN --mount=type=cache,target=/go/pkg/mod \
+    --mount=type=cache,target=/root/.cache/go-build \
+    CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/bff ./bff/cmd/bff
+
+# No shell, no package manager: a static binary and the client's files on distroless, as
+# user 65532 (nonroot).
+FROM gcr.io/distroless/static-debian12:nonroot
+ARG VERSION=dev
+LABEL org.opencontainers.image.title="thumela-bff" \
+      org.opencontainers.image.source="https://github.com/thumela/thumela" \
+      org.opencontainers.image.version="${VERSION}"
+COPY --from=build /out/bff /usr/local/bin/bff
+COPY --from=web /src/web/dist /srv/web
+# The code's defaults (127.0.0.1:8080, web/dist) suit the dev stack, not a container.
+ENV BFF_HTTP_ADDR=:8080 \
+    BFF_WEB_DIR=/srv/web
+USER 65532:65532
+EXPOSE 8080
+ENTRYPOINT ["/usr/local/bin/bff"]

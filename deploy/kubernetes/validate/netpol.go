@@ -1,0 +1,217 @@
+package validate
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Pod is what NetworkPolicies match on: a pod's labels, its namespace's labels and its
+// container ports (named ports resolve against them).
+type Pod struct {
+	Name      string
+	Namespace string
+	NSLabels  map[string]string
+	Labels    map[string]string
+	Ports     []corev1.ContainerPort
+}
+
+// PodIn makes a Pod in namespace ns (whose labels are the automatic name label).
+func PodIn(name, ns string, lbls map[string]string, ports []corev1.ContainerPort) Pod {
+	return Pod{Name: name, Namespace: ns, NSLabels: map[string]string{"kubernetes.io/metadata.name": ns}, Labels: lbls, Ports: ports}
+}
+
+// Policies evaluates a set of NetworkPolicies as the Kubernetes API defines them: a pod
+// selected by no policy of a direction is open in that direction; a selected pod admits
+// what the union of the selecting policies' rules admits.
+type Policies struct {
+	list []*networkingv1.NetworkPolicy
+}
+
+// NewPolicies checks that the policies use only what the evaluator understands (no ipBlock).
+func NewPolicies(list []*networkingv1.NetworkPolicy) (*Policies, error) {
+	for _, np := range list {
+		for _, r := range np.Spec.Ingress {
+			for _, p := range r.From {
+				if p.IPBlock != nil {
+					return nil, fmt.Errorf("NetworkPolicy %s: ipBlock peers are not evaluated; select pods or namespaces", np.Name)
+				}
+			}
+		}
+		for _, r := range np.Spec.Egress {
+			for _, p := range r.To {
+				if p.IPBlock != nil {
+					return nil, fmt.Errorf("NetworkPolicy %s: ipBlock peers are not evaluated; select pods or namespaces", np.Name)
+				}
+			}
+		}
+	}
+	return &Policies{list: list}, nil
+}
+
+// Allowed reports whether src may open a connection to dst on port/proto: src's egress and
+// dst's ingress must both admit it.
+func (ps *Policies) Allowed(src, dst Pod, port int32, proto corev1.Protocol) (bool, error) {
+	out, err := ps.direction(networkingv1.PolicyTypeEgress, src, dst, port, proto)
+	if err != nil || !out {
+		return false, err
+	}
+	return ps.direction(networkingv1.PolicyTypeIngress, src, dst, port, proto)
+}
+
+// Selected reports whether some policy of direction dir selects pod.
+func (ps *Policies) Selected(dir networkingv1.PolicyType, pod Pod) (bool, error) {
+	for _, np := range ps.list {
+		ok, err := selects(np, dir, pod)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func hasType(np *networkingv1.NetworkPolicy, dir networkingv1.PolicyType) bool {
+	if len(np.Spec.PolicyTypes) == 0 { // the API's defaulting
+		return dir == networkingv1.PolicyTypeIngress || (dir == networkingv1.PolicyTypeEgress && len(np.Spec.Egress) > 0)
+	}
+	for _, t := range np.Spec.PolicyTypes {
+		if t == dir {
+			return true
+		}
+	}
+	return false
+}
+
+func selects(np *networkingv1.NetworkPolicy, dir networkingv1.PolicyType, pod Pod) (bool, error) {
+	if np.Namespace != pod.Namespace || !hasType(np, dir) {
+		return false, nil
+	}
+	return matchSelector(&np.Spec.PodSelector, pod.Labels)
+}
+
+func matchSelector(sel *metav1.LabelSelector, lbls map[string]string) (bool, error) {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return false, err
+	}
+	return s.Matches(labels.Set(lbls)), nil
+}
+
+func (ps *Policies) direction(dir networkingv1.PolicyType, src, dst Pod, port int32, proto corev1.Protocol) (bool, error) {
+	subject, other := dst, src // ingress: policies of dst, peers are sources
+	if dir == networkingv1.PolicyTypeEgress {
+		subject, other = src, dst
+	}
+	selected := false
+	for _, np := range ps.list {
+		ok, err := selects(np, dir, subject)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue
+		}
+		selected = true
+		type rule struct {
+			peers []networkingv1.NetworkPolicyPeer
+			ports []networkingv1.NetworkPolicyPort
+		}
+		var rules []rule
+		if dir == networkingv1.PolicyTypeIngress {
+			for _, r := range np.Spec.Ingress {
+				rules = append(rules, rule{r.From, r.Ports})
+			}
+		} else {
+			for _, r := range np.Spec.Egress {
+				rules = append(rules, rule{r.To, r.Ports})
+			}
+		}
+		for _, r := range rules {
+			if !portMatches(r.ports, dst, port, proto) {
+				continue
+			}
+			ok, err := peersMatch(r.peers, np.Namespace, other)
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				return true, nil
+			}
+		}
+	}
+	return !selected, nil
+}
+
+func portMatches(ports []networkingv1.NetworkPolicyPort, dst Pod, port int32, proto corev1.Protocol) bool {
+	if len(ports) == 0 {
+		return true
+	}
+	for _, p := range ports {
+		pp := corev1.ProtocolTCP
+		if p.Protocol != nil {
+			pp = *p.Protocol
+		}
+		if pp != proto {
+			continue
+		}
+		if p.Port == nil {
+			return true
+		}
+		if p.Port.Type == 0 { // a number, or a range with endPort
+			end := p.Port.IntVal
+			if p.EndPort != nil {
+				end = *p.EndPort
+			}
+			if port >= p.Port.IntVal && port <= end {
+				return true
+			}
+			continue
+		}
+		for _, cp := range dst.Ports { // a name: the destination pod's port of that name
+			cproto := cp.Protocol
+			if cproto == "" {
+				cproto = corev1.ProtocolTCP
+			}
+			if cp.Name == p.Port.StrVal && cp.ContainerPort == port && cproto == proto {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func peersMatch(peers []networkingv1.NetworkPolicyPeer, policyNS string, pod Pod) (bool, error) {
+	if len(peers) == 0 {
+		return true, nil
+	}
+	for _, p := range peers {
+		nsOK := pod.Namespace == policyNS
+		if p.NamespaceSelector != nil {
+			ok, err := matchSelector(p.NamespaceSelector, pod.NSLabels)
+			if err != nil {
+				return false, err
+			}
+			nsOK = ok
+		}
+		if !nsOK {
+			continue
+		}
+		if p.PodSelector == nil {
+			return true, nil
+		}
+		ok, err := matchSelector(p.PodSelector, pod.Labels)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,159 @@
+package domain_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thumela/thumela/services/transfers/internal/domain"
+)
+
+func validInput() domain.RequestInput {
+	return domain.RequestInput{
+		IdempotencyKey: "wizard-1", RecipientName: "  Sipho   Dlamini ", RecipientPhone: "082 123 4567",
+		Bank: domain.FNB, AmountCents: 50_000, PaymentMethodID: "pm-1",
+	}
+}
+
+func TestNewRequestNormalises(t *testing.T) {
+	t.Parallel()
+	r, err := domain.NewRequest(validInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.RecipientName() != "Sipho Dlamini" || r.RecipientPhone().E164() != "+27821234567" || r.Location() != domain.DefaultLocation {
+		t.Fatalf("request = %+v", r)
+	}
+	in := validInput()
+	in.Location = domain.Location{Name: "Sandton City ATM"}
+	r, err = domain.NewRequest(in)
+	if err != nil || r.Location() != (domain.Location{Name: "Sandton City ATM", Type: domain.LocationParam}) {
+		t.Fatalf("named location = %+v, %v", r.Location(), err)
+	}
+}
+
+func TestNewRequestRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		field string
+		edit  func(*domain.RequestInput)
+	}{
+		{"idempotency_key", func(in *domain.RequestInput) { in.IdempotencyKey = " " }},
+		{"idempotency_key", func(in *domain.RequestInput) { in.IdempotencyKey = strings.Repeat("k", 129) }},
+		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = "" }},
+		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = strings.Repeat("a", 101) }},
+		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "" }},
+		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "011 123 4567" }},  // landline
+		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "+44 7911 123456" }}, // UK mobile
+		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "082 CALL NOW" }},
+		{"bank", func(in *domain.RequestInput) { in.Bank = "" }},
+		{"bank", func(in *domain.RequestInput) { in.Bank = "bogus" }},
+		{"amount_cents", func(in *domain.RequestInput) { in.AmountCents = 0 }},
+		{"amount_cents", func(in *domain.RequestInput) { in.AmountCents = -5 }},
+		{"payment_method_id", func(in *domain.RequestInput) { in.PaymentMethodID = "" }},
+		{"withdrawal_location.type", func(in *domain.RequestInput) { in.Location = domain.Location{Name: "x", Type: "gps"} }},
+		{"withdrawal_location.name", func(in *domain.RequestInput) { in.Location = domain.Location{Name: strings.Repeat("a", 101)} }},
+	}
+	for _, tt := range tests {
+		in := validInput()
+		tt.edit(&in)
+		_, err := domain.NewRequest(in)
+		var verr *domain.ValidationError
+		if !errors.As(err, &verr) || len(verr.Violations) != 1 || verr.Violations[0].Field != tt.field {
+			t.Errorf("%+v: err = %v, want one violation on %s", in, err, tt.field)
+		}
+	}
+	// Everything wrong at once: every field reported, in the form's order.
+	_, err := domain.NewRequest(domain.RequestInput{})
+	var verr *domain.ValidationError
+	if !errors.As(err, &verr) || len(verr.Violations) != 6 || verr.Violations[1].Field != "recipient_name" {
+		t.Fatalf("empty request: %v", err)
+	}
+}
+
+func TestPhoneNotations(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"0821234567", "082 123 4567", "+27 82 123 4567", "27821234567", "(082) 123-4567", "+27821234567"} {
+		p, ok := domain.ParsePhone(in)
+		if !ok || p.E164() != "+27821234567" {
+			t.Errorf("ParsePhone(%q) = %q, %v", in, p, ok)
+		}
+	}
+}
+
+func TestRequestHash(t *testing.T) {
+	t.Parallel()
+	hash := func(edit func(*domain.RequestInput)) []byte {
+		in := validInput()
+		edit(&in)
+		r, err := domain.NewRequest(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Hash()
+	}
+	base := hash(func(*domain.RequestInput) {})
+	same := []func(*domain.RequestInput){
+		func(in *domain.RequestInput) { in.RecipientPhone = "+27821234567" },
+		func(in *domain.RequestInput) { in.RecipientName = "Sipho Dlamini" },
+		func(in *domain.RequestInput) { in.IdempotencyKey = "another key" },
+		func(in *domain.RequestInput) { in.Location = domain.DefaultLocation },
+	}
+	for i, edit := range same {
+		if !bytes.Equal(hash(edit), base) {
+			t.Errorf("same request %d hashes differently", i)
+		}
+	}
+	different := []func(*domain.RequestInput){
+		func(in *domain.RequestInput) { in.AmountCents++ },
+		func(in *domain.RequestInput) { in.Bank = domain.ABSA },
+		func(in *domain.RequestInput) { in.RecipientName = "Sipho Dlamin" },
+		func(in *domain.RequestInput) { in.RecipientPhone = "0821234568" },
+		func(in *domain.RequestInput) { in.PaymentMethodID = "pm-2" },
+		func(in *domain.RequestInput) { in.Location = domain.Location{Name: "Nearest ATM", Type: domain.LocationParam} },
+	}
+	for i, edit := range different {
+		if bytes.Equal(hash(edit), base) {
+			t.Errorf("different request %d hashes alike", i)
+		}
+	}
+}
+
+func TestVoucher(t *testing.T) {
+	t.Parallel()
+	v, err := domain.NewVoucher(t0, domain.DefaultVoucherTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Number) != 10 || strings.Trim(v.Number, "0123456789") != "" || len(v.PIN) != 4 || strings.Trim(v.PIN, "0123456789") != "" {
+		t.Fatalf("voucher %q PIN %q", v.Number, v.PIN)
+	}
+	if !v.ExpiresAt.Equal(t0.Add(7 * 24 * time.Hour)) {
+		t.Fatalf("expires %v", v.ExpiresAt)
+	}
+	if !domain.VerifyPIN(v.PINHash, v.PIN) || strings.Contains(v.PINHash, v.PIN+"$") {
+		t.Fatal("PIN hash does not verify")
+	}
+	wrong := "0000"
+	if v.PIN == wrong {
+		wrong = "1111"
+	}
+	if domain.VerifyPIN(v.PINHash, wrong) || domain.VerifyPIN("garbage", v.PIN) {
+		t.Fatal("a wrong PIN verified")
+	}
+	other, _ := domain.NewVoucher(t0, time.Hour)
+	if other.Number == v.Number && other.PIN == v.PIN {
+		t.Fatal("two vouchers alike")
+	}
+}
+
+func TestMoneyString(t *testing.T) {
+	t.Parallel()
+	for c, want := range map[int64]string{0: "R0.00", 5: "R0.05", 120000: "R1,200.00", 10_000_000: "R100,000.00", -1095: "-R10.95"} {
+		if got := domain.Cents(c).String(); got != want {
+			t.Errorf("%d = %q, want %q", c, got, want)
+		}
+	}
+}

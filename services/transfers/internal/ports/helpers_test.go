@@ -1,0 +1,5 @@
+package ports_test
+
+import "github.com/thumela/thumela/services/transfers/internal/app"
+
+func errUnavailable() error { return app.ErrUnavailable }

@@ -1,0 +1,334 @@
+package testkit
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/outbox"
+	platformpg "github.com/thumela/thumela/services/platform/postgres"
+	"github.com/thumela/thumela/services/platform/pgtest"
+	"github.com/thumela/thumela/services/platform/service"
+	"github.com/thumela/thumela/services/transfers/internal/adapters/postgres"
+	"github.com/thumela/thumela/services/transfers/internal/app"
+	"github.com/thumela/thumela/services/transfers/internal/domain"
+	"github.com/thumela/thumela/services/transfers/internal/ports"
+)
+
+// Schema is the service's schema.
+const Schema = "transfers"
+
+// Options tune an Env.
+type Options struct {
+	// Limits default to domain.DefaultLimits.
+	Limits domain.Limits
+	// Start is the clock's start (default: a Wednesday noon in Johannesburg, mid-month).
+	Start time.Time
+	// MaxConns sizes the pool (default 6).
+	MaxConns int32
+}
+
+// Env is one test's service: a fresh migrated database, the fakes, the app and the real gRPC
+// API on loopback behind the production token checks.
+type Env struct {
+	DBURL    string
+	Pool     *pgxpool.Pool
+	Clock    *Clock
+	Payments *FakePayments
+	Fees     *FakeFees
+	Repo     *postgres.Transfers
+	App      *app.Service
+	Client   transfersv1.TransfersServiceClient
+	Logger   *slog.Logger
+	signer   auth.Signer
+}
+
+// DefaultStart is 2026-03-18 12:00 in Johannesburg.
+var DefaultStart = time.Date(2026, time.March, 18, 12, 0, 0, 0, domain.Johannesburg)
+
+// Discard is a logger that writes nothing.
+var Discard = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// OpenPool opens another pool on the database at url, as a second replica would.
+func OpenPool(t testing.TB, url string, maxConns int32) *pgxpool.Pool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := platformpg.Open(ctx, url, Schema, platformpg.WithMaxConns(maxConns), platformpg.WithWait(10*time.Second))
+	if err != nil {
+		t.Fatalf("open pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// New builds an Env.
+func New(t testing.TB, opts Options) *Env {
+	t.Helper()
+	if opts.Limits == (domain.Limits{}) {
+		opts.Limits = domain.DefaultLimits
+	}
+	if opts.Start.IsZero() {
+		opts.Start = DefaultStart
+	}
+	if opts.MaxConns == 0 {
+		opts.MaxConns = 6
+	}
+	url := pgtest.NewDatabase(t)
+	pool := OpenPool(t, url, opts.MaxConns)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := platformpg.Migrate(ctx, pool, Schema, outbox.Migrations, postgres.Migrations); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+
+	e := &Env{
+		DBURL: url, Pool: pool, Clock: NewClock(opts.Start), Payments: NewFakePayments(), Fees: NewFakeFees(),
+		Repo: postgres.NewTransfers(pool), Logger: Discard,
+	}
+	svc, err := app.New(e.Repo, e.Payments, e.Fees, app.Config{Limits: opts.Limits, Now: e.Clock.Now}, e.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.App = svc
+
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.signer = auth.Signer{KeyID: "test-key", Key: key}
+	verifier := auth.NewVerifier(auth.StaticKeys{e.signer.PublicKey()}, service.TokenIssuer)
+	if err := ports.Policy.Check(&transfersv1.TransfersService_ServiceDesc); err != nil {
+		t.Fatal(err)
+	}
+	srv := grpcserver.New(e.Logger, grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, ports.Policy)))
+	transfersv1.RegisterTransfersServiceServer(srv, ports.NewServer(svc, e.Logger))
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	component := srv.ListenerComponent(lis)
+	sctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- component.Start(sctx) }()
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = component.Stop(stopCtx)
+		stop()
+		<-served
+	})
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	e.Client = transfersv1.NewTransfersServiceClient(conn)
+	return e
+}
+
+// NewUser returns a fresh user id with a card (TokenApprove unless token is given).
+func (e *Env) NewUser(token ...string) (userID, paymentMethodID string) {
+	userID, paymentMethodID = uuid.NewString(), uuid.NewString()
+	tok := TokenApprove
+	if len(token) > 0 {
+		tok = token[0]
+	}
+	e.Payments.AddCard(userID, paymentMethodID, "Everyday Visa", "4242", tok)
+	return userID, paymentMethodID
+}
+
+// Ctx returns a context whose calls carry userID's access token.
+func (e *Env) Ctx(t testing.TB, userID string) context.Context {
+	t.Helper()
+	token, err := e.signer.Sign(auth.Claims{
+		Subject: userID, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi",
+		Issuer: service.TokenIssuer, ExpiresAt: time.Now().Add(10 * time.Minute),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return auth.WithBearer(t.Context(), token)
+}
+
+// Caller is userID as the app sees a caller.
+func Caller(userID string) app.Caller {
+	return app.Caller{UserID: userID, GivenName: "Thandi", FamilyName: "Nkosi"}
+}
+
+// Request is a valid create request for R500 to Capitec with paymentMethodID.
+func Request(key, paymentMethodID string) *transfersv1.CreateTransferRequest {
+	return &transfersv1.CreateTransferRequest{
+		IdempotencyKey:  key,
+		RecipientName:   "Sipho Dlamini",
+		RecipientPhone:  "082 123 4567",
+		Bank:            feesv1.Bank_BANK_CAPITEC,
+		AmountCents:     50_000,
+		PaymentMethodId: paymentMethodID,
+	}
+}
+
+// Input is a valid app-level create input for amount cents with paymentMethodID.
+func Input(key, paymentMethodID string, amount int64) domain.RequestInput {
+	return domain.RequestInput{
+		IdempotencyKey: key, RecipientName: "Sipho Dlamini", RecipientPhone: "082 123 4567",
+		Bank: domain.Capitec, AmountCents: amount, PaymentMethodID: paymentMethodID,
+	}
+}
+
+// WorkerConfig is a worker tuned for tests: short sweeps and retries, the env's clock.
+func (e *Env) WorkerConfig() app.WorkerConfig {
+	return app.WorkerConfig{
+		Concurrency: 4, Lease: time.Minute, Sweep: 200 * time.Millisecond,
+		RetryBase: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond, Now: e.Clock.Now,
+	}
+}
+
+// StartWorker runs a worker on pool (the env's when nil) with its LISTEN connection until the
+// returned stop is called or the test ends.
+func (e *Env) StartWorker(t testing.TB, pool *pgxpool.Pool, cfg app.WorkerConfig) (w *app.Worker, stop func()) {
+	t.Helper()
+	if pool == nil {
+		pool = e.Pool
+	}
+	repo := postgres.NewTransfers(pool)
+	w = app.NewWorker(repo, e.Payments, cfg, e.Logger)
+	listener := postgres.NewListener(pool, Schema, e.Logger)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = listener.Run(ctx, w.Notify) })
+	wg.Go(func() { _ = w.Run(ctx) })
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
+	t.Cleanup(stop)
+	return w, stop
+}
+
+// OutboxRow is one event written to the outbox.
+type OutboxRow struct {
+	Subject string
+	Type    string
+	Payload []byte
+}
+
+// Outbox returns every outbox row in write order.
+func (e *Env) Outbox(t testing.TB) []OutboxRow {
+	t.Helper()
+	rows, err := e.Pool.Query(context.Background(), `SELECT subject, headers->>'`+outbox.HeaderEventType+`', payload FROM outbox ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (OutboxRow, error) {
+		var o OutboxRow
+		err := r.Scan(&o.Subject, &o.Type, &o.Payload)
+		return o, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// StatusEvents decodes the TransferStatusChanged events of transferID, in order.
+func (e *Env) StatusEvents(t testing.TB, transferID string) []*transfersv1.TransferStatusChanged {
+	t.Helper()
+	var out []*transfersv1.TransferStatusChanged
+	for _, row := range e.Outbox(t) {
+		if row.Type != "thumela.transfers.v1.TransferStatusChanged" {
+			continue
+		}
+		var ev transfersv1.TransferStatusChanged
+		if err := proto.Unmarshal(row.Payload, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.GetTransfer().GetId() == transferID {
+			out = append(out, &ev)
+		}
+	}
+	return out
+}
+
+// VoucherEvents decodes the VoucherChanged events of transferID, in order.
+func (e *Env) VoucherEvents(t testing.TB, transferID string) []*transfersv1.VoucherChanged {
+	t.Helper()
+	var out []*transfersv1.VoucherChanged
+	for _, row := range e.Outbox(t) {
+		if row.Type != "thumela.transfers.v1.VoucherChanged" {
+			continue
+		}
+		var ev transfersv1.VoucherChanged
+		if err := proto.Unmarshal(row.Payload, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.GetTransferId() == transferID {
+			out = append(out, &ev)
+		}
+	}
+	return out
+}
+
+// Notifications decodes every notification in the outbox, with its subject.
+func (e *Env) Notifications(t testing.TB) (subjects []string, notes []*notificationsv1.Notification) {
+	t.Helper()
+	for _, row := range e.Outbox(t) {
+		if row.Type != "thumela.notifications.v1.Notification" {
+			continue
+		}
+		var n notificationsv1.Notification
+		if err := proto.Unmarshal(row.Payload, &n); err != nil {
+			t.Fatal(err)
+		}
+		subjects, notes = append(subjects, row.Subject), append(notes, &n)
+	}
+	return subjects, notes
+}
+
+// Eventually polls cond every 10 ms until it holds or timeout passes.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// WaitStatus waits until transferID has status, and returns it.
+func (e *Env) WaitStatus(t testing.TB, transferID string, status domain.Status, timeout time.Duration) *domain.Transfer {
+	t.Helper()
+	id := uuid.MustParse(transferID)
+	var got *domain.Transfer
+	Eventually(t, timeout, "transfer "+transferID+" to be "+string(status), func() bool {
+		var s string
+		if err := e.Pool.QueryRow(context.Background(), `SELECT user_id::text FROM transfers WHERE id = $1`, id).Scan(&s); err != nil {
+			return false
+		}
+		tr, err := e.Repo.Get(context.Background(), uuid.MustParse(s), id)
+		if err != nil {
+			return false
+		}
+		got = tr
+		return tr.Status() == status
+	})
+	return got
+}

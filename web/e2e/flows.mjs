@@ -1,0 +1,63 @@
+// Journeys the browser tests share: a fresh, verified user; logging in and out. Each test gets
+// its own browser context (its own cookie jar), so users never leak between tests.
+import assert from "node:assert/strict";
+import { latestMessage, uniqueEmail } from "./harness.mjs";
+
+export const PASSWORD = "Correct-Horse-42";
+
+/** Waits for a toast with this title (sonner renders each as a list item). */
+export function toast(page, title) {
+  return page.locator("[data-sonner-toast]").filter({ hasText: title }).first();
+}
+
+/** The 6-digit code of the newest e-mail of `template` for `email` in the dev outbox. */
+export async function codeFromOutbox(baseURL, email, template) {
+  const message = await latestMessage(baseURL, email, { template });
+  const code = /\b(\d{6})\b/.exec(message.body)?.[1];
+  assert.ok(code, `no 6-digit code in: ${message.body}`);
+  return code;
+}
+
+/**
+ * Signs a new user up in `context` and enters the e-mailed code: the returned page is on the
+ * dashboard, signed in.
+ */
+export async function signUpVerified(context, baseURL, { firstName = "Thandi", lastName = "Nkosi", prefix = "e2e", password = PASSWORD } = {}) {
+  const email = uniqueEmail(prefix);
+  const page = await context.newPage();
+  await page.goto(`${baseURL}/signup`);
+  await page.getByRole("heading", { name: "Create Your Account" }).waitFor();
+  await page.getByLabel("First name").fill(firstName);
+  await page.getByLabel("Last name").fill(lastName);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByLabel("Confirm password").fill(password);
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await page.getByRole("heading", { name: "Verify Your Identity" }).waitFor();
+  const code = await codeFromOutbox(baseURL, email, "email_verification");
+  await page.getByLabel("Verification code").fill(code);
+  await page.getByRole("button", { name: "Verify" }).click();
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+  return { page, email, password, firstName, lastName };
+}
+
+/** Fills the login form and submits it (the page must be on /login). */
+export async function submitLogin(page, email, password) {
+  await page.getByRole("heading", { name: "Welcome Back" }).waitFor();
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Log In" }).click();
+}
+
+/** Logs in from /login and waits for the dashboard. */
+export async function logIn(page, baseURL, email, password) {
+  await page.goto(`${baseURL}/login`);
+  await submitLogin(page, email, password);
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+}
+
+/** Logs out with the sidebar's link and waits for the login page. */
+export async function logOut(page) {
+  await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Log Out" }).click();
+  await page.getByRole("heading", { name: "Welcome Back" }).waitFor();
+}

@@ -1,0 +1,172 @@
+// Sending money in Debian's Chromium against the real stack: a fresh user adds a card from the
+// wizard, sends R150.00 (the first transfer is free), the sandbox processor charges the card
+// (about 1 s), the recipient's SMS with the voucher lands in the dev outbox, and the transfer
+// shows on the dashboard and in the history. A declined card ends in 'Transfer Failed'.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launchBrowser, startStack } from "./harness.mjs";
+import { signUpVerified, toast } from "./flows.mjs";
+
+let stack;
+let chromium;
+
+before(async () => {
+  stack = await startStack();
+  chromium = await launchBrowser();
+});
+
+after(async () => {
+  await chromium?.close();
+  await stack?.stop();
+});
+
+const NEXT_YEAR = String(new Date().getFullYear() + 1);
+
+/** The newest message of `template` whose recipient is this South African mobile (any format). */
+async function smsFor(baseURL, localNumber, template, timeoutMs = 15_000) {
+  const digits = localNumber.replace(/\D/g, "").replace(/^0/, "");
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${baseURL}/dev/outbox?format=json`);
+    if (res.ok) {
+      const { messages } = await res.json();
+      const found = messages.filter(
+        (m) => m.template === template && String(m.recipient).replace(/\D/g, "").endsWith(digits),
+      );
+      if (found.length > 0) return found[found.length - 1];
+    }
+    if (Date.now() > deadline) throw new Error(`no "${template}" message for ${localNumber} in the dev outbox`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Fills the wizard's first two steps. */
+async function amountAndRecipient(page, { amount, name, phone, bank }) {
+  await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
+  await page.getByLabel("Amount to Send (ZAR)").fill(amount);
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Recipient Name").fill(name);
+  await page.getByLabel("Recipient Phone Number").fill(phone);
+  await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: bank });
+  await page.getByRole("button", { name: "Next" }).click();
+}
+
+/** Adds a card through the add-card dialog opened from the wizard. */
+async function addCardInDialog(page, { name, number }) {
+  const dialog = page.getByRole("dialog", { name: "Add Payment Method" });
+  await dialog.getByLabel("Card Name").fill(name);
+  await dialog.getByLabel("Card Number").pressSequentially(number);
+  await dialog.getByRole("combobox", { name: "Expiry month" }).selectOption("08");
+  await dialog.getByRole("combobox", { name: "Expiry year" }).selectOption(NEXT_YEAR);
+  await dialog.getByLabel("CVV").fill("123");
+  await dialog.getByRole("button", { name: "Add Payment Method" }).click();
+  await toast(page, "Card added successfully").waitFor();
+  await dialog.waitFor({ state: "detached" });
+}
+
+test("a new user adds a card in the wizard and sends R150.00; the recipient gets the voucher by SMS; the first transfer is free", async () => {
+  const context = await chromium.browser.newContext();
+  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "send" });
+
+  await page.getByRole("region", { name: "New Transaction" }).getByRole("link", { name: "Send Money" }).click();
+  await amountAndRecipient(page, { amount: "150", name: "Sipho Dlamini", phone: "082 123 4567", bank: "Standard Bank" });
+
+  // The quote: the first transfer's fee is struck through.
+  const summary = page.getByRole("region", { name: "Transaction Summary" });
+  await summary.getByText("First transfer free!").waitFor();
+  assert.match(await summary.innerText(), /Total amount\s*R150,00/);
+
+  // No cards yet: add one from the wizard; it is selected for this transfer.
+  await page.getByRole("heading", { name: "No Payment Methods" }).waitFor();
+  await page.getByRole("button", { name: "Add Payment Method" }).click();
+  await addCardInDialog(page, { name: "Personal Visa", number: "4242424242424242" });
+  const radio = page.getByRole("radio", { name: "Personal Visa (•••• 4242)" });
+  await radio.waitFor();
+  assert.equal(await radio.isChecked(), true);
+  await page.getByRole("button", { name: "Next" }).click();
+
+  const details = page.getByRole("region", { name: "Transfer details" });
+  await details.getByText("Personal Visa").waitFor();
+  await page.getByRole("region", { name: "Recipient" }).getByText("Standard Bank").waitFor();
+  await page.getByRole("button", { name: "Send Money" }).click();
+
+  // Accepted (pending), charged by the sandbox processor, then completed with a voucher.
+  await page.getByRole("heading", { name: "Processing your transfer..." }).waitFor();
+  await toast(page, "Transfer initiated").waitFor();
+  await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 20_000 });
+  const panel = await page.getByRole("status").filter({ hasText: "Voucher number" }).innerText();
+  const voucher = /Voucher number\s*(\d{10})/.exec(panel)?.[1];
+  assert.ok(voucher, `no 10-digit voucher number in: ${panel}`);
+  assert.match(panel, /received the voucher number and PIN by SMS on \+27 82 123 4567/);
+  assert.match(panel, /Valid until/);
+  assert.match(panel, /Fee\s*R0,00 \(first transfer free\)/);
+  assert.match(panel, /Total\s*R150,00/);
+
+  // The recipient's SMS carries the same voucher number (and a PIN the sender never sees).
+  const sms = await smsFor(stack.baseURL, "082 123 4567", "voucher_issued");
+  assert.ok(sms.body.includes(voucher), `voucher ${voucher} not in the SMS: ${sms.body}`);
+  assert.ok(!panel.includes("PIN:"), "the sender's screen must not show the PIN");
+
+  // The dashboard's newest row, and its details dialog with the stored (waived) fee.
+  await page.getByRole("link", { name: "Back to Dashboard" }).click();
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+  await page.getByRole("link", { name: /Resend R150,00 to Sipho Dlamini/ }).waitFor();
+  const recent = page.getByRole("region", { name: "Recent Transactions" });
+  const row = recent.getByRole("button", { name: /Sipho Dlamini/ });
+  await row.getByRole("img", { name: "Completed" }).waitFor();
+  await row.click();
+  const dialog = page.getByRole("dialog", { name: "Transaction Details" });
+  const text = await dialog.innerText();
+  assert.match(text, /Fee\s*R0,00/);
+  assert.match(text, /Total\s*R150,00/);
+  assert.match(text, /COMPLETED/);
+  assert.match(text, /Awaiting collection/);
+  assert.match(text, /Personal Visa \(•••• 4242\)/);
+  assert.match(text, /Nearest ATM/);
+  await dialog.getByRole("button", { name: "Close" }).click();
+
+  // The history row.
+  await page.goto(`${stack.baseURL}/transactions`);
+  await page.getByRole("heading", { name: "Transaction History", level: 1 }).waitFor();
+  const historyRow = page.getByRole("row", { name: /Sipho Dlamini/ });
+  await historyRow.waitFor();
+  const rowText = await historyRow.innerText();
+  assert.match(rowText, /R150,00/);
+  assert.match(rowText, /\+R0,00/);
+  assert.match(rowText, /Completed/);
+  await context.close();
+});
+
+test("a declined card ends in 'Transfer Failed'; Try Again with a good card completes, and a second transfer pays the fee", async () => {
+  const context = await chromium.browser.newContext();
+  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "declined" });
+
+  await page.goto(`${stack.baseURL}/send-money?amount=100&recipient=mom`);
+  await page.getByRole("button", { name: "Next" }).click();
+  assert.equal(await page.getByLabel("Recipient Name").inputValue(), "Nomvula Dlamini");
+  await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: "Capitec" });
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("button", { name: "Add Payment Method" }).click();
+  await addCardInDialog(page, { name: "Declined Visa", number: "4000000000000002" });
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("button", { name: "Send Money" }).click();
+  await page.getByRole("heading", { name: "Transfer Failed" }).waitFor({ timeout: 20_000 });
+
+  await page.getByRole("button", { name: "Try Again" }).click();
+  await page.getByRole("button", { name: "Add New Card" }).click();
+  await addCardInDialog(page, { name: "Good Mastercard", number: "5555555555554444" });
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("button", { name: "Send Money" }).click();
+  await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 20_000 });
+  await smsFor(stack.baseURL, "082 555 0143", "voucher_issued");
+
+  // After a completed transfer, the next one pays the bank's fee plus 0.3 %.
+  await page.getByRole("button", { name: "Send Another Transfer" }).click();
+  await amountAndRecipient(page, { amount: "200", name: "Thabo Dlamini", phone: "081 555 0196", bank: "ABSA" });
+  const summary = page.getByRole("region", { name: "Transaction Summary" });
+  await summary.getByText("Total fees").waitFor();
+  // ABSA: R8.50 + 0.3 % of R200.00 = R9.10.
+  await summary.getByText("R9,10").waitFor();
+  assert.equal(await summary.getByText("First transfer free!").count(), 0);
+  await context.close();
+});

@@ -1,0 +1,175 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { screen, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { AccountService, AuthService, GetProfileResponseSchema, UpdateProfileResponseSchema } from "@/gen/thumela/bff/v1/bff_pb";
+import type { UpdateProfileRequest } from "@/gen/thumela/bff/v1/bff_pb";
+import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { expectToast } from "@/test/toasts";
+import type { SessionInit } from "@/test/render-app";
+
+type ProfileInit = NonNullable<SessionInit["profile"]>;
+
+/** GetProfile answers `profile`; UpdateProfile stores what it gets (and the session follows). */
+function accountRoutes(profile: ProfileInit | "missing", extra?: (r: ConnectRouter) => void) {
+  return (r: ConnectRouter, state: { session?: SessionInit }) => {
+    let current = profile;
+    r.rpc(AccountService.method.getProfile, () => {
+      if (current === "missing") throw new ConnectError("profile not found", Code.NotFound);
+      return create(GetProfileResponseSchema, { profile: current });
+    });
+    r.rpc(AccountService.method.updateProfile, (request) => {
+      current = { firstName: request.firstName, lastName: request.lastName, phoneNumber: request.phoneNumber ? "+27821234567" : "" };
+      if (state.session) state.session = { ...state.session, profile: current };
+      return create(UpdateProfileResponseSchema, { profile: current });
+    });
+    extra?.(r);
+  };
+}
+
+async function openAccount(profile: ProfileInit | "missing" = { ...SIGNED_IN.profile, phoneNumber: "+27821234567" }, extra?: (r: ConnectRouter) => void) {
+  const app = renderApp("/account", { session: SIGNED_IN, routes: accountRoutes(profile, extra) });
+  await screen.findByRole("heading", { level: 1, name: "Account" });
+  return app;
+}
+
+describe("account page", () => {
+  it("sends a signed-out visitor to login and back to /account after signing in", async () => {
+    const { user, router } = renderApp("/account", {
+      routes: (r, state) => {
+        accountRoutes(SIGNED_IN.profile!)(r, state);
+        r.rpc(AuthService.method.signIn, () => {
+          state.session = SIGNED_IN;
+          return SIGNED_IN;
+        });
+      },
+    });
+    await screen.findByRole("heading", { name: "Welcome Back" });
+    expect(router.state.location.pathname).toBe("/login");
+    expect(router.state.location.search).toBe("?redirect=%2Faccount");
+
+    await user.type(screen.getByLabelText("Email"), "thandi@example.co.za");
+    await user.type(screen.getByLabelText("Password"), "correct-horse");
+    await user.click(screen.getByRole("button", { name: "Log In" }));
+    expect(await screen.findByRole("heading", { level: 1, name: "Account" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/account");
+  });
+
+  it("shows a loading skeleton, then the heading and who is logged in", async () => {
+    let release: () => void = () => {};
+    renderApp("/account", {
+      session: SIGNED_IN,
+      routes: (r) =>
+        r.rpc(AccountService.method.getProfile, async () => {
+          await new Promise<void>((resolve) => (release = resolve));
+          return create(GetProfileResponseSchema, { profile: SIGNED_IN.profile });
+        }),
+    });
+    expect(await screen.findByRole("status", { name: "Loading your account..." })).toBeInTheDocument();
+    expect(screen.queryByRole("heading", { name: "Account" })).not.toBeInTheDocument();
+    release();
+    expect(await screen.findByRole("heading", { level: 1, name: "Account" })).toBeInTheDocument();
+    expect(screen.getByText("Logged in as thandi@example.co.za")).toBeInTheDocument();
+  });
+
+  it("shows the profile read-only, with the phone grouped", async () => {
+    await openAccount();
+    const panel = screen.getByRole("tabpanel", { name: "Profile" });
+    const value = (term: string) => within(panel).getByText(term).nextElementSibling;
+    expect(value("First name")).toHaveTextContent("Thandi");
+    expect(value("Last name")).toHaveTextContent("Mokoena");
+    expect(value("Email")).toHaveTextContent("thandi@example.co.za");
+    expect(value("Phone number")).toHaveTextContent("+27 82 123 4567");
+    expect(within(panel).queryByRole("textbox")).not.toBeInTheDocument();
+  });
+
+  it("shows a dash for an empty phone, and for everything when there is no profile yet", async () => {
+    await openAccount("missing");
+    const panel = screen.getByRole("tabpanel", { name: "Profile" });
+    for (const term of ["First name", "Last name", "Phone number"]) {
+      expect(within(panel).getByText(term).nextElementSibling).toHaveTextContent("-");
+    }
+    expect(within(panel).getByText("Email").nextElementSibling).toHaveTextContent("thandi@example.co.za");
+  });
+
+  it("has Profile (default) and Security tabs that work by keyboard", async () => {
+    const { user } = await openAccount();
+    const profileTab = screen.getByRole("tab", { name: "Profile" });
+    expect(profileTab).toHaveAttribute("aria-selected", "true");
+    expect(screen.getByRole("tab", { name: "Security" })).toHaveAttribute("aria-selected", "false");
+
+    profileTab.focus();
+    await user.keyboard("{ArrowRight}");
+    expect(screen.getByRole("tab", { name: "Security" })).toHaveAttribute("aria-selected", "true");
+    expect(screen.getByRole("tabpanel", { name: "Security" })).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Change Password" })).toBeInTheDocument();
+  });
+
+  it("requires first and last name", async () => {
+    const update = vi.fn();
+    const { user } = await openAccount(undefined, (r) => r.rpc(AccountService.method.updateProfile, update));
+    await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    await user.clear(screen.getByLabelText("First name"));
+    await user.clear(screen.getByLabelText("Last name"));
+    await user.click(screen.getByRole("button", { name: "Save Changes" }));
+
+    expect(await screen.findByText("First name is required")).toBeInTheDocument();
+    expect(screen.getByText("Last name is required")).toBeInTheDocument();
+    expect(screen.getByLabelText("First name")).toHaveAttribute("aria-invalid", "true");
+    expect(screen.getByLabelText("First name")).toHaveAccessibleDescription("First name is required");
+    expect(update).not.toHaveBeenCalled();
+  });
+
+  it("saves the profile, says so, returns to view mode and updates the badge", async () => {
+    let received: UpdateProfileRequest | undefined;
+    const { user } = await openAccount({ firstName: "Thandi", lastName: "Mokoena" }, (r) =>
+      r.rpc(AccountService.method.updateProfile, (request) => {
+        received = request;
+        return create(UpdateProfileResponseSchema, {
+          profile: { firstName: request.firstName, lastName: request.lastName, phoneNumber: "+27821234567" },
+        });
+      }),
+    );
+    await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    const phone = screen.getByLabelText("Phone number");
+    expect(phone).toHaveAttribute("placeholder", "+27 XX XXX XXXX");
+    await user.clear(screen.getByLabelText("First name"));
+    await user.type(screen.getByLabelText("First name"), "Thandiwe");
+    await user.type(phone, "082 123 4567");
+    await user.click(screen.getByRole("button", { name: "Save Changes" }));
+
+    await expectToast("Profile updated", "Your profile information has been updated successfully.");
+    expect(received).toMatchObject({ firstName: "Thandiwe", lastName: "Mokoena", phoneNumber: "082 123 4567" });
+    expect(screen.queryByRole("button", { name: "Save Changes" })).not.toBeInTheDocument();
+    const panel = screen.getByRole("tabpanel", { name: "Profile" });
+    expect(within(panel).getByText("+27 82 123 4567")).toBeInTheDocument();
+    expect(screen.getByRole("group", { name: "Signed in as Thandiwe Mokoena" })).toBeInTheDocument();
+  });
+
+  it("Cancel goes back to view mode without saving", async () => {
+    const update = vi.fn();
+    const { user } = await openAccount(undefined, (r) => r.rpc(AccountService.method.updateProfile, update));
+    await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    await user.type(screen.getByLabelText("First name"), "xyz");
+    await user.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(screen.getByRole("button", { name: "Edit Profile" })).toBeInTheDocument();
+    expect(screen.getByRole("tabpanel", { name: "Profile" })).toHaveTextContent("Thandi");
+    expect(update).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    [new ConnectError("Please enter a valid South African mobile number.", Code.InvalidArgument), "Please enter a valid South African mobile number."],
+    [new ConnectError("Failed to fetch", Code.Unavailable), "Failed to update profile. Please try again."],
+  ])("shows 'Update failed' with the server's message or the fallback (%s)", async (error, message) => {
+    const { user } = await openAccount(undefined, (r) =>
+      r.rpc(AccountService.method.updateProfile, () => {
+        throw error;
+      }),
+    );
+    await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    await user.click(screen.getByRole("button", { name: "Save Changes" }));
+    await expectToast("Update failed", message);
+    expect(screen.getByRole("button", { name: "Save Changes" })).toBeInTheDocument(); // still editing
+  });
+});

@@ -1,0 +1,101 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { screen } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import { AccountService, AuthService, GetProfileResponseSchema } from "@/gen/thumela/bff/v1/bff_pb";
+import type { ChangePasswordRequest } from "@/gen/thumela/bff/v1/bff_pb";
+import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { expectToast } from "@/test/toasts";
+
+async function openSecurity(changePassword: (request: ChangePasswordRequest) => object = () => ({})) {
+  const app = renderApp("/account", {
+    session: SIGNED_IN,
+    routes: (r: ConnectRouter) => {
+      r.rpc(AccountService.method.getProfile, () => create(GetProfileResponseSchema, { profile: SIGNED_IN.profile }));
+      r.rpc(AuthService.method.changePassword, changePassword);
+    },
+  });
+  await screen.findByRole("heading", { level: 1, name: "Account" });
+  await app.user.click(screen.getByRole("tab", { name: "Security" }));
+  expect(screen.getByText(/confirm your current password/)).toBeInTheDocument();
+  await app.user.click(screen.getByRole("button", { name: "Change Password" }));
+  return app;
+}
+
+async function fill(user: ReturnType<typeof renderApp>["user"], current: string, next: string, confirm: string) {
+  if (current) await user.type(screen.getByLabelText("Current password"), current);
+  if (next) await user.type(screen.getByLabelText("New password"), next);
+  if (confirm) await user.type(screen.getByLabelText("Confirm new password"), confirm);
+  await user.click(screen.getByRole("button", { name: "Update Password" }));
+}
+
+describe("change password", () => {
+  it("asks for every field, with the spec's messages and 8 characters (DECISIONS.md)", async () => {
+    const change = vi.fn(() => ({}));
+    const { user } = await openSecurity(change);
+    await fill(user, "", "short", "");
+    expect(await screen.findByText("Current password is required")).toBeInTheDocument();
+    expect(screen.getByText("New password must be at least 8 characters")).toBeInTheDocument();
+    expect(screen.getByText("Confirm password is required")).toBeInTheDocument();
+    expect(screen.getByLabelText("Current password")).toHaveAttribute("aria-invalid", "true");
+    expect(change).not.toHaveBeenCalled();
+  });
+
+  it("says 'Passwords do not match' on the confirm field", async () => {
+    const change = vi.fn(() => ({}));
+    const { user } = await openSecurity(change);
+    await fill(user, "old-password", "correct-horse-1", "correct-horse-2");
+    expect(await screen.findByText("Passwords do not match")).toBeInTheDocument();
+    expect(screen.getByLabelText("Confirm new password")).toHaveAccessibleDescription("Passwords do not match");
+    expect(change).not.toHaveBeenCalled();
+  });
+
+  it.each([Code.InvalidArgument, Code.Unauthenticated])("shows 'Current password is incorrect' (code %s)", async (code) => {
+    const { user, router } = await openSecurity(() => {
+      throw new ConnectError("Current password is incorrect", code);
+    });
+    await fill(user, "wrong-password", "correct-horse-1", "correct-horse-1");
+    await expectToast("Update failed", "Current password is incorrect");
+    expect(screen.getByLabelText("Current password")).toHaveAccessibleDescription("Current password is incorrect");
+    expect(screen.getByLabelText("Current password")).toHaveFocus();
+    expect(router.state.location.pathname).toBe("/account"); // still signed in
+  });
+
+  it("changes the password, says so, closes the form and clears it", async () => {
+    let received: ChangePasswordRequest | undefined;
+    const { user } = await openSecurity((request) => {
+      received = request;
+      return {};
+    });
+    await fill(user, "old-password", "correct-horse-1", "correct-horse-1");
+    await expectToast("Password updated", "Your password has been updated successfully.");
+    expect(received).toMatchObject({ currentPassword: "old-password", newPassword: "correct-horse-1", confirmPassword: "correct-horse-1" });
+    expect(screen.queryByLabelText("Current password")).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole("button", { name: "Change Password" }));
+    expect(screen.getByLabelText("Current password")).toHaveValue("");
+    expect(screen.getByLabelText("New password")).toHaveValue("");
+  });
+
+  it.each([
+    [new ConnectError("Password is too common.", Code.InvalidArgument), "Password is too common."],
+    [new ConnectError("Failed to fetch", Code.Unavailable), "Failed to update password. Please try again."],
+  ])("other failures say 'Update failed' with the message or the fallback (%s)", async (error, message) => {
+    const { user } = await openSecurity(() => {
+      throw error;
+    });
+    await fill(user, "old-password", "correct-horse-1", "correct-horse-1");
+    await expectToast("Update failed", message);
+    expect(screen.getByLabelText("Current password")).toBeInTheDocument(); // the form stays open
+  });
+
+  it("Cancel closes the form", async () => {
+    const { user } = await openSecurity();
+    await user.type(screen.getByLabelText("Current password"), "typed");
+    await user.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(screen.queryByLabelText("Current password")).not.toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Change Password" }));
+    expect(screen.getByLabelText("Current password")).toHaveValue("");
+  });
+});

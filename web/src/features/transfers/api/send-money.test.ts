@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { PRESET_RECIPIENTS, presetRecipient } from "../lib/preset-recipients";
+import { DEFAULT_LOCATION, EMPTY_VALUES, MESSAGES, prefillFromSearch, sendMoneySchema } from "./send-money";
+
+const prefill = (query: string) => prefillFromSearch(new URLSearchParams(query));
+
+describe("prefillFromSearch", () => {
+  it("takes amount, recipient, phone and location from the query string", () => {
+    expect(prefill("amount=150.50&recipient=Sipho%20Dlamini&phone=%2B27821234567&location=Sandton%20City")).toEqual({
+      values: { ...EMPTY_VALUES, amount: "150.50", recipientName: "Sipho Dlamini", recipientPhone: "+27821234567" },
+      location: { name: "Sandton City", type: "param" },
+    });
+  });
+
+  it("uses 'Nearest ATM' (type default) without a location", () => {
+    expect(prefill("").location).toEqual({ name: "Nearest ATM", type: "default" });
+    expect(prefill("location=%20%20").location).toEqual(DEFAULT_LOCATION);
+  });
+
+  it("fills name and phone from the four preset recipient keys, case-insensitively", () => {
+    for (const key of ["mom", "dad", "sister", "brother"] as const) {
+      const { values } = prefill(`recipient=${key.toUpperCase()}`);
+      expect(values.recipientName).toBe(PRESET_RECIPIENTS[key].name);
+      expect(values.recipientPhone).toBe(PRESET_RECIPIENTS[key].phone);
+    }
+  });
+
+  it("lets an explicit phone win over the preset's", () => {
+    expect(prefill("recipient=mom&phone=0831112222").values).toMatchObject({
+      recipientName: PRESET_RECIPIENTS.mom.name,
+      recipientPhone: "0831112222",
+    });
+  });
+
+  it("drops an amount that is not a rand amount", () => {
+    expect(prefill("amount=abc").values.amount).toBe("");
+    expect(prefill("amount=1.234").values.amount).toBe("");
+    expect(prefill("amount=150").values.amount).toBe("150");
+  });
+});
+
+describe("preset recipients", () => {
+  it("are South African names with 08x mobile numbers", () => {
+    expect(Object.keys(PRESET_RECIPIENTS)).toEqual(["mom", "dad", "sister", "brother"]);
+    for (const preset of Object.values(PRESET_RECIPIENTS)) {
+      expect(preset.phone.replace(/\s/g, "")).toMatch(/^08\d{8}$/);
+    }
+  });
+
+  it("do not answer for ordinary names or object keys", () => {
+    expect(presetRecipient("Sipho")).toBeUndefined();
+    expect(presetRecipient("constructor")).toBeUndefined();
+    expect(presetRecipient("")).toBeUndefined();
+  });
+});
+
+describe("sendMoneySchema", () => {
+  const valid = {
+    amount: "150",
+    recipientName: "Sipho",
+    recipientPhone: "0821234567",
+    bank: "1",
+    paymentMethodId: "pm-1",
+  };
+
+  it("accepts a complete transfer", () => {
+    expect(sendMoneySchema.safeParse(valid).success).toBe(true);
+  });
+
+  it.each([
+    ["amount", "", MESSAGES.invalidAmount.description],
+    ["amount", "0", MESSAGES.invalidAmount.description],
+    ["amount", "0.00", MESSAGES.invalidAmount.description],
+    ["amount", "-5", MESSAGES.invalidAmount.description],
+    ["recipientName", "  ", MESSAGES.missingRecipient.description],
+    ["recipientPhone", "", MESSAGES.missingRecipient.description],
+    ["bank", "", MESSAGES.missingRecipient.description],
+    ["paymentMethodId", "", MESSAGES.missingPaymentMethod.description],
+  ])("refuses %s = %j with the spec's message", (field, value, message) => {
+    const result = sendMoneySchema.safeParse({ ...valid, [field]: value });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.message)).toEqual([message]);
+  });
+
+  it("uses the spec's submit message", () => {
+    expect(MESSAGES.incomplete).toBe("Please complete all required fields");
+  });
+});

@@ -1,0 +1,568 @@
+import { create } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { screen, within } from "@testing-library/react";
+import type { UserEvent } from "@testing-library/user-event";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import {
+  Bank,
+  FeeQuoteSchema,
+  PaymentMethodSchema,
+  PaymentMethodType,
+  PaymentMethodsService,
+  TransferStatus,
+  TransfersService,
+} from "@/gen/thumela/bff/v1/bff_pb";
+import type {
+  AddCardRequest,
+  CreateTransferRequest,
+  PaymentMethod,
+  QuoteFeeRequest,
+  Transfer,
+} from "@/gen/thumela/bff/v1/bff_pb";
+import { flushAnalytics, setAnalyticsSender } from "@/lib/analytics";
+import type { AnalyticsEventInit } from "@/lib/analytics";
+import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { liveFeed } from "@/test/live-feed";
+import { PRESET_RECIPIENTS } from "../../lib/preset-recipients";
+import { BANKS, CARDS, completed, makeTransfer, withChanges } from "../../test-utils";
+
+type QuoteInit = MessageInitShape<typeof FeeQuoteSchema>;
+
+/** Bank fee from BANKS + 0.3 % rounded half-up; `waived` zeroes what is paid. */
+function quoteFor({ bank, amountCents }: QuoteFeeRequest, waived = false): QuoteInit {
+  const option = BANKS.find((b) => b.bank === bank)!;
+  const platform = (amountCents * 30n + 5000n) / 10000n;
+  const fee = option.baseFeeCents + platform;
+  return {
+    amountCents,
+    bankFeeCents: option.baseFeeCents,
+    platformFeeCents: platform,
+    totalFeeCents: waived ? 0n : fee,
+    totalAmountCents: amountCents + (waived ? 0n : fee),
+    waived,
+    waivedFeeCents: waived ? fee : 0n,
+  };
+}
+
+interface Backend {
+  cards?: PaymentMethod[];
+  waived?: boolean;
+  /** Answers CreateTransfer (default: a pending transfer built from the request). */
+  create?: (request: CreateTransferRequest, attempt: number) => Transfer | Promise<Transfer>;
+  /** Answers GetTransfer (default: the last created transfer). */
+  get?: (id: string, reads: number) => Transfer;
+  addCard?: (request: AddCardRequest) => PaymentMethod;
+  live?: ReturnType<typeof liveFeed>;
+}
+
+function backend(options: Backend = {}) {
+  const calls = {
+    quotes: [] as QuoteFeeRequest[],
+    creates: [] as CreateTransferRequest[],
+    reads: 0,
+    last: undefined as Transfer | undefined,
+  };
+  const routes = (r: ConnectRouter) => {
+    r.rpc(TransfersService.method.listBanks, () => ({ banks: BANKS }));
+    r.rpc(TransfersService.method.quoteFee, (request) => {
+      calls.quotes.push(request);
+      return { quote: quoteFor(request, options.waived) };
+    });
+    r.rpc(PaymentMethodsService.method.listPaymentMethods, () => ({ paymentMethods: options.cards ?? CARDS }));
+    r.rpc(TransfersService.method.createTransfer, async (request) => {
+      calls.creates.push(request);
+      const transfer = options.create
+        ? await options.create(request, calls.creates.length)
+        : makeTransfer({
+            id: "7f3a9c21-5b6d-4e8f-9a0b-1c2d3e4f5a6b",
+            recipientName: request.recipientName,
+            recipientPhone: request.recipientPhone,
+            amountCents: request.amountCents,
+            status: TransferStatus.PENDING,
+          });
+      calls.last = transfer;
+      return { transfer };
+    });
+    r.rpc(TransfersService.method.getTransfer, (request) => {
+      calls.reads += 1;
+      const transfer = options.get ? options.get(request.id, calls.reads) : calls.last;
+      if (!transfer) throw new ConnectError("transfer not found", Code.NotFound);
+      return { transfer };
+    });
+    if (options.addCard) {
+      const addCard = options.addCard;
+      r.rpc(PaymentMethodsService.method.addCard, (request) => ({ paymentMethod: addCard(request) }));
+    }
+    options.live?.register(r);
+  };
+  return { calls, routes };
+}
+
+function renderWizard(path: string, options: Backend = {}) {
+  const fake = backend(options);
+  const utils = renderApp(path, { session: SIGNED_IN, routes: fake.routes });
+  return { ...utils, calls: fake.calls };
+}
+
+const next = () => screen.getByRole("button", { name: "Next" });
+
+async function completeAmount(user: UserEvent, amount = "150.50") {
+  await user.type(await screen.findByLabelText("Amount to Send (ZAR)"), amount);
+  await user.click(next());
+}
+
+async function completeRecipient(user: UserEvent, bank = "Standard Bank") {
+  await user.type(await screen.findByLabelText("Recipient Name"), "Sipho Dlamini");
+  await user.type(screen.getByLabelText("Recipient Phone Number"), "082 123 4567");
+  await screen.findByRole("option", { name: bank });
+  await user.selectOptions(screen.getByLabelText("Bank"), bank);
+  await user.click(next());
+}
+
+/** Through the first three steps to the confirmation (the default card stays selected). */
+async function reachConfirmation(user: UserEvent) {
+  await completeAmount(user);
+  await completeRecipient(user);
+  await screen.findByRole("radio", { name: /Travel Mastercard/ });
+  await user.click(next());
+  await screen.findByRole("heading", { name: "Confirm your transfer" });
+}
+
+function step(name: string) {
+  return within(screen.getByRole("list", { name: "Send money steps" }))
+    .getAllByRole("listitem")
+    .find((item) => item.textContent?.includes(name))!;
+}
+
+describe("send money wizard", () => {
+  let events: AnalyticsEventInit[];
+
+  beforeEach(() => {
+    events = [];
+    setAnalyticsSender(async (_id, batch) => {
+      events.push(...batch);
+    });
+  });
+
+  afterEach(() => setAnalyticsSender(undefined));
+
+  it("walks amount → recipient → payment → confirmation with a step indicator, and Back goes one step back", async () => {
+    const { user } = renderWizard("/send-money");
+    expect(await screen.findByRole("heading", { level: 1, name: "Send Money" })).toBeInTheDocument();
+    expect(step("Amount")).toHaveAttribute("aria-current", "step");
+    const amount = screen.getByLabelText("Amount to Send (ZAR)");
+    expect(amount).toHaveAttribute("type", "number");
+    expect(amount).toHaveAttribute("min", "0");
+    expect(amount).toHaveAttribute("step", "0.01");
+    expect(screen.queryByRole("button", { name: "Back" })).not.toBeInTheDocument();
+
+    await completeAmount(user);
+    expect(step("Recipient")).toHaveAttribute("aria-current", "step");
+    // The five banks from ListBanks, by their display names.
+    await screen.findByRole("option", { name: "Capitec" });
+    const bankNames = within(screen.getByLabelText("Bank"))
+      .getAllByRole("option")
+      .map((option) => option.textContent);
+    expect(bankNames).toEqual(["Select a bank", "Standard Bank", "ABSA", "FNB", "Nedbank", "Capitec"]);
+
+    await user.click(screen.getByRole("button", { name: "Back" }));
+    expect(step("Amount")).toHaveAttribute("aria-current", "step");
+    expect(screen.getByLabelText("Amount to Send (ZAR)")).toHaveValue(150.5);
+    await user.click(next());
+
+    await completeRecipient(user);
+    expect(step("Payment")).toHaveAttribute("aria-current", "step");
+    expect(screen.getByRole("group", { name: "Select Payment Method" })).toBeInTheDocument();
+    await user.click(next());
+
+    expect(step("Confirmation")).toHaveAttribute("aria-current", "step");
+    await user.click(screen.getByRole("button", { name: "Back" }));
+    expect(step("Payment")).toHaveAttribute("aria-current", "step");
+  });
+
+  it.each([[""], ["0"], ["0.00"]])("refuses the amount %j: 'Invalid amount'", async (amount) => {
+    const { user } = renderWizard("/send-money");
+    const input = await screen.findByLabelText("Amount to Send (ZAR)");
+    if (amount) await user.type(input, amount);
+    await user.click(next());
+    expect(await screen.findByText("Invalid amount")).toBeInTheDocument();
+    expect(screen.getAllByText("Please enter a valid amount greater than zero.").length).toBeGreaterThan(0);
+    expect(input).toHaveAttribute("aria-invalid", "true");
+    expect(step("Amount")).toHaveAttribute("aria-current", "step");
+  });
+
+  it("asks for every recipient detail: 'Missing information'", async () => {
+    const { user } = renderWizard("/send-money");
+    await completeAmount(user);
+    await user.type(await screen.findByLabelText("Recipient Name"), "Sipho Dlamini");
+    await user.type(screen.getByLabelText("Recipient Phone Number"), "0821234567");
+    await user.click(next()); // no bank
+    expect(await screen.findByText("Missing information")).toBeInTheDocument();
+    expect(screen.getAllByText("Please fill in all recipient details.").length).toBeGreaterThan(0);
+    expect(step("Recipient")).toHaveAttribute("aria-current", "step");
+  });
+
+  it("shows 'No Payment Methods' without cards and asks for one: 'Select payment method'", async () => {
+    const { user } = renderWizard("/send-money", { cards: [] });
+    await completeAmount(user);
+    await completeRecipient(user);
+    expect(await screen.findByRole("heading", { name: "No Payment Methods" })).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Add Payment Method" })).toBeInTheDocument();
+    await user.click(next());
+    expect(await screen.findByText("Select payment method")).toBeInTheDocument();
+    expect(screen.getAllByText("Please select a card to continue.").length).toBeGreaterThan(0);
+    expect(step("Payment")).toHaveAttribute("aria-current", "step");
+  });
+
+  it("lists saved cards as 'name (•••• 1234)' with the default preselected", async () => {
+    const { user } = renderWizard("/send-money");
+    await completeAmount(user);
+    await completeRecipient(user);
+    const visa = await screen.findByRole("radio", { name: "Everyday Visa (•••• 4242)" });
+    const master = screen.getByRole("radio", { name: /Travel Mastercard \(•••• 4444\)/ });
+    expect(master).toBeChecked();
+    expect(visa).not.toBeChecked();
+    await user.click(visa);
+    await user.click(next());
+    const details = screen.getByRole("region", { name: "Transfer details" });
+    expect(details).toHaveTextContent("Everyday Visa");
+  });
+
+  it("preselects the first card when none is the default", async () => {
+    const cards = CARDS.map((card) => create(PaymentMethodSchema, { ...card, isDefault: false }));
+    const { user } = renderWizard("/send-money", { cards });
+    await completeAmount(user);
+    await completeRecipient(user);
+    expect(await screen.findByRole("radio", { name: "Everyday Visa (•••• 4242)" })).toBeChecked();
+  });
+
+  it("prefills amount, recipient, phone and location from the query string", async () => {
+    const { user } = renderWizard("/send-money?amount=150.50&recipient=Lerato%20Nkosi&phone=0831234567&location=Sandton%20City");
+    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue(150.5);
+    await user.click(next());
+    expect(await screen.findByLabelText("Recipient Name")).toHaveValue("Lerato Nkosi");
+    expect(screen.getByLabelText("Recipient Phone Number")).toHaveValue("0831234567");
+    await screen.findByRole("option", { name: "FNB" });
+    await user.selectOptions(screen.getByLabelText("Bank"), "FNB");
+    await user.click(next());
+    await screen.findByRole("radio", { name: /Travel Mastercard/ });
+    await user.click(next());
+    const details = await screen.findByRole("region", { name: "Transfer details" });
+    expect(details).toHaveTextContent(`R150,50`);
+    expect(details).toHaveTextContent("Sandton City");
+    const recipient = screen.getByRole("region", { name: "Recipient" });
+    expect(recipient).toHaveTextContent("Lerato Nkosi");
+    expect(recipient).toHaveTextContent("0831234567");
+    expect(recipient).toHaveTextContent("FNB");
+  });
+
+  it("prefills a preset recipient's name and phone (recipient=mom)", async () => {
+    const { user } = renderWizard("/send-money?amount=200&recipient=mom");
+    await user.click(await screen.findByRole("button", { name: "Next" }));
+    expect(await screen.findByLabelText("Recipient Name")).toHaveValue(PRESET_RECIPIENTS.mom.name);
+    expect(screen.getByLabelText("Recipient Phone Number")).toHaveValue(PRESET_RECIPIENTS.mom.phone);
+  });
+
+  it("shows the fee summary from QuoteFee: send amount, bank fee, platform fee, total fees, total", async () => {
+    const { user, calls } = renderWizard("/send-money?amount=150");
+    const summary = await screen.findByRole("region", { name: "Transaction Summary" });
+    expect(summary).toHaveTextContent("R150,00");
+    expect(summary).toHaveTextContent("choose the recipient's bank");
+    expect(summary).toHaveTextContent("Fees are estimates and may vary with the bank's rates.");
+    expect(summary).toHaveTextContent("standard eWallet/CashSend fee plus a 0.3% platform fee");
+
+    await user.click(next());
+    await screen.findByRole("option", { name: "Standard Bank" });
+    await user.selectOptions(screen.getByLabelText("Bank"), "Standard Bank");
+    await vi.waitFor(() => expect(summary).toHaveTextContent("Total amount"));
+    const line = (term: string) => within(summary).getByText(term).nextElementSibling;
+    expect(line("Send amount")).toHaveTextContent("R150,00");
+    expect(line("Bank fee")).toHaveTextContent("R10,95");
+    expect(line("Platform fee")).toHaveTextContent("R0,45");
+    expect(line("Total fees")).toHaveTextContent("R11,40");
+    expect(line("Total amount")).toHaveTextContent("R161,40");
+    expect(summary).not.toHaveTextContent("First transfer free!");
+    expect(calls.quotes.at(-1)).toMatchObject({ bank: Bank.STANDARD_BANK, amountCents: 15000n });
+  });
+
+  it("shows a waived first-transfer fee struck through with 'First transfer free!'", async () => {
+    const { user } = renderWizard("/send-money?amount=150", { waived: true });
+    await user.click(await screen.findByRole("button", { name: "Next" }));
+    await screen.findByRole("option", { name: "Capitec" });
+    await user.selectOptions(screen.getByLabelText("Bank"), "Capitec");
+    const summary = screen.getByRole("region", { name: "Transaction Summary" });
+    expect(await within(summary).findByText("First transfer free!")).toBeInTheDocument();
+    const totalFees = within(summary).getByText("Total fees").nextElementSibling!;
+    // R10.00 + R0.45 waived: struck through, then what is paid.
+    expect(totalFees.querySelector("s")).toHaveTextContent("R10,45");
+    expect(totalFees).toHaveTextContent("R0,00");
+    expect(within(summary).getByText("Bank fee").nextElementSibling!.querySelector("s")).toHaveTextContent("R10,00");
+    expect(within(summary).getByText("Total amount").nextElementSibling).toHaveTextContent("R150,00");
+  });
+
+  it("sends the transfer in cents with one idempotency key, shows 'Processing your transfer...' and then the result", async () => {
+    let release: () => void = () => {};
+    const { user, calls } = renderWizard("/send-money?location=Menlyn%20Mall", {
+      create: async (request) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return makeTransfer({ id: "7f3a9c21-aaaa-4e8f-9a0b-1c2d3e4f5a6b", amountCents: request.amountCents });
+      },
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+
+    expect(await screen.findByRole("heading", { name: "Processing your transfer..." })).toBeInTheDocument();
+    expect(screen.getByText(/Transaction ID:/)).toHaveTextContent("Transaction ID: Generating...");
+    release();
+
+    expect(await screen.findByText("Transfer initiated")).toBeInTheDocument();
+    expect(screen.getByText("Your money transfer is being processed.")).toBeInTheDocument();
+    expect(await screen.findByText("Your transfer is being processed. This may take a moment...")).toBeInTheDocument();
+    expect(screen.getByText(/Transaction ID:/)).toHaveTextContent("Transaction ID: 7f3a9c21-aaaa-4e8f-9a0b-1c2d3e4f5a6b");
+    expect(screen.getByRole("link", { name: "View Transactions" })).toHaveAttribute("href", "/transactions");
+    expect(screen.getByRole("link", { name: "Back to Dashboard" })).toHaveAttribute("href", "/dashboard");
+    expect(screen.queryByRole("button", { name: "Send Money" })).not.toBeInTheDocument();
+
+    expect(calls.creates).toHaveLength(1);
+    expect(calls.creates[0]).toMatchObject({
+      recipientName: "Sipho Dlamini",
+      recipientPhone: "082 123 4567",
+      bank: Bank.STANDARD_BANK,
+      amountCents: 15050n,
+      paymentMethodId: "pm-2",
+      withdrawalLocation: { name: "Menlyn Mall", type: "param" },
+    });
+    expect(calls.creates[0].idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+    await flushAnalytics();
+    const transactionEvents = events.filter((e) => e.name.startsWith("transaction_"));
+    expect(transactionEvents.map((e) => [e.name, e.properties.step])).toEqual([
+      ["transaction_step_completed", 1],
+      ["transaction_step_completed", 2],
+      ["transaction_step_completed", 3],
+      ["transaction_started", undefined],
+      ["transaction_step_completed", 4],
+    ]);
+    expect(transactionEvents[3].properties).toMatchObject({ amount: "150.50", recipientName: "Sipho Dlamini" });
+  });
+
+  it("retries a failed request with the same idempotency key and says 'There was a problem processing your transfer.'", async () => {
+    const { user, calls } = renderWizard("/send-money", {
+      create: (request, attempt) => {
+        if (attempt === 1) throw new ConnectError("Failed to fetch", Code.Unavailable);
+        return makeTransfer({ amountCents: request.amountCents });
+      },
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    expect(await screen.findByText("Transaction failed")).toBeInTheDocument();
+    expect(screen.getByText("There was a problem processing your transfer.")).toBeInTheDocument();
+
+    // The form is back, as it was; sending again reuses the key, so nothing is charged twice.
+    await user.click(await screen.findByRole("button", { name: "Send Money" }));
+    expect(await screen.findByText("Transfer initiated")).toBeInTheDocument();
+    expect(calls.creates).toHaveLength(2);
+    expect(calls.creates[1].idempotencyKey).toBe(calls.creates[0].idempotencyKey);
+    await flushAnalytics();
+    expect(events.find((e) => e.name === "transaction_failed")?.properties).toEqual({
+      amount: "150.50",
+      error: "There was a problem processing your transfer.",
+    });
+  });
+
+  it("shows the server's message when a limit refuses the transfer, and a changed transfer gets a new key", async () => {
+    const limit = "This transfer is above your limit of R3,000.00 per transfer. You can send up to R3,000.00.";
+    const { user, calls } = renderWizard("/send-money", {
+      create: (request, attempt) => {
+        if (attempt === 1) throw new ConnectError(limit, Code.FailedPrecondition);
+        return makeTransfer({ amountCents: request.amountCents });
+      },
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    expect(await screen.findByText("Transaction failed")).toBeInTheDocument();
+    expect(screen.getByText(limit)).toBeInTheDocument();
+
+    for (let i = 0; i < 3; i++) await user.click(await screen.findByRole("button", { name: "Back" }));
+    const amount = screen.getByLabelText("Amount to Send (ZAR)");
+    await user.clear(amount);
+    await user.type(amount, "100");
+    for (let i = 0; i < 3; i++) await user.click(next());
+    await user.click(await screen.findByRole("button", { name: "Send Money" }));
+    expect(await screen.findByText("Transfer initiated")).toBeInTheDocument();
+    expect(calls.creates[1].amountCents).toBe(10000n);
+    expect(calls.creates[1].idempotencyKey).not.toBe(calls.creates[0].idempotencyKey);
+  });
+
+  it("shows the completed panel with the voucher, SMS and expiry, and its three buttons", async () => {
+    const { user } = renderWizard("/send-money", {
+      create: (request) => completed(makeTransfer({ id: "c0ffee00-1111-4222-8333-444455556666", amountCents: request.amountCents })),
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    expect(await screen.findByText("Your transfer has been completed successfully!")).toBeInTheDocument();
+    expect(screen.getByText("4820193746")).toBeInTheDocument();
+    expect(screen.getByText(/received the voucher number and PIN by SMS on \+27 82 123 4567/)).toBeInTheDocument();
+    expect(screen.getByText(/Valid until/)).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "Back to Dashboard" })).toHaveAttribute("href", "/dashboard");
+    expect(screen.getByRole("link", { name: "View All Transactions" })).toHaveAttribute("href", "/transactions");
+    expect(screen.queryByRole("button", { name: "Try Again" })).not.toBeInTheDocument();
+
+    await flushAnalytics();
+    expect(events.find((e) => e.name === "transaction_completed")?.properties).toEqual({
+      amount: "150.50",
+      transactionId: "c0ffee00-1111-4222-8333-444455556666",
+      recipientName: "Sipho Dlamini",
+    });
+
+    // Send Another Transfer: a fresh, empty wizard at the first step.
+    await user.click(screen.getByRole("button", { name: "Send Another Transfer" }));
+    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue(null);
+    expect(step("Amount")).toHaveAttribute("aria-current", "step");
+  });
+
+  it("shows 'Transfer Failed' with the reason, and Try Again sends a new attempt with a new key", async () => {
+    const { user, calls } = renderWizard("/send-money", {
+      create: (request, attempt) =>
+        attempt === 1
+          ? makeTransfer({ status: TransferStatus.FAILED, failureReason: "Your card was declined.", amountCents: request.amountCents })
+          : makeTransfer({ amountCents: request.amountCents }),
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    expect(await screen.findByRole("heading", { name: "Transfer Failed" })).toBeInTheDocument();
+    expect(screen.getByText("Your card was declined.")).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "Back to Dashboard" })).toHaveAttribute("href", "/dashboard");
+    expect(screen.queryByRole("link", { name: "View Transactions" })).not.toBeInTheDocument();
+    await flushAnalytics();
+    expect(events.find((e) => e.name === "transaction_failed")?.properties).toEqual({
+      amount: "150.50",
+      error: "Your card was declined.",
+    });
+
+    await user.click(screen.getByRole("button", { name: "Try Again" }));
+    expect(await screen.findByRole("group", { name: "Select Payment Method" })).toBeInTheDocument();
+    await user.click(screen.getByRole("radio", { name: /Everyday Visa/ }));
+    await user.click(next());
+    await user.click(await screen.findByRole("button", { name: "Send Money" }));
+    await screen.findByText("Your transfer is being processed. This may take a moment...");
+    expect(calls.creates[1]).toMatchObject({ paymentMethodId: "pm-1", amountCents: 15050n });
+    expect(calls.creates[1].idempotencyKey).not.toBe(calls.creates[0].idempotencyKey);
+  });
+
+  it("falls back to 'Your transfer could not be processed. Please try again.' without a reason", async () => {
+    const { user } = renderWizard("/send-money", {
+      create: () => makeTransfer({ status: TransferStatus.FAILED }),
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    expect(await screen.findByText("Your transfer could not be processed. Please try again.")).toBeInTheDocument();
+  });
+
+  it("shows 'Status Unknown' when the status cannot be determined", async () => {
+    const { user } = renderWizard("/send-money", {
+      create: () => makeTransfer({ status: TransferStatus.UNSPECIFIED }),
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    expect(await screen.findByRole("heading", { name: "Status Unknown" })).toBeInTheDocument();
+    expect(
+      screen.getByText("We couldn't determine the status of your transfer. Please check your transaction history."),
+    ).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "View Transactions" })).toHaveAttribute("href", "/transactions");
+    expect(screen.getByRole("link", { name: "Back to Dashboard" })).toHaveAttribute("href", "/dashboard");
+  });
+
+  it("follows the live stream: a transfer update completes the panel without polling", async () => {
+    const live = liveFeed();
+    let transfer: Transfer | undefined;
+    const { user, calls } = renderWizard("/send-money", {
+      live,
+      create: (request) => (transfer = makeTransfer({ status: TransferStatus.PROCESSING, amountCents: request.amountCents })),
+    });
+    await vi.waitFor(() => expect(live.open).toBe(1));
+    live.push({ cursor: "1", event: { case: "heartbeat", value: {} } });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    await screen.findByText("Your transfer is being processed. This may take a moment...");
+
+    live.push({ cursor: "2", event: { case: "transferUpdated", value: { transfer: completed(transfer!) } } });
+    expect(await screen.findByText("Your transfer has been completed successfully!")).toBeInTheDocument();
+    expect(calls.reads).toBe(0);
+  });
+
+  it("re-reads the status every 3 s while the live stream is down", async () => {
+    let transfer: Transfer | undefined;
+    const { user, calls } = renderWizard("/send-money", {
+      create: (request) => (transfer = makeTransfer({ status: TransferStatus.PENDING, amountCents: request.amountCents })),
+      get: (_id, reads) => (reads >= 1 ? completed(transfer!) : transfer!),
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    await screen.findByText("Your transfer is being processed. This may take a moment...");
+    expect(calls.reads).toBe(0);
+    expect(
+      await screen.findByText("Your transfer has been completed successfully!", {}, { timeout: 5000 }),
+    ).toBeInTheDocument();
+    expect(calls.reads).toBe(1);
+  }, 10_000);
+
+  it("adds a card from 'Add New Card', selects it and says 'Card added successfully'", async () => {
+    const added = create(PaymentMethodSchema, {
+      id: "pm-new",
+      name: "New Visa",
+      type: PaymentMethodType.CARD,
+      lastFour: "4242",
+      expiryMonth: 12,
+      expiryYear: 2030,
+    });
+    let addRequest: AddCardRequest | undefined;
+    const { user } = renderWizard("/send-money", {
+      addCard: (request) => {
+        addRequest = request;
+        return added;
+      },
+    });
+    await completeAmount(user);
+    await completeRecipient(user);
+    await user.click(await screen.findByRole("button", { name: "Add New Card" }));
+
+    const dialog = await screen.findByRole("dialog", { name: "Add Payment Method" });
+    await user.type(within(dialog).getByLabelText("Card Name"), "New Visa");
+    await user.type(within(dialog).getByLabelText("Card Number"), "4242424242424242");
+    await user.selectOptions(within(dialog).getByLabelText("Expiry month"), "12");
+    await user.selectOptions(within(dialog).getByLabelText("Expiry year"), "30");
+    await user.type(within(dialog).getByLabelText("CVV"), "123");
+    await user.click(within(dialog).getByRole("button", { name: "Add Payment Method" }));
+
+    expect(await screen.findByText("Card added successfully")).toBeInTheDocument();
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    expect(await screen.findByRole("radio", { name: "New Visa (•••• 4242)" })).toBeChecked();
+    expect(addRequest).toMatchObject({ name: "New Visa", cardNumber: "4242424242424242", expiryMonth: 12, cvv: "123" });
+
+    await user.click(next());
+    expect(await screen.findByRole("region", { name: "Transfer details" })).toHaveTextContent("New Visa");
+  });
+
+  it("formats amounts in rand, grouped as en-ZA does", async () => {
+    const { user } = renderWizard("/send-money?amount=2500");
+    await user.click(await screen.findByRole("button", { name: "Next" }));
+    const summary = screen.getByRole("region", { name: "Transaction Summary" });
+    expect(within(summary).getByText("Send amount").nextElementSibling).toHaveTextContent("R2 500,00"); // the matcher folds the no-break space
+  });
+});
+
+describe("result panel buttons", () => {
+  it("never shows Send Another or Try Again while the transfer is in flight", async () => {
+    const { user } = renderWizard("/send-money", {
+      create: () => withChanges(makeTransfer(), { status: TransferStatus.PROCESSING }),
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    await screen.findByText("Your transfer is being processed. This may take a moment...");
+    expect(screen.queryByRole("button", { name: "Send Another Transfer" })).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Try Again" })).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,173 @@
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { screen, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { CollectionStatus, TransferStatus, TransfersService, VoucherSchema } from "@/gen/thumela/bff/v1/bff_pb";
+import type { CancelTransferRequest, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { create } from "@bufbuild/protobuf";
+import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { liveFeed } from "@/test/live-feed";
+import { completed, makeTransfer, withChanges } from "../test-utils";
+
+function hoursAgo(hours: number) {
+  return timestampFromMs(Date.now() - hours * 3_600_000);
+}
+
+function renderDashboard(transfers: Transfer[], extra: { cancel?: (request: CancelTransferRequest) => Transfer; live?: ReturnType<typeof liveFeed> } = {}) {
+  let current = transfers;
+  const utils = renderApp("/dashboard", {
+    session: SIGNED_IN,
+    routes: (r) => {
+      r.rpc(TransfersService.method.listTransfers, () => ({ transfers: current, totalCount: current.length }));
+      if (extra.cancel) {
+        const cancel = extra.cancel;
+        r.rpc(TransfersService.method.cancelTransfer, (request) => {
+          const cancelled = cancel(request);
+          current = current.map((t) => (t.id === cancelled.id ? cancelled : t));
+          return { transfer: cancelled };
+        });
+      }
+      extra.live?.register(r);
+    },
+  });
+  return {
+    ...utils,
+    setTransfers: (next: Transfer[]) => {
+      current = next;
+    },
+  };
+}
+
+const term = (dialog: HTMLElement, name: string) => within(dialog).getByText(name, { selector: "dt" }).nextElementSibling;
+
+async function openRow(user: ReturnType<typeof renderApp>["user"], name: string) {
+  const recent = await screen.findByRole("region", { name: "Recent Transactions" });
+  await user.click(await within(recent).findByRole("button", { name: new RegExp(name) }));
+  return screen.findByRole("dialog", { name: "Transaction Details" });
+}
+
+describe("transaction details dialog", () => {
+  it("shows the reference, the stored amount, fee and total, date, payment method, location and status", async () => {
+    const transfer = completed(
+      makeTransfer({
+        id: "9f8e7d6c-5b4a-4321-8000-123456789abc",
+        amountCents: 15000n,
+        feeCents: 1140n,
+        totalAmountCents: 16140n,
+        createdAt: timestampFromMs(new Date().setHours(0, 5, 0, 0)),
+        withdrawalLocation: { name: "Sandton City", type: "param" },
+      }),
+    );
+    const { user } = renderDashboard([transfer]);
+    const dialog = await openRow(user, "Sipho Dlamini");
+
+    expect(within(dialog).getByText("9f8e7d6c")).toBeInTheDocument();
+    expect(term(dialog, "Amount")).toHaveTextContent("R150,00");
+    expect(term(dialog, "Fee")).toHaveTextContent("R11,40");
+    expect(term(dialog, "Total")).toHaveTextContent("R161,40");
+    expect(term(dialog, "Date & Time")).toHaveTextContent("Today, 00:05");
+    expect(term(dialog, "Payment Method")).toHaveTextContent("Travel Mastercard (•••• 4444)");
+    expect(term(dialog, "Withdrawal Location")).toHaveTextContent("Sandton City");
+    const status = within(term(dialog, "Status") as HTMLElement).getByText("COMPLETED");
+    expect(status).toHaveClass("text-emerald-700");
+    expect(term(dialog, "Status")).toHaveTextContent("Awaiting collection");
+    expect(term(dialog, "Voucher number")).toHaveTextContent("4820193746");
+
+    const similar = within(dialog).getByRole("link", { name: "Send Similar" });
+    const target = new URL(similar.getAttribute("href")!, "http://x");
+    expect(target.pathname).toBe("/send-money");
+    expect(Object.fromEntries(target.searchParams)).toEqual({
+      amount: "150.00",
+      recipient: "Sipho Dlamini",
+      phone: "+27821234567",
+    });
+  });
+
+  it("copies the reference number and says so", async () => {
+    const transfer = makeTransfer({ id: "abcdef12-3456-4789-8000-000000000001" });
+    const { user } = renderDashboard([transfer]);
+    const dialog = await openRow(user, "Sipho Dlamini");
+    await user.click(within(dialog).getByRole("button", { name: "Copy reference number" }));
+    expect(await screen.findByText("Reference number copied to clipboard")).toBeInTheDocument();
+    expect(await navigator.clipboard.readText()).toBe("abcdef12");
+  });
+
+  it.each([
+    [TransferStatus.PENDING, "PENDING", "text-amber-700"],
+    [TransferStatus.PROCESSING, "PROCESSING", "text-amber-700"],
+    [TransferStatus.FAILED, "FAILED", "text-red-700"],
+  ])("colours status %s", async (value, label, tone) => {
+    const { user } = renderDashboard([makeTransfer({ status: value })]);
+    const dialog = await openRow(user, "Sipho Dlamini");
+    expect(within(dialog).getByText(label)).toHaveClass(tone);
+    expect(within(dialog).queryByRole("button", { name: "Cancel voucher" })).not.toBeInTheDocument();
+  });
+
+  it("shows 'Yesterday, HH:MM' for yesterday's transfers", async () => {
+    const yesterday = new Date();
+    yesterday.setDate(yesterday.getDate() - 1);
+    yesterday.setHours(18, 45, 0, 0);
+    const { user } = renderDashboard([makeTransfer({ createdAt: timestampFromMs(yesterday.getTime()) })]);
+    const dialog = await openRow(user, "Sipho Dlamini");
+    expect(term(dialog, "Date & Time")).toHaveTextContent("Yesterday, 18:45");
+  });
+
+  it("cancels an unclaimed voucher after a confirmation", async () => {
+    const transfer = completed(makeTransfer({ createdAt: hoursAgo(2) }));
+    const asked: CancelTransferRequest[] = [];
+    const { user } = renderDashboard([transfer], {
+      cancel: (request) => {
+        asked.push(request);
+        return withChanges(transfer, {
+          voucher: create(VoucherSchema, { number: "4820193746", collectionStatus: CollectionStatus.CANCELLED }),
+        });
+      },
+    });
+    const dialog = await openRow(user, "Sipho Dlamini");
+    await user.click(within(dialog).getByRole("button", { name: "Cancel voucher" }));
+
+    const confirm = await screen.findByRole("alertdialog", { name: "Cancel this voucher?" });
+    expect(confirm).toHaveTextContent("R161,40");
+    await user.click(within(confirm).getByRole("button", { name: "Keep voucher" }));
+    expect(asked).toHaveLength(0);
+
+    await user.click(within(dialog).getByRole("button", { name: "Cancel voucher" }));
+    await user.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Yes, cancel voucher" }));
+    expect(await screen.findByText("Voucher cancelled")).toBeInTheDocument();
+    expect(screen.getByText("R161,40 will be refunded to your card.")).toBeInTheDocument();
+    expect(asked).toEqual([expect.objectContaining({ id: transfer.id })]);
+    const details = screen.getByRole("dialog", { name: "Transaction Details" });
+    expect(term(details, "Status")).toHaveTextContent("Cancelled, refunded");
+    expect(within(details).queryByRole("button", { name: "Cancel voucher" })).not.toBeInTheDocument();
+  });
+
+  it("says when a cancellation is refused", async () => {
+    const transfer = completed(makeTransfer());
+    const { user } = renderDashboard([transfer], {
+      cancel: () => {
+        throw new ConnectError("The voucher has already been collected.", Code.FailedPrecondition);
+      },
+    });
+    const dialog = await openRow(user, "Sipho Dlamini");
+    await user.click(within(dialog).getByRole("button", { name: "Cancel voucher" }));
+    await user.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Yes, cancel voucher" }));
+    expect(await screen.findByText("Cancel failed")).toBeInTheDocument();
+    expect(screen.getByText("The voucher has already been collected.")).toBeInTheDocument();
+  });
+});
+
+describe("recent transactions, live", () => {
+  it("refreshes the rows when the live stream reports a transfer update", async () => {
+    const live = liveFeed();
+    const transfer = makeTransfer({ status: TransferStatus.PROCESSING });
+    const { setTransfers } = renderDashboard([transfer], { live });
+    const recent = await screen.findByRole("region", { name: "Recent Transactions" });
+    expect(await within(recent).findByRole("img", { name: "Processing" })).toBeInTheDocument();
+
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const done = completed(transfer);
+    setTransfers([done]);
+    live.push({ cursor: "1", event: { case: "transferUpdated", value: { transfer: done } } });
+    expect(await within(recent).findByRole("img", { name: "Completed" })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,260 @@
+import { ChevronLeft, ChevronRight, Search } from "lucide-react";
+import { useEffect, useState } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Input } from "@/components/ui/input";
+import { NativeSelect } from "@/components/ui/native-select";
+import { LoadingBlock } from "@/components/ui/spinner";
+import { TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
+import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { cn } from "@/lib/cn";
+import { formatHistoryDate, toDate } from "@/lib/date";
+import { formatMoney, formatSignedMoney } from "@/lib/money";
+import { formatPhone } from "@/lib/phone";
+import { useDebouncedValue } from "@/lib/use-debounced-value";
+import {
+  HISTORY_PAGE_SIZE,
+  paymentMethodLabel,
+  statusBadgeTone,
+  statusLabel,
+  useTransferHistory,
+} from "../api/transfers";
+import { TransactionDetailsDialog } from "./transaction-details-dialog";
+
+export const SEARCH_DEBOUNCE_MS = 300;
+
+export const HISTORY_LOAD_ERROR = {
+  title: "Error fetching transactions",
+  description: "Could not load your transaction history. Please try again later.",
+} as const;
+
+const STATUS_FILTERS = [
+  { value: "all", label: "All statuses", status: TransferStatus.UNSPECIFIED },
+  { value: "pending", label: "Pending", status: TransferStatus.PENDING },
+  { value: "completed", label: "Completed", status: TransferStatus.COMPLETED },
+  { value: "failed", label: "Failed", status: TransferStatus.FAILED },
+] as const;
+type StatusFilter = (typeof STATUS_FILTERS)[number]["value"];
+
+/** 'Showing X to Y of Z entries' for a 1-based page. */
+export function showingText(page: number, pageSize: number, total: number): string {
+  const from = total === 0 ? 0 : (page - 1) * pageSize + 1;
+  const to = Math.min(page * pageSize, total);
+  return `Showing ${from} to ${to} of ${total} entries`;
+}
+
+export function TransactionHistory() {
+  const [search, setSearch] = useState("");
+  const [filter, setFilter] = useState<StatusFilter>("all");
+  const [selected, setSelected] = useState<Transfer>();
+  const query = useDebouncedValue(search.trim(), SEARCH_DEBOUNCE_MS);
+  const status = STATUS_FILTERS.find((f) => f.value === filter)?.status ?? TransferStatus.UNSPECIFIED;
+
+  // A new search or filter starts again at the first page.
+  const pagingKey = `${status}|${query}`;
+  const [paging, setPaging] = useState({ key: pagingKey, page: 1 });
+  const page = paging.key === pagingKey ? paging.page : 1;
+  const setPage = (next: number) => setPaging({ key: pagingKey, page: next });
+
+  const { data, isPending, isError, error, isPlaceholderData } = useTransferHistory({ query, status, page });
+
+  useEffect(() => {
+    if (!isError) return;
+    console.error("Could not load the transaction history", error);
+    toast.error(HISTORY_LOAD_ERROR.title, { description: HISTORY_LOAD_ERROR.description });
+  }, [isError, error]);
+
+  const transfers = data?.transfers ?? [];
+  const total = data?.totalCount ?? 0;
+  const pages = Math.max(1, Math.ceil(total / HISTORY_PAGE_SIZE));
+  const shown = selected && (transfers.find((t) => t.id === selected.id) ?? selected);
+
+  return (
+    <div className="mx-auto w-full max-w-5xl">
+      <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Transaction History</h1>
+      <p className="mt-1 text-slate-600 dark:text-slate-400">Every transfer you have sent, newest first.</p>
+
+      <div className="mt-6 flex flex-col gap-3 sm:flex-row">
+        <div className="relative flex-1">
+          <label htmlFor="history-search" className="sr-only">
+            Search transactions
+          </label>
+          <Search aria-hidden="true" className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-slate-400" />
+          <Input
+            id="history-search"
+            type="search"
+            placeholder="Search by recipient name or phone"
+            className="pl-9"
+            value={search}
+            onChange={(event) => setSearch(event.target.value)}
+          />
+        </div>
+        <div className="sm:w-48">
+          <label htmlFor="history-status" className="sr-only">
+            Filter by status
+          </label>
+          <NativeSelect
+            id="history-status"
+            value={filter}
+            onChange={(event) => setFilter(event.target.value as StatusFilter)}
+          >
+            {STATUS_FILTERS.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </NativeSelect>
+        </div>
+      </div>
+
+      <Card className="mt-4 overflow-hidden" aria-busy={isPlaceholderData || undefined}>
+        {isPending ? (
+          <LoadingBlock label="Loading transactions..." />
+        ) : transfers.length === 0 ? (
+          <p className="py-12 text-center text-sm text-slate-500 dark:text-slate-400">No transactions found</p>
+        ) : (
+          <table className="w-full text-left text-sm">
+            <caption className="sr-only">Your transactions</caption>
+            <thead className="bg-slate-50 text-xs font-medium text-slate-500 uppercase dark:bg-slate-800/60 dark:text-slate-400">
+              <tr>
+                <th scope="col" className="px-4 py-3">
+                  Recipient
+                </th>
+                <th scope="col" className="hidden px-4 py-3 md:table-cell">
+                  Date
+                </th>
+                <th scope="col" className="px-4 py-3 text-right">
+                  Amount
+                </th>
+                <th scope="col" className="hidden px-4 py-3 md:table-cell">
+                  Payment Method
+                </th>
+                <th scope="col" className="px-4 py-3">
+                  Status
+                </th>
+                <th scope="col" className="w-12 px-2 py-3">
+                  <span className="sr-only">Details</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+              {transfers.map((transfer) => (
+                <HistoryRow key={transfer.id} transfer={transfer} onOpen={() => setSelected(transfer)} />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Card>
+
+      {pages > 1 && (
+        <nav aria-label="Pagination" className="mt-4 flex flex-col items-center justify-between gap-3 sm:flex-row">
+          <p className="text-sm text-slate-600 dark:text-slate-400">{showingText(page, HISTORY_PAGE_SIZE, total)}</p>
+          <div className="flex items-center gap-1">
+            <Button
+              variant="outline"
+              size="sm"
+              onClick={() => setPage(Math.max(1, page - 1))}
+              disabled={page <= 1}
+              aria-label="Previous page"
+            >
+              <ChevronLeft aria-hidden="true" className="size-4" />
+            </Button>
+            {pageNumbers(page, pages).map((n, index) =>
+              n === undefined ? (
+                <span key={`gap-${index}`} aria-hidden="true" className="px-2 text-slate-400">
+                  …
+                </span>
+              ) : (
+                <Button
+                  key={n}
+                  variant={n === page ? "primary" : "ghost"}
+                  size="sm"
+                  aria-label={`Page ${n}`}
+                  aria-current={n === page ? "page" : undefined}
+                  onClick={() => setPage(n)}
+                >
+                  {n}
+                </Button>
+              ),
+            )}
+            <Button
+              variant="outline"
+              size="sm"
+              onClick={() => setPage(Math.min(pages, page + 1))}
+              disabled={page >= pages}
+              aria-label="Next page"
+            >
+              <ChevronRight aria-hidden="true" className="size-4" />
+            </Button>
+          </div>
+        </nav>
+      )}
+
+      <TransactionDetailsDialog transfer={shown} onOpenChange={(open) => !open && setSelected(undefined)} />
+    </div>
+  );
+}
+
+/** Page buttons: first, last, and the current one with its neighbours; gaps as undefined. */
+function pageNumbers(current: number, pages: number): Array<number | undefined> {
+  const wanted = new Set([1, pages, current - 1, current, current + 1].filter((n) => n >= 1 && n <= pages));
+  const sorted = [...wanted].sort((a, b) => a - b);
+  const out: Array<number | undefined> = [];
+  for (const n of sorted) {
+    const last = out[out.length - 1];
+    if (last !== undefined && n - last > 1) out.push(undefined);
+    out.push(n);
+  }
+  return out;
+}
+
+function HistoryRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => void }) {
+  const created = toDate(transfer.createdAt);
+  const fee = transfer.totalAmountCents - transfer.amountCents;
+  return (
+    <tr onClick={onOpen} className="cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800/60">
+      <td className="px-4 py-3">
+        <p className="font-medium text-slate-900 dark:text-slate-100">{transfer.recipientName}</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">{formatPhone(transfer.recipientPhone)}</p>
+      </td>
+      <td className="hidden px-4 py-3 whitespace-nowrap text-slate-600 md:table-cell dark:text-slate-300">
+        {created && <time dateTime={created.toISOString()}>{formatHistoryDate(created)}</time>}
+      </td>
+      <td className="px-4 py-3 text-right whitespace-nowrap tabular-nums">
+        <p className="font-medium">{formatMoney(transfer.amountCents)}</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">
+          <span className="sr-only">Fee </span>
+          {formatSignedMoney(fee, "in")}
+        </p>
+      </td>
+      <td className="hidden px-4 py-3 text-slate-600 md:table-cell dark:text-slate-300">
+        {paymentMethodLabel(transfer.paymentMethodName, transfer.paymentMethodLastFour)}
+      </td>
+      <td className="px-4 py-3">
+        <span
+          className={cn(
+            "inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset",
+            statusBadgeTone(transfer.status),
+          )}
+        >
+          {statusLabel(transfer.status)}
+        </span>
+      </td>
+      <td className="px-2 py-3 text-right">
+        <button
+          type="button"
+          onClick={(event) => {
+            event.stopPropagation();
+            onOpen();
+          }}
+          aria-haspopup="dialog"
+          aria-label={`View details of the transfer to ${transfer.recipientName}`}
+          className="inline-flex size-9 items-center justify-center rounded-lg text-slate-400 hover:bg-slate-100 hover:text-slate-700 dark:hover:bg-slate-800"
+        >
+          <ChevronRight aria-hidden="true" className="size-5" />
+        </button>
+      </td>
+    </tr>
+  );
+}
