@@ -87,7 +87,7 @@ export function isAllowedEventName(name: string): name is AnalyticsEventName {
 }
 
 /** The BFF's Track method over the Connect protocol's JSON encoding (timestamps as RFC 3339). */
-const sendWithFetch: AnalyticsSender = async (anonymousId, events, options = {}) => {
+export const fetchAnalyticsSender: AnalyticsSender = async (anonymousId, events, options = {}) => {
   const response = await fetch(TRACK_PATH, {
     method: "POST",
     headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
@@ -107,7 +107,7 @@ const sendWithFetch: AnalyticsSender = async (anonymousId, events, options = {})
 };
 
 // Unit tests never talk to a network: they install their own sender when they look at events.
-let sender: AnalyticsSender | undefined = import.meta.env.MODE === "test" ? undefined : sendWithFetch;
+let sender: AnalyticsSender | undefined = import.meta.env.MODE === "test" ? undefined : fetchAnalyticsSender;
 let queue: AnalyticsEventInit[] = [];
 let timer: ReturnType<typeof setTimeout> | undefined;
 let listening = false;

@@ -1,5 +1,5 @@
 import "@testing-library/jest-dom/vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { toast } from "sonner";
 import { afterEach, vi } from "vitest";
 
@@ -49,3 +49,8 @@ Element.prototype.scrollIntoView ??= () => {};
 afterEach(() => {
   toast.dismiss();
 });
+
+// On a busy machine (several workers, a Go build alongside) a page's lazy chunk can take more
+// than Testing Library's default 1 s to arrive; waiting longer only slows failing tests.
+configure({ asyncUtilTimeout: 5_000 });
+vi.setConfig({ testTimeout: 30_000 });

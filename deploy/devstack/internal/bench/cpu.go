@@ -20,6 +20,14 @@ type CPUSample struct {
 	Seconds map[string]float64
 }
 
+// Machine names the whole machine's busy time (all CPUs, from /proc/stat): comparing it with
+// the watched processes shows how much of the machine something else used during a phase.
+const Machine = "machine (all processes)"
+
+// Others is the machine's busy time not accounted for by the watched processes: other work on
+// a shared machine (PostgreSQL backends of other databases count as ours).
+const Others = "other processes"
+
 // PostgresAll names the sum over every process called postgres on the machine (the server and
 // all its backends), read the same way.
 const PostgresAll = "postgres (all processes)"
@@ -51,7 +59,38 @@ func SampleCPU(pids map[string]int, self string) CPUSample {
 		}
 	}
 	s.Seconds[PostgresAll] = total
+	if busy, err := machineBusy(); err == nil {
+		s.Seconds[Machine] = busy
+	}
 	return s
+}
+
+// machineBusy reads the seconds all CPUs have spent busy (everything but idle and iowait).
+func machineBusy() (float64, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 8 || fields[0] != "cpu" {
+		return 0, fmt.Errorf("unreadable /proc/stat")
+	}
+	var busy int64
+	for i, f := range fields[1:] {
+		if i == 3 || i == 4 { // idle, iowait
+			continue
+		}
+		if i >= 8 { // guest times are already counted in user
+			break
+		}
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		busy += v
+	}
+	return float64(busy) / clockTicks, nil
 }
 
 // CPUShare is, per process, the cores it used on average between two samples (1.0 = one core
@@ -62,8 +101,15 @@ func CPUShare(a, b CPUSample) map[string]float64 {
 	if wall <= 0 {
 		return out
 	}
+	ours := 0.0
 	for name, end := range b.Seconds {
 		out[name] = round3((end - a.Seconds[name]) / wall)
+		if name != Machine {
+			ours += out[name]
+		}
+	}
+	if m, ok := out[Machine]; ok {
+		out[Others] = round3(max(0, m-ours))
 	}
 	return out
 }

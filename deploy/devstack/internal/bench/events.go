@@ -71,10 +71,8 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 
 	var mu sync.Mutex
 	obs := map[obsKey]*observation{}
-	streamsOf := make([]int, len(users))
-	for k := range cfg.Streams {
-		streamsOf[k%len(users)]++
-	}
+	// openOf counts each user's streams that are live (have had their first message).
+	openOf := make([]int, len(users))
 
 	// Open the streams.
 	began := time.Now()
@@ -118,6 +116,9 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 				if first {
 					first = false
 					ready.Add(1)
+					mu.Lock()
+					openOf[ui]++
+					mu.Unlock()
 					release()
 				}
 				t := stream.Msg().GetTransferUpdated().GetTransfer()
@@ -160,9 +161,9 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 		}
 	}
 	res.OpenSeconds = time.Since(began).Seconds()
-	res.OpenErrors = int(openErrors.Load())
-	if res.OpenErrors > 0 {
-		return res, fmt.Errorf("%d of %d streams failed to open: %v", res.OpenErrors, cfg.Streams, sampler.samples)
+	res.OpenErrors = int(openErrors.Load()) // reported; the streams that opened are measured
+	if res.OpenErrors == cfg.Streams {
+		return res, fmt.Errorf("no stream opened: %v", sampler.samples)
 	}
 	// Let the consumers settle before the first event.
 	time.Sleep(500 * time.Millisecond)
@@ -214,7 +215,7 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 		for _, s := range sent {
 			done := false
 			for _, st := range []bffv1.TransferStatus{bffv1.TransferStatus_TRANSFER_STATUS_COMPLETED, bffv1.TransferStatus_TRANSFER_STATUS_FAILED} {
-				if o := obs[obsKey{s.id, st}]; o != nil && o.streams >= streamsOf[o.user] {
+				if o := obs[obsKey{s.id, st}]; o != nil && o.streams >= openOf[o.user] {
 					done = true
 				}
 			}
@@ -255,7 +256,7 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 		first = append(first, d)
 		name := statusName(key.status)
 		byStatus[name] = append(byStatus[name], d)
-		if o.streams >= streamsOf[o.user] {
+		if o.streams >= openOf[o.user] {
 			all = append(all, max(0, o.last.Sub(o.updatedAt)))
 		}
 		if key.status == bffv1.TransferStatus_TRANSFER_STATUS_PENDING {

@@ -54,6 +54,10 @@ type Config struct {
 	// ExtraEnv ("NAME=value") is added to every child's environment after the stack's own
 	// variables, so it can override them (the benchmark's tuning).
 	ExtraEnv []string
+	// NATSMaxConsumers, when not zero, is the embedded NATS's limit of consumers per stream
+	// (-1: none); zero keeps JetStream's default of 1,000. Every open WatchEvents stream is one
+	// consumer of the events stream, so the benchmark's thousand streams need more.
+	NATSMaxConsumers int
 	// Ready, when set, is called once the BFF answers its health check, with where the stack
 	// is and which processes it runs. It must not block: Run waits for it to return.
 	Ready func(Ready)
@@ -147,7 +151,7 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 			defer os.RemoveAll(storeDir)
 		}
-		ns, err := startNATS(storeDir)
+		ns, err := startNATS(storeDir, cfg.NATSMaxConsumers)
 		if err != nil {
 			return err
 		}
@@ -245,15 +249,17 @@ func displayURL(addr string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-func startNATS(storeDir string) (*server.Server, error) {
-	ns, err := server.NewServer(&server.Options{
+func startNATS(storeDir string, maxConsumers int) (*server.Server, error) {
+	opts := &server.Options{
 		Host:      "127.0.0.1",
 		Port:      server.RANDOM_PORT,
 		JetStream: true,
 		StoreDir:  storeDir,
 		NoSigs:    true,
 		NoLog:     true,
-	})
+	}
+	opts.JetStreamLimits.DefaultMaxConsumers = maxConsumers
+	ns, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
 	}

@@ -36,9 +36,12 @@ func spec(keys auth.KeySource) service.Spec {
 		Config:     &cfg,
 		Migrations: []platformpg.MigrationSet{postgres.Migrations},
 		Setup: func(_ context.Context, rt *service.Runtime) error {
-			// No transfer history yet: the first-transfer waiver is not applied (see
-			// app.TransferHistory).
-			svc := app.New(postgres.NewBankFees(rt.Pool), nil, rt.Logger)
+			// The first-transfer waiver reads a projection of the transfers service's status
+			// events, fed by a durable consumer.
+			svc := app.New(postgres.NewBankFees(rt.Pool), postgres.NewTransferHistory(rt.Pool), rt.Logger)
+			rt.Go("transfer-history", func(ctx context.Context) error {
+				return ports.ConsumeTransferEvents(ctx, rt.JS, svc, rt.Logger)
+			})
 			return rt.Serve(ports.Policy, keys, func(s grpc.ServiceRegistrar) {
 				feesv1.RegisterFeesServiceServer(s, ports.NewServer(svc, rt.Logger))
 			})

@@ -5,6 +5,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 
@@ -22,14 +23,22 @@ type BankFees interface {
 }
 
 // TransferHistory tells whether a user has made a transfer before, for the first-transfer
-// waiver (DECISIONS.md: the sender's first transfer carries no fee).
+// waiver (DECISIONS.md: the sender's first transfer carries no fee). It is a projection of the
+// transfers service's status events (thumela.transfers.*.status): a user has transferred when
+// any of their transfers has a status other than failed.
 //
-// Not implemented yet: a later change builds it from the transfers service's events
-// (a projection fed by thumela.transfers.*.status). Until then the service is given none and
-// no quote is waived.
+// Events arrive a moment after the transfer commits, so a quote can still say "waived" just
+// after a first transfer; the transfers service decides the waiver for certain when it stores
+// a transfer, and this projection only has to be right for the quote shown in the wizard.
 type TransferHistory interface {
 	HasTransferred(ctx context.Context, userID string) (bool, error)
+	// Record stores a transfer's status. It is idempotent, and a status earlier in the state
+	// machine than the one stored (a redelivered older event) changes nothing.
+	Record(ctx context.Context, transferID, userID string, status domain.TransferStatus) error
 }
+
+// ErrInvalidEvent is returned by RecordTransfer for an event that can never be recorded.
+var ErrInvalidEvent = errors.New("invalid transfer event")
 
 // Service implements the use cases.
 type Service struct {
@@ -38,7 +47,7 @@ type Service struct {
 	logger  *slog.Logger
 }
 
-// New returns the service; history may be nil (no waiver).
+// New returns the service; history may be nil (no waiver, nothing recorded).
 func New(fees BankFees, history TransferHistory, logger *slog.Logger) *Service {
 	return &Service{fees: fees, history: history, logger: logger}
 }
@@ -90,4 +99,15 @@ func (s *Service) Quote(ctx context.Context, userID string, bank domain.Bank, am
 		}
 	}
 	return q, nil
+}
+
+// RecordTransfer records a transfer's status from the transfers service's events.
+func (s *Service) RecordTransfer(ctx context.Context, transferID, userID string, status domain.TransferStatus) error {
+	if transferID == "" || userID == "" || status.Rank() == 0 {
+		return fmt.Errorf("%w: transfer %q of user %q with status %q", ErrInvalidEvent, transferID, userID, status)
+	}
+	if s.history == nil {
+		return nil
+	}
+	return s.history.Record(ctx, transferID, userID, status)
 }

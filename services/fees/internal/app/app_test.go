@@ -42,6 +42,8 @@ type fakeHistory struct {
 
 func (h fakeHistory) HasTransferred(context.Context, string) (bool, error) { return h.before, h.err }
 
+func (h fakeHistory) Record(context.Context, string, string, domain.TransferStatus) error { return h.err }
+
 var (
 	discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 	seeded  = fakeFees{rows: map[domain.Bank]domain.BankFee{
@@ -118,5 +120,20 @@ func TestListBanksInProductOrder(t *testing.T) {
 	}
 	if len(banks) != 2 || banks[0].Bank != domain.ABSA || banks[1].Bank != domain.Capitec {
 		t.Fatalf("ListBanks = %+v, want ABSA then Capitec", banks)
+	}
+}
+
+func TestRecordTransferRefusesWhatCanNeverBeRecorded(t *testing.T) {
+	t.Parallel()
+	svc := app.New(seeded, fakeHistory{}, discard)
+	for _, tt := range []struct{ id, user, status string }{
+		{"", "u", "pending"}, {"t", "", "pending"}, {"t", "u", ""}, {"t", "u", "refunded"},
+	} {
+		if err := svc.RecordTransfer(t.Context(), tt.id, tt.user, domain.TransferStatus(tt.status)); !errors.Is(err, app.ErrInvalidEvent) {
+			t.Errorf("RecordTransfer(%+v) = %v, want ErrInvalidEvent", tt, err)
+		}
+	}
+	if err := svc.RecordTransfer(t.Context(), "t", "u", domain.TransferCompleted); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -34,10 +34,22 @@ type env struct {
 	pool   *pgxpool.Pool
 	client feesv1.FeesServiceClient
 	ctx    context.Context
+	userID string
 }
 
-func start(t *testing.T) env {
+var discardLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+type options struct{ history bool }
+
+// withHistory gives the service its transfer history (the first-transfer waiver).
+func withHistory() func(*options) { return func(o *options) { o.history = true } }
+
+func start(t *testing.T, opts ...func(*options)) env {
 	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	pool := pgtest.NewPool(t, "fees", outbox.Migrations, postgres.Migrations)
 	_, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -52,7 +64,11 @@ func start(t *testing.T) env {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := grpcserver.New(logger,
 		grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, ports.Policy)))
-	feesv1.RegisterFeesServiceServer(srv, ports.NewServer(app.New(postgres.NewBankFees(pool), nil, logger), logger))
+	var history app.TransferHistory
+	if o.history {
+		history = postgres.NewTransferHistory(pool)
+	}
+	feesv1.RegisterFeesServiceServer(srv, ports.NewServer(app.New(postgres.NewBankFees(pool), history, logger), logger))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -76,14 +92,15 @@ func start(t *testing.T) env {
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 
+	userID := "0190f6a4-3c2e-7d41-9b7e-2f4f1f6c8a01"
 	token, err := signer.Sign(auth.Claims{
-		Subject: "0190f6a4-3c2e-7d41-9b7e-2f4f1f6c8a01", Kind: auth.KindUser,
+		Subject: userID, Kind: auth.KindUser,
 		Issuer: service.TokenIssuer, ExpiresAt: time.Now().Add(5 * time.Minute),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return env{pool: pool, client: feesv1.NewFeesServiceClient(conn), ctx: auth.WithBearer(t.Context(), token)}
+	return env{pool: pool, client: feesv1.NewFeesServiceClient(conn), ctx: auth.WithBearer(t.Context(), token), userID: userID}
 }
 
 func TestListBanksReturnsTheSeededSchedules(t *testing.T) {

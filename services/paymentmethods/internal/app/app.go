@@ -285,7 +285,9 @@ func (s *Service) Charge(ctx context.Context, in ChargeInput) (domain.Charge, er
 		return domain.Charge{}, err
 	}
 	return settle(ctx, s.maxWait(), ch, leased,
-		func(ctx context.Context) (domain.Charge, bool, error) { return s.repo.LeaseCharge(ctx, ch.ID, s.lease()) },
+		func(ctx context.Context) (domain.Charge, bool, error) {
+			return s.repo.LeaseCharge(ctx, ch.ID, s.lease())
+		},
 		s.processCharge)
 }
 
@@ -360,7 +362,9 @@ func (s *Service) Refund(ctx context.Context, in RefundInput) (domain.Refund, er
 		return domain.Refund{}, err
 	}
 	r, err = settle(ctx, s.maxWait(), r, leased,
-		func(ctx context.Context) (domain.Refund, bool, error) { return s.repo.LeaseRefund(ctx, r.ID, s.lease()) },
+		func(ctx context.Context) (domain.Refund, bool, error) {
+			return s.repo.LeaseRefund(ctx, r.ID, s.lease())
+		},
 		s.processRefund)
 	if err != nil {
 		return domain.Refund{}, err
@@ -429,4 +433,3 @@ func settle[T pending](ctx context.Context, maxWait time.Duration, row T, leased
 		}
 	}
 }
-

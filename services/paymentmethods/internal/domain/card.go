@@ -216,9 +216,7 @@ const (
 	FieldToken       = "token"
 	FieldIdempotency = "idempotency_key"
 	FieldDescription = "description"
-	FieldChargeID    = "charge_id"
 	FieldReason      = "reason"
-	FieldUserID      = "user_id"
 )
 
 // User-facing messages.

@@ -261,8 +261,8 @@ func TestCardDataNeverLeaks(t *testing.T) {
 	if m1 == nil || m2 == nil || poor == nil {
 		t.Fatalf("adding cards failed: %v", errs)
 	}
-	add("Declined", sandbox.CardDeclined, "461", false) // declined at tokenization
-	add("Again", visa, "739", false)                    // already saved
+	add("Declined", sandbox.CardDeclined, "461", false)               // declined at tokenization
+	add("Again", visa, "739", false)                                  // already saved
 	_, err := e.client.AddCard(ctx, &paymentmethodsv1.AddCardRequest{ // expired
 		UserId: u.id, Name: "Old", CardNumber: mc, ExpiryMonth: 1, ExpiryYear: 20, Cvv: "582",
 	})

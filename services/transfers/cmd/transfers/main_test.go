@@ -21,9 +21,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
-	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"

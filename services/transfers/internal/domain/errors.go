@@ -36,7 +36,9 @@ func (e *ValidationError) Error() string {
 	return "invalid request: " + strings.Join(msgs, "; ")
 }
 
-func (e *ValidationError) add(field, msg string) { e.Violations = append(e.Violations, Violation{field, msg}) }
+func (e *ValidationError) add(field, msg string) {
+	e.Violations = append(e.Violations, Violation{field, msg})
+}
 
 func (e *ValidationError) orNil() error {
 	if len(e.Violations) == 0 {

@@ -45,7 +45,7 @@ func TestNewRequestRefuses(t *testing.T) {
 		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = "" }},
 		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = strings.Repeat("a", 101) }},
 		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "" }},
-		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "011 123 4567" }},  // landline
+		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "011 123 4567" }},    // landline
 		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "+44 7911 123456" }}, // UK mobile
 		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "082 CALL NOW" }},
 		{"bank", func(in *domain.RequestInput) { in.Bank = "" }},
@@ -112,7 +112,9 @@ func TestRequestHash(t *testing.T) {
 		func(in *domain.RequestInput) { in.RecipientName = "Sipho Dlamin" },
 		func(in *domain.RequestInput) { in.RecipientPhone = "0821234568" },
 		func(in *domain.RequestInput) { in.PaymentMethodID = "pm-2" },
-		func(in *domain.RequestInput) { in.Location = domain.Location{Name: "Nearest ATM", Type: domain.LocationParam} },
+		func(in *domain.RequestInput) {
+			in.Location = domain.Location{Name: "Nearest ATM", Type: domain.LocationParam}
+		},
 	}
 	for i, edit := range different {
 		if bytes.Equal(hash(edit), base) {

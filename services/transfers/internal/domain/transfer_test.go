@@ -34,7 +34,7 @@ func TestCollectionStatusTransitions(t *testing.T) {
 	t.Parallel()
 	all := []domain.CollectionStatus{"", domain.CollectionAwaiting, domain.CollectionCollected, domain.CollectionCancelled, domain.CollectionExpired}
 	allowed := map[[2]domain.CollectionStatus]bool{
-		{"", domain.CollectionAwaiting}:                           true,
+		{"", domain.CollectionAwaiting}:                         true,
 		{domain.CollectionAwaiting, domain.CollectionCollected}: true,
 		{domain.CollectionAwaiting, domain.CollectionCancelled}: true,
 		{domain.CollectionAwaiting, domain.CollectionExpired}:   true,

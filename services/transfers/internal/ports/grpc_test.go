@@ -286,8 +286,8 @@ func TestConcurrentCreatesCannotExceedTheDailyLimit(t *testing.T) {
 	user, pm := e.NewUser()
 	ctx := e.Ctx(t, user)
 	var (
-		wg                 sync.WaitGroup
-		mu                 sync.Mutex
+		wg                sync.WaitGroup
+		mu                sync.Mutex
 		accepted, refused int
 	)
 	for i := range 20 {

@@ -153,33 +153,38 @@ func (r *Transfers) one(ctx context.Context, q querier, sql string, args ...any)
 // voucher not cancelled or expired (the money went back).
 const counts = `status <> 'failed' AND (collection_status IS NULL OR collection_status NOT IN ('cancelled', 'expired'))`
 
+// usageSQL sums the sender's amounts per period ($2 day, $3 month, $4 year starts) and tells
+// whether they have any transfer that has not failed (the first-transfer waiver is used),
+// in one round trip.
 const usageSQL = `SELECT
 	coalesce(sum(amount_cents) FILTER (WHERE created_at >= $2), 0),
 	coalesce(sum(amount_cents) FILTER (WHERE created_at >= $3), 0),
-	coalesce(sum(amount_cents), 0)
+	coalesce(sum(amount_cents), 0),
+	EXISTS (SELECT 1 FROM transfers WHERE user_id = $1 AND status <> 'failed')
 	FROM transfers WHERE user_id = $1 AND created_at >= $4 AND ` + counts
 
-type rowQuerier interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-func usage(ctx context.Context, q rowQuerier, userID uuid.UUID, p domain.Periods) (domain.Usage, error) {
-	var day, month, year int64
-	err := q.QueryRow(ctx, usageSQL, userID, p.DayStart, p.MonthStart, p.YearStart).Scan(&day, &month, &year)
-	if err != nil {
-		return domain.Usage{}, fmt.Errorf("usage: %w", err)
+func scanUsage(row pgx.Row) (app.UserState, error) {
+	var (
+		day, month, year int64
+		st               app.UserState
+	)
+	if err := row.Scan(&day, &month, &year, &st.HasTransferred); err != nil {
+		return app.UserState{}, fmt.Errorf("usage: %w", err)
 	}
-	return domain.Usage{Day: domain.Cents(day), Month: domain.Cents(month), Year: domain.Cents(year)}, nil
+	st.Usage = domain.Usage{Day: domain.Cents(day), Month: domain.Cents(month), Year: domain.Cents(year)}
+	return st, nil
 }
 
 // Usage implements app.Repository.
 func (r *Transfers) Usage(ctx context.Context, userID uuid.UUID, p domain.Periods) (domain.Usage, error) {
-	return usage(ctx, r.pool, userID, p)
+	st, err := scanUsage(r.pool.QueryRow(ctx, usageSQL, userID, p.DayStart, p.MonthStart, p.YearStart))
+	return st.Usage, err
 }
 
 // Create implements app.Repository. The transaction takes an advisory lock on the sender
 // first, so the idempotency look-up, the limits and the waiver are decided on a usage no
-// concurrent create of the same sender can change before this one commits.
+// concurrent create of the same sender can change before this one commits. The lock, the
+// look-up and the usage travel in one batch, the insert and the worker's NOTIFY in another.
 func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p domain.Periods,
 	decide func(app.UserState) (*domain.Transfer, error)) (*domain.Transfer, bool, error) {
 	var (
@@ -187,24 +192,30 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p 
 		replayed bool
 	)
 	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(userLockClass), userID.String()); err != nil {
+		batch := &pgx.Batch{}
+		batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(userLockClass), userID.String())
+		batch.Queue(`SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
+		batch.Queue(usageSQL, userID, p.DayStart, p.MonthStart, p.YearStart)
+		br := tx.SendBatch(ctx, batch)
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
 			return fmt.Errorf("lock sender: %w", err)
 		}
-		existing, err := r.one(ctx, tx, `SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
-		if err == nil {
+		existing, err := r.one(ctx, batchQuerier{br}, "")
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			_ = br.Close()
+			return err
+		}
+		st, err := scanUsage(br.QueryRow())
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if existing != nil {
 			out, replayed = existing, true
 			return nil
-		}
-		if !errors.Is(err, domain.ErrNotFound) {
-			return err
-		}
-		var st app.UserState
-		if st.Usage, err = usage(ctx, tx, userID, p); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM transfers WHERE user_id = $1 AND status <> 'failed')`,
-			userID).Scan(&st.HasTransferred); err != nil {
-			return fmt.Errorf("first transfer: %w", err)
 		}
 		t, err := decide(st)
 		if err != nil {
@@ -216,9 +227,6 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p 
 		if err := writeEvents(ctx, tx, t); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, notifyWork); err != nil {
-			return fmt.Errorf("notify worker: %w", err)
-		}
 		out = t
 		return nil
 	})
@@ -228,9 +236,16 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p 
 	return out, replayed, nil
 }
 
+// batchQuerier reads the next result of a batch as if it were a query.
+type batchQuerier struct{ br pgx.BatchResults }
+
+func (b batchQuerier) Query(context.Context, string, ...any) (pgx.Rows, error) { return b.br.Query() }
+
+// insert inserts t and notifies the worker (on commit), in one round trip.
 func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 	s := t.State()
-	_, err := tx.Exec(ctx, `INSERT INTO transfers (id, user_id, idempotency_key, request_hash, sender_name,
+	batch := &pgx.Batch{}
+	batch.Queue(`INSERT INTO transfers (id, user_id, idempotency_key, request_hash, sender_name,
 		recipient_name, recipient_phone, bank, amount_cents, bank_fee_cents, platform_fee_cents, fee_cents,
 		total_cents, fee_waived, status, payment_method_id, payment_method_name, payment_method_last_four,
 		payment_method_token, location_name, location_type, created_at, updated_at)
@@ -239,7 +254,8 @@ func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 		s.RecipientName, s.RecipientPhone.E164(), string(s.Bank), s.Amount.Cents(), s.Fee.BankFee.Cents(), s.Fee.PlatformFee.Cents(),
 		s.Fee.Charged().Cents(), t.Total().Cents(), s.Fee.Waived, string(s.Status), s.PaymentMethod.ID, s.PaymentMethod.Name,
 		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt)
-	if err != nil {
+	batch.Queue(notifyWork)
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("insert transfer: %w", err)
 	}
 	return nil
@@ -253,16 +269,16 @@ func writeEvents(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 	return outbox.Write(ctx, tx, msgs...)
 }
 
-// save writes the mutable fields of t, guarded by the status it had when it was locked, and
-// its events.
-func save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.Status) error {
+// save writes the mutable fields of t, guarded by the status it had when it was locked (was),
+// and its events; a refund that became owed wakes the worker on commit.
+func save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) error {
 	s := t.State()
 	tag, err := tx.Exec(ctx, `UPDATE transfers SET status = $3, failure_reason = $4, charge_id = $5, attempts = $6,
 		lease_until = $7, voucher_number = $8, voucher_pin_hash = $9, collection_status = $10,
 		voucher_expires_at = $11, collected_at = $12, refund_status = $13, refund_id = $14, refund_reason = $15,
 		updated_at = $16
 		WHERE id = $1 AND status = $2`,
-		s.ID, string(was), string(s.Status), s.FailureReason, s.ChargeID, s.Attempts,
+		s.ID, string(was.Status), string(s.Status), s.FailureReason, s.ChargeID, s.Attempts,
 		nullTime(s.LeaseUntil), nullString(s.Voucher.Number), nullString(s.Voucher.PINHash), nullString(string(s.Voucher.Status)),
 		nullTime(s.Voucher.ExpiresAt), nullTime(s.Voucher.CollectedAt), nullString(string(s.Refund.Status)), s.Refund.ID, s.Refund.Reason,
 		s.UpdatedAt)
@@ -282,7 +298,7 @@ func save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.Status)
 	if err := writeEvents(ctx, tx, t); err != nil {
 		return err
 	}
-	if s.Refund.Status == domain.RefundPending {
+	if s.Refund.Status == domain.RefundPending && was.Refund.Status != domain.RefundPending {
 		if _, err := tx.Exec(ctx, notifyWork); err != nil {
 			return fmt.Errorf("notify worker: %w", err)
 		}
@@ -302,7 +318,7 @@ func (r *Transfers) Update(ctx context.Context, userID, id uuid.UUID, fn func(*d
 		if err != nil {
 			return err
 		}
-		was := t.Status()
+		was := t.State()
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -329,7 +345,7 @@ func (r *Transfers) claim(ctx context.Context, sql string, now time.Time, fn fun
 		if err != nil {
 			return err
 		}
-		was := t.Status()
+		was := t.State()
 		if err := fn(t); err != nil {
 			return err
 		}
@@ -375,7 +391,7 @@ func (r *Transfers) ExpireDue(ctx context.Context, now time.Time, limit int) (in
 			return fmt.Errorf("due vouchers: %w", err)
 		}
 		for _, t := range due {
-			was := t.Status()
+			was := t.State()
 			if err := t.Expire(now); err != nil {
 				return err
 			}

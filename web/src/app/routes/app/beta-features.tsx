@@ -1,5 +1,8 @@
-import { ComingSoon } from "@/components/ui/coming-soon";
+import { useSession } from "@/features/auth/api/session";
+import { BetaFeatures } from "@/features/beta/components/beta-features";
 
+/** The signed-in layout has checked the session; the waitlist is kept per user id. */
 export default function BetaFeaturesPage() {
-  return <ComingSoon title="BETA Features" />;
+  const { data } = useSession();
+  return <BetaFeatures userId={data?.user?.id ?? ""} />;
 }

@@ -1,5 +1,5 @@
-import { ComingSoon } from "@/components/ui/coming-soon";
+import { HelpCenter } from "@/features/help/components/help-center";
 
 export default function HelpPage() {
-  return <ComingSoon title="Help Center" />;
+  return <HelpCenter />;
 }

@@ -1,5 +1,8 @@
-import { ComingSoon } from "@/components/ui/coming-soon";
+import { useSession } from "@/features/auth/api/session";
+import { ReferFriend } from "@/features/referral/components/refer-friend";
 
+/** The signed-in layout has checked the session; the code is derived from the user id. */
 export default function ReferFriendPage() {
-  return <ComingSoon title="Refer a Friend" />;
+  const { data } = useSession();
+  return <ReferFriend userId={data?.user?.id ?? ""} />;
 }

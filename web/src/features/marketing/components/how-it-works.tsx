@@ -1,4 +1,5 @@
 import { CreditCard, Send, UserRoundPlus } from "lucide-react";
+import { trackFeaturesSectionClick } from "../lib/landing-analytics";
 
 const STEPS = [
   {
@@ -20,7 +21,14 @@ const STEPS = [
 
 export function HowItWorks() {
   return (
-    <section id="features" aria-labelledby="how-it-works-title" className="mx-auto max-w-6xl px-4 py-16 sm:px-6">
+    // A click anywhere in the section is reported (the spec's clicked_features_section); the
+    // section itself is not a control, so it needs no keyboard handler of its own.
+    <section
+      id="features"
+      aria-labelledby="how-it-works-title"
+      onClick={trackFeaturesSectionClick}
+      className="mx-auto max-w-6xl px-4 py-16 sm:px-6"
+    >
       <h2 id="how-it-works-title" className="text-center text-3xl font-bold tracking-tight">
         How it works
       </h2>

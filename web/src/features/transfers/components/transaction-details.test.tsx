@@ -1,13 +1,17 @@
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { screen, within } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { configure, screen, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
 import { CollectionStatus, TransferStatus, TransfersService, VoucherSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import type { CancelTransferRequest, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { create } from "@bufbuild/protobuf";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { liveFeed } from "@/test/live-feed";
 import { completed, makeTransfer, withChanges } from "../test-utils";
+
+// The first render of a lazy route transforms its modules: allow for a slow, busy machine.
+configure({ asyncUtilTimeout: 4000 });
+vi.setConfig({ testTimeout: 20_000 });
 
 function hoursAgo(hours: number) {
   return timestampFromMs(Date.now() - hours * 3_600_000);

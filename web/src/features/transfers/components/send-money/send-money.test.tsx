@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { screen, within } from "@testing-library/react";
+import { configure, screen, within } from "@testing-library/react";
 import type { UserEvent } from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
@@ -27,6 +27,10 @@ import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { liveFeed } from "@/test/live-feed";
 import { PRESET_RECIPIENTS } from "../../lib/preset-recipients";
 import { BANKS, CARDS, completed, makeTransfer, withChanges } from "../../test-utils";
+
+// The first render of a lazy route transforms its modules: allow for a slow, busy machine.
+configure({ asyncUtilTimeout: 4000 });
+vi.setConfig({ testTimeout: 20_000 });
 
 type QuoteInit = MessageInitShape<typeof FeeQuoteSchema>;
 
@@ -544,7 +548,7 @@ describe("send money wizard", () => {
 
     await user.click(next());
     expect(await screen.findByRole("region", { name: "Transfer details" })).toHaveTextContent("New Visa");
-  });
+  }, 15_000);
 
   it("formats amounts in rand, grouped as en-ZA does", async () => {
     const { user } = renderWizard("/send-money?amount=2500");

@@ -1,0 +1,197 @@
+package validate
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// The six images, one per binary (deploy/docker/<binary>.Dockerfile).
+var binaries = []string{"identity", "profiles", "paymentmethods", "fees", "transfers", "bff"}
+
+// callGraph is the architecture's service-to-service calls (ARCHITECTURE.md): the BFF calls
+// every service; transfers calls paymentmethods, fees and identity; every service calls
+// identity for its public keys. NetworkPolicies must allow exactly these between Thumela's
+// pods.
+var callGraph = map[string][]string{
+	"bff":            {"identity", "profiles", "paymentmethods", "fees", "transfers"},
+	"transfers":      {"identity", "paymentmethods", "fees"},
+	"profiles":       {"identity"},
+	"paymentmethods": {"identity"},
+	"fees":           {"identity"},
+	"identity":       nil,
+}
+
+func calls(from, to string) bool {
+	for _, c := range callGraph[from] {
+		if c == to {
+			return true
+		}
+	}
+	return false
+}
+
+// image is what the validator knows of one binary's Dockerfile.
+type image struct {
+	binary  string
+	file    *Dockerfile
+	ignore  *IgnoreRules
+	build   *Stage
+	goBuild GoBuild
+	mainDir string
+	module  Module
+}
+
+type fixture struct {
+	root     string
+	ws       *Workspace
+	images   map[string]*image
+	configs  map[string]Config
+	overlays map[string]*Rendered
+	names    []string // overlay names, sorted
+}
+
+var (
+	fixOnce sync.Once
+	fix     *fixture
+	fixErr  error
+)
+
+// load reads the source tree, the Dockerfiles and renders every overlay, once per test run.
+func load(t *testing.T) *fixture {
+	t.Helper()
+	fixOnce.Do(func() { fix, fixErr = loadFixture() })
+	if fixErr != nil {
+		t.Fatal(fixErr)
+	}
+	return fix
+}
+
+func loadFixture() (*fixture, error) {
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.work")); err != nil {
+		return nil, fmt.Errorf("the repository's root (with go.work) is not at %s: %w", root, err)
+	}
+	f := &fixture{root: root, images: map[string]*image{}, configs: map[string]Config{}, overlays: map[string]*Rendered{}}
+	if f.ws, err = LoadWorkspace(root); err != nil {
+		return nil, err
+	}
+	for _, b := range binaries {
+		img, err := f.loadImage(b)
+		if err != nil {
+			return nil, fmt.Errorf("deploy/docker/%s.Dockerfile: %w", b, err)
+		}
+		f.images[b] = img
+		cfg, err := ReadConfig(f.ws, b, img.mainDir)
+		if err != nil {
+			return nil, err
+		}
+		f.configs[b] = cfg
+	}
+	if f.names, err = Overlays(root); err != nil {
+		return nil, err
+	}
+	if len(f.names) == 0 {
+		return nil, fmt.Errorf("no overlays under deploy/kubernetes/overlays")
+	}
+	for _, o := range f.names {
+		r, err := Render(root, o)
+		if err != nil {
+			return nil, err
+		}
+		f.overlays[o] = r
+	}
+	return f, nil
+}
+
+func (f *fixture) loadImage(b string) (*image, error) {
+	dir := filepath.Join(f.root, "deploy", "docker")
+	df, err := ParseDockerfile(filepath.Join(dir, b+".Dockerfile"))
+	if err != nil {
+		return nil, err
+	}
+	ign, err := ReadIgnore(filepath.Join(dir, b+".Dockerfile.dockerignore"))
+	if err != nil {
+		return nil, fmt.Errorf("the ignore list BuildKit reads for it: %w", err)
+	}
+	img := &image{binary: b, file: df, ignore: ign}
+	for _, st := range df.Stages {
+		if gb, err := st.FindGoBuild(); err == nil {
+			img.build, img.goBuild = st, gb
+		} else if len(st.All("RUN")) > 0 && strings.Contains(fmt.Sprint(st.All("RUN")), "go build") {
+			return nil, err
+		}
+	}
+	if img.build == nil {
+		return nil, fmt.Errorf("no stage runs `go build`")
+	}
+	img.mainDir = path.Clean(strings.TrimPrefix(img.goBuild.Package, "./"))
+	if path.Base(img.mainDir) != b {
+		return nil, fmt.Errorf("builds %s, not the %s binary", img.goBuild.Package, b)
+	}
+	m, ok := f.ws.ModuleOf(img.mainDir)
+	if !ok {
+		return nil, fmt.Errorf("%s is in no module of go.work", img.mainDir)
+	}
+	img.module = m
+	return img, nil
+}
+
+// pods of a Rendered overlay.
+
+func namespaceOf(r *Rendered) string {
+	if len(r.Namespaces) == 1 {
+		return r.Namespaces[0].Name
+	}
+	return ""
+}
+
+func deploymentPod(r *Rendered, d *appsv1.Deployment) Pod {
+	var ports []corev1.ContainerPort
+	for _, c := range d.Spec.Template.Spec.Containers {
+		ports = append(ports, c.Ports...)
+	}
+	return PodIn(d.Name, d.Namespace, d.Spec.Template.Labels, ports)
+}
+
+func statefulSetPod(s *appsv1.StatefulSet) Pod {
+	var ports []corev1.ContainerPort
+	for _, c := range s.Spec.Template.Spec.Containers {
+		ports = append(ports, c.Ports...)
+	}
+	return PodIn(s.Name, s.Namespace, s.Spec.Template.Labels, ports)
+}
+
+// servicesSelecting lists the Services whose selector picks pods with lbls.
+func servicesSelecting(r *Rendered, ns string, lbls map[string]string) []*corev1.Service {
+	var out []*corev1.Service
+	for _, s := range r.Services {
+		if s.Namespace == ns && len(s.Spec.Selector) > 0 && labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(lbls)) {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// containerPort resolves a Service targetPort or probe port (a number or a name).
+func containerPort(ports []corev1.ContainerPort, name string, number int32) (corev1.ContainerPort, bool) {
+	for _, p := range ports {
+		if (name != "" && p.Name == name) || (name == "" && p.ContainerPort == number) {
+			return p, true
+		}
+	}
+	return corev1.ContainerPort{}, false
+}

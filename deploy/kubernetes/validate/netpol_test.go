@@ -1,0 +1,164 @@
+package validate
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+// TestNetworkPolicies evaluates the rendered NetworkPolicies as a cluster would and checks:
+// between Thumela's six processes exactly the architecture's calls are allowed (both the
+// caller's egress and the callee's ingress); ingress is denied by default; each process reaches
+// PostgreSQL only if it reads DATABASE_URL, and NATS and DNS; nothing else is reachable from
+// the processes but the observability collector; the BFF is reachable from the ingress
+// controller only; PostgreSQL and NATS accept exactly their clients.
+func TestNetworkPolicies(t *testing.T) {
+	forOverlays(t, func(t *testing.T, f *fixture, r *Rendered) {
+		ns := namespaceOf(r)
+		ps, err := NewPolicies(r.NetworkPolicies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allow := func(src, dst Pod, port int32, proto corev1.Protocol) bool {
+			ok, err := ps.Allowed(src, dst, port, proto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		pods := map[string]Pod{}
+		for _, b := range binaries {
+			if d, ok := r.Deployments[b]; ok {
+				pods[b] = deploymentPod(r, d)
+			}
+		}
+
+		// Default deny: a pod nobody names is unreachable, even from its own namespace.
+		stranger := PodIn("stranger", ns, map[string]string{"app.kubernetes.io/name": "stranger"}, []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}})
+		for b, p := range pods {
+			for _, cp := range p.Ports {
+				if allow(stranger, p, cp.ContainerPort, corev1.ProtocolTCP) {
+					t.Errorf("an unlisted pod of the namespace reaches %s:%d: ingress is not denied by default", b, cp.ContainerPort)
+				}
+			}
+		}
+		if ok, _ := ps.Selected(networkingv1.PolicyTypeIngress, stranger); !ok {
+			t.Errorf("no default-deny ingress policy selects every pod of the namespace")
+		}
+
+		// The call graph, exactly.
+		var got, want []string
+		for _, a := range binaries {
+			for _, b := range binaries {
+				if a == b {
+					continue
+				}
+				if calls(a, b) {
+					want = append(want, a+"→"+b)
+				}
+				for _, cp := range pods[b].Ports {
+					if allow(pods[a], pods[b], cp.ContainerPort, corev1.ProtocolTCP) {
+						got = append(got, a+"→"+b)
+						break
+					}
+				}
+			}
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("NetworkPolicies allow\n  %s\nthe call graph is\n  %s", strings.Join(got, " "), strings.Join(want, " "))
+		}
+
+		// Infrastructure.
+		var pg, nats Pod
+		if len(r.Clusters) == 1 {
+			name := r.Clusters[0].Name
+			pg = PodIn(name+"-1", ns, map[string]string{"cnpg.io/cluster": name, "cnpg.io/podRole": "instance", "cnpg.io/instanceRole": "primary"},
+				[]corev1.ContainerPort{{Name: "postgresql", ContainerPort: 5432}, {Name: "status", ContainerPort: 8000}})
+		}
+		if s, ok := r.StatefulSets["nats"]; ok {
+			nats = statefulSetPod(s)
+			nats.Name = "nats-0"
+		}
+		dns := Pod{Name: "coredns", Namespace: "kube-system", NSLabels: map[string]string{"kubernetes.io/metadata.name": "kube-system"},
+			Labels: map[string]string{"k8s-app": "kube-dns"}, Ports: []corev1.ContainerPort{{Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}, {Name: "dns-tcp", ContainerPort: 53}}}
+		outside := Pod{Name: "elsewhere", Namespace: "elsewhere", NSLabels: map[string]string{"kubernetes.io/metadata.name": "elsewhere"},
+			Labels: map[string]string{"app": "x"}, Ports: []corev1.ContainerPort{{Name: "https", ContainerPort: 443}, {Name: "pg", ContainerPort: 5432}}}
+		for _, b := range binaries {
+			p, ok := pods[b]
+			if !ok {
+				continue
+			}
+			if ok, _ := ps.Selected(networkingv1.PolicyTypeEgress, p); !ok {
+				t.Errorf("%s: no egress policy selects it, so it may reach anything", b)
+			}
+			_, readsDB := f.configs[b].Var("DATABASE_URL")
+			if got := allow(p, pg, 5432, corev1.ProtocolTCP); got != readsDB {
+				t.Errorf("%s → PostgreSQL:5432 allowed=%v, but %s reads DATABASE_URL=%v", b, got, b, readsDB)
+			}
+			if allow(p, pg, 8000, corev1.ProtocolTCP) {
+				t.Errorf("%s reaches PostgreSQL's status port", b)
+			}
+			if !allow(p, nats, 4222, corev1.ProtocolTCP) {
+				t.Errorf("%s cannot reach NATS:4222", b)
+			}
+			if allow(p, nats, 6222, corev1.ProtocolTCP) || allow(p, nats, 8222, corev1.ProtocolTCP) {
+				t.Errorf("%s reaches NATS's cluster or monitoring port", b)
+			}
+			if !allow(p, dns, 53, corev1.ProtocolUDP) || !allow(p, dns, 53, corev1.ProtocolTCP) {
+				t.Errorf("%s cannot resolve names (DNS 53 UDP and TCP)", b)
+			}
+			for _, cp := range outside.Ports {
+				if allow(p, outside, cp.ContainerPort, corev1.ProtocolTCP) {
+					t.Errorf("%s reaches a pod of another namespace on %d: egress is not restricted", b, cp.ContainerPort)
+				}
+			}
+			if allow(stranger, pg, 5432, corev1.ProtocolTCP) || allow(stranger, nats, 4222, corev1.ProtocolTCP) {
+				t.Errorf("an unlisted pod reaches PostgreSQL or NATS")
+			}
+		}
+
+		// The BFF: from the ingress controller only.
+		if bff, ok := pods["bff"]; ok {
+			ingress := Pod{Name: "ingress-nginx-controller", Namespace: "ingress-nginx", NSLabels: map[string]string{"kubernetes.io/metadata.name": "ingress-nginx"},
+				Labels: map[string]string{"app.kubernetes.io/name": "ingress-nginx"}}
+			port := bff.Ports[0].ContainerPort
+			if !allow(ingress, bff, port, corev1.ProtocolTCP) {
+				t.Errorf("the ingress controller cannot reach the BFF on %d", port)
+			}
+			if allow(outside, bff, port, corev1.ProtocolTCP) {
+				t.Errorf("a pod of another namespace reaches the BFF")
+			}
+			for _, b := range binaries {
+				if b != "bff" && allow(ingress, pods[b], 9090, corev1.ProtocolTCP) {
+					t.Errorf("the ingress controller reaches %s directly", b)
+				}
+			}
+		}
+
+		// PostgreSQL replication and its operator; NATS routes.
+		if len(r.Clusters) == 1 {
+			pg2 := pg
+			pg2.Name = pg.Name[:len(pg.Name)-1] + "2"
+			operator := Pod{Name: "cnpg-controller-manager", Namespace: "cnpg-system", NSLabels: map[string]string{"kubernetes.io/metadata.name": "cnpg-system"},
+				Labels: map[string]string{"app.kubernetes.io/name": "cloudnative-pg"}}
+			if !allow(pg2, pg, 5432, corev1.ProtocolTCP) {
+				t.Errorf("PostgreSQL instances cannot replicate from each other")
+			}
+			if !allow(operator, pg, 8000, corev1.ProtocolTCP) || !allow(operator, pg, 5432, corev1.ProtocolTCP) {
+				t.Errorf("the CloudNativePG operator cannot reach the instances (8000, 5432)")
+			}
+		}
+		if nats.Name != "" {
+			nats1 := nats
+			nats1.Name = "nats-1"
+			if !allow(nats1, nats, 6222, corev1.ProtocolTCP) {
+				t.Errorf("NATS servers cannot route to each other on 6222")
+			}
+		}
+	})
+}

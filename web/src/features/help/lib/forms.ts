@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+/** The spec's success toast for the help contact form and the feedback page. */
+export const FEEDBACK_TOAST = {
+  title: "Feedback submitted",
+  description: "Thank you for your feedback! We'll get back to you soon.",
+} as const;
+
+/** The spec's validation message for the help contact form (toast title and description). */
+export const MISSING_INFORMATION = {
+  title: "Missing information",
+  description: "Please fill in all required fields.",
+} as const;
+
+export const HELP_CONTACT_TYPES = [
+  { value: "question", label: "Question" },
+  { value: "issue", label: "Report Issue" },
+  { value: "feedback", label: "Feedback" },
+] as const;
+
+/** Help Center → Contact Us: type (question by default), subject and message, both required. */
+export const helpContactSchema = z.object({
+  type: z.enum(["question", "issue", "feedback"]),
+  subject: z.string().trim().min(1, MISSING_INFORMATION.description),
+  message: z.string().trim().min(1, MISSING_INFORMATION.description),
+});
+export type HelpContactValues = z.infer<typeof helpContactSchema>;
+
+/** The public contact page. */
+export const contactSchema = z.object({
+  fullName: z.string().trim().min(1, "Please enter your full name."),
+  email: z.string().trim().min(1, "Please enter your email address.").pipe(z.email("Please enter a valid email address.")),
+  subject: z.string().trim().min(1, "Please enter a subject."),
+  message: z.string().trim().min(10, "Please write a message of at least 10 characters."),
+});
+export type ContactValues = z.infer<typeof contactSchema>;
+
+export const FEEDBACK_PURPOSES = [
+  "Sending money to family or friends",
+  "Paying someone for goods or services",
+  "Trying Thumela out",
+  "Something else",
+] as const;
+
+export const RECOMMEND_OPTIONS = [
+  { value: "yes", label: "Yes" },
+  { value: "no", label: "No" },
+  { value: "maybe", label: "Maybe" },
+] as const;
+
+/** The public feedback page: rating, purpose and recommendation required; the two texts optional. */
+export const feedbackSchema = z.object({
+  rating: z.enum(["1", "2", "3", "4", "5"], { error: "Please choose a rating from 1 to 5." }),
+  purpose: z.enum(FEEDBACK_PURPOSES, { error: "Please tell us what you used Thumela for." }),
+  likes: z.string().trim().max(2000, "Please keep this under 2,000 characters."),
+  improvements: z.string().trim().max(2000, "Please keep this under 2,000 characters."),
+  recommend: z.enum(["yes", "no", "maybe"], { error: "Please tell us whether you would recommend Thumela." }),
+});
+export type FeedbackValues = z.input<typeof feedbackSchema>;
