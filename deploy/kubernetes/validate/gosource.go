@@ -102,9 +102,8 @@ func stripComment(s string) string {
 }
 
 func cleanDir(s string) string {
-	s, _ = strconv.Unquote(s) // quoted or not
-	if s == "" {
-		return ""
+	if u, err := strconv.Unquote(s); err == nil { // quoted or not
+		s = u
 	}
 	return path.Clean(strings.TrimPrefix(s, "./"))
 }

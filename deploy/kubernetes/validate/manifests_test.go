@@ -413,6 +413,9 @@ func TestAddresses(t *testing.T) {
 				switch {
 				case v.NoPrefix && strings.HasSuffix(v.Name, "_ADDR"):
 					target := strings.ToLower(strings.TrimSuffix(v.Name, "_ADDR"))
+					if target == b {
+						continue // service.Base's IDENTITY_ADDR, in identity itself: it verifies with its own keys
+					}
 					if _, ok := r.Deployments[target]; !ok {
 						t.Errorf("%s reads %s, but there is no %s Deployment", b, v.Name, target)
 						continue

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -52,6 +53,7 @@ type options struct {
 	LogLevel         string        `json:"log_level"`
 	Codec            string        `json:"codec"`
 	StreamsProtocol  string        `json:"streams_protocol"`
+	NotifyBaseline   bool          `json:"notify_baseline"`
 	NATSMaxConsumers int           `json:"nats_max_consumers"`
 	Env              envList       `json:"extra_env"`
 }
@@ -98,14 +100,15 @@ func run() int {
 	flag.IntVar(&o.SignIns, "sign-ins", 15, "sequential sign-ins timed, each after one in-process argon2id hash (2 more of each unmeasured)")
 	flag.IntVar(&o.Streams, "streams", 1000, "WatchEvents streams open during the live-event phase")
 	flag.IntVar(&o.StreamUsers, "stream-users", 100, "users the streams are spread over (at least -clients)")
-	flag.IntVar(&o.EventTransfers, "event-transfers", 120, "transfers created while the streams are open (3 status changes each)")
-	flag.Float64Var(&o.EventRate, "event-rate", 20, "transfers per second created during the live-event phase")
+	flag.IntVar(&o.EventTransfers, "event-transfers", 100, "transfers created while the streams are open (3 status changes each)")
+	flag.Float64Var(&o.EventRate, "event-rate", 5, "transfers per second created during the live-event phase")
 	flag.DurationVar(&o.EventWait, "event-wait", 60*time.Second, "how long to wait for the last status change after the last transfer")
 	flag.DurationVar(&o.DrainTimeout, "drain-timeout", 120*time.Second, "how long to wait for the transfers worker to finish the create phase's transfers")
 	flag.StringVar(&o.SandboxDelay, "sandbox-delay", "10ms", "PAYMENTMETHODS_SANDBOX_DELAY for the bench stack (empty: the service's default)")
 	flag.StringVar(&o.LogLevel, "log-level", "info", "LOG_LEVEL of the stack's processes (their logs go to a file)")
 	flag.StringVar(&o.Codec, "codec", "json", "Connect codec of the bench's clients: json (as the browser) or proto")
 	flag.StringVar(&o.StreamsProtocol, "streams-protocol", "h2c", "event streams over h2c (one HTTP/2 connection per user) or http1 (one connection per stream)")
+	flag.BoolVar(&o.NotifyBaseline, "notify-baseline", true, "also run pgbench's transfer transaction with a pg_notify, as the outboxes do (a diagnostic row)")
 	flag.IntVar(&o.NATSMaxConsumers, "nats-max-consumers", -1, "consumers allowed per JetStream stream on the bench's NATS (-1 unlimited; 0 NATS's default of 1,000, which -streams 1000 plus the services' own consumers exceed)")
 	flag.Var(&o.Env, "env", "NAME=value added to every process of the stack (repeatable), e.g. TRANSFERS_LIMIT_DAILY=…")
 	flag.Parse()
@@ -307,18 +310,21 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		}
 		b.step("  server-side ms during %s: %s", phase, strings.Join(parts, "; "))
 	}
-	cpu := func(phase string, from bench.CPUSample) {
-		shares, _ := b.raw["cpu_cores_used"].(map[string]map[string]float64)
-		if shares == nil {
-			shares = map[string]map[string]float64{}
-			b.raw["cpu_cores_used"] = shares
+	databases := map[string]string{databaseName(ready.DatabaseURL): pgStack}
+	meter := func() *bench.CPUMeter { return bench.StartCPUMeter(ready.PIDs, cpuName, databases) }
+	cpu := func(phase string, m *bench.CPUMeter) bench.CPUUsage {
+		usage, _ := b.raw["cpu"].(map[string]bench.CPUUsage)
+		if usage == nil {
+			usage = map[string]bench.CPUUsage{}
+			b.raw["cpu"] = usage
 		}
-		share := bench.CPUShare(from, bench.SampleCPU(ready.PIDs, cpuName))
-		shares[phase] = share
-		b.step("  cores used during %s: %s", phase, formatShares(share))
-		if others := share[bench.Others]; others > 0.25 {
+		u := m.Stop()
+		usage[phase] = u
+		b.step("  cores used during %s: %s", phase, formatShares(u.Cores))
+		if others := u.Cores[bench.Others]; others > 0.25 {
 			b.noisy = append(b.noisy, fmt.Sprintf("%s (%.2f cores)", phase, others))
 		}
+		return u
 	}
 
 	// 7a. Idle memory.
@@ -327,20 +333,22 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	idle := readRSS(ready.PIDs)
 	b.raw["rss_idle_bytes"] = idle
 
+	pgUsage := map[string]bench.CPUUsage{}
 	// The baselines' database, seeded once; each baseline runs right before its stack phase so
 	// that both see the same machine.
 	pg, pgErr := bench.NewPgbench(ctx, bench.PgbenchConfig{
 		ServerURL: ready.DatabaseURL, Clients: o.Clients, Threads: o.PgbenchThreads,
 		Duration: o.PgbenchDuration, RowsPerUser: o.RowsPerUser, WorkDir: workDir,
 		Around: func(name string) func() {
-			from := bench.SampleCPU(ready.PIDs, cpuName)
-			return func() { cpu("pgbench "+name, from) }
+			m := meter()
+			return func() { pgUsage[name] = cpu("pgbench "+name, m) }
 		},
 	})
 	if pgErr != nil {
 		b.fail("1. pgbench baselines", "", pgErr)
 	} else {
 		defer pg.Close()
+		databases[pg.Database()] = pgBench
 	}
 	baseline := func(name string, f func(context.Context) (bench.PgbenchResult, error)) (bench.PgbenchResult, bool) {
 		if pgErr != nil {
@@ -385,9 +393,16 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		b.add(bench.Figure{Name: "1a. pgbench transfer txn (baseline)", Result: bench.Info, Unit: "tps", Measured: bench.F(transfer.TPS),
 			Text: fmt.Sprintf("%.0f tps, p50 %.1f ms, p99 %.1f ms", transfer.TPS, transfer.P50ms, transfer.P99ms)})
 	}
+	if o.NotifyBaseline && haveTransfer {
+		if r, ok := baseline("transfer_notify", func(ctx context.Context) (bench.PgbenchResult, error) { return pg.TransferNotify(ctx) }); ok {
+			b.add(bench.Figure{Name: "   diagnostic: 1a + pg_notify", Result: bench.Info, Unit: "tps", Measured: bench.F(r.TPS),
+				Baseline: bench.F(transfer.TPS), Ratio: bench.F(r.TPS / transfer.TPS),
+				Text: fmt.Sprintf("%.0f tps, p50 %.1f ms, p99 %.1f ms", r.TPS, r.P50ms, r.P99ms)})
+		}
+	}
 	b.step("create-transfer: %d clients, %s warm-up + %s", o.Clients, o.Warmup, o.Duration)
 	var limitErrors atomic.Int64
-	from, logFrom := bench.SampleCPU(ready.PIDs, cpuName), logSize()
+	from, logFrom := meter(), logSize()
 	create := bench.ClosedLoop(ctx, o.Clients, o.Warmup, o.Duration, func(ctx context.Context, w, _ int) error {
 		u := loadUsers[w]
 		_, err := u.Transfers.CreateTransfer(ctx, bench.TransferRequest(u))
@@ -396,16 +411,17 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		}
 		return err
 	})
-	cpu("create-transfer", from)
+	createCPU := cpu("create-transfer", from)
 	rpcs("create-transfer", logFrom)
 	b.raw["create_transfer"] = create
 	b.raw["create_transfer_limit_errors"] = limitErrors.Load()
 	b.step("create-transfer: %.0f tps, p50 %.1f ms, p99 %.1f ms, %d errors %v", create.TPS, create.P50ms, create.P99ms, create.Errors, create.ErrorSamples)
 	b.loadFigures("2. create-transfer", create, transfer, haveTransfer, 0.40, 2.0)
+	b.cpuPerCall("create-transfer", create, createCPU, transfer, pgUsage["transfer"], haveTransfer)
 
 	// The worker catches up before the next phase, so its work does not land on the reads.
 	b.step("waiting for the transfers worker to finish the create phase's transfers")
-	from, logFrom = bench.SampleCPU(ready.PIDs, cpuName), logSize()
+	from, logFrom = meter(), logSize()
 	waited, left, drainErr := bench.Drain(ctx, loadUsers, o.DrainTimeout)
 	cpu("worker catch-up", from)
 	rpcs("worker catch-up", logFrom)
@@ -419,6 +435,12 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 			text = fmt.Sprintf("%d still unfinished after %.0f s", left, waited.Seconds())
 		}
 		b.add(bench.Figure{Name: "   worker catch-up after 2.", Result: bench.Info, Unit: "s", Measured: bench.F(waited.Seconds()), Text: text})
+		if left == 0 && create.Total > 0 {
+			// Every transfer made during the phase (warm-up included) was completed by then.
+			span := (o.Warmup + o.Duration + waited).Seconds()
+			b.add(bench.Figure{Name: "   sustained: created and completed", Result: bench.Info, Unit: "tps", Measured: bench.F(float64(create.Total) / span),
+				Detail: fmt.Sprintf("%d transfers in %.0f s of load and catch-up", create.Total, span)})
+		}
 	}
 
 	// 1b, then 3. The history page.
@@ -428,7 +450,7 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 			Text: fmt.Sprintf("%.0f tps, p50 %.2f ms, p99 %.2f ms", history.TPS, history.P50ms, history.P99ms)})
 	}
 	b.step("history page (ListTransfers page 1, size 5): %d clients, %s warm-up + %s", o.Clients, o.Warmup, o.Duration)
-	from, logFrom = bench.SampleCPU(ready.PIDs, cpuName), logSize()
+	from, logFrom = meter(), logSize()
 	list := bench.ClosedLoop(ctx, o.Clients, o.Warmup, o.Duration, func(ctx context.Context, w, _ int) error {
 		res, err := loadUsers[w].Transfers.ListTransfers(ctx, &bffv1.ListTransfersRequest{Page: 1, PageSize: 5})
 		if err == nil && len(res.GetTransfers()) == 0 {
@@ -436,17 +458,19 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		}
 		return err
 	})
-	cpu("history", from)
+	historyCPU := cpu("history", from)
 	rpcs("history", logFrom)
 	b.raw["history"] = list
 	b.step("history: %.0f tps, p50 %.1f ms, p99 %.1f ms, %d errors %v", list.TPS, list.P50ms, list.P99ms, list.Errors, list.ErrorSamples)
 	b.loadFigures("3. history page", list, history, haveHistory, 0.25, 0)
+	b.cpuPerCall("history page", list, historyCPU, history, pgUsage["history"], haveHistory)
 
 	// 4. Live events with the streams open.
 	b.step("live events: %d streams over %d users (%s), %d transfers at %.0f/s", o.Streams, len(streamUsers), o.StreamsProtocol, o.EventTransfers, o.EventRate)
-	from, logFrom = bench.SampleCPU(ready.PIDs, cpuName), logSize()
+	from, logFrom = meter(), logSize()
 	ev, err := bench.Events(ctx, streamUsers, bench.EventsConfig{
 		Streams: o.Streams, OpenParallel: 50, Transfers: o.EventTransfers, Rate: o.EventRate, Wait: o.EventWait,
+		NatsURL: ready.NatsURL,
 	})
 	cpu("live events", from)
 	rpcs("live events", logFrom)
@@ -457,6 +481,33 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	b.eventFigures(ev, err)
 
 	b.memoryAfter(ctx, ready, idle)
+}
+
+// Groups of PostgreSQL backends in the CPU figures.
+const (
+	pgStack = "postgres (stack's database)"
+	pgBench = "postgres (pgbench's database)"
+)
+
+// cpuPerCall adds a row comparing the CPU one call cost the machine (every process of the
+// stack, its backends, the server's processes and the load generator) with one pgbench
+// transaction (pgbench, its backends, the server's processes). On a machine whose cores are all
+// busy, throughput is roughly cores ÷ CPU per call: this is the row that says where it goes.
+func (b *bencher) cpuPerCall(name string, s bench.Summary, u bench.CPUUsage, base bench.PgbenchResult, bu bench.CPUUsage, haveBase bool) {
+	if s.Total == 0 || u.Wall == 0 {
+		return
+	}
+	stackCores := u.Ours() - u.Cores[pgBench] - u.Cores[bench.PgbenchClient]
+	stack := stackCores * u.Wall / float64(s.Total) * 1000
+	f := bench.Figure{Name: "   CPU per " + name + " call", Result: bench.Info, Unit: "ms", Measured: bench.F(stack),
+		Detail: fmt.Sprintf("all of the stack's processes, their PostgreSQL backends and the load generator: %.2f cores for %d calls in %.1f s", stackCores, s.Total, u.Wall)}
+	if haveBase && base.Count > 0 && bu.Wall > 0 {
+		pgCores := bu.Cores[pgBench] + bu.Cores[bench.PgbenchClient] + bu.Cores[bench.PostgresServer]
+		pg := pgCores * bu.Wall / float64(base.Count) * 1000
+		f.Detail += fmt.Sprintf("; pgbench: its client, its backends and the server's processes, %.2f cores", pgCores)
+		f.Baseline, f.Ratio = bench.F(pg), bench.F(stack/pg)
+	}
+	b.add(f)
 }
 
 // loadFigures adds the throughput and latency rows of a load phase against its baseline.
@@ -544,6 +595,12 @@ func (b *bencher) eventFigures(ev bench.EventsResult, err error) {
 	b.add(p99)
 	b.add(bench.Figure{Name: "   event on all the user's streams", Result: bench.Info, Unit: "ms",
 		Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.LatencyAllStreams.P50ms, ev.LatencyAllStreams.P99ms)})
+	if ev.ToNATS.Count > 0 {
+		b.add(bench.Figure{Name: "   of which updated_at → NATS", Result: bench.Info, Unit: "ms",
+			Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.ToNATS.P50ms, ev.ToNATS.P99ms)})
+		b.add(bench.Figure{Name: "   of which NATS → first stream", Result: bench.Info, Unit: "ms",
+			Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.FromNATS.P50ms, ev.FromNATS.P99ms)})
+	}
 	if ev.FromSend.Count > 0 {
 		b.add(bench.Figure{Name: "   pending event from CreateTransfer sent", Result: bench.Info, Unit: "ms",
 			Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.FromSend.P50ms, ev.FromSend.P99ms)})
@@ -682,6 +739,14 @@ func readRSS(pids map[string]int) map[string]int64 {
 		}
 	}
 	return out
+}
+
+func databaseName(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(parsed.Path, "/")
 }
 
 func postgresVersion(ctx context.Context, url string) string {

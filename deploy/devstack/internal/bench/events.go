@@ -7,7 +7,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"google.golang.org/protobuf/proto"
+
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 )
 
 // EventsConfig says how the live-event latency is measured.
@@ -22,6 +26,9 @@ type EventsConfig struct {
 	Rate      float64
 	// Wait is how long, after the last transfer was created, to wait for the last status.
 	Wait time.Duration
+	// NatsURL, when set, is tapped (a plain subscription to the transfers' status subjects) to
+	// split each latency at the moment the event reached NATS.
+	NatsURL string
 }
 
 // EventsResult is what the live-event phase measured.
@@ -44,7 +51,12 @@ type EventsResult struct {
 	ByStatus map[string]Summary `json:"by_status"`
 	// FromSend is, for the pending status, from the moment the bench sent CreateTransfer to the
 	// event's first arrival (the bench's monotonic clock only).
-	FromSend     Summary  `json:"pending_from_create_sent"`
+	FromSend Summary `json:"pending_from_create_sent"`
+	// ToNATS is from updated_at to the event's arrival at a plain NATS subscriber in this
+	// process (the database commit and the service's outbox relay); FromNATS is from there to
+	// the first stream (JetStream's consumers, the BFF, the Connect stream).
+	ToNATS       Summary  `json:"updated_at_to_nats"`
+	FromNATS     Summary  `json:"nats_to_first_arrival"`
 	CreateErrors int      `json:"create_errors"`
 	ErrorSamples []string `json:"error_samples,omitempty"`
 	Negative     int      `json:"negative_latencies_clamped"`
@@ -73,6 +85,34 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 	obs := map[obsKey]*observation{}
 	// openOf counts each user's streams that are live (have had their first message).
 	openOf := make([]int, len(users))
+
+	// Tap NATS.
+	natsAt := map[obsKey]time.Time{}
+	if cfg.NatsURL != "" {
+		nc, err := nats.Connect(cfg.NatsURL, nats.Name("thumela-bench"))
+		if err != nil {
+			return res, fmt.Errorf("tap NATS: %w", err)
+		}
+		defer nc.Close()
+		if _, err := nc.Subscribe("thumela.transfers.*.status", func(m *nats.Msg) {
+			now := time.Now()
+			var ev transfersv1.TransferStatusChanged
+			if proto.Unmarshal(m.Data, &ev) != nil {
+				return
+			}
+			key := obsKey{ev.GetTransfer().GetId(), bffv1.TransferStatus(ev.GetTransfer().GetStatus())}
+			mu.Lock()
+			if _, ok := natsAt[key]; !ok {
+				natsAt[key] = now
+			}
+			mu.Unlock()
+		}); err != nil {
+			return res, fmt.Errorf("tap NATS: %w", err)
+		}
+		if err := nc.Flush(); err != nil {
+			return res, fmt.Errorf("tap NATS: %w", err)
+		}
+	}
 
 	// Open the streams.
 	began := time.Now()
@@ -240,7 +280,7 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 	for _, s := range sent {
 		ours[s.id] = s.sent
 	}
-	var first, all, fromSend []time.Duration
+	var first, all, fromSend, toNATS, fromNATS []time.Duration
 	byStatus := map[string][]time.Duration{}
 	for key, o := range obs {
 		sentTime, ok := ours[key.id]
@@ -259,6 +299,10 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 		if o.streams >= openOf[o.user] {
 			all = append(all, max(0, o.last.Sub(o.updatedAt)))
 		}
+		if at, ok := natsAt[key]; ok {
+			toNATS = append(toNATS, max(0, at.Sub(o.updatedAt)))
+			fromNATS = append(fromNATS, max(0, o.first.Sub(at)))
+		}
 		if key.status == bffv1.TransferStatus_TRANSFER_STATUS_PENDING {
 			fromSend = append(fromSend, o.first.Sub(sentTime))
 		}
@@ -266,6 +310,8 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 	res.Latency = Summarize(first, 0, 0, nil)
 	res.LatencyAllStreams = Summarize(all, 0, 0, nil)
 	res.FromSend = Summarize(fromSend, 0, 0, nil)
+	res.ToNATS = Summarize(toNATS, 0, 0, nil)
+	res.FromNATS = Summarize(fromNATS, 0, 0, nil)
 	res.ByStatus = map[string]Summary{}
 	for k, v := range byStatus {
 		res.ByStatus[k] = Summarize(v, 0, 0, nil)

@@ -20,6 +20,7 @@ func ClosedLoop(ctx context.Context, workers int, warmup, duration time.Duration
 	end := start.Add(duration)
 	type result struct {
 		lat     []time.Duration
+		all     int
 		errors  int
 		sampler errorSampler
 	}
@@ -38,6 +39,9 @@ func ClosedLoop(ctx context.Context, workers int, warmup, duration time.Duration
 				}
 				err := op(ctx, w, i)
 				t1 := time.Now()
+				if err == nil {
+					r.all++
+				}
 				if t0.Before(start) || t1.After(end) {
 					continue
 				}
@@ -52,16 +56,19 @@ func ClosedLoop(ctx context.Context, workers int, warmup, duration time.Duration
 	}
 	wg.Wait()
 	var lat []time.Duration
-	var errors int
+	var errors, all int
 	var sampler errorSampler
 	for _, r := range results {
+		all += r.all
 		lat = append(lat, r.lat...)
 		errors += r.errors
 		for _, s := range r.sampler.samples {
 			sampler.add(errorString(s))
 		}
 	}
-	return Summarize(lat, duration, errors, sampler.samples)
+	s := Summarize(lat, duration, errors, sampler.samples)
+	s.Total = all
+	return s
 }
 
 type errorString string

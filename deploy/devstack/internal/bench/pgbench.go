@@ -84,6 +84,20 @@ UPDATE bench_usage SET used_cents = used_cents + 1000 WHERE user_id = :u;
 END;
 `
 
+// scriptTransferNotify is (a) plus the pg_notify with which the services' outboxes (and the
+// transfers worker) are woken at commit: a diagnostic, not a target's baseline. PostgreSQL
+// serialises the commits of every transaction that notified, across the whole server.
+const scriptTransferNotify = `\set u :client_id + 1
+BEGIN;
+INSERT INTO bench_transfers (id, user_id, idempotency_key, recipient_name, amount_cents, fee_cents, status, created_at, updated_at)
+  VALUES (gen_random_uuid(), :u, md5(random()::text), 'Bench Recipient', 1000, 1050, 'pending', now(), now());
+INSERT INTO bench_outbox (id, subject, payload, created_at)
+  VALUES (gen_random_uuid(), 'thumela.transfers.' || :u || '.status', decode(repeat('ab', 300), 'hex'), now());
+UPDATE bench_usage SET used_cents = used_cents + 1000 WHERE user_id = :u;
+SELECT pg_notify('bench_outbox', '');
+END;
+`
+
 // The history read (b): the ten newest rows of one user, through the index.
 const scriptHistory = `\set u random(1, %d)
 SELECT id, recipient_name, amount_cents, fee_cents, status, created_at FROM bench_transfers WHERE user_id = :u ORDER BY created_at DESC LIMIT 10;
@@ -150,6 +164,15 @@ func NewPgbench(ctx context.Context, cfg PgbenchConfig) (*Pgbench, error) {
 	return p, nil
 }
 
+// Database is the name of the baselines' database.
+func (p *Pgbench) Database() string {
+	u, err := url.Parse(p.dbURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
+
 // Close drops the baselines' database.
 func (p *Pgbench) Close() {
 	if p.conn != nil {
@@ -161,6 +184,11 @@ func (p *Pgbench) Close() {
 // Transfer runs the transfer-like transaction (a).
 func (p *Pgbench) Transfer(ctx context.Context) (PgbenchResult, error) {
 	return p.run(ctx, "transfer", scriptTransfer)
+}
+
+// TransferNotify runs (a) with a pg_notify in the transaction (a diagnostic).
+func (p *Pgbench) TransferNotify(ctx context.Context) (PgbenchResult, error) {
+	return p.run(ctx, "transfer_notify", scriptTransferNotify)
 }
 
 // History runs the 10-newest read (b), after refreshing the planner's statistics.

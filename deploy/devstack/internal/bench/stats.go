@@ -22,6 +22,8 @@ type Summary struct {
 	P90ms   float64 `json:"p90_ms"`
 	P99ms   float64 `json:"p99_ms"`
 	MaxMs   float64 `json:"max_ms"`
+	// Total counts every successful call of a closed loop, warm-up and stragglers included.
+	Total int `json:"total_including_warmup,omitempty"`
 	// ErrorSamples are a few distinct error messages, for the report.
 	ErrorSamples []string `json:"error_samples,omitempty"`
 }

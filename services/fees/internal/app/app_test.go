@@ -42,7 +42,9 @@ type fakeHistory struct {
 
 func (h fakeHistory) HasTransferred(context.Context, string) (bool, error) { return h.before, h.err }
 
-func (h fakeHistory) Record(context.Context, string, string, domain.TransferStatus) error { return h.err }
+func (h fakeHistory) Record(context.Context, string, string, domain.TransferStatus) error {
+	return h.err
+}
 
 var (
 	discard = slog.New(slog.NewTextHandler(io.Discard, nil))

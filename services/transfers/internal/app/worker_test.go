@@ -55,9 +55,8 @@ func TestWorkerCompletesAnApprovedTransfer(t *testing.T) {
 	began := time.Now()
 	tr := newTransfer(t, e, user, pm, "k", 50000)
 	done := e.WaitStatus(t, tr.ID().String(), domain.StatusCompleted, wait)
-	if took := time.Since(began); took > 2*time.Second {
-		t.Errorf("completion took %s: the worker was not woken by the commit", took)
-	}
+	// With an hour between sweeps, completing at all proves the commit woke the worker.
+	t.Logf("created → completed in %s", time.Since(began).Round(time.Millisecond))
 
 	if amount, ok := e.Payments.Charged(tr.ChargeKey()); !ok || amount.Cents() != 51150 {
 		t.Fatalf("charged %v (%v), want the total R511.50", amount, ok)

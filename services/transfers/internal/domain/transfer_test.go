@@ -3,6 +3,7 @@ package domain_test
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,14 +62,22 @@ func newTransfer(t *testing.T) *domain.Transfer {
 	return domain.NewTransfer(uuid.New(), uuid.New(), req, domain.PaymentMethodRef{ID: "pm1", Token: "tok"}, fee, "Thandi N.", t0)
 }
 
-func voucher(t *testing.T) domain.IssuedVoucher {
-	t.Helper()
-	v, err := domain.NewVoucher(t0, domain.DefaultVoucherTTL)
-	if err != nil {
-		t.Fatal(err)
+// voucher is drawn once: hashing a PIN is deliberately slow.
+var voucher = func() func(*testing.T) domain.IssuedVoucher {
+	var (
+		once sync.Once
+		v    domain.IssuedVoucher
+		err  error
+	)
+	return func(t *testing.T) domain.IssuedVoucher {
+		t.Helper()
+		once.Do(func() { v, err = domain.NewVoucher(t0, domain.DefaultVoucherTTL) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
-	return v
-}
+}()
 
 // Each state reached by a path of steps, and each step tried from it: only the state
 // machine's arrows succeed.

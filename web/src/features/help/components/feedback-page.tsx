@@ -58,8 +58,10 @@ export default function FeedbackPage() {
               <label key={value} className={cn(choice, rating === value ? chosen : unchosen)}>
                 <input type="radio" value={value} className="sr-only" {...register("rating")} />
                 <Star aria-hidden="true" className={cn("size-4", rating && value <= rating && "fill-current")} />
-                {value}
-                <span className="sr-only"> out of 5, {RATING_WORDS[value]}</span>
+                <span aria-hidden="true">{value}</span>
+                <span className="sr-only">
+                  {value} out of 5, {RATING_WORDS[value]}
+                </span>
               </label>
             ))}
           </div>
