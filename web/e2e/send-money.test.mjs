@@ -1,7 +1,7 @@
 // Sending money in Debian's Chromium against the real stack: a fresh user adds a card from the
 // wizard, sends R150.00 (the first transfer is free), the sandbox processor charges the card
 // (about 1 s), the recipient's SMS with the voucher lands in the dev outbox, and the transfer
-// shows on the dashboard and in the history. A declined card ends in 'Transfer Failed'.
+// shows on the dashboard and in the history. A card without funds ends in 'Transfer Failed'.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launchBrowser, startStack } from "./harness.mjs";
@@ -137,7 +137,7 @@ test("a new user adds a card in the wizard and sends R150.00; the recipient gets
   await context.close();
 });
 
-test("a declined card ends in 'Transfer Failed'; Try Again with a good card completes, and a second transfer pays the fee", async () => {
+test("a card without funds ends in 'Transfer Failed'; Try Again with a good card completes, and the next transfer pays the fee", async () => {
   const context = await chromium.browser.newContext();
   const { page } = await signUpVerified(context, stack.baseURL, { prefix: "declined" });
 
@@ -147,10 +147,12 @@ test("a declined card ends in 'Transfer Failed'; Try Again with a good card comp
   await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: "Capitec" });
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("button", { name: "Add Payment Method" }).click();
-  await addCardInDialog(page, { name: "Declined Visa", number: "4000000000000002" });
+  // The sandbox accepts this card but declines every charge for insufficient funds.
+  await addCardInDialog(page, { name: "Empty Visa", number: "4000000000009995" });
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("button", { name: "Send Money" }).click();
   await page.getByRole("heading", { name: "Transfer Failed" }).waitFor({ timeout: 20_000 });
+  await page.getByText(/insufficient funds/i).first().waitFor();
 
   await page.getByRole("button", { name: "Try Again" }).click();
   await page.getByRole("button", { name: "Add New Card" }).click();

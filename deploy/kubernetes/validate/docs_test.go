@@ -50,11 +50,11 @@ func TestSecretsDocumented(t *testing.T) {
 }
 
 var (
-	codeBlockRE = regexp.MustCompile("(?s)```[a-z]*\n(.*?)```")
-	createRE    = regexp.MustCompile(`(?i)CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"?([a-z_][a-z0-9_]*)"?`)
+	sqlBlockRE = regexp.MustCompile("(?s)```sql\n(.*?)```")
+	createRE   = regexp.MustCompile(`(?i)CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"?([a-z_][a-z0-9_]*)"?`)
 )
 
-// TestRunbookTables: every <schema>.<table> in docs/operations.md's code blocks is a table
+// TestRunbookTables: every <schema>.<table> in docs/operations.md's ```sql blocks is a table
 // that schema's migrations create (the outbox is the platform's, in every schema). A service
 // whose migrations create no table yet is reported, not failed.
 func TestRunbookTables(t *testing.T) {
@@ -100,7 +100,7 @@ func TestRunbookTables(t *testing.T) {
 
 	refRE := regexp.MustCompile(`(?:^|[^.\w])(` + strings.Join(all, "|") + `)\.([a-z_][a-z0-9_]*)\b`)
 	seen := 0
-	for _, block := range codeBlockRE.FindAllStringSubmatch(string(doc), -1) {
+	for _, block := range sqlBlockRE.FindAllStringSubmatch(string(doc), -1) {
 		for _, m := range refRE.FindAllStringSubmatch(block[1], -1) {
 			schema, table := m[1], m[2]
 			seen++

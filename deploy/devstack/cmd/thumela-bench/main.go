@@ -293,10 +293,10 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		}
 		return 0
 	}
-	rpcs := func(phase string, from int64) {
+	rpcs := func(phase string, from int64) []bench.RPCStat {
 		stats, err := bench.RPCBreakdown(b.logPath, from, logSize())
 		if err != nil || len(stats) == 0 {
-			return
+			return nil
 		}
 		all, _ := b.raw["rpc_server_ms"].(map[string][]bench.RPCStat)
 		if all == nil {
@@ -309,6 +309,7 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 			parts = append(parts, fmt.Sprintf("%s.%s ×%d p50 %.1f p99 %.1f", st.Service, st.Method, st.Count, st.P50ms, st.P99ms))
 		}
 		b.step("  server-side ms during %s: %s", phase, strings.Join(parts, "; "))
+		return stats
 	}
 	databases := map[string]string{databaseName(ready.DatabaseURL): pgStack}
 	meter := func() *bench.CPUMeter { return bench.StartCPUMeter(ready.PIDs, cpuName, databases) }
@@ -423,8 +424,8 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	b.step("waiting for the transfers worker to finish the create phase's transfers")
 	from, logFrom = meter(), logSize()
 	waited, left, drainErr := bench.Drain(ctx, loadUsers, o.DrainTimeout)
-	cpu("worker catch-up", from)
-	rpcs("worker catch-up", logFrom)
+	catchUpCPU := cpu("worker catch-up", from)
+	catchUpRPCs := rpcs("worker catch-up", logFrom)
 	b.raw["drain_seconds"] = waited.Seconds()
 	b.raw["drain_unfinished"] = left
 	if drainErr != nil {
@@ -435,6 +436,14 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 			text = fmt.Sprintf("%d still unfinished after %.0f s", left, waited.Seconds())
 		}
 		b.add(bench.Figure{Name: "   worker catch-up after 2.", Result: bench.Info, Unit: "s", Measured: bench.F(waited.Seconds()), Text: text})
+		for _, st := range catchUpRPCs {
+			if st.Service == "paymentmethods" && st.Method == "Charge" && st.Count > 0 && catchUpCPU.Wall > 0 {
+				cores := catchUpCPU.Ours() - catchUpCPU.Cores[pgBench] - catchUpCPU.Cores[bench.PgbenchClient]
+				b.add(bench.Figure{Name: "   CPU per transfer the worker completes", Result: bench.Info, Unit: "ms",
+					Measured: bench.F(cores * catchUpCPU.Wall / float64(st.Count) * 1000),
+					Detail:   fmt.Sprintf("%.2f cores for %d charges in %.1f s of catch-up (the bench's polling of ListTransfers included)", cores, st.Count, catchUpCPU.Wall)})
+			}
+		}
 		if left == 0 && create.Total > 0 {
 			// Every transfer made during the phase (warm-up included) was completed by then.
 			span := (o.Warmup + o.Duration + waited).Seconds()
@@ -595,6 +604,15 @@ func (b *bencher) eventFigures(ev bench.EventsResult, err error) {
 	b.add(p99)
 	b.add(bench.Figure{Name: "   event on all the user's streams", Result: bench.Info, Unit: "ms",
 		Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.LatencyAllStreams.P50ms, ev.LatencyAllStreams.P99ms)})
+	if len(ev.ByStatus) > 0 {
+		parts := []string{}
+		for _, st := range []string{"pending", "processing", "completed", "failed"} {
+			if v, ok := ev.ByStatus[st]; ok {
+				parts = append(parts, fmt.Sprintf("%s %.1f/%.1f", st, v.P50ms, v.P99ms))
+			}
+		}
+		b.add(bench.Figure{Name: "   by status (p50/p99 ms)", Result: bench.Info, Text: strings.Join(parts, ", ")})
+	}
 	if ev.ToNATS.Count > 0 {
 		b.add(bench.Figure{Name: "   of which updated_at → NATS", Result: bench.Info, Unit: "ms",
 			Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.ToNATS.P50ms, ev.ToNATS.P99ms)})
@@ -833,4 +851,24 @@ func formatShares(share map[string]float64) string {
 		parts = append(parts, fmt.Sprintf("(machine %.2f of %d)", m, runtime.NumCPU()))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// MarshalJSON writes the options with durations as text ("10s"), not nanoseconds.
+func (o options) MarshalJSON() ([]byte, error) {
+	type plain options
+	raw, err := json.Marshal(plain(o))
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	for k, d := range map[string]time.Duration{
+		"duration": o.Duration, "warmup": o.Warmup, "pgbench_duration": o.PgbenchDuration, "idle": o.Idle,
+		"event_wait": o.EventWait, "drain_timeout": o.DrainTimeout,
+	} {
+		m[k] = d.String()
+	}
+	return json.Marshal(m)
 }

@@ -42,7 +42,7 @@ type Options struct {
 	Limits domain.Limits
 	// Start is the clock's start (default: a Wednesday noon in Johannesburg, mid-month).
 	Start time.Time
-	// MaxConns sizes the pool (default 6).
+	// MaxConns sizes the pool (default 4: many packages share one server).
 	MaxConns int32
 }
 
@@ -90,7 +90,7 @@ func New(t testing.TB, opts Options) *Env {
 		opts.Start = DefaultStart
 	}
 	if opts.MaxConns == 0 {
-		opts.MaxConns = 6
+		opts.MaxConns = 4
 	}
 	url := pgtest.NewDatabase(t)
 	pool := OpenPool(t, url, opts.MaxConns)

@@ -140,7 +140,6 @@ describe("live events", () => {
         r.rpc(
           // The session was revoked elsewhere: the stream answers Unauthenticated.
           EventsService.method.watchEvents,
-          // eslint-disable-next-line require-yield
           async function* () {
             state.session = undefined;
             throw new ConnectError("you must be logged in", Code.Unauthenticated);

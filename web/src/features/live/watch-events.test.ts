@@ -36,7 +36,6 @@ describe("watchLiveEvents", () => {
     const attempts: number[] = [];
     const transport = createRouterTransport((router) =>
       router.service(EventsService, {
-        // eslint-disable-next-line require-yield
         async *watchEvents() {
           attempts.push(Date.now());
           throw new ConnectError("down", Code.Unavailable);
@@ -78,7 +77,6 @@ describe("watchLiveEvents", () => {
   it("stops for good when the session has ended", async () => {
     const transport = createRouterTransport((router) =>
       router.service(EventsService, {
-        // eslint-disable-next-line require-yield
         async *watchEvents() {
           throw new ConnectError("you must be logged in", Code.Unauthenticated);
         },

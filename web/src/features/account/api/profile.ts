@@ -1,9 +1,7 @@
-import { Code } from "@connectrpc/connect";
 import { useMutation, useQuery, useTransport } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
 import { AccountService } from "@/gen/thumela/bff/v1/bff_pb";
-import { hasCode } from "@/lib/errors";
 import { storeProfile } from "@/lib/profile-cache";
 
 export const FIRST_NAME_REQUIRED = "First name is required";
@@ -24,7 +22,7 @@ export type ProfileValues = z.infer<typeof profileSchema>;
  * page shows empty fields.
  */
 export function useProfile() {
-  return useQuery(AccountService.method.getProfile, {}, { retry: (count, error) => !hasCode(error, Code.NotFound) && count < 2 });
+  return useQuery(AccountService.method.getProfile, {});
 }
 
 /** Saves the profile and shows it at once in this tab (badge and Account page). */

@@ -140,6 +140,11 @@ function step(name: string) {
     .find((item) => item.textContent?.includes(name))!;
 }
 
+/** Next validates asynchronously: wait until the indicator marks `name` as the current step. */
+async function expectStep(name: string) {
+  await vi.waitFor(() => expect(step(name)).toHaveAttribute("aria-current", "step"));
+}
+
 describe("send money wizard", () => {
   let events: AnalyticsEventInit[];
 
@@ -155,7 +160,7 @@ describe("send money wizard", () => {
   it("walks amount → recipient → payment → confirmation with a step indicator, and Back goes one step back", async () => {
     const { user } = renderWizard("/send-money");
     expect(await screen.findByRole("heading", { level: 1, name: "Send Money" })).toBeInTheDocument();
-    expect(step("Amount")).toHaveAttribute("aria-current", "step");
+    await expectStep("Amount");
     const amount = screen.getByLabelText("Amount to Send (ZAR)");
     expect(amount).toHaveAttribute("type", "number");
     expect(amount).toHaveAttribute("min", "0");
@@ -163,7 +168,7 @@ describe("send money wizard", () => {
     expect(screen.queryByRole("button", { name: "Back" })).not.toBeInTheDocument();
 
     await completeAmount(user);
-    expect(step("Recipient")).toHaveAttribute("aria-current", "step");
+    await expectStep("Recipient");
     // The five banks from ListBanks, by their display names.
     await screen.findByRole("option", { name: "Capitec" });
     const bankNames = within(screen.getByLabelText("Bank"))
@@ -172,18 +177,18 @@ describe("send money wizard", () => {
     expect(bankNames).toEqual(["Select a bank", "Standard Bank", "ABSA", "FNB", "Nedbank", "Capitec"]);
 
     await user.click(screen.getByRole("button", { name: "Back" }));
-    expect(step("Amount")).toHaveAttribute("aria-current", "step");
+    await expectStep("Amount");
     expect(screen.getByLabelText("Amount to Send (ZAR)")).toHaveValue(150.5);
     await user.click(next());
 
     await completeRecipient(user);
-    expect(step("Payment")).toHaveAttribute("aria-current", "step");
+    await expectStep("Payment");
     expect(screen.getByRole("group", { name: "Select Payment Method" })).toBeInTheDocument();
     await user.click(next());
 
-    expect(step("Confirmation")).toHaveAttribute("aria-current", "step");
+    await expectStep("Confirmation");
     await user.click(screen.getByRole("button", { name: "Back" }));
-    expect(step("Payment")).toHaveAttribute("aria-current", "step");
+    await expectStep("Payment");
   });
 
   it.each([[""], ["0"], ["0.00"]])("refuses the amount %j: 'Invalid amount'", async (amount) => {
@@ -194,7 +199,7 @@ describe("send money wizard", () => {
     expect(await screen.findByText("Invalid amount")).toBeInTheDocument();
     expect(screen.getAllByText("Please enter a valid amount greater than zero.").length).toBeGreaterThan(0);
     expect(input).toHaveAttribute("aria-invalid", "true");
-    expect(step("Amount")).toHaveAttribute("aria-current", "step");
+    await expectStep("Amount");
   });
 
   it("asks for every recipient detail: 'Missing information'", async () => {
@@ -205,7 +210,7 @@ describe("send money wizard", () => {
     await user.click(next()); // no bank
     expect(await screen.findByText("Missing information")).toBeInTheDocument();
     expect(screen.getAllByText("Please fill in all recipient details.").length).toBeGreaterThan(0);
-    expect(step("Recipient")).toHaveAttribute("aria-current", "step");
+    await expectStep("Recipient");
   });
 
   it("shows 'No Payment Methods' without cards and asks for one: 'Select payment method'", async () => {
@@ -217,7 +222,7 @@ describe("send money wizard", () => {
     await user.click(next());
     expect(await screen.findByText("Select payment method")).toBeInTheDocument();
     expect(screen.getAllByText("Please select a card to continue.").length).toBeGreaterThan(0);
-    expect(step("Payment")).toHaveAttribute("aria-current", "step");
+    await expectStep("Payment");
   });
 
   it("lists saved cards as 'name (•••• 1234)' with the default preselected", async () => {
@@ -424,7 +429,7 @@ describe("send money wizard", () => {
     // Send Another Transfer: a fresh, empty wizard at the first step.
     await user.click(screen.getByRole("button", { name: "Send Another Transfer" }));
     expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue(null);
-    expect(step("Amount")).toHaveAttribute("aria-current", "step");
+    await expectStep("Amount");
   });
 
   it("shows 'Transfer Failed' with the reason, and Try Again sends a new attempt with a new key", async () => {
@@ -508,10 +513,10 @@ describe("send money wizard", () => {
     await screen.findByText("Your transfer is being processed. This may take a moment...");
     expect(calls.reads).toBe(0);
     expect(
-      await screen.findByText("Your transfer has been completed successfully!", {}, { timeout: 5000 }),
+      await screen.findByText("Your transfer has been completed successfully!", {}, { timeout: 10_000 }),
     ).toBeInTheDocument();
     expect(calls.reads).toBe(1);
-  }, 10_000);
+  });
 
   it("adds a card from 'Add New Card', selects it and says 'Card added successfully'", async () => {
     const added = create(PaymentMethodSchema, {
