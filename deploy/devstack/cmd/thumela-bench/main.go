@@ -97,7 +97,7 @@ func run() int {
 	flag.IntVar(&o.PgbenchThreads, "pgbench-threads", 2, "pgbench -j")
 	flag.IntVar(&o.RowsPerUser, "pgbench-rows", 100, "history rows seeded per pgbench user before the runs")
 	flag.DurationVar(&o.Idle, "idle", 5*time.Second, "how long the stack idles before memory is read, before and after the load")
-	flag.IntVar(&o.SignIns, "sign-ins", 15, "sequential sign-ins timed, each after one in-process argon2id hash (2 more of each unmeasured)")
+	flag.IntVar(&o.SignIns, "sign-ins", 25, "sequential sign-ins timed, each after one in-process argon2id hash (2 more of each unmeasured)")
 	flag.IntVar(&o.Streams, "streams", 1000, "WatchEvents streams open during the live-event phase")
 	flag.IntVar(&o.StreamUsers, "stream-users", 100, "users the streams are spread over (at least -clients)")
 	flag.IntVar(&o.EventTransfers, "event-transfers", 100, "transfers created while the streams are open (3 status changes each)")
