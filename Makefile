@@ -22,7 +22,7 @@ BUF      := $(BIN)/buf
 SERVICES := identity profiles paymentmethods fees transfers
 BINARIES := $(SERVICES) bff thumela-dev
 # Every Go module of the workspace (go.work).
-GO_MODULES := proto services/platform $(addprefix services/,$(SERVICES)) bff deploy/devstack
+GO_MODULES := proto services/platform $(addprefix services/,$(SERVICES)) bff deploy/devstack deploy/kubernetes/validate
 
 .PHONY: help
 help: ## List the targets.

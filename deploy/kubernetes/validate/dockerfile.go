@@ -212,18 +212,19 @@ var goBuildRE = regexp.MustCompile(`CGO_ENABLED=0 go build -trimpath -ldflags="-
 
 // FindGoBuild returns the stage's go build, which must be written exactly as
 // `CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o OUT PKG`.
-func (s *Stage) FindGoBuild() (GoBuild, error) {
+// found is false when no RUN of the stage runs go build.
+func (s *Stage) FindGoBuild() (gb GoBuild, found bool, err error) {
 	for _, in := range s.All("RUN") {
 		if !strings.Contains(in.Args, "go build") {
 			continue
 		}
 		m := goBuildRE.FindStringSubmatch(strings.Join(strings.Fields(in.Args), " "))
 		if m == nil {
-			return GoBuild{}, fmt.Errorf("line %d: the go build must read `CGO_ENABLED=0 go build -trimpath -ldflags=\"-s -w -X main.version=${VERSION}\" -o OUT ./PKG`, got %q", in.Line, in.Args)
+			return GoBuild{}, true, fmt.Errorf("line %d: the go build must read `CGO_ENABLED=0 go build -trimpath -ldflags=\"-s -w -X main.version=${VERSION}\" -o OUT ./PKG`, got %q", in.Line, in.Args)
 		}
-		return GoBuild{Line: m[0], Output: m[1], Package: m[2]}, nil
+		return GoBuild{Line: m[0], Output: m[1], Package: m[2]}, true, nil
 	}
-	return GoBuild{}, fmt.Errorf("no RUN … go build")
+	return GoBuild{}, false, nil
 }
 
 // IgnoreRules is a .dockerignore file.

@@ -128,10 +128,15 @@ func (f *fixture) loadImage(b string) (*image, error) {
 	}
 	img := &image{binary: b, file: df, ignore: ign}
 	for _, st := range df.Stages {
-		if gb, err := st.FindGoBuild(); err == nil {
-			img.build, img.goBuild = st, gb
-		} else if len(st.All("RUN")) > 0 && strings.Contains(fmt.Sprint(st.All("RUN")), "go build") {
+		gb, found, err := st.FindGoBuild()
+		if err != nil {
 			return nil, err
+		}
+		if found {
+			if img.build != nil {
+				return nil, fmt.Errorf("two stages run go build")
+			}
+			img.build, img.goBuild = st, gb
 		}
 	}
 	if img.build == nil {

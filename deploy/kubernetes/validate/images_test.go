@@ -202,7 +202,7 @@ func checkDockerfile(t *testing.T, f *fixture, img *image) {
 		for _, cp := range final.Copies() {
 			if cp.From != "" && cp.From != img.build.Name && path.Clean(cp.Dest) == path.Clean(v) {
 				ok = true
-				checkWebStage(t, f, df, cp)
+				checkWebStage(t, f, img, cp)
 			}
 		}
 		if !ok {
@@ -225,8 +225,8 @@ var viteOutDirRE = regexp.MustCompile(`outDir:\s*["']([^"']+)["']`)
 
 // checkWebStage checks the stage that builds the web client: node 20, npm ci then npm run
 // build, and the copied folder is the one Vite writes.
-func checkWebStage(t *testing.T, f *fixture, df *Dockerfile, cp Copy) {
-	st := df.Stage(cp.From)
+func checkWebStage(t *testing.T, f *fixture, img *image, cp Copy) {
+	st := img.file.Stage(cp.From)
 	if st == nil {
 		t.Errorf("line %d: COPY --from=%s: no such stage", cp.Line, cp.From)
 		return
@@ -249,7 +249,7 @@ func checkWebStage(t *testing.T, f *fixture, df *Dockerfile, cp Copy) {
 	var webDir string // the context folder the stage's WORKDIR mirrors
 	for _, c := range st.Copies() {
 		for _, src := range c.Srcs {
-			if _, err := ContextFiles(f.root, df.ignoreFor(f), src); err != nil {
+			if _, err := ContextFiles(f.root, img.ignore, src); err != nil {
 				t.Errorf("line %d: %v", c.Line, err)
 			}
 			if strings.HasSuffix(src, "/") && (c.Dest == "./" || c.Dest == ".") {
@@ -285,16 +285,6 @@ func checkWebStage(t *testing.T, f *fixture, df *Dockerfile, cp Copy) {
 	if want := path.Join(workdir, outDir); path.Clean(cp.Srcs[0]) != want {
 		t.Errorf("line %d: copies %s from the web stage, but Vite writes %s", cp.Line, cp.Srcs[0], want)
 	}
-}
-
-// ignoreFor returns the ignore rules read for this Dockerfile.
-func (d *Dockerfile) ignoreFor(f *fixture) *IgnoreRules {
-	for _, img := range f.images {
-		if img.file == d {
-			return img.ignore
-		}
-	}
-	return &IgnoreRules{}
 }
 
 // TestDockerBuild replays each image's build stage without docker: it lays out exactly what

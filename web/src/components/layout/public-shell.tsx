@@ -46,10 +46,10 @@ export function PublicHeader() {
         </nav>
         <div className="ml-auto flex items-center gap-1 sm:gap-2">
           <ThemeToggle />
-          <Link to="/login" className={buttonClasses("ghost", "sm", "hidden md:inline-flex")}>
+          <Link to="/login" className={buttonClasses("ghost", "sm", "whitespace-nowrap max-md:hidden")}>
             Log In
           </Link>
-          <Link to="/signup" className={buttonClasses("primary", "sm")}>
+          <Link to="/signup" className={buttonClasses("primary", "sm", "whitespace-nowrap")}>
             Get Started
           </Link>
           <PublicMobileMenu />
