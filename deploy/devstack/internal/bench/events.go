@@ -26,6 +26,9 @@ type EventsConfig struct {
 	Rate      float64
 	// Wait is how long, after the last transfer was created, to wait for the last status.
 	Wait time.Duration
+	// WhileOpen, when set, is called once every stream is live, before any transfer is made
+	// (the bench reads memory there).
+	WhileOpen func()
 	// NatsURL, when set, is tapped (a plain subscription to the transfers' status subjects) to
 	// split each latency at the moment the event reached NATS.
 	NatsURL string
@@ -207,6 +210,9 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 	}
 	// Let the consumers settle before the first event.
 	time.Sleep(500 * time.Millisecond)
+	if cfg.WhileOpen != nil {
+		cfg.WhileOpen()
+	}
 
 	// Create the transfers at the given rate.
 	type sentAt struct {

@@ -28,7 +28,7 @@ export function buildSitemap(table: readonly RouteObject[] = routes): SitemapGro
   const loose: SitemapEntry[] = [];
   for (const branch of branches) {
     if (branch.path === undefined && branch.children) {
-      const entries = branch.children.flatMap(entriesFor);
+      const entries = articlesAfterBlog(branch.children.flatMap(entriesFor));
       if (entries.length > 0) groups.push({ title: groupTitle(entries), entries });
     } else {
       loose.push(...entriesFor(branch));
@@ -38,8 +38,19 @@ export function buildSitemap(table: readonly RouteObject[] = routes): SitemapGro
   return groups;
 }
 
+/** Names that read better in a list than the browser-tab title. */
+const LABELS: Record<string, string> = { "/logout": "Log Out" };
+
+/** The articles listed under Blog rather than at the end. */
+function articlesAfterBlog(entries: SitemapEntry[]): SitemapEntry[] {
+  const articles = entries.filter((entry) => entry.path.startsWith("/blog/"));
+  const rest = entries.filter((entry) => !entry.path.startsWith("/blog/"));
+  const blog = rest.findIndex((entry) => entry.path === "/blog");
+  return blog < 0 ? entries : [...rest.slice(0, blog + 1), ...articles, ...rest.slice(blog + 1)];
+}
+
 function entriesFor(route: RouteObject): SitemapEntry[] {
-  const title = (route.handle as RouteHandle | undefined)?.title;
+  const title = route.path ? (LABELS[route.path] ?? (route.handle as RouteHandle | undefined)?.title) : undefined;
   if (route.index) return [{ path: "/", title: "Home" }];
   if (!route.path || route.path === "*") return (route.children ?? []).flatMap(entriesFor);
   if (route.path === "/blog/:id") {
