@@ -86,12 +86,16 @@ type countingProcessor struct {
 	verifies, charges      atomic.Int64
 	refunds                atomic.Int64
 	failCharges            atomic.Int64 // the next n charges fail before reaching the processor
+	declineVerify          atomic.Bool  // verifications are declined card_declined (no sandbox card is)
 	mu                     sync.Mutex
 	chargeKeys, refundKeys []string
 }
 
 func (p *countingProcessor) Verify(ctx context.Context, key string, card app.Card) (domain.Outcome, error) {
 	p.verifies.Add(1)
+	if p.declineVerify.Load() {
+		return domain.Outcome{DeclineCode: sandbox.CodeCardDeclined, DeclineMessage: sandbox.MsgCardDeclined}, nil
+	}
 	return p.next.Verify(ctx, key, card)
 }
 

@@ -261,14 +261,14 @@ func TestCardDataNeverLeaks(t *testing.T) {
 	if m1 == nil || m2 == nil || poor == nil {
 		t.Fatalf("adding cards failed: %v", errs)
 	}
-	add("Declined", sandbox.CardDeclined, "461", false)               // declined at tokenization
+	declinedCard := add("Declined", sandbox.CardDeclined, "461", false) // saved; its charges are declined
 	add("Again", visa, "739", false)                                  // already saved
 	_, err := e.client.AddCard(ctx, &paymentmethodsv1.AddCardRequest{ // expired
 		UserId: u.id, Name: "Old", CardNumber: mc, ExpiryMonth: 1, ExpiryYear: 20, Cvv: "582",
 	})
 	call(nil, err)
-	if len(errs) != 3 {
-		t.Fatalf("want 3 refusals, got %v", errs)
+	if declinedCard == nil || len(errs) != 2 {
+		t.Fatalf("want the declined card saved and 2 refusals, got %v", errs)
 	}
 
 	list, err := e.client.ListPaymentMethods(ctx, &paymentmethodsv1.ListPaymentMethodsRequest{UserId: u.id})
@@ -287,6 +287,11 @@ func TestCardDataNeverLeaks(t *testing.T) {
 	call(ch2, err)
 	dec, err := e.client.Charge(transfers, &paymentmethodsv1.ChargeRequest{UserId: u.id, Token: poor.GetToken(), AmountCents: 10_000, IdempotencyKey: uuid.NewString()})
 	call(dec, err)
+	dec2, err := e.client.Charge(transfers, &paymentmethodsv1.ChargeRequest{UserId: u.id, Token: declinedCard.GetToken(), AmountCents: 10_000, IdempotencyKey: uuid.NewString()})
+	call(dec2, err)
+	if dec2.GetStatus() != paymentmethodsv1.ChargeStatus_CHARGE_STATUS_DECLINED || dec2.GetDeclineCode() != sandbox.CodeCardDeclined {
+		t.Fatalf("charge of the declined card: %v", dec2)
+	}
 	ref, err := e.client.Refund(transfers, &paymentmethodsv1.RefundRequest{ChargeId: ch.GetChargeId(), AmountCents: 150_000, IdempotencyKey: uuid.NewString()})
 	call(ref, err)
 	if ch.GetStatus() != paymentmethodsv1.ChargeStatus_CHARGE_STATUS_APPROVED || dec.GetStatus() != paymentmethodsv1.ChargeStatus_CHARGE_STATUS_DECLINED || ref == nil {

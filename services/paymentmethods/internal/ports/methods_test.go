@@ -175,12 +175,15 @@ func TestSameCardTwiceIsRefused(t *testing.T) {
 	}
 }
 
+// A processor that declines the zero-amount verification: FailedPrecondition with its
+// message, nothing stored. (No sandbox card is declined there; the processor is told to.)
 func TestAddCardDeclinedByProcessor(t *testing.T) {
 	t.Parallel()
 	e := start(t)
+	e.processor.declineVerify.Store(true)
 	u := newUser()
 	_, err := e.client.AddCard(e.as(t, u.id), &paymentmethodsv1.AddCardRequest{
-		UserId: u.id, Name: "Declined", CardNumber: sandbox.CardDeclined, ExpiryMonth: 12, ExpiryYear: nextYear(), Cvv: "123",
+		UserId: u.id, Name: "Declined", CardNumber: cardNumber(t, "4"), ExpiryMonth: 12, ExpiryYear: nextYear(), Cvv: "123",
 	})
 	wantStatus(t, err, codes.FailedPrecondition, sandbox.MsgCardDeclined)
 	if n := e.count(t, "SELECT count(*) FROM payment_methods") + e.count(t, "SELECT count(*) FROM card_vault"); n != 0 {

@@ -42,7 +42,7 @@ func TestTestCards(t *testing.T) {
 	}{
 		{"visa approves", CardVisa, "", ""},
 		{"mastercard approves", CardMastercard, "", ""},
-		{"declined", CardDeclined, CodeCardDeclined, CodeCardDeclined},
+		{"declined (can be saved, charges declined)", CardDeclined, "", CodeCardDeclined},
 		{"insufficient funds", CardInsufficientFunds, "", CodeInsufficientFunds},
 		{"slow approves", CardSlow, "", ""},
 		{"declined on charge only", CardDeclinedOnCharge, "", CodeCardDeclined},
