@@ -52,5 +52,5 @@ afterEach(() => {
 
 // On a busy machine (several workers, a Go build alongside) a page's lazy chunk can take more
 // than Testing Library's default 1 s to arrive; waiting longer only slows failing tests.
-configure({ asyncUtilTimeout: 5_000 });
+configure({ asyncUtilTimeout: 10_000 });
 vi.setConfig({ testTimeout: 30_000 });

@@ -27,6 +27,9 @@ type PgbenchConfig struct {
 	Clients   int
 	Threads   int
 	Duration  time.Duration
+	// MaxClients is the most clients any run uses (TransferAt's per-level runs); each pgbench
+	// client is one user with its own usage row. Default: Clients.
+	MaxClients int
 	// RowsPerUser seeds the history table so that the read has rows to page through.
 	RowsPerUser int
 	// WorkDir receives the scripts and pgbench's per-transaction logs.
@@ -39,6 +42,8 @@ type PgbenchConfig struct {
 // PgbenchResult is one pgbench run, computed from its per-transaction log.
 type PgbenchResult struct {
 	Script string `json:"script"`
+	// Clients is pgbench's -c for this run.
+	Clients int `json:"clients"`
 	Summary
 	// ReportedTPS is pgbench's own "tps = … (without initial connection time)", for comparison.
 	ReportedTPS float64 `json:"reported_tps"`
@@ -168,7 +173,7 @@ func NewPgbench(ctx context.Context, cfg PgbenchConfig) (*Pgbench, error) {
 		args []any
 	}{
 		{pgbenchSchema, nil},
-		{`INSERT INTO bench_usage SELECT g, 0 FROM generate_series(1, $1::int) g`, []any{cfg.Clients}},
+		{`INSERT INTO bench_usage SELECT g, 0 FROM generate_series(1, $1::int) g`, []any{max(cfg.Clients, cfg.MaxClients)}},
 		{`INSERT INTO bench_transfers
 		SELECT gen_random_uuid(), 1 + g % $1::int, md5(g::text), 'Bench Recipient', 1000, 1050, 'completed',
 		       now() - g * interval '1 second', now() - g * interval '1 second'
@@ -205,6 +210,13 @@ func (p *Pgbench) Transfer(ctx context.Context) (PgbenchResult, error) {
 	return p.run(ctx, "transfer", scriptTransfer)
 }
 
+// TransferAt runs (a) with the given number of clients for the given time: the baseline of a
+// load level other than the configured clients. Its name (for Around, and the directory of its
+// logs) is "transfer_c<clients>".
+func (p *Pgbench) TransferAt(ctx context.Context, clients int, d time.Duration) (PgbenchResult, error) {
+	return p.runWith(ctx, fmt.Sprintf("transfer_c%d", clients), scriptTransfer, clients, d)
+}
+
 // TransferNotify runs (a) with a pg_notify in the transaction (a diagnostic).
 func (p *Pgbench) TransferNotify(ctx context.Context) (PgbenchResult, error) {
 	return p.run(ctx, "transfer_notify", scriptTransferNotify)
@@ -219,8 +231,13 @@ func (p *Pgbench) History(ctx context.Context) (PgbenchResult, error) {
 }
 
 func (p *Pgbench) run(ctx context.Context, name, script string) (PgbenchResult, error) {
+	return p.runWith(ctx, name, script, p.cfg.Clients, p.cfg.Duration)
+}
+
+func (p *Pgbench) runWith(ctx context.Context, name, script string, clients int, d time.Duration) (PgbenchResult, error) {
 	cfg := p.cfg
-	secs := max(1, int(math.Ceil(cfg.Duration.Seconds())))
+	clients = max(1, clients)
+	secs := max(1, int(math.Ceil(d.Seconds())))
 	dir := filepath.Join(cfg.WorkDir, "pgbench-"+name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return PgbenchResult{}, err
@@ -229,7 +246,9 @@ func (p *Pgbench) run(ctx context.Context, name, script string) (PgbenchResult, 
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		return PgbenchResult{}, err
 	}
-	args := []string{"-n", "-c", strconv.Itoa(cfg.Clients), "-j", strconv.Itoa(cfg.Threads),
+	// pgbench refuses more threads than clients.
+	threads := min(max(1, cfg.Threads), clients)
+	args := []string{"-n", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads),
 		"-T", strconv.Itoa(secs), "-f", path, "-M", "prepared", "--log", "--log-prefix=" + filepath.Join(dir, "log")}
 	// On a shared server other clients may hold most connections: wait for room for ours, and
 	// try again when pgbench was refused anyway ("too many clients").
@@ -238,7 +257,7 @@ func (p *Pgbench) run(ctx context.Context, name, script string) (PgbenchResult, 
 	attempts := 0
 	for {
 		attempts++
-		p.waitForSlots(ctx, cfg.Clients+2, time.Minute)
+		p.waitForSlots(ctx, clients+2, time.Minute)
 		logs, _ := filepath.Glob(filepath.Join(dir, "log.*"))
 		for _, l := range logs {
 			_ = os.Remove(l)
@@ -269,6 +288,7 @@ func (p *Pgbench) run(ctx context.Context, name, script string) (PgbenchResult, 
 		return PgbenchResult{}, fmt.Errorf("pgbench %s: %w", name, err)
 	}
 	res.Attempts = attempts
+	res.Clients = clients
 	res.Script = strings.TrimSpace(script)
 	res.Command = "pgbench " + strings.Join(args, " ") + " <database>"
 	if m := reportedTPS.FindSubmatch(out); m != nil {

@@ -22,6 +22,9 @@ type Figure struct {
 	Baseline *float64 `json:"baseline,omitempty"`
 	Ratio    *float64 `json:"ratio,omitempty"`
 	Unit     string   `json:"unit"`
+	// Level is the load level the row was measured at, when the figure is measured at several:
+	// concurrent senders (2.) or open streams (4.).
+	Level int `json:"level,omitempty"`
 	// Target is written for people, e.g. "≥ 0.40 × baseline".
 	Target string `json:"target,omitempty"`
 	Result string `json:"result"`

@@ -7,6 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -48,6 +51,11 @@ type Config struct {
 	WorkerConcurrency int           `env:"WORKER_CONCURRENCY" default:"8"`
 	ProcessingLease   time.Duration `env:"PROCESSING_LEASE" default:"1m"`
 	WorkerSweep       time.Duration `env:"WORKER_SWEEP" default:"5s"`
+
+	// CrashPoint is test-only: when set (before_charge, after_charge, before_publish), the
+	// worker SIGKILLs its own process at that point of a charge job, so crash tests can run the
+	// real binary. Read once at start; empty (the default) does nothing.
+	CrashPoint string `env:"CRASHPOINT"`
 }
 
 func (c *Config) limits() domain.Limits {
@@ -80,6 +88,9 @@ func (c *Config) validate() error {
 	}
 	if c.WorkerSweep <= 0 {
 		errs = append(errs, errors.New("TRANSFERS_WORKER_SWEEP must be positive"))
+	}
+	if c.CrashPoint != "" && !slices.Contains(app.Checkpoints, c.CrashPoint) {
+		errs = append(errs, fmt.Errorf("TRANSFERS_CRASHPOINT must be empty or one of %v", app.Checkpoints))
 	}
 	return errors.Join(errs...)
 }
@@ -127,6 +138,7 @@ func spec(keys auth.KeySource) service.Spec {
 				Lease:       cfg.ProcessingLease,
 				Sweep:       cfg.WorkerSweep,
 				VoucherTTL:  cfg.VoucherTTL,
+				Checkpoint:  crashAt(cfg.CrashPoint, rt),
 			}, rt.Logger)
 			listener := postgres.NewListener(rt.Pool, rt.Name, rt.Logger)
 			rt.Go("transfers-listener", func(ctx context.Context) error { return listener.Run(ctx, worker.Notify) })
@@ -135,5 +147,21 @@ func spec(keys auth.KeySource) service.Spec {
 				transfersv1.RegisterTransfersServiceServer(s, ports.NewServer(svc, rt.Logger))
 			})
 		},
+	}
+}
+
+// crashAt is the worker's checkpoint for TRANSFERS_CRASHPOINT (test-only): nil when unset;
+// otherwise the process kills itself with SIGKILL (no deferred code, no graceful stop) the
+// first time the worker reaches point.
+func crashAt(point string, rt *service.Runtime) func(string) {
+	if point == "" {
+		return nil
+	}
+	rt.Logger.Warn("TRANSFERS_CRASHPOINT is set: the process will kill itself (test-only)", "point", point)
+	return func(p string) {
+		if p == point {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {} // the signal is on its way; go no further
+		}
 	}
 }

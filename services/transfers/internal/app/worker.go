@@ -31,7 +31,25 @@ type WorkerConfig struct {
 	VoucherTTL time.Duration
 	// Now is the clock (time.Now by default).
 	Now func() time.Time
+	// Checkpoint, when set, is called at the named points of a charge job (Checkpoint*
+	// constants) so that crash tests can kill the process there. Test-only: nil in production
+	// unless TRANSFERS_CRASHPOINT is set.
+	Checkpoint func(point string)
 }
+
+// Points of a charge job passed to WorkerConfig.Checkpoint.
+const (
+	// CheckpointBeforeCharge: processing is committed, paymentmethods not yet asked.
+	CheckpointBeforeCharge = "before_charge"
+	// CheckpointAfterCharge: paymentmethods answered, the outcome is not yet recorded.
+	CheckpointAfterCharge = "after_charge"
+	// CheckpointBeforePublish: the outcome (completed or failed) and its events are committed;
+	// the outbox relay has not necessarily published them.
+	CheckpointBeforePublish = "before_publish"
+)
+
+// Checkpoints lists the valid checkpoint names.
+var Checkpoints = []string{CheckpointBeforeCharge, CheckpointAfterCharge, CheckpointBeforePublish}
 
 // DefaultWorkerConfig is the production tuning.
 var DefaultWorkerConfig = WorkerConfig{
@@ -83,6 +101,9 @@ func NewWorker(repo Repository, payments PaymentMethods, cfg WorkerConfig, logge
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Checkpoint == nil {
+		cfg.Checkpoint = func(string) {}
 	}
 	return &Worker{repo: repo, payments: payments, cfg: cfg, logger: logger.With("component", "transfers.worker"), wake: make(chan struct{}, 1)}
 }
@@ -205,6 +226,7 @@ func failureReason(res ChargeResult) string {
 // same key and gets the same answer.
 func (w *Worker) charge(ctx context.Context, t *domain.Transfer) {
 	s := t.State()
+	w.cfg.Checkpoint(CheckpointBeforeCharge)
 	cctx, cancel := context.WithTimeout(ctx, w.cfg.Lease/2)
 	res, err := w.payments.Charge(cctx, ChargeRequest{
 		UserID:         s.UserID.String(),
@@ -217,6 +239,7 @@ func (w *Worker) charge(ctx context.Context, t *domain.Transfer) {
 	if ctx.Err() != nil {
 		return // stopping: the lease hands the job to whoever runs next
 	}
+	w.cfg.Checkpoint(CheckpointAfterCharge)
 	now := w.cfg.Now()
 	switch {
 	case err == nil && res.Approved && res.ChargeID != "":
@@ -246,6 +269,9 @@ func (w *Worker) complete(ctx context.Context, t *domain.Transfer, chargeID stri
 			return
 		}
 		err = w.update(ctx, t, func(t *domain.Transfer) error { return t.Complete(chargeID, v, now) })
+		if err == nil {
+			w.cfg.Checkpoint(CheckpointBeforePublish)
+		}
 		if !errors.Is(err, domain.ErrVoucherNumberTaken) {
 			return
 		}
@@ -254,7 +280,9 @@ func (w *Worker) complete(ctx context.Context, t *domain.Transfer, chargeID stri
 }
 
 func (w *Worker) finish(ctx context.Context, t *domain.Transfer, fn func(*domain.Transfer) error) {
-	_ = w.update(ctx, t, fn)
+	if w.update(ctx, t, fn) == nil {
+		w.cfg.Checkpoint(CheckpointBeforePublish)
+	}
 }
 
 // update applies fn; ErrInvalidTransition means another worker finished the job first (its

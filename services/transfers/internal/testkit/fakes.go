@@ -62,7 +62,10 @@ type FakePayments struct {
 	refunds map[string]refundRecord
 	// calls, by idempotency key: how often the worker asked.
 	chargeCalls map[string]int
-	refundCalls map[string]int
+	// processorCharges, by idempotency key: charges actually made (not answered from the
+	// ledger), as a processor would count them.
+	processorCharges map[string]int
+	refundCalls      map[string]int
 	// failNext makes the next n charge calls fail as if paymentmethods were down.
 	failNext int
 	// onCharge, when set, runs at the start of every charge call (to block or count).
@@ -83,7 +86,7 @@ type refundRecord struct {
 func NewFakePayments() *FakePayments {
 	return &FakePayments{
 		methods: map[string]app.PaymentMethod{}, charges: map[string]chargeRecord{}, refunds: map[string]refundRecord{},
-		chargeCalls: map[string]int{}, refundCalls: map[string]int{},
+		chargeCalls: map[string]int{}, refundCalls: map[string]int{}, processorCharges: map[string]int{},
 	}
 }
 
@@ -156,6 +159,7 @@ func (f *FakePayments) Charge(_ context.Context, req app.ChargeRequest) (app.Cha
 		res = app.ChargeResult{ChargeID: fmt.Sprintf("ch_%d", len(f.charges)+1), Approved: true}
 	}
 	f.charges[req.IdempotencyKey] = chargeRecord{req: req, result: res}
+	f.processorCharges[req.IdempotencyKey]++
 	return res, nil
 }
 
@@ -177,6 +181,14 @@ func (f *FakePayments) ChargeCalls(key string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.chargeCalls[key]
+}
+
+// ProcessorCharges is how many charges were actually made under key (approved or declined),
+// not counting the repeats answered from the ledger: 1 for a key charged once.
+func (f *FakePayments) ProcessorCharges(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.processorCharges[key]
 }
 
 // TotalChargeCalls is how many charge calls were made in all.

@@ -52,8 +52,8 @@ describe("live events", () => {
     const { router } = renderApp("/dashboard", { session: SIGNED_IN, routes: (r) => feed.register(r) });
     await screen.findByRole("heading", { name: "Quick Actions" });
     await vi.waitFor(() => expect(feed.open).toBe(1));
-    await router.navigate("/help");
-    await screen.findByRole("heading", { name: "Help Center" });
+    await router.navigate("/account");
+    await screen.findByRole("heading", { level: 1, name: "Account" });
     expect(feed.open).toBe(1);
     expect(feed.requests).toHaveLength(1);
   });
@@ -106,8 +106,8 @@ describe("live events", () => {
 
   it("transferUpdated stores the transfer and re-reads the lists and limits", async () => {
     const feed = liveFeed();
-    const { queryClient } = renderApp("/help", { session: SIGNED_IN, routes: (r) => feed.register(r) });
-    await screen.findByRole("heading", { name: "Help Center" });
+    const { queryClient } = renderApp("/account", { session: SIGNED_IN, routes: (r) => feed.register(r) });
+    await screen.findByRole("heading", { level: 1, name: "Account" });
     await vi.waitFor(() => expect(feed.open).toBe(1));
     const listKey = createConnectQueryKey({ schema: TransfersService.method.listTransfers, input: { page: 1 }, cardinality: "finite" });
     const limitsKey = createConnectQueryKey({ schema: TransfersService.method.getLimits, input: {}, cardinality: "finite" });
@@ -134,7 +134,7 @@ describe("live events", () => {
   });
 
   it("stops when the session has ended, and the guard sends the visitor to login", async () => {
-    const { router } = renderApp("/help", {
+    const { router } = renderApp("/account", {
       session: SIGNED_IN,
       routes: (r, state) =>
         r.rpc(
@@ -148,6 +148,6 @@ describe("live events", () => {
     });
     expect(await screen.findByRole("heading", { name: "Welcome Back" })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe("/login");
-    expect(router.state.location.search).toBe("?redirect=%2Fhelp");
+    expect(router.state.location.search).toBe("?redirect=%2Faccount");
   });
 });

@@ -1,0 +1,318 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/natstest"
+	"github.com/thumela/thumela/services/platform/pgtest"
+	"github.com/thumela/thumela/services/platform/service"
+	"github.com/thumela/thumela/services/transfers/internal/app"
+	"github.com/thumela/thumela/services/transfers/internal/testkit"
+)
+
+// The real binary, killed with SIGKILL (TRANSFERS_CRASHPOINT) before a charge, after a charge
+// and before its result is recorded, and after completion is committed and before its events
+// are published (NATS is kept down meanwhile), then restarted: every transfer ends completed
+// or failed, each was charged exactly once at the payments peer (however often the worker
+// asked), and each step's event reaches the stream exactly once.
+func TestSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "transfers")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, point := range app.Checkpoints {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			crashTest(t, bin, point)
+		})
+	}
+}
+
+// child is one run of the binary.
+type child struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func startChild(t *testing.T, bin string, env []string, logName string) *child {
+	t.Helper()
+	log, err := os.Create(filepath.Join(t.TempDir(), logName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = log.Close()
+		if t.Failed() {
+			if b, err := os.ReadFile(log.Name()); err == nil {
+				t.Logf("%s:\n%s", logName, b)
+			}
+		}
+	})
+	c := &child{cmd: exec.Command(bin), done: make(chan struct{})}
+	c.cmd.Env = env
+	c.cmd.Stdout, c.cmd.Stderr = log, log
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.err = c.cmd.Wait(); close(c.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-c.done:
+		default:
+			_ = c.cmd.Process.Kill()
+			<-c.done
+		}
+	})
+	return c
+}
+
+// killedBySIGKILL waits for the child to die and reports whether SIGKILL killed it.
+func (c *child) killedBySIGKILL(t *testing.T, within time.Duration) {
+	t.Helper()
+	select {
+	case <-c.done:
+	case <-time.After(within):
+		t.Fatalf("the process did not crash within %s", within)
+	}
+	var exit *exec.ExitError
+	if !errors.As(c.err, &exit) {
+		t.Fatalf("the process exited with %v, want killed", c.err)
+	}
+	if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the process ended with %v, want SIGKILL", c.err)
+	}
+}
+
+func (c *child) stop(t *testing.T) {
+	t.Helper()
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+		if c.err != nil {
+			t.Errorf("stop after SIGTERM: %v", c.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the process did not stop after SIGTERM")
+	}
+}
+
+func waitServing(t *testing.T, conn *grpc.ClientConn, c *child) {
+	t.Helper()
+	health := healthpb.NewHealthClient(conn)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res, err := health.Check(t.Context(), &healthpb.HealthCheckRequest{})
+		if err == nil && res.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("health never SERVING: %v", err)
+		}
+		select {
+		case <-c.done:
+			t.Fatalf("the process stopped early: %v", c.err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func crashTest(t *testing.T, bin, point string) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	_ = lis.Close()
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := auth.Signer{KeyID: "test-key", Key: key}
+	peers := testkit.StartPeers(t, signer)
+	natsServer := natstest.Start(t)
+	dbURL := pgtest.NewDatabase(t)
+	env := append(os.Environ(),
+		"DATABASE_URL="+dbURL,
+		"NATS_URL="+natsServer.URL(),
+		"TRANSFERS_GRPC_ADDR="+addr,
+		"IDENTITY_ADDR="+peers.IdentityAddr,
+		"PAYMENTMETHODS_ADDR="+peers.PaymentMethodsAddr,
+		"FEES_ADDR="+peers.FeesAddr,
+		"TRANSFERS_SERVICE_SECRET="+testkit.ServiceSecret,
+		"TRANSFERS_PROCESSING_LEASE=2s", // a dead worker's job is taken over after 2 s
+		"TRANSFERS_WORKER_SWEEP=200ms",
+		"TRANSFERS_SHUTDOWN_TIMEOUT=5s",
+		"LOG_LEVEL=warn",
+	)
+
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := transfersv1.NewTransfersServiceClient(conn)
+	user := uuid.NewString()
+	token, err := signer.Sign(auth.Claims{
+		Subject: user, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi",
+		Issuer: service.TokenIssuer, ExpiresAt: time.Now().Add(10 * time.Minute),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := auth.WithBearer(t.Context(), token)
+	approve, decline := uuid.NewString(), uuid.NewString()
+	peers.Payments.AddCard(user, approve, "Everyday Visa", "4242", testkit.TokenApprove)
+	peers.Payments.AddCard(user, decline, "Declined Visa", "0002", testkit.TokenDecline)
+	type job struct {
+		key, pm string
+		want    transfersv1.TransferStatus
+		id      string
+	}
+	jobs := []*job{
+		{key: "crash-1", pm: approve, want: transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED},
+		{key: "crash-2", pm: decline, want: transfersv1.TransferStatus_TRANSFER_STATUS_FAILED},
+		{key: "crash-3", pm: approve, want: transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED},
+	}
+
+	// First run: crashes at point. Creates after the crash fail; the client retries them with
+	// the same keys after the restart, as a browser would.
+	first := startChild(t, bin, append(env, "TRANSFERS_CRASHPOINT="+point), "first.log")
+	waitServing(t, conn, first)
+	if point == app.CheckpointBeforePublish {
+		natsServer.Shutdown() // what is committed stays in the outbox
+	}
+	for _, j := range jobs {
+		req := testkit.Request(j.key, j.pm)
+		if res, err := client.CreateTransfer(ctx, req); err == nil {
+			j.id = res.GetTransfer().GetId()
+		}
+	}
+	first.killedBySIGKILL(t, 30*time.Second)
+
+	// What the crash left behind.
+	db, err := pgx.Connect(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	var processing, finished, unpublished int
+	if err := db.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE status = 'processing'), count(*) FILTER (WHERE status IN ('completed', 'failed'))
+		FROM transfers.transfers`).Scan(&processing, &finished); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(t.Context(), `SELECT count(*) FROM transfers.outbox WHERE published_at IS NULL`).Scan(&unpublished); err != nil {
+		t.Fatal(err)
+	}
+	switch point {
+	case app.CheckpointBeforeCharge, app.CheckpointAfterCharge:
+		if processing == 0 {
+			t.Fatalf("after a crash at %s: no transfer left processing", point)
+		}
+		if point == app.CheckpointBeforeCharge && peers.Payments.TotalChargeCalls() != 0 && finished == 0 {
+			t.Fatalf("crash before the charge, yet %d charge calls", peers.Payments.TotalChargeCalls())
+		}
+		if point == app.CheckpointAfterCharge && peers.Payments.TotalChargeCalls() == 0 {
+			t.Fatal("crash after the charge, yet no charge call")
+		}
+	case app.CheckpointBeforePublish:
+		if finished == 0 || unpublished == 0 {
+			t.Fatalf("after a crash at %s: %d finished, %d events unpublished", point, finished, unpublished)
+		}
+		natsServer.Restart()
+	}
+
+	// Second run, without the crash point.
+	second := startChild(t, bin, env, "second.log")
+	waitServing(t, conn, second)
+	for _, j := range jobs {
+		res, err := client.CreateTransfer(ctx, testkit.Request(j.key, j.pm))
+		if err != nil {
+			t.Fatalf("retry of %s: %v", j.key, err)
+		}
+		if j.id != "" && res.GetTransfer().GetId() != j.id {
+			t.Fatalf("retry of %s made %s, want %s", j.key, res.GetTransfer().GetId(), j.id)
+		}
+		j.id = res.GetTransfer().GetId()
+	}
+	for _, j := range jobs {
+		testkit.Eventually(t, 30*time.Second, fmt.Sprintf("%s to end %v", j.key, j.want), func() bool {
+			got, err := client.GetTransfer(ctx, &transfersv1.GetTransferRequest{TransferId: j.id})
+			return err == nil && got.GetTransfer().GetStatus() == j.want
+		})
+	}
+	time.Sleep(500 * time.Millisecond) // a few sweeps: nothing more may be charged
+
+	retried := false
+	for _, j := range jobs {
+		calls, made := peers.Payments.ChargeCalls(j.id), peers.Payments.ProcessorCharges(j.id)
+		if made != 1 || calls < 1 {
+			t.Errorf("%s: %d processor charges (%d calls), want exactly 1", j.key, made, calls)
+		}
+		retried = retried || calls > 1
+	}
+	if point == app.CheckpointAfterCharge && !retried {
+		t.Error("no charge was asked for twice: the crash after the charge was not replayed")
+	}
+	if n := peers.Payments.ApprovedCharges(); n != 2 {
+		t.Errorf("%d approved charges, want 2", n)
+	}
+
+	// Every step of every transfer is on the stream, once.
+	nc, err := nats.Connect(natsServer.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject, _ := bus.Subject(bus.DomainTransfers, user, "status")
+	for _, j := range jobs {
+		evs := waitEvents(t, js, subject, j.id, 3)
+		time.Sleep(100 * time.Millisecond)
+		evs = readEvents(t, js, subject, j.id)
+		var got []transfersv1.TransferStatus
+		for _, ev := range evs {
+			got = append(got, ev.GetTransfer().GetStatus())
+		}
+		want := []transfersv1.TransferStatus{transfersv1.TransferStatus_TRANSFER_STATUS_PENDING, transfersv1.TransferStatus_TRANSFER_STATUS_PROCESSING, j.want}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: events on the stream %v, want %v", j.key, got, want)
+		}
+	}
+	if err := db.QueryRow(t.Context(), `SELECT count(*) FROM transfers.outbox WHERE published_at IS NULL`).Scan(&unpublished); err != nil || unpublished != 0 {
+		// The relay marks rows after the stream's ack; give it a moment.
+		testkit.Eventually(t, 10*time.Second, "the outbox to be published", func() bool {
+			return db.QueryRow(t.Context(), `SELECT count(*) FROM transfers.outbox WHERE published_at IS NULL`).Scan(&unpublished) == nil && unpublished == 0
+		})
+	}
+	second.stop(t)
+}
