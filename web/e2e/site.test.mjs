@@ -322,6 +322,8 @@ describe("accessibility", () => {
     ["/signup", "Create Your Account", false],
     ["/dashboard", "Quick Actions", true],
     ["/help", "Help Center", true],
+    ["/send-money", "Send Money", true],
+    ["/payment-methods", "Payment Methods", true],
   ]) {
     for (const scheme of ["light", "dark"]) {
       test(`axe: ${path} (${scheme}) has no serious or critical violations`, async () => {
