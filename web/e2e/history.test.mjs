@@ -173,8 +173,8 @@ test("history: pages of 5, case-insensitive name search, phone search, status fi
   await page.getByText("No transactions found").waitFor();
   assert.equal(await pagination.count(), 0);
 
-  // The status filter, with the search cleared.
-  await search.fill("");
+  // The status filter, on a fresh page (see the next test for clearing the search).
+  await page.reload();
   await pagination.getByText("Showing 1 to 5 of 7 entries").waitFor();
   const status = page.getByRole("combobox", { name: "Filter by status" });
   await status.selectOption({ label: "Completed" });
@@ -196,6 +196,24 @@ test("history: pages of 5, case-insensitive name search, phone search, status fi
   await expectRows(page, ["Farai Moyo", "Alice Mokoena"]);
   assert.equal(await pagination.count(), 0);
 });
+
+test(
+  "history: clearing the search starts again at page 1",
+  async () => {
+    const { page } = history;
+    await page.goto(`${stack.baseURL}/transactions`);
+    const pagination = page.getByRole("navigation", { name: "Pagination" });
+    await pagination.getByText("Showing 1 to 5 of 7 entries").waitFor();
+    await pagination.getByRole("button", { name: "Next page" }).click();
+    await pagination.getByText("Showing 6 to 7 of 7 entries").waitFor();
+    const search = page.getByRole("searchbox", { name: "Search transactions" });
+    await search.fill("zulu");
+    await expectRows(page, ["Bongani Zulu"]);
+    await search.fill("");
+    await expectRows(page, ["Gugu Mthembu", "Farai Moyo", "Elsie van Wyk", "Dumisani Khumalo", "Chantal Naidoo"]);
+    await pagination.getByText("Showing 1 to 5 of 7 entries").waitFor({ timeout: 5_000 });
+  },
+);
 
 test("Resend and Send Similar open the wizard prefilled; a recent row opens the Transaction Details", async () => {
   const { page, transfers } = history;

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -38,12 +39,18 @@ type options struct {
 	Clients          int           `json:"clients"`
 	Duration         time.Duration `json:"duration"`
 	Warmup           time.Duration `json:"warmup"`
+	Levels           intList       `json:"levels"`
+	LevelDuration    time.Duration `json:"level_duration"`
+	LevelWarmup      time.Duration `json:"level_warmup"`
+	LevelPgbench     bool          `json:"level_pgbench"`
 	PgbenchDuration  time.Duration `json:"pgbench_duration"`
 	PgbenchThreads   int           `json:"pgbench_threads"`
 	RowsPerUser      int           `json:"pgbench_rows_per_user"`
 	Idle             time.Duration `json:"idle"`
 	SignIns          int           `json:"sign_ins"`
 	Streams          int           `json:"streams"`
+	StreamLevels     intList       `json:"stream_levels"`
+	LevelTransfers   int           `json:"level_event_transfers"`
 	StreamUsers      int           `json:"stream_users"`
 	EventTransfers   int           `json:"event_transfers"`
 	EventRate        float64       `json:"event_rate"`
@@ -56,6 +63,58 @@ type options struct {
 	NotifyBaseline   bool          `json:"notify_baseline"`
 	NATSMaxConsumers int           `json:"nats_max_consumers"`
 	Env              envList       `json:"extra_env"`
+}
+
+// intList is a comma-separated list of positive counts, e.g. "1,8,32".
+type intList []int
+
+func (l *intList) String() string {
+	parts := make([]string, len(*l))
+	for i, n := range *l {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *intList) Set(v string) error {
+	*l = nil
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not a positive count", part)
+		}
+		*l = append(*l, n)
+	}
+	return nil
+}
+
+// otherLevels is the levels other than the target level, ascending and without repeats: the
+// target level is measured as the phase it always was (-clients, -streams).
+func otherLevels(levels []int, target int) []int {
+	out := []int{}
+	for _, n := range levels {
+		if n != target && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// count writes "1 sender", "1,000 streams".
+func count(n int, noun string) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if n != 1 {
+		noun += "s"
+	}
+	return s + " " + noun
 }
 
 type envList []string
@@ -93,12 +152,19 @@ func run() int {
 	flag.IntVar(&o.Clients, "clients", 32, "concurrent clients of the load phases, each its own signed-in user, and of pgbench")
 	flag.DurationVar(&o.Duration, "duration", 10*time.Second, "measured length of each load phase through the stack")
 	flag.DurationVar(&o.Warmup, "warmup", 2*time.Second, "unmeasured load before each phase through the stack")
+	o.Levels, o.StreamLevels = intList{1, 8, 32}, intList{1, 1000}
+	flag.Var(&o.Levels, "levels", "concurrent senders of the create-transfer phases (comma-separated); the level equal to -clients carries the targets and runs -duration, the others run -level-duration")
+	flag.DurationVar(&o.LevelDuration, "level-duration", 5*time.Second, "measured length of the create-transfer phases at the levels other than -clients")
+	flag.DurationVar(&o.LevelWarmup, "level-warmup", 1*time.Second, "unmeasured load before the create-transfer phases at the levels other than -clients")
+	flag.BoolVar(&o.LevelPgbench, "level-pgbench", true, "also run pgbench's transfer transaction at each other level's client count (-level-duration), right before that level")
 	flag.DurationVar(&o.PgbenchDuration, "pgbench-duration", 0, "length of each pgbench run (default: -duration)")
 	flag.IntVar(&o.PgbenchThreads, "pgbench-threads", 2, "pgbench -j")
 	flag.IntVar(&o.RowsPerUser, "pgbench-rows", 100, "history rows seeded per pgbench user before the runs")
 	flag.DurationVar(&o.Idle, "idle", 5*time.Second, "how long the stack idles before memory is read, before and after the load")
 	flag.IntVar(&o.SignIns, "sign-ins", 25, "sequential sign-ins timed, each after one in-process argon2id hash (2 more of each unmeasured)")
 	flag.IntVar(&o.Streams, "streams", 1000, "WatchEvents streams open during the live-event phase")
+	flag.Var(&o.StreamLevels, "stream-levels", "open streams of the live-event phases (comma-separated); the level equal to -streams carries the targets, the others create -level-event-transfers transfers")
+	flag.IntVar(&o.LevelTransfers, "level-event-transfers", 30, "transfers created during the live-event phases at the levels other than -streams")
 	flag.IntVar(&o.StreamUsers, "stream-users", 100, "users the streams are spread over (at least -clients)")
 	flag.IntVar(&o.EventTransfers, "event-transfers", 100, "transfers created while the streams are open (3 status changes each)")
 	flag.Float64Var(&o.EventRate, "event-rate", 5, "transfers per second created during the live-event phase")
@@ -115,7 +181,19 @@ func run() int {
 	if o.PgbenchDuration <= 0 {
 		o.PgbenchDuration = o.Duration
 	}
-	o.StreamUsers = max(o.StreamUsers, o.Clients)
+	if o.Clients < 1 || o.Streams < 1 {
+		fmt.Fprintln(os.Stderr, "thumela-bench: -clients and -streams must be at least 1")
+		return 2
+	}
+	// Every level's senders are users of their own (so that no user nears the daily limit), and
+	// the users are all among the stream users.
+	o.Levels = append(intList{o.Clients}, otherLevels(o.Levels, o.Clients)...)
+	o.StreamLevels = append(intList{o.Streams}, otherLevels(o.StreamLevels, o.Streams)...)
+	need := o.Clients
+	for _, n := range o.Levels[1:] {
+		need += n
+	}
+	o.StreamUsers = max(o.StreamUsers, need+1)
 	if o.Codec != "json" && o.Codec != "proto" {
 		fmt.Fprintln(os.Stderr, "thumela-bench: -codec must be json or proto")
 		return 2
@@ -339,7 +417,7 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	// that both see the same machine.
 	pg, pgErr := bench.NewPgbench(ctx, bench.PgbenchConfig{
 		ServerURL: ready.DatabaseURL, Clients: o.Clients, Threads: o.PgbenchThreads,
-		Duration: o.PgbenchDuration, RowsPerUser: o.RowsPerUser, WorkDir: workDir,
+		Duration: o.PgbenchDuration, RowsPerUser: o.RowsPerUser, WorkDir: workDir, MaxClients: slices.Max(o.Levels),
 		Around: func(name string) func() {
 			m := meter()
 			return func() { pgUsage[name] = cpu("pgbench "+name, m) }
@@ -351,11 +429,11 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		defer pg.Close()
 		databases[pg.Database()] = pgBench
 	}
-	baseline := func(name string, f func(context.Context) (bench.PgbenchResult, error)) (bench.PgbenchResult, bool) {
+	baselineAt := func(name string, clients int, d time.Duration, f func(context.Context) (bench.PgbenchResult, error)) (bench.PgbenchResult, bool) {
 		if pgErr != nil {
 			return bench.PgbenchResult{}, false
 		}
-		b.step("pgbench %s: %d clients, %d threads, %s", name, o.Clients, o.PgbenchThreads, o.PgbenchDuration)
+		b.step("pgbench %s: %d clients, %d threads, %s", name, clients, min(o.PgbenchThreads, clients), d)
 		r, err := f(ctx)
 		if err != nil {
 			b.fail("1. pgbench "+name, "", err)
@@ -364,6 +442,9 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		b.raw["pgbench_"+name] = r
 		b.step("pgbench %s: %.0f tps, p50 %.2f ms, p99 %.2f ms", name, r.TPS, r.P50ms, r.P99ms)
 		return r, true
+	}
+	baseline := func(name string, f func(context.Context) (bench.PgbenchResult, error)) (bench.PgbenchResult, bool) {
+		return baselineAt(name, o.Clients, o.PgbenchDuration, f)
 	}
 
 	// Users: sign up, verify through the dev outbox, save the approving sandbox card.
@@ -391,7 +472,68 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	cpu("sign-in", from)
 	rpcs("sign-in", logFrom)
 
-	// 1a, then 2. Create-transfer through the whole stack.
+	// createLoad drives CreateTransfer through the whole stack, one worker per user.
+	createLoad := func(phase string, senders []*bench.User, warmup, d time.Duration) (bench.Summary, bench.CPUUsage, int64) {
+		b.step("%s: %d clients, %s warm-up + %s", phase, len(senders), warmup, d)
+		var limitErrors atomic.Int64
+		from, logFrom := meter(), logSize()
+		s := bench.ClosedLoop(ctx, len(senders), warmup, d, func(ctx context.Context, w, _ int) error {
+			u := senders[w]
+			_, err := u.Transfers.CreateTransfer(ctx, bench.TransferRequest(u))
+			if err != nil && bench.IsLimitError(err) {
+				limitErrors.Add(1)
+			}
+			return err
+		})
+		u := cpu(phase, from)
+		rpcs(phase, logFrom)
+		b.step("%s: %.0f tps, p50 %.1f ms, p99 %.1f ms, %d errors %v", phase, s.TPS, s.P50ms, s.P99ms, s.Errors, s.ErrorSamples)
+		return s, u, limitErrors.Load()
+	}
+	// Users of the levels other than the target's: users[:o.Clients] are the target level's,
+	// each other level (and each live-event level below) takes the next ones.
+	next := o.Clients
+	pick := func(k int) []*bench.User {
+		out := make([]*bench.User, k)
+		for i := range out {
+			out[i] = streamUsers[(next+i)%len(streamUsers)]
+		}
+		next += k
+		return out
+	}
+
+	// 2 at the levels other than -clients, lowest first, each with its own users, pgbench at the
+	// same client count right before it, and the worker's catch-up after it.
+	var levels []createLevel
+	for _, n := range o.Levels[1:] {
+		lv := createLevel{Senders: n}
+		if o.LevelPgbench {
+			name := fmt.Sprintf("transfer_c%d", n)
+			if r, ok := baselineAt(name, n, o.LevelDuration, func(ctx context.Context) (bench.PgbenchResult, error) {
+				return pg.TransferAt(ctx, n, o.LevelDuration)
+			}); ok {
+				lv.Pgbench = &r
+			}
+		}
+		senders := pick(n)
+		phase := "create-transfer, " + count(n, "sender")
+		lv.Summary, _, lv.LimitErrors = createLoad(phase, senders, o.LevelWarmup, o.LevelDuration)
+		from, logFrom := meter(), logSize()
+		waited, left, err := bench.Drain(ctx, senders, o.DrainTimeout)
+		cpu("worker catch-up, "+count(n, "sender"), from)
+		rpcs("worker catch-up, "+count(n, "sender"), logFrom)
+		lv.DrainSeconds, lv.DrainUnfinished = waited.Seconds(), left
+		if err != nil {
+			lv.DrainError = err.Error()
+		}
+		b.step("  worker caught up in %.1f s (%d unfinished)", waited.Seconds(), left)
+		levels = append(levels, lv)
+	}
+	if len(levels) > 0 {
+		b.raw["create_transfer_levels"] = levels
+	}
+
+	// 1a, then 2 at -clients, the target level. Create-transfer through the whole stack.
 	transfer, haveTransfer := baseline("transfer", func(ctx context.Context) (bench.PgbenchResult, error) { return pg.Transfer(ctx) })
 	if haveTransfer {
 		b.add(bench.Figure{Name: "1a. pgbench transfer txn (baseline)", Result: bench.Info, Unit: "tps", Measured: bench.F(transfer.TPS),
@@ -404,23 +546,10 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 				Text: fmt.Sprintf("%.0f tps, p50 %.1f ms, p99 %.1f ms", r.TPS, r.P50ms, r.P99ms)})
 		}
 	}
-	b.step("create-transfer: %d clients, %s warm-up + %s", o.Clients, o.Warmup, o.Duration)
-	var limitErrors atomic.Int64
-	from, logFrom = meter(), logSize()
-	create := bench.ClosedLoop(ctx, o.Clients, o.Warmup, o.Duration, func(ctx context.Context, w, _ int) error {
-		u := loadUsers[w]
-		_, err := u.Transfers.CreateTransfer(ctx, bench.TransferRequest(u))
-		if err != nil && bench.IsLimitError(err) {
-			limitErrors.Add(1)
-		}
-		return err
-	})
-	createCPU := cpu("create-transfer", from)
-	rpcs("create-transfer", logFrom)
+	create, createCPU, limitErrors := createLoad("create-transfer", loadUsers, o.Warmup, o.Duration)
 	b.raw["create_transfer"] = create
-	b.raw["create_transfer_limit_errors"] = limitErrors.Load()
-	b.step("create-transfer: %.0f tps, p50 %.1f ms, p99 %.1f ms, %d errors %v", create.TPS, create.P50ms, create.P99ms, create.Errors, create.ErrorSamples)
-	b.loadFigures("2. create-transfer", create, transfer, haveTransfer, 0.40, 2.0)
+	b.raw["create_transfer_limit_errors"] = limitErrors
+	b.loadFigures("2. create-transfer", ", "+count(o.Clients, "sender"), o.Clients, create, transfer, haveTransfer, 0.40, 2.0)
 	b.cpuPerCall("create-transfer", create, createCPU, transfer, pgUsage["transfer"], haveTransfer)
 
 	// The worker catches up before the next phase, so its work does not land on the reads.
@@ -455,6 +584,10 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		}
 	}
 
+	for _, lv := range levels {
+		b.levelFigures(lv, transfer, haveTransfer)
+	}
+
 	// 1b, then 3. The history page.
 	history, haveHistory := baseline("history", func(ctx context.Context) (bench.PgbenchResult, error) { return pg.History(ctx) })
 	if haveHistory {
@@ -474,10 +607,39 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	rpcs("history", logFrom)
 	b.raw["history"] = list
 	b.step("history: %.0f tps, p50 %.1f ms, p99 %.1f ms, %d errors %v", list.TPS, list.P50ms, list.P99ms, list.Errors, list.ErrorSamples)
-	b.loadFigures("3. history page", list, history, haveHistory, 0.25, 0)
+	b.loadFigures("3. history page", "", 0, list, history, haveHistory, 0.25, 0)
 	b.cpuPerCall("history page", list, historyCPU, history, pgUsage["history"], haveHistory)
 
-	// 4. Live events with the streams open.
+	// 4 at the levels other than -streams, lowest first: each over users of its own (as many as
+	// the target level has per stream, at least one), -level-event-transfers transfers.
+	var eventRows []bench.Figure
+	var eventLevels []eventLevel
+	for _, n := range o.StreamLevels[1:] {
+		k := min(n, max(1, n*o.StreamUsers/o.Streams))
+		watchers := pick(k)
+		phase := "live events, " + count(n, "stream")
+		b.step("%s over %s (%s), %d transfers at %.0f/s", phase, count(k, "user"), o.StreamsProtocol, o.LevelTransfers, o.EventRate)
+		from, logFrom := meter(), logSize()
+		ev, err := bench.Events(ctx, watchers, bench.EventsConfig{
+			Streams: n, OpenParallel: 50, Transfers: o.LevelTransfers, Rate: o.EventRate, Wait: o.EventWait, NatsURL: ready.NatsURL,
+		})
+		cpu(phase, from)
+		rpcs(phase, logFrom)
+		for _, u := range watchers {
+			u.CloseStreams()
+		}
+		lv := eventLevel{Streams: n, Users: k, EventsResult: ev}
+		if err != nil {
+			lv.Error = err.Error()
+		}
+		eventLevels = append(eventLevels, lv)
+		eventRows = append(eventRows, b.eventLevelFigures(n, ev, err)...)
+	}
+	if len(eventLevels) > 0 {
+		b.raw["events_levels"] = eventLevels
+	}
+
+	// 4. Live events with the streams open: the target level.
 	b.step("live events: %d streams over %d users (%s), %d transfers at %.0f/s", o.Streams, len(streamUsers), o.StreamsProtocol, o.EventTransfers, o.EventRate)
 	from, logFrom = meter(), logSize()
 	ev, err := bench.Events(ctx, streamUsers, bench.EventsConfig{
@@ -496,6 +658,9 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	}
 	b.raw["events"] = ev
 	b.eventFigures(ev, err)
+	for _, f := range eventRows {
+		b.figures = append(b.figures, f) // their errors were counted when they were made
+	}
 
 	b.memoryAfter(ctx, ready, idle)
 }
@@ -527,23 +692,103 @@ func (b *bencher) cpuPerCall(name string, s bench.Summary, u bench.CPUUsage, bas
 	b.add(f)
 }
 
-// loadFigures adds the throughput and latency rows of a load phase against its baseline.
-func (b *bencher) loadFigures(name string, s bench.Summary, base bench.PgbenchResult, haveBase bool, minTPSRatio, maxP99Ratio float64) {
+// createLevel is a create-transfer phase at a level other than -clients (raw.create_transfer_levels).
+type createLevel struct {
+	Senders int `json:"senders"`
+	bench.Summary
+	LimitErrors int64 `json:"limit_errors"`
+	// Pgbench is the transfer transaction at the same client count, right before the phase.
+	Pgbench         *bench.PgbenchResult `json:"pgbench_same_clients,omitempty"`
+	DrainSeconds    float64              `json:"drain_seconds"`
+	DrainUnfinished int                  `json:"drain_unfinished"`
+	DrainError      string               `json:"drain_error,omitempty"`
+}
+
+// eventLevel is a live-event phase at a level other than -streams (raw.events_levels).
+type eventLevel struct {
+	Streams int `json:"streams"`
+	Users   int `json:"users"`
+	bench.EventsResult
+	Error string `json:"error,omitempty"`
+}
+
+// levelFigures adds the rows of a create-transfer level other than the target's: throughput and
+// latency against 1a (pgbench at -clients), then against pgbench at the same client count.
+func (b *bencher) levelFigures(lv createLevel, base bench.PgbenchResult, haveBase bool) {
+	suffix := ", " + count(lv.Senders, "sender")
+	s := lv.Summary
 	if s.Count == 0 {
 		msg := "no successful call"
 		if len(s.ErrorSamples) > 0 {
 			msg += ": " + strings.Join(s.ErrorSamples, "; ")
 		}
-		b.fail(name+" TPS", fmt.Sprintf("≥ %.2f × (%s)", minTPSRatio, baseName(name)), errors.New(msg))
+		b.add(bench.Figure{Name: "   create-transfer TPS" + suffix, Level: lv.Senders, Result: bench.Error, Error: msg})
+		return
+	}
+	detail := fmt.Sprintf("%d calls in %.1f s, %d errors; the worker caught up in %.1f s", s.Count, s.Seconds, s.Errors, lv.DrainSeconds)
+	if len(s.ErrorSamples) > 0 {
+		detail += ": " + strings.Join(s.ErrorSamples, "; ")
+	}
+	rows := []bench.Figure{
+		{Name: "   create-transfer TPS" + suffix, Unit: "tps", Measured: bench.F(s.TPS), Detail: detail},
+		{Name: "   create-transfer p50" + suffix, Unit: "ms", Measured: bench.F(s.P50ms)},
+		{Name: "   create-transfer p99" + suffix, Unit: "ms", Measured: bench.F(s.P99ms)},
+	}
+	against := []float64{base.TPS, base.P50ms, base.P99ms}
+	for i := range rows {
+		rows[i].Result, rows[i].Level = bench.Info, lv.Senders
+		if haveBase && against[i] > 0 {
+			rows[i].Baseline, rows[i].Ratio = bench.F(against[i]), bench.F(*rows[i].Measured/against[i])
+		}
+		b.add(rows[i])
+	}
+	if r := lv.Pgbench; r != nil && r.TPS > 0 && r.P50ms > 0 && r.P99ms > 0 {
+		b.add(bench.Figure{Name: "   vs pgbench at " + count(lv.Senders, "client"), Result: bench.Info, Unit: "tps", Level: lv.Senders,
+			Measured: bench.F(s.TPS), Baseline: bench.F(r.TPS), Ratio: bench.F(s.TPS / r.TPS),
+			Text:   fmt.Sprintf("p50 ×%.1f, p99 ×%.1f (pgbench p50 %.1f, p99 %.1f ms)", s.P50ms/r.P50ms, s.P99ms/r.P99ms, r.P50ms, r.P99ms),
+			Detail: "ratio: TPS over pgbench's at the same client count; the text: p50 and p99 over pgbench's"})
+	}
+}
+
+// eventLevelFigures makes the rows of a live-event level other than the target's (no targets).
+func (b *bencher) eventLevelFigures(n int, ev bench.EventsResult, err error) []bench.Figure {
+	suffix := ", " + count(n, "stream")
+	if err == nil && ev.Observed == 0 {
+		err = errors.New("no status change reached a stream")
+		if len(ev.ErrorSamples) > 0 {
+			err = fmt.Errorf("%w: %s", err, strings.Join(ev.ErrorSamples, "; "))
+		}
+	}
+	if err != nil {
+		b.errors++
+		return []bench.Figure{{Name: "   live event p50" + suffix, Level: n, Result: bench.Error, Error: err.Error()}}
+	}
+	detail := fmt.Sprintf("%d of %d status changes seen on %d streams; %d create errors; updated_at → NATS p50 %.1f / p99 %.1f ms, NATS → first stream p50 %.1f / p99 %.1f ms",
+		ev.Observed, ev.Expected, ev.Streams-ev.OpenErrors, ev.CreateErrors, ev.ToNATS.P50ms, ev.ToNATS.P99ms, ev.FromNATS.P50ms, ev.FromNATS.P99ms)
+	return []bench.Figure{
+		{Name: "   live event p50" + suffix, Level: n, Result: bench.Info, Unit: "ms", Measured: bench.F(ev.Latency.P50ms), Detail: detail},
+		{Name: "   live event p99" + suffix, Level: n, Result: bench.Info, Unit: "ms", Measured: bench.F(ev.Latency.P99ms), Detail: detail},
+	}
+}
+
+// loadFigures adds the throughput and latency rows of a load phase against its baseline; suffix
+// (e.g. ", 32 senders") and level name the load level, when the figure has several.
+func (b *bencher) loadFigures(name, suffix string, level int, s bench.Summary, base bench.PgbenchResult, haveBase bool, minTPSRatio, maxP99Ratio float64) {
+	if s.Count == 0 {
+		msg := "no successful call"
+		if len(s.ErrorSamples) > 0 {
+			msg += ": " + strings.Join(s.ErrorSamples, "; ")
+		}
+		b.fail(name+" TPS"+suffix, fmt.Sprintf("≥ %.2f × (%s)", minTPSRatio, baseName(name)), errors.New(msg))
 		return
 	}
 	detail := fmt.Sprintf("%d calls in %.1f s, %d errors", s.Count, s.Seconds, s.Errors)
 	if len(s.ErrorSamples) > 0 {
 		detail += ": " + strings.Join(s.ErrorSamples, "; ")
 	}
-	tps := bench.Figure{Name: name + " TPS", Unit: "tps", Measured: bench.F(s.TPS), Target: fmt.Sprintf("≥ %.2f", minTPSRatio), Detail: detail, Result: bench.Info}
-	p50 := bench.Figure{Name: "   " + strings.SplitN(name, " ", 2)[1] + " p50", Unit: "ms", Measured: bench.F(s.P50ms), Result: bench.Info}
-	p99 := bench.Figure{Name: name + " p99", Unit: "ms", Measured: bench.F(s.P99ms), Result: bench.Info}
+	tps := bench.Figure{Name: name + " TPS" + suffix, Level: level, Unit: "tps", Measured: bench.F(s.TPS), Target: fmt.Sprintf("≥ %.2f", minTPSRatio), Detail: detail, Result: bench.Info}
+	p50 := bench.Figure{Name: "   " + strings.SplitN(name, " ", 2)[1] + " p50" + suffix, Level: level, Unit: "ms", Measured: bench.F(s.P50ms), Result: bench.Info}
+	p99 := bench.Figure{Name: name + " p99" + suffix, Level: level, Unit: "ms", Measured: bench.F(s.P99ms), Result: bench.Info}
 	if haveBase {
 		tps.Baseline, tps.Ratio = bench.F(base.TPS), bench.F(s.TPS/base.TPS)
 		tps.Check(*tps.Ratio, minTPSRatio, true)
@@ -566,7 +811,7 @@ func (b *bencher) loadFigures(name string, s bench.Summary, base bench.PgbenchRe
 		b.add(p99)
 		b.add(p50)
 	} else {
-		p99.Name = "   " + strings.SplitN(name, " ", 2)[1] + " p99"
+		p99.Name = "   " + strings.SplitN(name, " ", 2)[1] + " p99" + suffix
 		b.add(p50)
 		b.add(p99)
 	}
@@ -580,8 +825,9 @@ func baseName(name string) string {
 }
 
 func (b *bencher) eventFigures(ev bench.EventsResult, err error) {
+	suffix := ", " + count(b.o.Streams, "stream")
 	if err != nil {
-		b.fail("4. live event p50", "≤ 10 ms", err)
+		b.fail("4. live event p50"+suffix, "≤ 10 ms", err)
 		return
 	}
 	if ev.Observed == 0 {
@@ -589,16 +835,16 @@ func (b *bencher) eventFigures(ev bench.EventsResult, err error) {
 		if len(ev.ErrorSamples) > 0 {
 			msg += ": " + strings.Join(ev.ErrorSamples, "; ")
 		}
-		b.fail("4. live event p50", "≤ 10 ms", errors.New(msg))
+		b.fail("4. live event p50"+suffix, "≤ 10 ms", errors.New(msg))
 		return
 	}
 	detail := fmt.Sprintf("%d of %d status changes seen on %d streams; %d create errors", ev.Observed, ev.Expected, ev.Streams-ev.OpenErrors, ev.CreateErrors)
 	if ev.OpenErrors > 0 {
 		detail += fmt.Sprintf("; %d of %d streams failed to open: %s", ev.OpenErrors, ev.Streams, strings.Join(ev.ErrorSamples, "; "))
 	}
-	p50 := bench.Figure{Name: "4. live event p50", Unit: "ms", Measured: bench.F(ev.Latency.P50ms), Target: "≤ 10 ms", Detail: detail}
+	p50 := bench.Figure{Name: "4. live event p50" + suffix, Level: b.o.Streams, Unit: "ms", Measured: bench.F(ev.Latency.P50ms), Target: "≤ 10 ms", Detail: detail}
 	p50.Check(ev.Latency.P50ms, 10, false)
-	p99 := bench.Figure{Name: "4. live event p99", Unit: "ms", Measured: bench.F(ev.Latency.P99ms), Target: "≤ 50 ms", Detail: detail}
+	p99 := bench.Figure{Name: "4. live event p99" + suffix, Level: b.o.Streams, Unit: "ms", Measured: bench.F(ev.Latency.P99ms), Target: "≤ 50 ms", Detail: detail}
 	p99.Check(ev.Latency.P99ms, 50, false)
 	if ev.Observed < ev.Expected*9/10 || ev.CreateErrors > 0 || ev.OpenErrors > 0 {
 		for _, f := range []*bench.Figure{&p50, &p99} {
@@ -876,7 +1122,7 @@ func (o options) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	for k, d := range map[string]time.Duration{
-		"duration": o.Duration, "warmup": o.Warmup, "pgbench_duration": o.PgbenchDuration, "idle": o.Idle,
+		"duration": o.Duration, "warmup": o.Warmup, "level_duration": o.LevelDuration, "level_warmup": o.LevelWarmup, "pgbench_duration": o.PgbenchDuration, "idle": o.Idle,
 		"event_wait": o.EventWait, "drain_timeout": o.DrainTimeout,
 	} {
 		m[k] = d.String()

@@ -262,8 +262,8 @@ func TestCardDataNeverLeaks(t *testing.T) {
 		t.Fatalf("adding cards failed: %v", errs)
 	}
 	declinedCard := add("Declined", sandbox.CardDeclined, "461", false) // saved; its charges are declined
-	add("Again", visa, "739", false)                                  // already saved
-	_, err := e.client.AddCard(ctx, &paymentmethodsv1.AddCardRequest{ // expired
+	add("Again", visa, "739", false)                                    // already saved
+	_, err := e.client.AddCard(ctx, &paymentmethodsv1.AddCardRequest{   // expired
 		UserId: u.id, Name: "Old", CardNumber: mc, ExpiryMonth: 1, ExpiryYear: 20, Cvv: "582",
 	})
 	call(nil, err)

@@ -136,7 +136,7 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 	refused(day(time.January, 5), 200001, transfersv1.LimitKind_LIMIT_KIND_DAILY, 200000)
 	ok(day(time.January, 5), 200000)
 	refused(time.Date(2026, 1, 5, 21, 59, 59, 0, time.UTC), 1000, transfersv1.LimitKind_LIMIT_KIND_DAILY, 0) // 23:59:59 SAST
-	ok(time.Date(2026, 1, 5, 22, 0, 0, 0, time.UTC), 300000)                                               // midnight SAST: a new day
+	ok(time.Date(2026, 1, 5, 22, 0, 0, 0, time.UTC), 300000)                                                 // midnight SAST: a new day
 	spend(day(time.January, 6), 200000)
 	// Monthly: R24,000.00 reached exactly is allowed, one cent more is not.
 	spend(day(time.January, 7), 500000)

@@ -54,6 +54,9 @@ export function TransactionHistory() {
   // A new search or filter starts again at the first page.
   const pagingKey = `${status}|${query}`;
   const [paging, setPaging] = useState({ key: pagingKey, page: 1 });
+  // Forget the old page as soon as the key changes, so returning to an earlier search or
+  // filter also starts at page 1 (React's "adjust state during render" pattern).
+  if (paging.key !== pagingKey) setPaging({ key: pagingKey, page: 1 });
   const page = paging.key === pagingKey ? paging.page : 1;
   const setPage = (next: number) => setPaging({ key: pagingKey, page: next });
 
