@@ -1,6 +1,7 @@
 package ports_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -62,6 +63,26 @@ type env struct {
 	clock    *clock
 	keys     auth.StaticKeys
 	previous auth.PublicKey
+	// logs holds everything the service logged, at debug level, for secret scans.
+	logs *lockedBuffer
+}
+
+// lockedBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 type option func(*app.Config)
@@ -102,7 +123,8 @@ func newEnv(t *testing.T, opts ...option) *env {
 		SignInFailuresAddress:  50,
 		CodeFailuresPerAccount: 10,
 	}
-	logger := slog.New(slog.DiscardHandler)
+	logs := &lockedBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	appCfg, err := cfg.AppConfig(logger)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +174,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	t.Cleanup(func() { _ = conn.Close() })
 	return &env{
 		t: t, client: identityv1.NewIdentityServiceClient(conn), pool: pool, clock: clk, keys: keys,
-		previous: appCfg.Previous[0],
+		previous: appCfg.Previous[0], logs: logs,
 	}
 }
 
