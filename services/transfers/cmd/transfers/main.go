@@ -51,12 +51,13 @@ type Config struct {
 	WorkerConcurrency int           `env:"WORKER_CONCURRENCY" default:"8"`
 	ProcessingLease   time.Duration `env:"PROCESSING_LEASE" default:"1m"`
 	WorkerSweep       time.Duration `env:"WORKER_SWEEP" default:"5s"`
-
-	// CrashPoint is test-only: when set (before_charge, after_charge, before_publish), the
-	// worker SIGKILLs its own process at that point of a charge job, so crash tests can run the
-	// real binary. Read once at start; empty (the default) does nothing.
-	CrashPoint string `env:"CRASHPOINT"`
 }
+
+// crashPointVar is a test-only hook, deliberately kept out of Config (and so out of every
+// deployment): when set (before_charge, after_charge, before_publish), the worker SIGKILLs its
+// own process at that point of a charge job, so crash tests can run the real binary. Read once
+// at start; unset does nothing.
+const crashPointVar = "TRANSFERS_CRASHPOINT"
 
 func (c *Config) limits() domain.Limits {
 	return domain.Limits{
@@ -89,8 +90,8 @@ func (c *Config) validate() error {
 	if c.WorkerSweep <= 0 {
 		errs = append(errs, errors.New("TRANSFERS_WORKER_SWEEP must be positive"))
 	}
-	if c.CrashPoint != "" && !slices.Contains(app.Checkpoints, c.CrashPoint) {
-		errs = append(errs, fmt.Errorf("TRANSFERS_CRASHPOINT must be empty or one of %v", app.Checkpoints))
+	if p := os.Getenv(crashPointVar); p != "" && !slices.Contains(app.Checkpoints, p) {
+		errs = append(errs, fmt.Errorf("%s must be empty or one of %v", crashPointVar, app.Checkpoints))
 	}
 	return errors.Join(errs...)
 }
@@ -138,7 +139,7 @@ func spec(keys auth.KeySource) service.Spec {
 				Lease:       cfg.ProcessingLease,
 				Sweep:       cfg.WorkerSweep,
 				VoucherTTL:  cfg.VoucherTTL,
-				Checkpoint:  crashAt(cfg.CrashPoint, rt),
+				Checkpoint:  crashAt(os.Getenv(crashPointVar), rt),
 			}, rt.Logger)
 			listener := postgres.NewListener(rt.Pool, rt.Name, rt.Logger)
 			rt.Go("transfers-listener", func(ctx context.Context) error { return listener.Run(ctx, worker.Notify) })
