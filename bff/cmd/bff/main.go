@@ -176,7 +176,6 @@ func cookiesFor(cfg server.Config) session.Cookies {
 	return session.Cookies{
 		Secure:     !cfg.InsecureCookies || https,
 		HostPrefix: https,
-		MaxAge:     30 * 24 * time.Hour,
 	}
 }
 

@@ -16,9 +16,6 @@ type Cookies struct {
 	// HostPrefix names the cookie "__Host-…" (only possible over https): the browser then
 	// refuses it from subdomains and insists on Secure and Path=/.
 	HostPrefix bool
-	// MaxAge is how long the browser keeps it; the server's own expiry (sliding 30 days,
-	// absolute 90) is what counts.
-	MaxAge time.Duration
 }
 
 const baseName = "thumela_session"

@@ -20,6 +20,9 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Kind says whom a token speaks for.
@@ -89,4 +92,19 @@ func TokenFromContext(ctx context.Context) (string, bool) {
 
 func newTokenContext(ctx context.Context, token string) context.Context {
 	return context.WithValue(ctx, tokenKey{}, token)
+}
+
+// errNoUser answers a user call that reached a handler without a user's claims: the policy
+// makes that impossible unless a method is wrongly listed, so the handler refuses rather than
+// acting for nobody.
+var errNoUser = status.Error(codes.Unauthenticated, "authentication required")
+
+// RequireUser returns the claims of the user a call is made for, or an Unauthenticated status error
+// when the call carries no user token. Handlers scope every query to the returned Subject.
+func RequireUser(ctx context.Context) (Claims, error) {
+	c, ok := FromContext(ctx)
+	if !ok || !c.IsUser() {
+		return Claims{}, errNoUser
+	}
+	return c, nil
 }

@@ -62,23 +62,20 @@ func NewServer(svc *app.Service, logger *slog.Logger) *Server {
 	return &Server{app: svc, logger: logger}
 }
 
-// errUnauthenticated answers a user call that reached a handler without a user's claims; the
-// policy makes that impossible unless a method is wrongly listed.
-var errUnauthenticated = status.Error(codes.Unauthenticated, "authentication required")
-
-func caller(ctx context.Context) (app.Caller, bool) {
-	c, ok := auth.FromContext(ctx)
-	if !ok || !c.IsUser() {
-		return app.Caller{}, false
+// caller is the user the call is made for (Unauthenticated without a user token).
+func caller(ctx context.Context) (app.Caller, error) {
+	c, err := auth.RequireUser(ctx)
+	if err != nil {
+		return app.Caller{}, err
 	}
-	return app.Caller{UserID: c.Subject}, true
+	return app.Caller{UserID: c.Subject}, nil
 }
 
 // ListPaymentMethods lists the caller's methods, the default first, then newest first.
 func (s *Server) ListPaymentMethods(ctx context.Context, req *paymentmethodsv1.ListPaymentMethodsRequest) (*paymentmethodsv1.ListPaymentMethodsResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	ms, err := s.app.List(ctx, c, req.GetUserId())
 	if err != nil {
@@ -93,9 +90,9 @@ func (s *Server) ListPaymentMethods(ctx context.Context, req *paymentmethodsv1.L
 
 // GetPaymentMethod returns one of the caller's methods.
 func (s *Server) GetPaymentMethod(ctx context.Context, req *paymentmethodsv1.GetPaymentMethodRequest) (*paymentmethodsv1.GetPaymentMethodResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	m, err := s.app.Get(ctx, c, req.GetUserId(), req.GetPaymentMethodId())
 	if err != nil {
@@ -106,9 +103,9 @@ func (s *Server) GetPaymentMethod(ctx context.Context, req *paymentmethodsv1.Get
 
 // AddCard validates and tokenizes a card.
 func (s *Server) AddCard(ctx context.Context, req *paymentmethodsv1.AddCardRequest) (*paymentmethodsv1.AddCardResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	m, err := s.app.AddCard(ctx, c, req.GetUserId(), domain.CardInput{
 		Name:        req.GetName(),
@@ -126,9 +123,9 @@ func (s *Server) AddCard(ctx context.Context, req *paymentmethodsv1.AddCardReque
 
 // UpdatePaymentMethod changes the name and the default flag.
 func (s *Server) UpdatePaymentMethod(ctx context.Context, req *paymentmethodsv1.UpdatePaymentMethodRequest) (*paymentmethodsv1.UpdatePaymentMethodResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	m, err := s.app.Update(ctx, c, req.GetUserId(), req.GetPaymentMethodId(), req.GetName(), req.GetIsDefault())
 	if err != nil {
@@ -139,9 +136,9 @@ func (s *Server) UpdatePaymentMethod(ctx context.Context, req *paymentmethodsv1.
 
 // SetDefaultPaymentMethod makes one method the default.
 func (s *Server) SetDefaultPaymentMethod(ctx context.Context, req *paymentmethodsv1.SetDefaultPaymentMethodRequest) (*paymentmethodsv1.SetDefaultPaymentMethodResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	m, err := s.app.SetDefault(ctx, c, req.GetUserId(), req.GetPaymentMethodId())
 	if err != nil {
@@ -152,9 +149,9 @@ func (s *Server) SetDefaultPaymentMethod(ctx context.Context, req *paymentmethod
 
 // DeletePaymentMethod removes a method unless it is used.
 func (s *Server) DeletePaymentMethod(ctx context.Context, req *paymentmethodsv1.DeletePaymentMethodRequest) (*paymentmethodsv1.DeletePaymentMethodResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.app.Delete(ctx, c, req.GetUserId(), req.GetPaymentMethodId()); err != nil {
 		return nil, s.toStatus(ctx, err, MsgNotFound)

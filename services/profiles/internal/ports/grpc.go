@@ -38,23 +38,20 @@ func NewServer(svc *app.Service, logger *slog.Logger) *Server {
 	return &Server{app: svc, logger: logger}
 }
 
-// errUnauthenticated answers a call that reached a handler without a user's claims; the
-// policy makes that impossible unless a method is wrongly listed as Public.
-var errUnauthenticated = status.Error(codes.Unauthenticated, "authentication required")
-
-func caller(ctx context.Context) (app.Caller, bool) {
-	c, ok := auth.FromContext(ctx)
-	if !ok || !c.IsUser() {
-		return app.Caller{}, false
+// caller is the user the call is made for (Unauthenticated without a user token).
+func caller(ctx context.Context) (app.Caller, error) {
+	c, err := auth.RequireUser(ctx)
+	if err != nil {
+		return app.Caller{}, err
 	}
-	return app.Caller{UserID: c.Subject, GivenName: c.GivenName, FamilyName: c.FamilyName}, true
+	return app.Caller{UserID: c.Subject, GivenName: c.GivenName, FamilyName: c.FamilyName}, nil
 }
 
 // GetProfile returns the caller's profile, creating it on first read.
 func (s *Server) GetProfile(ctx context.Context, req *profilesv1.GetProfileRequest) (*profilesv1.GetProfileResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	p, err := s.app.GetProfile(ctx, c, req.GetUserId())
 	if err != nil {
@@ -65,9 +62,9 @@ func (s *Server) GetProfile(ctx context.Context, req *profilesv1.GetProfileReque
 
 // UpdateProfile saves the caller's names and phone number.
 func (s *Server) UpdateProfile(ctx context.Context, req *profilesv1.UpdateProfileRequest) (*profilesv1.UpdateProfileResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	p, err := s.app.UpdateProfile(ctx, c, req.GetUserId(), req.GetFirstName(), req.GetLastName(), req.GetPhoneNumber())
 	if err != nil {
@@ -78,9 +75,9 @@ func (s *Server) UpdateProfile(ctx context.Context, req *profilesv1.UpdateProfil
 
 // DeleteProfile removes the caller's profile.
 func (s *Server) DeleteProfile(ctx context.Context, req *profilesv1.DeleteProfileRequest) (*profilesv1.DeleteProfileResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.app.DeleteProfile(ctx, c, req.GetUserId()); err != nil {
 		return nil, s.toStatus(ctx, err)

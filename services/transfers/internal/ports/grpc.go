@@ -40,23 +40,20 @@ func NewServer(svc *app.Service, logger *slog.Logger) *Server {
 	return &Server{app: svc, logger: logger}
 }
 
-// errUnauthenticated answers a call that reached a handler without a user's claims; the
-// policy makes that impossible unless a method is wrongly listed as Public.
-var errUnauthenticated = status.Error(codes.Unauthenticated, "authentication required")
-
-func caller(ctx context.Context) (app.Caller, bool) {
-	c, ok := auth.FromContext(ctx)
-	if !ok || !c.IsUser() {
-		return app.Caller{}, false
+// caller is the user the call is made for (Unauthenticated without a user token).
+func caller(ctx context.Context) (app.Caller, error) {
+	c, err := auth.RequireUser(ctx)
+	if err != nil {
+		return app.Caller{}, err
 	}
-	return app.Caller{UserID: c.Subject, GivenName: c.GivenName, FamilyName: c.FamilyName}, true
+	return app.Caller{UserID: c.Subject, GivenName: c.GivenName, FamilyName: c.FamilyName}, nil
 }
 
 // CreateTransfer accepts a transfer, pending.
 func (s *Server) CreateTransfer(ctx context.Context, req *transfersv1.CreateTransferRequest) (*transfersv1.CreateTransferResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	t, err := s.app.CreateTransfer(ctx, c, req.GetUserId(), domain.RequestInput{
 		IdempotencyKey:  req.GetIdempotencyKey(),
@@ -78,9 +75,9 @@ func (s *Server) CreateTransfer(ctx context.Context, req *transfersv1.CreateTran
 
 // GetTransfer returns one of the caller's transfers.
 func (s *Server) GetTransfer(ctx context.Context, req *transfersv1.GetTransferRequest) (*transfersv1.GetTransferResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	t, err := s.app.GetTransfer(ctx, c, req.GetUserId(), req.GetTransferId())
 	if err != nil {
@@ -91,9 +88,9 @@ func (s *Server) GetTransfer(ctx context.Context, req *transfersv1.GetTransferRe
 
 // ListTransfers pages through the caller's transfers.
 func (s *Server) ListTransfers(ctx context.Context, req *transfersv1.ListTransfersRequest) (*transfersv1.ListTransfersResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	st := events.StatusFromProto(req.GetStatus())
 	if st == "" && req.GetStatus() != transfersv1.TransferStatus_TRANSFER_STATUS_UNSPECIFIED {
@@ -112,9 +109,9 @@ func (s *Server) ListTransfers(ctx context.Context, req *transfersv1.ListTransfe
 
 // CancelTransfer cancels the caller's voucher awaiting collection; the refund follows.
 func (s *Server) CancelTransfer(ctx context.Context, req *transfersv1.CancelTransferRequest) (*transfersv1.CancelTransferResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	t, err := s.app.CancelTransfer(ctx, c, req.GetUserId(), req.GetTransferId())
 	if err != nil {
@@ -133,9 +130,9 @@ var limitKinds = map[domain.LimitKind]transfersv1.LimitKind{
 
 // GetLimits reports the caller's usage against each limit.
 func (s *Server) GetLimits(ctx context.Context, req *transfersv1.GetLimitsRequest) (*transfersv1.GetLimitsResponse, error) {
-	c, ok := caller(ctx)
-	if !ok {
-		return nil, errUnauthenticated
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	limits, err := s.app.GetLimits(ctx, c, req.GetUserId())
 	if err != nil {
