@@ -177,6 +177,58 @@ func TestInTx(t *testing.T) {
 	}
 }
 
+// TestOnCommit: hooks run once the transaction is visible to others, and never after a
+// rollback; a transaction InTx did not start cannot take hooks.
+func TestOnCommit(t *testing.T) {
+	t.Parallel()
+	pool := open(t, "profiles")
+	if _, err := pool.Exec(t.Context(), "CREATE TABLE marks (name text PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	seen := func(name string) int {
+		var n int
+		if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM marks WHERE name = $1", name).Scan(&n); err != nil {
+			t.Error(err)
+		}
+		return n
+	}
+	var ran []string
+	err := postgres.InTx(t.Context(), pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(t.Context(), "INSERT INTO marks VALUES ('committed')"); err != nil {
+			return err
+		}
+		if !postgres.OnCommit(tx, func() { ran = append(ran, fmt.Sprintf("first saw %d", seen("committed"))) }) {
+			t.Error("OnCommit refused InTx's transaction")
+		}
+		postgres.OnCommit(tx, func() { ran = append(ran, "second") })
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(ran) != "[first saw 1 second]" {
+		t.Fatalf("hooks after commit = %v, want [first saw 1 second]", ran)
+	}
+
+	ran = nil
+	_ = postgres.InTx(t.Context(), pool, func(tx pgx.Tx) error {
+		postgres.OnCommit(tx, func() { ran = append(ran, "rolled back") })
+		return errors.New("boom")
+	})
+	if ran != nil {
+		t.Fatalf("hook ran after a rollback: %v", ran)
+	}
+
+	tx, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background()) //nolint:errcheck // cleanup
+	if postgres.OnCommit(tx, func() {}) {
+		t.Fatal("OnCommit accepted a transaction InTx did not start")
+	}
+}
+
 func TestErrorHelpers(t *testing.T) {
 	t.Parallel()
 	pool := open(t, "identity")

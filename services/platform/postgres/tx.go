@@ -42,7 +42,8 @@ func InTxWith(ctx context.Context, db TxBeginner, txOpts pgx.TxOptions, fn func(
 		_ = tx.Rollback(rbCtx) // fn's error (or the panic) is the one worth reporting.
 	}()
 
-	if err := fn(tx); err != nil {
+	htx := &hookedTx{Tx: tx}
+	if err := fn(htx); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -50,5 +51,30 @@ func InTxWith(ctx context.Context, db TxBeginner, txOpts pgx.TxOptions, fn func(
 		return fmt.Errorf("postgres: commit: %w", err)
 	}
 	committed = true
+	for _, hook := range htx.onCommit {
+		hook()
+	}
 	return nil
+}
+
+// hookedTx is the pgx.Tx InTx hands to fn: the real transaction plus the functions to run
+// once it has committed.
+type hookedTx struct {
+	pgx.Tx
+	onCommit []func()
+}
+
+// OnCommit runs fn after tx commits, in the committing goroutine, and never if it rolls back.
+// It is how a writer wakes an in-process consumer of what it wrote (the outbox relay, a work
+// queue) without pg_notify, whose commit-time lock serialises every committing transaction
+// of the server. It reports false, and registers nothing, when tx did not come from InTx or
+// InTxWith; the caller then needs another way to signal (or the consumer's periodic sweep).
+// Hooks must be quick and must not block: they run before InTx returns.
+func OnCommit(tx pgx.Tx, fn func()) bool {
+	h, ok := tx.(*hookedTx)
+	if !ok {
+		return false
+	}
+	h.onCommit = append(h.onCommit, fn)
+	return true
 }
