@@ -118,8 +118,10 @@ bench: build-go build-web ## Measure the performance targets on a throw-away sta
 # Tests
 # ---------------------------------------------------------------------------------------------
 
+# The stack-level tests of deploy/devstack (scale-out, trace chain) start the real binaries of
+# bin/ and the BFF serves web/dist, so both are built first.
 .PHONY: test-go
-test-go: ## Go unit and integration tests (real PostgreSQL at TEST_DATABASE_URL, embedded NATS).
+test-go: build-go build-web ## Go unit and integration tests (real PostgreSQL at TEST_DATABASE_URL, embedded NATS).
 	@for m in $(GO_MODULES); do echo "== $$m"; (cd $$m && go test -count=1 ./...); done
 
 .PHONY: test-web

@@ -192,6 +192,7 @@ func voucherChanged(t *domain.Transfer, at time.Time) (outbox.Message, error) {
 			TransferId: t.ID().String(),
 			Voucher:    Voucher(v),
 			OccurredAt: timestamppb.New(at),
+			Transfer:   Transfer(t),
 		},
 	}, nil
 }

@@ -87,10 +87,13 @@ func (x *TransferStatusChanged) GetOccurredAt() *timestamppb.Timestamp {
 // VoucherChanged is published on thumela.transfers.<user_id>.voucher when a voucher is issued,
 // collected, cancelled or expires.
 type VoucherChanged struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TransferId    string                 `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
-	Voucher       *Voucher               `protobuf:"bytes,2,opt,name=voucher,proto3" json:"voucher,omitempty"`
-	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	TransferId string                 `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	Voucher    *Voucher               `protobuf:"bytes,2,opt,name=voucher,proto3" json:"voucher,omitempty"`
+	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	// The transfer as it is after the change, so a consumer that shows transfers (the BFF's live
+	// stream) needs no read-back per event.
+	Transfer      *Transfer `protobuf:"bytes,4,opt,name=transfer,proto3" json:"transfer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -146,6 +149,13 @@ func (x *VoucherChanged) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *VoucherChanged) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
 var File_thumela_transfers_v1_events_proto protoreflect.FileDescriptor
 
 const file_thumela_transfers_v1_events_proto_rawDesc = "" +
@@ -155,13 +165,14 @@ const file_thumela_transfers_v1_events_proto_rawDesc = "" +
 	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\x12M\n" +
 	"\x0fprevious_status\x18\x02 \x01(\x0e2$.thumela.transfers.v1.TransferStatusR\x0epreviousStatus\x12;\n" +
 	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAt\"\xa7\x01\n" +
+	"occurredAt\"\xe3\x01\n" +
 	"\x0eVoucherChanged\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x127\n" +
 	"\avoucher\x18\x02 \x01(\v2\x1d.thumela.transfers.v1.VoucherR\avoucher\x12;\n" +
 	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAtB\xe3\x01\n" +
+	"occurredAt\x12:\n" +
+	"\btransfer\x18\x04 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransferB\xe3\x01\n" +
 	"\x18com.thumela.transfers.v1B\vEventsProtoP\x01ZHgithub.com/thumela/thumela/proto/gen/go/thumela/transfers/v1;transfersv1\xa2\x02\x03TTX\xaa\x02\x14Thumela.Transfers.V1\xca\x02\x14Thumela\\Transfers\\V1\xe2\x02 Thumela\\Transfers\\V1\\GPBMetadata\xea\x02\x16Thumela::Transfers::V1b\x06proto3"
 
 var (
@@ -191,11 +202,12 @@ var file_thumela_transfers_v1_events_proto_depIdxs = []int32{
 	4, // 2: thumela.transfers.v1.TransferStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
 	5, // 3: thumela.transfers.v1.VoucherChanged.voucher:type_name -> thumela.transfers.v1.Voucher
 	4, // 4: thumela.transfers.v1.VoucherChanged.occurred_at:type_name -> google.protobuf.Timestamp
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	2, // 5: thumela.transfers.v1.VoucherChanged.transfer:type_name -> thumela.transfers.v1.Transfer
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_events_proto_init() }
