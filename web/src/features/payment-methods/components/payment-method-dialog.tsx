@@ -37,7 +37,11 @@ interface PaymentMethodDialogProps {
   onOpenChange: (open: boolean) => void;
   /** The method to edit; without it the dialog adds a card. */
   method?: PaymentMethod;
-  /** Called with the new card after a successful add. */
+  /**
+   * Called with the new card after a successful add. A caller that passes it confirms the add
+   * in its own words (the wizard's 'Card added successfully'), so the dialog's own
+   * 'Payment method added' toast is not shown: one action, one toast.
+   */
   onAdded?: (paymentMethod: PaymentMethod) => void;
   /** Where focus returns on close; default: what had focus when it opened. */
   returnFocus?: HTMLElement | null;
@@ -108,7 +112,7 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
         cvv: values.cvv,
         isDefault: values.isDefault,
       });
-      toast.success("Payment method added");
+      if (!onAdded) toast.success("Payment method added");
       onDone();
       if (response.paymentMethod) onAdded?.(response.paymentMethod);
     } catch (error) {

@@ -547,6 +547,7 @@ describe("send money wizard", () => {
     await user.click(within(dialog).getByRole("button", { name: "Add Payment Method" }));
 
     expect(await screen.findByText("Card added successfully")).toBeInTheDocument();
+    expect(screen.queryByText("Payment method added")).not.toBeInTheDocument(); // one action, one toast
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
     expect(await screen.findByRole("radio", { name: "New Visa (•••• 4242)" })).toBeChecked();
     expect(addRequest).toMatchObject({ name: "New Visa", cardNumber: "4242424242424242", expiryMonth: 12, cvv: "123" });
