@@ -31,6 +31,7 @@ import (
 	"github.com/thumela/thumela/bff/internal/devoutbox"
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
+	"github.com/thumela/thumela/bff/internal/live"
 	"github.com/thumela/thumela/bff/internal/server"
 	"github.com/thumela/thumela/bff/internal/session"
 	"github.com/thumela/thumela/bff/internal/upstream"
@@ -113,6 +114,10 @@ func run() error {
 	}}
 
 	components := []lifecycle.Component{}
+	if cfg.MetricsAddr != "" {
+		// First: it stops last, so a scrape during shutdown still sees the last requests.
+		components = append(components, telemetry.MetricsServer(cfg.MetricsAddr, logger))
+	}
 	opts := server.Options{Deps: deps, System: system, WebDir: cfg.WebDir, AllowedOrigins: cfg.AllowedOrigins}
 	// NATS carries the users' events to their live streams (and, in development, the
 	// notifications to the dev outbox). NATS being down delays live events; pages still load.
@@ -125,6 +130,10 @@ func run() error {
 		logger.Warn("could not ensure the streams yet", "err", err)
 	}
 	deps.JS = js
+	// One consumer of the users' events for every live stream of this process, from the
+	// stream's end at start; the streams refuse with Unavailable until it reads the stream.
+	deps.Live = handlers.NewLiveHub(js, logger, live.Limits{})
+	components = append(components, lifecycle.Component{Name: "live-events", Start: deps.Live.Run})
 	if cfg.DevMode {
 		outbox := devoutbox.New(logger, 1000)
 		opts.DevOutbox = outbox

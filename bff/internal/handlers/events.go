@@ -3,12 +3,11 @@ package handlers
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"connectrpc.com/connect"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
@@ -21,6 +20,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 
+	"github.com/thumela/thumela/bff/internal/live"
 	"github.com/thumela/thumela/bff/internal/rpcerr"
 	"github.com/thumela/thumela/bff/internal/session"
 )
@@ -32,10 +32,11 @@ const HeartbeatInterval = 30 * time.Second
 // Events implements thumela.bff.v1.EventsService: one server stream per signed-in tab carrying
 // the user's own events from JetStream.
 //
-// Each stream reads THUMELA_EVENTS through an ordered consumer filtered to the user's subjects
-// (thumela.<domain>.<user_id>.>), so another user's events never reach it: the filter is the
-// scoping. The cursor is the stream sequence; a tab that reconnects with the last cursor it saw
-// resumes right after it, and a new tab starts at the stream's end (its first message is a
+// The streams read the process's live hub (Deps.Live): one JetStream consumer for every tab,
+// routing each event by the user id in its subject (thumela.<domain>.<user_id>.<event>), so a
+// tab gets its own user's events only. The cursor is the stream sequence; a tab that reconnects
+// with the last cursor it saw resumes right after it (from the hub's memory, or from JetStream
+// for an old cursor), and a new tab starts at the hub's position (its first message is a
 // heartbeat carrying that cursor, so even a quiet tab can resume without a gap).
 type Events struct {
 	*Deps
@@ -46,48 +47,65 @@ var _ bffv1connect.EventsServiceHandler = (*Events)(nil)
 // userDomains are the domains whose events a tab receives.
 var userDomains = []string{bus.DomainTransfers, bus.DomainProfiles, bus.DomainPaymentMethods}
 
+// LiveHub is the process's fan-out of the users' events to their tabs, decoded for the browser.
+type LiveHub = live.Hub[*liveEvent]
+
+// liveMessage is one routed event.
+type liveMessage = live.Message[*liveEvent]
+
+// liveEvent is a bus event decoded for the browser, once for every tab it goes to.
+type liveEvent struct {
+	// resp is what the tabs are sent, its cursor set; shared, so never modified.
+	resp *bffv1.WatchEventsResponse
+	// voucherTransferID is set instead of resp for a voucher event written before
+	// VoucherChanged carried its transfer: each tab reads the transfer with its own session.
+	voucherTransferID string
+}
+
+// NewLiveHub returns the hub of THUMELA_EVENTS' user domains; run it with Run for the life of
+// the process. Zero limits take the live package's defaults.
+func NewLiveHub(js jetstream.JetStream, logger *slog.Logger, limits live.Limits) *LiveHub {
+	return live.New(js, live.Config[*liveEvent]{
+		Stream:  bus.StreamEvents,
+		Domains: userDomains,
+		Decode:  decodeEvent,
+		Logger:  logger,
+		Limits:  limits,
+	})
+}
+
 func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest, out *connect.ServerStream[bffv1.WatchEventsResponse]) error {
 	sessionToken := e.sessionToken(ctx)
 	ctx, g, err := e.authed(ctx)
 	if err != nil {
 		return err
 	}
-	if e.JS == nil {
+	if e.Live == nil {
 		return connect.NewError(connect.CodeUnavailable, errors.New("live events are not available"))
 	}
-	start, err := e.startSequence(ctx, req.GetResumeAfter())
-	if err != nil {
-		return err
-	}
-	filters := make([]string, 0, len(userDomains))
-	for _, d := range userDomains {
-		filters = append(filters, bus.Root+"."+d+"."+g.UserID+".>")
-	}
-	cons, err := e.JS.OrderedConsumer(ctx, bus.StreamEvents, jetstream.OrderedConsumerConfig{
-		FilterSubjects: filters,
-		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:    start,
-	})
-	if err != nil {
-		return rpcerr.Internal(ctx, e.Logger, err)
-	}
-	msgs := make(chan jetstream.Msg, 64)
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		select {
-		case msgs <- m:
-		case <-ctx.Done():
+	from := live.Now()
+	if c := req.GetResumeAfter(); c != "" {
+		n, err := strconv.ParseUint(c, 10, 64)
+		if err != nil {
+			return rpcerr.InvalidArgument("resume_after is not a cursor this server issued")
 		}
-	})
-	if err != nil {
-		return rpcerr.Internal(ctx, e.Logger, err)
+		from = live.After(n)
 	}
-	defer cc.Stop()
-	e.Subscribers.Add(1)
-	defer e.Subscribers.Add(-1)
+	sub, err := e.Live.Subscribe(g.UserID, from)
+	if err != nil {
+		return e.unavailable(ctx, err)
+	}
+	defer sub.Close()
 
-	cursor := start - 1
-	if err := out.Send(heartbeat(cursor)); err != nil {
+	if err := out.Send(heartbeat(sub.Cursor())); err != nil {
 		return err
+	}
+	deliver := func(m *liveMessage) error { return e.deliver(ctx, out, sessionToken, g.UserID, m) }
+	if err := sub.CatchUp(ctx, deliver); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return e.unavailable(ctx, err)
 	}
 	ticker := time.NewTicker(HeartbeatInterval)
 	defer ticker.Stop()
@@ -100,46 +118,71 @@ func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest,
 			if _, err := e.Tokens.Grant(ctx, sessionToken); errors.Is(err, session.ErrNoSession) {
 				return rpcerr.Unauthenticated()
 			}
-			if err := out.Send(heartbeat(cursor)); err != nil {
+			if err := out.Send(heartbeat(sub.Cursor())); err != nil {
 				return err
 			}
-		case m := <-msgs:
-			meta, err := m.Metadata()
-			if err != nil {
-				continue
-			}
-			cursor = meta.Sequence.Stream
-			ev := e.toEvent(ctx, sessionToken, g.UserID, m)
-			if ev == nil {
-				continue
-			}
-			ev.Cursor = strconv.FormatUint(cursor, 10)
-			if err := out.Send(ev); err != nil {
-				return err
+		case <-sub.Ready():
+			for {
+				m, ok, err := sub.Next()
+				if err != nil {
+					return e.unavailable(ctx, err)
+				}
+				if !ok {
+					break
+				}
+				if err := deliver(m); err != nil {
+					return err
+				}
 			}
 		}
 	}
 }
 
-// startSequence is where the consumer starts: right after the client's cursor, or after the
-// stream's last message for a new tab.
-func (e *Events) startSequence(ctx context.Context, resumeAfter string) (uint64, error) {
-	if resumeAfter != "" {
-		n, err := strconv.ParseUint(resumeAfter, 10, 64)
-		if err != nil {
-			return 0, rpcerr.InvalidArgument("resume_after is not a cursor this server issued")
+// unavailable ends a stream with a retryable error: the client reconnects with its cursor and
+// catches up (after falling behind, a shutdown, or NATS being unreachable).
+func (e *Events) unavailable(ctx context.Context, err error) error {
+	if !errors.Is(err, live.ErrSlow) && !errors.Is(err, live.ErrClosed) && !errors.Is(err, live.ErrNotReady) {
+		e.Logger.WarnContext(ctx, "live events: stream ended", "err", err)
+	}
+	return connect.NewError(connect.CodeUnavailable, errors.New("live events are temporarily unavailable; reconnect with the last cursor"))
+}
+
+// deliver sends one routed event to the tab, in the event's trace.
+func (e *Events) deliver(ctx context.Context, out *connect.ServerStream[bffv1.WatchEventsResponse], sessionToken, userID string, m *liveMessage) error {
+	if m.UserID != userID {
+		// The hub routes by user; checking again costs nothing.
+		return nil
+	}
+	// The span continues the event's trace; the context stays the stream's, for cancellation.
+	_, span := deliverySpan(ctx, m.Trace)
+	defer span.End()
+	ctx = trace.ContextWithSpan(ctx, span)
+	resp := m.Event.resp
+	if resp == nil {
+		if resp = e.voucherTransfer(ctx, sessionToken, userID, m); resp == nil {
+			return nil
 		}
-		return n + 1, nil
 	}
-	stream, err := e.JS.Stream(ctx, bus.StreamEvents)
+	if err := out.Send(resp); err != nil {
+		return err
+	}
+	e.Live.Delivered(ctx, m)
+	return nil
+}
+
+// voucherTransfer reads the transfer of a voucher event that does not carry it (written before
+// VoucherChanged had the field); nil when it cannot be read.
+func (e *Events) voucherTransfer(ctx context.Context, sessionToken, userID string, m *liveMessage) *bffv1.WatchEventsResponse {
+	g, err := e.Tokens.Grant(ctx, sessionToken)
 	if err != nil {
-		return 0, connect.NewError(connect.CodeUnavailable, errors.New("live events are temporarily unavailable"))
+		return nil
 	}
-	info, err := stream.Info(ctx)
+	res, err := e.Transfers.GetTransfer(withBearer(ctx, g.AccessToken), &transfersv1.GetTransferRequest{UserId: userID, TransferId: m.Event.voucherTransferID})
 	if err != nil {
-		return 0, connect.NewError(connect.CodeUnavailable, errors.New("live events are temporarily unavailable"))
+		e.Logger.WarnContext(ctx, "live events: could not read the transfer of a voucher event", "err", err)
+		return nil
 	}
-	return info.State.LastSeq + 1, nil
+	return transferUpdated(m.Seq, res.GetTransfer())
 }
 
 func heartbeat(cursor uint64) *bffv1.WatchEventsResponse {
@@ -149,67 +192,62 @@ func heartbeat(cursor uint64) *bffv1.WatchEventsResponse {
 	}
 }
 
-// toEvent turns a bus message into the browser's event; nil for what the browser does not need.
-// Subjects are thumela.<domain>.<user_id>.<event>.
-func (e *Events) toEvent(ctx context.Context, sessionToken, userID string, m jetstream.Msg) *bffv1.WatchEventsResponse {
-	parts := strings.Split(m.Subject(), ".")
-	if len(parts) != 4 || parts[2] != userID {
-		// The filter makes this impossible; checking again costs nothing.
-		return nil
+func transferUpdated(seq uint64, t *transfersv1.Transfer) *bffv1.WatchEventsResponse {
+	return &bffv1.WatchEventsResponse{
+		Cursor: strconv.FormatUint(seq, 10),
+		Event: &bffv1.WatchEventsResponse_TransferUpdated{
+			TransferUpdated: &bffv1.TransferUpdated{Transfer: transferToBFF(t)},
+		},
 	}
-	ctx, span := e.deliverySpan(ctx, m)
-	defer span.End()
-	switch parts[1] + "." + parts[3] {
-	case bus.DomainTransfers + ".status":
-		var ev transfersv1.TransferStatusChanged
-		if proto.Unmarshal(m.Data(), &ev) != nil {
-			return nil
-		}
-		return &bffv1.WatchEventsResponse{Event: &bffv1.WatchEventsResponse_TransferUpdated{
-			TransferUpdated: &bffv1.TransferUpdated{Transfer: transferToBFF(ev.GetTransfer())},
-		}}
-	case bus.DomainTransfers + ".voucher":
-		var ev transfersv1.VoucherChanged
-		if proto.Unmarshal(m.Data(), &ev) != nil {
-			return nil
-		}
-		// The voucher event names the transfer; the browser wants the whole transfer.
-		g, err := e.Tokens.Grant(ctx, sessionToken)
-		if err != nil {
-			return nil
-		}
-		res, err := e.Transfers.GetTransfer(withBearer(ctx, g.AccessToken), &transfersv1.GetTransferRequest{UserId: userID, TransferId: ev.GetTransferId()})
-		if err != nil {
-			e.Logger.WarnContext(ctx, "live events: could not read the transfer of a voucher event", "err", err)
-			return nil
-		}
-		return &bffv1.WatchEventsResponse{Event: &bffv1.WatchEventsResponse_TransferUpdated{
-			TransferUpdated: &bffv1.TransferUpdated{Transfer: transferToBFF(res.GetTransfer())},
-		}}
-	case bus.DomainProfiles + ".updated":
-		var ev profilesv1.ProfileUpdated
-		if proto.Unmarshal(m.Data(), &ev) != nil {
-			return nil
-		}
-		return &bffv1.WatchEventsResponse{Event: &bffv1.WatchEventsResponse_ProfileUpdated{
-			ProfileUpdated: &bffv1.ProfileUpdated{Profile: profileToBFF(ev.GetProfile())},
-		}}
-	case bus.DomainPaymentMethods + ".changed":
-		var ev paymentmethodsv1.PaymentMethodChanged
-		if proto.Unmarshal(m.Data(), &ev) != nil {
-			return nil
-		}
-		return &bffv1.WatchEventsResponse{Event: &bffv1.WatchEventsResponse_PaymentMethodsChanged{
-			PaymentMethodsChanged: &bffv1.PaymentMethodsChanged{PaymentMethodId: ev.GetPaymentMethodId()},
-		}}
-	}
-	return nil
 }
 
-// deliverySpan continues the event's trace (carried in the message headers from the outbox)
-// into its delivery to the browser, so one trace follows a transfer to the screen.
-func (e *Events) deliverySpan(ctx context.Context, m jetstream.Msg) (context.Context, trace.Span) {
-	parent := bus.ExtractTrace(context.Background(), nats.Header(m.Headers()))
+// decodeEvent turns a bus event into the browser's; false for what the browser does not need
+// (or what does not decode).
+func decodeEvent(r live.Raw) (*liveEvent, bool) {
+	cursor := strconv.FormatUint(r.Seq, 10)
+	switch r.Domain + "." + r.Event {
+	case bus.DomainTransfers + ".status":
+		var ev transfersv1.TransferStatusChanged
+		if proto.Unmarshal(r.Data, &ev) != nil {
+			return nil, false
+		}
+		return &liveEvent{resp: transferUpdated(r.Seq, ev.GetTransfer())}, true
+	case bus.DomainTransfers + ".voucher":
+		var ev transfersv1.VoucherChanged
+		if proto.Unmarshal(r.Data, &ev) != nil {
+			return nil, false
+		}
+		if ev.GetTransfer() == nil {
+			return &liveEvent{voucherTransferID: ev.GetTransferId()}, ev.GetTransferId() != ""
+		}
+		return &liveEvent{resp: transferUpdated(r.Seq, ev.GetTransfer())}, true
+	case bus.DomainProfiles + ".updated":
+		var ev profilesv1.ProfileUpdated
+		if proto.Unmarshal(r.Data, &ev) != nil {
+			return nil, false
+		}
+		return &liveEvent{resp: &bffv1.WatchEventsResponse{Cursor: cursor, Event: &bffv1.WatchEventsResponse_ProfileUpdated{
+			ProfileUpdated: &bffv1.ProfileUpdated{Profile: profileToBFF(ev.GetProfile())},
+		}}}, true
+	case bus.DomainPaymentMethods + ".changed":
+		var ev paymentmethodsv1.PaymentMethodChanged
+		if proto.Unmarshal(r.Data, &ev) != nil {
+			return nil, false
+		}
+		return &liveEvent{resp: &bffv1.WatchEventsResponse{Cursor: cursor, Event: &bffv1.WatchEventsResponse_PaymentMethodsChanged{
+			PaymentMethodsChanged: &bffv1.PaymentMethodsChanged{PaymentMethodId: ev.GetPaymentMethodId()},
+		}}}, true
+	}
+	return nil, false
+}
+
+// deliverySpan continues the event's trace (carried in the message headers from the outbox,
+// extracted once by the hub) into its delivery to one tab, so one trace follows a transfer to
+// the screen; the span links to the tab's stream.
+func deliverySpan(ctx context.Context, parent context.Context) (context.Context, trace.Span) {
+	if parent == nil {
+		parent = context.Background()
+	}
 	link := trace.LinkFromContext(ctx)
 	return otel.Tracer("thumela/bff").Start(parent, "bff.stream.deliver",
 		trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(link))

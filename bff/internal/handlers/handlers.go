@@ -7,7 +7,6 @@ package handlers
 import (
 	"context"
 	"log/slog"
-	"sync/atomic"
 
 	"connectrpc.com/connect"
 	"github.com/nats-io/nats.go/jetstream"
@@ -35,10 +34,10 @@ type Deps struct {
 	Tokens         *session.Tokens
 	Cookies        session.Cookies
 	ClientAddr     httpx.ClientAddress
-	// JS reads the user's events for the live streams.
+	// JS publishes the analytics events.
 	JS jetstream.JetStream
-	// Subscribers counts the live streams open now (a metric for on-call).
-	Subscribers atomic.Int64
+	// Live fans the users' events out to their live streams (nil: live events unavailable).
+	Live *LiveHub
 }
 
 // callInfo is the Connect call's HTTP view (headers in and out, peer).

@@ -30,4 +30,7 @@ type Config struct {
 
 	LogLevel        string        `env:"LOG_LEVEL,noprefix" default:"info"`
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"15s"`
+	// MetricsAddr, when set (":9464" in Kubernetes), serves the Prometheus metrics at /metrics
+	// on a listener of its own, never on the public HTTPAddr; empty (the default) serves none.
+	MetricsAddr string `env:"METRICS_ADDR"`
 }

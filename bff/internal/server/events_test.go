@@ -2,28 +2,55 @@ package server_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
 	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"
+
+	"github.com/thumela/thumela/bff/internal/handlers"
+	"github.com/thumela/thumela/bff/internal/live"
+	"github.com/thumela/thumela/bff/internal/server"
+	"github.com/thumela/thumela/bff/internal/session"
+	"github.com/thumela/thumela/bff/internal/upstream"
 )
 
-func jetStream(t *testing.T) jetstream.JetStream {
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// jetStreamOn connects to the NATS at url (reconnecting as the BFF does) and ensures the streams.
+func jetStreamOn(t *testing.T, url string) jetstream.JetStream {
 	t.Helper()
-	url := natstest.Run(t)
-	nc, js, err := bus.Connect(context.Background(), url, "bff-test", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	nc, js, err := bus.Connect(context.Background(), url, "bff-test", quietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,28 +61,191 @@ func jetStream(t *testing.T) jetstream.JetStream {
 	return js
 }
 
-func publish(t *testing.T, js jetstream.JetStream, subject string, m proto.Message) {
+func jetStream(t *testing.T) jetstream.JetStream {
+	t.Helper()
+	return jetStreamOn(t, natstest.Run(t))
+}
+
+// publish publishes m and returns its stream sequence (the cursor a tab gets with it).
+func publish(t *testing.T, js jetstream.JetStream, subject string, m proto.Message) uint64 {
 	t.Helper()
 	b, err := proto.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := js.Publish(context.Background(), subject, b); err != nil {
+	ack, err := js.Publish(context.Background(), subject, b)
+	if err != nil {
 		t.Fatal(err)
 	}
+	return ack.Sequence
 }
 
-func signedIn(t *testing.T, hc *http.Client, base string) bffv1connect.EventsServiceClient {
+// publishStatus publishes transfer id's status event for userID.
+func publishStatus(t *testing.T, js jetstream.JetStream, userID, id string) uint64 {
 	t.Helper()
-	auth := bffv1connect.NewAuthServiceClient(hc, base)
-	if _, err := auth.SignIn(context.Background(), &bffv1.SignInRequest{Email: "thandi@example.co.za", Password: "right-password"}); err != nil {
+	return publish(t, js, "thumela.transfers."+userID+".status", &transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{
+		Id: id, UserId: userID, Status: transfersv1.TransferStatus_TRANSFER_STATUS_PROCESSING,
+	}})
+}
+
+// usersIdentity is a hand-written identity with several users (by e-mail), sessions in memory.
+type usersIdentity struct {
+	identityv1.UnimplementedIdentityServiceServer
+	mu       sync.Mutex
+	sessions map[string]string // token → user id
+	n        int
+}
+
+func (f *usersIdentity) SignIn(_ context.Context, req *identityv1.SignInRequest) (*identityv1.SignInResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	user, _, ok := strings.Cut(req.GetEmail(), "@")
+	if !ok || req.GetPassword() != "right-password" {
+		return nil, status.Error(codes.Unauthenticated, "Invalid email or password.")
+	}
+	f.n++
+	tok := fmt.Sprintf("session-%d", f.n)
+	f.sessions[tok] = user
+	return &identityv1.SignInResponse{
+		User:    &identityv1.User{Id: user, Email: req.GetEmail()},
+		Session: &identityv1.Session{Token: tok, ExpiresAt: timestamppb.New(time.Now().Add(time.Hour))},
+	}, nil
+}
+
+func (f *usersIdentity) Refresh(_ context.Context, req *identityv1.RefreshRequest) (*identityv1.RefreshResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	user, ok := f.sessions[req.GetSessionToken()]
+	if !ok {
+		return nil, status.Error(codes.Unauthenticated, "session expired")
+	}
+	return &identityv1.RefreshResponse{
+		User:                 &identityv1.User{Id: user, Email: user + "@example.co.za"},
+		AccessToken:          "access-for-" + req.GetSessionToken(),
+		AccessTokenExpiresAt: timestamppb.New(time.Now().Add(10 * time.Minute)),
+	}, nil
+}
+
+// countingTransfers answers GetTransfer (the read-back of voucher events that lack their
+// transfer) and counts the calls.
+type countingTransfers struct {
+	transfersv1.UnimplementedTransfersServiceServer
+	calls atomic.Int64
+}
+
+func (f *countingTransfers) GetTransfer(_ context.Context, req *transfersv1.GetTransferRequest) (*transfersv1.GetTransferResponse, error) {
+	f.calls.Add(1)
+	return &transfersv1.GetTransferResponse{Transfer: &transfersv1.Transfer{
+		Id: req.GetTransferId(), UserId: req.GetUserId(), Status: transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED,
+	}}, nil
+}
+
+// liveBFF is a BFF with its live hub running on js.
+type liveBFF struct {
+	srv       *httptest.Server
+	hub       *handlers.LiveHub
+	transfers *countingTransfers
+}
+
+func newLiveBFF(t *testing.T, js jetstream.JetStream, limits live.Limits) *liveBFF {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
 		t.Fatal(err)
 	}
-	return bffv1connect.NewEventsServiceClient(hc, base)
+	identity := &usersIdentity{sessions: map[string]string{}}
+	transfers := &countingTransfers{}
+	gs := grpc.NewServer()
+	identityv1.RegisterIdentityServiceServer(gs, identity)
+	profilesv1.RegisterProfilesServiceServer(gs, fakeProfiles{})
+	transfersv1.RegisterTransfersServiceServer(gs, transfers)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+
+	logger := quietLogger()
+	idClient := identityv1.NewIdentityServiceClient(conn)
+	hub := handlers.NewLiveHub(js, logger, limits)
+	deps := &handlers.Deps{
+		Logger:    logger,
+		Identity:  idClient,
+		Profiles:  profilesv1.NewProfilesServiceClient(conn),
+		Transfers: transfersv1.NewTransfersServiceClient(conn),
+		Tokens:    session.NewTokens(upstream.SessionRefresher{Identity: idClient}),
+		Cookies:   session.Cookies{Secure: true},
+		JS:        js,
+		Live:      hub,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = hub.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-hub.Running():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the live hub did not start")
+	}
+
+	web := t.TempDir()
+	if err := os.WriteFile(filepath.Join(web, "index.html"), []byte("<html></html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := server.New(server.Options{
+		Deps:   deps,
+		System: &handlers.System{Deps: deps, Health: map[string]healthpb.HealthClient{}},
+		WebDir: web,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return &liveBFF{srv: srv, hub: hub, transfers: transfers}
+}
+
+// signIn signs userID in on a client of its own (a browser, whose tabs share the cookie).
+func (b *liveBFF) signIn(t *testing.T, userID string) bffv1connect.EventsServiceClient {
+	t.Helper()
+	// A client of its own: srv.Client() is one shared client, whose cookie jar client() sets.
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Transport: b.srv.Client().Transport, Jar: jar}
+	auth := bffv1connect.NewAuthServiceClient(hc, b.srv.URL)
+	if _, err := auth.SignIn(context.Background(), &bffv1.SignInRequest{Email: userID + "@example.co.za", Password: "right-password"}); err != nil {
+		t.Fatal(err)
+	}
+	return bffv1connect.NewEventsServiceClient(hc, b.srv.URL)
+}
+
+// signedIn signs in the single user (u1) of the older tests.
+func signedIn(t *testing.T, b *liveBFF) bffv1connect.EventsServiceClient {
+	t.Helper()
+	return b.signIn(t, "u1")
+}
+
+type stream = connect.ServerStreamForClient[bffv1.WatchEventsResponse]
+
+// watch opens a tab (resuming after cursor unless it is empty) and reads its first message,
+// the heartbeat that says it is live; it returns the stream and that heartbeat's cursor.
+func watch(t *testing.T, ctx context.Context, events bffv1connect.EventsServiceClient, cursor string) (*stream, string) {
+	t.Helper()
+	s, err := events.WatchEvents(ctx, &bffv1.WatchEventsRequest{ResumeAfter: cursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Receive() || s.Msg().GetHeartbeat() == nil {
+		t.Fatalf("first message is not a heartbeat: %v %v", s.Msg(), s.Err())
+	}
+	return s, s.Msg().GetCursor()
 }
 
 // next reads the stream's next non-heartbeat event.
-func next(t *testing.T, s *connect.ServerStreamForClient[bffv1.WatchEventsResponse]) *bffv1.WatchEventsResponse {
+func next(t *testing.T, s *stream) *bffv1.WatchEventsResponse {
 	t.Helper()
 	for s.Receive() {
 		if s.Msg().GetHeartbeat() == nil {
@@ -66,26 +256,75 @@ func next(t *testing.T, s *connect.ServerStreamForClient[bffv1.WatchEventsRespon
 	return nil
 }
 
-func TestLiveEventsCarryOnlyTheUsersOwnEventsAndResume(t *testing.T) {
-	t.Parallel()
-	js := jetStream(t)
-	srv, _, _ := newBFFWithBus(t, js)
-	_, hc := client(t, srv)
-	events := signedIn(t, hc, srv.URL)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	stream, err := events.WatchEvents(ctx, &bffv1.WatchEventsRequest{})
+// transferIDs reads n events and returns their transfer ids, checking that cursors rise.
+func transferIDs(t *testing.T, s *stream, n int) []string {
+	t.Helper()
+	ids, err := readTransferIDs(s, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first message is a heartbeat with the starting cursor.
-	if !stream.Receive() || stream.Msg().GetHeartbeat() == nil {
-		t.Fatalf("first message is not a heartbeat: %v %v", stream.Msg(), stream.Err())
-	}
+	return ids
+}
 
-	// Another user's event first: it must never arrive. Then the user's own (u1, the fake
-	// identity's user).
+// readTransferIDs is transferIDs for other goroutines than the test's.
+func readTransferIDs(s *stream, n int) ([]string, error) {
+	var ids []string
+	var last uint64
+	for len(ids) < n {
+		if !s.Receive() {
+			return ids, fmt.Errorf("stream ended after %v: %v", ids, s.Err())
+		}
+		ev := s.Msg()
+		if ev.GetHeartbeat() != nil {
+			continue
+		}
+		c, err := strconv.ParseUint(ev.GetCursor(), 10, 64)
+		if err != nil || c <= last {
+			return ids, fmt.Errorf("cursor %q after %d", ev.GetCursor(), last)
+		}
+		last = c
+		ids = append(ids, ev.GetTransferUpdated().GetTransfer().GetId())
+	}
+	return ids, nil
+}
+
+func numbered(prefix string, from, to int) []string {
+	var out []string
+	for i := from; i <= to; i++ {
+		out = append(out, fmt.Sprintf("%s-%d", prefix, i))
+	}
+	return out
+}
+
+func sameIDs(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("%s got\n  %v\nwant\n  %v", what, got, want)
+	}
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLiveEventsCarryOnlyTheUsersOwnEventsAndResume(t *testing.T) {
+	t.Parallel()
+	js := jetStream(t)
+	bff := newLiveBFF(t, js, live.Limits{})
+	events := signedIn(t, bff)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stream, _ := watch(t, ctx, events, "")
+
+	// Another user's event first: it must never arrive. Then the user's own.
 	publish(t, js, "thumela.transfers.u2.status", &transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{Id: "not-yours", UserId: "u2"}})
 	publish(t, js, "thumela.transfers.u1.status", &transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{
 		Id: "t1", UserId: "u1", Status: transfersv1.TransferStatus_TRANSFER_STATUS_PROCESSING, AmountCents: 15000,
@@ -101,7 +340,7 @@ func TestLiveEventsCarryOnlyTheUsersOwnEventsAndResume(t *testing.T) {
 	cancel()
 
 	// While the tab is away, two more events happen; reconnecting with the cursor gets both,
-	// in order.
+	// in order (from the hub's memory).
 	publish(t, js, "thumela.transfers.u1.status", &transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{
 		Id: "t1", UserId: "u1", Status: transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED,
 	}})
@@ -109,10 +348,7 @@ func TestLiveEventsCarryOnlyTheUsersOwnEventsAndResume(t *testing.T) {
 
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel2()
-	resumed, err := events.WatchEvents(ctx2, &bffv1.WatchEventsRequest{ResumeAfter: cursor})
-	if err != nil {
-		t.Fatal(err)
-	}
+	resumed, _ := watch(t, ctx2, events, cursor)
 	first := next(t, resumed)
 	if first.GetTransferUpdated().GetTransfer().GetStatus() != bffv1.TransferStatus_TRANSFER_STATUS_COMPLETED {
 		t.Fatalf("resumed first = %v", first)
@@ -126,9 +362,9 @@ func TestLiveEventsCarryOnlyTheUsersOwnEventsAndResume(t *testing.T) {
 func TestLiveEventsNeedASession(t *testing.T) {
 	t.Parallel()
 	js := jetStream(t)
-	srv, _, _ := newBFFWithBus(t, js)
-	_, hc := client(t, srv)
-	events := bffv1connect.NewEventsServiceClient(hc, srv.URL)
+	bff := newLiveBFF(t, js, live.Limits{})
+	_, hc := client(t, bff.srv)
+	events := bffv1connect.NewEventsServiceClient(hc, bff.srv.URL)
 	stream, err := events.WatchEvents(context.Background(), &bffv1.WatchEventsRequest{})
 	if err == nil {
 		for stream.Receive() {
@@ -139,3 +375,239 @@ func TestLiveEventsNeedASession(t *testing.T) {
 		t.Fatalf("err = %v, want Unauthenticated", err)
 	}
 }
+
+func TestLiveEventsGoToEveryTabOfTheirUserOnly(t *testing.T) {
+	t.Parallel()
+	js := jetStream(t)
+	bff := newLiveBFF(t, js, live.Limits{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const tabs, perUser = 4, 25
+	users := []string{"u1", "u2"}
+	streams := map[string][]*stream{}
+	for _, u := range users {
+		events := bff.signIn(t, u)
+		for range tabs {
+			s, _ := watch(t, ctx, events, "")
+			streams[u] = append(streams[u], s)
+		}
+	}
+	if n := bff.hub.Subscribers(); n != len(users)*tabs {
+		t.Fatalf("hub has %d subscribers, want %d", n, len(users)*tabs)
+	}
+
+	// Interleaved: u1-1, u2-1, u1-2, u2-2, … plus a domain the tabs do not get.
+	for i := 1; i <= perUser; i++ {
+		for _, u := range users {
+			publishStatus(t, js, u, fmt.Sprintf("%s-%d", u, i))
+		}
+		publish(t, js, "thumela.identity.u1.signed_in", &transfersv1.TransferStatusChanged{})
+	}
+	var wg sync.WaitGroup
+	for _, u := range users {
+		for i, s := range streams[u] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got, err := readTransferIDs(s, perUser)
+				if want := numbered(u, 1, perUser); err != nil || strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("%s's tab %d got %v (%v), want %v", u, i, got, err, want)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+
+	cancel()
+	eventually(t, "the closed tabs leave the hub", func() bool { return bff.hub.Subscribers() == 0 })
+}
+
+func TestLiveEventsResumeBeyondTheRingWithoutGapOrDuplicate(t *testing.T) {
+	t.Parallel()
+	js := jetStream(t)
+	// The ring holds the last 2 messages: a tab away for more than that is caught up from
+	// JetStream.
+	bff := newLiveBFF(t, js, live.Limits{RingSize: 2})
+	events := bff.signIn(t, "u1")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	// An observer tab stays open throughout: once it has an event, the hub has routed it.
+	observer, _ := watch(t, ctx, events, "")
+	tabCtx, closeTab := context.WithCancel(ctx)
+	tab, _ := watch(t, tabCtx, events, "")
+	publishStatus(t, js, "u1", "t-1")
+	sameIDs(t, "observer", transferIDs(t, observer, 1), []string{"t-1"})
+	first := next(t, tab)
+	closeTab()
+
+	// While the tab is away: 10 of u1's events among 10 of u2's, far more than the ring holds.
+	for i := 2; i <= 11; i++ {
+		publishStatus(t, js, "u2", fmt.Sprintf("other-%d", i))
+		publishStatus(t, js, "u1", fmt.Sprintf("t-%d", i))
+	}
+	sameIDs(t, "observer", transferIDs(t, observer, 10), numbered("t", 2, 11))
+
+	// The tab comes back while u1's events keep coming: the catch-up from JetStream hands over
+	// to live delivery with nothing lost and nothing twice.
+	const last = 60
+	published := make(chan struct{})
+	go func() {
+		defer close(published)
+		for i := 12; i <= last; i++ {
+			publishStatus(t, js, "u1", fmt.Sprintf("t-%d", i))
+			publishStatus(t, js, "u2", fmt.Sprintf("other-%d", i))
+		}
+	}()
+	resumed, _ := watch(t, ctx, events, first.GetCursor())
+	sameIDs(t, "resumed tab", transferIDs(t, resumed, last-1), numbered("t", 2, last))
+	<-published
+	sameIDs(t, "observer", transferIDs(t, observer, last-11), numbered("t", 12, last))
+
+	// And a resume within the ring still works after that.
+	publishStatus(t, js, "u1", "t-61")
+	publishStatus(t, js, "u1", "t-62")
+	sameIDs(t, "observer", transferIDs(t, observer, 2), []string{"t-61", "t-62"})
+	resumedAgain, _ := watch(t, ctx, events, strconv.FormatUint(lastCursor(t, resumed), 10))
+	sameIDs(t, "tab resumed within the ring", transferIDs(t, resumedAgain, 2), []string{"t-61", "t-62"})
+}
+
+// lastCursor is the cursor of the event read last on s.
+func lastCursor(t *testing.T, s *stream) uint64 {
+	t.Helper()
+	c, err := strconv.ParseUint(s.Msg().GetCursor(), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestLiveEventsEndASlowTabAndKeepServingTheOthers(t *testing.T) {
+	t.Parallel()
+	js := jetStream(t)
+	bff := newLiveBFF(t, js, live.Limits{QueueSize: 2})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	u1, u2 := bff.signIn(t, "u1"), bff.signIn(t, "u2")
+	slow, _ := watch(t, ctx, u1, "")
+	fast, _ := watch(t, ctx, u1, "")
+	other, _ := watch(t, ctx, u2, "")
+
+	// The slow tab reads nothing: once HTTP/2's window (4 MiB per stream) is full its sends
+	// block, its queue of 2 overflows, and the hub ends it. The events are big and random, so
+	// that gzip on the stream does not shrink them under the window. The other tabs read each
+	// event before the next is published, so they never fall behind.
+	const n = 48
+	for i := 1; i <= n; i++ {
+		big := make([]byte, 192<<10)
+		_, _ = rand.Read(big)
+		publish(t, js, "thumela.profiles.u1.updated", &profilesv1.ProfileUpdated{Profile: &profilesv1.Profile{
+			UserId: "u1", FirstName: fmt.Sprint(i), LastName: base64.StdEncoding.EncodeToString(big),
+		}})
+		publishStatus(t, js, "u2", fmt.Sprintf("t-%d", i))
+		if got := next(t, fast).GetProfileUpdated().GetProfile().GetFirstName(); got != fmt.Sprint(i) {
+			t.Fatalf("fast tab's event %d is profile %q", i, got)
+		}
+		sameIDs(t, "the other user's tab", transferIDs(t, other, 1), []string{fmt.Sprintf("t-%d", i)})
+	}
+
+	// The slow tab gets what was sent before it fell behind, then Unavailable.
+	var cursor string
+	received := 0
+	for slow.Receive() {
+		if slow.Msg().GetHeartbeat() == nil {
+			received++
+			if got := slow.Msg().GetProfileUpdated().GetProfile().GetFirstName(); got != fmt.Sprint(received) {
+				t.Fatalf("slow tab's event %d is profile %q", received, got)
+			}
+		}
+		cursor = slow.Msg().GetCursor()
+	}
+	if connect.CodeOf(slow.Err()) != connect.CodeUnavailable {
+		t.Fatalf("slow tab ended with %v after %d events, want Unavailable", slow.Err(), received)
+	}
+	if received >= n {
+		t.Fatalf("slow tab got all %d events: it was never slow", received)
+	}
+	if got := bff.hub.Subscribers(); got != 2 {
+		t.Fatalf("hub has %d subscribers, want the 2 tabs still open", got)
+	}
+
+	// It reconnects with its cursor and gets the rest, as the web client does.
+	resumed, _ := watch(t, ctx, u1, cursor)
+	for i := received + 1; i <= n; i++ {
+		if got := next(t, resumed).GetProfileUpdated().GetProfile().GetFirstName(); got != fmt.Sprint(i) {
+			t.Fatalf("resumed slow tab's event %d is profile %q", i, got)
+		}
+	}
+}
+
+func TestLiveEventsSurviveANATSRestart(t *testing.T) {
+	t.Parallel()
+	nats := natstest.Start(t)
+	js := jetStreamOn(t, nats.URL())
+	bff := newLiveBFF(t, js, live.Limits{})
+	events := bff.signIn(t, "u1")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tab, _ := watch(t, ctx, events, "")
+	publishStatus(t, js, "u1", "before")
+	sameIDs(t, "before the restart", transferIDs(t, tab, 1), []string{"before"})
+
+	nats.Restart()
+	// Publish once the test's own connection is back.
+	for {
+		b, _ := proto.Marshal(&transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{Id: "after", UserId: "u1"}})
+		pctx, pcancel := context.WithTimeout(ctx, time.Second)
+		_, err := js.Publish(pctx, "thumela.transfers.u1.status", b)
+		pcancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("could not publish after the restart: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The open tab carries on, and a new one opens.
+	sameIDs(t, "after the restart", transferIDs(t, tab, 1), []string{"after"})
+	fresh, _ := watch(t, ctx, events, "")
+	publishStatus(t, js, "u1", "later")
+	sameIDs(t, "open tab", transferIDs(t, tab, 1), []string{"later"})
+	sameIDs(t, "new tab", transferIDs(t, fresh, 1), []string{"later"})
+}
+
+func TestLiveVoucherEventsCarryTheirTransfer(t *testing.T) {
+	t.Parallel()
+	js := jetStream(t)
+	bff := newLiveBFF(t, js, live.Limits{})
+	events := bff.signIn(t, "u1")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tabs := make([]*stream, 3)
+	for i := range tabs {
+		tabs[i], _ = watch(t, ctx, events, "")
+	}
+
+	// The event carries the transfer: no read-back, whatever the number of tabs.
+	publish(t, js, "thumela.transfers.u1.voucher", &transfersv1.VoucherChanged{TransferId: "t1", Transfer: &transfersv1.Transfer{
+		Id: "t1", UserId: "u1", Status: transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED,
+		Voucher: &transfersv1.Voucher{Number: "1234567890"},
+	}})
+	// An event written before VoucherChanged carried the transfer: each tab reads it back.
+	publish(t, js, "thumela.transfers.u1.voucher", &transfersv1.VoucherChanged{TransferId: "t0"})
+	for i, tab := range tabs {
+		ev := next(t, tab)
+		if tr := ev.GetTransferUpdated().GetTransfer(); tr.GetId() != "t1" || tr.GetVoucher().GetNumber() != "1234567890" {
+			t.Fatalf("tab %d: voucher event = %v", i, ev)
+		}
+		if id := next(t, tab).GetTransferUpdated().GetTransfer().GetId(); id != "t0" {
+			t.Fatalf("tab %d: old voucher event's transfer = %q", i, id)
+		}
+	}
+	if got := bff.transfers.calls.Load(); got != int64(len(tabs)) {
+		t.Fatalf("GetTransfer called %d times, want %d (the old event, once per tab)", got, len(tabs))
+	}
+}
+

@@ -136,11 +136,21 @@ func checkDeployment(t *testing.T, f *fixture, r *Rendered, b string, d *appsv1.
 		t.Errorf("replicas is set (%d): the HorizontalPodAutoscaler owns the count, and an apply would reset it", *d.Spec.Replicas)
 	}
 
-	// Ports: the image's EXPOSE, behind the Service, under the probes.
-	if len(c.Ports) != 1 {
-		t.Fatalf("want one container port, got %v", c.Ports)
+	// Ports: the image's EXPOSE first, behind the Service, under the probes; then, for a
+	// binary that serves metrics, the metrics port.
+	cfg := f.configs[b]
+	_, servesMetrics := cfg.Var(cfg.Prefix + "_METRICS_ADDR")
+	wantPorts := 1
+	if servesMetrics {
+		wantPorts = 2
+	}
+	if len(c.Ports) != wantPorts {
+		t.Fatalf("want %d container ports (serving port, then metrics when the binary reads %s_METRICS_ADDR), got %v", wantPorts, cfg.Prefix, c.Ports)
 	}
 	port := c.Ports[0]
+	if servesMetrics {
+		checkMetricsPort(t, r, d, c, cfg.Prefix+"_METRICS_ADDR")
+	}
 	if p := exposedPort(f.images[b]); p != port.ContainerPort {
 		t.Errorf("containerPort %d, but the image exposes %d", port.ContainerPort, p)
 	}
@@ -155,8 +165,10 @@ func checkDeployment(t *testing.T, f *fixture, r *Rendered, b string, d *appsv1.
 			t.Errorf("Service %s: want one port", b)
 		}
 		for _, sp := range svc.Spec.Ports {
-			if _, ok := resolvePort(c.Ports, sp.TargetPort, sp.Port); !ok {
+			if cp, ok := resolvePort(c.Ports, sp.TargetPort, sp.Port); !ok {
 				t.Errorf("Service %s port %d: targetPort %s is not a container port", b, sp.Port, sp.TargetPort.String())
+			} else if cp.ContainerPort != port.ContainerPort {
+				t.Errorf("Service %s port %d targets container port %d, not the serving port %d", b, sp.Port, cp.ContainerPort, port.ContainerPort)
 			}
 		}
 	}
@@ -244,7 +256,6 @@ func checkDeployment(t *testing.T, f *fixture, r *Rendered, b string, d *appsv1.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := f.configs[b]
 	shutdown := 30 * time.Second
 	if v, ok := cfg.Var(cfg.Prefix + "_SHUTDOWN_TIMEOUT"); ok {
 		s := value(env, v.Name)
@@ -265,6 +276,41 @@ func checkDeployment(t *testing.T, f *fixture, r *Rendered, b string, d *appsv1.
 	}
 	if need := sleep + shutdown + 5*time.Second; grace < need {
 		t.Errorf("terminationGracePeriodSeconds %s < preStop %s + shutdown timeout %s + 5s", grace, sleep, shutdown)
+	}
+}
+
+// checkMetricsPort: the second container port is "metrics", where the binary's metrics
+// address (name) listens on every interface, and the pod's prometheus.io annotations point
+// Prometheus at it.
+func checkMetricsPort(t *testing.T, r *Rendered, d *appsv1.Deployment, c corev1.Container, name string) {
+	t.Helper()
+	mp := c.Ports[1]
+	if mp.Name != "metrics" || (mp.Protocol != "" && mp.Protocol != corev1.ProtocolTCP) {
+		t.Errorf("second container port %v: want a TCP port named metrics", mp)
+	}
+	env, err := effectiveEnv(r, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := value(env, name)
+	host, p, err := net.SplitHostPort(addr)
+	switch {
+	case err != nil:
+		t.Errorf("%s=%q: %v (metrics are off unless it is set)", name, addr, err)
+	case host != "" && host != "0.0.0.0" && host != "::":
+		t.Errorf("%s=%q listens on %s only: Prometheus cannot reach it", name, addr, host)
+	case p != strconv.Itoa(int(mp.ContainerPort)):
+		t.Errorf("%s=%q, but the metrics container port is %d", name, addr, mp.ContainerPort)
+	}
+	want := map[string]string{
+		"prometheus.io/scrape": "true",
+		"prometheus.io/port":   strconv.Itoa(int(mp.ContainerPort)),
+		"prometheus.io/path":   "/metrics",
+	}
+	for k, v := range want {
+		if got := d.Spec.Template.Annotations[k]; got != v {
+			t.Errorf("pod annotation %s=%q, want %q", k, got, v)
+		}
 	}
 }
 

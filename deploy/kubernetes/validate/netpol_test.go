@@ -14,7 +14,8 @@ import (
 // caller's egress and the callee's ingress); ingress is denied by default; each process reaches
 // PostgreSQL only if it reads DATABASE_URL, and NATS and DNS; nothing else is reachable from
 // the processes but the observability collector; the BFF is reachable from the ingress
-// controller only; PostgreSQL and NATS accept exactly their clients.
+// controller only; the metrics ports are scraped from the monitoring namespace only; PostgreSQL
+// and NATS accept exactly their clients.
 func TestNetworkPolicies(t *testing.T) {
 	forOverlays(t, func(t *testing.T, f *fixture, r *Rendered) {
 		ns := namespaceOf(r)
@@ -136,6 +137,40 @@ func TestNetworkPolicies(t *testing.T) {
 			for _, b := range binaries {
 				if b != "bff" && allow(ingress, pods[b], 9090, corev1.ProtocolTCP) {
 					t.Errorf("the ingress controller reaches %s directly", b)
+				}
+			}
+		}
+
+		// Metrics: Prometheus in the monitoring namespace scrapes each process's metrics port,
+		// and reaches nothing else of it; nobody else reaches the metrics port.
+		monitoring := Pod{Name: "prometheus-0", Namespace: "monitoring", NSLabels: map[string]string{"kubernetes.io/metadata.name": "monitoring"},
+			Labels: map[string]string{"app.kubernetes.io/name": "prometheus"}}
+		for _, b := range binaries {
+			p, ok := pods[b]
+			if !ok {
+				continue
+			}
+			mp, ok := containerPort(p.Ports, "metrics", 0)
+			if !ok {
+				if _, reads := f.configs[b].Var(f.configs[b].Prefix + "_METRICS_ADDR"); reads {
+					t.Errorf("%s serves metrics but has no container port named metrics", b)
+				}
+				continue
+			}
+			if !allow(monitoring, p, mp.ContainerPort, corev1.ProtocolTCP) {
+				t.Errorf("the monitoring namespace cannot scrape %s on %d", b, mp.ContainerPort)
+			}
+			for _, cp := range p.Ports {
+				if cp.Name != "metrics" && allow(monitoring, p, cp.ContainerPort, corev1.ProtocolTCP) {
+					t.Errorf("the monitoring namespace reaches %s on its serving port %d", b, cp.ContainerPort)
+				}
+			}
+			if allow(outside, p, mp.ContainerPort, corev1.ProtocolTCP) {
+				t.Errorf("a pod of another namespace reaches %s's metrics", b)
+			}
+			for _, other := range binaries {
+				if q, ok := pods[other]; ok && other != b && allow(q, p, mp.ContainerPort, corev1.ProtocolTCP) {
+					t.Errorf("%s reaches %s's metrics port", other, b)
 				}
 			}
 		}

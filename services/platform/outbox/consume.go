@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/thumela/thumela/services/platform/bus"
@@ -23,6 +24,8 @@ type Handler func(ctx context.Context, msg jetstream.Msg) error
 type consumeConfig struct {
 	logger          *slog.Logger
 	nakBase, nakMax time.Duration
+	meterProvider   metric.MeterProvider
+	metrics         *consumerMetrics
 }
 
 // ConsumeOption tunes Consume.
@@ -40,15 +43,33 @@ func WithRedeliveryDelay(base, max time.Duration) ConsumeOption {
 	return func(c *consumeConfig) { c.nakBase, c.nakMax = base, max }
 }
 
+// WithConsumeMeterProvider sets where the consumer's metrics go (default: the global
+// MeterProvider, which telemetry.Setup installs): thumela.consumer.handled and
+// thumela.consumer.duration, with the consumer and outcome attributes.
+func WithConsumeMeterProvider(mp metric.MeterProvider) ConsumeOption {
+	return func(c *consumeConfig) { c.meterProvider = mp }
+}
+
 // Consume creates or updates the durable or ephemeral consumer cfg on stream and calls h for
 // each message, in a context carrying the publisher's trace context and ctx's values. It acks
 // on success, naks with a growing delay on error, and terminates on a Permanent error; a
 // panicking handler counts as an error. Consumption stops when ctx is cancelled; call
 // Drain() on the returned ConsumeContext to finish in-flight messages first.
+//
+// Every message is counted in the consumer metrics under its outcome (OutcomeAck, OutcomeRetry,
+// OutcomeTerminated) and the consumer attribute: cfg.Durable, else cfg.Name, else
+// "ephemeral" (a server-chosen name would be a new metric series on every start).
 func Consume(ctx context.Context, js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, h Handler, opts ...ConsumeOption) (jetstream.ConsumeContext, error) {
 	cc := consumeConfig{logger: slog.Default(), nakBase: time.Second, nakMax: time.Minute}
 	for _, opt := range opts {
 		opt(&cc)
+	}
+	if cc.meterProvider == nil {
+		cc.meterProvider = otel.GetMeterProvider()
+	}
+	var err error
+	if cc.metrics, err = newConsumerMetrics(cc.meterProvider, consumerLabel(cfg)); err != nil {
+		return nil, err
 	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, stream, cfg)
 	if err != nil {
@@ -65,6 +86,18 @@ func Consume(ctx context.Context, js jetstream.JetStream, stream string, cfg jet
 	return consumeCtx, nil
 }
 
+// consumerLabel is the consumer attribute of the metrics.
+func consumerLabel(cfg jetstream.ConsumerConfig) string {
+	switch {
+	case cfg.Durable != "":
+		return cfg.Durable
+	case cfg.Name != "":
+		return cfg.Name
+	default:
+		return "ephemeral"
+	}
+}
+
 func handle(ctx context.Context, tracer trace.Tracer, cc *consumeConfig, h Handler, msg jetstream.Msg) {
 	mctx, span := tracer.Start(bus.ExtractTrace(ctx, msg.Headers()), "outbox.consume",
 		trace.WithSpanKind(trace.SpanKindConsumer),
@@ -76,8 +109,11 @@ func handle(ctx context.Context, tracer trace.Tracer, cc *consumeConfig, h Handl
 		))
 	defer span.End()
 
+	start := time.Now()
 	err := safeCall(mctx, h, msg)
+	took := time.Since(start)
 	if err == nil {
+		cc.metrics.record(mctx, OutcomeAck, took)
 		if ackErr := msg.Ack(); ackErr != nil {
 			cc.logger.WarnContext(mctx, "ack failed; the message will be redelivered", "subject", msg.Subject(), "error", ackErr)
 		}
@@ -86,6 +122,7 @@ func handle(ctx context.Context, tracer trace.Tracer, cc *consumeConfig, h Handl
 	span.RecordError(err)
 	span.SetStatus(codes.Error, "handler failed")
 	if IsPermanent(err) {
+		cc.metrics.record(mctx, OutcomeTerminated, took)
 		cc.logger.ErrorContext(mctx, "message rejected permanently", "subject", msg.Subject(), "error", err)
 		_ = msg.TermWithReason(err.Error())
 		return
@@ -95,6 +132,7 @@ func handle(ctx context.Context, tracer trace.Tracer, cc *consumeConfig, h Handl
 		delay = cc.nakBase << min(md.NumDelivered-1, 20)
 	}
 	delay = min(delay, cc.nakMax)
+	cc.metrics.record(mctx, OutcomeRetry, took)
 	cc.logger.WarnContext(mctx, "message failed; redelivering", "subject", msg.Subject(), "delay", delay, "error", err)
 	_ = msg.NakWithDelay(delay)
 }

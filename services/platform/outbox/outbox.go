@@ -5,7 +5,10 @@
 // delays events and never blocks or fails the business transaction.
 //
 // A service applies Migrations to its own schema, calls Write inside its repository
-// transactions, runs one Relay per process, and consumes with Consume.
+// transactions (postgres.InTx, so the relay is woken in memory after commit rather than by
+// pg_notify), runs one Relay per process, and consumes with Consume. The relay and the
+// consumers export OpenTelemetry metrics (thumela.outbox.*, thumela.consumer.*; see
+// WithMeterProvider).
 package outbox
 
 import (
@@ -45,9 +48,9 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// Channel is the LISTEN/NOTIFY channel of the outbox in schema. Write notifies it through
-// current_schema(), so it matches as long as the transaction's search_path starts with the
-// service's schema, which postgres.Open guarantees.
+// Channel is the LISTEN/NOTIFY channel of the outbox in schema. Write notifies it (on its
+// fallback path) through current_schema(), so it matches as long as the transaction's
+// search_path starts with the service's schema, which postgres.Open guarantees.
 func Channel(schema string) string { return "outbox_" + schema }
 
 // ErrNoPayload is returned by Write for a Message without a Payload.
@@ -65,11 +68,17 @@ type Message struct {
 	Headers map[string]string // optional; copied, never modified
 }
 
-// Write stores msgs in the outbox within tx and notifies the relay, which wakes when tx
+// Write stores msgs in the outbox within tx and arranges for the relay to wake once tx
 // commits; if tx rolls back, nothing is published. The current trace context (traceparent)
 // and HeaderEventType are added to each message's headers. A subject that could never be
 // published (wildcards, empty tokens) fails here, inside the business transaction, rather than
 // later in the relay.
+//
+// When tx comes from postgres.InTx or InTxWith and a Relay runs in this process, the wake-up
+// is in memory, after the commit (see wake.go): no pg_notify, whose commit-time lock would
+// serialise every committing transaction of the server. Otherwise (a transaction from
+// pool.Begin, a savepoint, a process without a relay) Write falls back to pg_notify on the
+// outbox's channel, which PostgreSQL delivers to the relays' LISTEN at commit.
 func Write(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 	if len(msgs) == 0 {
 		return nil
@@ -100,9 +109,13 @@ func Write(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 		batch.Queue(`INSERT INTO outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)`,
 			id, m.Subject, payload, headers)
 	}
-	// NOTIFY is delivered on COMMIT only, and PostgreSQL folds identical notifications of one
-	// transaction into one, so a burst of writes wakes the relay once.
-	batch.Queue(`SELECT pg_notify('outbox_' || current_schema(), '')`)
+	// The hook is registered only when a local relay can receive it; a wake-up that would
+	// reach nobody must go through PostgreSQL to the other replicas' LISTEN instead.
+	if !localRelayRunning() || !postgres.OnCommit(tx, func() {}) {
+		// NOTIFY is delivered on COMMIT only, and PostgreSQL folds identical notifications of
+		// one transaction into one, so a burst of writes wakes the relay once.
+		batch.Queue(`SELECT pg_notify('outbox_' || current_schema(), '')`)
+	}
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("outbox: write: %w", err)
 	}

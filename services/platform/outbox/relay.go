@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
@@ -53,6 +54,7 @@ type relayConfig struct {
 	maxBackoff     time.Duration
 	pruneInterval  time.Duration
 	retention      time.Duration
+	meterProvider  metric.MeterProvider
 }
 
 // RelayOption tunes NewRelay.
@@ -61,9 +63,10 @@ type RelayOption func(*relayConfig)
 // WithBatchSize sets how many rows one drain transaction locks and publishes (default 256).
 func WithBatchSize(n int) RelayOption { return func(c *relayConfig) { c.batchSize = n } }
 
-// WithFallbackInterval sets how often the relay drains without a notification (default 5 s).
-// Notifications carry the hot path; the timer only catches rows a missed notification left
-// behind (relay down at commit, LISTEN connection being re-established).
+// WithFallbackInterval sets how often the relay drains without a wake-up (default 5 s).
+// Wake-ups carry the hot path (in memory from Write in this process, NOTIFY from elsewhere);
+// the timer only catches rows a missed wake-up left behind (relay down at commit, LISTEN
+// connection being re-established).
 func WithFallbackInterval(d time.Duration) RelayOption {
 	return func(c *relayConfig) { c.fallback = d }
 }
@@ -84,8 +87,17 @@ func WithPruning(interval, retention time.Duration) RelayOption {
 	return func(c *relayConfig) { c.pruneInterval, c.retention = interval, retention }
 }
 
+// WithMeterProvider sets where the relay's metrics go (default: the global MeterProvider, which
+// telemetry.Setup installs): thumela.outbox.published, thumela.outbox.publish.duration,
+// thumela.outbox.lag and thumela.outbox.pending, each with the schema attribute.
+func WithMeterProvider(mp metric.MeterProvider) RelayOption {
+	return func(c *relayConfig) { c.meterProvider = mp }
+}
+
 // Relay publishes a schema's outbox rows to JetStream. Run one per process: replicas of a
-// service may all run theirs, and every row is still published by exactly one of them.
+// service may all run theirs, and every row is still published by exactly one of them (and
+// published again only after a crash between publish and mark, which JetStream drops as a
+// duplicate of the same Nats-Msg-Id).
 type Relay struct {
 	pool    *pgxpool.Pool
 	js      jetstream.JetStream
@@ -95,8 +107,9 @@ type Relay struct {
 	table   string // quoted "<schema>"."outbox"
 	channel string
 	lockKey int64
+	metrics *relayMetrics
 
-	wake    chan struct{} // capacity 1: notifications that arrive during a drain coalesce
+	wake    chan struct{} // capacity 1: wake-ups that arrive during a drain coalesce
 	running atomic.Bool
 
 	outageSince time.Time // owned by the Run goroutine
@@ -132,6 +145,13 @@ func NewRelay(pool *pgxpool.Pool, js jetstream.JetStream, schema string, logger 
 	if cfg.batchSize <= 0 || cfg.fallback <= 0 || cfg.publishTimeout <= 0 || cfg.maxBackoff <= 0 {
 		return nil, errors.New("outbox: batch size, fallback interval, publish timeout and max backoff must be positive")
 	}
+	if cfg.meterProvider == nil {
+		cfg.meterProvider = otel.GetMeterProvider()
+	}
+	metrics, err := newRelayMetrics(cfg.meterProvider, schema)
+	if err != nil {
+		return nil, err
+	}
 	return &Relay{
 		pool:    pool,
 		js:      js,
@@ -141,19 +161,31 @@ func NewRelay(pool *pgxpool.Pool, js jetstream.JetStream, schema string, logger 
 		table:   pgx.Identifier{schema, "outbox"}.Sanitize(),
 		channel: Channel(schema),
 		lockKey: postgres.AdvisoryKey("thumela.outbox." + schema),
+		metrics: metrics,
 		wake:    make(chan struct{}, 1),
 	}, nil
 }
 
 // Run publishes until ctx is cancelled, then returns nil. It never gives up on a failure of
 // PostgreSQL or NATS: it logs once per outage, backs off and retries, and unpublished rows
-// simply wait. It drains on start, on every NOTIFY from Write (after the writer's commit),
-// and on the fallback timer.
+// simply wait. It drains on start, whenever Write in this process commits (an in-memory
+// wake-up), on every NOTIFY on the outbox's channel (Write's fallback, after the writer's
+// commit), and on the fallback timer. While it runs, it reports the backlog gauges.
 func (r *Relay) Run(ctx context.Context) error {
 	if !r.running.CompareAndSwap(false, true) {
 		return ErrAlreadyRunning
 	}
 	defer r.running.Store(false)
+
+	// From here on Write in this process wakes this relay in memory instead of notifying.
+	registerLocal(r)
+	defer unregisterLocal(r)
+
+	if reg, err := r.metrics.meter.RegisterCallback(r.observeBacklog, r.metrics.lag, r.metrics.pending); err != nil {
+		r.logger.Warn("outbox backlog gauges unavailable", "error", err)
+	} else {
+		defer func() { _ = reg.Unregister() }()
+	}
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -186,7 +218,8 @@ func (r *Relay) notify() {
 }
 
 // drain publishes batches until one comes back short, retrying failures with capped
-// exponential backoff. Wake-ups arriving meanwhile coalesce into one pending drain.
+// exponential backoff. Wake-ups arriving meanwhile coalesce into one pending drain, which
+// starts after they were sent and so sees every row committed before them.
 func (r *Relay) drain(ctx context.Context) {
 	backoff := minBackoff
 	for ctx.Err() == nil {
@@ -241,18 +274,33 @@ type row struct {
 //
 // The transaction-scoped advisory lock makes replicas take turns rather than split the
 // backlog: this keeps events in commit order on the stream (a consumer must not see
-// "completed" before "processing"), and a replica that waited then picks up whatever
-// committed meanwhile, so no notification is lost to a concurrent drain. SKIP LOCKED keeps a
-// row locked by anything else from stalling the relay.
+// "completed" before "processing"). SKIP LOCKED keeps a row locked by anything else from
+// stalling the relay.
+//
+// The lock is waited for, never tried, and that is what makes Write's in-memory wake-up
+// enough with replicas, where it reaches only the relay of the writer's process. Say replica
+// A is mid-batch when replica B's process commits a row and wakes B. A's SELECT ran before
+// that commit, so A will not publish the row, and no NOTIFY tells A about it. B's drain
+// queues here until A's batch transaction ends, then its SELECT takes a fresh READ COMMITTED
+// snapshot, taken after the row's commit (the wake-up came after it), so B publishes the row
+// right after A's batch rather than at the next fallback sweep. A try-lock that gave up when
+// the lock is busy would strand exactly that row until the sweep. PostgreSQL grants the lock
+// in request order, so B also goes before A's next batch of a long backlog. The price is one
+// pooled connection waiting in the lock queue per waiting replica.
 func (r *Relay) drainBatch(ctx context.Context) (full bool, err error) {
 	if nc := r.js.Conn(); nc == nil || nc.Status() != nats.CONNECTED {
 		return false, ErrNATSUnavailable
 	}
-	var pubErr error
+	var (
+		pubErr  error
+		started time.Time // set once there are rows: the batch's publish duration starts here
+		acked   []int64
+	)
 	err = postgres.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", r.lockKey); err != nil {
 			return fmt.Errorf("outbox: lock: %w", err)
 		}
+		started = time.Now()
 		rows, err := tx.Query(ctx, `SELECT seq, id, subject, payload, headers FROM `+r.table+`
 			WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, r.cfg.batchSize)
 		if err != nil {
@@ -267,11 +315,11 @@ func (r *Relay) drainBatch(ctx context.Context) (full bool, err error) {
 			return fmt.Errorf("outbox: select: %w", err)
 		}
 		if len(batch) == 0 {
+			started = time.Time{} // an empty drain is not a publish
 			return nil
 		}
 		full = len(batch) == r.cfg.batchSize
 
-		var acked []int64
 		acked, pubErr = r.publish(ctx, batch)
 		if len(acked) > 0 {
 			if _, err := tx.Exec(ctx, `UPDATE `+r.table+` SET published_at = now() WHERE seq = ANY($1)`, acked); err != nil {
@@ -281,10 +329,45 @@ func (r *Relay) drainBatch(ctx context.Context) (full bool, err error) {
 		// Commit even after a partial failure, so what was acknowledged is not sent again.
 		return nil
 	})
+	if !started.IsZero() {
+		// A batch whose transaction failed was still an attempt worth timing; its rows are
+		// not counted as published, since they will be published (and counted) again.
+		r.metrics.duration.Record(ctx, time.Since(started).Seconds(), r.metrics.schema)
+		if err == nil && len(acked) > 0 {
+			r.metrics.published.Add(ctx, int64(len(acked)), r.metrics.schema)
+		}
+	}
 	if err == nil {
 		err = pubErr
 	}
 	return full && err == nil, err
+}
+
+// observeBacklog reports the lag and pending gauges. Both come from one query on the partial
+// index of unpublished rows (outbox_unpublished_idx), so a scrape costs the same whether the
+// table holds a hundred rows or ten million published ones: the oldest unpublished row is the
+// first index entry, and the count stops at PendingCountCap. Age is measured on the database's
+// clock, the one created_at comes from (the writer's transaction start). When the database
+// cannot answer, the gauges are left out of this collection (no value beats a wrong one).
+func (r *Relay) observeBacklog(ctx context.Context, o metric.Observer) error {
+	ctx, cancel := context.WithTimeout(ctx, backlogQueryTimeout)
+	defer cancel()
+	var (
+		lag     float64
+		pending int64
+	)
+	err := r.pool.QueryRow(ctx, `SELECT
+		coalesce((SELECT greatest(extract(epoch FROM clock_timestamp() - created_at), 0)::float8
+			FROM `+r.table+` WHERE published_at IS NULL ORDER BY seq LIMIT 1), 0),
+		(SELECT count(*) FROM (SELECT FROM `+r.table+` WHERE published_at IS NULL LIMIT $1) AS backlog)`,
+		PendingCountCap).Scan(&lag, &pending)
+	if err != nil {
+		r.logger.Debug("outbox backlog gauges: query failed", "error", err)
+		return nil
+	}
+	o.ObserveFloat64(r.metrics.lag, lag, r.metrics.schema)
+	o.ObserveInt64(r.metrics.pending, pending, r.metrics.schema)
+	return nil
 }
 
 // publish sends the batch with async publishes (one round trip for the whole batch rather
@@ -367,8 +450,10 @@ func (r *Relay) publish(ctx context.Context, batch []row) (acked []int64, firstE
 }
 
 // listen keeps a dedicated connection LISTENing on the channel and turns every notification
-// into a wake-up. A dropped connection is re-established with backoff; the fallback timer
-// covers the gap, and a drain is triggered on every reconnect.
+// into a wake-up. Writes through postgres.InTx in this process wake the relay in memory and
+// send no NOTIFY; the channel carries Write's fallback: transactions InTx did not start, and
+// processes without a relay of their own. A dropped connection is re-established with
+// backoff; the fallback timer covers the gap, and a drain is triggered on every reconnect.
 func (r *Relay) listen(ctx context.Context) {
 	backoff := minBackoff
 	down := false

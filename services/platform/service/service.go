@@ -43,6 +43,9 @@ type Base struct {
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"15s"`
 	// StreamReplicas is 1 for a single NATS server, 3 for the production cluster.
 	StreamReplicas int `env:"STREAM_REPLICAS,noprefix" default:"1"`
+	// MetricsAddr, when set (":9464" in Kubernetes), serves the Prometheus metrics at /metrics
+	// on a listener of its own, away from the gRPC port; empty (the default) serves none.
+	MetricsAddr string `env:"METRICS_ADDR"`
 }
 
 // Development reports whether the service runs in the local dev stack.
@@ -154,6 +157,10 @@ func Run(ctx context.Context, spec Spec) error {
 		return err
 	}
 	rt := &Runtime{Name: spec.Name, Base: base, Logger: logger, Pool: pool, NATS: nc, JS: js}
+	if base.MetricsAddr != "" {
+		// First: it stops last, so the shutdown's own requests can still be scraped.
+		rt.Add(telemetry.MetricsServer(base.MetricsAddr, logger))
+	}
 	rt.Go("outbox-relay", relay.Run)
 	if err := spec.Setup(ctx, rt); err != nil {
 		return err

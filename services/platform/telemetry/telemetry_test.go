@@ -3,6 +3,8 @@ package telemetry_test
 import (
 	"context"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -71,4 +73,19 @@ func get(t *testing.T, h http.Handler) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	return rec
+}
+
+// The metrics listener fails the process's start when its address is taken, rather than
+// running without metrics.
+func TestMetricsServerAddressInUse(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	c := telemetry.MetricsServer(taken.Addr().String(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := c.Start(t.Context()); err == nil || !strings.Contains(err.Error(), taken.Addr().String()) {
+		t.Fatalf("start on a taken address: %v", err)
+	}
 }

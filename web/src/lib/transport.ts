@@ -1,4 +1,42 @@
-import type { Transport } from "@connectrpc/connect";
+import type { Interceptor, Transport } from "@connectrpc/connect";
+
+/**
+ * Every call starts a W3C trace in the browser: a `traceparent` header (version 00, a random
+ * 16-byte trace id and 8-byte span id, flags 01 = sampled). The BFF trusts it, so its server
+ * span becomes a child of this request and the trace then follows the transfer through the
+ * services, the database, the outbox, NATS and the worker back to the live stream. A header
+ * already set by the caller is left alone.
+ *
+ * The interceptor is a plain function (the import above is type-only), so it adds nothing to
+ * the landing page's first load.
+ */
+export const traceparentInterceptor: Interceptor = (next) => async (req) => {
+  if (!req.header.has("traceparent")) {
+    req.header.set("traceparent", newTraceparent());
+  }
+  return next(req);
+};
+
+/** A fresh `traceparent` value: `00-<32 hex trace id>-<16 hex span id>-01`. */
+export function newTraceparent(): string {
+  const ids = new Uint8Array(24);
+  // All-zero ids are invalid (the receiver would start a new trace); redraw in that
+  // one-in-2^64 case rather than send one.
+  do {
+    crypto.getRandomValues(ids);
+  } while (allZero(ids.subarray(0, 16)) || allZero(ids.subarray(16)));
+  return `00-${hex(ids.subarray(0, 16))}-${hex(ids.subarray(16))}-01`;
+}
+
+function allZero(bytes: Uint8Array): boolean {
+  return bytes.every((b) => b === 0);
+}
+
+function hex(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += b.toString(16).padStart(2, "0");
+  return s;
+}
 
 /**
  * The one Connect transport of the app. The BFF serves this client and the Connect handlers
@@ -12,7 +50,10 @@ let connectTransport: Promise<Transport> | undefined;
 
 function load(): Promise<Transport> {
   connectTransport ??= import("@connectrpc/connect-web").then(({ createConnectTransport }) =>
-    createConnectTransport({ baseUrl: window.location.origin }),
+    createConnectTransport({
+      baseUrl: window.location.origin,
+      interceptors: [traceparentInterceptor],
+    }),
   );
   return connectTransport;
 }

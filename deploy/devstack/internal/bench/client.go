@@ -159,6 +159,22 @@ func (u *User) CloseStreams() {
 	}
 }
 
+// Via returns u's clients for the BFF replica at baseURL, sharing u's session cookie and
+// connections: the session lives in identity, so every replica accepts it.
+func (c *Client) Via(u *User, baseURL string) *User {
+	opts := []connect.ClientOption{}
+	if c.cfg.JSON {
+		opts = append(opts, connect.WithProtoJSON())
+	}
+	v := *u
+	hc := &http.Client{Transport: u.session}
+	v.Auth = bffv1connect.NewAuthServiceClient(hc, baseURL, opts...)
+	v.Transfers = bffv1connect.NewTransfersServiceClient(hc, baseURL, opts...)
+	v.PaymentMethods = bffv1connect.NewPaymentMethodsServiceClient(hc, baseURL, opts...)
+	v.Events = bffv1connect.NewEventsServiceClient(u.streamHTTP, baseURL, opts...)
+	return &v
+}
+
 // SetUpUsers signs n users up, verifies their e-mails with the codes from the dev outbox, and
 // (when withCard) saves the sandbox's approving Visa card as each one's default.
 func (c *Client) SetUpUsers(ctx context.Context, runID string, n, parallel int, withCard bool) ([]*User, error) {

@@ -58,31 +58,65 @@ type Config struct {
 	// (-1: none); zero keeps JetStream's default of 1,000. Every open WatchEvents stream is one
 	// consumer of the events stream, so the benchmark's thousand streams need more.
 	NATSMaxConsumers int
-	// Ready, when set, is called once the BFF answers its health check, with where the stack
+	// Replicas is how many instances to run of a service (a name in Services) or of the BFF
+	// ("bff"); absent or below 1 means one. Each replica of a service listens on its own gRPC
+	// port and its callers get all of them (<SERVICE>_ADDR=host:port,host:port, which
+	// grpcserver.Dial balances round-robin); each BFF replica has its own HTTP port, the first
+	// HTTPAddr. A replicated process is named <name>-<n> (transfers-1, transfers-2) in the logs
+	// and in Ready.PIDs; a single one keeps its plain name.
+	Replicas map[string]int
+	// TolerateExit keeps the stack running when a child ends, for the tests that kill one on
+	// purpose (the scale-out test). Otherwise a dead child stops the whole stack.
+	TolerateExit bool
+	// Ready, when set, is called once every BFF answers its health check, with where the stack
 	// is and which processes it runs. It must not block: Run waits for it to return.
 	Ready func(Ready)
 }
 
 // Ready describes a running stack to Config.Ready.
 type Ready struct {
-	// BaseURL is the BFF's address, e.g. http://127.0.0.1:8080.
+	// BaseURL is the BFF's address, e.g. http://127.0.0.1:8080: the first one's when there are
+	// several.
 	BaseURL string
+	// BaseURLs is every BFF replica's address, BaseURL first.
+	BaseURLs []string
 	// DatabaseURL is the database the services use.
 	DatabaseURL string
 	// NatsURL is the NATS server the services use.
 	NatsURL string
 	// PIDs are the children's process ids by name (the services, the BFF and, when the stack
-	// runs its own cluster, postgres).
+	// runs its own cluster, postgres; replicas as <name>-<n>). A test may signal one; with
+	// Config.TolerateExit the others keep running.
 	PIDs map[string]int
 }
 
-// Run brings the stack up, blocks until ctx ends or a child dies, then stops everything.
+// replicaNames names the n instances of name: the plain name for one, name-1 … name-n for more.
+func replicaNames(name string, n int) []string {
+	if n <= 1 {
+		return []string{name}
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%d", name, i+1)
+	}
+	return names
+}
+
+// Run brings the stack up, blocks until ctx ends or a child dies (unless cfg.TolerateExit),
+// then stops everything.
 func Run(ctx context.Context, cfg Config) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	log := cfg.Logger
 	var outMu sync.Mutex
-	width := len("paymentmethods")
+	names := map[string][]string{}
+	width := len("postgres")
+	for _, name := range append(slices.Clone(Services), "bff") {
+		names[name] = replicaNames(name, cfg.Replicas[name])
+		for _, n := range names[name] {
+			width = max(width, len(n))
+		}
+	}
 	var procs []*process
 	stopAll := func() {
 		stopCtx, stopCancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -165,7 +199,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	// Services, each on a free loopback port.
+	// Services, each replica on a free loopback port.
 	env := append(os.Environ(),
 		"DATABASE_URL="+databaseURL,
 		"NATS_URL="+natsURL,
@@ -174,14 +208,21 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, k := range slices.Sorted(maps.Keys(secrets)) {
 		env = append(env, k+"="+secrets[k])
 	}
-	addrs := map[string]string{}
+	ports := len(names["bff"]) - 1 // the first BFF is at cfg.HTTPAddr
 	for _, svc := range Services {
-		addr, err := freeAddr()
-		if err != nil {
-			return err
+		ports += len(names[svc])
+	}
+	free, err := freeAddrs(ports)
+	if err != nil {
+		return err
+	}
+	take := func() string { a := free[0]; free = free[1:]; return a }
+	addrs := map[string][]string{}
+	for _, svc := range Services {
+		for range names[svc] {
+			addrs[svc] = append(addrs[svc], take())
 		}
-		addrs[svc] = addr
-		env = append(env, strings.ToUpper(svc)+"_ADDR="+addr)
+		env = append(env, strings.ToUpper(svc)+"_ADDR="+strings.Join(addrs[svc], ","))
 	}
 	start := func(name, binary string, extraEnv ...string) error {
 		cmd := exec.Command(filepath.Join(cfg.Root, "bin", binary))
@@ -195,46 +236,77 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	}
 	for _, svc := range Services {
-		if err := start(svc, svc, strings.ToUpper(svc)+"_GRPC_ADDR="+addrs[svc]); err != nil {
+		for i, name := range names[svc] {
+			if err := start(name, svc, strings.ToUpper(svc)+"_GRPC_ADDR="+addrs[svc][i]); err != nil {
+				return err
+			}
+		}
+	}
+	var httpAddrs, bases []string
+	for i, name := range names["bff"] {
+		httpAddr := cfg.HTTPAddr
+		if i > 0 {
+			httpAddr = take()
+		}
+		httpAddrs = append(httpAddrs, httpAddr)
+		bases = append(bases, "http://"+httpAddr)
+		if err := start(name, "bff",
+			"BFF_HTTP_ADDR="+httpAddr,
+			"BFF_WEB_DIR="+filepath.Join(cfg.Root, "web", "dist"),
+			"BFF_DEV_MODE=true",
+		); err != nil {
 			return err
 		}
 	}
-	if err := start("bff", "bff",
-		"BFF_HTTP_ADDR="+cfg.HTTPAddr,
-		"BFF_WEB_DIR="+filepath.Join(cfg.Root, "web", "dist"),
-		"BFF_DEV_MODE=true",
-	); err != nil {
-		return err
-	}
 
-	base := "http://" + cfg.HTTPAddr
-	if err := waitHTTP(ctx, base+"/healthz", 60*time.Second, procs); err != nil {
-		return err
+	// Ready means usable: every service replica listening (which a service does only after
+	// its migrations and setup), and every BFF answering.
+	for _, svc := range Services {
+		for i, addr := range addrs[svc] {
+			if err := waitTCP(ctx, names[svc][i], addr, 60*time.Second, procs); err != nil {
+				return err
+			}
+		}
+	}
+	for _, base := range bases {
+		if err := waitHTTP(ctx, base+"/healthz", 60*time.Second, procs); err != nil {
+			return err
+		}
 	}
 	outMu.Lock()
-	fmt.Fprintf(cfg.Out, "\n  Thumela is running at %s\n  Dev outbox (e-mails and SMS): %s/dev/outbox\n  Stop with Ctrl-C.\n\n", displayURL(cfg.HTTPAddr), displayURL(cfg.HTTPAddr))
-	fmt.Fprintf(cfg.Out, "THUMELA_READY %s\n", base)
+	fmt.Fprintf(cfg.Out, "\n  Thumela is running at %s\n  Dev outbox (e-mails and SMS): %s/dev/outbox\n", displayURL(cfg.HTTPAddr), displayURL(cfg.HTTPAddr))
+	for _, a := range httpAddrs[1:] {
+		fmt.Fprintf(cfg.Out, "  Another BFF replica: %s\n", displayURL(a))
+	}
+	fmt.Fprintf(cfg.Out, "  Stop with Ctrl-C.\n\n")
+	// The browser tests' harness reads the first BFF's address from this line.
+	fmt.Fprintf(cfg.Out, "THUMELA_READY %s\n", bases[0])
 	outMu.Unlock()
 	if cfg.Ready != nil {
 		pids := make(map[string]int, len(procs))
 		for _, p := range procs {
 			pids[p.name] = p.cmd.Process.Pid
 		}
-		cfg.Ready(Ready{BaseURL: base, DatabaseURL: databaseURL, NatsURL: natsURL, PIDs: pids})
+		cfg.Ready(Ready{BaseURL: bases[0], BaseURLs: bases, DatabaseURL: databaseURL, NatsURL: natsURL, PIDs: pids})
 	}
 
 	// Run until asked to stop or until a child dies: a stack with a dead service is not a
-	// stack anyone should be testing against.
+	// stack anyone should be testing against, unless the caller kills children on purpose.
 	died := make(chan *process, len(procs))
 	for _, p := range procs {
 		go func(p *process) { <-p.done; died <- p }(p)
 	}
-	select {
-	case <-ctx.Done():
-		log.Info("stopping")
-		return nil
-	case p := <-died:
-		return fmt.Errorf("%s stopped unexpectedly: %v", p.name, p.err)
+	for {
+		select {
+		case <-ctx.Done():
+			log.Info("stopping")
+			return nil
+		case p := <-died:
+			if !cfg.TolerateExit {
+				return fmt.Errorf("%s stopped unexpectedly: %v", p.name, p.err)
+			}
+			log.Warn("a child stopped; the stack keeps running (TolerateExit)", "process", p.name, "err", p.err)
+		}
 	}
 }
 
@@ -270,13 +342,53 @@ func startNATS(storeDir string, maxConsumers int) (*server.Server, error) {
 	return ns, nil
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+// freeAddrs returns n distinct free loopback addresses. Every listener is held until all are
+// chosen, so that the kernel cannot hand the same port out twice.
+func freeAddrs(n int) ([]string, error) {
+	addrs := make([]string, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return addrs, nil
+}
+
+// waitTCP polls addr until it accepts a connection, failing early when a child has died.
+func waitTCP(ctx context.Context, name, addr string, timeout time.Duration, procs []*process) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			return conn.Close()
+		}
+		if err := anyDied(procs); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not listen on %s within %s", name, addr, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// anyDied reports a child that has ended while the stack was starting.
+func anyDied(procs []*process) error {
+	for _, p := range procs {
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s stopped while the stack was starting: %v", p.name, p.err)
+		default:
+		}
+	}
+	return nil
 }
 
 // waitHTTP polls url until it answers 200, failing early when a child has died.
@@ -291,12 +403,8 @@ func waitHTTP(ctx context.Context, url string, timeout time.Duration, procs []*p
 				return nil
 			}
 		}
-		for _, p := range procs {
-			select {
-			case <-p.done:
-				return fmt.Errorf("%s stopped while the stack was starting: %v", p.name, p.err)
-			default:
-			}
+		if err := anyDied(procs); err != nil {
+			return err
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the BFF did not become healthy at %s within %s", url, timeout)
@@ -316,6 +424,7 @@ var devSecretNames = []string{
 	"PAYMENTMETHODS_KEY_ENCRYPTION_KEY",
 	"PAYMENTMETHODS_FINGERPRINT_KEY",
 	"TRANSFERS_SERVICE_SECRET",
+	"TRANSFERS_PIN_KEY", // HMAC key of the vouchers' PINs (32 bytes)
 	"BFF_SERVICE_SECRET",
 }
 

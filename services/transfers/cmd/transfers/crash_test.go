@@ -166,6 +166,7 @@ func crashTest(t *testing.T, bin, point string) {
 		"PAYMENTMETHODS_ADDR="+peers.PaymentMethodsAddr,
 		"FEES_ADDR="+peers.FeesAddr,
 		"TRANSFERS_SERVICE_SECRET="+testkit.ServiceSecret,
+		"TRANSFERS_PIN_KEY="+testkit.PINKey,
 		"TRANSFERS_PROCESSING_LEASE=2s", // a dead worker's job is taken over after 2 s
 		"TRANSFERS_WORKER_SWEEP=200ms",
 		"TRANSFERS_SHUTDOWN_TIMEOUT=5s",

@@ -39,6 +39,10 @@ type Config struct {
 	// ServiceSecret authenticates this service to identity's IssueServiceToken (the token
 	// paymentmethods requires for Charge and Refund).
 	ServiceSecret string `env:"SERVICE_SECRET" required:"true" secret:"true"`
+	// PINKey keys the HMAC under which the vouchers' PINs are stored: base64, at least 32
+	// bytes, kept apart from the database (a secret store), so that a dump without it reveals
+	// no PIN. Replacing it leaves the PINs of vouchers issued before unverifiable.
+	PINKey string `env:"PIN_KEY" required:"true" secret:"true"`
 
 	// Limits in cents, on the amount sent (DECISIONS.md).
 	LimitMinimumCents     int64 `env:"LIMIT_MINIMUM_CENTS" default:"1000"`
@@ -69,9 +73,22 @@ func (c *Config) limits() domain.Limits {
 	}
 }
 
+// pinHasher builds the PIN hasher from TRANSFERS_PIN_KEY. Errors name the variable, never the
+// value.
+func (c *Config) pinHasher() (*domain.PINHasher, error) {
+	key, err := domain.ParsePINKey(c.PINKey)
+	if err != nil {
+		return nil, fmt.Errorf("TRANSFERS_PIN_KEY: %w", err)
+	}
+	return domain.NewPINHasher(key), nil
+}
+
 // validate checks what the tags cannot.
 func (c *Config) validate() error {
 	var errs []error
+	if _, err := c.pinHasher(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.IdentityAddr == "" {
 		errs = append(errs, errors.New("IDENTITY_ADDR is required (service tokens for Charge and Refund)"))
 	}
@@ -111,6 +128,11 @@ func spec(keys auth.KeySource) service.Spec {
 			if err := cfg.validate(); err != nil {
 				return fmt.Errorf("config: %w", err)
 			}
+			pins, err := cfg.pinHasher()
+			if err != nil {
+				return fmt.Errorf("config: %w", err)
+			}
+			rt.Logger.Info("voucher PINs keyed", "pin_key_id", pins.KeyID())
 			identity, err := grpcserver.Dial(cfg.IdentityAddr)
 			if err != nil {
 				return err
@@ -134,15 +156,20 @@ func spec(keys auth.KeySource) service.Spec {
 			if err != nil {
 				return err
 			}
-			worker := app.NewWorker(repo, payments, app.WorkerConfig{
+			worker, err := app.NewWorker(repo, payments, app.WorkerConfig{
 				Concurrency: cfg.WorkerConcurrency,
 				Lease:       cfg.ProcessingLease,
 				Sweep:       cfg.WorkerSweep,
 				VoucherTTL:  cfg.VoucherTTL,
+				PINs:        pins,
 				Checkpoint:  crashAt(os.Getenv(crashPointVar), rt),
 			}, rt.Logger)
-			listener := postgres.NewListener(rt.Pool, rt.Name, rt.Logger)
-			rt.Go("transfers-listener", func(ctx context.Context) error { return listener.Run(ctx, worker.Notify) })
+			if err != nil {
+				return err
+			}
+			// The repository wakes the worker after each of this process's commits that
+			// creates work; other replicas' work reaches it through its sweep.
+			repo.OnWork(worker.Notify)
 			rt.Go("transfers-worker", worker.Run)
 			return rt.Serve(ports.Policy, keys, func(s grpc.ServiceRegistrar) {
 				transfersv1.RegisterTransfersServiceServer(s, ports.NewServer(svc, rt.Logger))

@@ -60,7 +60,8 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 	t.Setenv("PAYMENTMETHODS_ADDR", peers.PaymentMethodsAddr)
 	t.Setenv("FEES_ADDR", peers.FeesAddr)
 	t.Setenv("TRANSFERS_SERVICE_SECRET", testkit.ServiceSecret)
-	t.Setenv("TRANSFERS_WORKER_SWEEP", "1h") // only the commit's NOTIFY can wake the worker
+	t.Setenv("TRANSFERS_PIN_KEY", testkit.PINKey)
+	t.Setenv("TRANSFERS_WORKER_SWEEP", "1h") // only the commit's in-process wake-up can wake the worker
 	t.Setenv("LOG_LEVEL", "error")
 
 	done := make(chan error, 1)
@@ -138,7 +139,7 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 	first := res.GetTransfer().GetId()
 	steps := waitEvents(t, js, subject, first, 3)
 	t.Logf("pending → completed on NATS in %s", time.Since(began).Round(time.Millisecond))
-	// The sweep is an hour: only the commit's NOTIFY can have woken the worker in time.
+	// The sweep is an hour: only the commit's in-process wake-up can have woken the worker.
 	if steps[2].GetTransfer().GetStatus() != transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED || steps[2].GetTransfer().GetVoucher().GetNumber() == "" {
 		t.Fatalf("last event = %v", steps[2])
 	}

@@ -125,13 +125,22 @@ type Repository interface {
 	// from fn rolls back. userID may be uuid.Nil for the worker (no scoping).
 	Update(ctx context.Context, userID, id uuid.UUID, fn func(*domain.Transfer) error) (*domain.Transfer, error)
 	// ClaimCharge takes one transfer whose charge is due (FOR UPDATE SKIP LOCKED), claims it
-	// until leaseUntil and returns it; nil when there is none.
-	ClaimCharge(ctx context.Context, now, leaseUntil time.Time) (*domain.Transfer, error)
+	// until leaseUntil and returns it; nil when there is none. The claim (its change, save and
+	// events) runs through step, which may be nil.
+	ClaimCharge(ctx context.Context, now, leaseUntil time.Time, step Step) (*domain.Transfer, error)
 	// ClaimRefund is ClaimCharge for refunds.
-	ClaimRefund(ctx context.Context, now, leaseUntil time.Time) (*domain.Transfer, error)
-	// ExpireDue expires up to limit unclaimed vouchers past their expiry and returns how many.
-	ExpireDue(ctx context.Context, now time.Time, limit int) (int, error)
+	ClaimRefund(ctx context.Context, now, leaseUntil time.Time, step Step) (*domain.Transfer, error)
+	// ExpireDue expires up to limit unclaimed vouchers past their expiry and returns how many;
+	// each transfer's expiry runs through step, which may be nil.
+	ExpireDue(ctx context.Context, now time.Time, limit int, step Step) (int, error)
 }
+
+// Step wraps the change the repository makes, inside its transaction, to a transfer it
+// selected and locked itself (a claim, an expiry): it must call change once, with a context
+// derived from ctx, and return change's error. The worker uses it to run that change as one of
+// its traced steps, so that the events written by change carry the step's trace context. The
+// transaction commits (or not) after Step returns.
+type Step func(ctx context.Context, t *domain.Transfer, change func(context.Context) error) error
 
 // Caller is the authenticated sender, from the verified access token.
 type Caller struct {
@@ -266,7 +275,9 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 				s.logger.InfoContext(ctx, "first-transfer waiver decided against the quote",
 					"quote_waived", quote.Waived, "waived", fee.Waived)
 			}
-			return domain.NewTransfer(s.newID(), userID, req, ref, fee, c.displayName(), now), nil
+			t := domain.NewTransfer(s.newID(), userID, req, ref, fee, c.displayName(), now)
+			t.SetTraceContext(TraceContextOf(ctx))
+			return t, nil
 		})
 	if err != nil {
 		return nil, err

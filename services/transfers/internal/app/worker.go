@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
@@ -21,14 +24,21 @@ type WorkerConfig struct {
 	// worker (or this one, restarted) takes it over. A call to paymentmethods is given half of
 	// it, so that a live worker finishes before anyone takes over.
 	Lease time.Duration
-	// Sweep is the fallback interval between passes without a wake-up (the wake-ups come from
-	// the database's NOTIFY on commit); it also bounds how late a voucher expires.
+	// Sweep is the interval between passes without a wake-up. Wake-ups come from this
+	// process's own commits (the repository's OnCommit hooks) and from retries falling due; the
+	// sweep is how a worker finds work committed by another replica that did not process it
+	// (it stopped first), and it bounds how late a voucher expires.
 	Sweep time.Duration
 	// RetryBase and RetryMax bound the delay before a charge or refund that failed for a
 	// transient reason is tried again (doubling per attempt).
 	RetryBase, RetryMax time.Duration
 	// VoucherTTL is how long a voucher can be collected.
 	VoucherTTL time.Duration
+	// PINs MACs the vouchers' PINs (required).
+	PINs *domain.PINHasher
+	// TracerProvider and MeterProvider default to the global ones (telemetry.Setup's).
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 	// Now is the clock (time.Now by default).
 	Now func() time.Time
 	// Checkpoint, when set, is called at the named points of a charge job (Checkpoint*
@@ -70,16 +80,35 @@ const expireBatch = 100
 // FOR UPDATE SKIP LOCKED and a lease, so each job has one owner at a time, and a job whose
 // owner died is taken over when its lease passes. The charge's idempotency key is the
 // transfer id, so taking a job over never charges twice.
+//
+// Each step runs in a span "transfers.worker.<step>" whose parent is the trace context saved
+// with the transfer when it was created, so that the charge, the voucher and their events
+// continue the trace of the sender's request.
 type Worker struct {
 	repo     Repository
 	payments PaymentMethods
 	cfg      WorkerConfig
 	logger   *slog.Logger
 	wake     chan struct{}
+	tel      workerTelemetry
 }
 
-// NewWorker returns a worker; zero fields of cfg take DefaultWorkerConfig's values.
-func NewWorker(repo Repository, payments PaymentMethods, cfg WorkerConfig, logger *slog.Logger) *Worker {
+// NewWorker returns a worker; zero fields of cfg take DefaultWorkerConfig's values (the
+// providers the global ones). cfg.PINs is required.
+func NewWorker(repo Repository, payments PaymentMethods, cfg WorkerConfig, logger *slog.Logger) (*Worker, error) {
+	if cfg.PINs == nil {
+		return nil, errors.New("worker: a PIN hasher is required")
+	}
+	if cfg.TracerProvider == nil {
+		cfg.TracerProvider = otel.GetTracerProvider()
+	}
+	if cfg.MeterProvider == nil {
+		cfg.MeterProvider = otel.GetMeterProvider()
+	}
+	tel, err := newWorkerTelemetry(cfg.TracerProvider, cfg.MeterProvider)
+	if err != nil {
+		return nil, err
+	}
 	d := DefaultWorkerConfig
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = d.Concurrency
@@ -105,11 +134,15 @@ func NewWorker(repo Repository, payments PaymentMethods, cfg WorkerConfig, logge
 	if cfg.Checkpoint == nil {
 		cfg.Checkpoint = func(string) {}
 	}
-	return &Worker{repo: repo, payments: payments, cfg: cfg, logger: logger.With("component", "transfers.worker"), wake: make(chan struct{}, 1)}
+	return &Worker{
+		repo: repo, payments: payments, cfg: cfg, logger: logger.With("component", "transfers.worker"),
+		wake: make(chan struct{}, 1), tel: tel,
+	}, nil
 }
 
 // Notify wakes the worker for a pass; wake-ups that arrive during a pass coalesce into one
-// more pass, so none is lost. The database listener calls it on every commit that created work.
+// more pass, so none is lost. It never blocks: the repository calls it after every commit of
+// this process that created work (a new transfer, a refund owed).
 func (w *Worker) Notify() {
 	select {
 	case w.wake <- struct{}{}:
@@ -141,7 +174,7 @@ func (w *Worker) Run(ctx context.Context) error {
 // in a slot.
 func (w *Worker) pass(ctx context.Context, slots chan struct{}, jobs *sync.WaitGroup) {
 	for ctx.Err() == nil {
-		n, err := w.repo.ExpireDue(ctx, w.cfg.Now(), expireBatch)
+		n, err := w.repo.ExpireDue(ctx, w.cfg.Now(), expireBatch, w.tel.around(StepExpire))
 		if err != nil {
 			w.logError(ctx, "expiring vouchers failed", err)
 			break
@@ -152,11 +185,12 @@ func (w *Worker) pass(ctx context.Context, slots chan struct{}, jobs *sync.WaitG
 	}
 	claims := []struct {
 		name  string
-		claim func(ctx context.Context, now, leaseUntil time.Time) (*domain.Transfer, error)
+		claim func(ctx context.Context, now, leaseUntil time.Time, step Step) (*domain.Transfer, error)
+		step  Step
 		run   func(ctx context.Context, t *domain.Transfer)
 	}{
-		{"refund", w.repo.ClaimRefund, w.refund},
-		{"charge", w.repo.ClaimCharge, w.charge},
+		{"refund", w.repo.ClaimRefund, w.tel.around(StepClaimRefund), w.refund},
+		{"charge", w.repo.ClaimCharge, w.tel.around(StepClaimCharge), w.charge},
 	}
 	for _, c := range claims {
 		for {
@@ -166,7 +200,7 @@ func (w *Worker) pass(ctx context.Context, slots chan struct{}, jobs *sync.WaitG
 			case slots <- struct{}{}:
 			}
 			now := w.cfg.Now()
-			t, err := c.claim(ctx, now, now.Add(w.cfg.Lease))
+			t, err := c.claim(ctx, now, now.Add(w.cfg.Lease), c.step)
 			if err != nil || t == nil {
 				<-slots
 				if err != nil {
@@ -221,13 +255,19 @@ func failureReason(res ChargeResult) string {
 	return "The card was declined."
 }
 
+// errChargeDeclined is the step error of a declined card (the transfer fails).
+var errChargeDeclined = errors.New("charge declined")
+
 // charge charges the card of a claimed transfer and records the outcome. A crash anywhere
 // leaves the transfer processing with a lease; whoever takes it over charges again with the
-// same key and gets the same answer.
+// same key and gets the same answer. The charge step ends with the call's answer; an approved
+// charge goes on to the voucher step.
 func (w *Worker) charge(ctx context.Context, t *domain.Transfer) {
+	sctx, step := w.tel.beginStep(ctx, StepCharge, t)
+	defer step.end(OutcomeRetry, errors.New("charge step ended without an outcome")) // a panic or an early return
 	s := t.State()
 	w.cfg.Checkpoint(CheckpointBeforeCharge)
-	cctx, cancel := context.WithTimeout(ctx, w.cfg.Lease/2)
+	cctx, cancel := context.WithTimeout(sctx, w.cfg.Lease/2)
 	res, err := w.payments.Charge(cctx, ChargeRequest{
 		UserID:         s.UserID.String(),
 		Token:          s.PaymentMethod.Token,
@@ -237,52 +277,72 @@ func (w *Worker) charge(ctx context.Context, t *domain.Transfer) {
 	})
 	cancel()
 	if ctx.Err() != nil {
-		return // stopping: the lease hands the job to whoever runs next
+		step.end(OutcomeRetry, context.Cause(ctx)) // stopping: the lease hands the job to whoever runs next
+		return
 	}
 	w.cfg.Checkpoint(CheckpointAfterCharge)
 	now := w.cfg.Now()
 	switch {
 	case err == nil && res.Approved && res.ChargeID != "":
+		step.end(OutcomeOK, nil)
 		w.complete(ctx, t, res.ChargeID)
 	case err == nil && !res.Approved:
-		w.finish(ctx, t, func(t *domain.Transfer) error { return t.Fail(failureReason(res), now) })
+		reason := failureReason(res)
+		w.finish(sctx, step, fmt.Errorf("%w: %s", errChargeDeclined, reason), t,
+			func(t *domain.Transfer) error { return t.Fail(reason, now) })
 	case errors.Is(err, ErrChargeRejected):
-		w.logger.WarnContext(ctx, "charge rejected; the transfer fails", "transfer_id", t.ID(), "error", err)
-		w.finish(ctx, t, func(t *domain.Transfer) error {
+		w.logger.WarnContext(sctx, "charge rejected; the transfer fails", "transfer_id", t.ID(), "error", err)
+		w.finish(sctx, step, err, t, func(t *domain.Transfer) error {
 			return t.Fail("The payment method could not be charged. Nothing was taken.", now)
 		})
 	case err == nil:
-		w.retryLater(ctx, t, errors.New("approved charge without a charge id"))
+		err = errors.New("approved charge without a charge id")
+		w.retryLater(sctx, t, err)
+		step.end(OutcomeRetry, err)
 	default:
-		w.retryLater(ctx, t, err)
+		w.retryLater(sctx, t, err)
+		step.end(OutcomeRetry, err)
 	}
 }
 
-// complete issues the voucher of a charged transfer. A voucher number already in use is drawn
-// again.
+// complete issues the voucher of a charged transfer, as its own step. A voucher number already
+// in use is drawn again.
 func (w *Worker) complete(ctx context.Context, t *domain.Transfer, chargeID string) {
+	sctx, step := w.tel.beginStep(ctx, StepIssueVoucher, t)
+	defer step.end(OutcomeRetry, errors.New("voucher step ended without an outcome"))
 	for range 5 {
 		now := w.cfg.Now()
-		v, err := domain.NewVoucher(now, w.cfg.VoucherTTL)
+		v, err := domain.NewVoucher(w.cfg.PINs, t.ID(), now, w.cfg.VoucherTTL)
 		if err != nil {
-			w.logError(ctx, "drawing a voucher failed", err, "transfer_id", t.ID())
+			w.logError(sctx, "drawing a voucher failed", err, "transfer_id", t.ID())
+			step.end(OutcomeRetry, err)
 			return
 		}
-		err = w.update(ctx, t, func(t *domain.Transfer) error { return t.Complete(chargeID, v, now) })
-		if err == nil {
+		err = w.update(sctx, t, func(t *domain.Transfer) error { return t.Complete(chargeID, v, now) })
+		switch {
+		case err == nil:
+			step.end(OutcomeOK, nil)
 			w.cfg.Checkpoint(CheckpointBeforePublish)
-		}
-		if !errors.Is(err, domain.ErrVoucherNumberTaken) {
+			return
+		case !errors.Is(err, domain.ErrVoucherNumberTaken):
+			step.end(OutcomeRetry, err) // the lease will retry
 			return
 		}
 	}
-	w.logError(ctx, "no free voucher number after 5 draws; the lease will retry", errors.New("voucher numbers exhausted"), "transfer_id", t.ID())
+	err := errors.New("voucher numbers exhausted")
+	w.logError(sctx, "no free voucher number after 5 draws; the lease will retry", err, "transfer_id", t.ID())
+	step.end(OutcomeRetry, err)
 }
 
-func (w *Worker) finish(ctx context.Context, t *domain.Transfer, fn func(*domain.Transfer) error) {
-	if w.update(ctx, t, fn) == nil {
-		w.cfg.Checkpoint(CheckpointBeforePublish)
+// finish records the end of a job that fails the transfer; step ends failed with cause once
+// it is recorded, or retry if it could not be (the lease will retry).
+func (w *Worker) finish(ctx context.Context, step *stepRun, cause error, t *domain.Transfer, fn func(*domain.Transfer) error) {
+	if err := w.update(ctx, t, fn); err != nil {
+		step.end(OutcomeRetry, err)
+		return
 	}
+	step.end(OutcomeFailed, cause)
+	w.cfg.Checkpoint(CheckpointBeforePublish)
 }
 
 // update applies fn; ErrInvalidTransition means another worker finished the job first (its
@@ -304,12 +364,16 @@ func (w *Worker) update(ctx context.Context, t *domain.Transfer, fn func(*domain
 
 // refund refunds the whole total of a cancelled or expired voucher.
 func (w *Worker) refund(ctx context.Context, t *domain.Transfer) {
+	sctx, step := w.tel.beginStep(ctx, StepRefund, t)
+	defer step.end(OutcomeRetry, errors.New("refund step ended without an outcome"))
 	s := t.State()
 	if s.ChargeID == "" {
-		w.logError(ctx, "refund owed on a transfer without a charge", fmt.Errorf("transfer %s", t.ID()))
+		err := fmt.Errorf("refund owed on transfer %s, which has no charge", t.ID())
+		w.logError(sctx, "refund owed on a transfer without a charge", err)
+		step.end(OutcomeFailed, err)
 		return
 	}
-	cctx, cancel := context.WithTimeout(ctx, w.cfg.Lease/2)
+	cctx, cancel := context.WithTimeout(sctx, w.cfg.Lease/2)
 	refundID, err := w.payments.Refund(cctx, RefundRequest{
 		ChargeID:       s.ChargeID,
 		Amount:         t.Total(),
@@ -318,13 +382,19 @@ func (w *Worker) refund(ctx context.Context, t *domain.Transfer) {
 	})
 	cancel()
 	if ctx.Err() != nil {
+		step.end(OutcomeRetry, context.Cause(ctx))
 		return
 	}
 	if err != nil {
 		// A refund is owed whatever the processor says: keep trying (and alert on the logs).
-		w.retryLater(ctx, t, err)
+		w.retryLater(sctx, t, err)
+		step.end(OutcomeRetry, err)
 		return
 	}
 	now := w.cfg.Now()
-	_ = w.update(ctx, t, func(t *domain.Transfer) error { return t.Refunded(refundID, now) })
+	if err := w.update(sctx, t, func(t *domain.Transfer) error { return t.Refunded(refundID, now) }); err != nil {
+		step.end(OutcomeRetry, err)
+		return
+	}
+	step.end(OutcomeOK, nil)
 }

@@ -43,7 +43,7 @@ const (
 )
 
 // An approved charge completes the transfer with a voucher and the recipient's SMS. The sweep
-// is an hour: only the commit's NOTIFY can have woken the worker.
+// is an hour: only the commit's in-process wake-up can have woken the worker.
 func TestWorkerCompletesAnApprovedTransfer(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
@@ -96,7 +96,7 @@ func TestWorkerCompletesAnApprovedTransfer(t *testing.T) {
 		t.Fatalf("SMS = %v", sms)
 	}
 	pin := regexp.MustCompile(`PIN ([0-9]{4})\b`).FindStringSubmatch(sms.GetBody())
-	if pin == nil || !domain.VerifyPIN(s.Voucher.PINHash, pin[1]) {
+	if pin == nil || !e.PINs.Verify(s.Voucher.PINHash, tr.ID(), pin[1]) {
 		t.Fatalf("SMS body has no PIN that matches the voucher: %q", sms.GetBody())
 	}
 	for _, want := range []string{"Thandi N.", "R500.00", "Standard Bank, ABSA, FNB, Nedbank or Capitec", "25 Mar 2026 12:00 SAST", tr.Reference()} {
@@ -167,7 +167,7 @@ func TestWorkerResumesAfterBeingKilled(t *testing.T) {
 
 	// The dead worker's progress: both claimed, the first one charged.
 	for range 2 {
-		if tr, err := e.Repo.ClaimCharge(ctx, now, now.Add(lease)); err != nil || tr == nil {
+		if tr, err := e.Repo.ClaimCharge(ctx, now, now.Add(lease), nil); err != nil || tr == nil {
 			t.Fatalf("claim: %v, %v", tr, err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
@@ -120,34 +119,6 @@ func TestRequestHash(t *testing.T) {
 		if bytes.Equal(hash(edit), base) {
 			t.Errorf("different request %d hashes alike", i)
 		}
-	}
-}
-
-func TestVoucher(t *testing.T) {
-	t.Parallel()
-	v, err := domain.NewVoucher(t0, domain.DefaultVoucherTTL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(v.Number) != 10 || strings.Trim(v.Number, "0123456789") != "" || len(v.PIN) != 4 || strings.Trim(v.PIN, "0123456789") != "" {
-		t.Fatalf("voucher %q PIN %q", v.Number, v.PIN)
-	}
-	if !v.ExpiresAt.Equal(t0.Add(7 * 24 * time.Hour)) {
-		t.Fatalf("expires %v", v.ExpiresAt)
-	}
-	if !domain.VerifyPIN(v.PINHash, v.PIN) || strings.Contains(v.PINHash, v.PIN+"$") {
-		t.Fatal("PIN hash does not verify")
-	}
-	wrong := "0000"
-	if v.PIN == wrong {
-		wrong = "1111"
-	}
-	if domain.VerifyPIN(v.PINHash, wrong) || domain.VerifyPIN("garbage", v.PIN) {
-		t.Fatal("a wrong PIN verified")
-	}
-	other, _ := domain.NewVoucher(t0, time.Hour)
-	if other.Number == v.Number && other.PIN == v.PIN {
-		t.Fatal("two vouchers alike")
 	}
 }
 

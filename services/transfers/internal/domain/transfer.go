@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -90,6 +91,10 @@ type State struct {
 	Refund     Refund
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// TraceContext is the W3C trace context (traceparent, and tracestate if any) of the
+	// request that created the transfer, so that the worker's steps join that request's trace.
+	// Opaque here; nil when there was none.
+	TraceContext map[string]string
 }
 
 // Event is something that happened to a transfer, to be published through the outbox in the
@@ -143,6 +148,19 @@ func NewTransfer(id, userID uuid.UUID, req Request, pm PaymentMethodRef, fee Fee
 	t.events = append(t.events, StatusChanged{At: now})
 	return t
 }
+
+// SetTraceContext records the trace context of the request creating the transfer (see
+// State.TraceContext); the map is copied.
+func (t *Transfer) SetTraceContext(tc map[string]string) {
+	if len(tc) == 0 {
+		t.s.TraceContext = nil
+		return
+	}
+	t.s.TraceContext = maps.Clone(tc)
+}
+
+// TraceContext is the trace context of the request that created the transfer (nil if none).
+func (t *Transfer) TraceContext() map[string]string { return maps.Clone(t.s.TraceContext) }
 
 // Restore rebuilds a stored transfer.
 func Restore(s State) *Transfer { return &Transfer{s: s} }

@@ -3,7 +3,6 @@ package domain_test
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -62,22 +61,24 @@ func newTransfer(t *testing.T) *domain.Transfer {
 	return domain.NewTransfer(uuid.New(), uuid.New(), req, domain.PaymentMethodRef{ID: "pm1", Token: "tok"}, fee, "Thandi N.", t0)
 }
 
-// voucher is drawn once: hashing a PIN is deliberately slow.
-var voucher = func() func(*testing.T) domain.IssuedVoucher {
-	var (
-		once sync.Once
-		v    domain.IssuedVoucher
-		err  error
-	)
-	return func(t *testing.T) domain.IssuedVoucher {
-		t.Helper()
-		once.Do(func() { v, err = domain.NewVoucher(t0, domain.DefaultVoucherTTL) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+// testPINs MACs PINs in the domain tests.
+var testPINs = func() *domain.PINHasher {
+	k, err := domain.NewPINKey([]byte("domain-test-pin-key-0123456789ab"))
+	if err != nil {
+		panic(err)
 	}
+	return domain.NewPINHasher(k)
 }()
+
+// voucher draws a voucher for tr.
+func voucher(t *testing.T, tr *domain.Transfer) domain.IssuedVoucher {
+	t.Helper()
+	v, err := domain.NewVoucher(testPINs, tr.ID(), t0, domain.DefaultVoucherTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
 
 // Each state reached by a path of steps, and each step tried from it: only the state
 // machine's arrows succeed.
@@ -86,7 +87,7 @@ func TestTransferSteps(t *testing.T) {
 	lease := t0.Add(time.Minute)
 	steps := map[string]func(*testing.T, *domain.Transfer) error{
 		"claim":    func(_ *testing.T, tr *domain.Transfer) error { return tr.ClaimCharge(t0, lease) },
-		"complete": func(t *testing.T, tr *domain.Transfer) error { return tr.Complete("ch_1", voucher(t), t0) },
+		"complete": func(t *testing.T, tr *domain.Transfer) error { return tr.Complete("ch_1", voucher(t, tr), t0) },
 		"fail":     func(_ *testing.T, tr *domain.Transfer) error { return tr.Fail("declined", t0) },
 		"cancel":   func(_ *testing.T, tr *domain.Transfer) error { return tr.Cancel(t0) },
 		"expire":   func(_ *testing.T, tr *domain.Transfer) error { return tr.Expire(t0.Add(8 * 24 * time.Hour)) },
@@ -160,7 +161,7 @@ func TestTransferEvents(t *testing.T) {
 	if ev := tr.TakeEvents(); len(ev) != 0 || tr.Attempts() != 2 {
 		t.Fatalf("take-over: events %v, attempts %d", ev, tr.Attempts())
 	}
-	v := voucher(t)
+	v := voucher(t, tr)
 	if err := tr.Complete("ch_1", v, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestTransferEvents(t *testing.T) {
 	if len(ev) != 2 || ev[0].(domain.StatusChanged).Previous != domain.StatusProcessing || ev[1].(domain.VoucherIssued).PIN != v.PIN {
 		t.Fatalf("completed: events %v", ev)
 	}
-	if tr.State().Voucher.PINHash == v.PIN || !domain.VerifyPIN(tr.State().Voucher.PINHash, v.PIN) {
+	if tr.State().Voucher.PINHash == v.PIN || !testPINs.Verify(tr.State().Voucher.PINHash, tr.ID(), v.PIN) {
 		t.Fatal("the stored PIN is not a hash of the PIN")
 	}
 	if err := tr.Cancel(t0); err != nil {

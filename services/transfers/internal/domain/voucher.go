@@ -1,14 +1,20 @@
 package domain
 
 import (
+	"bytes"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -45,7 +51,8 @@ func (c CollectionStatus) CanBecome(to CollectionStatus) bool {
 	}
 }
 
-// Voucher is the recipient's cash voucher as stored: the PIN only as a hash.
+// Voucher is the recipient's cash voucher as stored: the PIN only as a keyed MAC (or, for
+// vouchers issued before the MAC, an argon2id hash).
 type Voucher struct {
 	Number      string
 	PINHash     string
@@ -63,9 +70,13 @@ type IssuedVoucher struct {
 	ExpiresAt time.Time
 }
 
-// NewVoucher draws a voucher number and a PIN from crypto/rand and hashes the PIN. The
-// number's uniqueness is the database's to enforce (ErrVoucherNumberTaken: draw again).
-func NewVoucher(now time.Time, ttl time.Duration) (IssuedVoucher, error) {
+// NewVoucher draws a voucher number and a PIN from crypto/rand for transfer transferID and
+// MACs the PIN with pins' current key. The number's uniqueness is the database's to enforce
+// (ErrVoucherNumberTaken: draw again).
+func NewVoucher(pins *PINHasher, transferID uuid.UUID, now time.Time, ttl time.Duration) (IssuedVoucher, error) {
+	if pins == nil {
+		return IssuedVoucher{}, errors.New("domain: NewVoucher needs a PIN hasher")
+	}
 	number, err := randomDigits(VoucherNumberDigits)
 	if err != nil {
 		return IssuedVoucher{}, err
@@ -74,11 +85,7 @@ func NewVoucher(now time.Time, ttl time.Duration) (IssuedVoucher, error) {
 	if err != nil {
 		return IssuedVoucher{}, err
 	}
-	hash, err := HashPIN(pin)
-	if err != nil {
-		return IssuedVoucher{}, err
-	}
-	return IssuedVoucher{Number: number, PIN: pin, PINHash: hash, ExpiresAt: now.Add(ttl)}, nil
+	return IssuedVoucher{Number: number, PIN: pin, PINHash: pins.Hash(transferID, pin), ExpiresAt: now.Add(ttl)}, nil
 }
 
 // randomDigits returns n uniformly random decimal digits.
@@ -91,33 +98,140 @@ func randomDigits(n int) (string, error) {
 	return fmt.Sprintf("%0*s", n, v.String()), nil
 }
 
-// argon2id parameters (OWASP's minimum: 19 MiB, 2 passes, 1 lane).
-const (
-	pinMemoryKiB = 19 * 1024
-	pinTime      = 2
-	pinThreads   = 1
-	pinKeyLen    = 32
-	pinSaltLen   = 16
+// PIN hashing.
+//
+// A 4-digit PIN has 10 000 values, so no hash makes a stolen one hard to reverse: a slow hash
+// (argon2id, which this service used first) only multiplies 10 000 guesses by its cost, while
+// costing the worker ~76 ms of CPU and 19 MiB per voucher. What protects a PIN is a secret the
+// database does not hold and a limit on attempts at collection (with the ATM integration). So
+// the PIN is stored as HMAC-SHA256 under a key from the service's configuration
+// (TRANSFERS_PIN_KEY), over the transfer id and the PIN: a dump of the database without the
+// key reveals nothing, and equal PINs of two vouchers give unrelated MACs. The stored string
+// names the key ("hmac-sha256$<key id>$<base64 MAC>"), so that a key can be rotated with the
+// old one kept for verifying the vouchers still outstanding (at most the voucher TTL).
+
+// MinPINKeySize is the least length of a PIN key, in bytes (256 bits, HMAC-SHA256's output).
+const MinPINKeySize = 32
+
+// PIN key errors; they never carry the key.
+var (
+	// ErrPINKeyFormat: the key is not base64.
+	ErrPINKeyFormat = errors.New("PIN key is not valid base64")
+	// ErrPINKeySize: the key is shorter than MinPINKeySize.
+	ErrPINKeySize = fmt.Errorf("PIN key must be at least %d bytes", MinPINKeySize)
 )
+
+// pinMACScheme prefixes every PIN MAC; argon2idScheme every legacy PIN hash (PHC string).
+const (
+	pinMACScheme   = "hmac-sha256"
+	argon2idScheme = "$argon2id$"
+)
+
+// PINKey is a secret key for PIN MACs, with its id: derived from the key itself (an HMAC of a
+// fixed label), so that it is the same in every replica without being configured, and reveals
+// nothing of the key.
+type PINKey struct {
+	id  string
+	key []byte
+}
+
+// NewPINKey makes a key from raw (copied), at least MinPINKeySize bytes.
+func NewPINKey(raw []byte) (PINKey, error) {
+	if len(raw) < MinPINKeySize {
+		return PINKey{}, ErrPINKeySize
+	}
+	key := bytes.Clone(raw)
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("thumela.transfers.pin-key-id.v1"))
+	return PINKey{id: "pk" + hex.EncodeToString(mac.Sum(nil)[:6]), key: key}, nil
+}
+
+// ParsePINKey decodes a base64 key (standard or URL alphabet, padded or not), as configured.
+func ParsePINKey(s string) (PINKey, error) {
+	s = strings.TrimSpace(s)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if raw, err := enc.DecodeString(s); err == nil {
+			k, err := NewPINKey(raw)
+			clear(raw)
+			return k, err
+		}
+	}
+	return PINKey{}, ErrPINKeyFormat
+}
+
+// ID is the key's id, as stored with each MAC.
+func (k PINKey) ID() string { return k.id }
+
+// PINHasher MACs PINs with its current key and verifies them with any of its keys, and
+// verifies the argon2id hashes of vouchers issued before PIN MACs.
+type PINHasher struct {
+	current PINKey
+	keys    map[string]PINKey
+}
+
+// NewPINHasher returns a hasher that MACs with current and also verifies with retired keys.
+func NewPINHasher(current PINKey, retired ...PINKey) *PINHasher {
+	h := &PINHasher{current: current, keys: map[string]PINKey{current.id: current}}
+	for _, k := range retired {
+		if _, ok := h.keys[k.id]; !ok {
+			h.keys[k.id] = k
+		}
+	}
+	return h
+}
+
+// KeyID is the id of the key new MACs are made with.
+func (h *PINHasher) KeyID() string { return h.current.id }
+
+// Hash returns the stored form of pin for transfer transferID:
+// "hmac-sha256$<key id>$<base64 of HMAC-SHA256(key, transfer id ‖ 0x00 ‖ pin)>".
+func (h *PINHasher) Hash(transferID uuid.UUID, pin string) string {
+	return pinMACScheme + "$" + h.current.id + "$" + b64.EncodeToString(pinMAC(h.current, transferID, pin))
+}
+
+// pinMAC binds the MAC to the voucher's transfer: the same PIN on two vouchers never gives the
+// same MAC, so stored MACs cannot be compared with each other. The id's text form has a fixed
+// length, and the 0x00 keeps the encoding unambiguous all the same.
+func pinMAC(k PINKey, transferID uuid.UUID, pin string) []byte {
+	mac := hmac.New(sha256.New, k.key)
+	mac.Write([]byte(transferID.String()))
+	mac.Write([]byte{0})
+	mac.Write([]byte(pin))
+	return mac.Sum(nil)
+}
+
+// Verify reports whether pin is the PIN of the voucher of transfer transferID whose stored
+// hash is hash, comparing in constant time. A MAC under a key the hasher does not hold does not
+// verify; an argon2id hash (vouchers issued before MACs) is verified as it was made.
+func (h *PINHasher) Verify(hash string, transferID uuid.UUID, pin string) bool {
+	if strings.HasPrefix(hash, argon2idScheme) {
+		return verifyArgon2id(hash, pin)
+	}
+	scheme, rest, ok := strings.Cut(hash, "$")
+	if !ok || scheme != pinMACScheme {
+		return false
+	}
+	kid, encoded, ok := strings.Cut(rest, "$")
+	if !ok {
+		return false
+	}
+	k, ok := h.keys[kid]
+	if !ok {
+		return false
+	}
+	want, err := b64.DecodeString(encoded)
+	if err != nil {
+		return false
+	}
+	return hmac.Equal(pinMAC(k, transferID, pin), want)
+}
 
 var b64 = base64.RawStdEncoding
 
-// HashPIN hashes a PIN with argon2id and a random salt, in the PHC string format. A 4-digit
-// PIN has only 10 000 values, so a stolen hash falls to brute force whatever the cost: the
-// hash keeps PINs out of plain sight in the database and backups; the real protection is
-// attempt limiting at collection (future work, with the ATM integration).
-func HashPIN(pin string) (string, error) {
-	salt := make([]byte, pinSaltLen)
-	if _, err := rand.Read(salt); err != nil {
-		return "", fmt.Errorf("pin salt: %w", err)
-	}
-	key := argon2.IDKey([]byte(pin), salt, pinTime, pinMemoryKiB, pinThreads, pinKeyLen)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
-		argon2.Version, pinMemoryKiB, pinTime, pinThreads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
-}
-
-// VerifyPIN reports whether pin matches hash (from HashPIN), in constant time.
-func VerifyPIN(hash, pin string) bool {
+// verifyArgon2id verifies pin against an argon2id PHC string
+// ($argon2id$v=19$m=…,t=…,p=…$salt$key), as HashPIN wrote them before PIN MACs. Kept while
+// vouchers issued before the change can be outstanding; it costs what the hash cost.
+func verifyArgon2id(hash, pin string) bool {
 	parts := strings.Split(hash, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {
 		return false
@@ -131,12 +245,16 @@ func VerifyPIN(hash, pin string) bool {
 	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &memory, &passes, &threads); err != nil {
 		return false
 	}
+	// Bounds: a corrupt row must not make a verification allocate gigabytes or spin.
+	if memory == 0 || memory > 256*1024 || passes == 0 || passes > 16 || threads == 0 {
+		return false
+	}
 	salt, err := b64.DecodeString(parts[4])
 	if err != nil {
 		return false
 	}
 	want, err := b64.DecodeString(parts[5])
-	if err != nil || len(want) == 0 {
+	if err != nil || len(want) == 0 || len(want) > 64 {
 		return false
 	}
 	got := argon2.IDKey([]byte(pin), salt, passes, memory, threads, uint32(len(want)))

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkCreateTransfer measures CreateTransfer end to end over gRPC on loopback: token
 // check, validation, the idempotency look-up, the (fake) paymentmethods and fees calls, and
-// the create transaction (sender lock, usage, insert, outbox event, NOTIFY) on a real
+// the create transaction (sender lock, usage, insert, outbox event and its NOTIFY) on a real
 // PostgreSQL. "serial" is one sender; "parallel" is one sender per goroutine.
 //
 //	go test -run '^$' -bench CreateTransfer ./internal/ports/

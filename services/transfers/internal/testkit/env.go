@@ -54,11 +54,28 @@ type Env struct {
 	Clock    *Clock
 	Payments *FakePayments
 	Fees     *FakeFees
-	Repo     *postgres.Transfers
-	App      *app.Service
-	Client   transfersv1.TransfersServiceClient
-	Logger   *slog.Logger
-	signer   auth.Signer
+	// Repo is the repository the App writes through; a worker started on the env's pool
+	// shares it, so the App's commits wake that worker as in the binary.
+	Repo *postgres.Transfers
+	App  *app.Service
+	// PINs MACs the vouchers' PINs under PINKey.
+	PINs   *domain.PINHasher
+	Client transfersv1.TransfersServiceClient
+	Logger *slog.Logger
+	signer auth.Signer
+}
+
+// PINKey is the tests' TRANSFERS_PIN_KEY: base64 of 32 bytes.
+const PINKey = "dGVzdC1waW4ta2V5LTAxMjM0NTY3ODlhYmNkZWYwMTI="
+
+// PINHasher returns a hasher under PINKey.
+func PINHasher(t testing.TB) *domain.PINHasher {
+	t.Helper()
+	k, err := domain.ParsePINKey(PINKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return domain.NewPINHasher(k)
 }
 
 // DefaultStart is 2026-03-18 12:00 in Johannesburg.
@@ -102,7 +119,7 @@ func New(t testing.TB, opts Options) *Env {
 
 	e := &Env{
 		DBURL: url, Pool: pool, Clock: NewClock(opts.Start), Payments: NewFakePayments(), Fees: NewFakeFees(),
-		Repo: postgres.NewTransfers(pool), Logger: Discard,
+		Repo: postgres.NewTransfers(pool), PINs: PINHasher(t), Logger: Discard,
 	}
 	svc, err := app.New(e.Repo, e.Payments, e.Fees, app.Config{Limits: opts.Limits, Now: e.Clock.Now}, e.Logger)
 	if err != nil {
@@ -194,27 +211,33 @@ func Input(key, paymentMethodID string, amount int64) domain.RequestInput {
 	}
 }
 
-// WorkerConfig is a worker tuned for tests: short sweeps and retries, the env's clock.
+// WorkerConfig is a worker tuned for tests: short sweeps and retries, the env's clock and PIN
+// key.
 func (e *Env) WorkerConfig() app.WorkerConfig {
 	return app.WorkerConfig{
 		Concurrency: 4, Lease: time.Minute, Sweep: 200 * time.Millisecond,
 		RetryBase: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond, Now: e.Clock.Now,
+		PINs: e.PINs,
 	}
 }
 
-// StartWorker runs a worker on pool (the env's when nil) with its LISTEN connection until the
-// returned stop is called or the test ends.
+// StartWorker runs a worker until the returned stop is called or the test ends. With a nil
+// pool it works through the env's repository, so the App's commits wake it as they would in
+// the binary; with another pool it is a second replica, which only its own commits and its
+// sweeps wake.
 func (e *Env) StartWorker(t testing.TB, pool *pgxpool.Pool, cfg app.WorkerConfig) (w *app.Worker, stop func()) {
 	t.Helper()
-	if pool == nil {
-		pool = e.Pool
+	repo := e.Repo
+	if pool != nil {
+		repo = postgres.NewTransfers(pool)
 	}
-	repo := postgres.NewTransfers(pool)
-	w = app.NewWorker(repo, e.Payments, cfg, e.Logger)
-	listener := postgres.NewListener(pool, Schema, e.Logger)
+	w, err := app.NewWorker(repo, e.Payments, cfg, e.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.OnWork(w.Notify)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = listener.Run(ctx, w.Notify) })
 	wg.Go(func() { _ = w.Run(ctx) })
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
@@ -227,18 +250,20 @@ type OutboxRow struct {
 	Subject string
 	Type    string
 	Payload []byte
+	// Headers are the message's headers (the event type, traceparent, …).
+	Headers map[string]string
 }
 
 // Outbox returns every outbox row in write order.
 func (e *Env) Outbox(t testing.TB) []OutboxRow {
 	t.Helper()
-	rows, err := e.Pool.Query(context.Background(), `SELECT subject, headers->>'`+outbox.HeaderEventType+`', payload FROM outbox ORDER BY seq`)
+	rows, err := e.Pool.Query(context.Background(), `SELECT subject, headers->>'`+outbox.HeaderEventType+`', payload, headers FROM outbox ORDER BY seq`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (OutboxRow, error) {
 		var o OutboxRow
-		err := r.Scan(&o.Subject, &o.Type, &o.Payload)
+		err := r.Scan(&o.Subject, &o.Type, &o.Payload, &o.Headers)
 		return o, err
 	})
 	if err != nil {

@@ -1,6 +1,6 @@
 // Package postgres stores transfers in the transfers schema: the repository of the app layer,
-// with the outbox events of every change written in the same transaction, and the listener
-// that wakes the worker when work is committed.
+// with the outbox events of every change written in the same transaction, which wakes this
+// process's worker after a commit that created work for it.
 package postgres
 
 import (
@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,21 +39,53 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// WorkChannel is the LISTEN/NOTIFY channel on which commits that create work for the worker
-// (a new transfer, a refund owed) are announced, per schema like the outbox's.
-func WorkChannel(schema string) string { return "transfers_work_" + schema }
-
-const notifyWork = `SELECT pg_notify('transfers_work_' || current_schema(), '')`
-
 // userLockClass namespaces the per-sender advisory locks (two-int form, which never meets the
 // platform's one-bigint locks).
 const userLockClass = 0x7472_6e73 // "trns"
 
 // Transfers implements app.Repository.
-type Transfers struct{ pool *pgxpool.Pool }
+type Transfers struct {
+	pool *pgxpool.Pool
+	// onWork are the functions called after a commit that created work for the worker.
+	onWork atomic.Pointer[[]func()]
+}
 
 // NewTransfers returns the repository over pool (search_path = transfers).
 func NewTransfers(pool *pgxpool.Pool) *Transfers { return &Transfers{pool: pool} }
+
+// OnWork registers fn (the worker's Notify) to be called after every commit, through this
+// repository, that creates work for the worker: a new transfer, a refund owed (a cancel or an
+// expiry). fn runs in the committing goroutine and must not block.
+//
+// This replaces pg_notify, whose commit-time lock serialises every committing transaction of
+// the server: the wake-up is in-process only (platform postgres.OnCommit). Work committed by a
+// replica that stops before processing it is found by the other replicas' sweeps
+// (TRANSFERS_WORKER_SWEEP), and a job a dead replica had claimed once its lease passes.
+func (r *Transfers) OnWork(fn func()) {
+	for {
+		old := r.onWork.Load()
+		var fns []func()
+		if old != nil {
+			fns = append(fns, *old...)
+		}
+		fns = append(fns, fn)
+		if r.onWork.CompareAndSwap(old, &fns) {
+			return
+		}
+	}
+}
+
+// wakeOnCommit arranges for the OnWork functions to run once tx commits. Every transaction
+// here comes from InTx, which runs the hook; were one not to, the sweep would find the work.
+func (r *Transfers) wakeOnCommit(tx pgx.Tx) {
+	platformpg.OnCommit(tx, func() {
+		if fns := r.onWork.Load(); fns != nil {
+			for _, fn := range *fns {
+				fn()
+			}
+		}
+	})
+}
 
 var _ app.Repository = (*Transfers)(nil)
 
@@ -61,7 +94,7 @@ const columns = `id, user_id, idempotency_key, request_hash, sender_name, recipi
 	payment_method_id, payment_method_name, payment_method_last_four, payment_method_token,
 	location_name, location_type, charge_id, attempts, lease_until,
 	voucher_number, voucher_pin_hash, collection_status, voucher_expires_at, collected_at,
-	refund_status, refund_id, refund_reason, created_at, updated_at`
+	refund_status, refund_id, refund_reason, created_at, updated_at, trace_context`
 
 func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 	var (
@@ -76,7 +109,7 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 		&s.PaymentMethod.ID, &s.PaymentMethod.Name, &s.PaymentMethod.LastFour, &s.PaymentMethod.Token,
 		&s.Location.Name, &s.Location.Type, &s.ChargeID, &s.Attempts, &lease,
 		&voucherNumber, &pinHash, &collection, &expires, &collected,
-		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt)
+		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt, &s.TraceContext)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +217,8 @@ func (r *Transfers) Usage(ctx context.Context, userID uuid.UUID, p domain.Period
 // Create implements app.Repository. The transaction takes an advisory lock on the sender
 // first, so the idempotency look-up, the limits and the waiver are decided on a usage no
 // concurrent create of the same sender can change before this one commits. The lock, the
-// look-up and the usage travel in one batch, the insert and the worker's NOTIFY in another.
+// look-up and the usage travel in one batch, then the insert and the outbox event; the commit
+// wakes this process's worker.
 func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p domain.Periods,
 	decide func(app.UserState) (*domain.Transfer, error)) (*domain.Transfer, bool, error) {
 	var (
@@ -227,6 +261,7 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p 
 		if err := writeEvents(ctx, tx, t); err != nil {
 			return err
 		}
+		r.wakeOnCommit(tx)
 		out = t
 		return nil
 	})
@@ -241,24 +276,31 @@ type batchQuerier struct{ br pgx.BatchResults }
 
 func (b batchQuerier) Query(context.Context, string, ...any) (pgx.Rows, error) { return b.br.Query() }
 
-// insert inserts t and notifies the worker (on commit), in one round trip.
+// insert inserts t.
 func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 	s := t.State()
-	batch := &pgx.Batch{}
-	batch.Queue(`INSERT INTO transfers (id, user_id, idempotency_key, request_hash, sender_name,
+	_, err := tx.Exec(ctx, `INSERT INTO transfers (id, user_id, idempotency_key, request_hash, sender_name,
 		recipient_name, recipient_phone, bank, amount_cents, bank_fee_cents, platform_fee_cents, fee_cents,
 		total_cents, fee_waived, status, payment_method_id, payment_method_name, payment_method_last_four,
-		payment_method_token, location_name, location_type, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+		payment_method_token, location_name, location_type, created_at, updated_at, trace_context)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
 		s.ID, s.UserID, s.IdempotencyKey, s.RequestHash, s.SenderName,
 		s.RecipientName, s.RecipientPhone.E164(), string(s.Bank), s.Amount.Cents(), s.Fee.BankFee.Cents(), s.Fee.PlatformFee.Cents(),
 		s.Fee.Charged().Cents(), t.Total().Cents(), s.Fee.Waived, string(s.Status), s.PaymentMethod.ID, s.PaymentMethod.Name,
-		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt)
-	batch.Queue(notifyWork)
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt,
+		traceContextArg(s.TraceContext))
+	if err != nil {
 		return fmt.Errorf("insert transfer: %w", err)
 	}
 	return nil
+}
+
+// traceContextArg is the trace_context column's value: SQL NULL when there is none.
+func traceContextArg(tc map[string]string) any {
+	if len(tc) == 0 {
+		return nil
+	}
+	return tc
 }
 
 func writeEvents(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
@@ -270,8 +312,9 @@ func writeEvents(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 }
 
 // save writes the mutable fields of t, guarded by the status it had when it was locked (was),
-// and its events; a refund that became owed wakes the worker on commit.
-func save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) error {
+// and its events under ctx's trace context; a refund that became owed wakes the worker on
+// commit.
+func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) error {
 	s := t.State()
 	tag, err := tx.Exec(ctx, `UPDATE transfers SET status = $3, failure_reason = $4, charge_id = $5, attempts = $6,
 		lease_until = $7, voucher_number = $8, voucher_pin_hash = $9, collection_status = $10,
@@ -299,9 +342,7 @@ func save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) 
 		return err
 	}
 	if s.Refund.Status == domain.RefundPending && was.Refund.Status != domain.RefundPending {
-		if _, err := tx.Exec(ctx, notifyWork); err != nil {
-			return fmt.Errorf("notify worker: %w", err)
-		}
+		r.wakeOnCommit(tx)
 	}
 	return nil
 }
@@ -322,7 +363,7 @@ func (r *Transfers) Update(ctx context.Context, userID, id uuid.UUID, fn func(*d
 		if err := fn(t); err != nil {
 			return err
 		}
-		if err := save(ctx, tx, t, was); err != nil {
+		if err := r.save(ctx, tx, t, was); err != nil {
 			return err
 		}
 		out = t
@@ -334,8 +375,24 @@ func (r *Transfers) Update(ctx context.Context, userID, id uuid.UUID, fn func(*d
 	return out, nil
 }
 
+// change applies fn to t, locked in tx, and saves it, through step when there is one (the
+// worker's traced step, whose context the events then carry).
+func (r *Transfers) change(ctx context.Context, tx pgx.Tx, t *domain.Transfer, step app.Step, fn func(*domain.Transfer) error) error {
+	apply := func(ctx context.Context) error {
+		was := t.State()
+		if err := fn(t); err != nil {
+			return err
+		}
+		return r.save(ctx, tx, t, was)
+	}
+	if step == nil {
+		return apply(ctx)
+	}
+	return step(ctx, t, apply)
+}
+
 // claim locks the first row of sql that no one else has locked, applies fn and saves it.
-func (r *Transfers) claim(ctx context.Context, sql string, now time.Time, fn func(*domain.Transfer) error) (*domain.Transfer, error) {
+func (r *Transfers) claim(ctx context.Context, sql string, now time.Time, step app.Step, fn func(*domain.Transfer) error) (*domain.Transfer, error) {
 	var out *domain.Transfer
 	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		t, err := r.one(ctx, tx, sql, now)
@@ -345,11 +402,7 @@ func (r *Transfers) claim(ctx context.Context, sql string, now time.Time, fn fun
 		if err != nil {
 			return err
 		}
-		was := t.State()
-		if err := fn(t); err != nil {
-			return err
-		}
-		if err := save(ctx, tx, t, was); err != nil {
+		if err := r.change(ctx, tx, t, step, fn); err != nil {
 			return err
 		}
 		out = t
@@ -360,24 +413,24 @@ func (r *Transfers) claim(ctx context.Context, sql string, now time.Time, fn fun
 
 // ClaimCharge implements app.Repository: the oldest pending transfer, or a processing one
 // whose lease has passed.
-func (r *Transfers) ClaimCharge(ctx context.Context, now, leaseUntil time.Time) (*domain.Transfer, error) {
+func (r *Transfers) ClaimCharge(ctx context.Context, now, leaseUntil time.Time, step app.Step) (*domain.Transfer, error) {
 	return r.claim(ctx, `SELECT `+columns+` FROM transfers
 		WHERE status IN ('pending', 'processing') AND (status = 'pending' OR lease_until <= $1)
-		ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`, now,
+		ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`, now, step,
 		func(t *domain.Transfer) error { return t.ClaimCharge(now, leaseUntil) })
 }
 
 // ClaimRefund implements app.Repository.
-func (r *Transfers) ClaimRefund(ctx context.Context, now, leaseUntil time.Time) (*domain.Transfer, error) {
+func (r *Transfers) ClaimRefund(ctx context.Context, now, leaseUntil time.Time, step app.Step) (*domain.Transfer, error) {
 	return r.claim(ctx, `SELECT `+columns+` FROM transfers
 		WHERE refund_status = 'pending' AND (lease_until IS NULL OR lease_until <= $1)
-		ORDER BY lease_until NULLS FIRST LIMIT 1 FOR UPDATE SKIP LOCKED`, now,
+		ORDER BY lease_until NULLS FIRST LIMIT 1 FOR UPDATE SKIP LOCKED`, now, step,
 		func(t *domain.Transfer) error { return t.ClaimRefund(now, leaseUntil) })
 }
 
 // ExpireDue implements app.Repository: one transaction per batch; each expiry owes a refund,
 // which the commit announces to the worker.
-func (r *Transfers) ExpireDue(ctx context.Context, now time.Time, limit int) (int, error) {
+func (r *Transfers) ExpireDue(ctx context.Context, now time.Time, limit int, step app.Step) (int, error) {
 	n := 0
 	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT `+columns+` FROM transfers
@@ -391,11 +444,7 @@ func (r *Transfers) ExpireDue(ctx context.Context, now time.Time, limit int) (in
 			return fmt.Errorf("due vouchers: %w", err)
 		}
 		for _, t := range due {
-			was := t.State()
-			if err := t.Expire(now); err != nil {
-				return err
-			}
-			if err := save(ctx, tx, t, was); err != nil {
+			if err := r.change(ctx, tx, t, step, func(t *domain.Transfer) error { return t.Expire(now) }); err != nil {
 				return err
 			}
 		}

@@ -68,13 +68,13 @@ func TestUpdateIsGuarded(t *testing.T) {
 		t.Fatalf("foreign update: %v", err)
 	}
 	// Nothing claimable while the lease holds; claimable again when it passes.
-	if c, err := e.Repo.ClaimCharge(ctx, now, now.Add(time.Minute)); err != nil || c == nil || c.Status() != domain.StatusProcessing {
+	if c, err := e.Repo.ClaimCharge(ctx, now, now.Add(time.Minute), nil); err != nil || c == nil || c.Status() != domain.StatusProcessing {
 		t.Fatalf("claim: %v %v", c, err)
 	}
-	if c, err := e.Repo.ClaimCharge(ctx, now.Add(59*time.Second), now.Add(2*time.Minute)); err != nil || c != nil {
+	if c, err := e.Repo.ClaimCharge(ctx, now.Add(59*time.Second), now.Add(2*time.Minute), nil); err != nil || c != nil {
 		t.Fatalf("claim under a live lease: %v %v", c, err)
 	}
-	if c, err := e.Repo.ClaimCharge(ctx, now.Add(time.Minute), now.Add(2*time.Minute)); err != nil || c == nil || c.Attempts() != 2 {
+	if c, err := e.Repo.ClaimCharge(ctx, now.Add(time.Minute), now.Add(2*time.Minute), nil); err != nil || c == nil || c.Attempts() != 2 {
 		t.Fatalf("claim after the lease: %v %v", c, err)
 	}
 }
@@ -92,12 +92,12 @@ func TestVoucherNumbersAreUnique(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Repo.ClaimCharge(ctx, now, now.Add(time.Minute)); err != nil {
+		if _, err := e.Repo.ClaimCharge(ctx, now, now.Add(time.Minute), nil); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, tr.ID())
 	}
-	v, err := domain.NewVoucher(now, time.Hour)
+	v, err := domain.NewVoucher(e.PINs, ids[0], now, time.Hour) // one number for both: the second clashes
 	if err != nil {
 		t.Fatal(err)
 	}
