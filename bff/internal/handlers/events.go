@@ -100,8 +100,10 @@ func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest,
 	if err := out.Send(heartbeat(sub.Cursor())); err != nil {
 		return err
 	}
-	deliver := func(m *liveMessage) error { return e.deliver(ctx, out, sessionToken, g.UserID, m) }
-	if err := sub.CatchUp(ctx, deliver); err != nil {
+	// What the tab missed while away, then what the hub routes from now on.
+	if err := sub.CatchUp(ctx, func(m *liveMessage) error {
+		return e.deliver(ctx, out, sessionToken, g.UserID, m, true)
+	}); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -130,7 +132,7 @@ func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest,
 				if !ok {
 					break
 				}
-				if err := deliver(m); err != nil {
+				if err := e.deliver(ctx, out, sessionToken, g.UserID, m, false); err != nil {
 					return err
 				}
 			}
@@ -141,14 +143,20 @@ func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest,
 // unavailable ends a stream with a retryable error: the client reconnects with its cursor and
 // catches up (after falling behind, a shutdown, or NATS being unreachable).
 func (e *Events) unavailable(ctx context.Context, err error) error {
-	if !errors.Is(err, live.ErrSlow) && !errors.Is(err, live.ErrClosed) && !errors.Is(err, live.ErrNotReady) {
+	switch {
+	case errors.Is(err, live.ErrSlow):
+		e.Logger.InfoContext(ctx, "live events: a tab fell behind; ended for it to resume")
+	case errors.Is(err, live.ErrClosed), errors.Is(err, live.ErrNotReady):
+		// Shutting down, or starting: nothing to say per tab (the hub logs its own state).
+	default:
 		e.Logger.WarnContext(ctx, "live events: stream ended", "err", err)
 	}
 	return connect.NewError(connect.CodeUnavailable, errors.New("live events are temporarily unavailable; reconnect with the last cursor"))
 }
 
-// deliver sends one routed event to the tab, in the event's trace.
-func (e *Events) deliver(ctx context.Context, out *connect.ServerStream[bffv1.WatchEventsResponse], sessionToken, userID string, m *liveMessage) error {
+// deliver sends one event to the tab, in the event's trace; replayed says it was missed while
+// the tab was away (CatchUp), not routed live.
+func (e *Events) deliver(ctx context.Context, out *connect.ServerStream[bffv1.WatchEventsResponse], sessionToken, userID string, m *liveMessage, replayed bool) error {
 	if m.UserID != userID {
 		// The hub routes by user; checking again costs nothing.
 		return nil
@@ -166,7 +174,11 @@ func (e *Events) deliver(ctx context.Context, out *connect.ServerStream[bffv1.Wa
 	if err := out.Send(resp); err != nil {
 		return err
 	}
-	e.Live.Delivered(ctx, m)
+	if replayed {
+		e.Live.Replayed(ctx)
+	} else {
+		e.Live.Delivered(ctx, m)
+	}
 	return nil
 }
 

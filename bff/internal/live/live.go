@@ -374,10 +374,18 @@ func (h *Hub[E]) close() {
 	}
 }
 
-// Delivered records that m was sent to a tab.
+// Delivered records that m, taken with Next, was sent to a tab: the delivery latency is from
+// JetStream's timestamp to now.
 func (h *Hub[E]) Delivered(ctx context.Context, m *Message[E]) {
 	h.metrics.delivered.Add(ctx, 1)
 	h.metrics.latency.Record(ctx, max(0, time.Since(m.Published).Seconds()))
+}
+
+// Replayed records that a message handed over by CatchUp was sent to a tab. It counts as
+// delivered but stays out of the latency, which would otherwise measure how long the tab was
+// away.
+func (h *Hub[E]) Replayed(ctx context.Context) {
+	h.metrics.delivered.Add(ctx, 1)
 }
 
 // userFilters are the subjects of userID's events.

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,7 +49,7 @@ import (
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // jetStreamOn connects to the NATS at url (reconnecting as the BFF does) and ensures the streams.
-func jetStreamOn(t *testing.T, url string) jetstream.JetStream {
+func jetStreamOn(t testing.TB, url string) jetstream.JetStream {
 	t.Helper()
 	nc, js, err := bus.Connect(context.Background(), url, "bff-test", quietLogger())
 	if err != nil {
@@ -61,13 +62,13 @@ func jetStreamOn(t *testing.T, url string) jetstream.JetStream {
 	return js
 }
 
-func jetStream(t *testing.T) jetstream.JetStream {
+func jetStream(t testing.TB) jetstream.JetStream {
 	t.Helper()
 	return jetStreamOn(t, natstest.Run(t))
 }
 
 // publish publishes m and returns its stream sequence (the cursor a tab gets with it).
-func publish(t *testing.T, js jetstream.JetStream, subject string, m proto.Message) uint64 {
+func publish(t testing.TB, js jetstream.JetStream, subject string, m proto.Message) uint64 {
 	t.Helper()
 	b, err := proto.Marshal(m)
 	if err != nil {
@@ -81,7 +82,7 @@ func publish(t *testing.T, js jetstream.JetStream, subject string, m proto.Messa
 }
 
 // publishStatus publishes transfer id's status event for userID.
-func publishStatus(t *testing.T, js jetstream.JetStream, userID, id string) uint64 {
+func publishStatus(t testing.TB, js jetstream.JetStream, userID, id string) uint64 {
 	t.Helper()
 	return publish(t, js, "thumela.transfers."+userID+".status", &transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{
 		Id: id, UserId: userID, Status: transfersv1.TransferStatus_TRANSFER_STATUS_PROCESSING,
@@ -147,7 +148,7 @@ type liveBFF struct {
 	transfers *countingTransfers
 }
 
-func newLiveBFF(t *testing.T, js jetstream.JetStream, limits live.Limits) *liveBFF {
+func newLiveBFF(t testing.TB, js jetstream.JetStream, limits live.Limits) *liveBFF {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -210,7 +211,7 @@ func newLiveBFF(t *testing.T, js jetstream.JetStream, limits live.Limits) *liveB
 }
 
 // signIn signs userID in on a client of its own (a browser, whose tabs share the cookie).
-func (b *liveBFF) signIn(t *testing.T, userID string) bffv1connect.EventsServiceClient {
+func (b *liveBFF) signIn(t testing.TB, userID string) bffv1connect.EventsServiceClient {
 	t.Helper()
 	// A client of its own: srv.Client() is one shared client, whose cookie jar client() sets.
 	jar, _ := cookiejar.New(nil)
@@ -232,7 +233,7 @@ type stream = connect.ServerStreamForClient[bffv1.WatchEventsResponse]
 
 // watch opens a tab (resuming after cursor unless it is empty) and reads its first message,
 // the heartbeat that says it is live; it returns the stream and that heartbeat's cursor.
-func watch(t *testing.T, ctx context.Context, events bffv1connect.EventsServiceClient, cursor string) (*stream, string) {
+func watch(t testing.TB, ctx context.Context, events bffv1connect.EventsServiceClient, cursor string) (*stream, string) {
 	t.Helper()
 	s, err := events.WatchEvents(ctx, &bffv1.WatchEventsRequest{ResumeAfter: cursor})
 	if err != nil {
@@ -611,3 +612,111 @@ func TestLiveVoucherEventsCarryTheirTransfer(t *testing.T) {
 	}
 }
 
+// BenchmarkLiveFanOut times an event from its JetStream publish to its first arrival on one of
+// its user's tabs, with 100 users × 10 tabs open (JSON, as the browser; over TLS HTTP/2, each
+// user's tabs on one connection), for events published one at a time ("one") and 75 at once
+// ("burst75", as an outbox relay's sweep does). Not a test: speed is measured, not asserted.
+//
+//	cd bff && go test ./internal/server/ -run '^$' -bench LiveFanOut -benchtime 100x
+func BenchmarkLiveFanOut(b *testing.B) {
+	for _, burst := range []int{1, 75} {
+		name := "one"
+		if burst > 1 {
+			name = fmt.Sprintf("burst%d", burst)
+		}
+		b.Run(name, func(b *testing.B) { benchmarkFanOut(b, 100, 10, burst) })
+	}
+}
+
+func benchmarkFanOut(b *testing.B, users, tabs, burst int) {
+	js := jetStream(b)
+	bff := newLiveBFF(b, js, live.Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	var mu sync.Mutex
+	first := map[string]time.Time{}
+	arrived := make(chan struct{}, 1)
+	var open sync.WaitGroup
+	for u := range users {
+		jar, _ := cookiejar.New(nil)
+		hc := &http.Client{Transport: bff.srv.Client().Transport, Jar: jar}
+		auth := bffv1connect.NewAuthServiceClient(hc, bff.srv.URL, connect.WithProtoJSON())
+		if _, err := auth.SignIn(ctx, &bffv1.SignInRequest{Email: fmt.Sprintf("u%d@example.co.za", u), Password: "right-password"}); err != nil {
+			b.Fatal(err)
+		}
+		events := bffv1connect.NewEventsServiceClient(hc, bff.srv.URL, connect.WithProtoJSON())
+		for range tabs {
+			open.Add(1)
+			go func() {
+				s, err := events.WatchEvents(ctx, &bffv1.WatchEventsRequest{})
+				if err != nil || !s.Receive() {
+					b.Error("stream did not open", err)
+					open.Done()
+					return
+				}
+				open.Done()
+				for s.Receive() {
+					now := time.Now()
+					id := s.Msg().GetTransferUpdated().GetTransfer().GetId()
+					mu.Lock()
+					if _, ok := first[id]; !ok {
+						first[id] = now
+						select {
+						case arrived <- struct{}{}:
+						default:
+						}
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	open.Wait()
+
+	var latencies []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		sent := make(map[string]time.Time, burst)
+		for k := range burst {
+			id := fmt.Sprintf("b%d-%d", i, k)
+			user := fmt.Sprintf("u%d", (i*burst+k)%users)
+			data, _ := proto.Marshal(&transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{Id: id, UserId: user}})
+			sent[id] = time.Now()
+			if _, err := js.PublishAsync("thumela.transfers."+user+".status", data); err != nil {
+				b.Fatal(err)
+			}
+		}
+		deadline := time.After(30 * time.Second)
+		for {
+			mu.Lock()
+			n := 0
+			for id := range sent {
+				if _, ok := first[id]; ok {
+					n++
+				}
+			}
+			mu.Unlock()
+			if n == burst {
+				break
+			}
+			select {
+			case <-arrived:
+			case <-deadline:
+				b.Fatalf("%d of %d events arrived", n, burst)
+			}
+		}
+		mu.Lock()
+		for id, at := range sent {
+			latencies = append(latencies, first[id].Sub(at))
+		}
+		mu.Unlock()
+	}
+	b.StopTimer()
+	slices.Sort(latencies)
+	ms := func(q float64) float64 {
+		return float64(latencies[min(len(latencies)-1, int(q*float64(len(latencies))))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(ms(0.50), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+}

@@ -440,7 +440,8 @@ func TestConfiguration(t *testing.T) {
 }
 
 // TestAddresses: every address a binary reads points where it should. <SERVICE>_ADDR names
-// that service's Service and port, and only along the call graph; NATS_URL names the NATS
+// that service's headless Service and port (dns:///…, for client-side round robin over every
+// pod), and only along the call graph; NATS_URL names the NATS
 // client Service; DATABASE_URL is the CloudNativePG Cluster's application Secret.
 func TestAddresses(t *testing.T) {
 	forOverlays(t, func(t *testing.T, f *fixture, r *Rendered) {
@@ -469,7 +470,18 @@ func TestAddresses(t *testing.T) {
 					if !calls(b, target) {
 						t.Errorf("%s reads %s, but %s → %s is not in the architecture's call graph", b, v.Name, b, target)
 					}
-					checkServiceAddress(t, r, ns, b, v.Name, value(env, v.Name), deploymentPod(r, r.Deployments[target]))
+					// gRPC callers balance round-robin over what the name resolves to: only a
+					// headless Service resolves to every pod (a ClusterIP is one address).
+					addr := value(env, v.Name)
+					hostPort, ok := strings.CutPrefix(addr, "dns:///")
+					if !ok {
+						t.Errorf("%s: %s=%q: want dns:///<headless Service>:<port>, so that the caller spreads its calls over every %s pod", b, v.Name, addr, target)
+						continue
+					}
+					svc := checkServiceAddress(t, r, ns, b, v.Name, hostPort, deploymentPod(r, r.Deployments[target]))
+					if svc != nil && (svc.Spec.ClusterIP != corev1.ClusterIPNone || svc.Spec.PublishNotReadyAddresses) {
+						t.Errorf("%s: %s=%q: Service %s must be headless (clusterIP: None) and list only ready pods", b, v.Name, addr, svc.Name)
+					}
 				case v.Name == "NATS_URL":
 					u, err := url.Parse(value(env, v.Name))
 					if err != nil || u.Scheme != "nats" {
@@ -503,37 +515,38 @@ func TestAddresses(t *testing.T) {
 }
 
 // checkServiceAddress: addr (host:port) names a Service in ns that selects pod, on a port
-// that reaches one of the pod's container ports.
-func checkServiceAddress(t *testing.T, r *Rendered, ns, b, name, addr string, pod Pod) {
+// that reaches one of the pod's container ports. It returns the Service, nil when it fails.
+func checkServiceAddress(t *testing.T, r *Rendered, ns, b, name, addr string, pod Pod) *corev1.Service {
 	t.Helper()
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
 		t.Errorf("%s: %s=%q: %v", b, name, addr, err)
-		return
+		return nil
 	}
 	svcName, rest, _ := strings.Cut(host, ".")
 	if rest != "" && rest != ns && !strings.HasPrefix(rest, ns+".svc") {
 		t.Errorf("%s: %s=%q points outside the namespace %s", b, name, addr, ns)
-		return
+		return nil
 	}
 	svc, ok := r.Services[svcName]
 	if !ok {
 		t.Errorf("%s: %s=%q: no Service %s", b, name, addr, svcName)
-		return
+		return nil
 	}
 	if len(svc.Spec.Selector) == 0 || !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels)) {
 		t.Errorf("%s: %s=%q: Service %s does not select the %s pods", b, name, addr, svcName, pod.Name)
-		return
+		return nil
 	}
 	port, _ := strconv.Atoi(portStr)
 	for _, sp := range svc.Spec.Ports {
 		if sp.Port == int32(port) {
 			if _, ok := resolvePort(pod.Ports, sp.TargetPort, sp.Port); ok {
-				return
+				return svc
 			}
 		}
 	}
 	t.Errorf("%s: %s=%q: Service %s has no port %s reaching a %s container port", b, name, addr, svcName, portStr, pod.Name)
+	return nil
 }
 
 // TestAvailability: a PodDisruptionBudget and a HorizontalPodAutoscaler per Deployment.

@@ -1,6 +1,7 @@
 package outbox_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -10,13 +11,38 @@ import (
 
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/outbox"
+	"github.com/thumela/thumela/services/platform/postgres"
 )
 
 // BenchmarkOutboxCommitToJetStream measures one event's path from the writer's COMMIT to a
-// JetStream consumer's callback: NOTIFY, relay wake-up, select, publish, ack, mark, commit,
-// delivery. Each iteration waits for its message, so ns/op is end-to-end latency including
-// the write transaction; p50-ms and p99-ms are commit → received only.
+// JetStream consumer's callback: relay wake-up, select, publish, ack, mark, commit, delivery.
+// Each iteration waits for its message, so ns/op is end-to-end latency including the write
+// transaction; p50-ms and p99-ms are commit → received only.
+//
+// InTx is the services' path (an in-memory wake-up after commit); Begin is Write's fallback
+// for transactions postgres.InTx did not start (pg_notify, delivered to the relay's LISTEN).
 func BenchmarkOutboxCommitToJetStream(b *testing.B) {
+	b.Run("InTx", func(b *testing.B) {
+		benchCommitToJetStream(b, func(ctx context.Context, pool postgres.TxBeginner, msg outbox.Message) error {
+			return postgres.InTx(ctx, pool, func(tx pgx.Tx) error { return outbox.Write(ctx, tx, msg) })
+		})
+	})
+	b.Run("Begin", func(b *testing.B) {
+		benchCommitToJetStream(b, func(ctx context.Context, pool postgres.TxBeginner, msg outbox.Message) error {
+			tx, err := pool.BeginTx(ctx, pgx.TxOptions{})
+			if err != nil {
+				return err
+			}
+			defer func() { _ = tx.Rollback(ctx) }()
+			if err := outbox.Write(ctx, tx, msg); err != nil {
+				return err
+			}
+			return tx.Commit(ctx)
+		})
+	})
+}
+
+func benchCommitToJetStream(b *testing.B, write func(context.Context, postgres.TxBeginner, outbox.Message) error) {
 	e := newEnv(b)
 	e.startRelay(b, nil)
 
@@ -38,14 +64,7 @@ func BenchmarkOutboxCommitToJetStream(b *testing.B) {
 	latencies := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
-		tx, err := e.pool.Begin(b.Context())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := outboxWrite(b, tx, msg); err != nil {
-			b.Fatal(err)
-		}
-		if err := tx.Commit(b.Context()); err != nil {
+		if err := write(b.Context(), e.pool, msg); err != nil {
 			b.Fatal(err)
 		}
 		committed := time.Now()
@@ -60,9 +79,4 @@ func BenchmarkOutboxCommitToJetStream(b *testing.B) {
 	slices.Sort(latencies)
 	b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds())/1000, "p99-ms")
-}
-
-func outboxWrite(b *testing.B, tx pgx.Tx, msg outbox.Message) error {
-	b.Helper()
-	return outbox.Write(b.Context(), tx, msg)
 }

@@ -3,12 +3,15 @@ package outbox_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -47,6 +50,7 @@ func TestConsumeAcksRetriesAndTerminates(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.startRelay(t, nil)
+	m := newMeters(t)
 
 	var mu sync.Mutex
 	deliveries := map[string]int{}
@@ -78,7 +82,8 @@ func TestConsumeAcksRetriesAndTerminates(t *testing.T) {
 		AckPolicy:  jetstream.AckExplicitPolicy,
 		AckWait:    30 * time.Second, // redelivery must come from the Nak delay, not the ack timeout
 		MaxDeliver: 5,
-	}, handler, outbox.WithConsumeLogger(discard), outbox.WithRedeliveryDelay(10*time.Millisecond, 50*time.Millisecond))
+	}, handler, outbox.WithConsumeLogger(discard), outbox.WithRedeliveryDelay(10*time.Millisecond, 50*time.Millisecond),
+		outbox.WithConsumeMeterProvider(m.provider))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +106,25 @@ func TestConsumeAcksRetriesAndTerminates(t *testing.T) {
 		t.Fatalf("unexpected extra delivery of %q (a terminated or acked message came back)", v)
 	case <-time.After(300 * time.Millisecond):
 	}
+	// ok and the second deliveries of flaky and panics were acked, their first deliveries
+	// retried, poison terminated.
+	wantOutcomes := map[string]int{outbox.OutcomeAck: 3, outbox.OutcomeRetry: 2, outbox.OutcomeTerminated: 1}
+	for outcome, n := range wantOutcomes {
+		attrs := []attribute.KeyValue{attribute.String("consumer", "test"), attribute.String("outcome", outcome)}
+		// Recorded right after the handler returns, so possibly just after it signalled.
+		eventually(t, 5*time.Second, fmt.Sprintf("%d %s outcomes counted and timed", n, outcome), func() bool {
+			handled, ok := m.find(t, "thumela.consumer.handled", attrs...)
+			took, timed := m.find(t, "thumela.consumer.duration", attrs...)
+			return ok && timed && handled.value == float64(n) && took.count == uint64(n)
+		})
+	}
+	names := m.promNames(t)
+	for _, want := range []string{"thumela_consumer_handled_total", "thumela_consumer_duration_seconds"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("Prometheus has no %s; it has %v", want, names)
+		}
+	}
+
 	mu.Lock()
 	defer mu.Unlock()
 	want := map[string]int{"ok": 1, "flaky": 2, "poison": 1, "panics": 2}

@@ -111,7 +111,7 @@ func Write(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 	}
 	// The hook is registered only when a local relay can receive it; a wake-up that would
 	// reach nobody must go through PostgreSQL to the other replicas' LISTEN instead.
-	if !localRelayRunning() || !postgres.OnCommit(tx, func() {}) {
+	if !localRelayRunning() || !postgres.OnCommit(tx, wakeLocalRelays) {
 		// NOTIFY is delivered on COMMIT only, and PostgreSQL folds identical notifications of
 		// one transaction into one, so a burst of writes wakes the relay once.
 		batch.Queue(`SELECT pg_notify('outbox_' || current_schema(), '')`)

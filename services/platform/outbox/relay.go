@@ -177,15 +177,17 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 	defer r.running.Store(false)
 
-	// From here on Write in this process wakes this relay in memory instead of notifying.
-	registerLocal(r)
-	defer unregisterLocal(r)
-
+	// Only a running relay reports the backlog: a stopped replica's series then goes stale
+	// instead of repeating its last value.
 	if reg, err := r.metrics.meter.RegisterCallback(r.observeBacklog, r.metrics.lag, r.metrics.pending); err != nil {
 		r.logger.Warn("outbox backlog gauges unavailable", "error", err)
 	} else {
 		defer func() { _ = reg.Unregister() }()
 	}
+
+	// From here on Write in this process wakes this relay in memory instead of notifying.
+	registerLocal(r)
+	defer unregisterLocal(r)
 
 	var wg sync.WaitGroup
 	defer wg.Wait()

@@ -161,6 +161,8 @@ func TestWokenReplicaWaitsForTheLockHolder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// On failure, free the connection (and the lock), or closing the pool would hang.
+		defer func() { _ = otherReplica.Rollback(context.Background()) }()
 		if _, err := otherReplica.Exec(t.Context(), "SELECT pg_advisory_xact_lock($1)", outbox.RelayLockKey(r)); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -29,6 +30,7 @@ func run() error {
 	flag.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "the BFF's address")
 	flag.IntVar(&cfg.PostgresPort, "postgres-port", 54329, "the private PostgreSQL cluster's port")
 	flag.BoolVar(&cfg.Ephemeral, "ephemeral", false, "use a throw-away database and NATS store, removed at exit (browser tests)")
+	tracesUI := flag.String("traces-ui", "", "where the traces can be seen (make traces: the local Jaeger), printed once the stack is up")
 	flag.Parse()
 	cfg.DatabaseURL = os.Getenv("DATABASE_URL")
 	cfg.NatsURL = os.Getenv("NATS_URL")
@@ -40,6 +42,14 @@ func run() error {
 		return err
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil)).With("process", "thumela-dev")
+	if *tracesUI != "" {
+		// The children inherit this process's environment, OTEL_EXPORTER_OTLP_ENDPOINT included:
+		// that is what sends their spans to the viewer.
+		endpoint := cmp.Or(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), "(none: set OTEL_EXPORTER_OTLP_ENDPOINT)")
+		cfg.Ready = func(stack.Ready) {
+			fmt.Fprintf(os.Stdout, "\n  Traces: %s (spans exported to %s)\n  Find a request's trace by the trace_id of its log lines.\n\n", *tracesUI, endpoint)
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

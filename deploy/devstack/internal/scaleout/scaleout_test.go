@@ -55,9 +55,13 @@ const (
 // transfers through both BFFs, kills transfers-1 and then bff-2 mid-run, and checks that
 // every transfer was charged once and completed once, and that every status event of every
 // transfer reached the sender's open stream once, in order, whichever BFF it was on.
+//
+// It runs bin/* and web/dist (make build-go build-web) on the PostgreSQL at TEST_DATABASE_URL
+// (default the local one), in a database of its own that is dropped at the end. The stack's
+// log is kept, and its path printed, when the test fails or SCALEOUT_KEEP_LOG is set.
 func TestScaleOut(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts the whole stack (two minutes); not in -short")
+		t.Skip("starts the whole stack with replicas (about 20 s); not in -short")
 	}
 	root := repoRoot(t)
 	requireBuilt(t, root)
@@ -113,12 +117,13 @@ func TestScaleOut(t *testing.T) {
 			t.Fatalf("sender %d's stream did not open within 30 s", w.user)
 		}
 	}
-	phase("%d streams live (8 on each BFF)", senders)
+	phase("%d streams live (%d on each BFF)", senders, senders/2)
 
 	// The transfers.
 	results := make([]created, transfers)
 	var succeeded atomic.Int64
 	var retries atomic.Int64
+	var retryCauses sync.Map
 	var processingAtKill atomic.Int64
 	jobs := make(chan int)
 	errs := make(chan error, transfers)
@@ -138,6 +143,7 @@ func TestScaleOut(t *testing.T) {
 				}
 				var res *bffv1.CreateTransferResponse
 				var err error
+				start := time.Now()
 				attempt := 0
 				for ; attempt < 40; attempt++ {
 					b := home
@@ -145,19 +151,20 @@ func TestScaleOut(t *testing.T) {
 						b = 1 - b // the load balancer routes around a dead BFF
 					}
 					res, err = via[b][u].Transfers.CreateTransfer(ctx, req)
-					if connect.CodeOf(err) != connect.CodeUnavailable {
+					if !retryable(ctx, err) {
 						break
 					}
 					// Its backend (or the BFF) died under it: again with the same key, as the
 					// web client does.
 					retries.Add(1)
+					retryCauses.Store(err.Error(), true)
 					time.Sleep(250 * time.Millisecond)
 				}
 				if err != nil {
 					errs <- fmt.Errorf("create %d (sender %d, %d attempts): %w", i, u, attempt+1, err)
 					continue
 				}
-				results[i] = created{key: req.IdempotencyKey, id: res.GetTransfer().GetId(), user: u, attempts: attempt + 1}
+				results[i] = created{key: req.IdempotencyKey, id: res.GetTransfer().GetId(), user: u, attempts: attempt + 1, took: time.Since(start)}
 				switch succeeded.Add(1) {
 				case killTransfersAfter:
 					var n int64
@@ -173,10 +180,16 @@ func TestScaleOut(t *testing.T) {
 			}
 		})
 	}
-	// Paced, so that each kill lands in the middle of the traffic rather than at its end.
+	// Paced, so that each kill lands in the middle of the traffic rather than at its end,
+	// with a burst around each kill, so that creates are in flight when it lands.
+	burst := func(i int) bool {
+		return (i >= killTransfersAfter-8 && i < killTransfersAfter+24) || (i >= killBFFAfter-8 && i < killBFFAfter+24)
+	}
 	pace := time.NewTicker(time.Second / createsPerSecond)
 	for i := range transfers {
-		<-pace.C
+		if !burst(i) {
+			<-pace.C
+		}
 		jobs <- i
 	}
 	pace.Stop()
@@ -189,7 +202,9 @@ func TestScaleOut(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	phase("%d transfers created (%d retries with the same key after Unavailable)", transfers, retries.Load())
+	causes := []string{}
+	retryCauses.Range(func(k, _ any) bool { causes = append(causes, k.(string)); return true })
+	phase("%d transfers created (%d retries with the same key: %q)", transfers, retries.Load(), causes)
 
 	// Every transfer reaches a final status: the killed instance's claims are taken over
 	// once their lease passes.
@@ -268,12 +283,30 @@ func TestScaleOut(t *testing.T) {
 		t.Errorf("CreateTransfer calls per transfers instance %v: the BFFs did not spread them over both", creates)
 	}
 	maxAttempts := 0
+	var slowest time.Duration
 	for _, r := range results {
 		maxAttempts = max(maxAttempts, r.attempts)
+		slowest = max(slowest, r.took)
 	}
 	phase("summary: %d transfers, %d status/voucher events on the stream, %d delivered to %d streams (%d reconnects); "+
-		"CreateTransfer per instance %v; %d create retries (at most %d attempts for one); %d processing when transfers-1 died",
-		len(results), countAll(onStream), delivered, len(watchers), reconnects, creates, retries.Load(), maxAttempts, processingAtKill.Load())
+		"CreateTransfer per instance %v; %d create retries (at most %d attempts for one; slowest create %s); %d processing when transfers-1 died",
+		len(results), countAll(onStream), delivered, len(watchers), reconnects, creates, retries.Load(), maxAttempts,
+		slowest.Round(time.Millisecond), processingAtKill.Load())
+}
+
+// retryable reports whether a create failed because something died under it, so that it must
+// be sent again with the same idempotency key: Unavailable (the BFF lost its transfers
+// instance, or the BFF cannot be reached), or Canceled while the test's own context is live.
+// connect-go reports a connection reset by the server (the BFF killed mid-request) as
+// Canceled, classing ECONNRESET as the peer going away.
+func retryable(ctx context.Context, err error) bool {
+	switch connect.CodeOf(err) {
+	case connect.CodeUnavailable:
+		return true
+	case connect.CodeCanceled:
+		return ctx.Err() == nil
+	}
+	return false
 }
 
 // ---- The stack ----------------------------------------------------------------------------
@@ -320,7 +353,6 @@ func startStack(t *testing.T, ctx context.Context, root string) *runningStack {
 			"TRANSFERS_WORKER_SWEEP=1s",
 			// Charges take a while, so that a kill finds some in flight.
 			"PAYMENTMETHODS_SANDBOX_DELAY=300ms",
-			"TRANSFERS_PIN_KEY=AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", // TEMP until loadDevSecrets makes it
 		},
 		Ready: func(r stack.Ready) { readyCh <- r },
 	}
@@ -338,6 +370,10 @@ func startStack(t *testing.T, ctx context.Context, root string) *runningStack {
 		logFile.Close()
 		if t.Failed() {
 			t.Logf("the stack's log is kept at %s; its warnings and errors:\n%s", logFile.Name(), problems(logFile.Name(), 60))
+			return
+		}
+		if os.Getenv("SCALEOUT_KEEP_LOG") != "" {
+			t.Logf("the stack's log is kept at %s (SCALEOUT_KEEP_LOG)", logFile.Name())
 			return
 		}
 		os.RemoveAll(logDir)
@@ -644,7 +680,8 @@ func countAll(m map[string][]streamEvent) int {
 type created struct {
 	key, id  string
 	user     int
-	attempts int // CreateTransfer calls it took
+	attempts int           // CreateTransfer calls it took
+	took     time.Duration // from the first call to the answer
 }
 
 // checkTransfersAndCharges: exactly the transfers created, every one completed; exactly one
@@ -732,10 +769,16 @@ func checkTransfersAndCharges(t *testing.T, ctx context.Context, pool *pgxpool.P
 	}
 }
 
+// reporter is what the checks report to: the test, or a recorder in the checks' own test.
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
 // checkStreamHasEachStepOnce: THUMELA_EVENTS holds, for every transfer, pending, processing
 // and completed once each and in that order, then one voucher event: the relays of both
 // instances (one killed mid-run) published each outbox row once.
-func checkStreamHasEachStepOnce(t *testing.T, onStream map[string][]streamEvent, results []created) {
+func checkStreamHasEachStepOnce(t reporter, onStream map[string][]streamEvent, results []created) {
 	t.Helper()
 	byTransfer := map[string][]string{}
 	for _, evs := range onStream {
@@ -767,7 +810,7 @@ func checkStreamHasEachStepOnce(t *testing.T, onStream map[string][]streamEvent,
 // checkDelivered: the sender's stream delivered exactly the sender's transfer events on
 // THUMELA_EVENTS, each once, in stream order, across reconnects and BFFs, each with the
 // transfer and status of the event at its cursor.
-func checkDelivered(t *testing.T, w *watcher, want []streamEvent) {
+func checkDelivered(t reporter, w *watcher, want []streamEvent) {
 	t.Helper()
 	bySeq := map[uint64]streamEvent{}
 	wantSeqs := make([]uint64, len(want))

@@ -1,7 +1,8 @@
 // Package stack runs the whole of Thumela on one machine for development and for the browser
 // tests: PostgreSQL (the one at DATABASE_URL, or a private cluster under the data folder), NATS
 // (embedded unless NATS_URL is set), the five services and the BFF, each a child process whose
-// log lines carry its name.
+// log lines carry its name. Any of them can run as several replicas (Config.Replicas), which is
+// how the scale-out test runs two BFFs and two transfers instances on one machine.
 package stack
 
 import (
