@@ -1,7 +1,7 @@
 // Package service is the common skeleton of every Thumela service binary: configuration,
-// logging, telemetry, PostgreSQL with the service's migrations, NATS with the streams, the
-// outbox relay, the gRPC server with health, reflection and access-token checks, and a
-// graceful stop. A service's main is then one call:
+// logging, telemetry (with the Prometheus metrics listener at <SERVICE>_METRICS_ADDR),
+// PostgreSQL with the service's migrations, NATS with the streams, the outbox relay, the gRPC
+// server with health, reflection and access-token checks, and a graceful stop. A service's main is then one call:
 //
 //	func main() {
 //		var cfg Config // embeds service.Base

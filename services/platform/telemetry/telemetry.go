@@ -4,7 +4,8 @@
 // Tracing is off the network by default: unless an OTLP endpoint is configured (or
 // OTEL_TRACES_EXPORTER=otlp), spans are created and carry ids, so logs and propagated headers
 // still link requests, but nothing is exported. Metrics are pulled, not pushed: a Prometheus
-// exporter on a private registry served by MetricsHandler.
+// exporter on a private registry served by MetricsHandler, which MetricsServer serves on a
+// listener of its own (<SERVICE>_METRICS_ADDR).
 package telemetry
 
 import (
