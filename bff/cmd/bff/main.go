@@ -146,13 +146,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	components = append(components, httpComponent(cfg.HTTPAddr, handler, logger))
+	components = append(components, httpComponent(cfg.HTTPAddr, handler, logger, deps.Live.Drain))
 	return lifecycle.Run(ctx, logger, cfg.ShutdownTimeout, components...)
 }
 
 // httpComponent serves HTTP/1.1 and cleartext HTTP/2 (for Connect streams behind a proxy that
-// speaks h2c); TLS ends at the load balancer.
-func httpComponent(addr string, h http.Handler, logger *slog.Logger) lifecycle.Component {
+// speaks h2c); TLS ends at the load balancer. onShutdown runs when the graceful stop begins,
+// to end the long-lived live streams that Shutdown would otherwise wait on.
+func httpComponent(addr string, h http.Handler, logger *slog.Logger, onShutdown ...func()) lifecycle.Component {
 	srv := &http.Server{
 		Addr:              addr,
 		Handler:           h,
@@ -163,6 +164,9 @@ func httpComponent(addr string, h http.Handler, logger *slog.Logger) lifecycle.C
 	srv.Protocols = new(http.Protocols)
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
+	for _, fn := range onShutdown {
+		srv.RegisterOnShutdown(fn)
+	}
 	return lifecycle.Component{
 		Name: "http",
 		Start: func(ctx context.Context) error {

@@ -361,6 +361,12 @@ func (h *Hub[E]) removeLocked(s *Subscription[E]) {
 	h.metrics.subscribers.Add(context.Background(), -1)
 }
 
+// Drain ends every subscription with ErrClosed and refuses new ones, ahead of Run's own end.
+// The HTTP server calls it when its graceful shutdown begins: an open stream is an active
+// request that Shutdown would otherwise wait on until its timeout, while the tab, told
+// Unavailable, reconnects at once to another replica and resumes from its cursor.
+func (h *Hub[E]) Drain() { h.close() }
+
 // close ends every subscription with ErrClosed and refuses new ones.
 func (h *Hub[E]) close() {
 	h.mu.Lock()

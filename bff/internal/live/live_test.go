@@ -2,6 +2,8 @@ package live
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -205,5 +207,38 @@ func TestSubscribeBeforeTheHubRunsIsRefused(t *testing.T) {
 	h := New[string](nil, Config[string]{Stream: "S", Domains: []string{"d"}, Decode: func(Raw) (string, bool) { return "", false }})
 	if _, err := h.Subscribe("u1", Now()); err != ErrNotReady {
 		t.Fatalf("err = %v, want ErrNotReady", err)
+	}
+}
+
+// TestDrainEndsEveryTabAndRefusesNewOnes: the HTTP server's graceful stop drains the hub so
+// that open streams return (and their tabs reconnect elsewhere) instead of holding Shutdown.
+func TestDrainEndsEveryTabAndRefusesNewOnes(t *testing.T) {
+	t.Parallel()
+	h, _ := startHub(t, Limits{})
+	tabs := make([]*Subscription[string], 3)
+	for i := range tabs {
+		s, err := h.Subscribe(fmt.Sprintf("u%d", i%2), Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		tabs[i] = s
+	}
+	h.Drain()
+	for i, s := range tabs {
+		select {
+		case <-s.Ready():
+		case <-time.After(5 * time.Second):
+			t.Fatalf("tab %d was not woken by Drain", i)
+		}
+		if _, _, err := s.Next(); !errors.Is(err, ErrClosed) {
+			t.Fatalf("tab %d after Drain: %v, want ErrClosed", i, err)
+		}
+	}
+	if n := h.Subscribers(); n != 0 {
+		t.Fatalf("%d subscribers after Drain", n)
+	}
+	if _, err := h.Subscribe("u0", Now()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Subscribe after Drain: %v, want ErrClosed", err)
 	}
 }
