@@ -353,6 +353,10 @@ func startStack(t *testing.T, ctx context.Context, root string) *runningStack {
 			"TRANSFERS_WORKER_SWEEP=1s",
 			// Charges take a while, so that a kill finds some in flight.
 			"PAYMENTMETHODS_SANDBOX_DELAY=300ms",
+			// A charge whose caller died just after paymentmethods recorded it as pending stays
+			// leased for this + 5 s before the taking-over worker may finish it (30 s by
+			// default); the sandbox answers in 300 ms.
+			"PAYMENTMETHODS_PROCESSOR_TIMEOUT=5s",
 		},
 		Ready: func(r stack.Ready) { readyCh <- r },
 	}
