@@ -97,7 +97,9 @@ func (s *Store) BeginCharge(ctx context.Context, c app.NewCharge, lease time.Dur
 		})
 		switch {
 		case err == nil:
-			ch, err := s.chargeWhere(ctx, `WHERE c.id = $1`, id)
+			rctx, cancel := leaseHeld(ctx)
+			defer cancel()
+			ch, err := s.chargeWhere(rctx, `WHERE c.id = $1`, id)
 			return ch, err == nil, wrap("read charge", err)
 		case errors.Is(err, errLostRace):
 			continue
@@ -118,8 +120,22 @@ func (s *Store) LeaseCharge(ctx context.Context, id uuid.UUID, lease time.Durati
 	if err != nil {
 		return domain.Charge{}, false, wrap("lease charge", err)
 	}
-	ch, err := s.chargeWhere(ctx, `WHERE c.id = $1`, id)
+	rctx, cancel := leaseHeld(ctx)
+	defer cancel()
+	ch, err := s.chargeWhere(rctx, `WHERE c.id = $1`, id)
 	return ch, tag.RowsAffected() == 1, wrap("read charge", err)
+}
+
+// leaseHeldReadTimeout bounds the read that follows a committed lease.
+const leaseHeldReadTimeout = 5 * time.Second
+
+// leaseHeld is the context for reading back a charge or refund whose lease this request has
+// just committed. From the commit on, the request owns the work: were the read to fail because
+// the caller went away (a cancelled RPC, a caller's pod killed), the lease would strand the
+// charge, unprocessed, until it ran out, and every retry would wait that long. So the read
+// outlives the caller's cancellation, bounded; the processor call after it does the same.
+func leaseHeld(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), leaseHeldReadTimeout)
 }
 
 func outcomeStatus(o domain.Outcome) domain.Status {
@@ -237,7 +253,9 @@ func (s *Store) BeginRefund(ctx context.Context, r app.NewRefund, lease time.Dur
 		})
 		switch {
 		case err == nil:
-			ref, err := refundWhere(ctx, s.pool, `WHERE r.id = $1`, id)
+			rctx, cancel := leaseHeld(ctx)
+			defer cancel()
+			ref, err := refundWhere(rctx, s.pool, `WHERE r.id = $1`, id)
 			return ref, err == nil, wrap("read refund", err)
 		case errors.Is(err, errLostRace):
 			continue
@@ -255,7 +273,9 @@ func (s *Store) LeaseRefund(ctx context.Context, id uuid.UUID, lease time.Durati
 	if err != nil {
 		return domain.Refund{}, false, wrap("lease refund", err)
 	}
-	r, err := refundWhere(ctx, s.pool, `WHERE r.id = $1`, id)
+	rctx, cancel := leaseHeld(ctx)
+	defer cancel()
+	r, err := refundWhere(rctx, s.pool, `WHERE r.id = $1`, id)
 	return r, tag.RowsAffected() == 1, wrap("read refund", err)
 }
 
