@@ -11,11 +11,13 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 
 	"github.com/thumela/thumela/services/platform/lifecycle"
@@ -57,6 +59,13 @@ type Server struct {
 	services []string
 }
 
+// Connection ageing (see New). grpc-go adds ±10 % jitter to the age, so the clients of one
+// server do not all reconnect at once.
+const (
+	MaxConnectionAge      = 5 * time.Minute
+	MaxConnectionAgeGrace = 30 * time.Second
+)
+
 // New builds a server; register services, then run Component.
 func New(logger *slog.Logger, opts ...Option) *Server {
 	var o options
@@ -75,6 +84,14 @@ func New(logger *slog.Logger, opts ...Option) *Server {
 		grpc.StatsHandler(otelgrpc.NewServerHandler()),
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
+		// Clients balance round-robin over the addresses DNS gave them when they connected
+		// (grpcserver.Dial); they ask again only when a connection ends. Ending each connection
+		// after a while (with a GOAWAY, in-flight calls finish) makes them re-resolve, so a pod the
+		// autoscaler adds gets its share of traffic within minutes.
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionAge:      MaxConnectionAge,
+			MaxConnectionAgeGrace: MaxConnectionAgeGrace,
+		}),
 	}, o.serverOpts...)
 
 	s := &Server{
