@@ -17,9 +17,6 @@ PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 BUF_VERSION                := v1.75.0
-# Jaeger v2, the local trace viewer of `make traces`. Its Go module tags the v2 releases v1.x:
-# v1.76.0 is Jaeger v2.13.0 (cmd/jaeger is the v2 binary, an OpenTelemetry Collector build).
-JAEGER_VERSION             := v1.76.0
 
 BUF      := $(BIN)/buf
 SERVICES := identity profiles paymentmethods fees transfers
@@ -45,16 +42,6 @@ $(BIN)/protoc-gen-go-grpc:
 	go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
 $(BIN)/protoc-gen-connect-go:
 	go install connectrpc.com/connect/cmd/protoc-gen-connect-go@$(PROTOC_GEN_CONNECT_GO_VERSION)
-# Jaeger's go.mod has a replace directive, which `go install …@version` refuses, so it is built
-# as the main module inside its downloaded copy (read-only; the build writes only to the build
-# cache). Once, a few minutes. The UI's assets are a separate React build, not in the module:
-# see deploy/devstack/jaeger/config.yaml.
-$(BIN)/jaeger:
-	GOWORK=off go mod download github.com/jaegertracing/jaeger@$(JAEGER_VERSION)
-	cd "$$(go env GOMODCACHE)/github.com/jaegertracing/jaeger@$(JAEGER_VERSION)" && \
-	  GOWORK=off go build -trimpath -o $@ \
-	    -ldflags "-X github.com/jaegertracing/jaeger/internal/version.latestVersion=$(JAEGER_VERSION)" ./cmd/jaeger
-
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
@@ -111,22 +98,14 @@ build: build-go build-web ## Build everything.
 run: tools build ## Bring the whole stack up on http://localhost:8080 (Ctrl-C stops it).
 	$(BIN)/thumela-dev
 
-# `make traces`: the stack of `make run`, its spans exported over OTLP/HTTP to a local Jaeger
-# (in memory, listening on 127.0.0.1 only: OTLP 4317/4318, UI and query API 16686). Jaeger's
-# log goes to .data/jaeger.log. Ctrl-C stops both.
-TRACES_UI := http://127.0.0.1:16686
+# `make traces`: the stack of `make run` with thumela-dev's own trace viewer: it receives every
+# process's spans over OTLP/HTTP on 127.0.0.1:4318 and serves a search and waterfall UI (and a
+# JSON API) on TRACES_ADDR, both on 127.0.0.1 only, in memory (the newest 2,000 traces).
+# Ctrl-C stops everything. See docs/operations.md, "Locally: make traces".
+TRACES_ADDR ?= 127.0.0.1:16686
 .PHONY: traces
-traces: tools build $(BIN)/jaeger ## Run the stack with a local trace viewer (Jaeger) on 127.0.0.1:16686.
-	@mkdir -p $(ROOT)/.data
-	@$(BIN)/jaeger --config $(ROOT)/deploy/devstack/jaeger/config.yaml >$(ROOT)/.data/jaeger.log 2>&1 & jaeger=$$!; \
-	trap 'kill $$jaeger 2>/dev/null || true; wait $$jaeger 2>/dev/null || true' EXIT; \
-	for _ in $$(seq 150); do \
-	  (exec 3<>/dev/tcp/127.0.0.1/4318) 2>/dev/null && break; \
-	  kill -0 $$jaeger 2>/dev/null || { echo "Jaeger did not start (ports 4317, 4318, 16686 taken?):"; cat $(ROOT)/.data/jaeger.log; exit 1; }; \
-	  sleep 0.2; \
-	done; \
-	echo "Jaeger is up: $(TRACES_UI) (its log: .data/jaeger.log)"; \
-	OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 $(BIN)/thumela-dev -traces-ui $(TRACES_UI)
+traces: tools build ## Run the stack with a local trace viewer on http://127.0.0.1:16686.
+	$(BIN)/thumela-dev -traces $(TRACES_ADDR)
 
 # ---------------------------------------------------------------------------------------------
 # Benchmarks

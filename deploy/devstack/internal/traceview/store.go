@@ -259,6 +259,20 @@ func (s *Store) Trace(traceID string) (spans []Span, sum Summary, ok bool) {
 	return slices.Clone(t.spans), t.summary, true
 }
 
+// Span returns one span of a trace, without copying the rest.
+func (s *Store) Span(traceID, spanID string) (Span, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if t := s.traces[traceID]; t != nil {
+		for _, sp := range t.spans {
+			if sp.SpanID == spanID {
+				return sp, true
+			}
+		}
+	}
+	return Span{}, false
+}
+
 // LinkedFrom returns, for the spans of traceID, the spans of other traces that link to them
 // (at most limit): the BFF's delivery spans, in each transfer's trace, link to the tab's stream.
 func (s *Store) LinkedFrom(traceID string, limit int) []Span {
