@@ -118,14 +118,21 @@ func TestServesMetrics(t *testing.T) {
 		t.Logf("/metrics:\n%s", metrics.Text)
 	}
 
-	// Only /metrics is served there.
-	res, err := http.Get("http://" + metricsAddr + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusNotFound {
-		t.Errorf("GET / on the metrics listener: %d, want 404", res.StatusCode)
+	// Only /metrics and the profiler are served there.
+	for path, want := range map[string]int{
+		"/":                              http.StatusNotFound,
+		"/debug/pprof/":                  http.StatusOK,
+		"/debug/pprof/heap?debug=1":      http.StatusOK,
+		"/debug/pprof/profile?seconds=1": http.StatusOK,
+	} {
+		res, err := http.Get("http://" + metricsAddr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("GET %s on the metrics listener: %d, want %d", path, res.StatusCode, want)
+		}
 	}
 
 	svc.StopWithSIGTERM(t)

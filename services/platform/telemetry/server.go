@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/thumela/thumela/services/platform/lifecycle"
@@ -14,6 +15,9 @@ import (
 
 // MetricsPath is where the metrics listener serves MetricsHandler.
 const MetricsPath = "/metrics"
+
+// PprofPath is where the metrics listener serves the Go profiler's index.
+const PprofPath = "/debug/pprof/"
 
 // Timeouts of the metrics listener. A scrape is one small GET; these bound what a slow or
 // stuck client can hold, not what a scrape needs (Prometheus's own scrape timeout is 10 s by
@@ -27,7 +31,10 @@ const (
 
 // MetricsServer returns a component that serves the Prometheus metrics (GET /metrics) on addr,
 // a listener of its own: the metrics stay off the public and gRPC ports, so that a
-// NetworkPolicy can open them to the monitoring namespace only. Anything else on it is 404.
+// NetworkPolicy can open them to the monitoring namespace only. The Go profiler is served there
+// too (/debug/pprof/, for `go tool pprof`; a CPU profile must fit the write timeout, so ask for
+// at most 20 s), for the same private audience: on-call looking at where a process spends its
+// CPU or memory. Anything else on it is 404.
 //
 // List it first among the process's components: it then starts before the others and stops
 // after them, so a scrape during shutdown still sees the last requests. The listener opens
@@ -35,6 +42,11 @@ const (
 func MetricsServer(addr string, logger *slog.Logger) lifecycle.Component {
 	mux := http.NewServeMux()
 	mux.Handle("GET "+MetricsPath, MetricsHandler())
+	mux.HandleFunc("GET "+PprofPath, pprof.Index) // also serves the named profiles (heap, goroutine, …)
+	mux.HandleFunc("GET "+PprofPath+"cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET "+PprofPath+"profile", pprof.Profile)
+	mux.HandleFunc("GET "+PprofPath+"symbol", pprof.Symbol)
+	mux.HandleFunc("GET "+PprofPath+"trace", pprof.Trace)
 	srv := &http.Server{
 		Addr:              addr,
 		Handler:           mux,
