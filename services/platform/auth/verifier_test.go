@@ -153,3 +153,36 @@ func TestKeysUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifiedTokensAreStillCheckedOnEveryUse: a token whose signature was checked before is
+// remembered, but its expiry is applied on every use, and a token differing in any byte (a
+// forged signature over the same claims) is verified afresh and refused.
+func TestVerifiedTokensAreStillCheckedOnEveryUse(t *testing.T) {
+	t.Parallel()
+	k1 := newSigner(t, "k1")
+	src := &rotatingKeys{}
+	src.set(nil, k1.PublicKey())
+	clk := &clock{now: t0.Add(time.Minute)}
+	v := auth.NewVerifier(src, issuer, auth.WithClock(clk.Now))
+	ctx := context.Background()
+	token := mustSign(t, k1, userClaims())
+	for i := range 3 {
+		c, err := v.Verify(ctx, token)
+		if err != nil || c.Subject != userClaims().Subject {
+			t.Fatalf("use %d: %+v, %v", i, c, err)
+		}
+	}
+	forged := []byte(token)
+	last := len(forged) - 2 // inside the signature, clear of base64url's padding bits
+	forged[last] ^= 'A' ^ 'B'
+	if forged[last] == token[last] {
+		forged[last] = 'C'
+	}
+	if _, err := v.Verify(ctx, string(forged)); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("a token with one signature byte changed: %v, want ErrInvalidToken", err)
+	}
+	clk.advance(5*time.Minute + 31*time.Second) // past expiry and the 30 s leeway
+	if _, err := v.Verify(ctx, token); !errors.Is(err, auth.ErrExpired) {
+		t.Fatalf("the remembered token after its expiry: %v, want ErrExpired", err)
+	}
+}
