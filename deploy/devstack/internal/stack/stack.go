@@ -119,18 +119,23 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	var procs []*process
-	stopAll := func() {
+	// stop ends the children in reverse start order; with keepPostgres the private cluster
+	// stays up (the throw-away database is dropped between the two).
+	stop := func(keepPostgres bool) {
 		stopCtx, stopCancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer stopCancel()
 		for i := len(procs) - 1; i >= 0; i-- {
 			sig := syscall.SIGTERM
 			if procs[i].name == "postgres" {
+				if keepPostgres {
+					continue
+				}
 				sig = syscall.SIGINT // PostgreSQL's fast shutdown
 			}
 			procs[i].stop(stopCtx, sig)
 		}
 	}
-	defer stopAll()
+	defer stop(false)
 
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return err
@@ -165,7 +170,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer func() {
 			dropCtx, dropCancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer dropCancel()
-			stopAll() // the services must let go of the database first
+			stop(true) // the services must let go of the database first; PostgreSQL must not
 			if err := dropDatabase(dropCtx, databaseURL); err != nil {
 				log.Warn("could not drop the throw-away database", "err", err)
 			}
