@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,8 +22,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -41,7 +36,6 @@ import (
 
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/live"
-	"github.com/thumela/thumela/bff/internal/server"
 	"github.com/thumela/thumela/bff/internal/session"
 	"github.com/thumela/thumela/bff/internal/upstream"
 )
@@ -150,23 +144,13 @@ type liveBFF struct {
 
 func newLiveBFF(t testing.TB, js jetstream.JetStream, limits live.Limits) *liveBFF {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	identity := &usersIdentity{sessions: map[string]string{}}
 	transfers := &countingTransfers{}
-	gs := grpc.NewServer()
-	identityv1.RegisterIdentityServiceServer(gs, identity)
-	profilesv1.RegisterProfilesServiceServer(gs, fakeProfiles{})
-	transfersv1.RegisterTransfersServiceServer(gs, transfers)
-	go func() { _ = gs.Serve(lis) }()
-	t.Cleanup(gs.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := serveUpstream(t, func(s *grpc.Server) {
+		identityv1.RegisterIdentityServiceServer(s, identity)
+		profilesv1.RegisterProfilesServiceServer(s, fakeProfiles{})
+		transfersv1.RegisterTransfersServiceServer(s, transfers)
+	})
 
 	logger := quietLogger()
 	idClient := identityv1.NewIdentityServiceClient(conn)
@@ -191,23 +175,7 @@ func newLiveBFF(t testing.TB, js jetstream.JetStream, limits live.Limits) *liveB
 		t.Fatal("the live hub did not start")
 	}
 
-	web := t.TempDir()
-	if err := os.WriteFile(filepath.Join(web, "index.html"), []byte("<html></html>"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h, err := server.New(server.Options{
-		Deps:   deps,
-		System: &handlers.System{Deps: deps, Health: map[string]healthpb.HealthClient{}},
-		WebDir: web,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(h)
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return &liveBFF{srv: srv, hub: hub, transfers: transfers}
+	return &liveBFF{srv: serveBFF(t, deps), hub: hub, transfers: transfers}
 }
 
 // signIn signs userID in on a client of its own (a browser, whose tabs share the cookie).

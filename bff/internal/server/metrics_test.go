@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -44,7 +43,7 @@ func TestRPCMetricsOnTheirOwnListener(t *testing.T) {
 	}
 	addr := lis.Addr().String()
 	lis.Close()
-	metrics := telemetry.MetricsServer(addr, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	metrics := telemetry.MetricsServer(addr, quietLogger())
 	done := make(chan error, 1)
 	go func() { done <- metrics.Start(context.Background()) }()
 	t.Cleanup(func() {

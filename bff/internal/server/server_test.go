@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -96,15 +95,16 @@ func (fakeProfiles) GetProfile(ctx context.Context, req *profilesv1.GetProfileRe
 	return &profilesv1.GetProfileResponse{Profile: &profilesv1.Profile{UserId: req.GetUserId(), FirstName: "Thandi", LastName: "Nkosi"}}, nil
 }
 
-func startUpstream(t *testing.T, identity *fakeIdentity) *grpc.ClientConn {
+// serveUpstream serves the fakes register puts on a gRPC server on a free loopback port, and
+// returns a connection to it; both end with the test.
+func serveUpstream(t testing.TB, register func(*grpc.Server)) *grpc.ClientConn {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	identityv1.RegisterIdentityServiceServer(srv, identity)
-	profilesv1.RegisterProfilesServiceServer(srv, fakeProfiles{})
+	register(srv)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -115,26 +115,10 @@ func startUpstream(t *testing.T, identity *fakeIdentity) *grpc.ClientConn {
 	return conn
 }
 
-func newBFF(t *testing.T) (*httptest.Server, *fakeIdentity) {
-	srv, identity, _ := newBFFWithBus(t, nil)
-	return srv, identity
-}
-
-// newBFFWithBus starts the BFF; with js it also serves live events from that JetStream.
-func newBFFWithBus(t *testing.T, js jetstream.JetStream) (*httptest.Server, *fakeIdentity, *handlers.Deps) {
+// serveBFF serves the BFF over deps (with an empty web client) as the browser reaches it:
+// HTTP/2 over TLS. The server ends with the test.
+func serveBFF(t testing.TB, deps *handlers.Deps) *httptest.Server {
 	t.Helper()
-	identity := &fakeIdentity{sessions: map[string]bool{}}
-	conn := startUpstream(t, identity)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	idClient := identityv1.NewIdentityServiceClient(conn)
-	deps := &handlers.Deps{
-		Logger:   logger,
-		Identity: idClient,
-		Profiles: profilesv1.NewProfilesServiceClient(conn),
-		Tokens:   session.NewTokens(upstream.SessionRefresher{Identity: idClient}),
-		Cookies:  session.Cookies{Secure: true},
-		JS:       js,
-	}
 	web := t.TempDir()
 	if err := os.WriteFile(filepath.Join(web, "index.html"), []byte("<html></html>"), 0o644); err != nil {
 		t.Fatal(err)
@@ -151,7 +135,45 @@ func newBFFWithBus(t *testing.T, js jetstream.JetStream) (*httptest.Server, *fak
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	return srv, identity, deps
+	return srv
+}
+
+func newBFF(t *testing.T) (*httptest.Server, *fakeIdentity) {
+	srv, identity, _ := newBFFWithBus(t, nil)
+	return srv, identity
+}
+
+// newBFFWithBus starts the BFF; with js it also serves live events from that JetStream.
+func newBFFWithBus(t *testing.T, js jetstream.JetStream) (*httptest.Server, *fakeIdentity, *handlers.Deps) {
+	t.Helper()
+	identity := &fakeIdentity{sessions: map[string]bool{}}
+	conn := serveUpstream(t, func(s *grpc.Server) {
+		identityv1.RegisterIdentityServiceServer(s, identity)
+		profilesv1.RegisterProfilesServiceServer(s, fakeProfiles{})
+	})
+	idClient := identityv1.NewIdentityServiceClient(conn)
+	deps := &handlers.Deps{
+		Logger:   quietLogger(),
+		Identity: idClient,
+		Profiles: profilesv1.NewProfilesServiceClient(conn),
+		Tokens:   session.NewTokens(upstream.SessionRefresher{Identity: idClient}),
+		Cookies:  session.Cookies{Secure: true},
+		JS:       js,
+	}
+	return serveBFF(t, deps), identity, deps
+}
+
+// signInRequest is a browser's SignIn as raw Connect JSON, for the tests that set headers of
+// their own.
+func signInRequest(t *testing.T, srv *httptest.Server, password string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, srv.URL+bffv1connect.AuthServiceSignInProcedure,
+		strings.NewReader(`{"email":"thandi@example.co.za","password":"`+password+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req
 }
 
 func client(t *testing.T, srv *httptest.Server) (bffv1connect.AuthServiceClient, *http.Client) {
@@ -174,9 +196,7 @@ func TestSignInSetsAHardenedCookieAndGetSessionUsesIt(t *testing.T) {
 
 	// Read the raw Set-Cookie with a plain HTTP call, to see every flag.
 	hc := srv.Client()
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+bffv1connect.AuthServiceSignInProcedure,
-		strings.NewReader(`{"email":"thandi@example.co.za","password":"right-password"}`))
-	req.Header.Set("Content-Type", "application/json")
+	req := signInRequest(t, srv, "right-password")
 	res, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -243,9 +263,7 @@ func TestWrongPasswordKeepsIdentitysAnswer(t *testing.T) {
 func TestCrossSiteRequestsAreRefused(t *testing.T) {
 	t.Parallel()
 	srv, identity := newBFF(t)
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+bffv1connect.AuthServiceSignInProcedure,
-		strings.NewReader(`{"email":"thandi@example.co.za","password":"right-password"}`))
-	req.Header.Set("Content-Type", "application/json")
+	req := signInRequest(t, srv, "right-password")
 	req.Header.Set("Origin", "https://evil.example")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
 	res, err := srv.Client().Do(req)
@@ -286,9 +304,7 @@ func TestSignUpValidatesAtTheEdge(t *testing.T) {
 func TestClientAddressComesFromTheConnectionNotTheHeader(t *testing.T) {
 	t.Parallel()
 	srv, identity := newBFF(t)
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+bffv1connect.AuthServiceSignInProcedure,
-		strings.NewReader(`{"email":"thandi@example.co.za","password":"nope"}`))
-	req.Header.Set("Content-Type", "application/json")
+	req := signInRequest(t, srv, "nope")
 	req.Header.Set("X-Forwarded-For", "1.2.3.4")
 	res, err := srv.Client().Do(req)
 	if err != nil {
@@ -316,9 +332,7 @@ func mustURL(t *testing.T, raw string) *url.URL {
 func TestSmallAnswersAreNotCompressed(t *testing.T) {
 	t.Parallel()
 	srv, _ := newBFF(t)
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+bffv1connect.AuthServiceSignInProcedure,
-		strings.NewReader(`{"email":"thandi@example.co.za","password":"right-password"}`))
-	req.Header.Set("Content-Type", "application/json")
+	req := signInRequest(t, srv, "right-password")
 	req.Header.Set("Accept-Encoding", "gzip") // set by hand: Go then shows the raw encoding
 	res, err := srv.Client().Do(req)
 	if err != nil {

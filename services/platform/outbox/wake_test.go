@@ -18,6 +18,20 @@ import (
 // are far shorter than the sweep.
 const noSweep = time.Hour
 
+// writeOutsideInTx writes msg in a transaction of its own that postgres.InTx did not start, so
+// that it carries no commit hook and Write falls back to NOTIFY.
+func writeOutsideInTx(ctx context.Context, db postgres.TxBeginner, msg outbox.Message) error {
+	tx, err := db.BeginTx(ctx, pgx.TxOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := outbox.Write(ctx, tx, msg); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
 // listen opens a connection of its own LISTENing on the outbox's channel, as a relay in
 // another process would.
 func (e *env) listen(tb testing.TB) *pgx.Conn {
@@ -87,17 +101,7 @@ func TestWriteOutsideInTxNotifies(t *testing.T) {
 		name  string
 		write func(ctx context.Context, msg outbox.Message) error
 	}{
-		{"pool.Begin", func(ctx context.Context, msg outbox.Message) error {
-			tx, err := e.pool.Begin(ctx)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = tx.Rollback(ctx) }()
-			if err := outbox.Write(ctx, tx, msg); err != nil {
-				return err
-			}
-			return tx.Commit(ctx)
-		}},
+		{"pool.Begin", func(ctx context.Context, msg outbox.Message) error { return writeOutsideInTx(ctx, e.pool, msg) }},
 		{"savepoint inside InTx", func(ctx context.Context, msg outbox.Message) error {
 			return postgres.InTx(ctx, e.pool, func(tx pgx.Tx) error {
 				sp, err := tx.Begin(ctx)

@@ -1,19 +1,13 @@
 package scaleout_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"log/slog"
-	"net"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,7 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/bench"
-	"github.com/thumela/thumela/deploy/devstack/internal/stack"
+	"github.com/thumela/thumela/deploy/devstack/internal/stacktest"
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 )
@@ -63,8 +57,6 @@ func TestScaleOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole stack with replicas (about 20 s); not in -short")
 	}
-	root := repoRoot(t)
-	requireBuilt(t, root)
 	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
 	defer cancel()
 	began := time.Now()
@@ -72,16 +64,16 @@ func TestScaleOut(t *testing.T) {
 		t.Logf("[%5.1fs] %s", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
 	}
 
-	st := startStack(t, ctx, root)
-	phase("stack up: BFFs %v, pids %v", st.ready.BaseURLs, st.ready.PIDs)
-	pool, err := pgxpool.New(ctx, st.ready.DatabaseURL)
+	st := startStack(t)
+	phase("stack up: BFFs %v, pids %v", st.BaseURLs, st.PIDs)
+	pool, err := pgxpool.New(ctx, st.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()
 
 	// Senders, each with the sandbox's approving Visa as default card.
-	client := bench.NewClient(bench.ClientConfig{BaseURL: st.ready.BaseURLs[0]})
+	client := bench.NewClient(bench.ClientConfig{BaseURL: st.BaseURLs[0]})
 	defer client.Close()
 	runID := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	users, err := client.SetUpUsers(ctx, "scaleout-"+runID, senders, 4, true)
@@ -94,7 +86,7 @@ func TestScaleOut(t *testing.T) {
 	for i, u := range users {
 		userIDs[i] = u.ID
 		for b := range via {
-			via[b] = append(via[b], client.Via(u, st.ready.BaseURLs[b]))
+			via[b] = append(via[b], client.Via(u, st.BaseURLs[b]))
 		}
 	}
 	phase("%d senders signed up with a card", senders)
@@ -170,10 +162,10 @@ func TestScaleOut(t *testing.T) {
 					var n int64
 					_ = pool.QueryRow(ctx, `SELECT count(*) FROM transfers.transfers WHERE status = 'processing'`).Scan(&n)
 					processingAtKill.Store(n)
-					st.kill(t, "transfers-1")
+					st.Kill(t, "transfers-1")
 					phase("SIGKILL transfers-1 after %d creates (%d transfers processing at that moment)", killTransfersAfter, n)
 				case killBFFAfter:
-					st.kill(t, "bff-2")
+					st.Kill(t, "bff-2")
 					bffDead[1].Store(true)
 					phase("SIGKILL bff-2 after %d creates", killBFFAfter)
 				}
@@ -209,18 +201,13 @@ func TestScaleOut(t *testing.T) {
 	// Every transfer reaches a final status: the killed instance's claims are taken over
 	// once their lease passes.
 	final, total := 0, 0
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	if !stacktest.WaitUntil(2*time.Minute, 250*time.Millisecond, func() bool {
 		if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status IN ('completed', 'failed')), count(*)
 			FROM transfers.transfers WHERE user_id = ANY($1::uuid[])`, userIDs).Scan(&final, &total); err != nil {
 			t.Fatal(err)
 		}
-		if final == total || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	if final != total {
+		return final == total
+	}) {
 		t.Fatalf("%d of %d transfers in a final status after 2 minutes", final, total)
 	}
 	phase("all %d transfers final", total)
@@ -229,17 +216,12 @@ func TestScaleOut(t *testing.T) {
 	// publishing and marking, or before draining what its process wrote; the survivor's relay
 	// finds those rows.
 	unpublished := -1
-	deadline = time.Now().Add(time.Minute)
-	for {
+	if !stacktest.WaitUntil(time.Minute, 100*time.Millisecond, func() bool {
 		if err := pool.QueryRow(ctx, `SELECT count(*) FROM transfers.outbox WHERE published_at IS NULL`).Scan(&unpublished); err != nil {
 			t.Fatal(err)
 		}
-		if unpublished == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if unpublished != 0 {
+		return unpublished == 0
+	}) {
 		t.Fatalf("%d rows of the transfers outbox still unpublished a minute after the last transfer ended", unpublished)
 	}
 	phase("transfers outbox drained")
@@ -247,7 +229,7 @@ func TestScaleOut(t *testing.T) {
 	checkTransfersAndCharges(t, ctx, pool, userIDs, results)
 
 	// What the stream holds for these senders: the truth the BFFs deliver from.
-	onStream, err := readEventsStream(ctx, st.ready.NatsURL, userIDs)
+	onStream, err := readEventsStream(ctx, st.NatsURL, userIDs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,19 +237,14 @@ func TestScaleOut(t *testing.T) {
 
 	// Every stream receives all of its sender's transfer events: wait for the last, then
 	// compare exactly.
-	deadline = time.Now().Add(time.Minute)
-	for {
-		behind := 0
+	stacktest.WaitUntil(time.Minute, 200*time.Millisecond, func() bool {
 		for _, w := range watchers {
 			if w.count() < len(onStream[w.userID]) {
-				behind++
+				return false
 			}
 		}
-		if behind == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return true
+	})
 	stopStreams()
 	streamsDone.Wait()
 	phase("streams compared")
@@ -278,7 +255,7 @@ func TestScaleOut(t *testing.T) {
 		checkDelivered(t, w, onStream[w.userID])
 	}
 
-	creates := st.rpcCounts(t, "/thumela.transfers.v1.TransfersService/CreateTransfer")
+	creates := st.RPCCounts(t, "/thumela.transfers.v1.TransfersService/CreateTransfer")
 	if creates["transfers-1"] == 0 || creates["transfers-2"] == 0 {
 		t.Errorf("CreateTransfer calls per transfers instance %v: the BFFs did not spread them over both", creates)
 	}
@@ -311,42 +288,16 @@ func retryable(ctx context.Context, err error) bool {
 
 // ---- The stack ----------------------------------------------------------------------------
 
-type runningStack struct {
-	ready   stack.Ready
-	logPath string
-}
-
-// startStack runs the stack with two BFFs and two transfers instances on a throw-away
-// database of the local PostgreSQL and an embedded NATS, stopped (and the database dropped)
-// when the test ends. Its log is kept, and named, when the test fails.
-func startStack(t *testing.T, ctx context.Context, root string) *runningStack {
+// startStack runs the stack with two BFFs and two transfers instances (stacktest.Start: a
+// throw-away database and an embedded NATS, stopped when the test ends, its log kept and named
+// when the test fails) and checks that every process it must kill or use is there.
+func startStack(t *testing.T) *stacktest.Stack {
 	t.Helper()
-	dbURL := os.Getenv("TEST_DATABASE_URL")
-	if dbURL == "" {
-		dbURL = "postgres://postgres@127.0.0.1:5432/postgres"
-	}
-	logDir, err := os.MkdirTemp("", "thumela-scaleout-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	logFile, err := os.Create(filepath.Join(logDir, "stack.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	httpAddr := freeAddr(t)
-	readyCh := make(chan stack.Ready, 1)
-	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan error, 1)
-	cfg := stack.Config{
-		Root:         root,
-		DataDir:      filepath.Join(logDir, "data"),
-		HTTPAddr:     httpAddr,
-		DatabaseURL:  dbURL,
-		Ephemeral:    true,
-		Out:          logFile,
-		Logger:       slog.New(slog.NewTextHandler(logFile, nil)).With("process", "thumela-dev"),
+	st := stacktest.Start(t, stacktest.Options{
+		Name:         "scaleout",
 		Replicas:     map[string]int{"transfers": 2, "bff": 2},
 		TolerateExit: true, // the test kills instances on purpose
+		KeepLogEnv:   "SCALEOUT_KEEP_LOG",
 		ExtraEnv: []string{
 			"TRANSFERS_PROCESSING_LEASE=" + lease,
 			// The fallback pass that finds a lease run out: its takeover waits at most this.
@@ -358,137 +309,16 @@ func startStack(t *testing.T, ctx context.Context, root string) *runningStack {
 			// default); the sandbox answers in 300 ms.
 			"PAYMENTMETHODS_PROCESSOR_TIMEOUT=5s",
 		},
-		Ready: func(r stack.Ready) { readyCh <- r },
-	}
-	go func() { done <- stack.Run(runCtx, cfg) }()
-	t.Cleanup(func() {
-		stop()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("stack: %v", err)
-			}
-		case <-time.After(45 * time.Second):
-			t.Errorf("the stack did not stop within 45 s")
-		}
-		logFile.Close()
-		if t.Failed() {
-			t.Logf("the stack's log is kept at %s; its warnings and errors:\n%s", logFile.Name(), problems(logFile.Name(), 60))
-			return
-		}
-		if os.Getenv("SCALEOUT_KEEP_LOG") != "" {
-			t.Logf("the stack's log is kept at %s (SCALEOUT_KEEP_LOG)", logFile.Name())
-			return
-		}
-		os.RemoveAll(logDir)
 	})
-	select {
-	case r := <-readyCh:
-		if len(r.BaseURLs) != 2 {
-			t.Fatalf("want two BFFs, got %v", r.BaseURLs)
-		}
-		for _, name := range []string{"transfers-1", "transfers-2", "bff-1", "bff-2", "identity", "profiles", "paymentmethods", "fees"} {
-			if r.PIDs[name] == 0 {
-				t.Fatalf("no process %s in %v", name, r.PIDs)
-			}
-		}
-		return &runningStack{ready: r, logPath: logFile.Name()}
-	case err := <-done:
-		t.Fatalf("the stack stopped before it was ready: %v", err)
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("the stack was not ready within 2 minutes")
+	if len(st.BaseURLs) != 2 {
+		t.Fatalf("want two BFFs, got %v", st.BaseURLs)
 	}
-	return nil
-}
-
-// kill SIGKILLs one child: no graceful stop, no deferred code, as a crashed pod.
-func (s *runningStack) kill(t *testing.T, name string) {
-	pid := s.ready.PIDs[name]
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Errorf("kill %s (%d): %v", name, pid, err)
-	}
-}
-
-// rpcCounts counts, per process, the logged gRPC calls of method (the services log one line
-// per call).
-func (s *runningStack) rpcCounts(t *testing.T, method string) map[string]int {
-	f, err := os.Open(s.logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	counts := map[string]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		name, line, ok := strings.Cut(sc.Text(), " | ")
-		if ok && strings.Contains(line, `"msg":"rpc"`) && strings.Contains(line, `"grpc.method":"`+method+`"`) {
-			counts[strings.TrimSpace(name)]++
+	for _, name := range []string{"transfers-1", "transfers-2", "bff-1", "bff-2", "identity", "profiles", "paymentmethods", "fees"} {
+		if st.PIDs[name] == 0 {
+			t.Fatalf("no process %s in %v", name, st.PIDs)
 		}
 	}
-	return counts
-}
-
-// problems returns the last n WARN/ERROR lines of the stack's log.
-func problems(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	var out []string
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, "level=WARN") {
-			out = append(out, line)
-		}
-	}
-	if len(out) > n {
-		out = out[len(out)-n:]
-	}
-	return strings.Join(out, "\n")
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.work above the test's directory: cannot find the repository's root")
-		}
-		dir = parent
-	}
-}
-
-// requireBuilt fails, saying what to run, when the binaries or the web client are missing.
-func requireBuilt(t *testing.T, root string) {
-	t.Helper()
-	var missing []string
-	for _, b := range append(slices.Clone(stack.Services), "bff") {
-		if _, err := os.Stat(filepath.Join(root, "bin", b)); err != nil {
-			missing = append(missing, "bin/"+b)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(root, "web", "dist", "index.html")); err != nil {
-		missing = append(missing, "web/dist/index.html")
-	}
-	if len(missing) > 0 {
-		t.Fatalf("missing %v: run `make build-go build-web` first (make test-go does)", missing)
-	}
-}
-
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return st
 }
 
 // ---- The senders' live streams -------------------------------------------------------------

@@ -1,21 +1,13 @@
 package tracechain
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,9 +19,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/bench"
-	"github.com/thumela/thumela/deploy/devstack/internal/stack"
+	"github.com/thumela/thumela/deploy/devstack/internal/stacktest"
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
-	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 )
 
@@ -55,9 +46,6 @@ const (
 // and checks that the browser's request, the services, PostgreSQL, the outbox, NATS, the
 // worker's steps and the stream's delivery are one trace with the expected parent links.
 func TestOneTracePerTransfer(t *testing.T) {
-	root := repoRoot(t)
-	requireBuilt(t, root)
-
 	// ctx ends with the test's time budget or, with the cause, when the stack stops early.
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -70,7 +58,7 @@ func TestOneTracePerTransfer(t *testing.T) {
 	otlp := httptest.NewServer(&collector)
 	t.Cleanup(otlp.Close)
 
-	ready, stackLog := startStack(t, root, cancel, []string{
+	st := stacktest.Start(t, stacktest.Options{Name: "tracechain", ExtraEnv: []string{
 		"OTEL_SDK_DISABLED=false",
 		"OTEL_TRACES_EXPORTER=otlp",
 		"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf",
@@ -80,22 +68,25 @@ func TestOneTracePerTransfer(t *testing.T) {
 		// Each process keeps its own service.name whatever the caller's environment says.
 		"OTEL_SERVICE_NAME=",
 		"OTEL_RESOURCE_ATTRIBUTES=",
-	})
-
-	waitServing(t, ctx, ready.BaseURL, stackLog)
+	}})
+	// A child that dies ends the stack: end the test's waits with the reason.
+	go func() {
+		<-st.Stopped()
+		cancel(fmt.Errorf("the stack stopped: %v", st.Err()))
+	}()
 
 	// A signed-up, verified user with the sandbox's approving card, as the browser tests make.
-	client := bench.NewClient(bench.ClientConfig{BaseURL: ready.BaseURL, JSON: true})
+	client := bench.NewClient(bench.ClientConfig{BaseURL: st.BaseURL, JSON: true})
 	t.Cleanup(client.Close)
 	users, err := client.SetUpUsers(ctx, randomHex(4), 1, 1, true)
 	if err != nil {
-		t.Fatalf("set up a user: %v%s\n%s", err, why(ctx), stackLog.tail(80))
+		t.Fatalf("set up a user: %v%s\n%s", err, why(ctx), st.Tail(80))
 	}
 	user := users[0]
 	t.Cleanup(user.CloseStreams)
 
 	// Tap NATS to learn each status event's message id and the trace context in its headers.
-	tap := tapStatusEvents(t, ready.NatsURL, user.ID)
+	tap := tapStatusEvents(t, st.NatsURL, user.ID)
 
 	// The live stream, open (its first message, a heartbeat, has arrived) before the transfer.
 	updates := watchTransfers(t, ctx, user)
@@ -106,14 +97,14 @@ func TestOneTracePerTransfer(t *testing.T) {
 	call.RequestHeader().Set("traceparent", "00-"+traceID+"-"+browserSpanID+"-01")
 	created, err := user.Transfers.CreateTransfer(callCtx, bench.TransferRequest(user))
 	if err != nil {
-		t.Fatalf("CreateTransfer: %v%s\n%s", err, why(ctx), stackLog.tail(80))
+		t.Fatalf("CreateTransfer: %v%s\n%s", err, why(ctx), st.Tail(80))
 	}
 	transferID := created.GetTransfer().GetId()
 	t.Logf("trace %s, browser span %s, transfer %s", traceID, browserSpanID, transferID)
 
-	final := waitFinalStatus(t, ctx, updates, transferID, stackLog)
+	final := waitFinalStatus(t, ctx, updates, transferID, st)
 	if final != bffv1.TransferStatus_TRANSFER_STATUS_COMPLETED {
-		t.Fatalf("the transfer ended %v, want COMPLETED (the sandbox approves 4242…)\n%s", final, stackLog.tail(80))
+		t.Fatalf("the transfer ended %v, want COMPLETED (the sandbox approves 4242…)\n%s", final, st.Tail(80))
 	}
 
 	// Spans end and are exported in batches after the answers the test has seen, so wait until
@@ -125,14 +116,10 @@ func TestOneTracePerTransfer(t *testing.T) {
 		events:        tap,
 	}
 	var problems []string
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	stacktest.WaitUntil(30*time.Second, 200*time.Millisecond, func() bool {
 		problems = checkChain(collector.Spans(), want)
-		if len(problems) == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return len(problems) == 0
+	})
 	spans := collector.Spans()
 	if len(problems) > 0 {
 		t.Errorf("the transfer's trace is not one chain:\n  - %s", strings.Join(problems, "\n  - "))
@@ -422,171 +409,12 @@ func renderElsewhere(all []Span, traceID string) string {
 	return b.String()
 }
 
-// ---------------------------------------------------------------------------------------------
-// The stack
-// ---------------------------------------------------------------------------------------------
-
-// repoRoot finds the repository's root (the folder of go.work) above the test's directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.work above the test's directory: run the test inside the repository")
-		}
-		dir = parent
-	}
-}
-
-// requireBuilt fails with what to run when the binaries or the web client are missing: the
-// test runs what `make build-go` and `make build-web` produce, never a stale go run.
-func requireBuilt(t *testing.T, root string) {
-	t.Helper()
-	var missing []string
-	for _, name := range append(slices.Clone(stack.Services), "bff") {
-		if _, err := os.Stat(filepath.Join(root, "bin", name)); err != nil {
-			missing = append(missing, "bin/"+name)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(root, "web", "dist", "index.html")); err != nil {
-		missing = append(missing, "web/dist/index.html")
-	}
-	if len(missing) > 0 {
-		t.Fatalf("missing %s: run `make build-go build-web` in %s first (`make test-go` does)", strings.Join(missing, ", "), root)
-	}
-}
-
-// startStack runs the stack in Ephemeral mode (a throw-away database on the local PostgreSQL,
-// dropped when it stops, and an embedded NATS with a temporary store) with extraEnv in every
-// process, and stops it when the test ends. If the stack stops before that (a child died), died
-// is called with the reason, so that the test's waits end at once.
-func startStack(t *testing.T, root string, died context.CancelCauseFunc, extraEnv []string) (stack.Ready, *lineLog) {
-	t.Helper()
-	databaseURL := os.Getenv("TEST_DATABASE_URL")
-	if databaseURL == "" {
-		databaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	httpAddr := freeAddr(t)
-	out := &lineLog{}
-	readyCh := make(chan stack.Ready, 1)
-	var runErr error
-	stopped := make(chan struct{}) // closed when Run has returned; runErr is set then
-	stackCtx, stop := context.WithCancel(context.Background())
-	go func() {
-		defer close(stopped)
-		runErr = stack.Run(stackCtx, stack.Config{
-			Root:        root,
-			DataDir:     t.TempDir(),
-			HTTPAddr:    httpAddr,
-			DatabaseURL: databaseURL,
-			Ephemeral:   true,
-			Out:         out,
-			Logger:      slog.New(slog.NewTextHandler(out, nil)).With("process", "tracechain"),
-			ExtraEnv:    extraEnv,
-			Ready:       func(r stack.Ready) { readyCh <- r },
-		})
-	}()
-	// Stopping waits for Run, which drops the throw-away database after the children exit.
-	t.Cleanup(func() {
-		stop()
-		select {
-		case <-stopped:
-			if runErr != nil {
-				t.Errorf("the stack stopped with an error: %v\n%s", runErr, out.tail(40))
-			}
-		case <-time.After(45 * time.Second):
-			t.Errorf("the stack did not stop within 45 s")
-		}
-	})
-	select {
-	case r := <-readyCh:
-		// A child that dies later ends Run: end the test's waits with the reason.
-		go func() {
-			<-stopped
-			died(fmt.Errorf("the stack stopped: %v", runErr))
-		}()
-		return r, out
-	case <-stopped:
-		t.Fatalf("the stack did not start: %v\n%s", runErr, out.tail(80))
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("the stack was not ready within 2 minutes\n%s", out.tail(80))
-	}
-	panic("unreachable")
-}
-
-// waitServing waits until the BFF's connection check finds every service serving: the BFF
-// answers its health check before the services have migrated their schemas and listen.
-func waitServing(t *testing.T, ctx context.Context, baseURL string, log *lineLog) {
-	t.Helper()
-	system := bffv1connect.NewSystemServiceClient(http.DefaultClient, baseURL)
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		res, err := system.CheckConnection(ctx, &bffv1.CheckConnectionRequest{})
-		if err == nil && res.GetOk() {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the services were not all serving within 90 s: %v%s\n%s", err, why(ctx), log.tail(80))
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%v\n%s", context.Cause(ctx), log.tail(80))
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
-// why returns ", because <cause>" when ctx ended because the stack stopped.
+// why returns " (<cause>)" when ctx ended because the stack stopped.
 func why(ctx context.Context) string {
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.DeadlineExceeded) {
 		return " (" + cause.Error() + ")"
 	}
 	return ""
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// lineLog keeps the stack's interleaved output in memory, to show its end when something fails.
-type lineLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lineLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// tail returns the last n lines.
-func (l *lineLog) tail(n int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(l.buf.Bytes()))
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	return "--- the stack's last lines ---\n" + strings.Join(lines, "\n")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -726,7 +554,7 @@ func watchTransfers(t *testing.T, ctx context.Context, u *bench.User) <-chan *bf
 }
 
 // waitFinalStatus waits on the stream until the transfer is completed or failed.
-func waitFinalStatus(t *testing.T, ctx context.Context, updates <-chan *bffv1.Transfer, transferID string, log *lineLog) bffv1.TransferStatus {
+func waitFinalStatus(t *testing.T, ctx context.Context, updates <-chan *bffv1.Transfer, transferID string, st *stacktest.Stack) bffv1.TransferStatus {
 	t.Helper()
 	timeout := time.After(90 * time.Second)
 	var seen []string
@@ -734,7 +562,7 @@ func waitFinalStatus(t *testing.T, ctx context.Context, updates <-chan *bffv1.Tr
 		select {
 		case tr, ok := <-updates:
 			if !ok {
-				t.Fatalf("the live stream ended before the transfer's final status (seen: %v)\n%s", seen, log.tail(80))
+				t.Fatalf("the live stream ended before the transfer's final status (seen: %v)\n%s", seen, st.Tail(80))
 			}
 			if tr.GetId() != transferID {
 				continue
@@ -745,9 +573,9 @@ func waitFinalStatus(t *testing.T, ctx context.Context, updates <-chan *bffv1.Tr
 				return tr.GetStatus()
 			}
 		case <-timeout:
-			t.Fatalf("no final status for transfer %s on the live stream within 90 s (seen: %v)\n%s", transferID, seen, log.tail(80))
+			t.Fatalf("no final status for transfer %s on the live stream within 90 s (seen: %v)\n%s", transferID, seen, st.Tail(80))
 		case <-ctx.Done():
-			t.Fatalf("%v while waiting for the final status (seen: %v)\n%s", context.Cause(ctx), seen, log.tail(80))
+			t.Fatalf("%v while waiting for the final status (seen: %v)\n%s", context.Cause(ctx), seen, st.Tail(80))
 		}
 	}
 }

@@ -120,8 +120,8 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// apiSummary is one trace of GET /api/traces.
-type apiSummary struct {
+// apiHead is what the JSON API says of a whole trace, in the search and on the trace itself.
+type apiHead struct {
 	TraceID     string    `json:"traceId"`
 	RootName    string    `json:"rootName"`
 	RootService string    `json:"rootService"`
@@ -130,7 +130,19 @@ type apiSummary struct {
 	ErrorCount  int       `json:"errorCount"`
 	Start       time.Time `json:"start"`
 	DurationMs  float64   `json:"durationMs"`
-	URL         string    `json:"url"`
+}
+
+func newAPIHead(s Summary) apiHead {
+	return apiHead{
+		TraceID: s.TraceID, RootName: s.Root.Name, RootService: s.Root.Service, Services: s.Services,
+		SpanCount: s.Spans, ErrorCount: s.Errors, Start: s.Start, DurationMs: millis(s.Duration),
+	}
+}
+
+// apiSummary is one trace of GET /api/traces.
+type apiSummary struct {
+	apiHead
+	URL string `json:"url"`
 }
 
 func (h *handler) apiSearch(w http.ResponseWriter, r *http.Request) {
@@ -140,17 +152,7 @@ func (h *handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 		Traces  []apiSummary `json:"traces"`
 	}{Matched: matched, Traces: make([]apiSummary, 0, len(traces))}
 	for _, t := range traces {
-		out.Traces = append(out.Traces, apiSummary{
-			TraceID:     t.TraceID,
-			RootName:    t.Root.Name,
-			RootService: t.Root.Service,
-			Services:    t.Services,
-			SpanCount:   t.Spans,
-			ErrorCount:  t.Errors,
-			Start:       t.Start,
-			DurationMs:  millis(t.Duration),
-			URL:         traceURL(t.TraceID),
-		})
+		out.Traces = append(out.Traces, apiSummary{apiHead: newAPIHead(t), URL: traceURL(t.TraceID)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -294,16 +296,10 @@ type apiLink struct {
 	Attributes map[string]string `json:"attributes,omitempty"`
 }
 
+// apiTrace is GET /api/traces/{id}.
 type apiTrace struct {
-	TraceID      string    `json:"traceId"`
-	RootName     string    `json:"rootName"`
-	RootService  string    `json:"rootService"`
-	Services     []string  `json:"services"`
-	SpanCount    int       `json:"spanCount"`
-	ErrorCount   int       `json:"errorCount"`
+	apiHead
 	DroppedSpans int       `json:"droppedSpans,omitempty"`
-	Start        time.Time `json:"start"`
-	DurationMs   float64   `json:"durationMs"`
 	Spans        []apiSpan `json:"spans"`
 }
 
@@ -318,11 +314,7 @@ func (h *handler) apiTrace(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "trace " + id + " not received, or evicted"})
 		return
 	}
-	out := apiTrace{
-		TraceID: id, RootName: sum.Root.Name, RootService: sum.Root.Service, Services: sum.Services,
-		SpanCount: sum.Spans, ErrorCount: sum.Errors, DroppedSpans: sum.Dropped,
-		Start: sum.Start, DurationMs: millis(sum.Duration),
-	}
+	out := apiTrace{apiHead: newAPIHead(sum), DroppedSpans: sum.Dropped}
 	for _, n := range buildTree(spans, sum.Start) {
 		s := apiSpan{
 			SpanID: n.SpanID, ParentSpanID: n.ParentID, ParentMissing: n.ParentMissing, Depth: n.Depth,

@@ -1,6 +1,7 @@
 package traceview
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,8 +27,8 @@ import (
 // startViewer runs a viewer on free loopback ports, stopped when the test ends.
 func startViewer(t *testing.T, cfg Config) *Viewer {
 	t.Helper()
-	cfg.UIAddr = cmpOr(cfg.UIAddr, "127.0.0.1:0")
-	cfg.OTLPAddr = cmpOr(cfg.OTLPAddr, "127.0.0.1:0")
+	cfg.UIAddr = cmp.Or(cfg.UIAddr, "127.0.0.1:0")
+	cfg.OTLPAddr = cmp.Or(cfg.OTLPAddr, "127.0.0.1:0")
 	v, err := Start(cfg)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -40,13 +41,6 @@ func startViewer(t *testing.T, cfg Config) *Viewer {
 		}
 	})
 	return v
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // provider is a real SDK tracer provider of one service, exporting to the viewer with the OTLP

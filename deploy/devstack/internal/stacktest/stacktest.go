@@ -1,0 +1,258 @@
+// Package stacktest runs the whole of Thumela as real processes (stack.Run on what `make
+// build-go build-web` put in bin/ and web/dist) for the tests that need all of it: the
+// scale-out test and the trace-chain test. Each stack gets a throw-away database on the local
+// PostgreSQL (or TEST_DATABASE_URL's) and an embedded NATS, and stops when the test ends.
+package stacktest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/thumela/thumela/deploy/devstack/internal/stack"
+)
+
+// DefaultDatabaseURL is the PostgreSQL the stack makes its throw-away database on when
+// TEST_DATABASE_URL is not set: the local one of docs/TOOLCHAIN.
+const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// Options are what a test changes of the stack.
+type Options struct {
+	// Name is the test's name for the stack: its log's folder is thumela-<Name>-* in the
+	// temporary directory, and the harness's own log lines carry it as their process.
+	Name string
+	// ExtraEnv, Replicas and TolerateExit are stack.Config's.
+	ExtraEnv     []string
+	Replicas     map[string]int
+	TolerateExit bool
+	// KeepLogEnv, when set, names an environment variable that keeps the log (and says where)
+	// after a passing run too; a failing run always keeps it.
+	KeepLogEnv string
+}
+
+// Stack is a running stack.
+type Stack struct {
+	stack.Ready
+	// LogPath is the file of the stack's interleaved output (every process's lines, each
+	// prefixed with the process's name and " | ").
+	LogPath string
+
+	stopped chan struct{} // closed when stack.Run has returned; err is set then
+	err     error
+}
+
+// Start runs the stack and returns once every process is ready (stack.Ready: every service
+// replica listens, every BFF answers its health check). It fails the test, with the end of the
+// stack's log, when the binaries are missing or the stack does not come up within 2 minutes.
+// The stack stops when the test ends, and its database is dropped; its log is kept, and its
+// path and warnings shown, when the test has failed.
+func Start(t testing.TB, opts Options) *Stack {
+	t.Helper()
+	root := repoRoot(t)
+	requireBuilt(t, root)
+	databaseURL := os.Getenv("TEST_DATABASE_URL")
+	if databaseURL == "" {
+		databaseURL = DefaultDatabaseURL
+	}
+	logDir, err := os.MkdirTemp("", "thumela-"+opts.Name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile, err := os.Create(filepath.Join(logDir, "stack.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpAddr := freeAddr(t)
+	s := &Stack{LogPath: logFile.Name(), stopped: make(chan struct{})}
+	readyCh := make(chan stack.Ready, 1)
+	// The stack's life is the test's, not that of any context the test ends early.
+	runCtx, stop := context.WithCancel(context.Background())
+	go func() {
+		defer close(s.stopped)
+		s.err = stack.Run(runCtx, stack.Config{
+			Root:         root,
+			DataDir:      filepath.Join(logDir, "data"),
+			HTTPAddr:     httpAddr,
+			DatabaseURL:  databaseURL,
+			Ephemeral:    true,
+			Out:          logFile,
+			Logger:       slog.New(slog.NewTextHandler(logFile, nil)).With("process", opts.Name),
+			ExtraEnv:     opts.ExtraEnv,
+			Replicas:     opts.Replicas,
+			TolerateExit: opts.TolerateExit,
+			Ready:        func(r stack.Ready) { readyCh <- r },
+		})
+	}()
+	// Stopping waits for Run, which drops the throw-away database after the children exit.
+	t.Cleanup(func() {
+		stop()
+		select {
+		case <-s.stopped:
+			if s.err != nil {
+				t.Errorf("the stack stopped with an error: %v\n%s", s.err, s.Tail(40))
+			}
+		case <-time.After(45 * time.Second):
+			t.Errorf("the stack did not stop within 45 s")
+		}
+		logFile.Close()
+		switch {
+		case t.Failed():
+			t.Logf("the stack's log is kept at %s; its warnings and errors:\n%s", s.LogPath, s.Problems(60))
+		case opts.KeepLogEnv != "" && os.Getenv(opts.KeepLogEnv) != "":
+			t.Logf("the stack's log is kept at %s (%s)", s.LogPath, opts.KeepLogEnv)
+		default:
+			os.RemoveAll(logDir)
+		}
+	})
+	select {
+	case s.Ready = <-readyCh:
+		return s
+	case <-s.stopped:
+		t.Fatalf("the stack did not start: %v\n%s", s.err, s.Tail(80))
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the stack was not ready within 2 minutes\n%s", s.Tail(80))
+	}
+	return nil
+}
+
+// Stopped is closed when the stack has stopped: at the test's end, or earlier when a child
+// died (unless Options.TolerateExit). Err says why then.
+func (s *Stack) Stopped() <-chan struct{} { return s.stopped }
+
+// Err is what stack.Run returned; read it once Stopped is closed.
+func (s *Stack) Err() error { return s.err }
+
+// Kill SIGKILLs one child (a name of Ready.PIDs): no graceful stop, no deferred code, as a
+// crashed pod.
+func (s *Stack) Kill(t testing.TB, name string) {
+	t.Helper()
+	pid := s.PIDs[name]
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Errorf("kill %s (%d): %v", name, pid, err)
+	}
+}
+
+// RPCCounts counts, per process, the logged gRPC calls of method (the services log one line
+// per call).
+func (s *Stack) RPCCounts(t testing.TB, method string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(s.LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, l := range lines(b) {
+		name, line, ok := strings.Cut(l, " | ")
+		if ok && strings.Contains(line, `"msg":"rpc"`) && strings.Contains(line, `"grpc.method":"`+method+`"`) {
+			counts[strings.TrimSpace(name)]++
+		}
+	}
+	return counts
+}
+
+// Tail returns the last n lines of the stack's log, headed as such, for a failure's message.
+func (s *Stack) Tail(n int) string {
+	b, err := os.ReadFile(s.LogPath)
+	if err != nil {
+		return "--- the stack's log: " + err.Error()
+	}
+	all := lines(b)
+	return "--- the stack's last lines ---\n" + strings.Join(all[max(0, len(all)-n):], "\n")
+}
+
+// Problems returns the last n WARN and ERROR lines of the stack's log.
+func (s *Stack) Problems(n int) string {
+	b, err := os.ReadFile(s.LogPath)
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, line := range lines(b) {
+		if strings.Contains(line, `"level":"WARN"`) || strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, "level=WARN") {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out[max(0, len(out)-n):], "\n")
+}
+
+func lines(b []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}
+
+// WaitUntil calls done every interval until it reports true or timeout has passed, and returns
+// its last answer: for what the stack does in the background (a transfer reaching its final
+// status, an outbox draining), which a test waits for and then checks.
+func WaitUntil(timeout, every time.Duration, done func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if done() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(every)
+	}
+}
+
+// repoRoot finds the repository's root (the folder of go.work) above the test's directory.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.work above the test's directory: run the test inside the repository")
+		}
+		dir = parent
+	}
+}
+
+// requireBuilt fails with what to run when the binaries or the web client are missing: the
+// tests run what `make build-go` and `make build-web` produce, never a stale go run.
+func requireBuilt(t testing.TB, root string) {
+	t.Helper()
+	var missing []string
+	for _, name := range append(slices.Clone(stack.Services), "bff") {
+		if _, err := os.Stat(filepath.Join(root, "bin", name)); err != nil {
+			missing = append(missing, "bin/"+name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "web", "dist", "index.html")); err != nil {
+		missing = append(missing, "web/dist/index.html")
+	}
+	if len(missing) > 0 {
+		t.Fatalf("missing %s: run `make build-go build-web` in %s first (`make test-go` does)", strings.Join(missing, ", "), root)
+	}
+}
+
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
