@@ -41,8 +41,12 @@ type Config struct {
 	ServiceSecret string `env:"SERVICE_SECRET" required:"true" secret:"true"`
 	// PINKey keys the HMAC under which the vouchers' PINs are stored: base64, at least 32
 	// bytes, kept apart from the database (a secret store), so that a dump without it reveals
-	// no PIN. Replacing it leaves the PINs of vouchers issued before unverifiable.
+	// no PIN. To rotate it, move the old value to RetiredPINKeys.
 	PINKey string `env:"PIN_KEY" required:"true" secret:"true"`
+	// RetiredPINKeys are earlier PIN keys (comma-separated base64), still used to verify the
+	// PINs of vouchers issued under them; drop one once its vouchers have all been collected,
+	// cancelled or expired (at most VoucherTTL after the rotation).
+	RetiredPINKeys []string `env:"RETIRED_PIN_KEYS" secret:"true"`
 
 	// Limits in cents, on the amount sent (DECISIONS.md).
 	LimitMinimumCents     int64 `env:"LIMIT_MINIMUM_CENTS" default:"1000"`
@@ -73,14 +77,22 @@ func (c *Config) limits() domain.Limits {
 	}
 }
 
-// pinHasher builds the PIN hasher from TRANSFERS_PIN_KEY. Errors name the variable, never the
-// value.
+// pinHasher builds the PIN hasher from TRANSFERS_PIN_KEY and TRANSFERS_RETIRED_PIN_KEYS.
+// Errors name the variable, never the value.
 func (c *Config) pinHasher() (*domain.PINHasher, error) {
 	key, err := domain.ParsePINKey(c.PINKey)
 	if err != nil {
 		return nil, fmt.Errorf("TRANSFERS_PIN_KEY: %w", err)
 	}
-	return domain.NewPINHasher(key), nil
+	retired := make([]domain.PINKey, 0, len(c.RetiredPINKeys))
+	for i, s := range c.RetiredPINKeys {
+		k, err := domain.ParsePINKey(s)
+		if err != nil {
+			return nil, fmt.Errorf("TRANSFERS_RETIRED_PIN_KEYS[%d]: %w", i, err)
+		}
+		retired = append(retired, k)
+	}
+	return domain.NewPINHasher(key, retired...), nil
 }
 
 // validate checks what the tags cannot.
@@ -152,7 +164,7 @@ func spec(keys auth.KeySource) service.Spec {
 
 			repo := postgres.NewTransfers(rt.Pool)
 			payments := paymentmethodsgrpc.New(pmConn)
-			svc, err := app.New(repo, payments, feesgrpc.New(feesConn), app.Config{Limits: cfg.limits()}, rt.Logger)
+			svc, err := app.New(repo, payments, feesgrpc.New(feesConn), app.Config{Limits: cfg.limits(), PINs: pins}, rt.Logger)
 			if err != nil {
 				return err
 			}

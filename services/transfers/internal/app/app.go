@@ -133,6 +133,11 @@ type Repository interface {
 	// ExpireDue expires up to limit unclaimed vouchers past their expiry and returns how many;
 	// each transfer's expiry runs through step, which may be nil.
 	ExpireDue(ctx context.Context, now time.Time, limit int, step Step) (int, error)
+	// CollectVoucher locks the transfer whose voucher number is number (domain.ErrNotFound if
+	// none) and runs fn on it. When fn succeeds, or fails having changed the voucher (a
+	// counted wrong attempt), the transfer is stored with its events and committed; fn's error
+	// is returned after the commit.
+	CollectVoucher(ctx context.Context, number string, fn func(*domain.Transfer) error) (*domain.Transfer, error)
 }
 
 // Step wraps the change the repository makes, inside its transaction, to a transfer it
@@ -170,6 +175,8 @@ type Config struct {
 	Now func() time.Time
 	// NewID makes transfer ids (uuid.New, a random v4, by default).
 	NewID func() uuid.UUID
+	// PINs verifies the PINs typed at ATMs (TRANSFERS_PIN_KEY); required.
+	PINs *domain.PINHasher
 }
 
 // Service implements the sender's use cases.
@@ -180,6 +187,7 @@ type Service struct {
 	limits   domain.Limits
 	now      func() time.Time
 	newID    func() uuid.UUID
+	pins     *domain.PINHasher
 	logger   *slog.Logger
 }
 
@@ -188,13 +196,17 @@ func New(repo Repository, payments PaymentMethods, fees Fees, cfg Config, logger
 	if err := cfg.Limits.Validate(); err != nil {
 		return nil, fmt.Errorf("limits: %w", err)
 	}
+	if cfg.PINs == nil {
+		return nil, errors.New("app: Config.PINs is required (voucher collection)")
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.NewID == nil {
 		cfg.NewID = uuid.New
 	}
-	return &Service{repo: repo, payments: payments, fees: fees, limits: cfg.Limits, now: cfg.Now, newID: cfg.NewID, logger: logger}, nil
+	return &Service{repo: repo, payments: payments, fees: fees, limits: cfg.Limits, now: cfg.Now, newID: cfg.NewID,
+		pins: cfg.PINs, logger: logger}, nil
 }
 
 // self returns the caller's user id; a request naming another user (or a malformed id) is
@@ -374,4 +386,40 @@ func (s *Service) GetLimits(ctx context.Context, c Caller, requestedUser string)
 		return nil, err
 	}
 	return s.limits.Report(usage), nil
+}
+
+// CollectVoucher is the recipient's withdrawal at an ATM, for the ATM gateway (the domain's
+// Transfer.Collect says what is checked, in which order). A voucher number that does not exist,
+// or cannot (malformed), is domain.ErrVoucherCredentials like a wrong PIN, after a PIN
+// verification spent on nothing so that it is not told apart by its speed either; only an
+// existing voucher has attempts to count.
+func (s *Service) CollectVoucher(ctx context.Context, in domain.CollectInput) (*domain.Transfer, error) {
+	req, err := domain.NewCollectRequest(in)
+	if err != nil {
+		return nil, err
+	}
+	if !req.ValidNumber() {
+		s.pins.VerifyNothing(in.PIN)
+		return nil, domain.ErrVoucherCredentials
+	}
+	now := s.now()
+	t, err := s.repo.CollectVoucher(ctx, req.VoucherNumber(), func(t *domain.Transfer) error {
+		return t.Collect(req, s.pins, now)
+	})
+	if errors.Is(err, domain.ErrNotFound) {
+		s.pins.VerifyNothing(in.PIN)
+		return nil, domain.ErrVoucherCredentials
+	}
+	if err != nil {
+		if t != nil {
+			// Refusals are logged without the number, the PIN or the phone: the transfer id and
+			// the count say enough to whoever looks into a locked voucher.
+			v := t.Voucher()
+			s.logger.InfoContext(ctx, "voucher collection refused", "transfer_id", t.ID().String(),
+				"reason", err.Error(), "failed_attempts", v.FailedAttempts, "locked", v.Locked(now))
+		}
+		return nil, err
+	}
+	s.logger.InfoContext(ctx, "voucher collected", "transfer_id", t.ID().String(), "atm_id", t.Voucher().CollectedATM)
+	return t, nil
 }

@@ -319,7 +319,7 @@ func (t *Transfer) endVoucher(to CollectionStatus, reason string, now time.Time)
 	return nil
 }
 
-// MarkCollected records the recipient's withdrawal (for the ATM integration, not built yet).
+// MarkCollected records the recipient's withdrawal at now (Collect checks the voucher first).
 func (t *Transfer) MarkCollected(now time.Time) error {
 	if err := t.setCollection(CollectionCollected, now); err != nil {
 		return err

@@ -59,6 +59,12 @@ type Voucher struct {
 	Status      CollectionStatus
 	ExpiresAt   time.Time
 	CollectedAt time.Time
+	// FailedAttempts counts the wrong PINs or phone numbers typed at ATMs since the voucher
+	// was issued or its last lock passed; the MaxCollectAttempts-th locks it until LockedUntil.
+	FailedAttempts int
+	LockedUntil    time.Time
+	// CollectedATM is the id of the ATM that dispensed the cash (once collected).
+	CollectedATM string
 }
 
 // IssuedVoucher is a new voucher with its PIN in clear, which exists only in memory and in

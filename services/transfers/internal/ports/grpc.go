@@ -5,11 +5,13 @@ package ports
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/auth"
@@ -19,13 +21,19 @@ import (
 	"github.com/thumela/thumela/services/transfers/internal/events"
 )
 
-// Policy: every method acts on the calling user's own transfers.
+// ATMGatewayService is the service-token subject of the ATM network's gateway, the only caller
+// of CollectVoucher. Identity issues it tokens when IDENTITY_SERVICE_SECRETS lists it.
+const ATMGatewayService = "atm-gateway"
+
+// Policy: every method but CollectVoucher acts on the calling user's own transfers;
+// CollectVoucher is for the ATM gateway alone (no user may collect, not even the sender).
 var Policy = auth.Policy{
 	transfersv1.TransfersService_CreateTransfer_FullMethodName: auth.User,
 	transfersv1.TransfersService_GetTransfer_FullMethodName:    auth.User,
 	transfersv1.TransfersService_ListTransfers_FullMethodName:  auth.User,
 	transfersv1.TransfersService_CancelTransfer_FullMethodName: auth.User,
 	transfersv1.TransfersService_GetLimits_FullMethodName:      auth.User,
+	transfersv1.TransfersService_CollectVoucher_FullMethodName: auth.Services(ATMGatewayService),
 }
 
 // Server implements transfersv1.TransfersServiceServer.
@@ -150,10 +158,44 @@ func (s *Server) GetLimits(ctx context.Context, req *transfersv1.GetLimitsReques
 	return res, nil
 }
 
+// CollectVoucher is a withdrawal at an ATM, for the ATM gateway.
+func (s *Server) CollectVoucher(ctx context.Context, req *transfersv1.CollectVoucherRequest) (*transfersv1.CollectVoucherResponse, error) {
+	// The policy admits only the gateway's service token; checked again here so that the
+	// handler never runs for anyone else, whatever the policy becomes.
+	if c, ok := auth.FromContext(ctx); !ok || !c.IsService(ATMGatewayService) {
+		return nil, status.Error(codes.PermissionDenied, "caller not allowed")
+	}
+	t, err := s.app.CollectVoucher(ctx, domain.CollectInput{
+		VoucherNumber:  req.GetVoucherNumber(),
+		PIN:            req.GetPin(),
+		RecipientPhone: req.GetRecipientPhone(),
+		Bank:           events.BankFromProto(req.GetBank()),
+		ATMID:          req.GetAtmId(),
+	})
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &transfersv1.CollectVoucherResponse{
+		TransferId:  t.ID().String(),
+		AmountCents: t.Amount().Cents(),
+		CollectedAt: timestamppb.New(t.Voucher().CollectedAt),
+	}, nil
+}
+
+// Collection refusals, as the ATM shows them.
+const (
+	msgVoucherCredentials = "The voucher number, PIN or phone number is incorrect."
+	msgVoucherCollected   = "This voucher has already been collected."
+	msgVoucherCancelled   = "This voucher was cancelled by the sender and can no longer be collected."
+	msgVoucherExpired     = "This voucher has expired and can no longer be collected."
+)
+
 func (s *Server) toStatus(ctx context.Context, err error) error {
 	var (
-		verr  *domain.ValidationError
-		limit *domain.LimitError
+		verr   *domain.ValidationError
+		limit  *domain.LimitError
+		locked *domain.VoucherLockedError
+		bank   *domain.WrongBankError
 	)
 	switch {
 	case errors.As(err, &verr) && len(verr.Violations) > 0:
@@ -174,6 +216,21 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return st.Err()
 	case errors.Is(err, domain.ErrNotFound):
 		return status.Error(codes.NotFound, "transfer not found")
+	case errors.Is(err, domain.ErrVoucherCredentials):
+		return status.Error(codes.PermissionDenied, msgVoucherCredentials)
+	case errors.As(err, &locked):
+		return status.Error(codes.ResourceExhausted, fmt.Sprintf(
+			"Too many incorrect attempts: this voucher is locked until %s. Please try again after that.",
+			locked.Until.In(domain.Johannesburg).Format("2 Jan 2006 15:04 SAST")))
+	case errors.As(err, &bank):
+		return status.Error(codes.FailedPrecondition, fmt.Sprintf(
+			"This voucher can only be withdrawn at a %s ATM.", bank.Bank.DisplayName()))
+	case errors.Is(err, domain.ErrVoucherCollected):
+		return status.Error(codes.FailedPrecondition, msgVoucherCollected)
+	case errors.Is(err, domain.ErrVoucherCancelled):
+		return status.Error(codes.FailedPrecondition, msgVoucherCancelled)
+	case errors.Is(err, domain.ErrVoucherExpired):
+		return status.Error(codes.FailedPrecondition, msgVoucherExpired)
 	case errors.Is(err, domain.ErrIdempotencyConflict):
 		return status.Error(codes.AlreadyExists, "This idempotency key was already used for a different transfer.")
 	case errors.Is(err, app.ErrPaymentMethodNotFound):

@@ -121,7 +121,7 @@ func New(t testing.TB, opts Options) *Env {
 		DBURL: url, Pool: pool, Clock: NewClock(opts.Start), Payments: NewFakePayments(), Fees: NewFakeFees(),
 		Repo: postgres.NewTransfers(pool), PINs: PINHasher(t), Logger: Discard,
 	}
-	svc, err := app.New(e.Repo, e.Payments, e.Fees, app.Config{Limits: opts.Limits, Now: e.Clock.Now}, e.Logger)
+	svc, err := app.New(e.Repo, e.Payments, e.Fees, app.Config{Limits: opts.Limits, Now: e.Clock.Now, PINs: e.PINs}, e.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +178,20 @@ func (e *Env) Ctx(t testing.TB, userID string) context.Context {
 	t.Helper()
 	token, err := e.signer.Sign(auth.Claims{
 		Subject: userID, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi",
+		Issuer: service.TokenIssuer, ExpiresAt: time.Now().Add(10 * time.Minute),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return auth.WithBearer(t.Context(), token)
+}
+
+// ServiceCtx returns a context whose calls carry a service token for the service name (the
+// ATM gateway is "atm-gateway").
+func (e *Env) ServiceCtx(t testing.TB, name string) context.Context {
+	t.Helper()
+	token, err := e.signer.Sign(auth.Claims{
+		Subject: name, Kind: auth.KindService,
 		Issuer: service.TokenIssuer, ExpiresAt: time.Now().Add(10 * time.Minute),
 	})
 	if err != nil {

@@ -94,22 +94,25 @@ const columns = `id, user_id, idempotency_key, request_hash, sender_name, recipi
 	payment_method_id, payment_method_name, payment_method_last_four, payment_method_token,
 	location_name, location_type, charge_id, attempts, lease_until,
 	voucher_number, voucher_pin_hash, collection_status, voucher_expires_at, collected_at,
-	refund_status, refund_id, refund_reason, created_at, updated_at, trace_context`
+	refund_status, refund_id, refund_reason, created_at, updated_at, trace_context,
+	voucher_failed_attempts, voucher_locked_until, collected_atm_id`
 
 func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 	var (
 		s                                        domain.State
 		phone, bank, status                      string
 		amount, bankFee, platformFee             int64
-		lease, expires, collected                *time.Time
+		lease, expires, collected, locked        *time.Time
 		voucherNumber, pinHash, collection, refd *string
+		atmID                                    *string
 	)
 	err := row.Scan(&s.ID, &s.UserID, &s.IdempotencyKey, &s.RequestHash, &s.SenderName, &s.RecipientName, &phone, &bank,
 		&amount, &bankFee, &platformFee, &s.Fee.Waived, &status, &s.FailureReason,
 		&s.PaymentMethod.ID, &s.PaymentMethod.Name, &s.PaymentMethod.LastFour, &s.PaymentMethod.Token,
 		&s.Location.Name, &s.Location.Type, &s.ChargeID, &s.Attempts, &lease,
 		&voucherNumber, &pinHash, &collection, &expires, &collected,
-		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt, &s.TraceContext)
+		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt, &s.TraceContext,
+		&s.Voucher.FailedAttempts, &locked, &atmID)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +123,7 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 	s.Voucher = domain.Voucher{
 		Number: derefS(voucherNumber), PINHash: derefS(pinHash), Status: domain.CollectionStatus(derefS(collection)),
 		ExpiresAt: deref(expires), CollectedAt: deref(collected),
+		FailedAttempts: s.Voucher.FailedAttempts, LockedUntil: deref(locked), CollectedATM: derefS(atmID),
 	}
 	s.Refund.Status = domain.RefundStatus(derefS(refd))
 	return domain.Restore(s), nil
@@ -319,12 +323,12 @@ func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was
 	tag, err := tx.Exec(ctx, `UPDATE transfers SET status = $3, failure_reason = $4, charge_id = $5, attempts = $6,
 		lease_until = $7, voucher_number = $8, voucher_pin_hash = $9, collection_status = $10,
 		voucher_expires_at = $11, collected_at = $12, refund_status = $13, refund_id = $14, refund_reason = $15,
-		updated_at = $16
+		updated_at = $16, voucher_failed_attempts = $17, voucher_locked_until = $18, collected_atm_id = $19
 		WHERE id = $1 AND status = $2`,
 		s.ID, string(was.Status), string(s.Status), s.FailureReason, s.ChargeID, s.Attempts,
 		nullTime(s.LeaseUntil), nullString(s.Voucher.Number), nullString(s.Voucher.PINHash), nullString(string(s.Voucher.Status)),
 		nullTime(s.Voucher.ExpiresAt), nullTime(s.Voucher.CollectedAt), nullString(string(s.Refund.Status)), s.Refund.ID, s.Refund.Reason,
-		s.UpdatedAt)
+		s.UpdatedAt, s.Voucher.FailedAttempts, nullTime(s.Voucher.LockedUntil), nullString(s.Voucher.CollectedATM))
 	if constraint, ok := platformpg.IsUniqueViolation(err); ok && constraint == "transfers_voucher_number_key" {
 		return domain.ErrVoucherNumberTaken
 	}
@@ -373,6 +377,37 @@ func (r *Transfers) Update(ctx context.Context, userID, id uuid.UUID, fn func(*d
 		return nil, err
 	}
 	return out, nil
+}
+
+// CollectVoucher implements app.Repository. The row is locked (FOR UPDATE) before fn judges the
+// attempt, so attempts on one voucher run one after the other: concurrent wrong PINs are each
+// counted on the count the previous one left, and of two concurrent right ones the second finds
+// the voucher collected. A failed attempt fn recorded is committed although fn failed.
+func (r *Transfers) CollectVoucher(ctx context.Context, number string, fn func(*domain.Transfer) error) (*domain.Transfer, error) {
+	var (
+		out    *domain.Transfer
+		refuse error
+	)
+	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		t, err := r.one(ctx, tx, `SELECT `+columns+` FROM transfers WHERE voucher_number = $1 FOR UPDATE`, number)
+		if err != nil {
+			return err
+		}
+		was := t.State()
+		refuse = fn(t)
+		if refuse != nil && t.Voucher() == was.Voucher {
+			return refuse // nothing to record: roll back
+		}
+		if err := r.save(ctx, tx, t, was); err != nil {
+			return err
+		}
+		out = t
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, refuse
 }
 
 // change applies fn to t, locked in tx, and saves it, through step when there is one (the

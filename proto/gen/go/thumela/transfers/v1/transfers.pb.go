@@ -1209,6 +1209,149 @@ func (x *LimitExceeded) GetRemainingCents() int64 {
 	return 0
 }
 
+type CollectVoucherRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The 10-digit voucher number, as typed at the ATM.
+	VoucherNumber string `protobuf:"bytes,1,opt,name=voucher_number,json=voucherNumber,proto3" json:"voucher_number,omitempty"`
+	// The 4-digit PIN from the recipient's SMS.
+	Pin string `protobuf:"bytes,2,opt,name=pin,proto3" json:"pin,omitempty"`
+	// The recipient's phone number as typed at the ATM, in any common South African notation.
+	RecipientPhone string `protobuf:"bytes,3,opt,name=recipient_phone,json=recipientPhone,proto3" json:"recipient_phone,omitempty"`
+	// The bank whose ATM the recipient is at.
+	Bank v1.Bank `protobuf:"varint,4,opt,name=bank,proto3,enum=thumela.fees.v1.Bank" json:"bank,omitempty"`
+	// The ATM's identifier in the bank's network, recorded with the collection (at most 64
+	// characters).
+	AtmId         string `protobuf:"bytes,5,opt,name=atm_id,json=atmId,proto3" json:"atm_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CollectVoucherRequest) Reset() {
+	*x = CollectVoucherRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollectVoucherRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollectVoucherRequest) ProtoMessage() {}
+
+func (x *CollectVoucherRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollectVoucherRequest.ProtoReflect.Descriptor instead.
+func (*CollectVoucherRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *CollectVoucherRequest) GetVoucherNumber() string {
+	if x != nil {
+		return x.VoucherNumber
+	}
+	return ""
+}
+
+func (x *CollectVoucherRequest) GetPin() string {
+	if x != nil {
+		return x.Pin
+	}
+	return ""
+}
+
+func (x *CollectVoucherRequest) GetRecipientPhone() string {
+	if x != nil {
+		return x.RecipientPhone
+	}
+	return ""
+}
+
+func (x *CollectVoucherRequest) GetBank() v1.Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return v1.Bank(0)
+}
+
+func (x *CollectVoucherRequest) GetAtmId() string {
+	if x != nil {
+		return x.AtmId
+	}
+	return ""
+}
+
+type CollectVoucherResponse struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	TransferId string                 `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// What the ATM dispenses: the amount sent (never the fee).
+	AmountCents   int64                  `protobuf:"varint,2,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	CollectedAt   *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=collected_at,json=collectedAt,proto3" json:"collected_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CollectVoucherResponse) Reset() {
+	*x = CollectVoucherResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollectVoucherResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollectVoucherResponse) ProtoMessage() {}
+
+func (x *CollectVoucherResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollectVoucherResponse.ProtoReflect.Descriptor instead.
+func (*CollectVoucherResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *CollectVoucherResponse) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *CollectVoucherResponse) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *CollectVoucherResponse) GetCollectedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CollectedAt
+	}
+	return nil
+}
+
 var File_thumela_transfers_v1_transfers_proto protoreflect.FileDescriptor
 
 const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
@@ -1298,7 +1441,18 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1f.thumela.transfers.v1.LimitKindR\x04kind\x12\x1f\n" +
 	"\vlimit_cents\x18\x02 \x01(\x03R\n" +
 	"limitCents\x12'\n" +
-	"\x0fremaining_cents\x18\x03 \x01(\x03R\x0eremainingCents*\xa9\x01\n" +
+	"\x0fremaining_cents\x18\x03 \x01(\x03R\x0eremainingCents\"\xbb\x01\n" +
+	"\x15CollectVoucherRequest\x12%\n" +
+	"\x0evoucher_number\x18\x01 \x01(\tR\rvoucherNumber\x12\x10\n" +
+	"\x03pin\x18\x02 \x01(\tR\x03pin\x12'\n" +
+	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhone\x12)\n" +
+	"\x04bank\x18\x04 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x12\x15\n" +
+	"\x06atm_id\x18\x05 \x01(\tR\x05atmId\"\x9b\x01\n" +
+	"\x16CollectVoucherResponse\x12\x1f\n" +
+	"\vtransfer_id\x18\x01 \x01(\tR\n" +
+	"transferId\x12!\n" +
+	"\famount_cents\x18\x02 \x01(\x03R\vamountCents\x12=\n" +
+	"\fcollected_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vcollectedAt*\xa9\x01\n" +
 	"\x0eTransferStatus\x12\x1f\n" +
 	"\x1bTRANSFER_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17TRANSFER_STATUS_PENDING\x10\x01\x12\x1e\n" +
@@ -1317,13 +1471,14 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x10LIMIT_KIND_DAILY\x10\x02\x12\x16\n" +
 	"\x12LIMIT_KIND_MONTHLY\x10\x03\x12\x15\n" +
 	"\x11LIMIT_KIND_YEARLY\x10\x04\x12\x16\n" +
-	"\x12LIMIT_KIND_MINIMUM\x10\x052\x98\x04\n" +
+	"\x12LIMIT_KIND_MINIMUM\x10\x052\x85\x05\n" +
 	"\x10TransfersService\x12k\n" +
 	"\x0eCreateTransfer\x12+.thumela.transfers.v1.CreateTransferRequest\x1a,.thumela.transfers.v1.CreateTransferResponse\x12b\n" +
 	"\vGetTransfer\x12(.thumela.transfers.v1.GetTransferRequest\x1a).thumela.transfers.v1.GetTransferResponse\x12h\n" +
 	"\rListTransfers\x12*.thumela.transfers.v1.ListTransfersRequest\x1a+.thumela.transfers.v1.ListTransfersResponse\x12k\n" +
 	"\x0eCancelTransfer\x12+.thumela.transfers.v1.CancelTransferRequest\x1a,.thumela.transfers.v1.CancelTransferResponse\x12\\\n" +
-	"\tGetLimits\x12&.thumela.transfers.v1.GetLimitsRequest\x1a'.thumela.transfers.v1.GetLimitsResponseB\xe6\x01\n" +
+	"\tGetLimits\x12&.thumela.transfers.v1.GetLimitsRequest\x1a'.thumela.transfers.v1.GetLimitsResponse\x12k\n" +
+	"\x0eCollectVoucher\x12+.thumela.transfers.v1.CollectVoucherRequest\x1a,.thumela.transfers.v1.CollectVoucherResponseB\xe6\x01\n" +
 	"\x18com.thumela.transfers.v1B\x0eTransfersProtoP\x01ZHgithub.com/thumela/thumela/proto/gen/go/thumela/transfers/v1;transfersv1\xa2\x02\x03TTX\xaa\x02\x14Thumela.Transfers.V1\xca\x02\x14Thumela\\Transfers\\V1\xe2\x02 Thumela\\Transfers\\V1\\GPBMetadata\xea\x02\x16Thumela::Transfers::V1b\x06proto3"
 
 var (
@@ -1339,7 +1494,7 @@ func file_thumela_transfers_v1_transfers_proto_rawDescGZIP() []byte {
 }
 
 var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
 	(TransferStatus)(0),            // 0: thumela.transfers.v1.TransferStatus
 	(CollectionStatus)(0),          // 1: thumela.transfers.v1.CollectionStatus
@@ -1359,20 +1514,22 @@ var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
 	(*LimitUsage)(nil),             // 15: thumela.transfers.v1.LimitUsage
 	(*GetLimitsResponse)(nil),      // 16: thumela.transfers.v1.GetLimitsResponse
 	(*LimitExceeded)(nil),          // 17: thumela.transfers.v1.LimitExceeded
-	(*timestamppb.Timestamp)(nil),  // 18: google.protobuf.Timestamp
-	(v1.Bank)(0),                   // 19: thumela.fees.v1.Bank
+	(*CollectVoucherRequest)(nil),  // 18: thumela.transfers.v1.CollectVoucherRequest
+	(*CollectVoucherResponse)(nil), // 19: thumela.transfers.v1.CollectVoucherResponse
+	(*timestamppb.Timestamp)(nil),  // 20: google.protobuf.Timestamp
+	(v1.Bank)(0),                   // 21: thumela.fees.v1.Bank
 }
 var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	1,  // 0: thumela.transfers.v1.Voucher.collection_status:type_name -> thumela.transfers.v1.CollectionStatus
-	18, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	18, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	19, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
+	20, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	20, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	21, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
 	0,  // 4: thumela.transfers.v1.Transfer.status:type_name -> thumela.transfers.v1.TransferStatus
 	3,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
 	4,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
-	18, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	18, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	19, // 9: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
+	20, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	20, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	21, // 9: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
 	3,  // 10: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
 	5,  // 11: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	5,  // 12: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
@@ -1382,21 +1539,25 @@ var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	2,  // 16: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
 	15, // 17: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
 	2,  // 18: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
-	6,  // 19: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
-	8,  // 20: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
-	10, // 21: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
-	12, // 22: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
-	14, // 23: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
-	7,  // 24: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
-	9,  // 25: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
-	11, // 26: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
-	13, // 27: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
-	16, // 28: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
-	24, // [24:29] is the sub-list for method output_type
-	19, // [19:24] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	21, // 19: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
+	20, // 20: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
+	6,  // 21: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
+	8,  // 22: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
+	10, // 23: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
+	12, // 24: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
+	14, // 25: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
+	18, // 26: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
+	7,  // 27: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
+	9,  // 28: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
+	11, // 29: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
+	13, // 30: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
+	16, // 31: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
+	19, // 32: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
+	27, // [27:33] is the sub-list for method output_type
+	21, // [21:27] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_transfers_proto_init() }
@@ -1410,7 +1571,7 @@ func file_thumela_transfers_v1_transfers_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_transfers_v1_transfers_proto_rawDesc), len(file_thumela_transfers_v1_transfers_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   15,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -24,6 +24,7 @@ const (
 	TransfersService_ListTransfers_FullMethodName  = "/thumela.transfers.v1.TransfersService/ListTransfers"
 	TransfersService_CancelTransfer_FullMethodName = "/thumela.transfers.v1.TransfersService/CancelTransfer"
 	TransfersService_GetLimits_FullMethodName      = "/thumela.transfers.v1.TransfersService/GetLimits"
+	TransfersService_CollectVoucher_FullMethodName = "/thumela.transfers.v1.TransfersService/CollectVoucher"
 )
 
 // TransfersServiceClient is the client API for TransfersService service.
@@ -31,9 +32,9 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // TransfersService owns transfers, their idempotency keys, cash vouchers and the user's limits.
-// Every call needs the user's access token and is scoped to its subject; another user's
-// transfer id answers NotFound. Limits refusals are FailedPrecondition with a LimitExceeded
-// detail saying which limit and how much room is left.
+// Every call but CollectVoucher needs the user's access token and is scoped to its subject;
+// another user's transfer id answers NotFound. Limits refusals are FailedPrecondition with a
+// LimitExceeded detail saying which limit and how much room is left.
 type TransfersServiceClient interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
@@ -46,6 +47,14 @@ type TransfersServiceClient interface {
 	CancelTransfer(ctx context.Context, in *CancelTransferRequest, opts ...grpc.CallOption) (*CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(ctx context.Context, in *GetLimitsRequest, opts ...grpc.CallOption) (*GetLimitsResponse, error)
+	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
+	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
+	// (service token), never a browser. On success the voucher is collected and the ATM
+	// dispenses amount_cents. A wrong voucher number, PIN or phone number all answer the same
+	// PermissionDenied; after 5 wrong attempts the voucher is locked for 24 hours
+	// (ResourceExhausted). Another bank's ATM, or a voucher collected, cancelled or expired, is
+	// FailedPrecondition.
+	CollectVoucher(ctx context.Context, in *CollectVoucherRequest, opts ...grpc.CallOption) (*CollectVoucherResponse, error)
 }
 
 type transfersServiceClient struct {
@@ -106,14 +115,24 @@ func (c *transfersServiceClient) GetLimits(ctx context.Context, in *GetLimitsReq
 	return out, nil
 }
 
+func (c *transfersServiceClient) CollectVoucher(ctx context.Context, in *CollectVoucherRequest, opts ...grpc.CallOption) (*CollectVoucherResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CollectVoucherResponse)
+	err := c.cc.Invoke(ctx, TransfersService_CollectVoucher_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TransfersServiceServer is the server API for TransfersService service.
 // All implementations must embed UnimplementedTransfersServiceServer
 // for forward compatibility.
 //
 // TransfersService owns transfers, their idempotency keys, cash vouchers and the user's limits.
-// Every call needs the user's access token and is scoped to its subject; another user's
-// transfer id answers NotFound. Limits refusals are FailedPrecondition with a LimitExceeded
-// detail saying which limit and how much room is left.
+// Every call but CollectVoucher needs the user's access token and is scoped to its subject;
+// another user's transfer id answers NotFound. Limits refusals are FailedPrecondition with a
+// LimitExceeded detail saying which limit and how much room is left.
 type TransfersServiceServer interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
@@ -126,6 +145,14 @@ type TransfersServiceServer interface {
 	CancelTransfer(context.Context, *CancelTransferRequest) (*CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error)
+	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
+	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
+	// (service token), never a browser. On success the voucher is collected and the ATM
+	// dispenses amount_cents. A wrong voucher number, PIN or phone number all answer the same
+	// PermissionDenied; after 5 wrong attempts the voucher is locked for 24 hours
+	// (ResourceExhausted). Another bank's ATM, or a voucher collected, cancelled or expired, is
+	// FailedPrecondition.
+	CollectVoucher(context.Context, *CollectVoucherRequest) (*CollectVoucherResponse, error)
 	mustEmbedUnimplementedTransfersServiceServer()
 }
 
@@ -150,6 +177,9 @@ func (UnimplementedTransfersServiceServer) CancelTransfer(context.Context, *Canc
 }
 func (UnimplementedTransfersServiceServer) GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetLimits not implemented")
+}
+func (UnimplementedTransfersServiceServer) CollectVoucher(context.Context, *CollectVoucherRequest) (*CollectVoucherResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CollectVoucher not implemented")
 }
 func (UnimplementedTransfersServiceServer) mustEmbedUnimplementedTransfersServiceServer() {}
 func (UnimplementedTransfersServiceServer) testEmbeddedByValue()                          {}
@@ -262,6 +292,24 @@ func _TransfersService_GetLimits_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransfersService_CollectVoucher_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CollectVoucherRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).CollectVoucher(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_CollectVoucher_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).CollectVoucher(ctx, req.(*CollectVoucherRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TransfersService_ServiceDesc is the grpc.ServiceDesc for TransfersService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -288,6 +336,10 @@ var TransfersService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetLimits",
 			Handler:    _TransfersService_GetLimits_Handler,
+		},
+		{
+			MethodName: "CollectVoucher",
+			Handler:    _TransfersService_CollectVoucher_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

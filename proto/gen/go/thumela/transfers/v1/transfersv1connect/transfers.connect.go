@@ -48,6 +48,9 @@ const (
 	// TransfersServiceGetLimitsProcedure is the fully-qualified name of the TransfersService's
 	// GetLimits RPC.
 	TransfersServiceGetLimitsProcedure = "/thumela.transfers.v1.TransfersService/GetLimits"
+	// TransfersServiceCollectVoucherProcedure is the fully-qualified name of the TransfersService's
+	// CollectVoucher RPC.
+	TransfersServiceCollectVoucherProcedure = "/thumela.transfers.v1.TransfersService/CollectVoucher"
 )
 
 // TransfersServiceClient is a client for the thumela.transfers.v1.TransfersService service.
@@ -63,6 +66,14 @@ type TransfersServiceClient interface {
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
+	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
+	// (service token), never a browser. On success the voucher is collected and the ATM
+	// dispenses amount_cents. A wrong voucher number, PIN or phone number all answer the same
+	// PermissionDenied; after 5 wrong attempts the voucher is locked for 24 hours
+	// (ResourceExhausted). Another bank's ATM, or a voucher collected, cancelled or expired, is
+	// FailedPrecondition.
+	CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error)
 }
 
 // NewTransfersServiceClient constructs a client for the thumela.transfers.v1.TransfersService
@@ -106,6 +117,12 @@ func NewTransfersServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 			connect.WithClientOptions(opts...),
 		),
+		collectVoucher: connect.NewClient[v1.CollectVoucherRequest, v1.CollectVoucherResponse](
+			httpClient,
+			baseURL+TransfersServiceCollectVoucherProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("CollectVoucher")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -116,6 +133,7 @@ type transfersServiceClient struct {
 	listTransfers  *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
 	cancelTransfer *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
 	getLimits      *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
+	collectVoucher *connect.Client[v1.CollectVoucherRequest, v1.CollectVoucherResponse]
 }
 
 // CreateTransfer calls thumela.transfers.v1.TransfersService.CreateTransfer.
@@ -163,6 +181,15 @@ func (c *transfersServiceClient) GetLimits(ctx context.Context, req *v1.GetLimit
 	return nil, err
 }
 
+// CollectVoucher calls thumela.transfers.v1.TransfersService.CollectVoucher.
+func (c *transfersServiceClient) CollectVoucher(ctx context.Context, req *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error) {
+	response, err := c.collectVoucher.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // TransfersServiceHandler is an implementation of the thumela.transfers.v1.TransfersService
 // service.
 type TransfersServiceHandler interface {
@@ -177,6 +204,14 @@ type TransfersServiceHandler interface {
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
+	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
+	// (service token), never a browser. On success the voucher is collected and the ATM
+	// dispenses amount_cents. A wrong voucher number, PIN or phone number all answer the same
+	// PermissionDenied; after 5 wrong attempts the voucher is locked for 24 hours
+	// (ResourceExhausted). Another bank's ATM, or a voucher collected, cancelled or expired, is
+	// FailedPrecondition.
+	CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error)
 }
 
 // NewTransfersServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -216,6 +251,12 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 		connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 		connect.WithHandlerOptions(opts...),
 	)
+	transfersServiceCollectVoucherHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceCollectVoucherProcedure,
+		svc.CollectVoucher,
+		connect.WithSchema(transfersServiceMethods.ByName("CollectVoucher")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/thumela.transfers.v1.TransfersService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case TransfersServiceCreateTransferProcedure:
@@ -228,6 +269,8 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 			transfersServiceCancelTransferHandler.ServeHTTP(w, r)
 		case TransfersServiceGetLimitsProcedure:
 			transfersServiceGetLimitsHandler.ServeHTTP(w, r)
+		case TransfersServiceCollectVoucherProcedure:
+			transfersServiceCollectVoucherHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -255,4 +298,8 @@ func (UnimplementedTransfersServiceHandler) CancelTransfer(context.Context, *v1.
 
 func (UnimplementedTransfersServiceHandler) GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.GetLimits is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.CollectVoucher is not implemented"))
 }
