@@ -224,14 +224,7 @@ func (s *Service) VerifyEmail(ctx context.Context, rawEmail, digits string, clie
 	var out Authenticated
 	var wrong error
 	err = s.store.InTx(ctx, func(tx Tx) error {
-		u, err := tx.UserByEmailForUpdate(ctx, email)
-		if errors.Is(err, domain.ErrUserNotFound) {
-			return domain.ErrCodeExpired
-		}
-		if err != nil {
-			return err
-		}
-		c, found, err := tx.Code(ctx, u.ID, domain.PurposeEmailVerification)
+		u, c, found, err := lockUserAndCode(ctx, tx, email, domain.PurposeEmailVerification)
 		if err != nil {
 			return err
 		}
@@ -558,14 +551,7 @@ func (s *Service) ResetPassword(ctx context.Context, rawEmail, digits, next stri
 	}
 	var wrong error
 	err = s.store.InTx(ctx, func(tx Tx) error {
-		u, err := tx.UserByEmailForUpdate(ctx, email)
-		if errors.Is(err, domain.ErrUserNotFound) {
-			return domain.ErrCodeExpired
-		}
-		if err != nil {
-			return err
-		}
-		c, found, err := tx.Code(ctx, u.ID, domain.PurposePasswordReset)
+		u, c, found, err := lockUserAndCode(ctx, tx, email, domain.PurposePasswordReset)
 		if err != nil {
 			return err
 		}
@@ -685,6 +671,21 @@ func (s *Service) checkSignInThrottle(ctx context.Context, account, address stri
 		queries = append(queries, FailureQuery{Kind: FailurePassword, Address: address, N: t.AddressFailures})
 	}
 	return s.throttle(ctx, domain.ThrottleSignIn, now, queries...)
+}
+
+// lockUserAndCode locks the account of email for the rest of tx and reads its code for purpose
+// (found reports whether there is one). An unknown e-mail answers ErrCodeExpired, the answer a
+// wrong or stale code gets, so a code form does not tell which addresses have accounts.
+func lockUserAndCode(ctx context.Context, tx Tx, email domain.Email, purpose domain.CodePurpose) (u domain.User, c domain.Code, found bool, err error) {
+	u, err = tx.UserByEmailForUpdate(ctx, email)
+	if errors.Is(err, domain.ErrUserNotFound) {
+		return u, c, false, domain.ErrCodeExpired
+	}
+	if err != nil {
+		return u, c, false, err
+	}
+	c, found, err = tx.Code(ctx, u.ID, purpose)
+	return u, c, found, err
 }
 
 func (s *Service) checkCodeThrottle(ctx context.Context, email domain.Email, now time.Time) error {

@@ -254,24 +254,18 @@ type ChargeInput struct {
 // the processor is called (outside any transaction), then completed with its answer; a pending
 // charge left by a crash is resumed by the next retry with the same processor key.
 func (s *Service) Charge(ctx context.Context, in ChargeInput) (domain.Charge, error) {
-	var violations []domain.FieldViolation
+	var violations domain.Violations
 	amount, v := domain.ParseAmount(in.AmountCents)
-	if v != nil {
-		violations = append(violations, *v)
-	}
+	violations.Add(v)
 	key, v := domain.ParseIdempotencyKey(in.IdempotencyKey)
-	if v != nil {
-		violations = append(violations, *v)
-	}
+	violations.Add(v)
 	description, v := domain.ParseNote(domain.FieldDescription, in.Description)
-	if v != nil {
-		violations = append(violations, *v)
-	}
+	violations.Add(v)
 	if in.Token == "" {
-		violations = append(violations, domain.FieldViolation{Field: domain.FieldToken, Message: "Token is required"})
+		violations.Add(&domain.FieldViolation{Field: domain.FieldToken, Message: "Token is required"})
 	}
-	if len(violations) > 0 {
-		return domain.Charge{}, &domain.ValidationError{Violations: violations}
+	if err := violations.Err(); err != nil {
+		return domain.Charge{}, err
 	}
 	uid, err := uuid.Parse(in.UserID)
 	if err != nil {
@@ -337,21 +331,15 @@ type RefundInput struct {
 // Charge. A refund the processor refuses is a *domain.DeclinedError, every time the key is
 // repeated.
 func (s *Service) Refund(ctx context.Context, in RefundInput) (domain.Refund, error) {
-	var violations []domain.FieldViolation
+	var violations domain.Violations
 	amount, v := domain.ParseAmount(in.AmountCents)
-	if v != nil {
-		violations = append(violations, *v)
-	}
+	violations.Add(v)
 	key, v := domain.ParseIdempotencyKey(in.IdempotencyKey)
-	if v != nil {
-		violations = append(violations, *v)
-	}
+	violations.Add(v)
 	reason, v := domain.ParseNote(domain.FieldReason, in.Reason)
-	if v != nil {
-		violations = append(violations, *v)
-	}
-	if len(violations) > 0 {
-		return domain.Refund{}, &domain.ValidationError{Violations: violations}
+	violations.Add(v)
+	if err := violations.Err(); err != nil {
+		return domain.Refund{}, err
 	}
 	chargeID, err := uuid.Parse(in.ChargeID)
 	if err != nil {

@@ -336,28 +336,26 @@ type CardInput struct {
 // whose month has not ended in South Africa at now, and a 3-digit CVV. Every violation is
 // reported, one per field, in the form's order. Violation messages never contain the number.
 func ValidateCard(in CardInput, now time.Time) (NewCard, error) {
-	var violations []FieldViolation
+	var violations Violations
 	name, v := ParseName(in.Name)
-	if v != nil {
-		violations = append(violations, *v)
-	}
+	violations.Add(v)
 
 	digits := strings.ReplaceAll(in.Number, " ", "")
 	switch {
 	case digits == "":
-		violations = append(violations, FieldViolation{Field: FieldCardNumber, Message: MsgNumberRequired})
+		violations.Add(&FieldViolation{Field: FieldCardNumber, Message: MsgNumberRequired})
 	case !allDigits(digits) || len(digits) != CardNumberLength:
-		violations = append(violations, FieldViolation{Field: FieldCardNumber, Message: MsgNumberLength})
+		violations.Add(&FieldViolation{Field: FieldCardNumber, Message: MsgNumberLength})
 	case BrandOf(digits) == BrandUnknown:
-		violations = append(violations, FieldViolation{Field: FieldCardNumber, Message: MsgNumberBrand})
+		violations.Add(&FieldViolation{Field: FieldCardNumber, Message: MsgNumberBrand})
 	case !Luhn(digits):
-		violations = append(violations, FieldViolation{Field: FieldCardNumber, Message: MsgNumberInvalid})
+		violations.Add(&FieldViolation{Field: FieldCardNumber, Message: MsgNumberInvalid})
 	}
 
 	expiry := Expiry{Month: int(in.ExpiryMonth)}
 	monthOK := in.ExpiryMonth >= 1 && in.ExpiryMonth <= 12
 	if !monthOK {
-		violations = append(violations, FieldViolation{Field: FieldExpiryMonth, Message: MsgExpiryMonthInvalid})
+		violations.Add(&FieldViolation{Field: FieldExpiryMonth, Message: MsgExpiryMonthInvalid})
 	}
 	year, yearOK := fourDigitYear(in.ExpiryYear)
 	thisYear := now.In(SouthAfrica).Year()
@@ -367,20 +365,20 @@ func ValidateCard(in CardInput, now time.Time) (NewCard, error) {
 	expiry.Year = year
 	switch {
 	case !yearOK:
-		violations = append(violations, FieldViolation{Field: FieldExpiryYear, Message: MsgExpiryYearInvalid})
+		violations.Add(&FieldViolation{Field: FieldExpiryYear, Message: MsgExpiryYearInvalid})
 	case monthOK && expiry.Expired(now):
-		violations = append(violations, FieldViolation{Field: FieldExpiryYear, Message: MsgExpired})
+		violations.Add(&FieldViolation{Field: FieldExpiryYear, Message: MsgExpired})
 	}
 
 	switch {
 	case in.CVV == "":
-		violations = append(violations, FieldViolation{Field: FieldCVV, Message: MsgCVVRequired})
+		violations.Add(&FieldViolation{Field: FieldCVV, Message: MsgCVVRequired})
 	case len(in.CVV) != 3 || !allDigits(in.CVV):
-		violations = append(violations, FieldViolation{Field: FieldCVV, Message: MsgCVVInvalid})
+		violations.Add(&FieldViolation{Field: FieldCVV, Message: MsgCVVInvalid})
 	}
 
-	if len(violations) > 0 {
-		return NewCard{}, &ValidationError{Violations: violations}
+	if err := violations.Err(); err != nil {
+		return NewCard{}, err
 	}
 	return NewCard{
 		name:      name,

@@ -62,6 +62,25 @@ func (e *ValidationError) Error() string {
 	return "invalid request: " + strings.Join(msgs, "; ")
 }
 
+// Violations collects a request's invalid fields while its parts are parsed, in the form's
+// order, so every parser can say what is wrong at once.
+type Violations []FieldViolation
+
+// Add records v; a nil v (the part was valid) adds nothing.
+func (vs *Violations) Add(v *FieldViolation) {
+	if v != nil {
+		*vs = append(*vs, *v)
+	}
+}
+
+// Err is a *ValidationError with the collected violations, or nil when there are none.
+func (vs Violations) Err() error {
+	if len(vs) == 0 {
+		return nil
+	}
+	return &ValidationError{Violations: vs}
+}
+
 // Invalid returns a ValidationError for one field.
 func Invalid(field, msg string) *ValidationError {
 	return &ValidationError{Violations: []FieldViolation{{Field: field, Message: msg}}}
