@@ -43,14 +43,7 @@ var banks = map[domain.Bank]feesv1.Bank{
 func Bank(b domain.Bank) feesv1.Bank { return banks[b] }
 
 // BankFromProto maps the contract's enum to a bank ("" when unspecified or unknown).
-func BankFromProto(b feesv1.Bank) domain.Bank {
-	for d, p := range banks {
-		if p == b {
-			return d
-		}
-	}
-	return ""
-}
+func BankFromProto(b feesv1.Bank) domain.Bank { return keyOf(banks, b) }
 
 var statuses = map[domain.Status]transfersv1.TransferStatus{
 	domain.StatusPending:    transfersv1.TransferStatus_TRANSFER_STATUS_PENDING,
@@ -63,13 +56,17 @@ var statuses = map[domain.Status]transfersv1.TransferStatus{
 func Status(s domain.Status) transfersv1.TransferStatus { return statuses[s] }
 
 // StatusFromProto maps the contract's enum to a status ("" for UNSPECIFIED or unknown).
-func StatusFromProto(s transfersv1.TransferStatus) domain.Status {
-	for d, p := range statuses {
-		if p == s {
-			return d
+func StatusFromProto(s transfersv1.TransferStatus) domain.Status { return keyOf(statuses, s) }
+
+// keyOf is the key m maps to v, or the zero key when none does (the maps above are one-to-one).
+func keyOf[K, V comparable](m map[K]V, v V) K {
+	for k, mv := range m {
+		if mv == v {
+			return k
 		}
 	}
-	return ""
+	var zero K
+	return zero
 }
 
 var collections = map[domain.CollectionStatus]transfersv1.CollectionStatus{
