@@ -69,16 +69,7 @@ export function TransferResult({ transferId, onTryAgain, onSendAnother }: Transf
         <Panel
           icon={<LoaderCircle aria-hidden="true" className="size-12 animate-spin text-brand-600" />}
           title={RESULT_TEXT.processingTitle}
-          actions={
-            <>
-              <Link to="/transactions" className={buttonClasses("outline")}>
-                View Transactions
-              </Link>
-              <Link to="/dashboard" className={buttonClasses("primary")}>
-                Back to Dashboard
-              </Link>
-            </>
-          }
+          actions={<TransactionsOrDashboard />}
         >
           <p>{RESULT_TEXT.processing}</p>
           <TransactionId id={transferId} />
@@ -128,21 +119,26 @@ export function TransferResult({ transferId, onTryAgain, onSendAnother }: Transf
         <Panel
           icon={<CircleHelp aria-hidden="true" className="size-12 text-amber-600" />}
           title={RESULT_TEXT.unknownTitle}
-          actions={
-            <>
-              <Link to="/transactions" className={buttonClasses("outline")}>
-                View Transactions
-              </Link>
-              <Link to="/dashboard" className={buttonClasses("primary")}>
-                Back to Dashboard
-              </Link>
-            </>
-          }
+          actions={<TransactionsOrDashboard />}
         >
           <p>{RESULT_TEXT.unknown}</p>
         </Panel>
       );
   }
+}
+
+/** The way on while the outcome is not known yet (processing, or a status the client cannot read). */
+function TransactionsOrDashboard() {
+  return (
+    <>
+      <Link to="/transactions" className={buttonClasses("outline")}>
+        View Transactions
+      </Link>
+      <Link to="/dashboard" className={buttonClasses("primary")}>
+        Back to Dashboard
+      </Link>
+    </>
+  );
 }
 
 /** transaction_completed / transaction_failed, once per transfer. */
