@@ -23,7 +23,8 @@ import {
 import type { ResetEmailValues, ResetPasswordValues } from "@/features/account/api/password-reset";
 import { MIN_PASSWORD_LENGTH } from "@/features/account/api/password";
 import { sanitizeOtp, RESEND_COUNTDOWN_SECONDS } from "@/features/auth/api/verify-email";
-import { formatCountdown, useCountdown } from "@/features/auth/components/use-countdown";
+import { useCountdown } from "@/features/auth/components/use-countdown";
+import { ResendCode } from "@/features/auth/components/resend-code";
 import { CodePurpose } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage } from "@/lib/errors";
 
@@ -188,24 +189,7 @@ export function ResetPasswordForm({ request, onChangeEmail }: { request: ResetRe
       <Button type="submit" size="lg" className="w-full" busy={resetPassword.isPending}>
         {resetPassword.isPending ? "Resetting..." : "Reset Password"}
       </Button>
-      <div className="flex flex-col items-center gap-2 text-sm text-slate-600 dark:text-slate-400">
-        <p>
-          {secondsLeft > 0 ? (
-            <>
-              You can request a new code in{" "}
-              <span className="font-mono font-medium tabular-nums">{formatCountdown(secondsLeft)}</span>
-            </>
-          ) : (
-            "Didn't get the code?"
-          )}
-        </p>
-        <p className="sr-only" aria-live="polite">
-          {secondsLeft === 0 ? "You can now request a new code." : ""}
-        </p>
-        <Button variant="ghost" size="sm" disabled={secondsLeft > 0} busy={resend.isPending} onClick={() => void onResend()}>
-          Resend code
-        </Button>
-      </div>
+      <ResendCode secondsLeft={secondsLeft} busy={resend.isPending} onResend={() => void onResend()} />
     </form>
   );
 }

@@ -25,7 +25,8 @@ import {
   useVerifyEmail,
 } from "../api/verify-email";
 import { textLinkClasses } from "./auth-card";
-import { formatCountdown, useCountdown } from "./use-countdown";
+import { useCountdown } from "./use-countdown";
+import { ResendCode } from "./resend-code";
 
 function pendingFromState(state: unknown): PendingVerification | undefined {
   const email = (state as { email?: unknown } | null)?.email;
@@ -108,23 +109,7 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
       <Button type="submit" size="lg" className="w-full" disabled={!complete} busy={verify.isPending}>
         {verify.isPending ? "Verifying..." : "Verify"}
       </Button>
-      <div className="flex flex-col items-center gap-2 text-sm text-slate-600 dark:text-slate-400">
-        <p>
-          {secondsLeft > 0 ? (
-            <>
-              You can request a new code in <span className="font-mono font-medium tabular-nums">{formatCountdown(secondsLeft)}</span>
-            </>
-          ) : (
-            "Didn't get the code?"
-          )}
-        </p>
-        <p className="sr-only" aria-live="polite">
-          {secondsLeft === 0 ? "You can now request a new code." : ""}
-        </p>
-        <Button variant="ghost" size="sm" disabled={secondsLeft > 0} busy={resend.isPending} onClick={() => void onResend()}>
-          Resend code
-        </Button>
-      </div>
+      <ResendCode secondsLeft={secondsLeft} busy={resend.isPending} onResend={() => void onResend()} />
     </form>
   );
 }
