@@ -6,15 +6,12 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
@@ -23,6 +20,7 @@ import (
 	"github.com/thumela/thumela/services/fees/internal/ports"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/grpcserver/grpctest"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/service"
@@ -69,28 +67,7 @@ func start(t *testing.T, opts ...func(*options)) env {
 		history = postgres.NewTransferHistory(pool)
 	}
 	feesv1.RegisterFeesServiceServer(srv, ports.NewServer(app.New(postgres.NewBankFees(pool), history, logger), logger))
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	component := srv.ListenerComponent(lis)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- component.Start(ctx) }()
-	t.Cleanup(func() {
-		stopCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
-		defer stop()
-		_ = component.Stop(stopCtx)
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("server: %v", err)
-		}
-	})
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := grpctest.Serve(t, srv)
 
 	userID := "0190f6a4-3c2e-7d41-9b7e-2f4f1f6c8a01"
 	token, err := signer.Sign(auth.Claims{

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"log/slog"
-	"net"
 	"regexp"
 	"sync"
 	"testing"
@@ -16,9 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -26,6 +23,7 @@ import (
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/grpcserver/grpctest"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/service"
@@ -151,27 +149,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	if err := policy.Check(&identityv1.IdentityService_ServiceDesc); err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	comp := srv.ListenerComponent(lis)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- comp.Start(ctx) }()
-	t.Cleanup(func() {
-		stopCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
-		defer stop()
-		_ = comp.Stop(stopCtx)
-		cancel()
-		<-done
-	})
-
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := grpctest.Serve(t, srv)
 	return &env{
 		t: t, client: identityv1.NewIdentityServiceClient(conn), pool: pool, clock: clk, keys: keys,
 		previous: appCfg.Previous[0], logs: logs,

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
-	"net"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -22,9 +21,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -39,6 +36,7 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/grpcserver/grpctest"
 	"github.com/thumela/thumela/services/platform/logging"
 	"github.com/thumela/thumela/services/platform/natstest"
 	"github.com/thumela/thumela/services/platform/outbox"
@@ -221,29 +219,13 @@ func start(t *testing.T, opt ...options) *env {
 	if err := ports.Policy.Check(&paymentmethodsv1.PaymentMethodsService_ServiceDesc); err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	component := srv.ListenerComponent(lis)
-	served := make(chan error, 1)
-	go func() { served <- component.Start(ctx) }()
+	// Registered before the server's cleanup, so it runs after it: the relay and consumer stop
+	// once no RPC can reach the service any more.
 	t.Cleanup(func() {
-		stopCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
-		defer stop()
-		_ = component.Stop(stopCtx)
 		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("server: %v", err)
-		}
 		background.Wait()
 	})
-
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := grpctest.Serve(t, srv)
 	e.client = paymentmethodsv1.NewPaymentMethodsServiceClient(conn)
 	return e
 }

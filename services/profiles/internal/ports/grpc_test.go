@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -15,15 +14,14 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/grpcserver/grpctest"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/service"
@@ -58,29 +56,7 @@ func start(t *testing.T) env {
 		t.Fatal(err)
 	}
 
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	component := srv.ListenerComponent(lis)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- component.Start(ctx) }()
-	t.Cleanup(func() {
-		stopCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
-		defer stop()
-		_ = component.Stop(stopCtx)
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("server: %v", err)
-		}
-	})
-
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn := grpctest.Serve(t, srv)
 	return env{pool: pool, client: profilesv1.NewProfilesServiceClient(conn), signer: signer}
 }
 

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -14,8 +13,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
@@ -23,6 +20,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/grpcserver/grpctest"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
@@ -138,27 +136,7 @@ func New(t testing.TB, opts Options) *Env {
 	}
 	srv := grpcserver.New(e.Logger, grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, ports.Policy)))
 	transfersv1.RegisterTransfersServiceServer(srv, ports.NewServer(svc, e.Logger))
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	component := srv.ListenerComponent(lis)
-	sctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- component.Start(sctx) }()
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = component.Stop(stopCtx)
-		stop()
-		<-served
-	})
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	e.Client = transfersv1.NewTransfersServiceClient(conn)
+	e.Client = transfersv1.NewTransfersServiceClient(grpctest.Serve(t, srv))
 	return e
 }
 

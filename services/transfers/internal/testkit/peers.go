@@ -3,7 +3,6 @@ package testkit
 import (
 	"context"
 	"errors"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/grpcserver/grpctest"
 	"github.com/thumela/thumela/services/platform/service"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
@@ -93,22 +93,7 @@ func serve(t testing.TB, interceptors []grpc.UnaryServerInterceptor, register fu
 	t.Helper()
 	srv := grpcserver.New(Discard, grpcserver.WithUnaryInterceptors(interceptors...))
 	register(srv.GRPC())
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	component := srv.ListenerComponent(lis)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- component.Start(ctx) }()
-	t.Cleanup(func() {
-		stopCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
-		defer stop()
-		_ = component.Stop(stopCtx)
-		cancel()
-		<-served
-	})
-	return lis.Addr().String()
+	return grpctest.Listen(t, srv)
 }
 
 type fakeIdentity struct {
