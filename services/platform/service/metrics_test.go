@@ -57,7 +57,7 @@ var pingDesc = grpc.ServiceDesc{
 // and process collectors. The listener goes away with the service.
 func TestServesMetrics(t *testing.T) {
 	// Not parallel: servicetest sets the environment and signals the process.
-	metricsAddr := freeAddr(t)
+	metricsAddr := servicetest.FreeAddr(t)
 	svc := servicetest.Start(t, "metricstest", func(keys auth.KeySource) service.Spec {
 		var cfg testConfig
 		return service.Spec{

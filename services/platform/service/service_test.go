@@ -2,18 +2,16 @@ package service_test
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/natstest"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/service"
+	"github.com/thumela/thumela/services/platform/service/servicetest"
 )
 
 type testConfig struct {
@@ -21,20 +19,10 @@ type testConfig struct {
 	Greeting string `env:"GREETING" default:"hello"`
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // A service built on the runtime migrates, serves health, runs its workers and stops cleanly
 // when its context ends (as on SIGTERM).
 func TestRunServesHealthAndStopsCleanly(t *testing.T) {
-	addr := freeAddr(t)
+	addr := servicetest.FreeAddr(t)
 	t.Setenv("DATABASE_URL", pgtest.NewDatabase(t))
 	t.Setenv("NATS_URL", natstest.Run(t))
 	t.Setenv("SVCTEST_GRPC_ADDR", addr)
@@ -42,9 +30,11 @@ func TestRunServesHealthAndStopsCleanly(t *testing.T) {
 	var cfg testConfig
 	workerStopped := make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	var runErr error
+	stopped := make(chan struct{}) // closed when Run returns, with runErr set
 	go func() {
-		done <- service.Run(ctx, service.Spec{
+		defer close(stopped)
+		runErr = service.Run(ctx, service.Spec{
 			Name:   "svctest",
 			Config: &cfg,
 			Setup: func(ctx context.Context, rt *service.Runtime) error {
@@ -58,36 +48,16 @@ func TestRunServesHealthAndStopsCleanly(t *testing.T) {
 		})
 	}()
 
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	health := healthpb.NewHealthClient(conn)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		res, err := health.Check(context.Background(), &healthpb.HealthCheckRequest{})
-		if err == nil && res.GetStatus() == healthpb.HealthCheckResponse_SERVING {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("health never SERVING: %v", err)
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("service stopped early: %v", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	servicetest.WaitServing(t, servicetest.Dial(t, addr), 20*time.Second, stopped, func() error { return runErr })
 	if cfg.Greeting != "hello" {
 		t.Errorf("config default not applied: %q", cfg.Greeting)
 	}
 
 	cancel()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run returned %v on a clean stop", err)
+	case <-stopped:
+		if runErr != nil {
+			t.Fatalf("Run returned %v on a clean stop", runErr)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("service did not stop")

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,9 +13,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/proto"
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
@@ -24,9 +20,8 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/config"
-	"github.com/thumela/thumela/services/platform/natstest"
-	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/service"
+	"github.com/thumela/thumela/services/platform/service/servicetest"
 
 	"github.com/thumela/thumela/services/identity/internal/server"
 )
@@ -116,67 +111,17 @@ func TestParseSigningKeyEncodings(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // The binary's wiring end to end: service.Run with identity's Setup on a real PostgreSQL and
-// NATS; a sign-up's e-mail reaches the notifications stream through the outbox relay, and the
-// policy lets a signed-out caller in but not to GetUser.
+// NATS; a sign-up's e-mail reaches the notifications stream through the outbox relay, the
+// policy lets a signed-out caller in but not to GetUser, and it stops cleanly on SIGTERM.
 func TestServiceEndToEnd(t *testing.T) {
-	addr := freeAddr(t)
-	natsURL := natstest.Run(t)
-	t.Setenv("DATABASE_URL", pgtest.NewDatabase(t))
-	t.Setenv("NATS_URL", natsURL)
-	t.Setenv("IDENTITY_GRPC_ADDR", addr)
-	t.Setenv("IDENTITY_SIGNING_KEY", seed(t))
-	t.Setenv("LOG_LEVEL", "error")
-
-	var cfg server.Config
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- service.Run(ctx, service.Spec{Name: "identity", Config: &cfg, Migrations: server.Migrations, Setup: server.Setup(&cfg)})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("service stopped with %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("service did not stop")
-		}
-	})
-
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	health := healthpb.NewHealthClient(conn)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := health.Check(context.Background(), &healthpb.HealthCheckRequest{})
-		if err == nil && res.GetStatus() == healthpb.HealthCheckResponse_SERVING {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never SERVING: %v", err)
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("service stopped early: %v", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	// Not parallel: it sets the environment and signals the process.
+	// identity verifies tokens with its own keys (IDENTITY_SIGNING_KEY), not servicetest's.
+	svc := servicetest.Start(t, "identity", func(auth.KeySource) service.Spec {
+		var cfg server.Config
+		return service.Spec{Name: "identity", Config: &cfg, Migrations: server.Migrations, Setup: server.Setup(&cfg)}
+	}, map[string]string{"IDENTITY_SIGNING_KEY": seed(t), "LOG_LEVEL": "error"})
+	conn := svc.Conn
 
 	client := identityv1.NewIdentityServiceClient(conn)
 	rctx, rcancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -188,7 +133,7 @@ func TestServiceEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	nc, err := nats.Connect(natsURL)
+	nc, err := nats.Connect(svc.NATSURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,4 +187,5 @@ func TestServiceEndToEnd(t *testing.T) {
 	if _, err := client.GetUser(auth.WithBearer(rctx, r.GetAccessToken()), &identityv1.GetUserRequest{UserId: res.GetUserId()}); err != nil {
 		t.Fatal(err)
 	}
+	svc.StopWithSIGTERM(t)
 }

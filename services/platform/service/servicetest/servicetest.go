@@ -1,7 +1,8 @@
 // Package servicetest runs a service binary's wiring in-process for its tests: on a fresh
 // database and an embedded NATS, with access tokens from a test signer, so a service's
 // main_test checks what its main really assembles (migrations, health, policy, API) and that it
-// stops cleanly on SIGTERM.
+// stops cleanly on SIGTERM. Its pieces (FreeAddr, NewSigner, Dial, WaitServing, BearerContext)
+// also serve tests that run the real binary as a child process.
 package servicetest
 
 import (
@@ -26,57 +27,115 @@ import (
 	"github.com/thumela/thumela/services/platform/service"
 )
 
+// TokenTTL is how long the test tokens are valid: long enough for the slowest test using them
+// (a crash test restarts a binary between calls).
+const TokenTTL = 10 * time.Minute
+
 // Service is one running service.
 type Service struct {
 	Name        string
 	DatabaseURL string
+	NATSURL     string
 	Conn        *grpc.ClientConn
 	Signer      auth.Signer
-	done        chan error
+	stopped     chan struct{} // closed when service.Run returns, with err set
+	err         error
+}
+
+// Options are Start's choices beyond the defaults.
+type Options struct {
+	// Env adds variables (e.g. secrets) or replaces the defaults. With NATS_URL set, no
+	// embedded NATS is started: a test that stops and restarts NATS passes its own.
+	Env map[string]string
+	// Signer signs the test tokens and is the key the service is given; zero means a fresh
+	// one. A test whose fake peers must trust the same key (as identity would) passes its own.
+	Signer auth.Signer
 }
 
 // Start sets the environment (so the test must not be parallel), runs spec(keys) with
 // service.Run and waits until its health is SERVING. env adds variables (e.g. secrets).
 func Start(t *testing.T, name string, spec func(keys auth.KeySource) service.Spec, env map[string]string) *Service {
 	t.Helper()
+	return StartWith(t, name, spec, Options{Env: env})
+}
+
+// StartWith is Start with Options.
+func StartWith(t *testing.T, name string, spec func(keys auth.KeySource) service.Spec, opts Options) *Service {
+	t.Helper()
+	addr := FreeAddr(t)
+	s := &Service{Name: name, DatabaseURL: pgtest.NewDatabase(t), NATSURL: opts.Env["NATS_URL"], Signer: opts.Signer, stopped: make(chan struct{})}
+	if s.NATSURL == "" {
+		s.NATSURL = natstest.Run(t)
+	}
+	if s.Signer.Key == nil {
+		s.Signer = NewSigner(t)
+	}
+	t.Setenv("DATABASE_URL", s.DatabaseURL)
+	t.Setenv("NATS_URL", s.NATSURL)
+	t.Setenv(strings.ToUpper(name)+"_GRPC_ADDR", addr)
+	t.Setenv("LOG_LEVEL", "warn")
+	for k, v := range opts.Env {
+		t.Setenv(k, v)
+	}
+	go func() {
+		s.err = service.Run(context.Background(), spec(auth.StaticKeys{s.Signer.PublicKey()}))
+		close(s.stopped)
+	}()
+	s.Conn = Dial(t, addr)
+	WaitServing(t, s.Conn, 30*time.Second, s.stopped, func() error { return s.err })
+	return s
+}
+
+// FreeAddr returns a loopback address nothing listens on, for a service to serve on.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := lis.Addr().String()
-	_ = lis.Close()
-	s := &Service{Name: name, DatabaseURL: pgtest.NewDatabase(t), done: make(chan error, 1)}
-	t.Setenv("DATABASE_URL", s.DatabaseURL)
-	t.Setenv("NATS_URL", natstest.Run(t))
-	t.Setenv(strings.ToUpper(name)+"_GRPC_ADDR", addr)
-	t.Setenv("LOG_LEVEL", "warn")
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
+	defer lis.Close()
+	return lis.Addr().String()
+}
+
+// NewSigner returns a signer with a fresh key, for test tokens.
+func NewSigner(t testing.TB) auth.Signer {
+	t.Helper()
 	_, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Signer = auth.Signer{KeyID: "test-key", Key: key}
-	go func() { s.done <- service.Run(context.Background(), spec(auth.StaticKeys{s.Signer.PublicKey()})) }()
+	return auth.Signer{KeyID: "test-key", Key: key}
+}
 
-	if s.Conn, err = grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+// Dial returns a plaintext client connection to addr, closed when the test ends.
+func Dial(t testing.TB, addr string) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Conn.Close() })
-	health := healthpb.NewHealthClient(s.Conn)
-	deadline := time.Now().Add(30 * time.Second)
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// WaitServing polls conn's health until it is SERVING. It fails the test after within, or as
+// soon as stopped is closed (the service, in-process or a child process, ended first: cause
+// says why).
+func WaitServing(t testing.TB, conn *grpc.ClientConn, within time.Duration, stopped <-chan struct{}, cause func() error) {
+	t.Helper()
+	health := healthpb.NewHealthClient(conn)
+	deadline := time.Now().Add(within)
 	for {
 		res, err := health.Check(t.Context(), &healthpb.HealthCheckRequest{})
 		if err == nil && res.GetStatus() == healthpb.HealthCheckResponse_SERVING {
-			return s
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: health never SERVING: %v", name, err)
+			t.Fatalf("health never SERVING: %v", err)
 		}
 		select {
-		case err := <-s.done:
-			t.Fatalf("%s stopped early: %v", name, err)
+		case <-stopped:
+			t.Fatalf("service stopped early: %v", cause())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -86,20 +145,27 @@ func Start(t *testing.T, name string, spec func(keys auth.KeySource) service.Spe
 // names Thandi Nkosi.
 func (s *Service) UserContext(t *testing.T, subject string) context.Context {
 	t.Helper()
-	return s.tokenContext(t, auth.Claims{Subject: subject, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi"})
+	return BearerContext(t, s.Signer, UserClaims(subject))
 }
 
 // ServiceContext returns a context carrying a service token naming caller.
 func (s *Service) ServiceContext(t *testing.T, caller string) context.Context {
 	t.Helper()
-	return s.tokenContext(t, auth.Claims{Subject: caller, Kind: auth.KindService})
+	return BearerContext(t, s.Signer, auth.Claims{Subject: caller, Kind: auth.KindService})
 }
 
-func (s *Service) tokenContext(t *testing.T, c auth.Claims) context.Context {
+// UserClaims are a signed-up user's claims: subject, with the names Thandi Nkosi.
+func UserClaims(subject string) auth.Claims {
+	return auth.Claims{Subject: subject, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi"}
+}
+
+// BearerContext returns the test's context carrying c as an access token from identity
+// (service.TokenIssuer), signed by signer and valid for TokenTTL.
+func BearerContext(t testing.TB, signer auth.Signer, c auth.Claims) context.Context {
 	t.Helper()
 	c.Issuer = service.TokenIssuer
-	c.ExpiresAt = time.Now().Add(time.Minute)
-	token, err := s.Signer.Sign(c)
+	c.ExpiresAt = time.Now().Add(TokenTTL)
+	token, err := signer.Sign(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,9 +198,9 @@ func (s *Service) StopWithSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Fatalf("stop after SIGTERM: %v", err)
+	case <-s.stopped:
+		if s.err != nil {
+			t.Fatalf("stop after SIGTERM: %v", s.err)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("service did not stop after SIGTERM")

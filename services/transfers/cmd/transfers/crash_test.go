@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,18 +13,12 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
-	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/bus"
-	"github.com/thumela/thumela/services/platform/natstest"
 	"github.com/thumela/thumela/services/platform/pgtest"
-	"github.com/thumela/thumela/services/platform/service"
+	"github.com/thumela/thumela/services/platform/service/servicetest"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
@@ -110,6 +101,12 @@ func (c *child) killedBySIGKILL(t *testing.T, within time.Duration) {
 	}
 }
 
+// waitServing waits, up to a minute, until the child serves; it fails at once if the child dies.
+func (c *child) waitServing(t *testing.T, conn *grpc.ClientConn) {
+	t.Helper()
+	servicetest.WaitServing(t, conn, 60*time.Second, c.done, func() error { return c.err })
+}
+
 func (c *child) stop(t *testing.T) {
 	t.Helper()
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
@@ -123,74 +120,30 @@ func (c *child) stop(t *testing.T) {
 	}
 }
 
-func waitServing(t *testing.T, conn *grpc.ClientConn, c *child) {
-	t.Helper()
-	health := healthpb.NewHealthClient(conn)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := health.Check(t.Context(), &healthpb.HealthCheckRequest{})
-		if err == nil && res.GetStatus() == healthpb.HealthCheckResponse_SERVING {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("health never SERVING: %v", err)
-		}
-		select {
-		case <-c.done:
-			t.Fatalf("the process stopped early: %v", c.err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
 func crashTest(t *testing.T, bin, point string) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	_ = lis.Close()
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer := auth.Signer{KeyID: "test-key", Key: key}
-	peers := testkit.StartPeers(t, signer)
-	natsServer := natstest.Start(t)
+	addr := servicetest.FreeAddr(t)
 	dbURL := pgtest.NewDatabase(t)
-	env := append(os.Environ(),
+	e := newTestEnv(t)
+	env := os.Environ()
+	for k, v := range e.vars() {
+		env = append(env, k+"="+v)
+	}
+	env = append(env,
 		"DATABASE_URL="+dbURL,
-		"NATS_URL="+natsServer.URL(),
 		"TRANSFERS_GRPC_ADDR="+addr,
-		"IDENTITY_ADDR="+peers.IdentityAddr,
-		"PAYMENTMETHODS_ADDR="+peers.PaymentMethodsAddr,
-		"FEES_ADDR="+peers.FeesAddr,
-		"TRANSFERS_SERVICE_SECRET="+testkit.ServiceSecret,
-		"TRANSFERS_PIN_KEY="+testkit.PINKey,
 		"TRANSFERS_PROCESSING_LEASE=2s", // a dead worker's job is taken over after 2 s
 		"TRANSFERS_WORKER_SWEEP=200ms",
 		"TRANSFERS_SHUTDOWN_TIMEOUT=5s",
 		"LOG_LEVEL=warn",
 	)
 
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := servicetest.Dial(t, addr)
 	client := transfersv1.NewTransfersServiceClient(conn)
 	user := uuid.NewString()
-	token, err := signer.Sign(auth.Claims{
-		Subject: user, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi",
-		Issuer: service.TokenIssuer, ExpiresAt: time.Now().Add(10 * time.Minute),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := auth.WithBearer(t.Context(), token)
+	ctx := e.userContext(t, user)
 	approve, decline := uuid.NewString(), uuid.NewString()
-	peers.Payments.AddCard(user, approve, "Everyday Visa", "4242", testkit.TokenApprove)
-	peers.Payments.AddCard(user, decline, "Declined Visa", "0002", testkit.TokenDecline)
+	e.peers.Payments.AddCard(user, approve, "Everyday Visa", "4242", testkit.TokenApprove)
+	e.peers.Payments.AddCard(user, decline, "Declined Visa", "0002", testkit.TokenDecline)
 	type job struct {
 		key, pm string
 		want    transfersv1.TransferStatus
@@ -205,9 +158,9 @@ func crashTest(t *testing.T, bin, point string) {
 	// First run: crashes at point. Creates after the crash fail; the client retries them with
 	// the same keys after the restart, as a browser would.
 	first := startChild(t, bin, append(env, "TRANSFERS_CRASHPOINT="+point), "first.log")
-	waitServing(t, conn, first)
+	first.waitServing(t, conn)
 	if point == app.CheckpointBeforePublish {
-		natsServer.Shutdown() // what is committed stays in the outbox
+		e.nats.Shutdown() // what is committed stays in the outbox
 	}
 	for _, j := range jobs {
 		req := testkit.Request(j.key, j.pm)
@@ -242,14 +195,14 @@ func crashTest(t *testing.T, bin, point string) {
 	for _, id := range processing {
 		switch point {
 		case app.CheckpointBeforeCharge:
-			caught = caught || peers.Payments.ChargeCalls(id) == 0
+			caught = caught || e.peers.Payments.ChargeCalls(id) == 0
 		case app.CheckpointAfterCharge:
-			caught = caught || peers.Payments.ProcessorCharges(id) == 1
+			caught = caught || e.peers.Payments.ProcessorCharges(id) == 1
 		}
 	}
 	if point == app.CheckpointBeforePublish {
 		caught = finished > 0 && unpublished > 0
-		natsServer.Restart()
+		e.nats.Restart()
 	}
 	if !caught {
 		t.Fatalf("after a crash at %s: processing %v, %d finished, %d events unpublished", point, processing, finished, unpublished)
@@ -257,7 +210,7 @@ func crashTest(t *testing.T, bin, point string) {
 
 	// Second run, without the crash point.
 	second := startChild(t, bin, env, "second.log")
-	waitServing(t, conn, second)
+	second.waitServing(t, conn)
 	for _, j := range jobs {
 		res, err := client.CreateTransfer(ctx, testkit.Request(j.key, j.pm))
 		if err != nil {
@@ -278,7 +231,7 @@ func crashTest(t *testing.T, bin, point string) {
 
 	retried := false
 	for _, j := range jobs {
-		calls, made := peers.Payments.ChargeCalls(j.id), peers.Payments.ProcessorCharges(j.id)
+		calls, made := e.peers.Payments.ChargeCalls(j.id), e.peers.Payments.ProcessorCharges(j.id)
 		if made != 1 || calls < 1 {
 			t.Errorf("%s: %d processor charges (%d calls), want exactly 1", j.key, made, calls)
 		}
@@ -287,20 +240,12 @@ func crashTest(t *testing.T, bin, point string) {
 	if point == app.CheckpointAfterCharge && !retried {
 		t.Error("no charge was asked for twice: the crash after the charge was not replayed")
 	}
-	if n := peers.Payments.ApprovedCharges(); n != 2 {
+	if n := e.peers.Payments.ApprovedCharges(); n != 2 {
 		t.Errorf("%d approved charges, want 2", n)
 	}
 
 	// Every step of every transfer is on the stream, once.
-	nc, err := nats.Connect(natsServer.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := e.jetStream(t)
 	subject, _ := bus.Subject(bus.DomainTransfers, user, "status")
 	for _, j := range jobs {
 		waitEvents(t, js, subject, j.id, 3)
