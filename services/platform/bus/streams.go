@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,8 +13,17 @@ import (
 const (
 	StreamEvents        = "THUMELA_EVENTS"
 	StreamNotifications = "THUMELA_NOTIFICATIONS"
-	StreamAnalytics     = "THUMELA_ANALYTICS"
+	// StreamNotificationsDead keeps the notification requests that can never be sent (a
+	// payload that does not decode, secrets sealed under an unknown key, an unknown template),
+	// with the reason, for someone to look at. Nothing consumes it automatically.
+	StreamNotificationsDead = "THUMELA_NOTIFICATIONS_DEAD"
+	StreamAnalytics         = "THUMELA_ANALYTICS"
 )
+
+// NotificationRetention is how long a notification request may wait on its stream: the
+// notifications service retries a transient failure for up to 24 hours, and an hour more
+// covers a consumer that was down when the last retry fell due.
+const NotificationRetention = 25 * time.Hour
 
 // DuplicateWindow is how long JetStream remembers a Nats-Msg-Id. The outbox relay may
 // re-publish a message after a crash between publish and commit; the window must outlast the
@@ -45,6 +55,7 @@ func StreamConfigs(opts ...StreamOption) []jetstream.StreamConfig {
 				Root + "." + DomainProfiles + ".>",
 				Root + "." + DomainPaymentMethods + ".>",
 				Root + "." + DomainTransfers + ".>",
+				Root + "." + DomainDeliveries + ".>",
 			},
 			Storage:    jetstream.FileStorage,
 			Retention:  jetstream.LimitsPolicy,
@@ -53,12 +64,24 @@ func StreamConfigs(opts ...StreamOption) []jetstream.StreamConfig {
 			Replicas:   o.replicas,
 		},
 		{
+			// A work queue: the notifications service is its only consumer, and a request
+			// leaves the stream when it is acknowledged, i.e. once it was sent or failed for good.
 			Name:        StreamNotifications,
-			Description: "SMS and e-mail to send",
+			Description: "SMS and e-mail to send (requests; secrets sealed for the notifications service)",
 			Subjects:    []string{Root + "." + DomainNotifications + ".>"},
 			Storage:     jetstream.FileStorage,
+			Retention:   jetstream.WorkQueuePolicy,
+			MaxAge:      NotificationRetention,
+			Duplicates:  DuplicateWindow,
+			Replicas:    o.replicas,
+		},
+		{
+			Name:        StreamNotificationsDead,
+			Description: "Notification requests that can never be sent, with the reason",
+			Subjects:    []string{Root + "." + DomainNotificationsDead + ".>"},
+			Storage:     jetstream.FileStorage,
 			Retention:   jetstream.LimitsPolicy,
-			MaxAge:      7 * 24 * time.Hour,
+			MaxAge:      30 * 24 * time.Hour,
 			Duplicates:  DuplicateWindow,
 			Replicas:    o.replicas,
 		},
@@ -81,9 +104,36 @@ func StreamConfigs(opts ...StreamOption) []jetstream.StreamConfig {
 // and every service may call it at start, so no start order between services is needed.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
 	for _, cfg := range StreamConfigs(opts...) {
+		if err := replaceLegacyNotifications(ctx, js, cfg); err != nil {
+			return err
+		}
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("bus: ensure stream %s: %w", cfg.Name, err)
 		}
+	}
+	return nil
+}
+
+// replaceLegacyNotifications deletes a notifications stream of the first design (limits
+// retention, 7 days), which JetStream cannot turn into a work queue in place. Its messages
+// were never sent by anything (no delivery service existed) and carried PINs and codes in
+// clear, so they are dropped rather than migrated.
+func replaceLegacyNotifications(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {
+	if cfg.Name != StreamNotifications {
+		return nil
+	}
+	s, err := js.Stream(ctx, cfg.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("bus: read stream %s: %w", cfg.Name, err)
+	}
+	if s.CachedInfo().Config.Retention == cfg.Retention {
+		return nil
+	}
+	if err := js.DeleteStream(ctx, cfg.Name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("bus: replace legacy stream %s: %w", cfg.Name, err)
 	}
 	return nil
 }

@@ -19,8 +19,15 @@ const (
 	DomainProfiles       = "profiles"
 	DomainPaymentMethods = "paymentmethods"
 	DomainTransfers      = "transfers"
-	DomainNotifications  = "notifications"
-	DomainAnalytics      = "analytics"
+	// DomainNotifications carries the requests to send an e-mail or SMS:
+	// thumela.notifications.<user_id>.<channel>, on the notifications work queue.
+	DomainNotifications = "notifications"
+	// DomainNotificationsDead carries the requests that can never be sent.
+	DomainNotificationsDead = "notificationsdead"
+	// DomainDeliveries carries the notifications service's delivery events:
+	// thumela.deliveries.<user_id>.changed, on the events stream.
+	DomainDeliveries = "deliveries"
+	DomainAnalytics  = "analytics"
 )
 
 // ErrInvalidSubject is wrapped by every subject validation failure.

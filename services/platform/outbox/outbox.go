@@ -66,6 +66,10 @@ type Message struct {
 	Subject string // usually from bus.Subject
 	Payload proto.Message
 	Headers map[string]string // optional; copied, never modified
+	// Ephemeral rows are deleted as soon as JetStream has acknowledged them instead of being
+	// kept (published_at) until the prune: for messages that must not linger in the service's
+	// database once delivered to the bus, such as notification requests with sealed secrets.
+	Ephemeral bool
 }
 
 // Write stores msgs in the outbox within tx and arranges for the relay to wake once tx
@@ -106,8 +110,8 @@ func Write(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 		maps.Copy(headers, m.Headers)
 		headers[HeaderEventType] = string(m.Payload.ProtoReflect().Descriptor().FullName())
 		otel.GetTextMapPropagator().Inject(ctx, propagation.MapCarrier(headers))
-		batch.Queue(`INSERT INTO outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)`,
-			id, m.Subject, payload, headers)
+		batch.Queue(`INSERT INTO outbox (id, subject, payload, headers, ephemeral) VALUES ($1, $2, $3, $4, $5)`,
+			id, m.Subject, payload, headers, m.Ephemeral)
 	}
 	// The hook is registered only when a local relay can receive it; a wake-up that would
 	// reach nobody must go through PostgreSQL to the other replicas' LISTEN instead.

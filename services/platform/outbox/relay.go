@@ -324,7 +324,12 @@ func (r *Relay) drainBatch(ctx context.Context) (full bool, err error) {
 
 		acked, pubErr = r.publish(ctx, batch)
 		if len(acked) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE `+r.table+` SET published_at = now() WHERE seq = ANY($1)`, acked); err != nil {
+			// The wall clock at the ack (clock_timestamp), not now(): now() is the transaction's
+			// start, before the advisory lock was waited for, and would read as published before
+			// some rows were created. Ephemeral rows (notification requests, whose sealed secrets
+			// need not outlive their delivery to JetStream) are deleted instead of kept.
+			if _, err := tx.Exec(ctx, `WITH gone AS (DELETE FROM `+r.table+` WHERE seq = ANY($1) AND ephemeral)
+				UPDATE `+r.table+` SET published_at = clock_timestamp() WHERE seq = ANY($1) AND NOT ephemeral`, acked); err != nil {
 				return fmt.Errorf("outbox: mark published: %w", err)
 			}
 		}

@@ -72,42 +72,251 @@ func (Channel) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{0}
 }
 
-// Notification is a message to a person (an e-mailed code, a recipient's voucher SMS). Services
-// write it to their transactional outbox; the relay publishes it on
-// thumela.notifications.<user_id>.<channel> into the NOTIFICATIONS stream, from which a
-// delivery adapter sends it (in development: printed and listed at /dev/outbox).
-type Notification struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Channel Channel                `protobuf:"varint,2,opt,name=channel,proto3,enum=thumela.notifications.v1.Channel" json:"channel,omitempty"`
+// Template is what a message says. The notifications service owns the wording (a text and an
+// HTML part for e-mail, one text for SMS) and renders it from the request's params and sealed
+// secrets. Params, by template (amounts in integer cents, times RFC 3339):
+//
+//	SIGN_UP_CODE, PASSWORD_RESET_CODE: first_name, ttl_minutes; secret "code".
+//	NEW_SIGN_IN: first_name, device, address, at.
+//	VOUCHER_ISSUED (SMS): sender_name, amount_cents, bank, expires_at, reference; secrets
+//	  "voucher_number" and, unless the sender keeps the PIN, "pin".
+//	VOUCHER_REMINDER (SMS): sender_name, amount_cents, bank, expires_at, reference.
+//	TRANSFER_RECEIPT: first_name, recipient_name, recipient_phone, bank, amount_cents,
+//	  fee_cents, total_cents, reference, created_at, expires_at.
+//	CASH_COLLECTED: first_name, recipient_name, amount_cents, bank, location, at, reference.
+//	VOUCHER_REFUNDED: first_name, recipient_name, total_cents, reason ("cancelled"|"expired"),
+//	  reference.
+//	SUPPORT_MESSAGE: ticket, kind, name, email, subject, message (and feedback's details).
+type Template int32
+
+const (
+	Template_TEMPLATE_UNSPECIFIED         Template = 0
+	Template_TEMPLATE_SIGN_UP_CODE        Template = 1
+	Template_TEMPLATE_PASSWORD_RESET_CODE Template = 2
+	Template_TEMPLATE_NEW_SIGN_IN         Template = 3
+	Template_TEMPLATE_VOUCHER_ISSUED      Template = 4
+	Template_TEMPLATE_VOUCHER_REMINDER    Template = 5
+	Template_TEMPLATE_TRANSFER_RECEIPT    Template = 6
+	Template_TEMPLATE_CASH_COLLECTED      Template = 7
+	Template_TEMPLATE_VOUCHER_REFUNDED    Template = 8
+	Template_TEMPLATE_SUPPORT_MESSAGE     Template = 9
+)
+
+// Enum value maps for Template.
+var (
+	Template_name = map[int32]string{
+		0: "TEMPLATE_UNSPECIFIED",
+		1: "TEMPLATE_SIGN_UP_CODE",
+		2: "TEMPLATE_PASSWORD_RESET_CODE",
+		3: "TEMPLATE_NEW_SIGN_IN",
+		4: "TEMPLATE_VOUCHER_ISSUED",
+		5: "TEMPLATE_VOUCHER_REMINDER",
+		6: "TEMPLATE_TRANSFER_RECEIPT",
+		7: "TEMPLATE_CASH_COLLECTED",
+		8: "TEMPLATE_VOUCHER_REFUNDED",
+		9: "TEMPLATE_SUPPORT_MESSAGE",
+	}
+	Template_value = map[string]int32{
+		"TEMPLATE_UNSPECIFIED":         0,
+		"TEMPLATE_SIGN_UP_CODE":        1,
+		"TEMPLATE_PASSWORD_RESET_CODE": 2,
+		"TEMPLATE_NEW_SIGN_IN":         3,
+		"TEMPLATE_VOUCHER_ISSUED":      4,
+		"TEMPLATE_VOUCHER_REMINDER":    5,
+		"TEMPLATE_TRANSFER_RECEIPT":    6,
+		"TEMPLATE_CASH_COLLECTED":      7,
+		"TEMPLATE_VOUCHER_REFUNDED":    8,
+		"TEMPLATE_SUPPORT_MESSAGE":     9,
+	}
+)
+
+func (x Template) Enum() *Template {
+	p := new(Template)
+	*p = x
+	return p
+}
+
+func (x Template) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Template) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_notifications_v1_notifications_proto_enumTypes[1].Descriptor()
+}
+
+func (Template) Type() protoreflect.EnumType {
+	return &file_thumela_notifications_v1_notifications_proto_enumTypes[1]
+}
+
+func (x Template) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Template.Descriptor instead.
+func (Template) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{1}
+}
+
+// DeliveryStatus: queued → sent → delivered | failed (and queued → failed).
+type DeliveryStatus int32
+
+const (
+	DeliveryStatus_DELIVERY_STATUS_UNSPECIFIED DeliveryStatus = 0
+	// Received; not yet handed to the provider (or waiting to retry).
+	DeliveryStatus_DELIVERY_STATUS_QUEUED DeliveryStatus = 1
+	// Accepted by the SMTP server or the SMS provider.
+	DeliveryStatus_DELIVERY_STATUS_SENT DeliveryStatus = 2
+	// The provider reported delivery to the handset (SMS only).
+	DeliveryStatus_DELIVERY_STATUS_DELIVERED DeliveryStatus = 3
+	// Will not arrive: refused for good (invalid or unreachable number, mailbox refused), or
+	// transient failures for longer than the retry window.
+	DeliveryStatus_DELIVERY_STATUS_FAILED DeliveryStatus = 4
+)
+
+// Enum value maps for DeliveryStatus.
+var (
+	DeliveryStatus_name = map[int32]string{
+		0: "DELIVERY_STATUS_UNSPECIFIED",
+		1: "DELIVERY_STATUS_QUEUED",
+		2: "DELIVERY_STATUS_SENT",
+		3: "DELIVERY_STATUS_DELIVERED",
+		4: "DELIVERY_STATUS_FAILED",
+	}
+	DeliveryStatus_value = map[string]int32{
+		"DELIVERY_STATUS_UNSPECIFIED": 0,
+		"DELIVERY_STATUS_QUEUED":      1,
+		"DELIVERY_STATUS_SENT":        2,
+		"DELIVERY_STATUS_DELIVERED":   3,
+		"DELIVERY_STATUS_FAILED":      4,
+	}
+)
+
+func (x DeliveryStatus) Enum() *DeliveryStatus {
+	p := new(DeliveryStatus)
+	*p = x
+	return p
+}
+
+func (x DeliveryStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DeliveryStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_notifications_v1_notifications_proto_enumTypes[2].Descriptor()
+}
+
+func (DeliveryStatus) Type() protoreflect.EnumType {
+	return &file_thumela_notifications_v1_notifications_proto_enumTypes[2]
+}
+
+func (x DeliveryStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DeliveryStatus.Descriptor instead.
+func (DeliveryStatus) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{2}
+}
+
+type SupportMessageKind int32
+
+const (
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_UNSPECIFIED SupportMessageKind = 0
+	// The Help Center's Contact Us types.
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_QUESTION SupportMessageKind = 1
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_ISSUE    SupportMessageKind = 2
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_FEEDBACK SupportMessageKind = 3
+	// /contact.
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_CONTACT SupportMessageKind = 4
+)
+
+// Enum value maps for SupportMessageKind.
+var (
+	SupportMessageKind_name = map[int32]string{
+		0: "SUPPORT_MESSAGE_KIND_UNSPECIFIED",
+		1: "SUPPORT_MESSAGE_KIND_QUESTION",
+		2: "SUPPORT_MESSAGE_KIND_ISSUE",
+		3: "SUPPORT_MESSAGE_KIND_FEEDBACK",
+		4: "SUPPORT_MESSAGE_KIND_CONTACT",
+	}
+	SupportMessageKind_value = map[string]int32{
+		"SUPPORT_MESSAGE_KIND_UNSPECIFIED": 0,
+		"SUPPORT_MESSAGE_KIND_QUESTION":    1,
+		"SUPPORT_MESSAGE_KIND_ISSUE":       2,
+		"SUPPORT_MESSAGE_KIND_FEEDBACK":    3,
+		"SUPPORT_MESSAGE_KIND_CONTACT":     4,
+	}
+)
+
+func (x SupportMessageKind) Enum() *SupportMessageKind {
+	p := new(SupportMessageKind)
+	*p = x
+	return p
+}
+
+func (x SupportMessageKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SupportMessageKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_notifications_v1_notifications_proto_enumTypes[3].Descriptor()
+}
+
+func (SupportMessageKind) Type() protoreflect.EnumType {
+	return &file_thumela_notifications_v1_notifications_proto_enumTypes[3]
+}
+
+func (x SupportMessageKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SupportMessageKind.Descriptor instead.
+func (SupportMessageKind) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{3}
+}
+
+// NotificationRequest asks the notifications service to send one message. Services write it to
+// their transactional outbox (an ephemeral row, deleted once published) on
+// thumela.notifications.<user_id>.<channel>, into the THUMELA_NOTIFICATIONS work queue, whose
+// only consumer is the notifications service. It never carries a rendered body: secrets travel
+// sealed to the notifications service's public key and are opened in its memory only.
+type NotificationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request's id: one delivery per id, however often it is published or redelivered.
+	Id      string  `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Channel Channel `protobuf:"varint,2,opt,name=channel,proto3,enum=thumela.notifications.v1.Channel" json:"channel,omitempty"`
 	// An e-mail address or an E.164 phone number.
-	Recipient string `protobuf:"bytes,3,opt,name=recipient,proto3" json:"recipient,omitempty"`
-	Subject   string `protobuf:"bytes,4,opt,name=subject,proto3" json:"subject,omitempty"`
-	Body      string `protobuf:"bytes,5,opt,name=body,proto3" json:"body,omitempty"`
-	// What it is, e.g. "email_verification", "password_reset", "voucher_issued".
-	Template string `protobuf:"bytes,6,opt,name=template,proto3" json:"template,omitempty"`
-	// The user it concerns (the sender, for a recipient's SMS).
-	UserId        string                 `protobuf:"bytes,7,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
-	SourceService string                 `protobuf:"bytes,8,opt,name=source_service,json=sourceService,proto3" json:"source_service,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	Recipient string   `protobuf:"bytes,3,opt,name=recipient,proto3" json:"recipient,omitempty"`
+	Template  Template `protobuf:"varint,4,opt,name=template,proto3,enum=thumela.notifications.v1.Template" json:"template,omitempty"`
+	// Non-secret values the template needs (see Template).
+	Params map[string]string `protobuf:"bytes,5,rep,name=params,proto3" json:"params,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Secret values (codes, voucher number, PIN), sealed; absent when the template needs none.
+	Secrets *Sealed `protobuf:"bytes,6,opt,name=secrets,proto3" json:"secrets,omitempty"`
+	// The user the message concerns (the sender, for a recipient's SMS): delivery events go to
+	// that user's subject, and ListDeliveries answers only that user.
+	UserId string `protobuf:"bytes,7,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// What the message is about, e.g. the transfer id; ListDeliveries looks deliveries up by it.
+	Reference     string                 `protobuf:"bytes,8,opt,name=reference,proto3" json:"reference,omitempty"`
+	SourceService string                 `protobuf:"bytes,9,opt,name=source_service,json=sourceService,proto3" json:"source_service,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *Notification) Reset() {
-	*x = Notification{}
+func (x *NotificationRequest) Reset() {
+	*x = NotificationRequest{}
 	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *Notification) String() string {
+func (x *NotificationRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*Notification) ProtoMessage() {}
+func (*NotificationRequest) ProtoMessage() {}
 
-func (x *Notification) ProtoReflect() protoreflect.Message {
+func (x *NotificationRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -119,94 +328,717 @@ func (x *Notification) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use Notification.ProtoReflect.Descriptor instead.
-func (*Notification) Descriptor() ([]byte, []int) {
+// Deprecated: Use NotificationRequest.ProtoReflect.Descriptor instead.
+func (*NotificationRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{0}
 }
 
-func (x *Notification) GetId() string {
+func (x *NotificationRequest) GetId() string {
 	if x != nil {
 		return x.Id
 	}
 	return ""
 }
 
-func (x *Notification) GetChannel() Channel {
+func (x *NotificationRequest) GetChannel() Channel {
 	if x != nil {
 		return x.Channel
 	}
 	return Channel_CHANNEL_UNSPECIFIED
 }
 
-func (x *Notification) GetRecipient() string {
+func (x *NotificationRequest) GetRecipient() string {
 	if x != nil {
 		return x.Recipient
 	}
 	return ""
 }
 
-func (x *Notification) GetSubject() string {
-	if x != nil {
-		return x.Subject
-	}
-	return ""
-}
-
-func (x *Notification) GetBody() string {
-	if x != nil {
-		return x.Body
-	}
-	return ""
-}
-
-func (x *Notification) GetTemplate() string {
+func (x *NotificationRequest) GetTemplate() Template {
 	if x != nil {
 		return x.Template
 	}
-	return ""
+	return Template_TEMPLATE_UNSPECIFIED
 }
 
-func (x *Notification) GetUserId() string {
+func (x *NotificationRequest) GetParams() map[string]string {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+func (x *NotificationRequest) GetSecrets() *Sealed {
+	if x != nil {
+		return x.Secrets
+	}
+	return nil
+}
+
+func (x *NotificationRequest) GetUserId() string {
 	if x != nil {
 		return x.UserId
 	}
 	return ""
 }
 
-func (x *Notification) GetSourceService() string {
+func (x *NotificationRequest) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
+}
+
+func (x *NotificationRequest) GetSourceService() string {
 	if x != nil {
 		return x.SourceService
 	}
 	return ""
 }
 
-func (x *Notification) GetCreatedAt() *timestamppb.Timestamp {
+func (x *NotificationRequest) GetCreatedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.CreatedAt
 	}
 	return nil
 }
 
+// Sealed is a NaCl anonymous sealed box (X25519, XSalsa20-Poly1305) to the notifications
+// service's public key key_id; its plaintext is a marshalled Secrets.
+type Sealed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	KeyId         string                 `protobuf:"bytes,1,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	Box           []byte                 `protobuf:"bytes,2,opt,name=box,proto3" json:"box,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Sealed) Reset() {
+	*x = Sealed{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Sealed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Sealed) ProtoMessage() {}
+
+func (x *Sealed) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Sealed.ProtoReflect.Descriptor instead.
+func (*Sealed) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Sealed) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
+}
+
+func (x *Sealed) GetBox() []byte {
+	if x != nil {
+		return x.Box
+	}
+	return nil
+}
+
+// Secrets is the plaintext of a Sealed.
+type Secrets struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        map[string]string      `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Secrets) Reset() {
+	*x = Secrets{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Secrets) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Secrets) ProtoMessage() {}
+
+func (x *Secrets) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Secrets.ProtoReflect.Descriptor instead.
+func (*Secrets) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Secrets) GetValues() map[string]string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+// Delivery is one request's delivery state. It never holds the message's text.
+type Delivery struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Channel   Channel                `protobuf:"varint,2,opt,name=channel,proto3,enum=thumela.notifications.v1.Channel" json:"channel,omitempty"`
+	Recipient string                 `protobuf:"bytes,3,opt,name=recipient,proto3" json:"recipient,omitempty"`
+	Template  Template               `protobuf:"varint,4,opt,name=template,proto3,enum=thumela.notifications.v1.Template" json:"template,omitempty"`
+	Reference string                 `protobuf:"bytes,5,opt,name=reference,proto3" json:"reference,omitempty"`
+	Status    DeliveryStatus         `protobuf:"varint,6,opt,name=status,proto3,enum=thumela.notifications.v1.DeliveryStatus" json:"status,omitempty"`
+	// Why it failed, in words a sender may read ("The number is not reachable."); empty unless failed.
+	FailureReason string                 `protobuf:"bytes,7,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
+	Attempts      int32                  `protobuf:"varint,8,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	QueuedAt      *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=queued_at,json=queuedAt,proto3" json:"queued_at,omitempty"`
+	SentAt        *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=sent_at,json=sentAt,proto3" json:"sent_at,omitempty"`
+	DeliveredAt   *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=delivered_at,json=deliveredAt,proto3" json:"delivered_at,omitempty"`
+	FailedAt      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=failed_at,json=failedAt,proto3" json:"failed_at,omitempty"`
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Delivery) Reset() {
+	*x = Delivery{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Delivery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Delivery) ProtoMessage() {}
+
+func (x *Delivery) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Delivery.ProtoReflect.Descriptor instead.
+func (*Delivery) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Delivery) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Delivery) GetChannel() Channel {
+	if x != nil {
+		return x.Channel
+	}
+	return Channel_CHANNEL_UNSPECIFIED
+}
+
+func (x *Delivery) GetRecipient() string {
+	if x != nil {
+		return x.Recipient
+	}
+	return ""
+}
+
+func (x *Delivery) GetTemplate() Template {
+	if x != nil {
+		return x.Template
+	}
+	return Template_TEMPLATE_UNSPECIFIED
+}
+
+func (x *Delivery) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
+}
+
+func (x *Delivery) GetStatus() DeliveryStatus {
+	if x != nil {
+		return x.Status
+	}
+	return DeliveryStatus_DELIVERY_STATUS_UNSPECIFIED
+}
+
+func (x *Delivery) GetFailureReason() string {
+	if x != nil {
+		return x.FailureReason
+	}
+	return ""
+}
+
+func (x *Delivery) GetAttempts() int32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *Delivery) GetQueuedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.QueuedAt
+	}
+	return nil
+}
+
+func (x *Delivery) GetSentAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SentAt
+	}
+	return nil
+}
+
+func (x *Delivery) GetDeliveredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DeliveredAt
+	}
+	return nil
+}
+
+func (x *Delivery) GetFailedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FailedAt
+	}
+	return nil
+}
+
+func (x *Delivery) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+// DeliveryChanged is published on thumela.deliveries.<user_id>.changed (THUMELA_EVENTS) at every
+// status change of a delivery.
+type DeliveryChanged struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Delivery       *Delivery              `protobuf:"bytes,1,opt,name=delivery,proto3" json:"delivery,omitempty"`
+	PreviousStatus DeliveryStatus         `protobuf:"varint,2,opt,name=previous_status,json=previousStatus,proto3,enum=thumela.notifications.v1.DeliveryStatus" json:"previous_status,omitempty"`
+	OccurredAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DeliveryChanged) Reset() {
+	*x = DeliveryChanged{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliveryChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliveryChanged) ProtoMessage() {}
+
+func (x *DeliveryChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliveryChanged.ProtoReflect.Descriptor instead.
+func (*DeliveryChanged) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *DeliveryChanged) GetDelivery() *Delivery {
+	if x != nil {
+		return x.Delivery
+	}
+	return nil
+}
+
+func (x *DeliveryChanged) GetPreviousStatus() DeliveryStatus {
+	if x != nil {
+		return x.PreviousStatus
+	}
+	return DeliveryStatus_DELIVERY_STATUS_UNSPECIFIED
+}
+
+func (x *DeliveryChanged) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+type ListDeliveriesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// At most 50.
+	References    []string `protobuf:"bytes,1,rep,name=references,proto3" json:"references,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeliveriesRequest) Reset() {
+	*x = ListDeliveriesRequest{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeliveriesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeliveriesRequest) ProtoMessage() {}
+
+func (x *ListDeliveriesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeliveriesRequest.ProtoReflect.Descriptor instead.
+func (*ListDeliveriesRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListDeliveriesRequest) GetReferences() []string {
+	if x != nil {
+		return x.References
+	}
+	return nil
+}
+
+type ListDeliveriesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Newest first.
+	Deliveries    []*Delivery `protobuf:"bytes,1,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeliveriesResponse) Reset() {
+	*x = ListDeliveriesResponse{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeliveriesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeliveriesResponse) ProtoMessage() {}
+
+func (x *ListDeliveriesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeliveriesResponse.ProtoReflect.Descriptor instead.
+func (*ListDeliveriesResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ListDeliveriesResponse) GetDeliveries() []*Delivery {
+	if x != nil {
+		return x.Deliveries
+	}
+	return nil
+}
+
+type SubmitSupportMessageRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  SupportMessageKind     `protobuf:"varint,1,opt,name=kind,proto3,enum=thumela.notifications.v1.SupportMessageKind" json:"kind,omitempty"`
+	// Who wrote, for a reply: required from a visitor; for a signed-in sender the BFF passes the
+	// account's name and e-mail.
+	Name    string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Email   string `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
+	Subject string `protobuf:"bytes,4,opt,name=subject,proto3" json:"subject,omitempty"`
+	Message string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	// /feedback's answers: rating, purpose, likes, improvements, recommend.
+	Details map[string]string `protobuf:"bytes,6,rep,name=details,proto3" json:"details,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The visitor's address as the BFF saw it, for the per-address rate limit.
+	ClientAddress string `protobuf:"bytes,7,opt,name=client_address,json=clientAddress,proto3" json:"client_address,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitSupportMessageRequest) Reset() {
+	*x = SubmitSupportMessageRequest{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitSupportMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitSupportMessageRequest) ProtoMessage() {}
+
+func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitSupportMessageRequest.ProtoReflect.Descriptor instead.
+func (*SubmitSupportMessageRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *SubmitSupportMessageRequest) GetKind() SupportMessageKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SupportMessageKind_SUPPORT_MESSAGE_KIND_UNSPECIFIED
+}
+
+func (x *SubmitSupportMessageRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SubmitSupportMessageRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *SubmitSupportMessageRequest) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *SubmitSupportMessageRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *SubmitSupportMessageRequest) GetDetails() map[string]string {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
+func (x *SubmitSupportMessageRequest) GetClientAddress() string {
+	if x != nil {
+		return x.ClientAddress
+	}
+	return ""
+}
+
+type SubmitSupportMessageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ticket reference to quote, e.g. "THM-7Q4K2M".
+	Ticket        string `protobuf:"bytes,1,opt,name=ticket,proto3" json:"ticket,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitSupportMessageResponse) Reset() {
+	*x = SubmitSupportMessageResponse{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitSupportMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitSupportMessageResponse) ProtoMessage() {}
+
+func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitSupportMessageResponse.ProtoReflect.Descriptor instead.
+func (*SubmitSupportMessageResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *SubmitSupportMessageResponse) GetTicket() string {
+	if x != nil {
+		return x.Ticket
+	}
+	return ""
+}
+
 var File_thumela_notifications_v1_notifications_proto protoreflect.FileDescriptor
 
 const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\n" +
-	",thumela/notifications/v1/notifications.proto\x12\x18thumela.notifications.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbe\x02\n" +
-	"\fNotification\x12\x0e\n" +
+	",thumela/notifications/v1/notifications.proto\x12\x18thumela.notifications.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa3\x04\n" +
+	"\x13NotificationRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
 	"\achannel\x18\x02 \x01(\x0e2!.thumela.notifications.v1.ChannelR\achannel\x12\x1c\n" +
-	"\trecipient\x18\x03 \x01(\tR\trecipient\x12\x18\n" +
-	"\asubject\x18\x04 \x01(\tR\asubject\x12\x12\n" +
-	"\x04body\x18\x05 \x01(\tR\x04body\x12\x1a\n" +
-	"\btemplate\x18\x06 \x01(\tR\btemplate\x12\x17\n" +
-	"\auser_id\x18\a \x01(\tR\x06userId\x12%\n" +
-	"\x0esource_service\x18\b \x01(\tR\rsourceService\x129\n" +
+	"\trecipient\x18\x03 \x01(\tR\trecipient\x12>\n" +
+	"\btemplate\x18\x04 \x01(\x0e2\".thumela.notifications.v1.TemplateR\btemplate\x12Q\n" +
+	"\x06params\x18\x05 \x03(\v29.thumela.notifications.v1.NotificationRequest.ParamsEntryR\x06params\x12:\n" +
+	"\asecrets\x18\x06 \x01(\v2 .thumela.notifications.v1.SealedR\asecrets\x12\x17\n" +
+	"\auser_id\x18\a \x01(\tR\x06userId\x12\x1c\n" +
+	"\treference\x18\b \x01(\tR\treference\x12%\n" +
+	"\x0esource_service\x18\t \x01(\tR\rsourceService\x129\n" +
 	"\n" +
-	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt*F\n" +
+	"created_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x1a9\n" +
+	"\vParamsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"1\n" +
+	"\x06Sealed\x12\x15\n" +
+	"\x06key_id\x18\x01 \x01(\tR\x05keyId\x12\x10\n" +
+	"\x03box\x18\x02 \x01(\fR\x03box\"\x8b\x01\n" +
+	"\aSecrets\x12E\n" +
+	"\x06values\x18\x01 \x03(\v2-.thumela.notifications.v1.Secrets.ValuesEntryR\x06values\x1a9\n" +
+	"\vValuesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x88\x05\n" +
+	"\bDelivery\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12;\n" +
+	"\achannel\x18\x02 \x01(\x0e2!.thumela.notifications.v1.ChannelR\achannel\x12\x1c\n" +
+	"\trecipient\x18\x03 \x01(\tR\trecipient\x12>\n" +
+	"\btemplate\x18\x04 \x01(\x0e2\".thumela.notifications.v1.TemplateR\btemplate\x12\x1c\n" +
+	"\treference\x18\x05 \x01(\tR\treference\x12@\n" +
+	"\x06status\x18\x06 \x01(\x0e2(.thumela.notifications.v1.DeliveryStatusR\x06status\x12%\n" +
+	"\x0efailure_reason\x18\a \x01(\tR\rfailureReason\x12\x1a\n" +
+	"\battempts\x18\b \x01(\x05R\battempts\x127\n" +
+	"\tqueued_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\bqueuedAt\x123\n" +
+	"\asent_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\x12=\n" +
+	"\fdelivered_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\vdeliveredAt\x127\n" +
+	"\tfailed_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\bfailedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xe1\x01\n" +
+	"\x0fDeliveryChanged\x12>\n" +
+	"\bdelivery\x18\x01 \x01(\v2\".thumela.notifications.v1.DeliveryR\bdelivery\x12Q\n" +
+	"\x0fprevious_status\x18\x02 \x01(\x0e2(.thumela.notifications.v1.DeliveryStatusR\x0epreviousStatus\x12;\n" +
+	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"7\n" +
+	"\x15ListDeliveriesRequest\x12\x1e\n" +
+	"\n" +
+	"references\x18\x01 \x03(\tR\n" +
+	"references\"\\\n" +
+	"\x16ListDeliveriesResponse\x12B\n" +
+	"\n" +
+	"deliveries\x18\x01 \x03(\v2\".thumela.notifications.v1.DeliveryR\n" +
+	"deliveries\"\xfe\x02\n" +
+	"\x1bSubmitSupportMessageRequest\x12@\n" +
+	"\x04kind\x18\x01 \x01(\x0e2,.thumela.notifications.v1.SupportMessageKindR\x04kind\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05email\x18\x03 \x01(\tR\x05email\x12\x18\n" +
+	"\asubject\x18\x04 \x01(\tR\asubject\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\x12\\\n" +
+	"\adetails\x18\x06 \x03(\v2B.thumela.notifications.v1.SubmitSupportMessageRequest.DetailsEntryR\adetails\x12%\n" +
+	"\x0eclient_address\x18\a \x01(\tR\rclientAddress\x1a:\n" +
+	"\fDetailsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"6\n" +
+	"\x1cSubmitSupportMessageResponse\x12\x16\n" +
+	"\x06ticket\x18\x01 \x01(\tR\x06ticket*F\n" +
 	"\aChannel\x12\x17\n" +
 	"\x13CHANNEL_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCHANNEL_EMAIL\x10\x01\x12\x0f\n" +
-	"\vCHANNEL_SMS\x10\x02B\x86\x02\n" +
+	"\vCHANNEL_SMS\x10\x02*\xb0\x02\n" +
+	"\bTemplate\x12\x18\n" +
+	"\x14TEMPLATE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15TEMPLATE_SIGN_UP_CODE\x10\x01\x12 \n" +
+	"\x1cTEMPLATE_PASSWORD_RESET_CODE\x10\x02\x12\x18\n" +
+	"\x14TEMPLATE_NEW_SIGN_IN\x10\x03\x12\x1b\n" +
+	"\x17TEMPLATE_VOUCHER_ISSUED\x10\x04\x12\x1d\n" +
+	"\x19TEMPLATE_VOUCHER_REMINDER\x10\x05\x12\x1d\n" +
+	"\x19TEMPLATE_TRANSFER_RECEIPT\x10\x06\x12\x1b\n" +
+	"\x17TEMPLATE_CASH_COLLECTED\x10\a\x12\x1d\n" +
+	"\x19TEMPLATE_VOUCHER_REFUNDED\x10\b\x12\x1c\n" +
+	"\x18TEMPLATE_SUPPORT_MESSAGE\x10\t*\xa2\x01\n" +
+	"\x0eDeliveryStatus\x12\x1f\n" +
+	"\x1bDELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16DELIVERY_STATUS_QUEUED\x10\x01\x12\x18\n" +
+	"\x14DELIVERY_STATUS_SENT\x10\x02\x12\x1d\n" +
+	"\x19DELIVERY_STATUS_DELIVERED\x10\x03\x12\x1a\n" +
+	"\x16DELIVERY_STATUS_FAILED\x10\x04*\xc2\x01\n" +
+	"\x12SupportMessageKind\x12$\n" +
+	" SUPPORT_MESSAGE_KIND_UNSPECIFIED\x10\x00\x12!\n" +
+	"\x1dSUPPORT_MESSAGE_KIND_QUESTION\x10\x01\x12\x1e\n" +
+	"\x1aSUPPORT_MESSAGE_KIND_ISSUE\x10\x02\x12!\n" +
+	"\x1dSUPPORT_MESSAGE_KIND_FEEDBACK\x10\x03\x12 \n" +
+	"\x1cSUPPORT_MESSAGE_KIND_CONTACT\x10\x042\x93\x02\n" +
+	"\x14NotificationsService\x12s\n" +
+	"\x0eListDeliveries\x12/.thumela.notifications.v1.ListDeliveriesRequest\x1a0.thumela.notifications.v1.ListDeliveriesResponse\x12\x85\x01\n" +
+	"\x14SubmitSupportMessage\x125.thumela.notifications.v1.SubmitSupportMessageRequest\x1a6.thumela.notifications.v1.SubmitSupportMessageResponseB\x86\x02\n" +
 	"\x1ccom.thumela.notifications.v1B\x12NotificationsProtoP\x01ZPgithub.com/thumela/thumela/proto/gen/go/thumela/notifications/v1;notificationsv1\xa2\x02\x03TNX\xaa\x02\x18Thumela.Notifications.V1\xca\x02\x18Thumela\\Notifications\\V1\xe2\x02$Thumela\\Notifications\\V1\\GPBMetadata\xea\x02\x1aThumela::Notifications::V1b\x06proto3"
 
 var (
@@ -221,21 +1053,57 @@ func file_thumela_notifications_v1_notifications_proto_rawDescGZIP() []byte {
 	return file_thumela_notifications_v1_notifications_proto_rawDescData
 }
 
-var file_thumela_notifications_v1_notifications_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_thumela_notifications_v1_notifications_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_thumela_notifications_v1_notifications_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_thumela_notifications_v1_notifications_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_thumela_notifications_v1_notifications_proto_goTypes = []any{
-	(Channel)(0),                  // 0: thumela.notifications.v1.Channel
-	(*Notification)(nil),          // 1: thumela.notifications.v1.Notification
-	(*timestamppb.Timestamp)(nil), // 2: google.protobuf.Timestamp
+	(Channel)(0),                         // 0: thumela.notifications.v1.Channel
+	(Template)(0),                        // 1: thumela.notifications.v1.Template
+	(DeliveryStatus)(0),                  // 2: thumela.notifications.v1.DeliveryStatus
+	(SupportMessageKind)(0),              // 3: thumela.notifications.v1.SupportMessageKind
+	(*NotificationRequest)(nil),          // 4: thumela.notifications.v1.NotificationRequest
+	(*Sealed)(nil),                       // 5: thumela.notifications.v1.Sealed
+	(*Secrets)(nil),                      // 6: thumela.notifications.v1.Secrets
+	(*Delivery)(nil),                     // 7: thumela.notifications.v1.Delivery
+	(*DeliveryChanged)(nil),              // 8: thumela.notifications.v1.DeliveryChanged
+	(*ListDeliveriesRequest)(nil),        // 9: thumela.notifications.v1.ListDeliveriesRequest
+	(*ListDeliveriesResponse)(nil),       // 10: thumela.notifications.v1.ListDeliveriesResponse
+	(*SubmitSupportMessageRequest)(nil),  // 11: thumela.notifications.v1.SubmitSupportMessageRequest
+	(*SubmitSupportMessageResponse)(nil), // 12: thumela.notifications.v1.SubmitSupportMessageResponse
+	nil,                                  // 13: thumela.notifications.v1.NotificationRequest.ParamsEntry
+	nil,                                  // 14: thumela.notifications.v1.Secrets.ValuesEntry
+	nil,                                  // 15: thumela.notifications.v1.SubmitSupportMessageRequest.DetailsEntry
+	(*timestamppb.Timestamp)(nil),        // 16: google.protobuf.Timestamp
 }
 var file_thumela_notifications_v1_notifications_proto_depIdxs = []int32{
-	0, // 0: thumela.notifications.v1.Notification.channel:type_name -> thumela.notifications.v1.Channel
-	2, // 1: thumela.notifications.v1.Notification.created_at:type_name -> google.protobuf.Timestamp
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	0,  // 0: thumela.notifications.v1.NotificationRequest.channel:type_name -> thumela.notifications.v1.Channel
+	1,  // 1: thumela.notifications.v1.NotificationRequest.template:type_name -> thumela.notifications.v1.Template
+	13, // 2: thumela.notifications.v1.NotificationRequest.params:type_name -> thumela.notifications.v1.NotificationRequest.ParamsEntry
+	5,  // 3: thumela.notifications.v1.NotificationRequest.secrets:type_name -> thumela.notifications.v1.Sealed
+	16, // 4: thumela.notifications.v1.NotificationRequest.created_at:type_name -> google.protobuf.Timestamp
+	14, // 5: thumela.notifications.v1.Secrets.values:type_name -> thumela.notifications.v1.Secrets.ValuesEntry
+	0,  // 6: thumela.notifications.v1.Delivery.channel:type_name -> thumela.notifications.v1.Channel
+	1,  // 7: thumela.notifications.v1.Delivery.template:type_name -> thumela.notifications.v1.Template
+	2,  // 8: thumela.notifications.v1.Delivery.status:type_name -> thumela.notifications.v1.DeliveryStatus
+	16, // 9: thumela.notifications.v1.Delivery.queued_at:type_name -> google.protobuf.Timestamp
+	16, // 10: thumela.notifications.v1.Delivery.sent_at:type_name -> google.protobuf.Timestamp
+	16, // 11: thumela.notifications.v1.Delivery.delivered_at:type_name -> google.protobuf.Timestamp
+	16, // 12: thumela.notifications.v1.Delivery.failed_at:type_name -> google.protobuf.Timestamp
+	16, // 13: thumela.notifications.v1.Delivery.updated_at:type_name -> google.protobuf.Timestamp
+	7,  // 14: thumela.notifications.v1.DeliveryChanged.delivery:type_name -> thumela.notifications.v1.Delivery
+	2,  // 15: thumela.notifications.v1.DeliveryChanged.previous_status:type_name -> thumela.notifications.v1.DeliveryStatus
+	16, // 16: thumela.notifications.v1.DeliveryChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	7,  // 17: thumela.notifications.v1.ListDeliveriesResponse.deliveries:type_name -> thumela.notifications.v1.Delivery
+	3,  // 18: thumela.notifications.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.notifications.v1.SupportMessageKind
+	15, // 19: thumela.notifications.v1.SubmitSupportMessageRequest.details:type_name -> thumela.notifications.v1.SubmitSupportMessageRequest.DetailsEntry
+	9,  // 20: thumela.notifications.v1.NotificationsService.ListDeliveries:input_type -> thumela.notifications.v1.ListDeliveriesRequest
+	11, // 21: thumela.notifications.v1.NotificationsService.SubmitSupportMessage:input_type -> thumela.notifications.v1.SubmitSupportMessageRequest
+	10, // 22: thumela.notifications.v1.NotificationsService.ListDeliveries:output_type -> thumela.notifications.v1.ListDeliveriesResponse
+	12, // 23: thumela.notifications.v1.NotificationsService.SubmitSupportMessage:output_type -> thumela.notifications.v1.SubmitSupportMessageResponse
+	22, // [22:24] is the sub-list for method output_type
+	20, // [20:22] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_thumela_notifications_v1_notifications_proto_init() }
@@ -248,10 +1116,10 @@ func file_thumela_notifications_v1_notifications_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_notifications_v1_notifications_proto_rawDesc), len(file_thumela_notifications_v1_notifications_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   1,
+			NumEnums:      4,
+			NumMessages:   12,
 			NumExtensions: 0,
-			NumServices:   0,
+			NumServices:   1,
 		},
 		GoTypes:           file_thumela_notifications_v1_notifications_proto_goTypes,
 		DependencyIndexes: file_thumela_notifications_v1_notifications_proto_depIdxs,

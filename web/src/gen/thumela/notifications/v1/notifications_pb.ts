@@ -2,8 +2,8 @@
 // @generated from file thumela/notifications/v1/notifications.proto (package thumela.notifications.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,18 +12,21 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/notifications/v1/notifications.proto.
  */
 export const file_thumela_notifications_v1_notifications: GenFile = /*@__PURE__*/
-  fileDesc("Cix0aHVtZWxhL25vdGlmaWNhdGlvbnMvdjEvbm90aWZpY2F0aW9ucy5wcm90bxIYdGh1bWVsYS5ub3RpZmljYXRpb25zLnYxIusBCgxOb3RpZmljYXRpb24SCgoCaWQYASABKAkSMgoHY2hhbm5lbBgCIAEoDjIhLnRodW1lbGEubm90aWZpY2F0aW9ucy52MS5DaGFubmVsEhEKCXJlY2lwaWVudBgDIAEoCRIPCgdzdWJqZWN0GAQgASgJEgwKBGJvZHkYBSABKAkSEAoIdGVtcGxhdGUYBiABKAkSDwoHdXNlcl9pZBgHIAEoCRIWCg5zb3VyY2Vfc2VydmljZRgIIAEoCRIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCpGCgdDaGFubmVsEhcKE0NIQU5ORUxfVU5TUEVDSUZJRUQQABIRCg1DSEFOTkVMX0VNQUlMEAESDwoLQ0hBTk5FTF9TTVMQAkKGAgocY29tLnRodW1lbGEubm90aWZpY2F0aW9ucy52MUISTm90aWZpY2F0aW9uc1Byb3RvUAFaUGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL25vdGlmaWNhdGlvbnMvdjE7bm90aWZpY2F0aW9uc3YxogIDVE5YqgIYVGh1bWVsYS5Ob3RpZmljYXRpb25zLlYxygIYVGh1bWVsYVxOb3RpZmljYXRpb25zXFYx4gIkVGh1bWVsYVxOb3RpZmljYXRpb25zXFYxXEdQQk1ldGFkYXRh6gIaVGh1bWVsYTo6Tm90aWZpY2F0aW9uczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Cix0aHVtZWxhL25vdGlmaWNhdGlvbnMvdjEvbm90aWZpY2F0aW9ucy5wcm90bxIYdGh1bWVsYS5ub3RpZmljYXRpb25zLnYxIrcDChNOb3RpZmljYXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJEjIKB2NoYW5uZWwYAiABKA4yIS50aHVtZWxhLm5vdGlmaWNhdGlvbnMudjEuQ2hhbm5lbBIRCglyZWNpcGllbnQYAyABKAkSNAoIdGVtcGxhdGUYBCABKA4yIi50aHVtZWxhLm5vdGlmaWNhdGlvbnMudjEuVGVtcGxhdGUSSQoGcGFyYW1zGAUgAygLMjkudGh1bWVsYS5ub3RpZmljYXRpb25zLnYxLk5vdGlmaWNhdGlvblJlcXVlc3QuUGFyYW1zRW50cnkSMQoHc2VjcmV0cxgGIAEoCzIgLnRodW1lbGEubm90aWZpY2F0aW9ucy52MS5TZWFsZWQSDwoHdXNlcl9pZBgHIAEoCRIRCglyZWZlcmVuY2UYCCABKAkSFgoOc291cmNlX3NlcnZpY2UYCSABKAkSLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaLQoLUGFyYW1zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIlCgZTZWFsZWQSDgoGa2V5X2lkGAEgASgJEgsKA2JveBgCIAEoDCJ3CgdTZWNyZXRzEj0KBnZhbHVlcxgBIAMoCzItLnRodW1lbGEubm90aWZpY2F0aW9ucy52MS5TZWNyZXRzLlZhbHVlc0VudHJ5Gi0KC1ZhbHVlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi/wMKCERlbGl2ZXJ5EhIKCnJlcXVlc3RfaWQYASABKAkSMgoHY2hhbm5lbBgCIAEoDjIhLnRodW1lbGEubm90aWZpY2F0aW9ucy52MS5DaGFubmVsEhEKCXJlY2lwaWVudBgDIAEoCRI0Cgh0ZW1wbGF0ZRgEIAEoDjIiLnRodW1lbGEubm90aWZpY2F0aW9ucy52MS5UZW1wbGF0ZRIRCglyZWZlcmVuY2UYBSABKAkSOAoGc3RhdHVzGAYgASgOMigudGh1bWVsYS5ub3RpZmljYXRpb25zLnYxLkRlbGl2ZXJ5U3RhdHVzEhYKDmZhaWx1cmVfcmVhc29uGAcgASgJEhAKCGF0dGVtcHRzGAggASgFEi0KCXF1ZXVlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoHc2VudF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMZGVsaXZlcmVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCglmYWlsZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrsBCg9EZWxpdmVyeUNoYW5nZWQSNAoIZGVsaXZlcnkYASABKAsyIi50aHVtZWxhLm5vdGlmaWNhdGlvbnMudjEuRGVsaXZlcnkSQQoPcHJldmlvdXNfc3RhdHVzGAIgASgOMigudGh1bWVsYS5ub3RpZmljYXRpb25zLnYxLkRlbGl2ZXJ5U3RhdHVzEi8KC29jY3VycmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIrChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEgoKcmVmZXJlbmNlcxgBIAMoCSJQChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEjYKCmRlbGl2ZXJpZXMYASADKAsyIi50aHVtZWxhLm5vdGlmaWNhdGlvbnMudjEuRGVsaXZlcnkitQIKG1N1Ym1pdFN1cHBvcnRNZXNzYWdlUmVxdWVzdBI6CgRraW5kGAEgASgOMiwudGh1bWVsYS5ub3RpZmljYXRpb25zLnYxLlN1cHBvcnRNZXNzYWdlS2luZBIMCgRuYW1lGAIgASgJEg0KBWVtYWlsGAMgASgJEg8KB3N1YmplY3QYBCABKAkSDwoHbWVzc2FnZRgFIAEoCRJTCgdkZXRhaWxzGAYgAygLMkIudGh1bWVsYS5ub3RpZmljYXRpb25zLnYxLlN1Ym1pdFN1cHBvcnRNZXNzYWdlUmVxdWVzdC5EZXRhaWxzRW50cnkSFgoOY2xpZW50X2FkZHJlc3MYByABKAkaLgoMRGV0YWlsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiLgocU3VibWl0U3VwcG9ydE1lc3NhZ2VSZXNwb25zZRIOCgZ0aWNrZXQYASABKAkqRgoHQ2hhbm5lbBIXChNDSEFOTkVMX1VOU1BFQ0lGSUVEEAASEQoNQ0hBTk5FTF9FTUFJTBABEg8KC0NIQU5ORUxfU01TEAIqsAIKCFRlbXBsYXRlEhgKFFRFTVBMQVRFX1VOU1BFQ0lGSUVEEAASGQoVVEVNUExBVEVfU0lHTl9VUF9DT0RFEAESIAocVEVNUExBVEVfUEFTU1dPUkRfUkVTRVRfQ09ERRACEhgKFFRFTVBMQVRFX05FV19TSUdOX0lOEAMSGwoXVEVNUExBVEVfVk9VQ0hFUl9JU1NVRUQQBBIdChlURU1QTEFURV9WT1VDSEVSX1JFTUlOREVSEAUSHQoZVEVNUExBVEVfVFJBTlNGRVJfUkVDRUlQVBAGEhsKF1RFTVBMQVRFX0NBU0hfQ09MTEVDVEVEEAcSHQoZVEVNUExBVEVfVk9VQ0hFUl9SRUZVTkRFRBAIEhwKGFRFTVBMQVRFX1NVUFBPUlRfTUVTU0FHRRAJKqIBCg5EZWxpdmVyeVN0YXR1cxIfChtERUxJVkVSWV9TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZERUxJVkVSWV9TVEFUVVNfUVVFVUVEEAESGAoUREVMSVZFUllfU1RBVFVTX1NFTlQQAhIdChlERUxJVkVSWV9TVEFUVVNfREVMSVZFUkVEEAMSGgoWREVMSVZFUllfU1RBVFVTX0ZBSUxFRBAEKsIBChJTdXBwb3J0TWVzc2FnZUtpbmQSJAogU1VQUE9SVF9NRVNTQUdFX0tJTkRfVU5TUEVDSUZJRUQQABIhCh1TVVBQT1JUX01FU1NBR0VfS0lORF9RVUVTVElPThABEh4KGlNVUFBPUlRfTUVTU0FHRV9LSU5EX0lTU1VFEAISIQodU1VQUE9SVF9NRVNTQUdFX0tJTkRfRkVFREJBQ0sQAxIgChxTVVBQT1JUX01FU1NBR0VfS0lORF9DT05UQUNUEAQykwIKFE5vdGlmaWNhdGlvbnNTZXJ2aWNlEnMKDkxpc3REZWxpdmVyaWVzEi8udGh1bWVsYS5ub3RpZmljYXRpb25zLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBowLnRodW1lbGEubm90aWZpY2F0aW9ucy52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlEoUBChRTdWJtaXRTdXBwb3J0TWVzc2FnZRI1LnRodW1lbGEubm90aWZpY2F0aW9ucy52MS5TdWJtaXRTdXBwb3J0TWVzc2FnZVJlcXVlc3QaNi50aHVtZWxhLm5vdGlmaWNhdGlvbnMudjEuU3VibWl0U3VwcG9ydE1lc3NhZ2VSZXNwb25zZUKGAgocY29tLnRodW1lbGEubm90aWZpY2F0aW9ucy52MUISTm90aWZpY2F0aW9uc1Byb3RvUAFaUGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL25vdGlmaWNhdGlvbnMvdjE7bm90aWZpY2F0aW9uc3YxogIDVE5YqgIYVGh1bWVsYS5Ob3RpZmljYXRpb25zLlYxygIYVGh1bWVsYVxOb3RpZmljYXRpb25zXFYx4gIkVGh1bWVsYVxOb3RpZmljYXRpb25zXFYxXEdQQk1ldGFkYXRh6gIaVGh1bWVsYTo6Tm90aWZpY2F0aW9uczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
- * Notification is a message to a person (an e-mailed code, a recipient's voucher SMS). Services
- * write it to their transactional outbox; the relay publishes it on
- * thumela.notifications.<user_id>.<channel> into the NOTIFICATIONS stream, from which a
- * delivery adapter sends it (in development: printed and listed at /dev/outbox).
+ * NotificationRequest asks the notifications service to send one message. Services write it to
+ * their transactional outbox (an ephemeral row, deleted once published) on
+ * thumela.notifications.<user_id>.<channel>, into the THUMELA_NOTIFICATIONS work queue, whose
+ * only consumer is the notifications service. It never carries a rendered body: secrets travel
+ * sealed to the notifications service's public key and are opened in its memory only.
  *
- * @generated from message thumela.notifications.v1.Notification
+ * @generated from message thumela.notifications.v1.NotificationRequest
  */
-export type Notification = Message<"thumela.notifications.v1.Notification"> & {
+export type NotificationRequest = Message<"thumela.notifications.v1.NotificationRequest"> & {
   /**
+   * The request's id: one delivery per id, however often it is published or redelivered.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -41,46 +44,322 @@ export type Notification = Message<"thumela.notifications.v1.Notification"> & {
   recipient: string;
 
   /**
-   * @generated from field: string subject = 4;
+   * @generated from field: thumela.notifications.v1.Template template = 4;
    */
-  subject: string;
+  template: Template;
 
   /**
-   * @generated from field: string body = 5;
-   */
-  body: string;
-
-  /**
-   * What it is, e.g. "email_verification", "password_reset", "voucher_issued".
+   * Non-secret values the template needs (see Template).
    *
-   * @generated from field: string template = 6;
+   * @generated from field: map<string, string> params = 5;
    */
-  template: string;
+  params: { [key: string]: string };
 
   /**
-   * The user it concerns (the sender, for a recipient's SMS).
+   * Secret values (codes, voucher number, PIN), sealed; absent when the template needs none.
+   *
+   * @generated from field: thumela.notifications.v1.Sealed secrets = 6;
+   */
+  secrets?: Sealed | undefined;
+
+  /**
+   * The user the message concerns (the sender, for a recipient's SMS): delivery events go to
+   * that user's subject, and ListDeliveries answers only that user.
    *
    * @generated from field: string user_id = 7;
    */
   userId: string;
 
   /**
-   * @generated from field: string source_service = 8;
+   * What the message is about, e.g. the transfer id; ListDeliveries looks deliveries up by it.
+   *
+   * @generated from field: string reference = 8;
+   */
+  reference: string;
+
+  /**
+   * @generated from field: string source_service = 9;
    */
   sourceService: string;
 
   /**
-   * @generated from field: google.protobuf.Timestamp created_at = 9;
+   * @generated from field: google.protobuf.Timestamp created_at = 10;
    */
   createdAt?: Timestamp | undefined;
 };
 
 /**
- * Describes the message thumela.notifications.v1.Notification.
- * Use `create(NotificationSchema)` to create a new message.
+ * Describes the message thumela.notifications.v1.NotificationRequest.
+ * Use `create(NotificationRequestSchema)` to create a new message.
  */
-export const NotificationSchema: GenMessage<Notification> = /*@__PURE__*/
+export const NotificationRequestSchema: GenMessage<NotificationRequest> = /*@__PURE__*/
   messageDesc(file_thumela_notifications_v1_notifications, 0);
+
+/**
+ * Sealed is a NaCl anonymous sealed box (X25519, XSalsa20-Poly1305) to the notifications
+ * service's public key key_id; its plaintext is a marshalled Secrets.
+ *
+ * @generated from message thumela.notifications.v1.Sealed
+ */
+export type Sealed = Message<"thumela.notifications.v1.Sealed"> & {
+  /**
+   * @generated from field: string key_id = 1;
+   */
+  keyId: string;
+
+  /**
+   * @generated from field: bytes box = 2;
+   */
+  box: Uint8Array;
+};
+
+/**
+ * Describes the message thumela.notifications.v1.Sealed.
+ * Use `create(SealedSchema)` to create a new message.
+ */
+export const SealedSchema: GenMessage<Sealed> = /*@__PURE__*/
+  messageDesc(file_thumela_notifications_v1_notifications, 1);
+
+/**
+ * Secrets is the plaintext of a Sealed.
+ *
+ * @generated from message thumela.notifications.v1.Secrets
+ */
+export type Secrets = Message<"thumela.notifications.v1.Secrets"> & {
+  /**
+   * @generated from field: map<string, string> values = 1;
+   */
+  values: { [key: string]: string };
+};
+
+/**
+ * Describes the message thumela.notifications.v1.Secrets.
+ * Use `create(SecretsSchema)` to create a new message.
+ */
+export const SecretsSchema: GenMessage<Secrets> = /*@__PURE__*/
+  messageDesc(file_thumela_notifications_v1_notifications, 2);
+
+/**
+ * Delivery is one request's delivery state. It never holds the message's text.
+ *
+ * @generated from message thumela.notifications.v1.Delivery
+ */
+export type Delivery = Message<"thumela.notifications.v1.Delivery"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: thumela.notifications.v1.Channel channel = 2;
+   */
+  channel: Channel;
+
+  /**
+   * @generated from field: string recipient = 3;
+   */
+  recipient: string;
+
+  /**
+   * @generated from field: thumela.notifications.v1.Template template = 4;
+   */
+  template: Template;
+
+  /**
+   * @generated from field: string reference = 5;
+   */
+  reference: string;
+
+  /**
+   * @generated from field: thumela.notifications.v1.DeliveryStatus status = 6;
+   */
+  status: DeliveryStatus;
+
+  /**
+   * Why it failed, in words a sender may read ("The number is not reachable."); empty unless failed.
+   *
+   * @generated from field: string failure_reason = 7;
+   */
+  failureReason: string;
+
+  /**
+   * @generated from field: int32 attempts = 8;
+   */
+  attempts: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp queued_at = 9;
+   */
+  queuedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp sent_at = 10;
+   */
+  sentAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp delivered_at = 11;
+   */
+  deliveredAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp failed_at = 12;
+   */
+  failedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 13;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.notifications.v1.Delivery.
+ * Use `create(DeliverySchema)` to create a new message.
+ */
+export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
+  messageDesc(file_thumela_notifications_v1_notifications, 3);
+
+/**
+ * DeliveryChanged is published on thumela.deliveries.<user_id>.changed (THUMELA_EVENTS) at every
+ * status change of a delivery.
+ *
+ * @generated from message thumela.notifications.v1.DeliveryChanged
+ */
+export type DeliveryChanged = Message<"thumela.notifications.v1.DeliveryChanged"> & {
+  /**
+   * @generated from field: thumela.notifications.v1.Delivery delivery = 1;
+   */
+  delivery?: Delivery | undefined;
+
+  /**
+   * @generated from field: thumela.notifications.v1.DeliveryStatus previous_status = 2;
+   */
+  previousStatus: DeliveryStatus;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 3;
+   */
+  occurredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.notifications.v1.DeliveryChanged.
+ * Use `create(DeliveryChangedSchema)` to create a new message.
+ */
+export const DeliveryChangedSchema: GenMessage<DeliveryChanged> = /*@__PURE__*/
+  messageDesc(file_thumela_notifications_v1_notifications, 4);
+
+/**
+ * @generated from message thumela.notifications.v1.ListDeliveriesRequest
+ */
+export type ListDeliveriesRequest = Message<"thumela.notifications.v1.ListDeliveriesRequest"> & {
+  /**
+   * At most 50.
+   *
+   * @generated from field: repeated string references = 1;
+   */
+  references: string[];
+};
+
+/**
+ * Describes the message thumela.notifications.v1.ListDeliveriesRequest.
+ * Use `create(ListDeliveriesRequestSchema)` to create a new message.
+ */
+export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_notifications_v1_notifications, 5);
+
+/**
+ * @generated from message thumela.notifications.v1.ListDeliveriesResponse
+ */
+export type ListDeliveriesResponse = Message<"thumela.notifications.v1.ListDeliveriesResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated thumela.notifications.v1.Delivery deliveries = 1;
+   */
+  deliveries: Delivery[];
+};
+
+/**
+ * Describes the message thumela.notifications.v1.ListDeliveriesResponse.
+ * Use `create(ListDeliveriesResponseSchema)` to create a new message.
+ */
+export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_notifications_v1_notifications, 6);
+
+/**
+ * @generated from message thumela.notifications.v1.SubmitSupportMessageRequest
+ */
+export type SubmitSupportMessageRequest = Message<"thumela.notifications.v1.SubmitSupportMessageRequest"> & {
+  /**
+   * @generated from field: thumela.notifications.v1.SupportMessageKind kind = 1;
+   */
+  kind: SupportMessageKind;
+
+  /**
+   * Who wrote, for a reply: required from a visitor; for a signed-in sender the BFF passes the
+   * account's name and e-mail.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string email = 3;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string subject = 4;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string message = 5;
+   */
+  message: string;
+
+  /**
+   * /feedback's answers: rating, purpose, likes, improvements, recommend.
+   *
+   * @generated from field: map<string, string> details = 6;
+   */
+  details: { [key: string]: string };
+
+  /**
+   * The visitor's address as the BFF saw it, for the per-address rate limit.
+   *
+   * @generated from field: string client_address = 7;
+   */
+  clientAddress: string;
+};
+
+/**
+ * Describes the message thumela.notifications.v1.SubmitSupportMessageRequest.
+ * Use `create(SubmitSupportMessageRequestSchema)` to create a new message.
+ */
+export const SubmitSupportMessageRequestSchema: GenMessage<SubmitSupportMessageRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_notifications_v1_notifications, 7);
+
+/**
+ * @generated from message thumela.notifications.v1.SubmitSupportMessageResponse
+ */
+export type SubmitSupportMessageResponse = Message<"thumela.notifications.v1.SubmitSupportMessageResponse"> & {
+  /**
+   * The ticket reference to quote, e.g. "THM-7Q4K2M".
+   *
+   * @generated from field: string ticket = 1;
+   */
+  ticket: string;
+};
+
+/**
+ * Describes the message thumela.notifications.v1.SubmitSupportMessageResponse.
+ * Use `create(SubmitSupportMessageResponseSchema)` to create a new message.
+ */
+export const SubmitSupportMessageResponseSchema: GenMessage<SubmitSupportMessageResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_notifications_v1_notifications, 8);
 
 /**
  * Channel is how a notification reaches a person.
@@ -109,4 +388,202 @@ export enum Channel {
  */
 export const ChannelSchema: GenEnum<Channel> = /*@__PURE__*/
   enumDesc(file_thumela_notifications_v1_notifications, 0);
+
+/**
+ * Template is what a message says. The notifications service owns the wording (a text and an
+ * HTML part for e-mail, one text for SMS) and renders it from the request's params and sealed
+ * secrets. Params, by template (amounts in integer cents, times RFC 3339):
+ *   SIGN_UP_CODE, PASSWORD_RESET_CODE: first_name, ttl_minutes; secret "code".
+ *   NEW_SIGN_IN: first_name, device, address, at.
+ *   VOUCHER_ISSUED (SMS): sender_name, amount_cents, bank, expires_at, reference; secrets
+ *     "voucher_number" and, unless the sender keeps the PIN, "pin".
+ *   VOUCHER_REMINDER (SMS): sender_name, amount_cents, bank, expires_at, reference.
+ *   TRANSFER_RECEIPT: first_name, recipient_name, recipient_phone, bank, amount_cents,
+ *     fee_cents, total_cents, reference, created_at, expires_at.
+ *   CASH_COLLECTED: first_name, recipient_name, amount_cents, bank, location, at, reference.
+ *   VOUCHER_REFUNDED: first_name, recipient_name, total_cents, reason ("cancelled"|"expired"),
+ *     reference.
+ *   SUPPORT_MESSAGE: ticket, kind, name, email, subject, message (and feedback's details).
+ *
+ * @generated from enum thumela.notifications.v1.Template
+ */
+export enum Template {
+  /**
+   * @generated from enum value: TEMPLATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: TEMPLATE_SIGN_UP_CODE = 1;
+   */
+  SIGN_UP_CODE = 1,
+
+  /**
+   * @generated from enum value: TEMPLATE_PASSWORD_RESET_CODE = 2;
+   */
+  PASSWORD_RESET_CODE = 2,
+
+  /**
+   * @generated from enum value: TEMPLATE_NEW_SIGN_IN = 3;
+   */
+  NEW_SIGN_IN = 3,
+
+  /**
+   * @generated from enum value: TEMPLATE_VOUCHER_ISSUED = 4;
+   */
+  VOUCHER_ISSUED = 4,
+
+  /**
+   * @generated from enum value: TEMPLATE_VOUCHER_REMINDER = 5;
+   */
+  VOUCHER_REMINDER = 5,
+
+  /**
+   * @generated from enum value: TEMPLATE_TRANSFER_RECEIPT = 6;
+   */
+  TRANSFER_RECEIPT = 6,
+
+  /**
+   * @generated from enum value: TEMPLATE_CASH_COLLECTED = 7;
+   */
+  CASH_COLLECTED = 7,
+
+  /**
+   * @generated from enum value: TEMPLATE_VOUCHER_REFUNDED = 8;
+   */
+  VOUCHER_REFUNDED = 8,
+
+  /**
+   * @generated from enum value: TEMPLATE_SUPPORT_MESSAGE = 9;
+   */
+  SUPPORT_MESSAGE = 9,
+}
+
+/**
+ * Describes the enum thumela.notifications.v1.Template.
+ */
+export const TemplateSchema: GenEnum<Template> = /*@__PURE__*/
+  enumDesc(file_thumela_notifications_v1_notifications, 1);
+
+/**
+ * DeliveryStatus: queued → sent → delivered | failed (and queued → failed).
+ *
+ * @generated from enum thumela.notifications.v1.DeliveryStatus
+ */
+export enum DeliveryStatus {
+  /**
+   * @generated from enum value: DELIVERY_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Received; not yet handed to the provider (or waiting to retry).
+   *
+   * @generated from enum value: DELIVERY_STATUS_QUEUED = 1;
+   */
+  QUEUED = 1,
+
+  /**
+   * Accepted by the SMTP server or the SMS provider.
+   *
+   * @generated from enum value: DELIVERY_STATUS_SENT = 2;
+   */
+  SENT = 2,
+
+  /**
+   * The provider reported delivery to the handset (SMS only).
+   *
+   * @generated from enum value: DELIVERY_STATUS_DELIVERED = 3;
+   */
+  DELIVERED = 3,
+
+  /**
+   * Will not arrive: refused for good (invalid or unreachable number, mailbox refused), or
+   * transient failures for longer than the retry window.
+   *
+   * @generated from enum value: DELIVERY_STATUS_FAILED = 4;
+   */
+  FAILED = 4,
+}
+
+/**
+ * Describes the enum thumela.notifications.v1.DeliveryStatus.
+ */
+export const DeliveryStatusSchema: GenEnum<DeliveryStatus> = /*@__PURE__*/
+  enumDesc(file_thumela_notifications_v1_notifications, 2);
+
+/**
+ * @generated from enum thumela.notifications.v1.SupportMessageKind
+ */
+export enum SupportMessageKind {
+  /**
+   * @generated from enum value: SUPPORT_MESSAGE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The Help Center's Contact Us types.
+   *
+   * @generated from enum value: SUPPORT_MESSAGE_KIND_QUESTION = 1;
+   */
+  QUESTION = 1,
+
+  /**
+   * @generated from enum value: SUPPORT_MESSAGE_KIND_ISSUE = 2;
+   */
+  ISSUE = 2,
+
+  /**
+   * @generated from enum value: SUPPORT_MESSAGE_KIND_FEEDBACK = 3;
+   */
+  FEEDBACK = 3,
+
+  /**
+   * /contact.
+   *
+   * @generated from enum value: SUPPORT_MESSAGE_KIND_CONTACT = 4;
+   */
+  CONTACT = 4,
+}
+
+/**
+ * Describes the enum thumela.notifications.v1.SupportMessageKind.
+ */
+export const SupportMessageKindSchema: GenEnum<SupportMessageKind> = /*@__PURE__*/
+  enumDesc(file_thumela_notifications_v1_notifications, 3);
+
+/**
+ * NotificationsService is the notifications service's gRPC API. It delivers e-mail (SMTP) and
+ * SMS (a bulk-SMS provider's HTTP API); requests to send reach it on the event bus, not here.
+ *
+ * @generated from service thumela.notifications.v1.NotificationsService
+ */
+export const NotificationsService: GenService<{
+  /**
+   * ListDeliveries returns the calling user's deliveries about the given references (e.g. a
+   * transfer id, to show the recipient's SMS state in the transfer's details). Needs the user's
+   * access token; another user's deliveries are never returned.
+   *
+   * @generated from rpc thumela.notifications.v1.NotificationsService.ListDeliveries
+   */
+  listDeliveries: {
+    methodKind: "unary";
+    input: typeof ListDeliveriesRequestSchema;
+    output: typeof ListDeliveriesResponseSchema;
+  },
+  /**
+   * SubmitSupportMessage stores a message for the support team (the Help Center's Contact Us,
+   * /contact, /feedback), answers with its ticket reference, and e-mails the support inbox.
+   * Callers: the BFF's service token (a visitor) or a user's access token (a signed-in sender).
+   * Too many messages from one client address answer ResourceExhausted.
+   *
+   * @generated from rpc thumela.notifications.v1.NotificationsService.SubmitSupportMessage
+   */
+  submitSupportMessage: {
+    methodKind: "unary";
+    input: typeof SubmitSupportMessageRequestSchema;
+    output: typeof SubmitSupportMessageResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_thumela_notifications_v1_notifications, 0);
 
