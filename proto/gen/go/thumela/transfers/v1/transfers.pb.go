@@ -195,6 +195,78 @@ func (LimitKind) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{2}
 }
 
+type CollectionRefused_Reason int32
+
+const (
+	CollectionRefused_REASON_UNSPECIFIED CollectionRefused_Reason = 0
+	// The voucher number, PIN or phone number is wrong (one answer for all three).
+	CollectionRefused_REASON_WRONG_CREDENTIALS CollectionRefused_Reason = 1
+	// Too many wrong attempts: locked for 24 hours.
+	CollectionRefused_REASON_LOCKED            CollectionRefused_Reason = 2
+	CollectionRefused_REASON_EXPIRED           CollectionRefused_Reason = 3
+	CollectionRefused_REASON_CANCELLED         CollectionRefused_Reason = 4
+	CollectionRefused_REASON_ALREADY_COLLECTED CollectionRefused_Reason = 5
+	// The ATM is not of the bank the sender chose.
+	CollectionRefused_REASON_WRONG_BANK CollectionRefused_Reason = 6
+	// The amount typed is not the voucher's amount.
+	CollectionRefused_REASON_WRONG_AMOUNT CollectionRefused_Reason = 7
+	// The voucher number is not a voucher number at all (not 10 digits).
+	CollectionRefused_REASON_INVALID_VOUCHER CollectionRefused_Reason = 8
+)
+
+// Enum value maps for CollectionRefused_Reason.
+var (
+	CollectionRefused_Reason_name = map[int32]string{
+		0: "REASON_UNSPECIFIED",
+		1: "REASON_WRONG_CREDENTIALS",
+		2: "REASON_LOCKED",
+		3: "REASON_EXPIRED",
+		4: "REASON_CANCELLED",
+		5: "REASON_ALREADY_COLLECTED",
+		6: "REASON_WRONG_BANK",
+		7: "REASON_WRONG_AMOUNT",
+		8: "REASON_INVALID_VOUCHER",
+	}
+	CollectionRefused_Reason_value = map[string]int32{
+		"REASON_UNSPECIFIED":       0,
+		"REASON_WRONG_CREDENTIALS": 1,
+		"REASON_LOCKED":            2,
+		"REASON_EXPIRED":           3,
+		"REASON_CANCELLED":         4,
+		"REASON_ALREADY_COLLECTED": 5,
+		"REASON_WRONG_BANK":        6,
+		"REASON_WRONG_AMOUNT":      7,
+		"REASON_INVALID_VOUCHER":   8,
+	}
+)
+
+func (x CollectionRefused_Reason) Enum() *CollectionRefused_Reason {
+	p := new(CollectionRefused_Reason)
+	*p = x
+	return p
+}
+
+func (x CollectionRefused_Reason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CollectionRefused_Reason) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_transfers_v1_transfers_proto_enumTypes[3].Descriptor()
+}
+
+func (CollectionRefused_Reason) Type() protoreflect.EnumType {
+	return &file_thumela_transfers_v1_transfers_proto_enumTypes[3]
+}
+
+func (x CollectionRefused_Reason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CollectionRefused_Reason.Descriptor instead.
+func (CollectionRefused_Reason) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{16, 0}
+}
+
 type WithdrawalLocation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1221,7 +1293,15 @@ type CollectVoucherRequest struct {
 	Bank v1.Bank `protobuf:"varint,4,opt,name=bank,proto3,enum=thumela.fees.v1.Bank" json:"bank,omitempty"`
 	// The ATM's identifier in the bank's network, recorded with the collection (at most 64
 	// characters).
-	AtmId         string `protobuf:"bytes,5,opt,name=atm_id,json=atmId,proto3" json:"atm_id,omitempty"`
+	AtmId string `protobuf:"bytes,5,opt,name=atm_id,json=atmId,proto3" json:"atm_id,omitempty"`
+	// The amount typed at the ATM, in cents; it must equal the voucher's amount.
+	AmountCents int64 `protobuf:"varint,6,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	// The switch's references of this request (ISO 8583 DE 11 STAN and DE 37 RRN): the pair
+	// (bank, retrieval_reference) makes the request idempotent and names it in a reversal.
+	SystemTraceAuditNumber string `protobuf:"bytes,7,opt,name=system_trace_audit_number,json=systemTraceAuditNumber,proto3" json:"system_trace_audit_number,omitempty"`
+	RetrievalReference     string `protobuf:"bytes,8,opt,name=retrieval_reference,json=retrievalReference,proto3" json:"retrieval_reference,omitempty"`
+	// Where the ATM is, for the sender's screen ("FNB ATM Sandton City"); at most 64 characters.
+	AtmLocation   string `protobuf:"bytes,9,opt,name=atm_location,json=atmLocation,proto3" json:"atm_location,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1291,6 +1371,203 @@ func (x *CollectVoucherRequest) GetAtmId() string {
 	return ""
 }
 
+func (x *CollectVoucherRequest) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *CollectVoucherRequest) GetSystemTraceAuditNumber() string {
+	if x != nil {
+		return x.SystemTraceAuditNumber
+	}
+	return ""
+}
+
+func (x *CollectVoucherRequest) GetRetrievalReference() string {
+	if x != nil {
+		return x.RetrievalReference
+	}
+	return ""
+}
+
+func (x *CollectVoucherRequest) GetAtmLocation() string {
+	if x != nil {
+		return x.AtmLocation
+	}
+	return ""
+}
+
+// CollectionRefused is the error detail of a refused CollectVoucher.
+type CollectionRefused struct {
+	state  protoimpl.MessageState   `protogen:"open.v1"`
+	Reason CollectionRefused_Reason `protobuf:"varint,1,opt,name=reason,proto3,enum=thumela.transfers.v1.CollectionRefused_Reason" json:"reason,omitempty"`
+	// Attempts left before the voucher locks (for WRONG_CREDENTIALS).
+	AttemptsLeft  int32 `protobuf:"varint,2,opt,name=attempts_left,json=attemptsLeft,proto3" json:"attempts_left,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CollectionRefused) Reset() {
+	*x = CollectionRefused{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollectionRefused) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollectionRefused) ProtoMessage() {}
+
+func (x *CollectionRefused) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollectionRefused.ProtoReflect.Descriptor instead.
+func (*CollectionRefused) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *CollectionRefused) GetReason() CollectionRefused_Reason {
+	if x != nil {
+		return x.Reason
+	}
+	return CollectionRefused_REASON_UNSPECIFIED
+}
+
+func (x *CollectionRefused) GetAttemptsLeft() int32 {
+	if x != nil {
+		return x.AttemptsLeft
+	}
+	return 0
+}
+
+type ReverseCollectionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Bank  v1.Bank                `protobuf:"varint,1,opt,name=bank,proto3,enum=thumela.fees.v1.Bank" json:"bank,omitempty"`
+	// The original CollectVoucher request's retrieval_reference and STAN.
+	RetrievalReference     string `protobuf:"bytes,2,opt,name=retrieval_reference,json=retrievalReference,proto3" json:"retrieval_reference,omitempty"`
+	SystemTraceAuditNumber string `protobuf:"bytes,3,opt,name=system_trace_audit_number,json=systemTraceAuditNumber,proto3" json:"system_trace_audit_number,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
+}
+
+func (x *ReverseCollectionRequest) Reset() {
+	*x = ReverseCollectionRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReverseCollectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReverseCollectionRequest) ProtoMessage() {}
+
+func (x *ReverseCollectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReverseCollectionRequest.ProtoReflect.Descriptor instead.
+func (*ReverseCollectionRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ReverseCollectionRequest) GetBank() v1.Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return v1.Bank(0)
+}
+
+func (x *ReverseCollectionRequest) GetRetrievalReference() string {
+	if x != nil {
+		return x.RetrievalReference
+	}
+	return ""
+}
+
+func (x *ReverseCollectionRequest) GetSystemTraceAuditNumber() string {
+	if x != nil {
+		return x.SystemTraceAuditNumber
+	}
+	return ""
+}
+
+type ReverseCollectionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether this call made the voucher collectable again (false for a repeat, or when the
+	// original request collected nothing).
+	Reversed      bool   `protobuf:"varint,1,opt,name=reversed,proto3" json:"reversed,omitempty"`
+	TransferId    string `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReverseCollectionResponse) Reset() {
+	*x = ReverseCollectionResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReverseCollectionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReverseCollectionResponse) ProtoMessage() {}
+
+func (x *ReverseCollectionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReverseCollectionResponse.ProtoReflect.Descriptor instead.
+func (*ReverseCollectionResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ReverseCollectionResponse) GetReversed() bool {
+	if x != nil {
+		return x.Reversed
+	}
+	return false
+}
+
+func (x *ReverseCollectionResponse) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
 type CollectVoucherResponse struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	TransferId string                 `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
@@ -1303,7 +1580,7 @@ type CollectVoucherResponse struct {
 
 func (x *CollectVoucherResponse) Reset() {
 	*x = CollectVoucherResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1315,7 +1592,7 @@ func (x *CollectVoucherResponse) String() string {
 func (*CollectVoucherResponse) ProtoMessage() {}
 
 func (x *CollectVoucherResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1328,7 +1605,7 @@ func (x *CollectVoucherResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollectVoucherResponse.ProtoReflect.Descriptor instead.
 func (*CollectVoucherResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{16}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CollectVoucherResponse) GetTransferId() string {
@@ -1441,13 +1718,38 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1f.thumela.transfers.v1.LimitKindR\x04kind\x12\x1f\n" +
 	"\vlimit_cents\x18\x02 \x01(\x03R\n" +
 	"limitCents\x12'\n" +
-	"\x0fremaining_cents\x18\x03 \x01(\x03R\x0eremainingCents\"\xbb\x01\n" +
+	"\x0fremaining_cents\x18\x03 \x01(\x03R\x0eremainingCents\"\xed\x02\n" +
 	"\x15CollectVoucherRequest\x12%\n" +
 	"\x0evoucher_number\x18\x01 \x01(\tR\rvoucherNumber\x12\x10\n" +
 	"\x03pin\x18\x02 \x01(\tR\x03pin\x12'\n" +
 	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhone\x12)\n" +
 	"\x04bank\x18\x04 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x12\x15\n" +
-	"\x06atm_id\x18\x05 \x01(\tR\x05atmId\"\x9b\x01\n" +
+	"\x06atm_id\x18\x05 \x01(\tR\x05atmId\x12!\n" +
+	"\famount_cents\x18\x06 \x01(\x03R\vamountCents\x129\n" +
+	"\x19system_trace_audit_number\x18\a \x01(\tR\x16systemTraceAuditNumber\x12/\n" +
+	"\x13retrieval_reference\x18\b \x01(\tR\x12retrievalReference\x12!\n" +
+	"\fatm_location\x18\t \x01(\tR\vatmLocation\"\xe8\x02\n" +
+	"\x11CollectionRefused\x12F\n" +
+	"\x06reason\x18\x01 \x01(\x0e2..thumela.transfers.v1.CollectionRefused.ReasonR\x06reason\x12#\n" +
+	"\rattempts_left\x18\x02 \x01(\x05R\fattemptsLeft\"\xe5\x01\n" +
+	"\x06Reason\x12\x16\n" +
+	"\x12REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18REASON_WRONG_CREDENTIALS\x10\x01\x12\x11\n" +
+	"\rREASON_LOCKED\x10\x02\x12\x12\n" +
+	"\x0eREASON_EXPIRED\x10\x03\x12\x14\n" +
+	"\x10REASON_CANCELLED\x10\x04\x12\x1c\n" +
+	"\x18REASON_ALREADY_COLLECTED\x10\x05\x12\x15\n" +
+	"\x11REASON_WRONG_BANK\x10\x06\x12\x17\n" +
+	"\x13REASON_WRONG_AMOUNT\x10\a\x12\x1a\n" +
+	"\x16REASON_INVALID_VOUCHER\x10\b\"\xb1\x01\n" +
+	"\x18ReverseCollectionRequest\x12)\n" +
+	"\x04bank\x18\x01 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x12/\n" +
+	"\x13retrieval_reference\x18\x02 \x01(\tR\x12retrievalReference\x129\n" +
+	"\x19system_trace_audit_number\x18\x03 \x01(\tR\x16systemTraceAuditNumber\"X\n" +
+	"\x19ReverseCollectionResponse\x12\x1a\n" +
+	"\breversed\x18\x01 \x01(\bR\breversed\x12\x1f\n" +
+	"\vtransfer_id\x18\x02 \x01(\tR\n" +
+	"transferId\"\x9b\x01\n" +
 	"\x16CollectVoucherResponse\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12!\n" +
@@ -1471,14 +1773,15 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x10LIMIT_KIND_DAILY\x10\x02\x12\x16\n" +
 	"\x12LIMIT_KIND_MONTHLY\x10\x03\x12\x15\n" +
 	"\x11LIMIT_KIND_YEARLY\x10\x04\x12\x16\n" +
-	"\x12LIMIT_KIND_MINIMUM\x10\x052\x85\x05\n" +
+	"\x12LIMIT_KIND_MINIMUM\x10\x052\xfb\x05\n" +
 	"\x10TransfersService\x12k\n" +
 	"\x0eCreateTransfer\x12+.thumela.transfers.v1.CreateTransferRequest\x1a,.thumela.transfers.v1.CreateTransferResponse\x12b\n" +
 	"\vGetTransfer\x12(.thumela.transfers.v1.GetTransferRequest\x1a).thumela.transfers.v1.GetTransferResponse\x12h\n" +
 	"\rListTransfers\x12*.thumela.transfers.v1.ListTransfersRequest\x1a+.thumela.transfers.v1.ListTransfersResponse\x12k\n" +
 	"\x0eCancelTransfer\x12+.thumela.transfers.v1.CancelTransferRequest\x1a,.thumela.transfers.v1.CancelTransferResponse\x12\\\n" +
 	"\tGetLimits\x12&.thumela.transfers.v1.GetLimitsRequest\x1a'.thumela.transfers.v1.GetLimitsResponse\x12k\n" +
-	"\x0eCollectVoucher\x12+.thumela.transfers.v1.CollectVoucherRequest\x1a,.thumela.transfers.v1.CollectVoucherResponseB\xe6\x01\n" +
+	"\x0eCollectVoucher\x12+.thumela.transfers.v1.CollectVoucherRequest\x1a,.thumela.transfers.v1.CollectVoucherResponse\x12t\n" +
+	"\x11ReverseCollection\x12..thumela.transfers.v1.ReverseCollectionRequest\x1a/.thumela.transfers.v1.ReverseCollectionResponseB\xe6\x01\n" +
 	"\x18com.thumela.transfers.v1B\x0eTransfersProtoP\x01ZHgithub.com/thumela/thumela/proto/gen/go/thumela/transfers/v1;transfersv1\xa2\x02\x03TTX\xaa\x02\x14Thumela.Transfers.V1\xca\x02\x14Thumela\\Transfers\\V1\xe2\x02 Thumela\\Transfers\\V1\\GPBMetadata\xea\x02\x16Thumela::Transfers::V1b\x06proto3"
 
 var (
@@ -1493,71 +1796,79 @@ func file_thumela_transfers_v1_transfers_proto_rawDescGZIP() []byte {
 	return file_thumela_transfers_v1_transfers_proto_rawDescData
 }
 
-var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
-	(TransferStatus)(0),            // 0: thumela.transfers.v1.TransferStatus
-	(CollectionStatus)(0),          // 1: thumela.transfers.v1.CollectionStatus
-	(LimitKind)(0),                 // 2: thumela.transfers.v1.LimitKind
-	(*WithdrawalLocation)(nil),     // 3: thumela.transfers.v1.WithdrawalLocation
-	(*Voucher)(nil),                // 4: thumela.transfers.v1.Voucher
-	(*Transfer)(nil),               // 5: thumela.transfers.v1.Transfer
-	(*CreateTransferRequest)(nil),  // 6: thumela.transfers.v1.CreateTransferRequest
-	(*CreateTransferResponse)(nil), // 7: thumela.transfers.v1.CreateTransferResponse
-	(*GetTransferRequest)(nil),     // 8: thumela.transfers.v1.GetTransferRequest
-	(*GetTransferResponse)(nil),    // 9: thumela.transfers.v1.GetTransferResponse
-	(*ListTransfersRequest)(nil),   // 10: thumela.transfers.v1.ListTransfersRequest
-	(*ListTransfersResponse)(nil),  // 11: thumela.transfers.v1.ListTransfersResponse
-	(*CancelTransferRequest)(nil),  // 12: thumela.transfers.v1.CancelTransferRequest
-	(*CancelTransferResponse)(nil), // 13: thumela.transfers.v1.CancelTransferResponse
-	(*GetLimitsRequest)(nil),       // 14: thumela.transfers.v1.GetLimitsRequest
-	(*LimitUsage)(nil),             // 15: thumela.transfers.v1.LimitUsage
-	(*GetLimitsResponse)(nil),      // 16: thumela.transfers.v1.GetLimitsResponse
-	(*LimitExceeded)(nil),          // 17: thumela.transfers.v1.LimitExceeded
-	(*CollectVoucherRequest)(nil),  // 18: thumela.transfers.v1.CollectVoucherRequest
-	(*CollectVoucherResponse)(nil), // 19: thumela.transfers.v1.CollectVoucherResponse
-	(*timestamppb.Timestamp)(nil),  // 20: google.protobuf.Timestamp
-	(v1.Bank)(0),                   // 21: thumela.fees.v1.Bank
+	(TransferStatus)(0),               // 0: thumela.transfers.v1.TransferStatus
+	(CollectionStatus)(0),             // 1: thumela.transfers.v1.CollectionStatus
+	(LimitKind)(0),                    // 2: thumela.transfers.v1.LimitKind
+	(CollectionRefused_Reason)(0),     // 3: thumela.transfers.v1.CollectionRefused.Reason
+	(*WithdrawalLocation)(nil),        // 4: thumela.transfers.v1.WithdrawalLocation
+	(*Voucher)(nil),                   // 5: thumela.transfers.v1.Voucher
+	(*Transfer)(nil),                  // 6: thumela.transfers.v1.Transfer
+	(*CreateTransferRequest)(nil),     // 7: thumela.transfers.v1.CreateTransferRequest
+	(*CreateTransferResponse)(nil),    // 8: thumela.transfers.v1.CreateTransferResponse
+	(*GetTransferRequest)(nil),        // 9: thumela.transfers.v1.GetTransferRequest
+	(*GetTransferResponse)(nil),       // 10: thumela.transfers.v1.GetTransferResponse
+	(*ListTransfersRequest)(nil),      // 11: thumela.transfers.v1.ListTransfersRequest
+	(*ListTransfersResponse)(nil),     // 12: thumela.transfers.v1.ListTransfersResponse
+	(*CancelTransferRequest)(nil),     // 13: thumela.transfers.v1.CancelTransferRequest
+	(*CancelTransferResponse)(nil),    // 14: thumela.transfers.v1.CancelTransferResponse
+	(*GetLimitsRequest)(nil),          // 15: thumela.transfers.v1.GetLimitsRequest
+	(*LimitUsage)(nil),                // 16: thumela.transfers.v1.LimitUsage
+	(*GetLimitsResponse)(nil),         // 17: thumela.transfers.v1.GetLimitsResponse
+	(*LimitExceeded)(nil),             // 18: thumela.transfers.v1.LimitExceeded
+	(*CollectVoucherRequest)(nil),     // 19: thumela.transfers.v1.CollectVoucherRequest
+	(*CollectionRefused)(nil),         // 20: thumela.transfers.v1.CollectionRefused
+	(*ReverseCollectionRequest)(nil),  // 21: thumela.transfers.v1.ReverseCollectionRequest
+	(*ReverseCollectionResponse)(nil), // 22: thumela.transfers.v1.ReverseCollectionResponse
+	(*CollectVoucherResponse)(nil),    // 23: thumela.transfers.v1.CollectVoucherResponse
+	(*timestamppb.Timestamp)(nil),     // 24: google.protobuf.Timestamp
+	(v1.Bank)(0),                      // 25: thumela.fees.v1.Bank
 }
 var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	1,  // 0: thumela.transfers.v1.Voucher.collection_status:type_name -> thumela.transfers.v1.CollectionStatus
-	20, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	20, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	21, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
+	24, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	24, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	25, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
 	0,  // 4: thumela.transfers.v1.Transfer.status:type_name -> thumela.transfers.v1.TransferStatus
-	3,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
-	4,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
-	20, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	20, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	21, // 9: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
-	3,  // 10: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
-	5,  // 11: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	5,  // 12: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	4,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
+	5,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
+	24, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	24, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	25, // 9: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 10: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
+	6,  // 11: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	6,  // 12: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	0,  // 13: thumela.transfers.v1.ListTransfersRequest.status:type_name -> thumela.transfers.v1.TransferStatus
-	5,  // 14: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
-	5,  // 15: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	6,  // 14: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
+	6,  // 15: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	2,  // 16: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
-	15, // 17: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
+	16, // 17: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
 	2,  // 18: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
-	21, // 19: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
-	20, // 20: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
-	6,  // 21: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
-	8,  // 22: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
-	10, // 23: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
-	12, // 24: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
-	14, // 25: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
-	18, // 26: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
-	7,  // 27: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
-	9,  // 28: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
-	11, // 29: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
-	13, // 30: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
-	16, // 31: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
-	19, // 32: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
-	27, // [27:33] is the sub-list for method output_type
-	21, // [21:27] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	25, // 19: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
+	3,  // 20: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
+	25, // 21: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
+	24, // 22: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
+	7,  // 23: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
+	9,  // 24: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
+	11, // 25: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
+	13, // 26: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
+	15, // 27: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
+	19, // 28: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
+	21, // 29: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
+	8,  // 30: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
+	10, // 31: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
+	12, // 32: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
+	14, // 33: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
+	17, // 34: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
+	23, // 35: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
+	22, // 36: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
+	30, // [30:37] is the sub-list for method output_type
+	23, // [23:30] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_transfers_proto_init() }
@@ -1570,8 +1881,8 @@ func file_thumela_transfers_v1_transfers_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_transfers_v1_transfers_proto_rawDesc), len(file_thumela_transfers_v1_transfers_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   17,
+			NumEnums:      4,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,12 +19,13 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TransfersService_CreateTransfer_FullMethodName = "/thumela.transfers.v1.TransfersService/CreateTransfer"
-	TransfersService_GetTransfer_FullMethodName    = "/thumela.transfers.v1.TransfersService/GetTransfer"
-	TransfersService_ListTransfers_FullMethodName  = "/thumela.transfers.v1.TransfersService/ListTransfers"
-	TransfersService_CancelTransfer_FullMethodName = "/thumela.transfers.v1.TransfersService/CancelTransfer"
-	TransfersService_GetLimits_FullMethodName      = "/thumela.transfers.v1.TransfersService/GetLimits"
-	TransfersService_CollectVoucher_FullMethodName = "/thumela.transfers.v1.TransfersService/CollectVoucher"
+	TransfersService_CreateTransfer_FullMethodName    = "/thumela.transfers.v1.TransfersService/CreateTransfer"
+	TransfersService_GetTransfer_FullMethodName       = "/thumela.transfers.v1.TransfersService/GetTransfer"
+	TransfersService_ListTransfers_FullMethodName     = "/thumela.transfers.v1.TransfersService/ListTransfers"
+	TransfersService_CancelTransfer_FullMethodName    = "/thumela.transfers.v1.TransfersService/CancelTransfer"
+	TransfersService_GetLimits_FullMethodName         = "/thumela.transfers.v1.TransfersService/GetLimits"
+	TransfersService_CollectVoucher_FullMethodName    = "/thumela.transfers.v1.TransfersService/CollectVoucher"
+	TransfersService_ReverseCollection_FullMethodName = "/thumela.transfers.v1.TransfersService/ReverseCollection"
 )
 
 // TransfersServiceClient is the client API for TransfersService service.
@@ -54,7 +55,17 @@ type TransfersServiceClient interface {
 	// PermissionDenied; after 5 wrong attempts the voucher is locked for 24 hours
 	// (ResourceExhausted). Another bank's ATM, or a voucher collected, cancelled or expired, is
 	// FailedPrecondition.
+	//
+	// A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
+	// as the first did and collects nothing twice. The amount typed at the ATM must equal the
+	// voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
+	// naming the reason, which the gateway maps to an ISO 8583 response code.
 	CollectVoucher(ctx context.Context, in *CollectVoucherRequest, opts ...grpc.CallOption) (*CollectVoucherResponse, error)
+	// ReverseCollection undoes a collection the ATM could not complete (no cash dispensed, or no
+	// answer in time): the voucher is awaiting collection again. Keyed by the original request's
+	// (bank, retrieval_reference); a repeated reversal, or a reversal of a request that collected
+	// nothing, changes nothing and succeeds. Only "atm-gateway" may call it.
+	ReverseCollection(ctx context.Context, in *ReverseCollectionRequest, opts ...grpc.CallOption) (*ReverseCollectionResponse, error)
 }
 
 type transfersServiceClient struct {
@@ -125,6 +136,16 @@ func (c *transfersServiceClient) CollectVoucher(ctx context.Context, in *Collect
 	return out, nil
 }
 
+func (c *transfersServiceClient) ReverseCollection(ctx context.Context, in *ReverseCollectionRequest, opts ...grpc.CallOption) (*ReverseCollectionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReverseCollectionResponse)
+	err := c.cc.Invoke(ctx, TransfersService_ReverseCollection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TransfersServiceServer is the server API for TransfersService service.
 // All implementations must embed UnimplementedTransfersServiceServer
 // for forward compatibility.
@@ -152,7 +173,17 @@ type TransfersServiceServer interface {
 	// PermissionDenied; after 5 wrong attempts the voucher is locked for 24 hours
 	// (ResourceExhausted). Another bank's ATM, or a voucher collected, cancelled or expired, is
 	// FailedPrecondition.
+	//
+	// A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
+	// as the first did and collects nothing twice. The amount typed at the ATM must equal the
+	// voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
+	// naming the reason, which the gateway maps to an ISO 8583 response code.
 	CollectVoucher(context.Context, *CollectVoucherRequest) (*CollectVoucherResponse, error)
+	// ReverseCollection undoes a collection the ATM could not complete (no cash dispensed, or no
+	// answer in time): the voucher is awaiting collection again. Keyed by the original request's
+	// (bank, retrieval_reference); a repeated reversal, or a reversal of a request that collected
+	// nothing, changes nothing and succeeds. Only "atm-gateway" may call it.
+	ReverseCollection(context.Context, *ReverseCollectionRequest) (*ReverseCollectionResponse, error)
 	mustEmbedUnimplementedTransfersServiceServer()
 }
 
@@ -180,6 +211,9 @@ func (UnimplementedTransfersServiceServer) GetLimits(context.Context, *GetLimits
 }
 func (UnimplementedTransfersServiceServer) CollectVoucher(context.Context, *CollectVoucherRequest) (*CollectVoucherResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CollectVoucher not implemented")
+}
+func (UnimplementedTransfersServiceServer) ReverseCollection(context.Context, *ReverseCollectionRequest) (*ReverseCollectionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReverseCollection not implemented")
 }
 func (UnimplementedTransfersServiceServer) mustEmbedUnimplementedTransfersServiceServer() {}
 func (UnimplementedTransfersServiceServer) testEmbeddedByValue()                          {}
@@ -310,6 +344,24 @@ func _TransfersService_CollectVoucher_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransfersService_ReverseCollection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReverseCollectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).ReverseCollection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_ReverseCollection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).ReverseCollection(ctx, req.(*ReverseCollectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TransfersService_ServiceDesc is the grpc.ServiceDesc for TransfersService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -340,6 +392,10 @@ var TransfersService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CollectVoucher",
 			Handler:    _TransfersService_CollectVoucher_Handler,
+		},
+		{
+			MethodName: "ReverseCollection",
+			Handler:    _TransfersService_ReverseCollection_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/transfers/v1/transfers.proto.
  */
 export const file_thumela_transfers_v1_transfers: GenFile = /*@__PURE__*/
-  fileDesc("CiR0aHVtZWxhL3RyYW5zZmVycy92MS90cmFuc2ZlcnMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIjAKEldpdGhkcmF3YWxMb2NhdGlvbhIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkivgEKB1ZvdWNoZXISDgoGbnVtYmVyGAEgASgJEkEKEWNvbGxlY3Rpb25fc3RhdHVzGAIgASgOMiYudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblN0YXR1cxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb2xsZWN0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpwFCghUcmFuc2ZlchIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgEIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBSABKAkSIwoEYmFuaxgGIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgHIAEoAxIWCg5iYW5rX2ZlZV9jZW50cxgIIAEoAxIaChJwbGF0Zm9ybV9mZWVfY2VudHMYCSABKAMSEQoJZmVlX2NlbnRzGAogASgDEhoKEnRvdGFsX2Ftb3VudF9jZW50cxgLIAEoAxISCgpmZWVfd2FpdmVkGAwgASgIEjQKBnN0YXR1cxgNIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEhYKDmZhaWx1cmVfcmVhc29uGA4gASgJEhkKEXBheW1lbnRfbWV0aG9kX2lkGA8gASgJEhsKE3BheW1lbnRfbWV0aG9kX25hbWUYECABKAkSIAoYcGF5bWVudF9tZXRob2RfbGFzdF9mb3VyGBEgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YEiABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SLgoHdm91Y2hlchgTIAEoCzIdLnRodW1lbGEudHJhbnNmZXJzLnYxLlZvdWNoZXISLgoKY3JlYXRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijwIKFUNyZWF0ZVRyYW5zZmVyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgDIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBCABKAkSIwoEYmFuaxgFIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgGIAEoAxIZChFwYXltZW50X21ldGhvZF9pZBgHIAEoCRJFChN3aXRoZHJhd2FsX2xvY2F0aW9uGAggASgLMigudGh1bWVsYS50cmFuc2ZlcnMudjEuV2l0aGRyYXdhbExvY2F0aW9uIkoKFkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciI6ChJHZXRUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJHChNHZXRUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIijQEKFExpc3RUcmFuc2ZlcnNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSNAoGc3RhdHVzGAMgASgOMiQudGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXJTdGF0dXMSDAoEcGFnZRgEIAEoBRIRCglwYWdlX3NpemUYBSABKAUiXwoVTGlzdFRyYW5zZmVyc1Jlc3BvbnNlEjEKCXRyYW5zZmVycxgBIAMoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyEhMKC3RvdGFsX2NvdW50GAIgASgFIj0KFUNhbmNlbFRyYW5zZmVyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhMKC3RyYW5zZmVyX2lkGAIgASgJIkoKFkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciIjChBHZXRMaW1pdHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkifQoKTGltaXRVc2FnZRItCgRraW5kGAEgASgOMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRLaW5kEhMKC2xpbWl0X2NlbnRzGAIgASgDEhIKCnVzZWRfY2VudHMYAyABKAMSFwoPcmVtYWluaW5nX2NlbnRzGAQgASgDIkUKEUdldExpbWl0c1Jlc3BvbnNlEjAKBmxpbWl0cxgBIAMoCzIgLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0VXNhZ2UibAoNTGltaXRFeGNlZWRlZBItCgRraW5kGAEgASgOMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRLaW5kEhMKC2xpbWl0X2NlbnRzGAIgASgDEhcKD3JlbWFpbmluZ19jZW50cxgDIAEoAyKKAQoVQ29sbGVjdFZvdWNoZXJSZXF1ZXN0EhYKDnZvdWNoZXJfbnVtYmVyGAEgASgJEgsKA3BpbhgCIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYAyABKAkSIwoEYmFuaxgEIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEg4KBmF0bV9pZBgFIAEoCSJ1ChZDb2xsZWN0Vm91Y2hlclJlc3BvbnNlEhMKC3RyYW5zZmVyX2lkGAEgASgJEhQKDGFtb3VudF9jZW50cxgCIAEoAxIwCgxjb2xsZWN0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKqkBCg5UcmFuc2ZlclN0YXR1cxIfChtUUkFOU0ZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdUUkFOU0ZFUl9TVEFUVVNfUEVORElORxABEh4KGlRSQU5TRkVSX1NUQVRVU19QUk9DRVNTSU5HEAISHQoZVFJBTlNGRVJfU1RBVFVTX0NPTVBMRVRFRBADEhoKFlRSQU5TRkVSX1NUQVRVU19GQUlMRUQQBCrBAQoQQ29sbGVjdGlvblN0YXR1cxIhCh1DT0xMRUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEikKJUNPTExFQ1RJT05fU1RBVFVTX0FXQUlUSU5HX0NPTExFQ1RJT04QARIfChtDT0xMRUNUSU9OX1NUQVRVU19DT0xMRUNURUQQAhIfChtDT0xMRUNUSU9OX1NUQVRVU19DQU5DRUxMRUQQAxIdChlDT0xMRUNUSU9OX1NUQVRVU19FWFBJUkVEEAQqoQEKCUxpbWl0S2luZBIaChZMSU1JVF9LSU5EX1VOU1BFQ0lGSUVEEAASGwoXTElNSVRfS0lORF9QRVJfVFJBTlNGRVIQARIUChBMSU1JVF9LSU5EX0RBSUxZEAISFgoSTElNSVRfS0lORF9NT05USExZEAMSFQoRTElNSVRfS0lORF9ZRUFSTFkQBBIWChJMSU1JVF9LSU5EX01JTklNVU0QBTKFBQoQVHJhbnNmZXJzU2VydmljZRJrCg5DcmVhdGVUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USYgoLR2V0VHJhbnNmZXISKC50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlcXVlc3QaKS50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlc3BvbnNlEmgKDUxpc3RUcmFuc2ZlcnMSKi50aHVtZWxhLnRyYW5zZmVycy52MS5MaXN0VHJhbnNmZXJzUmVxdWVzdBorLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RUcmFuc2ZlcnNSZXNwb25zZRJrCg5DYW5jZWxUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USXAoJR2V0TGltaXRzEiYudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRzUmVxdWVzdBonLnRodW1lbGEudHJhbnNmZXJzLnYxLkdldExpbWl0c1Jlc3BvbnNlEmsKDkNvbGxlY3RWb3VjaGVyEisudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdFZvdWNoZXJSZXF1ZXN0GiwudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdFZvdWNoZXJSZXNwb25zZULmAQoYY29tLnRodW1lbGEudHJhbnNmZXJzLnYxQg5UcmFuc2ZlcnNQcm90b1ABWkhnaXRodWIuY29tL3RodW1lbGEvdGh1bWVsYS9wcm90by9nZW4vZ28vdGh1bWVsYS90cmFuc2ZlcnMvdjE7dHJhbnNmZXJzdjGiAgNUVFiqAhRUaHVtZWxhLlRyYW5zZmVycy5WMcoCFFRodW1lbGFcVHJhbnNmZXJzXFYx4gIgVGh1bWVsYVxUcmFuc2ZlcnNcVjFcR1BCTWV0YWRhdGHqAhZUaHVtZWxhOjpUcmFuc2ZlcnM6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_thumela_fees_v1_fees]);
+  fileDesc("CiR0aHVtZWxhL3RyYW5zZmVycy92MS90cmFuc2ZlcnMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIjAKEldpdGhkcmF3YWxMb2NhdGlvbhIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkivgEKB1ZvdWNoZXISDgoGbnVtYmVyGAEgASgJEkEKEWNvbGxlY3Rpb25fc3RhdHVzGAIgASgOMiYudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblN0YXR1cxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb2xsZWN0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpwFCghUcmFuc2ZlchIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgEIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBSABKAkSIwoEYmFuaxgGIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgHIAEoAxIWCg5iYW5rX2ZlZV9jZW50cxgIIAEoAxIaChJwbGF0Zm9ybV9mZWVfY2VudHMYCSABKAMSEQoJZmVlX2NlbnRzGAogASgDEhoKEnRvdGFsX2Ftb3VudF9jZW50cxgLIAEoAxISCgpmZWVfd2FpdmVkGAwgASgIEjQKBnN0YXR1cxgNIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEhYKDmZhaWx1cmVfcmVhc29uGA4gASgJEhkKEXBheW1lbnRfbWV0aG9kX2lkGA8gASgJEhsKE3BheW1lbnRfbWV0aG9kX25hbWUYECABKAkSIAoYcGF5bWVudF9tZXRob2RfbGFzdF9mb3VyGBEgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YEiABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SLgoHdm91Y2hlchgTIAEoCzIdLnRodW1lbGEudHJhbnNmZXJzLnYxLlZvdWNoZXISLgoKY3JlYXRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijwIKFUNyZWF0ZVRyYW5zZmVyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgDIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBCABKAkSIwoEYmFuaxgFIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgGIAEoAxIZChFwYXltZW50X21ldGhvZF9pZBgHIAEoCRJFChN3aXRoZHJhd2FsX2xvY2F0aW9uGAggASgLMigudGh1bWVsYS50cmFuc2ZlcnMudjEuV2l0aGRyYXdhbExvY2F0aW9uIkoKFkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciI6ChJHZXRUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJHChNHZXRUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIijQEKFExpc3RUcmFuc2ZlcnNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSNAoGc3RhdHVzGAMgASgOMiQudGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXJTdGF0dXMSDAoEcGFnZRgEIAEoBRIRCglwYWdlX3NpemUYBSABKAUiXwoVTGlzdFRyYW5zZmVyc1Jlc3BvbnNlEjEKCXRyYW5zZmVycxgBIAMoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyEhMKC3RvdGFsX2NvdW50GAIgASgFIj0KFUNhbmNlbFRyYW5zZmVyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhMKC3RyYW5zZmVyX2lkGAIgASgJIkoKFkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciIjChBHZXRMaW1pdHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkifQoKTGltaXRVc2FnZRItCgRraW5kGAEgASgOMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRLaW5kEhMKC2xpbWl0X2NlbnRzGAIgASgDEhIKCnVzZWRfY2VudHMYAyABKAMSFwoPcmVtYWluaW5nX2NlbnRzGAQgASgDIkUKEUdldExpbWl0c1Jlc3BvbnNlEjAKBmxpbWl0cxgBIAMoCzIgLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0VXNhZ2UibAoNTGltaXRFeGNlZWRlZBItCgRraW5kGAEgASgOMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRLaW5kEhMKC2xpbWl0X2NlbnRzGAIgASgDEhcKD3JlbWFpbmluZ19jZW50cxgDIAEoAyL2AQoVQ29sbGVjdFZvdWNoZXJSZXF1ZXN0EhYKDnZvdWNoZXJfbnVtYmVyGAEgASgJEgsKA3BpbhgCIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYAyABKAkSIwoEYmFuaxgEIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEg4KBmF0bV9pZBgFIAEoCRIUCgxhbW91bnRfY2VudHMYBiABKAMSIQoZc3lzdGVtX3RyYWNlX2F1ZGl0X251bWJlchgHIAEoCRIbChNyZXRyaWV2YWxfcmVmZXJlbmNlGAggASgJEhQKDGF0bV9sb2NhdGlvbhgJIAEoCSLSAgoRQ29sbGVjdGlvblJlZnVzZWQSPgoGcmVhc29uGAEgASgOMi4udGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblJlZnVzZWQuUmVhc29uEhUKDWF0dGVtcHRzX2xlZnQYAiABKAUi5QEKBlJlYXNvbhIWChJSRUFTT05fVU5TUEVDSUZJRUQQABIcChhSRUFTT05fV1JPTkdfQ1JFREVOVElBTFMQARIRCg1SRUFTT05fTE9DS0VEEAISEgoOUkVBU09OX0VYUElSRUQQAxIUChBSRUFTT05fQ0FOQ0VMTEVEEAQSHAoYUkVBU09OX0FMUkVBRFlfQ09MTEVDVEVEEAUSFQoRUkVBU09OX1dST05HX0JBTksQBhIXChNSRUFTT05fV1JPTkdfQU1PVU5UEAcSGgoWUkVBU09OX0lOVkFMSURfVk9VQ0hFUhAIIn8KGFJldmVyc2VDb2xsZWN0aW9uUmVxdWVzdBIjCgRiYW5rGAEgASgOMhUudGh1bWVsYS5mZWVzLnYxLkJhbmsSGwoTcmV0cmlldmFsX3JlZmVyZW5jZRgCIAEoCRIhChlzeXN0ZW1fdHJhY2VfYXVkaXRfbnVtYmVyGAMgASgJIkIKGVJldmVyc2VDb2xsZWN0aW9uUmVzcG9uc2USEAoIcmV2ZXJzZWQYASABKAgSEwoLdHJhbnNmZXJfaWQYAiABKAkidQoWQ29sbGVjdFZvdWNoZXJSZXNwb25zZRITCgt0cmFuc2Zlcl9pZBgBIAEoCRIUCgxhbW91bnRfY2VudHMYAiABKAMSMAoMY29sbGVjdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqpAQoOVHJhbnNmZXJTdGF0dXMSHwobVFJBTlNGRVJfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXVFJBTlNGRVJfU1RBVFVTX1BFTkRJTkcQARIeChpUUkFOU0ZFUl9TVEFUVVNfUFJPQ0VTU0lORxACEh0KGVRSQU5TRkVSX1NUQVRVU19DT01QTEVURUQQAxIaChZUUkFOU0ZFUl9TVEFUVVNfRkFJTEVEEAQqwQEKEENvbGxlY3Rpb25TdGF0dXMSIQodQ09MTEVDVElPTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIpCiVDT0xMRUNUSU9OX1NUQVRVU19BV0FJVElOR19DT0xMRUNUSU9OEAESHwobQ09MTEVDVElPTl9TVEFUVVNfQ09MTEVDVEVEEAISHwobQ09MTEVDVElPTl9TVEFUVVNfQ0FOQ0VMTEVEEAMSHQoZQ09MTEVDVElPTl9TVEFUVVNfRVhQSVJFRBAEKqEBCglMaW1pdEtpbmQSGgoWTElNSVRfS0lORF9VTlNQRUNJRklFRBAAEhsKF0xJTUlUX0tJTkRfUEVSX1RSQU5TRkVSEAESFAoQTElNSVRfS0lORF9EQUlMWRACEhYKEkxJTUlUX0tJTkRfTU9OVEhMWRADEhUKEUxJTUlUX0tJTkRfWUVBUkxZEAQSFgoSTElNSVRfS0lORF9NSU5JTVVNEAUy+wUKEFRyYW5zZmVyc1NlcnZpY2USawoOQ3JlYXRlVHJhbnNmZXISKy50aHVtZWxhLnRyYW5zZmVycy52MS5DcmVhdGVUcmFuc2ZlclJlcXVlc3QaLC50aHVtZWxhLnRyYW5zZmVycy52MS5DcmVhdGVUcmFuc2ZlclJlc3BvbnNlEmIKC0dldFRyYW5zZmVyEigudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0VHJhbnNmZXJSZXF1ZXN0GikudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0VHJhbnNmZXJSZXNwb25zZRJoCg1MaXN0VHJhbnNmZXJzEioudGh1bWVsYS50cmFuc2ZlcnMudjEuTGlzdFRyYW5zZmVyc1JlcXVlc3QaKy50aHVtZWxhLnRyYW5zZmVycy52MS5MaXN0VHJhbnNmZXJzUmVzcG9uc2USawoOQ2FuY2VsVHJhbnNmZXISKy50aHVtZWxhLnRyYW5zZmVycy52MS5DYW5jZWxUcmFuc2ZlclJlcXVlc3QaLC50aHVtZWxhLnRyYW5zZmVycy52MS5DYW5jZWxUcmFuc2ZlclJlc3BvbnNlElwKCUdldExpbWl0cxImLnRodW1lbGEudHJhbnNmZXJzLnYxLkdldExpbWl0c1JlcXVlc3QaJy50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRMaW1pdHNSZXNwb25zZRJrCg5Db2xsZWN0Vm91Y2hlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNvbGxlY3RWb3VjaGVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNvbGxlY3RWb3VjaGVyUmVzcG9uc2USdAoRUmV2ZXJzZUNvbGxlY3Rpb24SLi50aHVtZWxhLnRyYW5zZmVycy52MS5SZXZlcnNlQ29sbGVjdGlvblJlcXVlc3QaLy50aHVtZWxhLnRyYW5zZmVycy52MS5SZXZlcnNlQ29sbGVjdGlvblJlc3BvbnNlQuYBChhjb20udGh1bWVsYS50cmFuc2ZlcnMudjFCDlRyYW5zZmVyc1Byb3RvUAFaSGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL3RyYW5zZmVycy92MTt0cmFuc2ZlcnN2MaICA1RUWKoCFFRodW1lbGEuVHJhbnNmZXJzLlYxygIUVGh1bWVsYVxUcmFuc2ZlcnNcVjHiAiBUaHVtZWxhXFRyYW5zZmVyc1xWMVxHUEJNZXRhZGF0YeoCFlRodW1lbGE6OlRyYW5zZmVyczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_thumela_fees_v1_fees]);
 
 /**
  * @generated from message thumela.transfers.v1.WithdrawalLocation
@@ -545,6 +545,33 @@ export type CollectVoucherRequest = Message<"thumela.transfers.v1.CollectVoucher
    * @generated from field: string atm_id = 5;
    */
   atmId: string;
+
+  /**
+   * The amount typed at the ATM, in cents; it must equal the voucher's amount.
+   *
+   * @generated from field: int64 amount_cents = 6;
+   */
+  amountCents: bigint;
+
+  /**
+   * The switch's references of this request (ISO 8583 DE 11 STAN and DE 37 RRN): the pair
+   * (bank, retrieval_reference) makes the request idempotent and names it in a reversal.
+   *
+   * @generated from field: string system_trace_audit_number = 7;
+   */
+  systemTraceAuditNumber: string;
+
+  /**
+   * @generated from field: string retrieval_reference = 8;
+   */
+  retrievalReference: string;
+
+  /**
+   * Where the ATM is, for the sender's screen ("FNB ATM Sandton City"); at most 64 characters.
+   *
+   * @generated from field: string atm_location = 9;
+   */
+  atmLocation: string;
 };
 
 /**
@@ -553,6 +580,152 @@ export type CollectVoucherRequest = Message<"thumela.transfers.v1.CollectVoucher
  */
 export const CollectVoucherRequestSchema: GenMessage<CollectVoucherRequest> = /*@__PURE__*/
   messageDesc(file_thumela_transfers_v1_transfers, 15);
+
+/**
+ * CollectionRefused is the error detail of a refused CollectVoucher.
+ *
+ * @generated from message thumela.transfers.v1.CollectionRefused
+ */
+export type CollectionRefused = Message<"thumela.transfers.v1.CollectionRefused"> & {
+  /**
+   * @generated from field: thumela.transfers.v1.CollectionRefused.Reason reason = 1;
+   */
+  reason: CollectionRefused_Reason;
+
+  /**
+   * Attempts left before the voucher locks (for WRONG_CREDENTIALS).
+   *
+   * @generated from field: int32 attempts_left = 2;
+   */
+  attemptsLeft: number;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.CollectionRefused.
+ * Use `create(CollectionRefusedSchema)` to create a new message.
+ */
+export const CollectionRefusedSchema: GenMessage<CollectionRefused> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 16);
+
+/**
+ * @generated from enum thumela.transfers.v1.CollectionRefused.Reason
+ */
+export enum CollectionRefused_Reason {
+  /**
+   * @generated from enum value: REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The voucher number, PIN or phone number is wrong (one answer for all three).
+   *
+   * @generated from enum value: REASON_WRONG_CREDENTIALS = 1;
+   */
+  WRONG_CREDENTIALS = 1,
+
+  /**
+   * Too many wrong attempts: locked for 24 hours.
+   *
+   * @generated from enum value: REASON_LOCKED = 2;
+   */
+  LOCKED = 2,
+
+  /**
+   * @generated from enum value: REASON_EXPIRED = 3;
+   */
+  EXPIRED = 3,
+
+  /**
+   * @generated from enum value: REASON_CANCELLED = 4;
+   */
+  CANCELLED = 4,
+
+  /**
+   * @generated from enum value: REASON_ALREADY_COLLECTED = 5;
+   */
+  ALREADY_COLLECTED = 5,
+
+  /**
+   * The ATM is not of the bank the sender chose.
+   *
+   * @generated from enum value: REASON_WRONG_BANK = 6;
+   */
+  WRONG_BANK = 6,
+
+  /**
+   * The amount typed is not the voucher's amount.
+   *
+   * @generated from enum value: REASON_WRONG_AMOUNT = 7;
+   */
+  WRONG_AMOUNT = 7,
+
+  /**
+   * The voucher number is not a voucher number at all (not 10 digits).
+   *
+   * @generated from enum value: REASON_INVALID_VOUCHER = 8;
+   */
+  INVALID_VOUCHER = 8,
+}
+
+/**
+ * Describes the enum thumela.transfers.v1.CollectionRefused.Reason.
+ */
+export const CollectionRefused_ReasonSchema: GenEnum<CollectionRefused_Reason> = /*@__PURE__*/
+  enumDesc(file_thumela_transfers_v1_transfers, 16, 0);
+
+/**
+ * @generated from message thumela.transfers.v1.ReverseCollectionRequest
+ */
+export type ReverseCollectionRequest = Message<"thumela.transfers.v1.ReverseCollectionRequest"> & {
+  /**
+   * @generated from field: thumela.fees.v1.Bank bank = 1;
+   */
+  bank: Bank;
+
+  /**
+   * The original CollectVoucher request's retrieval_reference and STAN.
+   *
+   * @generated from field: string retrieval_reference = 2;
+   */
+  retrievalReference: string;
+
+  /**
+   * @generated from field: string system_trace_audit_number = 3;
+   */
+  systemTraceAuditNumber: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ReverseCollectionRequest.
+ * Use `create(ReverseCollectionRequestSchema)` to create a new message.
+ */
+export const ReverseCollectionRequestSchema: GenMessage<ReverseCollectionRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 17);
+
+/**
+ * @generated from message thumela.transfers.v1.ReverseCollectionResponse
+ */
+export type ReverseCollectionResponse = Message<"thumela.transfers.v1.ReverseCollectionResponse"> & {
+  /**
+   * Whether this call made the voucher collectable again (false for a repeat, or when the
+   * original request collected nothing).
+   *
+   * @generated from field: bool reversed = 1;
+   */
+  reversed: boolean;
+
+  /**
+   * @generated from field: string transfer_id = 2;
+   */
+  transferId: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ReverseCollectionResponse.
+ * Use `create(ReverseCollectionResponseSchema)` to create a new message.
+ */
+export const ReverseCollectionResponseSchema: GenMessage<ReverseCollectionResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 18);
 
 /**
  * @generated from message thumela.transfers.v1.CollectVoucherResponse
@@ -581,7 +754,7 @@ export type CollectVoucherResponse = Message<"thumela.transfers.v1.CollectVouche
  * Use `create(CollectVoucherResponseSchema)` to create a new message.
  */
 export const CollectVoucherResponseSchema: GenMessage<CollectVoucherResponse> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 16);
+  messageDesc(file_thumela_transfers_v1_transfers, 19);
 
 /**
  * @generated from enum thumela.transfers.v1.TransferStatus
@@ -772,12 +945,30 @@ export const TransfersService: GenService<{
    * (ResourceExhausted). Another bank's ATM, or a voucher collected, cancelled or expired, is
    * FailedPrecondition.
    *
+   * A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
+   * as the first did and collects nothing twice. The amount typed at the ATM must equal the
+   * voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
+   * naming the reason, which the gateway maps to an ISO 8583 response code.
+   *
    * @generated from rpc thumela.transfers.v1.TransfersService.CollectVoucher
    */
   collectVoucher: {
     methodKind: "unary";
     input: typeof CollectVoucherRequestSchema;
     output: typeof CollectVoucherResponseSchema;
+  },
+  /**
+   * ReverseCollection undoes a collection the ATM could not complete (no cash dispensed, or no
+   * answer in time): the voucher is awaiting collection again. Keyed by the original request's
+   * (bank, retrieval_reference); a repeated reversal, or a reversal of a request that collected
+   * nothing, changes nothing and succeeds. Only "atm-gateway" may call it.
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.ReverseCollection
+   */
+  reverseCollection: {
+    methodKind: "unary";
+    input: typeof ReverseCollectionRequestSchema;
+    output: typeof ReverseCollectionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_thumela_transfers_v1_transfers, 0);

@@ -51,6 +51,9 @@ const (
 	// TransfersServiceCollectVoucherProcedure is the fully-qualified name of the TransfersService's
 	// CollectVoucher RPC.
 	TransfersServiceCollectVoucherProcedure = "/thumela.transfers.v1.TransfersService/CollectVoucher"
+	// TransfersServiceReverseCollectionProcedure is the fully-qualified name of the TransfersService's
+	// ReverseCollection RPC.
+	TransfersServiceReverseCollectionProcedure = "/thumela.transfers.v1.TransfersService/ReverseCollection"
 )
 
 // TransfersServiceClient is a client for the thumela.transfers.v1.TransfersService service.
@@ -73,7 +76,17 @@ type TransfersServiceClient interface {
 	// PermissionDenied; after 5 wrong attempts the voucher is locked for 24 hours
 	// (ResourceExhausted). Another bank's ATM, or a voucher collected, cancelled or expired, is
 	// FailedPrecondition.
+	//
+	// A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
+	// as the first did and collects nothing twice. The amount typed at the ATM must equal the
+	// voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
+	// naming the reason, which the gateway maps to an ISO 8583 response code.
 	CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error)
+	// ReverseCollection undoes a collection the ATM could not complete (no cash dispensed, or no
+	// answer in time): the voucher is awaiting collection again. Keyed by the original request's
+	// (bank, retrieval_reference); a repeated reversal, or a reversal of a request that collected
+	// nothing, changes nothing and succeeds. Only "atm-gateway" may call it.
+	ReverseCollection(context.Context, *v1.ReverseCollectionRequest) (*v1.ReverseCollectionResponse, error)
 }
 
 // NewTransfersServiceClient constructs a client for the thumela.transfers.v1.TransfersService
@@ -123,17 +136,24 @@ func NewTransfersServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(transfersServiceMethods.ByName("CollectVoucher")),
 			connect.WithClientOptions(opts...),
 		),
+		reverseCollection: connect.NewClient[v1.ReverseCollectionRequest, v1.ReverseCollectionResponse](
+			httpClient,
+			baseURL+TransfersServiceReverseCollectionProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("ReverseCollection")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // transfersServiceClient implements TransfersServiceClient.
 type transfersServiceClient struct {
-	createTransfer *connect.Client[v1.CreateTransferRequest, v1.CreateTransferResponse]
-	getTransfer    *connect.Client[v1.GetTransferRequest, v1.GetTransferResponse]
-	listTransfers  *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
-	cancelTransfer *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
-	getLimits      *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
-	collectVoucher *connect.Client[v1.CollectVoucherRequest, v1.CollectVoucherResponse]
+	createTransfer    *connect.Client[v1.CreateTransferRequest, v1.CreateTransferResponse]
+	getTransfer       *connect.Client[v1.GetTransferRequest, v1.GetTransferResponse]
+	listTransfers     *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
+	cancelTransfer    *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
+	getLimits         *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
+	collectVoucher    *connect.Client[v1.CollectVoucherRequest, v1.CollectVoucherResponse]
+	reverseCollection *connect.Client[v1.ReverseCollectionRequest, v1.ReverseCollectionResponse]
 }
 
 // CreateTransfer calls thumela.transfers.v1.TransfersService.CreateTransfer.
@@ -190,6 +210,15 @@ func (c *transfersServiceClient) CollectVoucher(ctx context.Context, req *v1.Col
 	return nil, err
 }
 
+// ReverseCollection calls thumela.transfers.v1.TransfersService.ReverseCollection.
+func (c *transfersServiceClient) ReverseCollection(ctx context.Context, req *v1.ReverseCollectionRequest) (*v1.ReverseCollectionResponse, error) {
+	response, err := c.reverseCollection.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // TransfersServiceHandler is an implementation of the thumela.transfers.v1.TransfersService
 // service.
 type TransfersServiceHandler interface {
@@ -211,7 +240,17 @@ type TransfersServiceHandler interface {
 	// PermissionDenied; after 5 wrong attempts the voucher is locked for 24 hours
 	// (ResourceExhausted). Another bank's ATM, or a voucher collected, cancelled or expired, is
 	// FailedPrecondition.
+	//
+	// A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
+	// as the first did and collects nothing twice. The amount typed at the ATM must equal the
+	// voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
+	// naming the reason, which the gateway maps to an ISO 8583 response code.
 	CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error)
+	// ReverseCollection undoes a collection the ATM could not complete (no cash dispensed, or no
+	// answer in time): the voucher is awaiting collection again. Keyed by the original request's
+	// (bank, retrieval_reference); a repeated reversal, or a reversal of a request that collected
+	// nothing, changes nothing and succeeds. Only "atm-gateway" may call it.
+	ReverseCollection(context.Context, *v1.ReverseCollectionRequest) (*v1.ReverseCollectionResponse, error)
 }
 
 // NewTransfersServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -257,6 +296,12 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 		connect.WithSchema(transfersServiceMethods.ByName("CollectVoucher")),
 		connect.WithHandlerOptions(opts...),
 	)
+	transfersServiceReverseCollectionHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceReverseCollectionProcedure,
+		svc.ReverseCollection,
+		connect.WithSchema(transfersServiceMethods.ByName("ReverseCollection")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/thumela.transfers.v1.TransfersService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case TransfersServiceCreateTransferProcedure:
@@ -271,6 +316,8 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 			transfersServiceGetLimitsHandler.ServeHTTP(w, r)
 		case TransfersServiceCollectVoucherProcedure:
 			transfersServiceCollectVoucherHandler.ServeHTTP(w, r)
+		case TransfersServiceReverseCollectionProcedure:
+			transfersServiceReverseCollectionHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -302,4 +349,8 @@ func (UnimplementedTransfersServiceHandler) GetLimits(context.Context, *v1.GetLi
 
 func (UnimplementedTransfersServiceHandler) CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.CollectVoucher is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) ReverseCollection(context.Context, *v1.ReverseCollectionRequest) (*v1.ReverseCollectionResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.ReverseCollection is not implemented"))
 }
