@@ -4,10 +4,14 @@ go 1.26.0
 
 require (
 	connectrpc.com/connect v1.21.1
+	github.com/emersion/go-message v0.18.2
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.24.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/thumela/thumela/proto v0.0.0
+	github.com/thumela/thumela/services/platform v0.0.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -48,4 +52,7 @@ require (
 	google.golang.org/grpc v1.85.0 // indirect
 )
 
-replace github.com/thumela/thumela/proto => ../../proto
+replace (
+	github.com/thumela/thumela/proto => ../../proto
+	github.com/thumela/thumela/services/platform => ../../services/platform
+)

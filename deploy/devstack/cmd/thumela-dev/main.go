@@ -27,7 +27,7 @@ func run() error {
 	root, _ := os.Getwd()
 	cfg := stack.Config{Out: os.Stdout}
 	flag.StringVar(&cfg.Root, "root", root, "the repository's root (binaries in bin/, web client in web/dist)")
-	flag.StringVar(&cfg.DataDir, "data", filepath.Join(root, ".data"), "where the private PostgreSQL cluster, NATS's store and the dev secrets live")
+	flag.StringVar(&cfg.DataDir, "data", filepath.Join(root, ".data"), "where the private PostgreSQL cluster, NATS's store, the dev secrets and the SMTP sink's certificate live")
 	flag.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "the BFF's address")
 	flag.IntVar(&cfg.PostgresPort, "postgres-port", 54329, "the private PostgreSQL cluster's port")
 	flag.BoolVar(&cfg.Ephemeral, "ephemeral", false, "use a throw-away database and NATS store, removed at exit (browser tests)")

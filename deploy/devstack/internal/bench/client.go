@@ -228,6 +228,10 @@ func (c *Client) SetUpUsers(ctx context.Context, runID string, n, parallel int, 
 
 var sixDigits = regexp.MustCompile(`\b(\d{6})\b`)
 
+// TemplateSignUpCode is the sign-up code e-mail's template, as /dev/outbox names it (the
+// e-mail's X-Thumela-Template).
+const TemplateSignUpCode = "sign_up_code"
+
 // verificationCodes polls the dev outbox until every user's sign-up code is there.
 func (c *Client) verificationCodes(ctx context.Context, users []*User, timeout time.Duration) (map[string]string, error) {
 	want := map[string]bool{}
@@ -251,7 +255,7 @@ func (c *Client) verificationCodes(ctx context.Context, users []*User, timeout t
 			resp.Body.Close()
 			if err == nil {
 				for _, m := range body.Messages {
-					if want[m.Recipient] && m.Template == "email_verification" {
+					if want[m.Recipient] && m.Template == TemplateSignUpCode {
 						if code := sixDigits.FindStringSubmatch(m.Body); code != nil {
 							codes[m.Recipient] = code[1]
 						}

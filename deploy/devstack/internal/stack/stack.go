@@ -1,7 +1,9 @@
 // Package stack runs the whole of Thumela on one machine for development and for the browser
 // tests: PostgreSQL (the one at DATABASE_URL, or a private cluster under the data folder), NATS
-// (embedded unless NATS_URL is set), the five services and the BFF, each a child process whose
-// log lines carry its name. Any of them can run as several replicas (Config.Replicas), which is
+// (embedded unless NATS_URL is set), the six services and the BFF, each a child process whose
+// log lines carry its name, and, in this process, the stand-ins for the outside world that
+// notifications talks to (package devsinks: an SMTP server, the SMS provider's API, and the dev
+// tools behind /dev/outbox). Any child can run as several replicas (Config.Replicas), which is
 // how the scale-out test runs two BFFs and two transfers instances on one machine.
 package stack
 
@@ -27,17 +29,21 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/thumela/thumela/deploy/devstack/internal/devsinks"
+	"github.com/thumela/thumela/services/platform/seal"
 )
 
 // Services are started in this order; identity first because the others verify access tokens
 // with its keys (they fetch them lazily, so the order is a courtesy, not a requirement).
-var Services = []string{"identity", "profiles", "paymentmethods", "fees", "transfers"}
+var Services = []string{"identity", "profiles", "paymentmethods", "fees", "transfers", "notifications"}
 
 // Config says where things are and how the stack is reached.
 type Config struct {
 	// Root is the repository's root; binaries are in Root/bin, the web client in Root/web/dist.
 	Root string
-	// DataDir keeps the private PostgreSQL cluster, NATS's store and the dev secrets.
+	// DataDir keeps the private PostgreSQL cluster, NATS's store, the dev secrets and the SMTP
+	// sink's certificate.
 	DataDir string
 	// HTTPAddr is where the BFF listens.
 	HTTPAddr string
@@ -89,6 +95,19 @@ type Ready struct {
 	// runs its own cluster, postgres; replicas as <name>-<n>). A test may signal one; with
 	// Config.TolerateExit the others keep running.
 	PIDs map[string]int
+	// DataDir is Config.DataDir.
+	DataDir string
+	// DevToolsURL is the dev tools' own base (http://127.0.0.1:<port>), which serves /dev/outbox
+	// and /dev/sms/failures; every BFF proxies /dev/ there too.
+	DevToolsURL string
+	// SMTPAddr is the SMTP sink's host:port; SMTPCAFile its certificate (PEM).
+	SMTPAddr   string
+	SMTPCAFile string
+	// BulkSMSURL is the SMS provider stand-in's API base (http://127.0.0.1:<port>/v1).
+	BulkSMSURL string
+	// WebhookURL is where the stand-in posts its delivery reports (the first notifications
+	// replica's webhook, token included: a secret, like every dev secret of the stack).
+	WebhookURL string
 }
 
 // replicaNames names the n instances of name: the plain name for one, name-1 … name-n for more.
@@ -212,12 +231,15 @@ func Run(ctx context.Context, cfg Config) error {
 		"THUMELA_ENV=development",
 	)
 	for _, k := range slices.Sorted(maps.Keys(secrets)) {
-		env = append(env, k+"="+secrets[k])
+		if !notificationsOnly[k] {
+			env = append(env, k+"="+secrets[k])
+		}
 	}
 	ports := len(names["bff"]) - 1 // the first BFF is at cfg.HTTPAddr
 	for _, svc := range Services {
 		ports += len(names[svc])
 	}
+	ports += len(names["notifications"]) // each replica's webhook listener
 	free, err := freeAddrs(ports)
 	if err != nil {
 		return err
@@ -229,6 +251,44 @@ func Run(ctx context.Context, cfg Config) error {
 			addrs[svc] = append(addrs[svc], take())
 		}
 		env = append(env, strings.ToUpper(svc)+"_ADDR="+strings.Join(addrs[svc], ","))
+	}
+	webhookAddrs := make([]string, len(names["notifications"]))
+	for i := range webhookAddrs {
+		webhookAddrs[i] = take()
+	}
+
+	// The outside world notifications talks to, before the services: the SMTP sink, the SMS
+	// provider's stand-in (reporting to the first replica's webhook, as a provider account has
+	// one registered URL) and the dev tools that list what they received.
+	webhookURL := "http://" + webhookAddrs[0] + "/webhooks/bulksms/" + secrets["NOTIFICATIONS_WEBHOOK_TOKEN"]
+	sinks, err := devsinks.Start(devsinks.Config{
+		DataDir:        cfg.DataDir,
+		SMTPUsername:   secrets["NOTIFICATIONS_SMTP_USERNAME"],
+		SMTPPassword:   secrets["NOTIFICATIONS_SMTP_PASSWORD"],
+		BulkSMSTokenID: secrets["NOTIFICATIONS_BULKSMS_TOKEN_ID"], BulkSMSTokenSecret: secrets["NOTIFICATIONS_BULKSMS_TOKEN_SECRET"],
+		WebhookURL: webhookURL,
+		Logger:     log.With("component", "devsinks"),
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// After the children (notifications must not lose its SMTP server mid-message), and
+		// before PostgreSQL, which the throw-away database's drop still needs.
+		stop(true)
+		closeCtx, closeCancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer closeCancel()
+		_ = sinks.Close(closeCtx)
+	}()
+	log.Info("dev stand-ins", "smtp", sinks.SMTPAddr(), "bulksms", sinks.BulkSMSURL(), "dev_tools", sinks.DevToolsURL())
+	notificationsEnv := []string{
+		"NOTIFICATIONS_SMTP_ADDR=" + sinks.SMTPAddr(),
+		"NOTIFICATIONS_SMTP_TLS=starttls",
+		"NOTIFICATIONS_SMTP_CA_FILE=" + sinks.CAFile,
+		"NOTIFICATIONS_BULKSMS_URL=" + sinks.BulkSMSURL(),
+	}
+	for _, k := range slices.Sorted(maps.Keys(notificationsOnly)) {
+		notificationsEnv = append(notificationsEnv, k+"="+secrets[k])
 	}
 	start := func(name, binary string, extraEnv ...string) error {
 		cmd := exec.Command(filepath.Join(cfg.Root, "bin", binary))
@@ -243,7 +303,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	for _, svc := range Services {
 		for i, name := range names[svc] {
-			if err := start(name, svc, strings.ToUpper(svc)+"_GRPC_ADDR="+addrs[svc][i]); err != nil {
+			extra := []string{strings.ToUpper(svc) + "_GRPC_ADDR=" + addrs[svc][i]}
+			if svc == "notifications" {
+				extra = append(append(extra, notificationsEnv...), "NOTIFICATIONS_WEBHOOK_ADDR="+webhookAddrs[i])
+			}
+			if err := start(name, svc, extra...); err != nil {
 				return err
 			}
 		}
@@ -260,6 +324,7 @@ func Run(ctx context.Context, cfg Config) error {
 			"BFF_HTTP_ADDR="+httpAddr,
 			"BFF_WEB_DIR="+filepath.Join(cfg.Root, "web", "dist"),
 			"BFF_DEV_MODE=true",
+			"BFF_DEV_TOOLS_URL="+sinks.DevToolsURL(),
 		); err != nil {
 			return err
 		}
@@ -280,6 +345,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	outMu.Lock()
+	// The dev tools answer through the BFF, so the outbox keeps its address on the site.
 	fmt.Fprintf(cfg.Out, "\n  Thumela is running at %s\n  Dev outbox (e-mails and SMS): %s/dev/outbox\n", displayURL(cfg.HTTPAddr), displayURL(cfg.HTTPAddr))
 	for _, a := range httpAddrs[1:] {
 		fmt.Fprintf(cfg.Out, "  Another BFF replica: %s\n", displayURL(a))
@@ -293,7 +359,11 @@ func Run(ctx context.Context, cfg Config) error {
 		for _, p := range procs {
 			pids[p.name] = p.cmd.Process.Pid
 		}
-		cfg.Ready(Ready{BaseURL: bases[0], BaseURLs: bases, DatabaseURL: databaseURL, NatsURL: natsURL, PIDs: pids})
+		cfg.Ready(Ready{
+			BaseURL: bases[0], BaseURLs: bases, DatabaseURL: databaseURL, NatsURL: natsURL, PIDs: pids,
+			DataDir: cfg.DataDir, DevToolsURL: sinks.DevToolsURL(), SMTPAddr: sinks.SMTPAddr(), SMTPCAFile: sinks.CAFile,
+			BulkSMSURL: sinks.BulkSMSURL(), WebhookURL: webhookURL,
+		})
 	}
 
 	// Run until asked to stop or until a child dies: a stack with a dead service is not a
@@ -423,17 +493,64 @@ func waitHTTP(ctx context.Context, url string, timeout time.Duration, procs []*p
 	}
 }
 
-// devSecretNames are the secrets the services need. In development they are random, made once
-// per data folder and kept there; in production they come from the platform's secret store.
-var devSecretNames = []string{
-	"IDENTITY_SIGNING_KEY", // an Ed25519 seed
-	"PAYMENTMETHODS_KEY_ENCRYPTION_KEY",
-	"PAYMENTMETHODS_FINGERPRINT_KEY",
-	"TRANSFERS_SERVICE_SECRET",
-	"TRANSFERS_PIN_KEY", // HMAC key of the vouchers' PINs (32 bytes)
-	"BFF_SERVICE_SECRET",
+// devSecrets are the secrets the services need, and how each is made. In development they are
+// random, made once per data folder and kept there (dev-secrets.json); in production they come
+// from the platform's secret store.
+var devSecrets = map[string]func() (string, error){
+	"IDENTITY_SIGNING_KEY":              random32, // an Ed25519 seed
+	"PAYMENTMETHODS_KEY_ENCRYPTION_KEY": random32,
+	"PAYMENTMETHODS_FINGERPRINT_KEY":    random32,
+	"TRANSFERS_SERVICE_SECRET":          random32,
+	"TRANSFERS_PIN_KEY":                 random32, // HMAC key of the vouchers' PINs (32 bytes)
+	"BFF_SERVICE_SECRET":                random32,
+	// The key pair secrets are sealed to: producers get the public half (derived below).
+	"NOTIFICATIONS_SEAL_KEYS": func() (string, error) {
+		k, err := seal.GenerateKey("dev-" + time.Now().UTC().Format("20060102"))
+		if err != nil {
+			return "", err
+		}
+		return k.String(), nil
+	},
+	// In the delivery reports' URL path: URL-safe.
+	"NOTIFICATIONS_WEBHOOK_TOKEN": randomToken,
+	// The SMTP sink's and the SMS stand-in's credentials, which notifications uses as it would
+	// the real servers'.
+	"NOTIFICATIONS_SMTP_USERNAME":        func() (string, error) { return "thumela-dev", nil },
+	"NOTIFICATIONS_SMTP_PASSWORD":        randomToken,
+	"NOTIFICATIONS_BULKSMS_TOKEN_ID":     func() (string, error) { t, err := randomToken(); return "dev-" + t[:16], err },
+	"NOTIFICATIONS_BULKSMS_TOKEN_SECRET": randomToken,
 }
 
+// notificationsOnly are the dev secrets given to notifications alone: its private key and its
+// providers' credentials have no business in another process's environment.
+var notificationsOnly = map[string]bool{
+	"NOTIFICATIONS_SEAL_KEYS":            true,
+	"NOTIFICATIONS_WEBHOOK_TOKEN":        true,
+	"NOTIFICATIONS_SMTP_USERNAME":        true,
+	"NOTIFICATIONS_SMTP_PASSWORD":        true,
+	"NOTIFICATIONS_BULKSMS_TOKEN_ID":     true,
+	"NOTIFICATIONS_BULKSMS_TOKEN_SECRET": true,
+}
+
+func random32() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+func randomToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// loadDevSecrets reads the data folder's secrets, makes the missing ones (a folder from before a
+// secret existed gets it added) and derives the rest: identity's list of internal callers and
+// the public half of notifications' key.
 func loadDevSecrets(path string) (map[string]string, error) {
 	secrets := map[string]string{}
 	if b, err := os.ReadFile(path); err == nil {
@@ -442,18 +559,25 @@ func loadDevSecrets(path string) (map[string]string, error) {
 		}
 	}
 	changed := false
-	for _, name := range devSecretNames {
+	for _, name := range slices.Sorted(maps.Keys(devSecrets)) {
 		if secrets[name] == "" {
-			b := make([]byte, 32)
-			if _, err := rand.Read(b); err != nil {
+			v, err := devSecrets[name]()
+			if err != nil {
 				return nil, err
 			}
-			secrets[name] = base64.StdEncoding.EncodeToString(b)
+			secrets[name] = v
 			changed = true
 		}
 	}
 	// Identity checks each internal caller's secret.
 	secrets["IDENTITY_SERVICE_SECRETS"] = "transfers=" + secrets["TRANSFERS_SERVICE_SECRET"] + ",bff=" + secrets["BFF_SERVICE_SECRET"]
+	// Producers seal to the current (first) key of notifications' keyring.
+	current, _, _ := strings.Cut(secrets["NOTIFICATIONS_SEAL_KEYS"], ",")
+	priv, err := seal.ParsePrivateKey(strings.TrimSpace(current))
+	if err != nil {
+		return nil, fmt.Errorf("%s: NOTIFICATIONS_SEAL_KEYS: %w", path, err)
+	}
+	secrets["NOTIFICATIONS_SEAL_PUBLIC_KEY"] = priv.Public().String()
 	if changed {
 		b, _ := json.MarshalIndent(secrets, "", "  ")
 		if err := os.WriteFile(path, b, 0o600); err != nil {
