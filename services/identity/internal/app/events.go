@@ -2,16 +2,18 @@ package app
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/outbox"
+	"github.com/thumela/thumela/services/platform/seal"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
 )
@@ -22,11 +24,8 @@ const (
 	EventVerified = "verified"
 )
 
-// Notification templates, as the delivery adapter and /dev/outbox know them.
-const (
-	TemplateEmailVerification = "email_verification"
-	TemplatePasswordReset     = "password_reset"
-)
+// SourceService names identity on the notification requests it writes.
+const SourceService = "identity"
 
 func signedUpMessage(u domain.User, now time.Time) (outbox.Message, error) {
 	subject, err := bus.Subject(bus.DomainIdentity, u.ID, EventSignedUp)
@@ -49,9 +48,11 @@ func verifiedMessage(u domain.User, now time.Time) (outbox.Message, error) {
 	}}, nil
 }
 
-// codeEmail is the e-mail carrying a one-time code. The body holds the code as its only run of
-// six digits, which is what people (and the browser tests reading /dev/outbox) look for.
-func codeEmail(u domain.User, purpose domain.CodePurpose, digits string, ttl time.Duration, now time.Time) (outbox.Message, error) {
+// codeEmail asks the notifications service to e-mail a one-time code. The request carries no
+// text: the notifications service renders it from the template and params. The code travels
+// sealed to that service's public key, so the outbox row, the stream and anything else on the
+// way hold it only as ciphertext; the row is ephemeral (deleted once JetStream has it).
+func codeEmail(sealTo seal.PublicKey, u domain.User, purpose domain.CodePurpose, digits string, ttl time.Duration, now time.Time) (outbox.Message, error) {
 	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
 	if err != nil {
 		return outbox.Message{}, err
@@ -60,35 +61,32 @@ func codeEmail(u domain.User, purpose domain.CodePurpose, digits string, ttl tim
 	if err != nil {
 		return outbox.Message{}, err
 	}
+	template := notificationsv1.Template_TEMPLATE_SIGN_UP_CODE
+	if purpose == domain.PurposePasswordReset {
+		template = notificationsv1.Template_TEMPLATE_PASSWORD_RESET_CODE
+	}
+	plain, err := proto.Marshal(&notificationsv1.Secrets{Values: map[string]string{"code": digits}})
+	if err != nil {
+		return outbox.Message{}, fmt.Errorf("code e-mail: marshal secrets: %w", err)
+	}
+	sealed, err := seal.Seal(sealTo, plain)
+	if err != nil {
+		return outbox.Message{}, fmt.Errorf("code e-mail: %w", err)
+	}
 	minutes := int(ttl.Round(time.Minute) / time.Minute)
-	greeting := "Hi " + u.Name.First() + ","
-	if strings.ContainsAny(greeting, "0123456789") {
-		greeting = "Hi," // the code must be the only digits a reader (or a test) could take for it
-	}
-	var title, body, template string
-	switch purpose {
-	case domain.PurposePasswordReset:
-		template = TemplatePasswordReset
-		title = "Your Thumela password reset code"
-		body = fmt.Sprintf("%s\n\nYour Thumela password reset code is %s. It expires in %d minutes.\n\n"+
-			"If you did not ask to reset your password, you can ignore this e-mail: your password stays as it is.\n\n"+
-			"The Thumela team", greeting, digits, minutes)
-	default:
-		template = TemplateEmailVerification
-		title = "Your Thumela verification code"
-		body = fmt.Sprintf("%s\n\nWelcome to Thumela. Your verification code is %s. It expires in %d minutes.\n\n"+
-			"If you did not create a Thumela account, you can ignore this e-mail.\n\n"+
-			"The Thumela team", greeting, digits, minutes)
-	}
-	return outbox.Message{ID: id, Subject: subject, Payload: &notificationsv1.Notification{
-		Id:            id.String(),
-		Channel:       notificationsv1.Channel_CHANNEL_EMAIL,
-		Recipient:     u.Email.String(),
-		Subject:       title,
-		Body:          body,
-		Template:      template,
+	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
+		Id:        id.String(),
+		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
+		Recipient: u.Email.String(),
+		Template:  template,
+		Params: map[string]string{
+			"first_name":  u.Name.First(),
+			"ttl_minutes": strconv.Itoa(minutes),
+		},
+		Secrets:       &notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box},
 		UserId:        u.ID,
-		SourceService: "identity",
+		Reference:     u.ID,
+		SourceService: SourceService,
 		CreatedAt:     timestamppb.New(now),
 	}}, nil
 }

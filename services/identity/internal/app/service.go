@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/seal"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
 )
@@ -43,6 +44,8 @@ type Config struct {
 	Previous []auth.PublicKey
 	// ServiceSecrets maps internal service names to their IssueServiceToken secrets.
 	ServiceSecrets map[string]string
+	// SealTo is the notifications service's public key: the codes e-mailed travel sealed to it.
+	SealTo seal.PublicKey
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -72,6 +75,8 @@ func New(store Store, cfg Config) (*Service, error) {
 		return nil, errors.New("no signing key")
 	case cfg.Issuer == "":
 		return nil, errors.New("no token issuer")
+	case cfg.SealTo.ID == "":
+		return nil, errors.New("no notifications public key to seal codes to")
 	}
 	s := &Service{store: store, cfg: cfg, logger: cfg.Logger, services: map[string][sha256.Size]byte{}}
 	clock := cfg.Now
@@ -787,7 +792,7 @@ func (s *Service) sendCode(ctx context.Context, tx Tx, u domain.User, purpose do
 	if err := tx.SaveCode(ctx, c); err != nil {
 		return domain.Code{}, err
 	}
-	msg, err := codeEmail(u, purpose, digits, s.cfg.Codes.TTL, now)
+	msg, err := codeEmail(s.cfg.SealTo, u, purpose, digits, s.cfg.Codes.TTL, now)
 	if err != nil {
 		return domain.Code{}, err
 	}

@@ -17,10 +17,12 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/service"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
+	"github.com/thumela/thumela/services/identity/internal/notifytest"
 	"github.com/thumela/thumela/services/identity/internal/ports"
 )
 
@@ -57,17 +59,27 @@ func TestSignUpVerifyRefresh(t *testing.T) {
 		ev.GetEmail() != "thandi.nkosi@example.com" {
 		t.Fatalf("signed_up = %v, %v", ev, err)
 	}
-	ns := e.notifications(id)
-	if len(ns) != 1 {
-		t.Fatalf("%d e-mails", len(ns))
+	rs := e.outboxRequests(id)
+	if len(rs) != 1 {
+		t.Fatalf("%d e-mails", len(rs))
 	}
-	n := ns[0]
-	if n.GetChannel().String() != "CHANNEL_EMAIL" || n.GetRecipient() != "thandi.nkosi@example.com" ||
-		n.GetTemplate() != "email_verification" || n.GetUserId() != id || n.GetSourceService() != "identity" ||
-		n.GetSubject() == "" || n.GetCreatedAt() == nil || n.GetId() == "" {
-		t.Fatalf("notification = %v", n)
+	n := rs[0].req
+	if n.GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL || n.GetRecipient() != "thandi.nkosi@example.com" ||
+		n.GetTemplate() != notificationsv1.Template_TEMPLATE_SIGN_UP_CODE || n.GetUserId() != id || n.GetReference() != id ||
+		n.GetSourceService() != "identity" || n.GetCreatedAt() == nil || n.GetId() == "" ||
+		n.GetParams()["first_name"] != "Thandi" || n.GetParams()["ttl_minutes"] != "10" || len(n.GetParams()) != 2 ||
+		n.GetSecrets().GetKeyId() != e.sealKey.ID {
+		t.Fatalf("notification request = %v", n)
 	}
-	code := e.lastCode(id, "email_verification")
+	// The request leaves identity's database once published (the relay deletes ephemeral rows).
+	if !rs[0].ephemeral {
+		t.Fatal("the e-mail request's outbox row is not ephemeral")
+	}
+	// The code travels sealed only: lastCode opens it and checks the request's bytes lack it.
+	code := e.lastCode(id, "sign_up_code")
+	if secrets := notifytest.Secrets(t, e.sealKey, n); len(secrets) != 1 {
+		t.Fatalf("%d secrets sealed, want the code alone", len(secrets))
+	}
 
 	// Not verified yet: signing in is refused.
 	_, err = e.signIn("thandi.nkosi@example.com", goodPassword)
@@ -172,7 +184,7 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	newCode := e.lastCode(id, "email_verification")
+	newCode := e.lastCode(id, "sign_up_code")
 	if len(e.notifications(id)) != 2 {
 		t.Fatal("no new code after the resend interval")
 	}
@@ -301,14 +313,14 @@ func TestCodeThrottleAcrossResends(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		code := e.lastCode(id, "email_verification")
+		code := e.lastCode(id, "sign_up_code")
 		wrong := "000000"
 		if code == wrong {
 			wrong = "999999"
 		}
 		_, _ = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: wrong})
 	}
-	_, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: e.lastCode(id, "email_verification")})
+	_, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: e.lastCode(id, "sign_up_code")})
 	st := wantStatus(t, err, codes.ResourceExhausted, "")
 	if d := retryDelay(t, st); d <= 0 || d > 15*time.Minute {
 		t.Fatalf("retry after %s", d)
@@ -316,7 +328,7 @@ func TestCodeThrottleAcrossResends(t *testing.T) {
 	// Once the failures age out of the window the throttle lets go; the code itself has
 	// expired meanwhile.
 	e.clock.Advance(15 * time.Minute)
-	_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: e.lastCode(id, "email_verification")})
+	_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: e.lastCode(id, "sign_up_code")})
 	wantStatus(t, err, codes.FailedPrecondition, ports.MsgCodeExpired)
 }
 
@@ -354,7 +366,7 @@ func TestResendCode(t *testing.T) {
 	if len(e.notifications(id)) != 2 {
 		t.Fatal("no second e-mail")
 	}
-	newCode := e.lastCode(id, "email_verification")
+	newCode := e.lastCode(id, "sign_up_code")
 	if newCode != oldCode { // one in a million they are equal
 		_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "resend@example.com", Code: oldCode})
 		wantStatus(t, err, codes.InvalidArgument, "")
@@ -428,7 +440,7 @@ func TestSignInUnverified(t *testing.T) {
 		t.Fatalf("%d e-mails: no fresh code after the resend interval", n)
 	}
 	if _, err := e.client.VerifyEmail(ctxT(t), &identityv1.VerifyEmailRequest{
-		Email: "unverified@example.com", Code: e.lastCode(id, "email_verification"),
+		Email: "unverified@example.com", Code: e.lastCode(id, "sign_up_code"),
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +593,7 @@ func TestNoSecretsStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := res.GetUserId()
-	code := e.lastCode(id, "email_verification")
+	code := e.lastCode(id, "sign_up_code")
 	v, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "vault@example.com", Code: code})
 	if err != nil {
 		t.Fatal(err)
@@ -592,7 +604,7 @@ func TestNoSecretsStored(t *testing.T) {
 	if _, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "vault@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	resetCode := e.lastCode(id, "password_reset")
+	resetCode := e.lastCode(id, "password_reset_code")
 	_, _ = e.signIn("vault@example.com", "a-wrong-password")
 
 	var hash string
@@ -644,14 +656,18 @@ func TestNoSecretsStored(t *testing.T) {
 				}
 			}
 			if table == "outbox" {
-				// Notifications carry their code to the e-mail adapter: that is their job. The
-				// payload is bytea; check it decoded too, for passwords and tokens.
+				// E-mail requests carry their code sealed to the notifications service, never in
+				// clear. The payload is bytea; check it decoded too, for passwords, tokens and
+				// codes. (Its other columns hold ids and times, whose digits may match a code.)
 				var r struct{ Payload string }
 				_ = json.Unmarshal([]byte(row), &r)
 				payload, _ := hex.DecodeString(strings.TrimPrefix(r.Payload, `\x`))
-				for _, s := range secrets {
+				if len(payload) == 0 {
+					t.Fatalf("outbox row without a payload: %s", row)
+				}
+				for _, s := range append(append([]string{}, secrets...), codes...) {
 					if bytes.Contains(payload, []byte(s)) {
-						t.Errorf("an outbox payload holds a secret")
+						t.Errorf("an outbox payload holds a secret or a code")
 					}
 				}
 				continue
@@ -721,7 +737,7 @@ func TestChangePassword(t *testing.T) {
 	if _, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "change@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	resetCode := e.lastCode(id, "password_reset")
+	resetCode := e.lastCode(id, "password_reset_code")
 
 	if _, err := e.client.ChangePassword(authed, &identityv1.ChangePasswordRequest{
 		CurrentPassword: goodPassword, NewPassword: "brand-new-passphrase", SessionToken: current,
@@ -764,7 +780,7 @@ func TestPasswordReset(t *testing.T) {
 	if !proto.Equal(unknown, known) {
 		t.Fatalf("answers differ: %v / %v", unknown, known)
 	}
-	code := e.lastCode(id, "password_reset")
+	code := e.lastCode(id, "password_reset_code")
 	// Asking again at once answers the same and sends nothing.
 	again, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "forgot@example.com"})
 	if err != nil || !proto.Equal(again, known) {
@@ -800,7 +816,7 @@ func TestPasswordReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "pending@example.com",
-		Code: e.lastCode(pid, "password_reset"), NewPassword: "a-fresh-passphrase"}); err != nil {
+		Code: e.lastCode(pid, "password_reset_code"), NewPassword: "a-fresh-passphrase"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.signIn("pending@example.com", "a-fresh-passphrase"); err != nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"log/slog"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,10 +27,12 @@ import (
 	"github.com/thumela/thumela/services/platform/grpcserver/grpctest"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/pgtest"
+	"github.com/thumela/thumela/services/platform/seal"
 	"github.com/thumela/thumela/services/platform/service"
 
 	pgstore "github.com/thumela/thumela/services/identity/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/identity/internal/app"
+	"github.com/thumela/thumela/services/identity/internal/notifytest"
 	"github.com/thumela/thumela/services/identity/internal/ports"
 	"github.com/thumela/thumela/services/identity/internal/server"
 )
@@ -61,6 +64,9 @@ type env struct {
 	clock    *clock
 	keys     auth.StaticKeys
 	previous auth.PublicKey
+	// sealKey is the notifications service's key pair: identity seals codes to its public half;
+	// the tests open them with the private one.
+	sealKey seal.PrivateKey
 	// logs holds everything the service logged, at debug level, for secret scans.
 	logs *lockedBuffer
 }
@@ -105,21 +111,23 @@ func newSeed(t *testing.T) string {
 func newEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
 	pool := pgtest.NewPool(t, "identity", outbox.Migrations, pgstore.Migrations)
+	sealKey := notifytest.NewKey(t)
 
 	cfg := &server.Config{
-		SigningKey:             newSeed(t),
-		PreviousSigningKeys:    newSeed(t),
-		ServiceSecrets:         "transfers=" + testServiceSecret + ",bff=bff-secret-0123456789abcdef",
-		AccessTokenTTL:         10 * time.Minute,
-		SessionIdleTTL:         720 * time.Hour,
-		SessionAbsoluteTTL:     2160 * time.Hour,
-		CodeTTL:                10 * time.Minute,
-		CodeResendAfter:        60 * time.Second,
-		CodeMaxAttempts:        5,
-		ThrottleWindow:         15 * time.Minute,
-		SignInFailuresAccount:  10,
-		SignInFailuresAddress:  50,
-		CodeFailuresPerAccount: 10,
+		NotificationsSealPublicKey: sealKey.Public().String(),
+		SigningKey:                 newSeed(t),
+		PreviousSigningKeys:        newSeed(t),
+		ServiceSecrets:             "transfers=" + testServiceSecret + ",bff=bff-secret-0123456789abcdef",
+		AccessTokenTTL:             10 * time.Minute,
+		SessionIdleTTL:             720 * time.Hour,
+		SessionAbsoluteTTL:         2160 * time.Hour,
+		CodeTTL:                    10 * time.Minute,
+		CodeResendAfter:            60 * time.Second,
+		CodeMaxAttempts:            5,
+		ThrottleWindow:             15 * time.Minute,
+		SignInFailuresAccount:      10,
+		SignInFailuresAddress:      50,
+		CodeFailuresPerAccount:     10,
 	}
 	logs := &lockedBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -152,7 +160,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	conn := grpctest.Serve(t, srv)
 	return &env{
 		t: t, client: identityv1.NewIdentityServiceClient(conn), pool: pool, clock: clk, keys: keys,
-		previous: appCfg.Previous[0], logs: logs,
+		previous: appCfg.Previous[0], sealKey: sealKey, logs: logs,
 	}
 }
 
@@ -175,7 +183,7 @@ func (e *env) signUp(email string) (string, string) {
 	if err != nil {
 		e.t.Fatalf("SignUp(%s): %v", email, err)
 	}
-	return res.GetUserId(), e.lastCode(res.GetUserId(), "email_verification")
+	return res.GetUserId(), e.lastCode(res.GetUserId(), "sign_up_code")
 }
 
 // signUpVerified signs up and verifies email, returning the user id and session token.
@@ -189,43 +197,72 @@ func (e *env) signUpVerified(email string) (string, string) {
 	return id, res.GetSession().GetToken()
 }
 
-var sixDigits = regexp.MustCompile(`\b[0-9]{6}\b`)
+var sixDigits = regexp.MustCompile(`^[0-9]{6}$`)
 
-// notifications returns the e-mails identity wrote to its outbox for userID, oldest first.
-func (e *env) notifications(userID string) []*notificationsv1.Notification {
+// outboxRequest is one notification request identity wrote to its outbox, as stored.
+type outboxRequest struct {
+	req       *notificationsv1.NotificationRequest
+	payload   []byte
+	ephemeral bool
+}
+
+// outboxRequests returns the e-mail requests identity wrote to its outbox for userID, oldest
+// first (the harness runs no relay, so they stay there).
+func (e *env) outboxRequests(userID string) []outboxRequest {
 	e.t.Helper()
-	rows, err := e.pool.Query(ctxT(e.t), `SELECT payload FROM outbox WHERE subject = $1 ORDER BY seq`,
+	rows, err := e.pool.Query(ctxT(e.t), `SELECT payload, ephemeral FROM outbox WHERE subject = $1 ORDER BY seq`,
 		"thumela.notifications."+userID+".email")
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	payloads, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (outboxRequest, error) {
+		var r outboxRequest
+		if err := row.Scan(&r.payload, &r.ephemeral); err != nil {
+			return r, err
+		}
+		r.req = &notificationsv1.NotificationRequest{}
+		return r, proto.Unmarshal(r.payload, r.req)
+	})
 	if err != nil {
 		e.t.Fatal(err)
-	}
-	var out []*notificationsv1.Notification
-	for _, p := range payloads {
-		n := &notificationsv1.Notification{}
-		if err := proto.Unmarshal(p, n); err != nil {
-			e.t.Fatal(err)
-		}
-		out = append(out, n)
 	}
 	return out
 }
 
-// lastCode reads the code out of the newest e-mail of template for userID.
+// notifications returns the e-mail requests identity wrote to its outbox for userID, oldest
+// first.
+func (e *env) notifications(userID string) []*notificationsv1.NotificationRequest {
+	e.t.Helper()
+	var out []*notificationsv1.NotificationRequest
+	for _, r := range e.outboxRequests(userID) {
+		out = append(out, r.req)
+	}
+	return out
+}
+
+// templateName is the lower snake name of a template (sign_up_code), as in headers and logs.
+func templateName(t notificationsv1.Template) string {
+	return strings.ToLower(strings.TrimPrefix(t.String(), "TEMPLATE_"))
+}
+
+// lastCode opens the code of the newest e-mail request of template (sign_up_code,
+// password_reset_code) for userID with the notifications key, as the notifications service
+// would. The stored request must carry it only sealed.
 func (e *env) lastCode(userID, template string) string {
 	e.t.Helper()
-	ns := e.notifications(userID)
-	for i := len(ns) - 1; i >= 0; i-- {
-		if ns[i].GetTemplate() == template {
-			codes := sixDigits.FindAllString(ns[i].GetBody(), -1)
-			if len(codes) != 1 {
-				e.t.Fatalf("e-mail body has %d six-digit runs: %q", len(codes), ns[i].GetBody())
-			}
-			return codes[0]
+	rs := e.outboxRequests(userID)
+	for i := len(rs) - 1; i >= 0; i-- {
+		if templateName(rs[i].req.GetTemplate()) != template {
+			continue
 		}
+		code := notifytest.Secrets(e.t, e.sealKey, rs[i].req)["code"]
+		if !sixDigits.MatchString(code) {
+			e.t.Fatalf("the sealed code of a %s request is %d characters, want six digits", template, len(code))
+		}
+		if bytes.Contains(rs[i].payload, []byte(code)) {
+			e.t.Fatalf("the %s request holds its code in clear", template)
+		}
+		return code
 	}
 	e.t.Fatalf("no %s e-mail for %s", template, userID)
 	return ""

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/seal"
 	"github.com/thumela/thumela/services/platform/service"
 
 	"github.com/thumela/thumela/services/identity/internal/app"
@@ -34,6 +35,10 @@ type Config struct {
 	PreviousSigningKeys string `env:"PREVIOUS_SIGNING_KEYS" secret:"true"`
 	// ServiceSecrets are "name=secret,name2=secret2": the internal callers of IssueServiceToken.
 	ServiceSecrets string `env:"SERVICE_SECRETS" secret:"true"`
+	// NotificationsSealPublicKey is the notifications service's public key ("<key id>:<base64>"),
+	// to which the one-time codes in e-mail requests are sealed so that only that service can
+	// read them. A public key: not a secret.
+	NotificationsSealPublicKey string `env:"NOTIFICATIONS_SEAL_PUBLIC_KEY,noprefix" required:"true"`
 
 	AccessTokenTTL     time.Duration `env:"ACCESS_TOKEN_TTL" default:"10m"`
 	SessionIdleTTL     time.Duration `env:"SESSION_IDLE_TTL" default:"720h"`
@@ -71,6 +76,10 @@ func (c *Config) AppConfig(logger *slog.Logger) (app.Config, error) {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("IDENTITY_SERVICE_SECRETS: %w", err))
 	}
+	sealTo, err := seal.ParsePublicKey(strings.TrimSpace(c.NotificationsSealPublicKey))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("NOTIFICATIONS_SEAL_PUBLIC_KEY: %w", err))
+	}
 	if c.AccessTokenTTL <= 0 || c.AccessTokenTTL > app.MaxAccessTokenTTL {
 		errs = append(errs, fmt.Errorf("IDENTITY_ACCESS_TOKEN_TTL must be between 1s and %s", app.MaxAccessTokenTTL))
 	}
@@ -89,6 +98,7 @@ func (c *Config) AppConfig(logger *slog.Logger) (app.Config, error) {
 		Signer:         signer,
 		Previous:       previous,
 		ServiceSecrets: secrets,
+		SealTo:         sealTo,
 		Logger:         logger,
 	}, nil
 }

@@ -1,16 +1,19 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
@@ -23,6 +26,7 @@ import (
 	"github.com/thumela/thumela/services/platform/service"
 	"github.com/thumela/thumela/services/platform/service/servicetest"
 
+	"github.com/thumela/thumela/services/identity/internal/notifytest"
 	"github.com/thumela/thumela/services/identity/internal/server"
 )
 
@@ -38,10 +42,12 @@ func seed(t *testing.T) string {
 func TestConfigDefaultsAndValidation(t *testing.T) {
 	t.Parallel()
 	key := seed(t)
+	sealKey := notifytest.NewKey(t)
 	env := map[string]string{
-		"DATABASE_URL":             "postgres://x@localhost/db",
-		"IDENTITY_SIGNING_KEY":     key,
-		"IDENTITY_SERVICE_SECRETS": "transfers=c2VjcmV0LXNlY3JldC1zZWNyZXQ=, bff=another-long-secret",
+		"DATABASE_URL":                  "postgres://x@localhost/db",
+		"IDENTITY_SIGNING_KEY":          key,
+		"IDENTITY_SERVICE_SECRETS":      "transfers=c2VjcmV0LXNlY3JldC1zZWNyZXQ=, bff=another-long-secret",
+		"NOTIFICATIONS_SEAL_PUBLIC_KEY": sealKey.Public().String(),
 	}
 	var cfg server.Config
 	if err := config.LoadWith(config.MapLookup(env), "IDENTITY", &cfg); err != nil {
@@ -61,6 +67,9 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	if !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(appCfg.Signer.KeyID) {
 		t.Fatalf("key id %q", appCfg.Signer.KeyID)
 	}
+	if appCfg.SealTo != sealKey.Public() {
+		t.Fatalf("codes sealed to %q, want the configured notifications key", appCfg.SealTo.ID)
+	}
 	// Secrets never show in the logged configuration.
 	for _, a := range config.Describe(&cfg) {
 		if strings.Contains(a.Value.String(), key) || strings.Contains(a.Value.String(), "another-long-secret") {
@@ -68,11 +77,14 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 		}
 	}
 
-	// No signing key: refused at load.
-	delete(env, "IDENTITY_SIGNING_KEY")
-	var missing server.Config
-	if err := config.LoadWith(config.MapLookup(env), "IDENTITY", &missing); !errors.Is(err, config.ErrMissing) {
-		t.Fatalf("no signing key: %v", err)
+	// No signing key, or no notifications key: refused at load.
+	for _, name := range []string{"IDENTITY_SIGNING_KEY", "NOTIFICATIONS_SEAL_PUBLIC_KEY"} {
+		without := maps.Clone(env)
+		delete(without, name)
+		var missing server.Config
+		if err := config.LoadWith(config.MapLookup(without), "IDENTITY", &missing); !errors.Is(err, config.ErrMissing) {
+			t.Fatalf("no %s: %v", name, err)
+		}
 	}
 
 	for name, mutate := range map[string]func(*server.Config){
@@ -83,6 +95,10 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 		"bad secrets":    func(c *server.Config) { c.ServiceSecrets = "transfers" },
 		"short secret":   func(c *server.Config) { c.ServiceSecrets = "transfers=short" },
 		"duplicate name": func(c *server.Config) { c.ServiceSecrets = "a=0123456789abcdef,a=0123456789abcdefg" },
+		"seal key no id": func(c *server.Config) {
+			c.NotificationsSealPublicKey = strings.SplitN(c.NotificationsSealPublicKey, ":", 2)[1]
+		},
+		"seal key short": func(c *server.Config) { c.NotificationsSealPublicKey = "k1:c2hvcnQ=" },
 	} {
 		c := cfg
 		mutate(&c)
@@ -112,15 +128,21 @@ func TestParseSigningKeyEncodings(t *testing.T) {
 }
 
 // The binary's wiring end to end: service.Run with identity's Setup on a real PostgreSQL and
-// NATS; a sign-up's e-mail reaches the notifications stream through the outbox relay, the
-// policy lets a signed-out caller in but not to GetUser, and it stops cleanly on SIGTERM.
+// NATS; a sign-up's e-mail request reaches the notifications stream through the outbox relay
+// (its code sealed, its outbox row deleted once published), the policy lets a signed-out
+// caller in but not to GetUser, and it stops cleanly on SIGTERM.
 func TestServiceEndToEnd(t *testing.T) {
 	// Not parallel: it sets the environment and signals the process.
 	// identity verifies tokens with its own keys (IDENTITY_SIGNING_KEY), not servicetest's.
+	sealKey := notifytest.NewKey(t)
 	svc := servicetest.Start(t, "identity", func(auth.KeySource) service.Spec {
 		var cfg server.Config
 		return service.Spec{Name: "identity", Config: &cfg, Migrations: server.Migrations, Setup: server.Setup(&cfg)}
-	}, map[string]string{"IDENTITY_SIGNING_KEY": seed(t), "LOG_LEVEL": "error"})
+	}, map[string]string{
+		"IDENTITY_SIGNING_KEY":          seed(t),
+		"NOTIFICATIONS_SEAL_PUBLIC_KEY": sealKey.Public().String(),
+		"LOG_LEVEL":                     "error",
+	})
 	conn := svc.Conn
 
 	client := identityv1.NewIdentityServiceClient(conn)
@@ -159,13 +181,39 @@ func TestServiceEndToEnd(t *testing.T) {
 		}
 		data = raw.Data
 	}
-	n := &notificationsv1.Notification{}
+	n := &notificationsv1.NotificationRequest{}
 	if err := proto.Unmarshal(data, n); err != nil {
 		t.Fatal(err)
 	}
-	code := regexp.MustCompile(`\b[0-9]{6}\b`).FindString(n.GetBody())
-	if code == "" || n.GetRecipient() != "sipho@example.com" {
-		t.Fatalf("notification = %v", n)
+	if n.GetRecipient() != "sipho@example.com" || n.GetTemplate() != notificationsv1.Template_TEMPLATE_SIGN_UP_CODE {
+		t.Fatalf("notification request = %v", n)
+	}
+	// The code is on the stream sealed to the notifications service, never in clear.
+	code := notifytest.Secrets(t, sealKey, n)["code"]
+	if !regexp.MustCompile(`^[0-9]{6}$`).MatchString(code) || bytes.Contains(data, []byte(code)) {
+		t.Fatalf("the sealed code is %d characters, or the request holds it in clear", len(code))
+	}
+	// Once JetStream has the request, the relay deletes its outbox row (ephemeral); the
+	// signed_up event's row stays, published, until the prune.
+	db, err := pgx.Connect(rctx, svc.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	for {
+		var requests, published int
+		if err := db.QueryRow(rctx, `SELECT count(*) FILTER (WHERE subject = $1),
+			count(*) FILTER (WHERE subject <> $1 AND published_at IS NOT NULL) FROM identity.outbox`, subject).
+			Scan(&requests, &published); err != nil {
+			t.Fatal(err)
+		}
+		if requests == 0 && published > 0 {
+			break
+		}
+		if rctx.Err() != nil {
+			t.Fatalf("outbox: %d e-mail requests left, %d events published", requests, published)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	v, err := client.VerifyEmail(rctx, &identityv1.VerifyEmailRequest{Email: "sipho@example.com", Code: code})
 	if err != nil {

@@ -3,10 +3,15 @@ package main
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/thumela/thumela/services/platform/config"
+	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
 
 func newPINKey(t *testing.T) string {
@@ -53,5 +58,47 @@ func TestPINKeyRotation(t *testing.T) {
 	_, err = (&Config{PINKey: newKey, RetiredPINKeys: []string{oldKey, "not-base64!"}}).pinHasher()
 	if err == nil || !strings.Contains(err.Error(), "TRANSFERS_RETIRED_PIN_KEYS[1]") || strings.Contains(err.Error(), "not-base64") {
 		t.Fatalf("a bad retired key: %v", err)
+	}
+}
+
+// TestNotificationsSealKey: NOTIFICATIONS_SEAL_PUBLIC_KEY (no prefix) is required, a
+// malformed one is refused at start, named by its variable, and a good one is what the
+// repository seals to.
+func TestNotificationsSealKey(t *testing.T) {
+	t.Parallel()
+	key := testkit.NewSealKey(t)
+	env := map[string]string{
+		"DATABASE_URL":                  "postgres://x@localhost/db",
+		"IDENTITY_ADDR":                 "127.0.0.1:1",
+		"PAYMENTMETHODS_ADDR":           "127.0.0.1:2",
+		"FEES_ADDR":                     "127.0.0.1:3",
+		"TRANSFERS_SERVICE_SECRET":      testkit.ServiceSecret,
+		"TRANSFERS_PIN_KEY":             testkit.PINKey,
+		"NOTIFICATIONS_SEAL_PUBLIC_KEY": key.Public().String(),
+	}
+	var cfg Config
+	if err := config.LoadWith(config.MapLookup(env), "TRANSFERS", &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cfg.sealTo(); err != nil || got != key.Public() {
+		t.Fatalf("sealing to %q (%v), want the configured key", got.ID, err)
+	}
+
+	without := maps.Clone(env)
+	delete(without, "NOTIFICATIONS_SEAL_PUBLIC_KEY")
+	var missing Config
+	if err := config.LoadWith(config.MapLookup(without), "TRANSFERS", &missing); !errors.Is(err, config.ErrMissing) {
+		t.Fatalf("no key: %v", err)
+	}
+
+	for _, bad := range []string{"no-key-id", "k1:c2hvcnQ=", ":" + strings.SplitN(key.Public().String(), ":", 2)[1]} {
+		c := cfg
+		c.NotificationsSealPublicKey = bad
+		if err := c.validate(); err == nil || !strings.Contains(err.Error(), "NOTIFICATIONS_SEAL_PUBLIC_KEY") {
+			t.Errorf("key %q: %v", bad, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"google.golang.org/grpc"
 
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/pgtest"
@@ -27,7 +29,8 @@ import (
 // and before its result is recorded, and after completion is committed and before its events
 // are published (NATS is kept down meanwhile), then restarted: every transfer ends completed
 // or failed, each was charged exactly once at the payments peer (however often the worker
-// asked), and each step's event reaches the stream exactly once.
+// asked), and each step's event reaches the stream exactly once, as does each notification
+// request.
 func TestSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -263,5 +266,20 @@ func crashTest(t *testing.T, bin, point string) {
 	testkit.Eventually(t, 10*time.Second, "every outbox row to be marked published", func() bool {
 		return db.QueryRow(t.Context(), `SELECT count(*) FROM transfers.outbox WHERE published_at IS NULL`).Scan(&unpublished) == nil && unpublished == 0
 	})
+	// Every completed transfer asked for its SMS and its receipt exactly once, whichever step the
+	// crash repeated; the declined one for nothing. (Everything is published by now: a
+	// duplicate would be on the stream already.)
+	requests := e.notificationRequests(t, js)
+	for _, j := range jobs {
+		got := requestsOf(requests, j.id)
+		want := map[notificationsv1.Template]int{}
+		if j.want == transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED {
+			want[notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED] = 1
+			want[notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT] = 1
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: notification requests on the stream %v, want %v", j.key, got, want)
+		}
+	}
 	second.stop(t)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/grpcserver"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
+	"github.com/thumela/thumela/services/platform/seal"
 	"github.com/thumela/thumela/services/platform/service"
 	"github.com/thumela/thumela/services/transfers/internal/adapters/feesgrpc"
 	"github.com/thumela/thumela/services/transfers/internal/adapters/paymentmethodsgrpc"
@@ -47,6 +49,10 @@ type Config struct {
 	// PINs of vouchers issued under them; drop one once its vouchers have all been collected,
 	// cancelled or expired (at most VoucherTTL after the rotation).
 	RetiredPINKeys []string `env:"RETIRED_PIN_KEYS" secret:"true"`
+	// NotificationsSealPublicKey is the notifications service's public key ("<key id>:<base64>"):
+	// the voucher number and PIN of the recipient's SMS request are sealed to it, so that only
+	// that service can read them. A public key: not a secret.
+	NotificationsSealPublicKey string `env:"NOTIFICATIONS_SEAL_PUBLIC_KEY,noprefix" required:"true"`
 
 	// Limits in cents, on the amount sent (DECISIONS.md).
 	LimitMinimumCents     int64 `env:"LIMIT_MINIMUM_CENTS" default:"1000"`
@@ -95,10 +101,22 @@ func (c *Config) pinHasher() (*domain.PINHasher, error) {
 	return domain.NewPINHasher(key, retired...), nil
 }
 
+// sealTo parses NOTIFICATIONS_SEAL_PUBLIC_KEY.
+func (c *Config) sealTo() (seal.PublicKey, error) {
+	k, err := seal.ParsePublicKey(strings.TrimSpace(c.NotificationsSealPublicKey))
+	if err != nil {
+		return seal.PublicKey{}, fmt.Errorf("NOTIFICATIONS_SEAL_PUBLIC_KEY: %w", err)
+	}
+	return k, nil
+}
+
 // validate checks what the tags cannot.
 func (c *Config) validate() error {
 	var errs []error
 	if _, err := c.pinHasher(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.sealTo(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.IdentityAddr == "" {
@@ -145,6 +163,11 @@ func spec(keys auth.KeySource) service.Spec {
 				return fmt.Errorf("config: %w", err)
 			}
 			rt.Logger.Info("voucher PINs keyed", "pin_key_id", pins.KeyID())
+			sealTo, err := cfg.sealTo()
+			if err != nil {
+				return fmt.Errorf("config: %w", err)
+			}
+			rt.Logger.Info("notification secrets sealed", "notifications_key_id", sealTo.ID)
 			identity, err := grpcserver.Dial(cfg.IdentityAddr)
 			if err != nil {
 				return err
@@ -162,7 +185,7 @@ func spec(keys auth.KeySource) service.Spec {
 			}
 			rt.OnClose(func() { _ = feesConn.Close() })
 
-			repo := postgres.NewTransfers(rt.Pool)
+			repo := postgres.NewTransfers(rt.Pool, sealTo)
 			payments := paymentmethodsgrpc.New(pmConn)
 			svc, err := app.New(repo, payments, feesgrpc.New(feesConn), app.Config{Limits: cfg.limits(), PINs: pins}, rt.Logger)
 			if err != nil {

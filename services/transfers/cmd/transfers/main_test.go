@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/auth"
@@ -25,8 +27,9 @@ import (
 // The binary's wiring, run in-process against fake identity, paymentmethods and fees gRPC
 // servers: it migrates its schema, verifies tokens with identity's keys, serves its API,
 // forwards the user's token to paymentmethods and fees, charges with its own service token,
-// publishes every step to NATS within moments of the commit, keeps working while NATS is
-// down, and stops cleanly on SIGTERM.
+// publishes every step to NATS within moments of the commit (and the notification requests,
+// their secrets sealed and their outbox rows deleted once published), keeps working while NATS
+// is down, and stops cleanly on SIGTERM.
 func TestServesAndStopsOnSIGTERM(t *testing.T) {
 	// Not parallel: it sets the environment and signals the process.
 	env := newTestEnv(t)
@@ -48,7 +51,7 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 	if _, err := client.ListTransfers(t.Context(), &transfersv1.ListTransfersRequest{}); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("call without a token: %v, want Unauthenticated", err)
 	}
-	ctx := svc.UserContext(t, user)
+	ctx := env.userContext(t, user)
 	pm := uuid.NewString()
 	env.peers.Payments.AddCard(user, pm, "Everyday Visa", "4242", testkit.TokenApprove)
 	js := env.jetStream(t)
@@ -83,6 +86,43 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 		}
 	}
 
+	// The recipient's SMS and the sender's receipt reach the notifications stream as requests,
+	// the voucher number and PIN sealed to the notifications service; their outbox rows are
+	// ephemeral: the relay deletes them once JetStream has them, while the transfer's events
+	// stay, published, until the prune.
+	sms, receipt := notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED, notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT
+	var requests []streamRequest
+	testkit.Eventually(t, 30*time.Second, "the first transfer's notification requests on the stream", func() bool {
+		requests = env.notificationRequests(t, js)
+		got := requestsOf(requests, first)
+		return got[sms] == 1 && got[receipt] == 1
+	})
+	var number, pinHash string
+	if err := db.QueryRow(t.Context(), `SELECT voucher_number, voucher_pin_hash FROM transfers.transfers WHERE id = $1`, first).
+		Scan(&number, &pinHash); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range requests {
+		if r.req.GetReference() != first || r.req.GetTemplate() != sms {
+			continue
+		}
+		secrets := testkit.OpenSecrets(t, env.sealKey, r.req)
+		if r.subject != "thumela.notifications."+user+".sms" || secrets["voucher_number"] != number ||
+			!testkit.PINHasher(t).Verify(pinHash, uuid.MustParse(first), secrets["pin"]) {
+			t.Fatalf("SMS request on %s does not carry the voucher's number and PIN", r.subject)
+		}
+		if bytes.Contains(r.data, []byte(number)) {
+			t.Fatal("the SMS request on the stream holds the voucher number in clear")
+		}
+	}
+	testkit.Eventually(t, 10*time.Second, "the requests' outbox rows to be deleted", func() bool {
+		var requests, published int
+		err := db.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE subject LIKE 'thumela.notifications.%'),
+			count(*) FILTER (WHERE subject LIKE 'thumela.transfers.%' AND published_at IS NOT NULL) FROM transfers.outbox`).
+			Scan(&requests, &published)
+		return err == nil && requests == 0 && published > 0
+	})
+
 	// NATS down: transfers still commit and complete; their events wait in the outbox.
 	env.nats.Shutdown()
 	res, err = client.CreateTransfer(ctx, testkit.Request("wizard-2", pm))
@@ -100,6 +140,15 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 	env.nats.Restart()
 	waitEvents(t, js, subject, second, 3)
+	// Its requests follow, each once; and none stays in the outbox.
+	testkit.Eventually(t, 30*time.Second, "the second transfer's notification requests on the stream", func() bool {
+		got := requestsOf(env.notificationRequests(t, js), second)
+		return got[sms] == 1 && got[receipt] == 1 && len(got) == 2
+	})
+	testkit.Eventually(t, 10*time.Second, "the requests' outbox rows to be deleted", func() bool {
+		var n int
+		return db.QueryRow(t.Context(), `SELECT count(*) FROM transfers.outbox WHERE subject LIKE 'thumela.notifications.%'`).Scan(&n) == nil && n == 0
+	})
 
 	svc.StopWithSIGTERM(t)
 }

@@ -152,6 +152,14 @@ type Caller struct {
 	UserID     string
 	GivenName  string
 	FamilyName string
+	// Email is the sender's verified address, where their e-mails about a transfer go.
+	Email string
+}
+
+// sender is the caller as a transfer keeps them: named in the recipient's SMS, greeted and
+// written to in their own e-mails.
+func (c Caller) sender() domain.Sender {
+	return domain.Sender{DisplayName: c.displayName(), FirstName: strings.TrimSpace(c.GivenName), Email: c.Email}
 }
 
 // displayName is how the recipient's SMS names the sender: "Thandi N.".
@@ -299,7 +307,7 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 				s.logger.InfoContext(ctx, "first-transfer waiver decided against the quote",
 					"quote_waived", quote.Waived, "waived", fee.Waived)
 			}
-			t := domain.NewTransfer(s.newID(), userID, req, ref, fee, c.displayName(), now)
+			t := domain.NewTransfer(s.newID(), userID, req, ref, fee, c.sender(), now)
 			t.SetTraceContext(TraceContextOf(ctx))
 			return t, nil
 		})

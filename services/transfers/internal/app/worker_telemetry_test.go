@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
@@ -219,8 +220,8 @@ func TestWorkerStepsJoinTheCreatingTrace(t *testing.T) {
 	payments.mu.Unlock()
 
 	// Each event continues the trace from the step that wrote it: created from the request,
-	// processing from the claim, completed (and the SMS) from the voucher step, expired from
-	// the expiry.
+	// processing from the claim, completed (and the SMS and the receipt) from the voucher
+	// step, expired from the expiry, the refund's e-mail from the refund.
 	wantParent := map[transfersv1.TransferStatus]trace.SpanContext{
 		transfersv1.TransferStatus_TRANSFER_STATUS_PENDING:    request,
 		transfersv1.TransferStatus_TRANSFER_STATUS_PROCESSING: steps[app.StepClaimCharge].SpanContext(),
@@ -259,17 +260,26 @@ func TestWorkerStepsJoinTheCreatingTrace(t *testing.T) {
 			if !sameSpan(sc, want) {
 				t.Errorf("voucher %s event: traceparent %v, want %v", ev.GetVoucher().GetCollectionStatus(), sc, want)
 			}
-		case "thumela.notifications.v1.Notification":
-			if sc.TraceID() == request.TraceID() {
-				seen++
-				if !sameSpan(sc, steps[app.StepIssueVoucher].SpanContext()) {
-					t.Errorf("SMS: traceparent %v, want the voucher step's", sc)
-				}
+		case testkit.RequestType:
+			var req notificationsv1.NotificationRequest
+			if err := proto.Unmarshal(row.Payload, &req); err != nil {
+				t.Fatal(err)
+			}
+			if req.GetReference() != tr.ID().String() {
+				continue
+			}
+			seen++
+			want := steps[app.StepIssueVoucher].SpanContext()
+			if req.GetTemplate() == notificationsv1.Template_TEMPLATE_VOUCHER_REFUNDED {
+				want = steps[app.StepRefund].SpanContext()
+			}
+			if !sameSpan(sc, want) {
+				t.Errorf("%s request: traceparent %v, want %v", req.GetTemplate(), sc, want)
 			}
 		}
 	}
-	if seen != 3+2+1 {
-		t.Errorf("%d events of the transfer with its trace, want 3 status, 2 voucher and the SMS", seen)
+	if seen != 3+2+3 {
+		t.Errorf("%d events of the transfer with its trace, want 3 status, 2 voucher, the SMS, the receipt and the refund's e-mail", seen)
 	}
 
 	// The declined charge's span is an error; its transfer's steps are counted as such.

@@ -1,7 +1,9 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -76,33 +78,41 @@ func TestWorkerCompletesAnApprovedTransfer(t *testing.T) {
 		t.Fatalf("voucher events: %v", vs)
 	}
 
-	// Two SMS: one per completed transfer; decode this transfer's.
+	// Two SMS requests and two receipts: one each per completed transfer; decode this
+	// transfer's.
 	e.WaitStatus(t, newTransferID(t, e, user, "first"), domain.StatusCompleted, wait)
-	subjects, notes := e.Notifications(t)
-	var sms *notificationsv1.Notification
-	for i, n := range notes {
-		if strings.Contains(n.GetBody(), s.Voucher.Number) {
-			sms = n
-			if subjects[i] != "thumela.notifications."+user+".sms" {
-				t.Fatalf("SMS subject %s", subjects[i])
-			}
-		}
+	if n := len(e.Notifications(t)); n != 4 {
+		t.Fatalf("%d notification requests, want an SMS and a receipt per transfer", n)
 	}
-	if sms == nil || len(notes) != 2 {
-		t.Fatalf("notifications: %v", notes)
+	smss := e.NotificationsOf(t, tr.ID().String(), notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED)
+	if len(smss) != 1 {
+		t.Fatalf("%d SMS requests for the transfer", len(smss))
+	}
+	sms := smss[0].Request
+	if smss[0].Subject != "thumela.notifications."+user+".sms" || !smss[0].Ephemeral {
+		t.Fatalf("SMS subject %s, ephemeral %v", smss[0].Subject, smss[0].Ephemeral)
 	}
 	if sms.GetChannel() != notificationsv1.Channel_CHANNEL_SMS || sms.GetRecipient() != "+27821234567" ||
-		sms.GetTemplate() != "voucher_issued" || sms.GetUserId() != user || sms.GetSourceService() != "transfers" {
+		sms.GetUserId() != user || sms.GetSourceService() != "transfers" || sms.GetReference() != tr.ID().String() {
 		t.Fatalf("SMS = %v", sms)
 	}
-	pin := regexp.MustCompile(`PIN ([0-9]{4})\b`).FindStringSubmatch(sms.GetBody())
-	if pin == nil || !e.PINs.Verify(s.Voucher.PINHash, tr.ID(), pin[1]) {
-		t.Fatalf("SMS body has no PIN that matches the voucher: %q", sms.GetBody())
+	// What the SMS said is now the notifications service's to word: here, its params.
+	if p := sms.GetParams(); p["sender_name"] != "Thandi N." || p["amount_cents"] != "50000" || p["bank"] != "Capitec" ||
+		p["expires_at"] != "2026-03-25T10:00:00Z" || p["reference"] != tr.Reference() {
+		t.Errorf("SMS params %v", p)
 	}
-	for _, want := range []string{"Thandi N.", "R500.00", "Standard Bank, ABSA, FNB, Nedbank or Capitec", "25 Mar 2026 12:00 SAST", tr.Reference()} {
-		if !strings.Contains(sms.GetBody(), want) {
-			t.Errorf("SMS body lacks %q: %q", want, sms.GetBody())
-		}
+	secrets := e.Secrets(t, sms)
+	if secrets["voucher_number"] != s.Voucher.Number || !e.PINs.Verify(s.Voucher.PINHash, tr.ID(), secrets["pin"]) {
+		t.Fatal("the sealed secrets are not the voucher's number and PIN")
+	}
+	if bytes.Contains(smss[0].Payload, []byte(s.Voucher.Number)) {
+		t.Fatal("the SMS request holds the voucher number in clear")
+	}
+	receipts := e.NotificationsOf(t, tr.ID().String(), notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT)
+	if len(receipts) != 1 || receipts[0].Subject != "thumela.notifications."+user+".email" || !receipts[0].Ephemeral ||
+		receipts[0].Request.GetRecipient() != testkit.SenderEmail || receipts[0].Request.GetParams()["total_cents"] != "51150" ||
+		receipts[0].Request.GetParams()["first_name"] != "Thandi" {
+		t.Fatalf("receipts %v", receipts)
 	}
 	// The completed event carries the voucher for the sender (never its PIN: the contract has no
 	// field for it).
@@ -147,8 +157,8 @@ func TestWorkerFailsADeclinedTransfer(t *testing.T) {
 	if n := e.Payments.ApprovedCharges(); n != 0 {
 		t.Fatalf("%d charges approved, want none", n)
 	}
-	if _, notes := e.Notifications(t); len(notes) != 0 {
-		t.Fatalf("SMS sent for failed transfers: %v", notes)
+	if notes := e.Notifications(t); len(notes) != 0 {
+		t.Fatalf("notifications requested for failed transfers: %v", notes)
 	}
 }
 
@@ -202,8 +212,16 @@ func TestWorkerResumesAfterBeingKilled(t *testing.T) {
 	if n := e.Payments.ApprovedCharges(); n != 2 {
 		t.Fatalf("%d charges made, want 2 (one per transfer)", n)
 	}
-	if _, notes := e.Notifications(t); len(notes) != 2 {
-		t.Fatalf("%d SMS, want 2", len(notes))
+	// One SMS and one receipt per transfer, although the charge step ran twice for one.
+	for _, tr := range []*domain.Transfer{charged, claimedOnly} {
+		for _, tmpl := range []notificationsv1.Template{notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED, notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT} {
+			if n := len(e.NotificationsOf(t, tr.ID().String(), tmpl)); n != 1 {
+				t.Fatalf("%d %s requests, want 1", n, tmpl)
+			}
+		}
+	}
+	if notes := e.Notifications(t); len(notes) != 4 {
+		t.Fatalf("%d notification requests, want 4", len(notes))
 	}
 }
 
@@ -271,8 +289,8 @@ func TestTwoWorkersProcessEachTransferOnce(t *testing.T) {
 	if n := e.Payments.ApprovedCharges(); n != users*perUser {
 		t.Fatalf("%d charges, want %d", n, users*perUser)
 	}
-	if _, notes := e.Notifications(t); len(notes) != users*perUser {
-		t.Fatalf("%d SMS, want %d", len(notes), users*perUser)
+	if notes := e.Notifications(t); len(notes) != 2*users*perUser {
+		t.Fatalf("%d notification requests, want an SMS and a receipt for each of %d", len(notes), users*perUser)
 	}
 	var vouchers int
 	if err := e.Pool.QueryRow(context.Background(), `SELECT count(DISTINCT voucher_number) FROM transfers`).Scan(&vouchers); err != nil || vouchers != users*perUser {
@@ -323,6 +341,87 @@ func TestVoucherExpiryRefundsOnce(t *testing.T) {
 	if len(vs) != 2 || vs[1].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_EXPIRED {
 		t.Fatalf("voucher events %v", vs)
 	}
+	wantRefundEmail(t, e, tr, "expired")
+}
+
+// wantRefundEmail requires exactly one VOUCHER_REFUNDED request for tr, to the sender, for
+// reason.
+func wantRefundEmail(t *testing.T, e *testkit.Env, tr *domain.Transfer, reason string) {
+	t.Helper()
+	refunded := e.NotificationsOf(t, tr.ID().String(), notificationsv1.Template_TEMPLATE_VOUCHER_REFUNDED)
+	if len(refunded) != 1 {
+		t.Fatalf("%d refund e-mail requests, want 1", len(refunded))
+	}
+	r := refunded[0]
+	if r.Request.GetRecipient() != testkit.SenderEmail || r.Request.GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL ||
+		r.Request.GetParams()["reason"] != reason || r.Request.GetParams()["total_cents"] != fmt.Sprint(tr.Total().Cents()) ||
+		!r.Ephemeral || r.Request.GetSecrets() != nil {
+		t.Fatalf("refund e-mail request %v (ephemeral %v)", r.Request, r.Ephemeral)
+	}
+}
+
+// The refund's e-mail is asked for once, when the refund is recorded, however often the step
+// ran: after transient failures, and after a worker died between the refund and its record.
+func TestRefundEmailOnceAcrossRetries(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	cfg := e.WorkerConfig()
+	w, stop := e.StartWorker(t, nil, cfg)
+	user, pm := e.NewUser()
+	failing := newTransfer(t, e, user, pm, "failing", 20000)
+	orphaned := newTransfer(t, e, user, pm, "orphaned", 30000)
+	for _, tr := range []*domain.Transfer{failing, orphaned} {
+		e.WaitStatus(t, tr.ID().String(), domain.StatusCompleted, wait)
+	}
+	stop()
+	ctx := context.Background()
+
+	// orphaned: cancelled, its refund claimed and made by a worker that died before recording it.
+	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), "", orphaned.ID().String()); err != nil {
+		t.Fatal(err)
+	}
+	now := e.Clock.Now()
+	claimed, err := e.Repo.ClaimRefund(ctx, now, now.Add(cfg.Lease), nil)
+	if err != nil || claimed == nil || claimed.ID() != orphaned.ID() {
+		t.Fatalf("claim: %v, %v", claimed, err)
+	}
+	if _, err := e.Payments.Refund(ctx, app.RefundRequest{ChargeID: claimed.State().ChargeID, Amount: claimed.Total(), IdempotencyKey: claimed.RefundKey()}); err != nil {
+		t.Fatal(err)
+	}
+	// failing: cancelled; paymentmethods fails the next two refund calls.
+	e.Payments.FailNextRefunds(2)
+	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), "", failing.ID().String()); err != nil {
+		t.Fatal(err)
+	}
+
+	e.Clock.Advance(cfg.Lease) // the dead worker's lease passes
+	w, _ = e.StartWorker(t, nil, cfg)
+	go func() { // the retries wait on the clock, which stands still
+		for range 40 {
+			time.Sleep(50 * time.Millisecond)
+			e.Clock.Advance(cfg.RetryMax)
+			w.Notify()
+		}
+	}()
+	for _, tr := range []*domain.Transfer{failing, orphaned} {
+		testkit.Eventually(t, wait, "the refund of "+tr.Reference()+" recorded", func() bool {
+			got, _ := e.Repo.Get(ctx, uuid.MustParse(user), tr.ID())
+			return got.Refund().Status == domain.RefundRefunded
+		})
+	}
+	// The dead worker's call, two that failed (either refund may have drawn them) and one
+	// that succeeded per refund.
+	failingCalls, orphanedCalls := e.Payments.RefundCalls(failing.RefundKey()), e.Payments.RefundCalls(orphaned.RefundKey())
+	if failingCalls+orphanedCalls != 5 || orphanedCalls < 2 {
+		t.Fatalf("refund calls: %d for the failing refund, %d for the orphaned one; want 5 in all, 2 or more for the orphaned",
+			failingCalls, orphanedCalls)
+	}
+	// A late duplicate of the record (a worker whose lease passed) is refused and asks for nothing.
+	if _, err := e.Repo.Update(ctx, uuid.Nil, failing.ID(), func(t *domain.Transfer) error { return t.Refunded("re_late", e.Clock.Now()) }); !errors.Is(err, domain.ErrInvalidTransition) {
+		t.Fatalf("second record of the refund: %v", err)
+	}
+	wantRefundEmail(t, e, failing, "cancelled")
+	wantRefundEmail(t, e, orphaned, "cancelled")
 }
 
 // Cancelling refunds the whole total once; a second cancel is refused.
@@ -365,6 +464,7 @@ func TestCancelRefundsOnce(t *testing.T) {
 	if len(vs) != 2 || vs[1].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_CANCELLED {
 		t.Fatalf("voucher events %v", vs)
 	}
+	wantRefundEmail(t, e, tr, "cancelled")
 
 	// A failed transfer has no voucher to cancel.
 	user2, pm2 := e.NewUser(testkit.TokenDecline)

@@ -52,7 +52,7 @@ func TestCollectJudgesCredentialsFirst(t *testing.T) {
 	if v := tr.Voucher(); v.Status != domain.CollectionCollected || !v.CollectedAt.Equal(t0.Add(time.Hour)) || v.CollectedATM != "ATM-1" || v.FailedAttempts != 1 {
 		t.Fatalf("voucher = %+v", v)
 	}
-	if evs := tr.TakeEvents(); len(evs) != 1 {
+	if evs := tr.TakeEvents(); len(evs) != 1 || evs[0] != (domain.VoucherCollected{At: t0.Add(time.Hour)}) {
 		t.Fatalf("events = %v", evs)
 	}
 	if err := tr.Collect(collectReq(t, otherPIN(pin), "0821234567", domain.Capitec), testPINs, t0); !errors.Is(err, domain.ErrVoucherCredentials) {

@@ -3,7 +3,9 @@ package domain
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -71,17 +73,22 @@ type State struct {
 	IdempotencyKey string
 	RequestHash    []byte
 	// SenderName is how the recipient's SMS names the sender (from the access token).
-	SenderName     string
-	RecipientName  string
-	RecipientPhone Phone
-	Bank           Bank
-	Amount         Money
-	Fee            Fee
-	Status         Status
-	FailureReason  string
-	PaymentMethod  PaymentMethodRef
-	Location       Location
-	ChargeID       string
+	SenderName string
+	// SenderFirstName and SenderEmail address the sender's own e-mails (receipt, cash
+	// collected, refund), from the access token at creation; empty for transfers made before
+	// they were kept, which then get no e-mail.
+	SenderFirstName string
+	SenderEmail     string
+	RecipientName   string
+	RecipientPhone  Phone
+	Bank            Bank
+	Amount          Money
+	Fee             Fee
+	Status          Status
+	FailureReason   string
+	PaymentMethod   PaymentMethodRef
+	Location        Location
+	ChargeID        string
 	// Attempts counts the claims of the current job (the charge, then a refund).
 	Attempts int
 	// LeaseUntil: while processing (or refunding), no worker may take the job again before
@@ -113,12 +120,58 @@ type VoucherIssued struct {
 	At  time.Time
 }
 
-// VoucherChanged: the voucher's collection status changed (cancelled, expired, collected).
+// VoucherChanged: the voucher's collection status changed (cancelled, expired).
 type VoucherChanged struct{ At time.Time }
 
-func (StatusChanged) isEvent()  {}
-func (VoucherIssued) isEvent()  {}
-func (VoucherChanged) isEvent() {}
+// VoucherCollected: the recipient withdrew the cash (the collection status is collected).
+type VoucherCollected struct{ At time.Time }
+
+// RefundCompleted: the refund owed after a cancellation or expiry was made.
+type RefundCompleted struct{ At time.Time }
+
+func (StatusChanged) isEvent()    {}
+func (VoucherIssued) isEvent()    {}
+func (VoucherChanged) isEvent()   {}
+func (VoucherCollected) isEvent() {}
+func (RefundCompleted) isEvent()  {}
+
+// Sender is who makes a transfer, as the access token names them: how the recipient's SMS
+// names them (DisplayName, "Thandi N."), and the first name and e-mail address their own
+// e-mails go to.
+type Sender struct {
+	DisplayName string
+	FirstName   string
+	Email       string
+}
+
+// Bounds of the sender's details kept on a transfer: identity's own, so that a token it did
+// not issue (or a future change there) cannot make a transfer fail on the column checks.
+const (
+	MaxSenderName  = 100
+	MaxSenderEmail = 254 // RFC 5321's longest path
+)
+
+// normalised trims s's fields and drops what could not be a name or an address: a transfer
+// must not fail because of how the sender is to be greeted.
+func (s Sender) normalised() Sender {
+	s.DisplayName = truncateRunes(strings.TrimSpace(s.DisplayName), MaxSenderName)
+	s.FirstName = truncateRunes(strings.TrimSpace(s.FirstName), MaxSenderName)
+	s.Email = strings.TrimSpace(s.Email)
+	if len(s.Email) > MaxSenderEmail || !strings.Contains(s.Email, "@") || !utf8.ValidString(s.Email) {
+		s.Email = ""
+	}
+	return s
+}
+
+func truncateRunes(s string, n int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "")
+	}
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
 
 // Transfer is one cash-send transfer and its voucher.
 type Transfer struct {
@@ -127,23 +180,26 @@ type Transfer struct {
 }
 
 // NewTransfer is a transfer accepted from req: pending, not yet charged.
-func NewTransfer(id, userID uuid.UUID, req Request, pm PaymentMethodRef, fee Fee, senderName string, now time.Time) *Transfer {
+func NewTransfer(id, userID uuid.UUID, req Request, pm PaymentMethodRef, fee Fee, sender Sender, now time.Time) *Transfer {
+	sender = sender.normalised()
 	t := &Transfer{s: State{
-		ID:             id,
-		UserID:         userID,
-		IdempotencyKey: req.IdempotencyKey(),
-		RequestHash:    req.Hash(),
-		SenderName:     senderName,
-		RecipientName:  req.RecipientName(),
-		RecipientPhone: req.RecipientPhone(),
-		Bank:           req.Bank(),
-		Amount:         req.Amount(),
-		Fee:            fee,
-		Status:         StatusPending,
-		PaymentMethod:  pm,
-		Location:       req.Location(),
-		CreatedAt:      now,
-		UpdatedAt:      now,
+		ID:              id,
+		UserID:          userID,
+		IdempotencyKey:  req.IdempotencyKey(),
+		RequestHash:     req.Hash(),
+		SenderName:      sender.DisplayName,
+		SenderFirstName: sender.FirstName,
+		SenderEmail:     sender.Email,
+		RecipientName:   req.RecipientName(),
+		RecipientPhone:  req.RecipientPhone(),
+		Bank:            req.Bank(),
+		Amount:          req.Amount(),
+		Fee:             fee,
+		Status:          StatusPending,
+		PaymentMethod:   pm,
+		Location:        req.Location(),
+		CreatedAt:       now,
+		UpdatedAt:       now,
 	}}
 	t.events = append(t.events, StatusChanged{At: now})
 	return t
@@ -325,7 +381,7 @@ func (t *Transfer) MarkCollected(now time.Time) error {
 		return err
 	}
 	t.s.Voucher.CollectedAt = now
-	t.events = append(t.events, VoucherChanged{At: now})
+	t.events = append(t.events, VoucherCollected{At: now})
 	return nil
 }
 
@@ -351,6 +407,7 @@ func (t *Transfer) Refunded(refundID string, now time.Time) error {
 	}
 	t.s.Refund.Status, t.s.Refund.ID = RefundRefunded, refundID
 	t.s.Attempts, t.s.LeaseUntil, t.s.UpdatedAt = 0, time.Time{}, now
+	t.events = append(t.events, RefundCompleted{At: now})
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package domain_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,7 +60,8 @@ func newTransfer(t *testing.T) *domain.Transfer {
 		t.Fatal(err)
 	}
 	fee := domain.Fee{BankFee: domain.Cents(1000), PlatformFee: domain.Cents(150)}
-	return domain.NewTransfer(uuid.New(), uuid.New(), req, domain.PaymentMethodRef{ID: "pm1", Token: "tok"}, fee, "Thandi N.", t0)
+	return domain.NewTransfer(uuid.New(), uuid.New(), req, domain.PaymentMethodRef{ID: "pm1", Token: "tok"}, fee,
+		domain.Sender{DisplayName: "Thandi N.", FirstName: "Thandi", Email: "thandi@example.com"}, t0)
 }
 
 // testPINs MACs PINs in the domain tests.
@@ -180,6 +183,49 @@ func TestTransferEvents(t *testing.T) {
 	}
 	if r := tr.Refund(); r.Status != domain.RefundPending || r.Reason != "cancelled" {
 		t.Fatalf("refund after cancel = %+v", r)
+	}
+	// The refund made is an event of its own (the sender's e-mail); it happens once.
+	if err := tr.ClaimRefund(t0, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Refunded("re_1", t0); err != nil {
+		t.Fatal(err)
+	}
+	if ev := tr.TakeEvents(); len(ev) != 1 || ev[0] != (domain.RefundCompleted{At: t0}) {
+		t.Fatalf("refunded: events %v", ev)
+	}
+	if err := tr.Refunded("re_1", t0); !errors.Is(err, domain.ErrInvalidTransition) || len(tr.TakeEvents()) != 0 {
+		t.Fatalf("second refund: %v", err)
+	}
+}
+
+// The sender's details are kept as the token gave them, trimmed; what could not be an address
+// or a name is dropped or cut rather than failing the transfer.
+func TestTransferKeepsTheSender(t *testing.T) {
+	t.Parallel()
+	req, err := domain.NewRequest(domain.RequestInput{
+		IdempotencyKey: "k1", RecipientName: "Sipho Dlamini", RecipientPhone: "0821234567",
+		Bank: domain.Capitec, AmountCents: 50_000, PaymentMethodID: "pm1",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("é", domain.MaxSenderName+5)
+	for _, tt := range []struct {
+		in                 domain.Sender
+		name, first, email string
+	}{
+		{domain.Sender{DisplayName: " Thandi N. ", FirstName: " Thandi ", Email: " thandi@example.com "}, "Thandi N.", "Thandi", "thandi@example.com"},
+		{domain.Sender{DisplayName: "Thandi N.", FirstName: "Thandi", Email: "not an address"}, "Thandi N.", "Thandi", ""},
+		{domain.Sender{FirstName: long, Email: strings.Repeat("a", 250) + "@example.com"}, "", long[:2*domain.MaxSenderName], ""},
+	} {
+		tr := domain.NewTransfer(uuid.New(), uuid.New(), req, domain.PaymentMethodRef{ID: "pm1", Token: "tok"}, domain.Fee{}, tt.in, t0)
+		if s := tr.State(); s.SenderName != tt.name || s.SenderFirstName != tt.first || s.SenderEmail != tt.email {
+			t.Errorf("sender %+v kept as %q %q %q", tt.in, s.SenderName, s.SenderFirstName, s.SenderEmail)
+		}
+		if !bytes.Equal(tr.RequestHash(), req.Hash()) {
+			t.Error("the sender changed the request hash")
+		}
 	}
 }
 

@@ -5,10 +5,12 @@ package events
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
@@ -16,6 +18,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/outbox"
+	"github.com/thumela/thumela/services/platform/seal"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
 
@@ -23,12 +26,14 @@ import (
 const (
 	EventStatus  = "status"
 	EventVoucher = "voucher"
-	// ChannelSMS is the last token of thumela.notifications.<user_id>.sms.
-	ChannelSMS = "sms"
-	// TemplateVoucherIssued names the recipient's SMS for the delivery adapter.
-	TemplateVoucherIssued = "voucher_issued"
-	// SourceService is this service's name on the notifications it writes.
+	// ChannelSMS and ChannelEmail are the last token of thumela.notifications.<user_id>.<channel>.
+	ChannelSMS   = "sms"
+	ChannelEmail = "email"
+	// SourceService is this service's name on the notification requests it writes.
 	SourceService = "transfers"
+	// The secrets of the recipient's SMS, sealed to the notifications service.
+	SecretVoucherNumber = "voucher_number"
+	SecretPIN           = "pin"
 )
 
 var banks = map[domain.Bank]feesv1.Bank{
@@ -133,8 +138,10 @@ func eventID(t *domain.Transfer, what string) uuid.UUID {
 
 // Messages turns the events recorded on t into outbox messages: TransferStatusChanged on
 // .status at every status step, VoucherChanged on .voucher when a voucher is issued or ends,
-// and the recipient's SMS through the notifications stream when it is issued.
-func Messages(t *domain.Transfer, evs []domain.Event) ([]outbox.Message, error) {
+// and the notification requests: the recipient's SMS when the voucher is issued, and the
+// sender's e-mails (the receipt then, cash collected, the refund made). Secrets (the voucher
+// number and PIN) are sealed to sealTo, the notifications service's public key.
+func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]outbox.Message, error) {
 	user := t.UserID().String()
 	var msgs []outbox.Message
 	for _, ev := range evs {
@@ -158,17 +165,37 @@ func Messages(t *domain.Transfer, evs []domain.Event) ([]outbox.Message, error) 
 			if err != nil {
 				return nil, err
 			}
-			sms, err := VoucherSMS(t, ev.PIN, ev.At)
+			sms, err := VoucherSMS(t, ev.PIN, ev.At, sealTo)
 			if err != nil {
 				return nil, err
 			}
 			msgs = append(msgs, changed, sms)
+			msgs, err = appendEmail(msgs, t, ev.At, TransferReceipt)
+			if err != nil {
+				return nil, err
+			}
 		case domain.VoucherChanged:
 			changed, err := voucherChanged(t, ev.At)
 			if err != nil {
 				return nil, err
 			}
 			msgs = append(msgs, changed)
+		case domain.VoucherCollected:
+			changed, err := voucherChanged(t, ev.At)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, changed)
+			msgs, err = appendEmail(msgs, t, ev.At, CashCollected)
+			if err != nil {
+				return nil, err
+			}
+		case domain.RefundCompleted:
+			var err error
+			msgs, err = appendEmail(msgs, t, ev.At, VoucherRefunded)
+			if err != nil {
+				return nil, err
+			}
 		default:
 			return nil, fmt.Errorf("events: unknown event %T", ev)
 		}
@@ -194,38 +221,134 @@ func voucherChanged(t *domain.Transfer, at time.Time) (outbox.Message, error) {
 	}, nil
 }
 
-// VoucherSMS is the recipient's SMS: who sent how much, the voucher number and PIN, where to
-// withdraw and until when (Johannesburg time).
-func VoucherSMS(t *domain.Transfer, pin string, at time.Time) (outbox.Message, error) {
-	subject, err := bus.Subject(bus.DomainNotifications, t.UserID().String(), ChannelSMS)
+// Notification requests. transfers never words a message: it names a template and gives its
+// params (thumela.notifications.v1.Template says which); the notifications service renders
+// it. Each request's id is derived from the transfer and the template, like the other events,
+// so a step that is retried cannot ask for a second message; every transfer gets each of them
+// at most once. Their outbox rows are ephemeral: deleted as soon as JetStream has them.
+
+// templateName is the lower snake name of a template (voucher_issued), for event ids.
+func templateName(t notificationsv1.Template) string {
+	return strings.ToLower(strings.TrimPrefix(t.String(), "TEMPLATE_"))
+}
+
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func cents(m domain.Money) string { return strconv.FormatInt(m.Cents(), 10) }
+
+// request is the outbox message of a notification request about t for its sender (user_id,
+// so that the sender sees its delivery), with its channel token in the subject.
+func request(t *domain.Transfer, channel notificationsv1.Channel, recipient string, tmpl notificationsv1.Template,
+	params map[string]string, secrets *notificationsv1.Sealed, at time.Time) (outbox.Message, error) {
+	token := ChannelEmail
+	if channel == notificationsv1.Channel_CHANNEL_SMS {
+		token = ChannelSMS
+	}
+	subject, err := bus.Subject(bus.DomainNotifications, t.UserID().String(), token)
 	if err != nil {
 		return outbox.Message{}, err
 	}
-	s := t.State()
-	id := eventID(t, "sms/"+TemplateVoucherIssued)
-	names := make([]string, len(domain.Banks))
-	for i, b := range domain.Banks {
-		names[i] = b.DisplayName()
-	}
-	sender := s.SenderName
-	if sender == "" {
-		sender = "Someone"
-	}
-	body := fmt.Sprintf("Thumela: %s sent you %s. Voucher number %s, PIN %s. "+
-		"Withdraw the cash at any %s or %s ATM with the voucher number, PIN and this phone number "+
-		"before %s. Never share your PIN. Ref %s.",
-		sender, s.Amount, s.Voucher.Number, pin,
-		strings.Join(names[:len(names)-1], ", "), names[len(names)-1],
-		s.Voucher.ExpiresAt.In(domain.Johannesburg).Format("2 Jan 2006 15:04 SAST"), t.Reference())
-	return outbox.Message{ID: id, Subject: subject, Payload: &notificationsv1.Notification{
+	id := eventID(t, token+"/"+templateName(tmpl)) // e.g. "sms/voucher_issued", "email/transfer_receipt"
+	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
 		Id:            id.String(),
-		Channel:       notificationsv1.Channel_CHANNEL_SMS,
-		Recipient:     s.RecipientPhone.E164(),
-		Subject:       "Your Thumela cash voucher",
-		Body:          body,
-		Template:      TemplateVoucherIssued,
-		UserId:        s.UserID.String(),
+		Channel:       channel,
+		Recipient:     recipient,
+		Template:      tmpl,
+		Params:        params,
+		Secrets:       secrets,
+		UserId:        t.UserID().String(),
+		Reference:     t.ID().String(),
 		SourceService: SourceService,
 		CreatedAt:     timestamppb.New(at),
 	}}, nil
+}
+
+// VoucherSMS asks for the recipient's SMS (VOUCHER_ISSUED): who sent how much, at which bank's
+// ATMs, until when, and the reference people quote; the voucher number and the PIN travel
+// sealed to sealTo, so they are never in clear in the outbox or on a stream.
+func VoucherSMS(t *domain.Transfer, pin string, at time.Time, sealTo seal.PublicKey) (outbox.Message, error) {
+	s := t.State()
+	plain, err := proto.Marshal(&notificationsv1.Secrets{Values: map[string]string{
+		SecretVoucherNumber: s.Voucher.Number,
+		SecretPIN:           pin,
+	}})
+	if err != nil {
+		return outbox.Message{}, fmt.Errorf("voucher SMS: marshal secrets: %w", err)
+	}
+	sealed, err := seal.Seal(sealTo, plain)
+	if err != nil {
+		return outbox.Message{}, fmt.Errorf("voucher SMS: %w", err)
+	}
+	return request(t, notificationsv1.Channel_CHANNEL_SMS, s.RecipientPhone.E164(), notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED,
+		map[string]string{
+			"sender_name":  s.SenderName,
+			"amount_cents": cents(s.Amount),
+			"bank":         s.Bank.DisplayName(),
+			"expires_at":   rfc3339(s.Voucher.ExpiresAt),
+			"reference":    t.Reference(),
+		},
+		&notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box}, at)
+}
+
+// senderEmail is one of the sender's e-mails about t: its template and params.
+type senderEmail func(t *domain.Transfer) (notificationsv1.Template, map[string]string)
+
+// appendEmail appends the sender's e-mail made by mail to msgs, unless the transfer has no
+// address for the sender (made before addresses were kept): it then goes without.
+func appendEmail(msgs []outbox.Message, t *domain.Transfer, at time.Time, mail senderEmail) ([]outbox.Message, error) {
+	s := t.State()
+	if s.SenderEmail == "" {
+		return msgs, nil
+	}
+	tmpl, params := mail(t)
+	msg, err := request(t, notificationsv1.Channel_CHANNEL_EMAIL, s.SenderEmail, tmpl, params, nil, at)
+	if err != nil {
+		return nil, err
+	}
+	return append(msgs, msg), nil
+}
+
+// TransferReceipt is the sender's receipt, once the card is charged and the voucher issued.
+func TransferReceipt(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
+	s := t.State()
+	return notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT, map[string]string{
+		"first_name":      s.SenderFirstName,
+		"recipient_name":  s.RecipientName,
+		"recipient_phone": s.RecipientPhone.E164(),
+		"bank":            s.Bank.DisplayName(),
+		"amount_cents":    cents(s.Amount),
+		"fee_cents":       cents(s.Fee.Charged()),
+		"total_cents":     cents(t.Total()),
+		"reference":       t.Reference(),
+		"created_at":      rfc3339(s.CreatedAt),
+		"expires_at":      rfc3339(s.Voucher.ExpiresAt),
+	}
+}
+
+// CashCollected tells the sender that the recipient withdrew the cash, and where: the ATM as
+// the collection recorded it (its bank and id in the bank's network).
+func CashCollected(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
+	s := t.State()
+	return notificationsv1.Template_TEMPLATE_CASH_COLLECTED, map[string]string{
+		"first_name":     s.SenderFirstName,
+		"recipient_name": s.RecipientName,
+		"amount_cents":   cents(s.Amount),
+		"bank":           s.Bank.DisplayName(),
+		"location":       strings.TrimSpace(s.Bank.DisplayName() + " ATM " + s.Voucher.CollectedATM),
+		"at":             rfc3339(s.Voucher.CollectedAt),
+		"reference":      t.Reference(),
+	}
+}
+
+// VoucherRefunded tells the sender that the whole total of a cancelled or expired voucher was
+// refunded to their card.
+func VoucherRefunded(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
+	s := t.State()
+	return notificationsv1.Template_TEMPLATE_VOUCHER_REFUNDED, map[string]string{
+		"first_name":     s.SenderFirstName,
+		"recipient_name": s.RecipientName,
+		"total_cents":    cents(t.Total()),
+		"reason":         s.Refund.Reason,
+		"reference":      t.Reference(),
+	}
 }

@@ -2,6 +2,7 @@ package ports_test
 
 import (
 	"context"
+	"maps"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 	"github.com/thumela/thumela/services/transfers/internal/ports"
@@ -102,7 +104,8 @@ func wantCode(t *testing.T, what string, err error, code codes.Code, msg string)
 	}
 }
 
-// The whole path, with the real worker issuing the voucher and the PIN read from the SMS.
+// The whole path, with the real worker issuing the voucher and the PIN opened from the SMS
+// request, as the notifications service opens it.
 func TestCollectVoucher(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
@@ -112,15 +115,9 @@ func TestCollectVoucher(t *testing.T) {
 	tr := create(t, e, e.Ctx(t, user), testkit.Request("second", pm))
 	done := e.WaitStatus(t, tr.GetId(), domain.StatusCompleted, 10*time.Second)
 	number := done.Voucher().Number
-	var pin string
-	_, notes := e.Notifications(t)
-	for _, n := range notes {
-		if strings.Contains(n.GetBody(), number) {
-			pin = regexp.MustCompile(`PIN ([0-9]{4})\b`).FindStringSubmatch(n.GetBody())[1]
-		}
-	}
-	if pin == "" || tr.GetFeeCents() == 0 {
-		t.Fatalf("no SMS for voucher %s, or no fee (%d)", number, tr.GetFeeCents())
+	pin := e.VoucherPIN(t, tr.GetId())
+	if !regexp.MustCompile(`^[0-9]{4}$`).MatchString(pin) || tr.GetFeeCents() == 0 {
+		t.Fatalf("no PIN in the SMS request for voucher %s, or no fee (%d)", number, tr.GetFeeCents())
 	}
 
 	e.Clock.Advance(3 * time.Hour)
@@ -160,6 +157,18 @@ func TestCollectVoucher(t *testing.T) {
 		!g.GetVoucher().GetCollectedAt().AsTime().Equal(at) || g.GetVoucher().GetNumber() != number {
 		t.Fatalf("GetTransfer = %v", g)
 	}
+	// The sender is told by e-mail, with the collection: who, how much, where and when.
+	collected := e.NotificationsOf(t, tr.GetId(), notificationsv1.Template_TEMPLATE_CASH_COLLECTED)
+	if len(collected) != 1 || !collected[0].Ephemeral || collected[0].Subject != "thumela.notifications."+user+".email" {
+		t.Fatalf("cash collected requests %v", collected)
+	}
+	if c := collected[0].Request; c.GetRecipient() != testkit.SenderEmail || c.GetUserId() != user || c.GetSecrets() != nil ||
+		!maps.Equal(c.GetParams(), map[string]string{
+			"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000", "bank": "Capitec",
+			"location": "Capitec ATM CPT-ATM-0042", "at": at.UTC().Format(time.RFC3339), "reference": tr.GetReference(),
+		}) {
+		t.Fatalf("cash collected request %v", c)
+	}
 	// Collected is an end: the sender can no longer cancel, nor can the cash come out twice.
 	_, err = e.Client.CancelTransfer(e.Ctx(t, user), &transfersv1.CancelTransferRequest{TransferId: tr.GetId()})
 	wantCode(t, "cancel after collection", err, codes.FailedPrecondition, "")
@@ -167,6 +176,9 @@ func TestCollectVoucher(t *testing.T) {
 		VoucherNumber: number, Pin: pin, RecipientPhone: "0821234567", Bank: feesv1.Bank_BANK_CAPITEC, AtmId: "CPT-ATM-0042",
 	})
 	wantCode(t, "second collection", err, codes.FailedPrecondition, "already been collected")
+	if n := len(e.NotificationsOf(t, tr.GetId(), notificationsv1.Template_TEMPLATE_CASH_COLLECTED)); n != 1 {
+		t.Fatalf("%d cash collected requests after a second collection, want 1", n)
+	}
 }
 
 // A wrong number, phone or PIN cannot be told apart; those against a real voucher count.
@@ -384,6 +396,9 @@ func TestCollectVoucherTwiceAtOnceDispensesOnce(t *testing.T) {
 	}
 	if events != 1 {
 		t.Fatalf("%d collected events, want 1", events)
+	}
+	if n := len(e.NotificationsOf(t, v.transfer.GetId(), notificationsv1.Template_TEMPLATE_CASH_COLLECTED)); n != 1 {
+		t.Fatalf("%d cash collected requests, want 1", n)
 	}
 }
 

@@ -112,6 +112,16 @@ func TestCreateTransferIsIdempotent(t *testing.T) {
 	if rows(t, e, user) != 1 || e.Fees.Calls() != quotes {
 		t.Fatalf("retry: %d rows, %d quotes (was %d)", rows(t, e, user), e.Fees.Calls(), quotes)
 	}
+	// The sender's e-mail comes from the token, not the body: a retry whose token carries
+	// another address (changed meanwhile) is the same request, and the transfer keeps the first.
+	if second := create(t, e, e.CtxWithEmail(t, user, "new-address@example.com"), testkit.Request("wizard-1", pm)); second.GetId() != first.GetId() {
+		t.Fatalf("retry with another e-mail in the token made %s, want %s", second.GetId(), first.GetId())
+	}
+	var email, firstName string
+	if err := e.Pool.QueryRow(context.Background(), `SELECT sender_email, sender_first_name FROM transfers WHERE id = $1`,
+		first.GetId()).Scan(&email, &firstName); err != nil || email != testkit.SenderEmail || firstName != "Thandi" {
+		t.Fatalf("stored sender %q %q (%v), want the first token's", email, firstName, err)
+	}
 
 	// The same key with a different body is refused.
 	other := testkit.Request("wizard-1", pm)

@@ -24,6 +24,7 @@ import (
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
+	"github.com/thumela/thumela/services/platform/seal"
 	"github.com/thumela/thumela/services/platform/service"
 	"github.com/thumela/thumela/services/transfers/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/transfers/internal/app"
@@ -57,10 +58,13 @@ type Env struct {
 	Repo *postgres.Transfers
 	App  *app.Service
 	// PINs MACs the vouchers' PINs under PINKey.
-	PINs   *domain.PINHasher
-	Client transfersv1.TransfersServiceClient
-	Logger *slog.Logger
-	signer auth.Signer
+	PINs *domain.PINHasher
+	// SealKey is the notifications service's key pair: the repository seals the secrets of
+	// notification requests to its public half; Secrets opens them with the private one.
+	SealKey seal.PrivateKey
+	Client  transfersv1.TransfersServiceClient
+	Logger  *slog.Logger
+	signer  auth.Signer
 }
 
 // PINKey is the tests' TRANSFERS_PIN_KEY: base64 of 32 bytes.
@@ -74,6 +78,36 @@ func PINHasher(t testing.TB) *domain.PINHasher {
 		t.Fatal(err)
 	}
 	return domain.NewPINHasher(k)
+}
+
+// NewSealKey returns a fresh notifications key pair; give its Public() to the repository (or
+// its Public().String() to the binary as NOTIFICATIONS_SEAL_PUBLIC_KEY).
+func NewSealKey(t testing.TB) seal.PrivateKey {
+	t.Helper()
+	k, err := seal.GenerateKey("test-notifications")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// OpenSecrets opens req's sealed secrets with key, as the notifications service does, and
+// fails the test if they do not open.
+func OpenSecrets(t testing.TB, key seal.PrivateKey, req *notificationsv1.NotificationRequest) map[string]string {
+	t.Helper()
+	kr, err := seal.NewKeyring(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := kr.Open(seal.Sealed{KeyID: req.GetSecrets().GetKeyId(), Box: req.GetSecrets().GetBox()})
+	if err != nil {
+		t.Fatalf("request %s: secrets: %v", req.GetId(), err)
+	}
+	var s notificationsv1.Secrets
+	if err := proto.Unmarshal(plain, &s); err != nil {
+		t.Fatalf("request %s: secrets: %v", req.GetId(), err)
+	}
+	return s.GetValues()
 }
 
 // DefaultStart is 2026-03-18 12:00 in Johannesburg.
@@ -115,9 +149,10 @@ func New(t testing.TB, opts Options) *Env {
 		t.Fatalf("migrate: %v", err)
 	}
 
+	sealKey := NewSealKey(t)
 	e := &Env{
 		DBURL: url, Pool: pool, Clock: NewClock(opts.Start), Payments: NewFakePayments(), Fees: NewFakeFees(),
-		Repo: postgres.NewTransfers(pool), PINs: PINHasher(t), Logger: Discard,
+		Repo: postgres.NewTransfers(pool, sealKey.Public()), PINs: PINHasher(t), SealKey: sealKey, Logger: Discard,
 	}
 	svc, err := app.New(e.Repo, e.Payments, e.Fees, app.Config{Limits: opts.Limits, Now: e.Clock.Now, PINs: e.PINs}, e.Logger)
 	if err != nil {
@@ -151,11 +186,17 @@ func (e *Env) NewUser(token ...string) (userID, paymentMethodID string) {
 	return userID, paymentMethodID
 }
 
-// Ctx returns a context whose calls carry userID's access token.
+// Ctx returns a context whose calls carry userID's access token (Thandi Nkosi, SenderEmail).
 func (e *Env) Ctx(t testing.TB, userID string) context.Context {
 	t.Helper()
+	return e.CtxWithEmail(t, userID, SenderEmail)
+}
+
+// CtxWithEmail is Ctx with another e-mail address in the token.
+func (e *Env) CtxWithEmail(t testing.TB, userID, email string) context.Context {
+	t.Helper()
 	token, err := e.signer.Sign(auth.Claims{
-		Subject: userID, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi",
+		Subject: userID, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi", Email: email,
 		Issuer: service.TokenIssuer, ExpiresAt: time.Now().Add(10 * time.Minute),
 	})
 	if err != nil {
@@ -178,9 +219,12 @@ func (e *Env) ServiceCtx(t testing.TB, name string) context.Context {
 	return auth.WithBearer(t.Context(), token)
 }
 
+// SenderEmail is the test senders' address, in their access tokens.
+const SenderEmail = "thandi@example.com"
+
 // Caller is userID as the app sees a caller.
 func Caller(userID string) app.Caller {
-	return app.Caller{UserID: userID, GivenName: "Thandi", FamilyName: "Nkosi"}
+	return app.Caller{UserID: userID, GivenName: "Thandi", FamilyName: "Nkosi", Email: SenderEmail}
 }
 
 // Request is a valid create request for R500 to Capitec with paymentMethodID.
@@ -221,7 +265,7 @@ func (e *Env) StartWorker(t testing.TB, pool *pgxpool.Pool, cfg app.WorkerConfig
 	t.Helper()
 	repo := e.Repo
 	if pool != nil {
-		repo = postgres.NewTransfers(pool)
+		repo = postgres.NewTransfers(pool, e.SealKey.Public())
 	}
 	w, err := app.NewWorker(repo, e.Payments, cfg, e.Logger)
 	if err != nil {
@@ -244,18 +288,21 @@ type OutboxRow struct {
 	Payload []byte
 	// Headers are the message's headers (the event type, traceparent, …).
 	Headers map[string]string
+	// Ephemeral rows are deleted by the relay once JetStream has them.
+	Ephemeral bool
 }
 
-// Outbox returns every outbox row in write order.
+// Outbox returns every outbox row in write order (the Env runs no relay: they stay).
 func (e *Env) Outbox(t testing.TB) []OutboxRow {
 	t.Helper()
-	rows, err := e.Pool.Query(context.Background(), `SELECT subject, headers->>'`+outbox.HeaderEventType+`', payload, headers FROM outbox ORDER BY seq`)
+	rows, err := e.Pool.Query(context.Background(), `SELECT subject, headers->>'`+outbox.HeaderEventType+`', payload, headers, ephemeral
+		FROM outbox ORDER BY seq`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (OutboxRow, error) {
 		var o OutboxRow
-		err := r.Scan(&o.Subject, &o.Type, &o.Payload, &o.Headers)
+		err := r.Scan(&o.Subject, &o.Type, &o.Payload, &o.Headers, &o.Ephemeral)
 		return o, err
 	})
 	if err != nil {
@@ -302,20 +349,66 @@ func (e *Env) VoucherEvents(t testing.TB, transferID string) []*transfersv1.Vouc
 	return out
 }
 
-// Notifications decodes every notification in the outbox, with its subject.
-func (e *Env) Notifications(t testing.TB) (subjects []string, notes []*notificationsv1.Notification) {
+// RequestType is the event type of a notification request in the outbox.
+const RequestType = "thumela.notifications.v1.NotificationRequest"
+
+// Notification is one notification request in the outbox.
+type Notification struct {
+	Subject string
+	Request *notificationsv1.NotificationRequest
+	// Payload is the request as stored (marshalled).
+	Payload   []byte
+	Ephemeral bool
+}
+
+// Notifications decodes every notification request in the outbox, in write order.
+func (e *Env) Notifications(t testing.TB) []Notification {
 	t.Helper()
+	var out []Notification
 	for _, row := range e.Outbox(t) {
-		if row.Type != "thumela.notifications.v1.Notification" {
+		if row.Type != RequestType {
 			continue
 		}
-		var n notificationsv1.Notification
-		if err := proto.Unmarshal(row.Payload, &n); err != nil {
+		n := Notification{Subject: row.Subject, Payload: row.Payload, Ephemeral: row.Ephemeral,
+			Request: &notificationsv1.NotificationRequest{}}
+		if err := proto.Unmarshal(row.Payload, n.Request); err != nil {
 			t.Fatal(err)
 		}
-		subjects, notes = append(subjects, row.Subject), append(notes, &n)
+		out = append(out, n)
 	}
-	return subjects, notes
+	return out
+}
+
+// NotificationsOf returns the notification requests about transferID of template (all
+// templates when unspecified), in write order.
+func (e *Env) NotificationsOf(t testing.TB, transferID string, template notificationsv1.Template) []Notification {
+	t.Helper()
+	var out []Notification
+	for _, n := range e.Notifications(t) {
+		if n.Request.GetReference() == transferID &&
+			(template == notificationsv1.Template_TEMPLATE_UNSPECIFIED || n.Request.GetTemplate() == template) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Secrets opens req's sealed secrets with the Env's notifications key.
+func (e *Env) Secrets(t testing.TB, req *notificationsv1.NotificationRequest) map[string]string {
+	t.Helper()
+	return OpenSecrets(t, e.SealKey, req)
+}
+
+// VoucherPIN returns the PIN of transferID's voucher, opened from the recipient's SMS request
+// as the notifications service would: the only place it exists in clear outside the worker's
+// memory.
+func (e *Env) VoucherPIN(t testing.TB, transferID string) string {
+	t.Helper()
+	sms := e.NotificationsOf(t, transferID, notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED)
+	if len(sms) != 1 {
+		t.Fatalf("%d voucher SMS requests for %s, want 1", len(sms), transferID)
+	}
+	return e.Secrets(t, sms[0].Request)["pin"]
 }
 
 // Eventually polls cond every 10 ms until it holds or timeout passes.

@@ -66,8 +66,10 @@ type FakePayments struct {
 	// ledger), as a processor would count them.
 	processorCharges map[string]int
 	refundCalls      map[string]int
-	// failNext makes the next n charge calls fail as if paymentmethods were down.
-	failNext int
+	// failNext makes the next n charge calls fail as if paymentmethods were down;
+	// failNextRefunds the next n refund calls.
+	failNext        int
+	failNextRefunds int
 	// onCharge, when set, runs at the start of every charge call (to block or count).
 	onCharge func(app.ChargeRequest)
 }
@@ -109,6 +111,13 @@ func (f *FakePayments) FailNextCharges(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.failNext = n
+}
+
+// FailNextRefunds makes the next n refund calls fail with app.ErrUnavailable.
+func (f *FakePayments) FailNextRefunds(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failNextRefunds = n
 }
 
 // OnCharge sets a hook run at the start of every charge call.
@@ -168,6 +177,10 @@ func (f *FakePayments) Refund(_ context.Context, req app.RefundRequest) (string,
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.refundCalls[req.IdempotencyKey]++
+	if f.failNextRefunds > 0 {
+		f.failNextRefunds--
+		return "", fmt.Errorf("%w: fake paymentmethods down", app.ErrUnavailable)
+	}
 	if rec, ok := f.refunds[req.IdempotencyKey]; ok {
 		return rec.id, nil
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/thumela/thumela/services/platform/outbox"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
+	"github.com/thumela/thumela/services/platform/seal"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 	"github.com/thumela/thumela/services/transfers/internal/events"
@@ -46,12 +47,18 @@ const userLockClass = 0x7472_6e73 // "trns"
 // Transfers implements app.Repository.
 type Transfers struct {
 	pool *pgxpool.Pool
+	// sealTo is the notifications service's public key: the secrets of the notification
+	// requests written with the changes (the voucher number and PIN) are sealed to it.
+	sealTo seal.PublicKey
 	// onWork are the functions called after a commit that created work for the worker.
 	onWork atomic.Pointer[[]func()]
 }
 
-// NewTransfers returns the repository over pool (search_path = transfers).
-func NewTransfers(pool *pgxpool.Pool) *Transfers { return &Transfers{pool: pool} }
+// NewTransfers returns the repository over pool (search_path = transfers); the notification
+// requests it writes seal their secrets to sealTo, the notifications service's public key.
+func NewTransfers(pool *pgxpool.Pool, sealTo seal.PublicKey) *Transfers {
+	return &Transfers{pool: pool, sealTo: sealTo}
+}
 
 // OnWork registers fn (the worker's Notify) to be called after every commit, through this
 // repository, that creates work for the worker: a new transfer, a refund owed (a cancel or an
@@ -95,7 +102,7 @@ const columns = `id, user_id, idempotency_key, request_hash, sender_name, recipi
 	location_name, location_type, charge_id, attempts, lease_until,
 	voucher_number, voucher_pin_hash, collection_status, voucher_expires_at, collected_at,
 	refund_status, refund_id, refund_reason, created_at, updated_at, trace_context,
-	voucher_failed_attempts, voucher_locked_until, collected_atm_id`
+	voucher_failed_attempts, voucher_locked_until, collected_atm_id, sender_first_name, sender_email`
 
 func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 	var (
@@ -112,7 +119,7 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 		&s.Location.Name, &s.Location.Type, &s.ChargeID, &s.Attempts, &lease,
 		&voucherNumber, &pinHash, &collection, &expires, &collected,
 		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt, &s.TraceContext,
-		&s.Voucher.FailedAttempts, &locked, &atmID)
+		&s.Voucher.FailedAttempts, &locked, &atmID, &s.SenderFirstName, &s.SenderEmail)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +269,7 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p 
 		if err := insert(ctx, tx, t); err != nil {
 			return err
 		}
-		if err := writeEvents(ctx, tx, t); err != nil {
+		if err := r.writeEvents(ctx, tx, t); err != nil {
 			return err
 		}
 		r.wakeOnCommit(tx)
@@ -286,13 +293,15 @@ func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 	_, err := tx.Exec(ctx, `INSERT INTO transfers (id, user_id, idempotency_key, request_hash, sender_name,
 		recipient_name, recipient_phone, bank, amount_cents, bank_fee_cents, platform_fee_cents, fee_cents,
 		total_cents, fee_waived, status, payment_method_id, payment_method_name, payment_method_last_four,
-		payment_method_token, location_name, location_type, created_at, updated_at, trace_context)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
+		payment_method_token, location_name, location_type, created_at, updated_at, trace_context,
+		sender_first_name, sender_email)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
+		$25, $26)`,
 		s.ID, s.UserID, s.IdempotencyKey, s.RequestHash, s.SenderName,
 		s.RecipientName, s.RecipientPhone.E164(), string(s.Bank), s.Amount.Cents(), s.Fee.BankFee.Cents(), s.Fee.PlatformFee.Cents(),
 		s.Fee.Charged().Cents(), t.Total().Cents(), s.Fee.Waived, string(s.Status), s.PaymentMethod.ID, s.PaymentMethod.Name,
 		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt,
-		traceContextArg(s.TraceContext))
+		traceContextArg(s.TraceContext), s.SenderFirstName, s.SenderEmail)
 	if err != nil {
 		return fmt.Errorf("insert transfer: %w", err)
 	}
@@ -307,8 +316,8 @@ func traceContextArg(tc map[string]string) any {
 	return tc
 }
 
-func writeEvents(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
-	msgs, err := events.Messages(t, t.TakeEvents())
+func (r *Transfers) writeEvents(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
+	msgs, err := events.Messages(t, t.TakeEvents(), r.sealTo)
 	if err != nil {
 		return err
 	}
@@ -342,7 +351,7 @@ func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was
 	if tag.RowsAffected() != 1 {
 		return fmt.Errorf("%w: status of %s changed under its lock", domain.ErrInvalidTransition, s.ID)
 	}
-	if err := writeEvents(ctx, tx, t); err != nil {
+	if err := r.writeEvents(ctx, tx, t); err != nil {
 		return err
 	}
 	if s.Refund.Status == domain.RefundPending && was.Refund.Status != domain.RefundPending {

@@ -1,0 +1,311 @@
+package events_test
+
+import (
+	"bytes"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+	"github.com/thumela/thumela/services/platform/outbox"
+	"github.com/thumela/thumela/services/platform/seal"
+	"github.com/thumela/thumela/services/transfers/internal/domain"
+	"github.com/thumela/thumela/services/transfers/internal/events"
+)
+
+var (
+	t0       = time.Date(2026, time.March, 18, 12, 0, 0, 0, domain.Johannesburg)
+	transfer = uuid.MustParse("5f0c2a1e-8d6b-4c1a-9e2f-0a1b2c3d4e5f")
+	sender   = uuid.MustParse("0b8e6d2c-1f3a-4b5c-8d7e-9f0a1b2c3d4e")
+)
+
+// Chosen so that neither appears, by chance, among the request's clear values (phone, amounts,
+// times, ids): finding one in the request's bytes can only be a leak.
+const (
+	pin    = "4739"
+	number = "8061597342"
+)
+
+func newKey(t *testing.T) seal.PrivateKey {
+	t.Helper()
+	k, err := seal.GenerateKey("events-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func open(t *testing.T, key seal.PrivateKey, req *notificationsv1.NotificationRequest) map[string]string {
+	t.Helper()
+	kr, err := seal.NewKeyring(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := kr.Open(seal.Sealed{KeyID: req.GetSecrets().GetKeyId(), Box: req.GetSecrets().GetBox()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s notificationsv1.Secrets
+	if err := proto.Unmarshal(plain, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.GetValues()
+}
+
+// issued is a R500 Capitec transfer to 082 123 4567 (fee R11.50) whose voucher was just
+// issued with number and pin, by a sender with e-mail address email; its events are taken.
+func issued(t *testing.T, email string) (*domain.Transfer, []domain.Event) {
+	t.Helper()
+	req, err := domain.NewRequest(domain.RequestInput{
+		IdempotencyKey: "k1", RecipientName: "Sipho Dlamini", RecipientPhone: "0821234567",
+		Bank: domain.Capitec, AmountCents: 50_000, PaymentMethodID: "pm1",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fee := domain.Fee{BankFee: domain.Cents(1000), PlatformFee: domain.Cents(150)}
+	tr := domain.NewTransfer(transfer, sender, req, domain.PaymentMethodRef{ID: "pm1", Token: "tok"}, fee,
+		domain.Sender{DisplayName: "Thandi N.", FirstName: "Thandi", Email: email}, t0)
+	if err := tr.ClaimCharge(t0, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	tr.TakeEvents() // created and claimed: their own transactions
+	v := domain.IssuedVoucher{Number: number, PIN: pin, PINHash: "hmac-sha256$k$mac", ExpiresAt: t0.Add(domain.DefaultVoucherTTL)}
+	if err := tr.Complete("ch_1", v, t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	return tr, tr.TakeEvents()
+}
+
+// requests decodes the notification requests among msgs, failing on any that is not ephemeral
+// and on any other message that is.
+func requests(t *testing.T, msgs []outbox.Message) ([]*notificationsv1.NotificationRequest, []outbox.Message) {
+	t.Helper()
+	var (
+		out  []*notificationsv1.NotificationRequest
+		rows []outbox.Message
+	)
+	for _, m := range msgs {
+		req, ok := m.Payload.(*notificationsv1.NotificationRequest)
+		if ok != m.Ephemeral {
+			t.Fatalf("%s: ephemeral %v for a %T", m.Subject, m.Ephemeral, m.Payload)
+		}
+		if ok {
+			if m.ID.String() != req.GetId() {
+				t.Fatalf("outbox id %s, request id %s", m.ID, req.GetId())
+			}
+			out, rows = append(out, req), append(rows, m)
+		}
+	}
+	return out, rows
+}
+
+func wantParams(t *testing.T, req *notificationsv1.NotificationRequest, want map[string]string) {
+	t.Helper()
+	if !maps.Equal(req.GetParams(), want) {
+		t.Errorf("%s params:\n got %v\nwant %v", req.GetTemplate(), req.GetParams(), want)
+	}
+}
+
+// The voucher's issue asks for the recipient's SMS and the sender's receipt: templates and
+// params, no text; the voucher number and PIN only sealed, never in the request's bytes.
+func TestVoucherIssuedRequestsTheSMSAndTheReceipt(t *testing.T) {
+	t.Parallel()
+	key := newKey(t)
+	tr, evs := issued(t, "thandi@example.com")
+	msgs, err := events.Messages(tr, evs, key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, rows := requests(t, msgs)
+	if len(msgs) != 4 || len(reqs) != 2 {
+		t.Fatalf("%d messages, %d requests; want status, voucher, SMS and receipt", len(msgs), len(reqs))
+	}
+	sms, receipt := reqs[0], reqs[1]
+	if rows[0].Subject != "thumela.notifications."+sender.String()+".sms" || rows[1].Subject != "thumela.notifications."+sender.String()+".email" {
+		t.Fatalf("subjects %s, %s", rows[0].Subject, rows[1].Subject)
+	}
+	if sms.GetChannel() != notificationsv1.Channel_CHANNEL_SMS || sms.GetRecipient() != "+27821234567" ||
+		sms.GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED || sms.GetUserId() != sender.String() ||
+		sms.GetReference() != transfer.String() || sms.GetSourceService() != "transfers" ||
+		!sms.GetCreatedAt().AsTime().Equal(t0.Add(time.Second)) || sms.GetSecrets().GetKeyId() != key.ID {
+		t.Fatalf("SMS request = %v", sms)
+	}
+	wantParams(t, sms, map[string]string{
+		"sender_name": "Thandi N.", "amount_cents": "50000", "bank": "Capitec",
+		"expires_at": "2026-03-25T10:00:00Z", "reference": "5f0c2a1e",
+	})
+	if got := open(t, key, sms); !maps.Equal(got, map[string]string{"voucher_number": number, "pin": pin}) {
+		t.Fatalf("sealed secrets hold %d values, want the voucher number and the PIN", len(got))
+	}
+	payload, err := proto.Marshal(sms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(payload, []byte(pin)) || bytes.Contains(payload, []byte(number)) {
+		t.Fatal("the SMS request holds the PIN or the voucher number in clear")
+	}
+
+	if receipt.GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL || receipt.GetRecipient() != "thandi@example.com" ||
+		receipt.GetTemplate() != notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT || receipt.GetUserId() != sender.String() ||
+		receipt.GetReference() != transfer.String() || receipt.GetSecrets() != nil {
+		t.Fatalf("receipt request = %v", receipt)
+	}
+	wantParams(t, receipt, map[string]string{
+		"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "recipient_phone": "+27821234567", "bank": "Capitec",
+		"amount_cents": "50000", "fee_cents": "1150", "total_cents": "51150", "reference": "5f0c2a1e",
+		"created_at": "2026-03-18T10:00:00Z", "expires_at": "2026-03-25T10:00:00Z",
+	})
+	// Nothing else the service publishes carries a secret either.
+	for _, m := range msgs {
+		b, err := proto.Marshal(m.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(pin)) {
+			t.Errorf("%T holds the PIN", m.Payload)
+		}
+	}
+}
+
+// A step that is retried (its transaction rolled back and run again, or taken over by
+// another worker) writes the same request ids, so the notifications service sends once.
+func TestRequestIDsComeFromTheOperation(t *testing.T) {
+	t.Parallel()
+	key := newKey(t)
+	tr, evs := issued(t, "thandi@example.com")
+	first, err := events.Messages(tr, evs, key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := events.Messages(tr, evs, key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uuid.UUID]bool{}
+	for i := range first {
+		if first[i].ID != again[i].ID || first[i].ID == uuid.Nil || seen[first[i].ID] {
+			t.Fatalf("message %d: ids %s and %s", i, first[i].ID, again[i].ID)
+		}
+		seen[first[i].ID] = true
+	}
+}
+
+// Collection and the refund tell the sender by e-mail.
+func TestCollectionAndRefundEmails(t *testing.T) {
+	t.Parallel()
+	key := newKey(t)
+
+	tr, _ := issued(t, "thandi@example.com")
+	collect, err := domain.NewCollectRequest(domain.CollectInput{
+		VoucherNumber: number, PIN: pin, RecipientPhone: "0821234567", Bank: domain.Capitec, ATMID: "CPT-ATM-0042",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins := domain.NewPINHasher(mustPINKey(t))
+	restored := withPINHash(tr, pins.Hash(transfer, pin))
+	at := t0.Add(3 * time.Hour)
+	if err := restored.Collect(collect, pins, at); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := events.Messages(restored, restored.TakeEvents(), key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, _ := requests(t, msgs)
+	if len(msgs) != 2 || len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_CASH_COLLECTED ||
+		reqs[0].GetRecipient() != "thandi@example.com" || reqs[0].GetReference() != transfer.String() {
+		t.Fatalf("collected: %d messages, requests %v", len(msgs), reqs)
+	}
+	if _, ok := msgs[0].Payload.(*transfersv1.VoucherChanged); !ok {
+		t.Fatalf("collected: first message %T, want the VoucherChanged", msgs[0].Payload)
+	}
+	wantParams(t, reqs[0], map[string]string{
+		"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000", "bank": "Capitec",
+		"location": "Capitec ATM CPT-ATM-0042", "at": "2026-03-18T13:00:00Z", "reference": "5f0c2a1e",
+	})
+
+	for _, reason := range []string{"cancelled", "expired"} {
+		tr, _ := issued(t, "thandi@example.com")
+		var err error
+		if reason == "cancelled" {
+			err = tr.Cancel(t0)
+		} else {
+			err = tr.Expire(t0.Add(domain.DefaultVoucherTTL))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.ClaimRefund(t0.Add(domain.DefaultVoucherTTL), t0.Add(domain.DefaultVoucherTTL+time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		msgs, err := events.Messages(tr, tr.TakeEvents(), key.Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reqs, _ := requests(t, msgs); len(reqs) != 0 {
+			t.Fatalf("%s: a request before the refund is made: %v", reason, reqs)
+		}
+		if err := tr.Refunded("re_1", t0.Add(domain.DefaultVoucherTTL)); err != nil {
+			t.Fatal(err)
+		}
+		msgs, err = events.Messages(tr, tr.TakeEvents(), key.Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs, _ := requests(t, msgs)
+		if len(msgs) != 1 || len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_REFUNDED ||
+			reqs[0].GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL {
+			t.Fatalf("%s: refunded messages %v", reason, msgs)
+		}
+		wantParams(t, reqs[0], map[string]string{
+			"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "total_cents": "51150", "reason": reason,
+			"reference": "5f0c2a1e",
+		})
+	}
+}
+
+// A transfer made before the sender's address was kept gets the SMS and no e-mail.
+func TestNoEmailWithoutAnAddress(t *testing.T) {
+	t.Parallel()
+	tr, evs := issued(t, "")
+	msgs, err := events.Messages(tr, evs, newKey(t).Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, _ := requests(t, msgs)
+	if len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED {
+		t.Fatalf("requests %v, want the SMS alone", reqs)
+	}
+}
+
+// Without a key to seal to, nothing is written in clear instead: the transaction fails.
+func TestNoKeyNoSMS(t *testing.T) {
+	t.Parallel()
+	tr, evs := issued(t, "thandi@example.com")
+	if _, err := events.Messages(tr, evs, seal.PublicKey{}); err == nil {
+		t.Fatal("messages written without a key to seal the PIN to")
+	}
+}
+
+func mustPINKey(t *testing.T) domain.PINKey {
+	t.Helper()
+	k, err := domain.NewPINKey([]byte("events-test-pin-key-0123456789ab"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// withPINHash is tr as stored with its voucher's PIN MACed as hash (the test's voucher was
+// issued with a placeholder hash).
+func withPINHash(tr *domain.Transfer, hash string) *domain.Transfer {
+	s := tr.State()
+	s.Voucher.PINHash = hash
+	return domain.Restore(s)
+}
