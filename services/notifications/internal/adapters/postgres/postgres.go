@@ -1,0 +1,439 @@
+// Package postgres stores deliveries and the support inbox in the notifications schema.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/netip"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/thumela/thumela/services/notifications/internal/app"
+	"github.com/thumela/thumela/services/notifications/internal/domain"
+	"github.com/thumela/thumela/services/notifications/internal/events"
+	"github.com/thumela/thumela/services/platform/outbox"
+	platformpg "github.com/thumela/thumela/services/platform/postgres"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations is the notifications schema's own migration set.
+var Migrations = platformpg.MigrationSet{Name: "notifications", FS: mustSub(migrationFiles, "migrations")}
+
+func mustSub(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return sub
+}
+
+// Store implements app.Repository and app.SupportStore.
+type Store struct{ pool *pgxpool.Pool }
+
+// New returns the store over pool (search_path = notifications).
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+var (
+	_ app.Repository   = (*Store)(nil)
+	_ app.SupportStore = (*Store)(nil)
+)
+
+const columns = `id, request_id, user_id, reference, channel, template, recipient, status, attempts,
+	dedup_id, provider_message_id, failure_reason, source_service, first_attempt_at, claimed_until,
+	created_at, sent_at, delivered_at, failed_at, updated_at`
+
+func scan(row pgx.CollectableRow) (domain.Delivery, error) {
+	var (
+		d                                                domain.Delivery
+		channel, template, status                        string
+		dedup                                            *int32
+		providerID                                       *string
+		firstAttempt, claimed, sent, delivered, failedAt *time.Time
+	)
+	if err := row.Scan(&d.ID, &d.RequestID, &d.UserID, &d.Reference, &channel, &template, &d.Recipient, &status,
+		&d.Attempts, &dedup, &providerID, &d.FailureReason, &d.SourceService, &firstAttempt, &claimed,
+		&d.QueuedAt, &sent, &delivered, &failedAt, &d.UpdatedAt); err != nil {
+		return domain.Delivery{}, err
+	}
+	d.Channel, d.Template, d.Status = domain.Channel(channel), domain.Template(template), domain.Status(status)
+	if dedup != nil {
+		d.DedupID = *dedup
+	}
+	if providerID != nil {
+		d.ProviderMessageID = *providerID
+	}
+	d.FirstAttemptAt, d.ClaimedUntil = deref(firstAttempt), deref(claimed)
+	d.SentAt, d.DeliveredAt, d.FailedAt = deref(sent), deref(delivered), deref(failedAt)
+	return d, nil
+}
+
+func deref(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// null stores the zero time as NULL.
+func null(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Enqueue implements app.Repository: the insert and its DeliveryChanged (queued) event commit
+// together; a request already known is returned as stored, with no event.
+func (s *Store) Enqueue(ctx context.Context, d domain.Delivery) (domain.Delivery, error) {
+	var saved domain.Delivery
+	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `INSERT INTO deliveries (request_id, user_id, reference, channel, template,
+				recipient, status, source_service, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+			ON CONFLICT (request_id) DO NOTHING
+			RETURNING `+columns,
+			d.RequestID, d.UserID, d.Reference, string(d.Channel), string(d.Template), d.Recipient,
+			string(d.Status), d.SourceService, d.QueuedAt)
+		if err != nil {
+			return err
+		}
+		inserted, err := pgx.CollectRows(rows, scan)
+		if err != nil {
+			return err
+		}
+		if len(inserted) == 0 {
+			saved, err = get(ctx, tx, d.RequestID, false)
+			return err
+		}
+		saved = inserted[0]
+		msg, err := events.Changed(saved, "")
+		if err != nil {
+			return err
+		}
+		return outbox.Write(ctx, tx, msg)
+	})
+	if err != nil {
+		return domain.Delivery{}, fmt.Errorf("enqueue delivery: %w", err)
+	}
+	return saved, nil
+}
+
+func get(ctx context.Context, q pgx.Tx, requestID uuid.UUID, lock bool) (domain.Delivery, error) {
+	query := `SELECT ` + columns + ` FROM deliveries WHERE request_id = $1`
+	if lock {
+		query += ` FOR UPDATE`
+	}
+	rows, err := q.Query(ctx, query, requestID)
+	if err != nil {
+		return domain.Delivery{}, err
+	}
+	d, err := pgx.CollectExactlyOneRow(rows, scan)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return domain.Delivery{}, domain.ErrNotFound
+	}
+	return d, err
+}
+
+// save writes every mutable field of d and, when its status moved from previous, the
+// DeliveryChanged event.
+func save(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status) error {
+	var dedup *int32
+	if d.DedupID != 0 {
+		dedup = &d.DedupID
+	}
+	_, err := tx.Exec(ctx, `UPDATE deliveries SET status = $2, attempts = $3, dedup_id = $4,
+			provider_message_id = $5, failure_reason = $6, first_attempt_at = $7, claimed_until = $8,
+			sent_at = $9, delivered_at = $10, failed_at = $11, updated_at = $12
+		WHERE id = $1`,
+		d.ID, string(d.Status), d.Attempts, dedup, nullString(d.ProviderMessageID), d.FailureReason,
+		null(d.FirstAttemptAt), null(d.ClaimedUntil), null(d.SentAt), null(d.DeliveredAt), null(d.FailedAt), d.UpdatedAt)
+	if err != nil {
+		return err
+	}
+	if d.Status == previous {
+		return nil
+	}
+	msg, err := events.Changed(d, previous)
+	if err != nil {
+		return err
+	}
+	return outbox.Write(ctx, tx, msg)
+}
+
+// Get returns the delivery of requestID (domain.ErrNotFound when none), without locking it.
+func (s *Store) Get(ctx context.Context, requestID uuid.UUID) (domain.Delivery, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+columns+` FROM deliveries WHERE request_id = $1`, requestID)
+	if err != nil {
+		return domain.Delivery{}, fmt.Errorf("get delivery: %w", err)
+	}
+	d, err := pgx.CollectExactlyOneRow(rows, scan)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return domain.Delivery{}, domain.ErrNotFound
+	}
+	if err != nil {
+		return domain.Delivery{}, fmt.Errorf("get delivery: %w", err)
+	}
+	return d, nil
+}
+
+// Claim implements app.Repository. The row lock serialises two replicas' claims; the lease
+// written with it keeps the second away until the first's attempt has had its time.
+func (s *Store) Claim(ctx context.Context, requestID uuid.UUID, now time.Time, lease time.Duration) (domain.Delivery, error) {
+	var claimed domain.Delivery
+	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		d, err := get(ctx, tx, requestID, true)
+		if err != nil {
+			return err
+		}
+		if err := d.Claim(now, lease); err != nil {
+			return err
+		}
+		if d.Channel == domain.ChannelSMS && d.DedupID == 0 {
+			if err := tx.QueryRow(ctx, `SELECT nextval('deliveries_dedup_seq')::integer`).Scan(&d.DedupID); err != nil {
+				return err
+			}
+		}
+		claimed = d
+		return save(ctx, tx, d, d.Status)
+	})
+	if err != nil {
+		return domain.Delivery{}, wrap("claim delivery", err)
+	}
+	return claimed, nil
+}
+
+// Update implements app.Repository.
+func (s *Store) Update(ctx context.Context, requestID uuid.UUID, fn func(*domain.Delivery) error) (domain.Delivery, error) {
+	var out domain.Delivery
+	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		d, err := get(ctx, tx, requestID, true)
+		if err != nil {
+			return err
+		}
+		out, err = apply(ctx, tx, d, fn)
+		return err
+	})
+	if err != nil {
+		return domain.Delivery{}, wrap("update delivery", err)
+	}
+	return out, nil
+}
+
+func apply(ctx context.Context, tx pgx.Tx, d domain.Delivery, fn func(*domain.Delivery) error) (domain.Delivery, error) {
+	before := d
+	if err := fn(&d); err != nil {
+		return domain.Delivery{}, err
+	}
+	if d == before {
+		return d, nil
+	}
+	return d, save(ctx, tx, d, before.Status)
+}
+
+// UpdateSMS implements app.Repository.
+func (s *Store) UpdateSMS(ctx context.Context, providerMessageID string, rowID int64, fn func(*domain.Delivery) error) (domain.Delivery, error) {
+	var out domain.Delivery
+	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		var rows pgx.Rows
+		var err error
+		if providerMessageID != "" {
+			rows, err = tx.Query(ctx, `SELECT `+columns+` FROM deliveries
+				WHERE provider_message_id = $1 AND channel = 'sms' ORDER BY id LIMIT 1 FOR UPDATE`, providerMessageID)
+			if err != nil {
+				return err
+			}
+			found, err := pgx.CollectRows(rows, scan)
+			if err != nil {
+				return err
+			}
+			if len(found) == 1 {
+				out, err = apply(ctx, tx, found[0], fn)
+				return err
+			}
+		}
+		if rowID == 0 {
+			return domain.ErrNotFound
+		}
+		// Our own id, echoed by the provider: accepted only for a delivery whose provider id
+		// is not known yet (a crash before it was recorded) or is the same.
+		rows, err = tx.Query(ctx, `SELECT `+columns+` FROM deliveries
+			WHERE id = $1 AND channel = 'sms' AND (provider_message_id IS NULL OR provider_message_id = $2)
+			FOR UPDATE`, rowID, providerMessageID)
+		if err != nil {
+			return err
+		}
+		d, err := pgx.CollectExactlyOneRow(rows, scan)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return domain.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		out, err = apply(ctx, tx, d, fn)
+		return err
+	})
+	if err != nil {
+		return domain.Delivery{}, wrap("update sms delivery", err)
+	}
+	return out, nil
+}
+
+// wrap keeps domain errors recognisable and adds context to the others.
+func wrap(op string, err error) error {
+	var claimed *domain.ClaimedError
+	if errors.Is(err, domain.ErrNotFound) || errors.Is(err, domain.ErrNotPending) || errors.As(err, &claimed) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// QueuedBefore implements app.Repository.
+func (s *Store) QueuedBefore(ctx context.Context, t, now time.Time, limit int) ([]uuid.UUID, error) {
+	rows, err := s.pool.Query(ctx, `SELECT request_id FROM deliveries
+		WHERE status = 'queued' AND created_at < $1 AND (claimed_until IS NULL OR claimed_until <= $2)
+		ORDER BY created_at LIMIT $3`, t, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("queued deliveries: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("queued deliveries: %w", err)
+	}
+	return ids, nil
+}
+
+// List implements app.Repository.
+func (s *Store) List(ctx context.Context, userID string, references []string) ([]domain.Delivery, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+columns+` FROM deliveries
+		WHERE user_id = $1 AND reference = ANY($2)
+		ORDER BY created_at DESC, id DESC LIMIT 500`, userID, references)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scan)
+}
+
+// OldestQueued implements app.Repository.
+func (s *Store) OldestQueued(ctx context.Context) (time.Time, bool, error) {
+	var t *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT min(created_at) FROM deliveries WHERE status = 'queued'`).Scan(&t); err != nil {
+		return time.Time{}, false, fmt.Errorf("oldest queued delivery: %w", err)
+	}
+	if t == nil {
+		return time.Time{}, false, nil
+	}
+	return *t, true, nil
+}
+
+// ticketAttempts bounds the draws of a fresh ticket: a repeat is one in a billion per stored
+// ticket, so a second draw is already rare.
+const ticketAttempts = 5
+
+// SubmitSupport implements app.SupportStore. A transaction-scoped advisory lock on the client's
+// key serialises the count and the insert across replicas, so that concurrent messages from
+// one address cannot all pass the limit.
+func (s *Store) SubmitSupport(ctx context.Context, m domain.SupportMessage, limits []domain.RateLimit, recipient string) (domain.SupportMessage, error) {
+	var longest time.Duration
+	for _, l := range limits {
+		longest = max(longest, l.Window)
+	}
+	var client *netip.Prefix
+	if m.Client.IsValid() {
+		client = &m.Client
+	}
+	var user *uuid.UUID
+	if m.UserID != "" {
+		id, err := uuid.Parse(m.UserID)
+		if err != nil {
+			return domain.SupportMessage{}, fmt.Errorf("support message: user id: %w", err)
+		}
+		user = &id
+	}
+	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		key, where, arg := "", "", any(nil)
+		switch {
+		case client != nil:
+			key, where, arg = "address:"+client.String(), `client_address = $1`, *client
+		case user != nil:
+			key, where, arg = "user:"+user.String(), `user_id = $1`, *user
+		default:
+			return errors.New("support message without a client address or a user")
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "support:"+key); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT created_at FROM support_messages WHERE `+where+
+			` AND created_at > $2 ORDER BY created_at`, arg, m.CreatedAt.Add(-longest))
+		if err != nil {
+			return err
+		}
+		times, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
+		if err != nil {
+			return err
+		}
+		var wait time.Duration
+		for _, l := range limits {
+			wait = max(wait, l.RetryAfter(times, m.CreatedAt))
+		}
+		if wait > 0 {
+			return &domain.RateLimitedError{RetryAfter: wait}
+		}
+
+		for range ticketAttempts {
+			ticket, err := domain.NewTicket()
+			if err != nil {
+				return err
+			}
+			tag, err := tx.Exec(ctx, `INSERT INTO support_messages (ticket, kind, name, email, subject, message,
+					details, user_id, client_address, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+				ON CONFLICT (ticket) DO NOTHING`,
+				ticket, string(m.Kind), m.Name, m.Email, m.Subject, m.Message, detailsJSON(m.Details), user, client, m.CreatedAt)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 1 {
+				m.Ticket = ticket
+				break
+			}
+		}
+		if m.Ticket == "" {
+			return errors.New("no free ticket reference")
+		}
+		msg, err := events.SupportRequest(m, recipient)
+		if err != nil {
+			return err
+		}
+		return outbox.Write(ctx, tx, msg)
+	})
+	if err != nil {
+		var rl *domain.RateLimitedError
+		if errors.As(err, &rl) {
+			return domain.SupportMessage{}, err
+		}
+		return domain.SupportMessage{}, fmt.Errorf("store support message: %w", err)
+	}
+	return m, nil
+}
+
+func detailsJSON(d map[string]string) map[string]string {
+	if d == nil {
+		return map[string]string{}
+	}
+	return d
+}

@@ -1,0 +1,378 @@
+package domain_test
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/thumela/thumela/services/notifications/internal/domain"
+)
+
+// fullParams are valid params for every template.
+func fullParams(t domain.Template) (params, secrets map[string]string) {
+	switch t {
+	case domain.TemplateSignUpCode, domain.TemplatePasswordResetCode:
+		return map[string]string{"first_name": "Thandi", "ttl_minutes": "10"}, map[string]string{"code": "482913"}
+	case domain.TemplateNewSignIn:
+		return map[string]string{"first_name": "Thandi", "device": "Chrome on Android", "address": "196.25.1.1",
+			"at": "2026-03-18T10:05:00Z"}, nil
+	case domain.TemplateVoucherIssued:
+		return map[string]string{"sender_name": "Thandi Nkosi", "amount_cents": "123400", "bank": "standard_bank",
+				"expires_at": "2026-03-25T11:12:00Z", "reference": "TH-7Q4K2M"},
+			map[string]string{"voucher_number": "1234 5678 9012", "pin": "4821"}
+	case domain.TemplateVoucherReminder:
+		return map[string]string{"sender_name": "Thandi Nkosi", "amount_cents": "123400", "bank": "capitec",
+			"expires_at": "2026-03-25T11:12:00Z", "reference": "TH-7Q4K2M"}, nil
+	case domain.TemplateTransferReceipt:
+		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "recipient_phone": "+27821234567",
+			"bank": "fnb", "amount_cents": "50000", "fee_cents": "1500", "total_cents": "51500", "reference": "TH-7Q4K2M",
+			"created_at": "2026-03-18T10:05:00Z", "expires_at": "2026-03-25T10:05:00Z"}, nil
+	case domain.TemplateCashCollected:
+		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000",
+			"bank": "absa", "location": "ABSA Sandton City", "at": "2026-03-19T08:00:00Z", "reference": "TH-7Q4K2M"}, nil
+	case domain.TemplateVoucherRefunded:
+		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "total_cents": "51500",
+			"reason": "expired", "reference": "TH-7Q4K2M"}, nil
+	case domain.TemplateSupportMessage:
+		return map[string]string{"ticket": "THM-7Q4K2M", "kind": "feedback", "name": "Thandi", "email": "thandi@example.co.za",
+			"subject": "Great app", "message": "Line one\nLine two", "details.rating": "5", "details.recommend": "yes"}, nil
+	}
+	return nil, nil
+}
+
+func TestEveryTemplateRenders(t *testing.T) {
+	t.Parallel()
+	if len(domain.Templates()) != 9 {
+		t.Fatalf("templates = %v, want the contract's nine", domain.Templates())
+	}
+	for _, tmpl := range domain.Templates() {
+		t.Run(string(tmpl), func(t *testing.T) {
+			t.Parallel()
+			params, secrets := fullParams(tmpl)
+			msg, err := domain.Render(tmpl, tmpl.Channel(), params, secrets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg.Text == "" || strings.Contains(msg.Text, "<no value>") || strings.Contains(msg.HTML, "<no value>") {
+				t.Fatalf("rendered %+v", msg)
+			}
+			for _, v := range secrets {
+				if !strings.Contains(msg.Text, v) {
+					t.Errorf("secret %q missing from the text: %s", v, msg.Text)
+				}
+				if tmpl.Channel() == domain.ChannelEmail && !strings.Contains(msg.HTML, v) {
+					t.Errorf("secret %q missing from the HTML", v)
+				}
+			}
+			switch tmpl.Channel() {
+			case domain.ChannelEmail:
+				if msg.Subject == "" || strings.ContainsAny(msg.Subject, "\r\n") || !strings.Contains(msg.HTML, "<html") {
+					t.Errorf("e-mail parts: subject %q, html %d bytes", msg.Subject, len(msg.HTML))
+				}
+			case domain.ChannelSMS:
+				if msg.Subject != "" || msg.HTML != "" || domain.ToGSM(msg.Text) != msg.Text {
+					t.Errorf("SMS not plain GSM text: %+v", msg)
+				}
+				if n := domain.SMSParts(msg.Text); n > 2 {
+					t.Errorf("SMS takes %d parts: %q", n, msg.Text)
+				}
+			}
+			// Every required param is required.
+			for k := range params {
+				if strings.HasPrefix(k, "details.") || tmpl == domain.TemplateSupportMessage && k != "ticket" && k != "kind" {
+					continue
+				}
+				short := map[string]string{}
+				for k2, v := range params {
+					if k2 != k {
+						short[k2] = v
+					}
+				}
+				_, err := domain.Render(tmpl, tmpl.Channel(), short, secrets)
+				var inv *domain.InvalidRequestError
+				if !errors.As(err, &inv) || !strings.Contains(inv.Reason, k) {
+					t.Errorf("without %s: %v, want an invalid request naming it", k, err)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderRefusesWhatCannotBeSent(t *testing.T) {
+	t.Parallel()
+	params, secrets := fullParams(domain.TemplateSignUpCode)
+	for name, tc := range map[string]struct {
+		tmpl    domain.Template
+		ch      domain.Channel
+		params  map[string]string
+		secrets map[string]string
+	}{
+		"unknown template":    {"birthday", domain.ChannelEmail, params, secrets},
+		"wrong channel":       {domain.TemplateSignUpCode, domain.ChannelSMS, params, secrets},
+		"no code":             {domain.TemplateSignUpCode, domain.ChannelEmail, params, nil},
+		"code not six digits": {domain.TemplateSignUpCode, domain.ChannelEmail, params, map[string]string{"code": "12345a"}},
+		"bad ttl":             {domain.TemplateSignUpCode, domain.ChannelEmail, map[string]string{"first_name": "T", "ttl_minutes": "soon"}, secrets},
+		"unknown bank": {domain.TemplateVoucherReminder, domain.ChannelSMS, map[string]string{"sender_name": "T",
+			"amount_cents": "100", "bank": "Bank of Mars", "expires_at": "2026-03-25T11:12:00Z", "reference": "R"}, nil},
+		"negative amount": {domain.TemplateVoucherReminder, domain.ChannelSMS, map[string]string{"sender_name": "T",
+			"amount_cents": "-100", "bank": "fnb", "expires_at": "2026-03-25T11:12:00Z", "reference": "R"}, nil},
+	} {
+		_, err := domain.Render(tc.tmpl, tc.ch, tc.params, tc.secrets)
+		var inv *domain.InvalidRequestError
+		if !errors.As(err, &inv) {
+			t.Errorf("%s: %v, want an invalid request", name, err)
+		}
+		if err != nil && (strings.Contains(err.Error(), "482913") || strings.Contains(err.Error(), "12345a")) {
+			t.Errorf("%s: the error quotes a secret: %v", name, err)
+		}
+	}
+}
+
+func TestVoucherSMS(t *testing.T) {
+	t.Parallel()
+	params, secrets := fullParams(domain.TemplateVoucherIssued)
+	msg, err := domain.Render(domain.TemplateVoucherIssued, domain.ChannelSMS, params, secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Thandi Nkosi sent you R1,234.00", "Voucher number: 1234 5678 9012", "PIN: 4821",
+		"Withdraw at any Standard Bank ATM", "25 Mar 2026, 13:12", // 11:12 UTC in Johannesburg
+		"Never share your PIN", "Ref TH-7Q4K2M",
+	} {
+		if !strings.Contains(msg.Text, want) {
+			t.Errorf("SMS lacks %q: %s", want, msg.Text)
+		}
+	}
+	for _, other := range []string{"ABSA", "FNB", "Nedbank", "Capitec"} {
+		if strings.Contains(msg.Text, other) {
+			t.Errorf("SMS names %s, not the transfer's bank: %s", other, msg.Text)
+		}
+	}
+
+	// Without the PIN (the sender keeps it), the SMS says who will give it.
+	delete(secrets, "pin")
+	msg, err = domain.Render(domain.TemplateVoucherIssued, domain.ChannelSMS, params, secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(msg.Text, "PIN:") || !strings.Contains(msg.Text, "Thandi Nkosi will give you the PIN") {
+		t.Errorf("SMS without a PIN: %s", msg.Text)
+	}
+
+	// A hostile sender name: controls and bidi overrides stripped, length capped, GSM only, and
+	// the SMS still fits in three parts.
+	params["sender_name"] = "\u202eNkosi\u202c \x07Thandi\u200b " + strings.Repeat("Ş", 200) + "\n😀"
+	params["amount_cents"] = "99999999999"
+	msg, err = domain.Render(domain.TemplateVoucherIssued, domain.ChannelSMS, params, secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(msg.Text, "\u202e\u202c\x07\u200b\n😀Ş") || !strings.Contains(msg.Text, "Nkosi Thandi SSS") {
+		t.Errorf("name not sanitised: %q", msg.Text)
+	}
+	if n := domain.SMSParts(msg.Text); n > domain.MaxSMSParts {
+		t.Errorf("%d parts: %q", n, msg.Text)
+	}
+	if domain.ToGSM(msg.Text) != msg.Text {
+		t.Errorf("not GSM: %q", msg.Text)
+	}
+}
+
+// Browser tests read the code from the text part: it must be its only run of six digits.
+func TestCodeEmailsHaveOneSixDigitRun(t *testing.T) {
+	t.Parallel()
+	runs := regexp.MustCompile(`[0-9]+`)
+	for _, tmpl := range []domain.Template{domain.TemplateSignUpCode, domain.TemplatePasswordResetCode} {
+		params, secrets := fullParams(tmpl)
+		msg, err := domain.Render(tmpl, domain.ChannelEmail, params, secrets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var six []string
+		for _, r := range runs.FindAllString(msg.Text, -1) {
+			if len(r) >= 6 {
+				six = append(six, r)
+			}
+		}
+		if len(six) != 1 || six[0] != "482913" {
+			t.Errorf("%s: runs of six or more digits %v, want only the code", tmpl, six)
+		}
+	}
+}
+
+func TestHTMLIsEscaped(t *testing.T) {
+	t.Parallel()
+	params, _ := fullParams(domain.TemplateSupportMessage)
+	params["message"] = `<script>alert("x")</script> & <b>bold</b>`
+	params["name"] = `<img src=x onerror=alert(1)>`
+	msg, err := domain.Render(domain.TemplateSupportMessage, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(msg.HTML, "<script>") || strings.Contains(msg.HTML, "<img") || strings.Contains(msg.HTML, "<b>bold") {
+		t.Errorf("markup from params reached the HTML: %s", msg.HTML)
+	}
+	if !strings.Contains(msg.HTML, "&lt;script&gt;") || !strings.Contains(msg.HTML, "&amp;") {
+		t.Errorf("not escaped: %s", msg.HTML)
+	}
+	// The text part is plain text: as typed.
+	if !strings.Contains(msg.Text, `<script>alert("x")</script>`) {
+		t.Errorf("text part: %s", msg.Text)
+	}
+	if !strings.Contains(msg.Subject, "[THM-7Q4K2M] Feedback: Great app") {
+		t.Errorf("subject %q", msg.Subject)
+	}
+	if !strings.Contains(msg.Text, "rating: 5") || !strings.Contains(msg.HTML, "recommend") {
+		t.Errorf("details missing: %s", msg.Text)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	t.Parallel()
+	for cents, want := range map[int64]string{0: "R0.00", 5: "R0.05", 123400: "R1,234.00", 100000000: "R1,000,000.00", -150: "-R1.50"} {
+		if got := domain.Rand(cents); got != want {
+			t.Errorf("Rand(%d) = %q, want %q", cents, got, want)
+		}
+	}
+	if got := domain.DisplayPhone("+27821234567"); got != "+27 82 123 4567" {
+		t.Errorf("DisplayPhone = %q", got)
+	}
+	if got := domain.Sanitize(" a\u202eb\u2066c\x00d\te  f ", 0); got != "abcd e f" {
+		t.Errorf("Sanitize = %q", got)
+	}
+	if got := domain.Sanitize(strings.Repeat("é", 50), 40); len([]rune(got)) != 40 {
+		t.Errorf("Sanitize cap: %d runes", len([]rune(got)))
+	}
+	if got := domain.ToGSM("Zoë’s “café” – Şükrü…"); got != `Zoe's "café" - Sükrü...` {
+		t.Errorf("ToGSM = %q", got)
+	}
+	if domain.SMSParts(strings.Repeat("a", 160)) != 1 || domain.SMSParts(strings.Repeat("a", 161)) != 2 ||
+		domain.SMSParts(strings.Repeat("{", 80)) != 1 || domain.SMSParts(strings.Repeat("a", 459)) != 3 ||
+		domain.SMSParts(strings.Repeat("a", 460)) != 4 || domain.SMSParts(strings.Repeat("Ş", 71)) != 2 {
+		t.Error("SMSParts miscounts")
+	}
+}
+
+func TestStatusesMoveForwardOnly(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 18, 10, 0, 0, 0, time.UTC)
+	d := domain.NewDelivery(uuid.New(), uuid.NewString(), "ref", domain.ChannelSMS, domain.TemplateVoucherIssued, "+27821234567", "transfers", now)
+
+	if err := d.Claim(now, time.Minute); err != nil || d.Attempts != 1 || !d.FirstAttemptAt.Equal(now) {
+		t.Fatalf("claim: %v %+v", err, d)
+	}
+	var claimed *domain.ClaimedError
+	if err := d.Claim(now.Add(time.Second), time.Minute); !errors.As(err, &claimed) {
+		t.Fatalf("second claim within the lease: %v", err)
+	}
+	if err := d.Claim(now.Add(2*time.Minute), time.Minute); err != nil || d.Attempts != 2 || !d.FirstAttemptAt.Equal(now) {
+		t.Fatalf("claim after the lease: %v %+v", err, d)
+	}
+	if !d.MarkSent("m1", now) || d.Status != domain.StatusSent || d.ProviderMessageID != "m1" || !d.ClaimedUntil.IsZero() {
+		t.Fatalf("sent: %+v", d)
+	}
+	if err := d.Claim(now, time.Minute); !errors.Is(err, domain.ErrNotPending) {
+		t.Fatalf("claim after sent: %v", err)
+	}
+	if d.MarkSent("m2", now) || d.ProviderMessageID != "m1" {
+		t.Fatalf("sent twice: %+v", d)
+	}
+	if !d.MarkDelivered("", now) || d.Status != domain.StatusDelivered {
+		t.Fatalf("delivered: %+v", d)
+	}
+	if d.MarkFailed("x", now) || d.MarkSent("", now) || d.Status != domain.StatusDelivered {
+		t.Fatalf("moved back from delivered: %+v", d)
+	}
+
+	q := domain.NewDelivery(uuid.New(), "u", "", domain.ChannelSMS, domain.TemplateVoucherIssued, "+27821234567", "", now)
+	if !q.Apply(domain.Report{ProviderMessageID: "m9", Outcome: domain.OutcomeDelivered}, now) || q.Status != domain.StatusDelivered || q.SentAt.IsZero() {
+		t.Fatalf("a delivery report before the send was recorded: %+v", q)
+	}
+	f := domain.NewDelivery(uuid.New(), "u", "", domain.ChannelEmail, domain.TemplateSignUpCode, "a@b.co", "", now)
+	if !f.MarkFailed(domain.ReasonMailboxRejected, now) || f.FailureReason != domain.ReasonMailboxRejected || f.MarkDelivered("", now) {
+		t.Fatalf("failed: %+v", f)
+	}
+}
+
+func TestSupportMessageValidation(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	valid := domain.SupportInput{Kind: domain.SupportQuestion, Email: "visitor@example.com", Message: "Hello",
+		ClientAddress: "203.0.113.7", VisitorNeedsAnAddress: true}
+	if m, err := domain.NewSupportMessage(valid, now); err != nil || m.Client.String() != "203.0.113.7/32" {
+		t.Fatalf("valid: %+v %v", m, err)
+	}
+	v6 := valid
+	v6.ClientAddress = "[2001:db8:1:2:3:4:5:6]:443"
+	if m, err := domain.NewSupportMessage(v6, now); err != nil || m.Client.String() != "2001:db8:1:2::/64" {
+		t.Fatalf("IPv6: %+v %v", m, err)
+	}
+	details := map[string]string{}
+	for i := range 11 {
+		details[string(rune('a'+i))] = "x"
+	}
+	for name, tc := range map[string]struct {
+		mod   func(*domain.SupportInput)
+		field string
+	}{
+		"no kind":         {func(in *domain.SupportInput) { in.Kind = "" }, "kind"},
+		"visitor e-mail":  {func(in *domain.SupportInput) { in.Email = "" }, "email"},
+		"bad e-mail":      {func(in *domain.SupportInput) { in.Email = "Thandi <t@example.com>" }, "email"},
+		"no message":      {func(in *domain.SupportInput) { in.Message = "  " }, "message"},
+		"long message":    {func(in *domain.SupportInput) { in.Message = strings.Repeat("a", 5001) }, "message"},
+		"bidi message":    {func(in *domain.SupportInput) { in.Message = "a\u202eb" }, "message"},
+		"long subject":    {func(in *domain.SupportInput) { in.Subject = strings.Repeat("a", 201) }, "subject"},
+		"long name":       {func(in *domain.SupportInput) { in.Name = strings.Repeat("a", 101) }, "name"},
+		"too many detail": {func(in *domain.SupportInput) { in.Details = details }, "details"},
+		"bad address":     {func(in *domain.SupportInput) { in.ClientAddress = "somewhere" }, "client_address"},
+		"no address":      {func(in *domain.SupportInput) { in.ClientAddress = "" }, "client_address"},
+	} {
+		in := valid
+		tc.mod(&in)
+		_, err := domain.NewSupportMessage(in, now)
+		var verr *domain.ValidationError
+		if !errors.As(err, &verr) || verr.Violations[0].Field != tc.field {
+			t.Errorf("%s: %v, want a violation of %s", name, err, tc.field)
+		}
+	}
+	// A signed-in sender's e-mail comes from the account when the form leaves it out.
+	user := domain.SupportInput{Kind: domain.SupportIssue, Message: "Help", UserID: "u1", UserEmail: "t@example.co.za", UserName: "Thandi Nkosi"}
+	if m, err := domain.NewSupportMessage(user, now); err != nil || m.Email != "t@example.co.za" || m.Name != "Thandi Nkosi" {
+		t.Fatalf("user: %+v %v", m, err)
+	}
+	// /feedback: details without a message.
+	fb := domain.SupportInput{Kind: domain.SupportFeedback, UserID: "u1", Details: map[string]string{"rating": "5"}}
+	if _, err := domain.NewSupportMessage(fb, now); err != nil {
+		t.Fatalf("feedback: %v", err)
+	}
+}
+
+func TestTicketsAndRateLimits(t *testing.T) {
+	t.Parallel()
+	re := regexp.MustCompile(`^THM-[0-9A-HJKMNP-TV-Z]{6}$`)
+	seen := map[string]bool{}
+	for range 1000 {
+		tk, err := domain.NewTicket()
+		if err != nil || !re.MatchString(tk) {
+			t.Fatalf("ticket %q: %v", tk, err)
+		}
+		seen[tk] = true
+	}
+	if len(seen) < 999 {
+		t.Errorf("only %d distinct tickets in 1000", len(seen))
+	}
+	now := time.Now()
+	l := domain.RateLimit{Window: 10 * time.Minute, Max: 2}
+	times := []time.Time{now.Add(-15 * time.Minute), now.Add(-8 * time.Minute), now.Add(-time.Minute)}
+	if got := l.RetryAfter(times, now); got != 2*time.Minute {
+		t.Errorf("RetryAfter = %s, want 2m", got)
+	}
+	if got := l.RetryAfter(times[:2], now); got != 0 {
+		t.Errorf("RetryAfter under the limit = %s", got)
+	}
+}

@@ -1,0 +1,417 @@
+package domain
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+)
+
+// Template is what a message says: the lower snake name of the contract's enum
+// (sign_up_code, voucher_issued, …), also sent as the X-Thumela-Template e-mail header.
+type Template string
+
+// Templates.
+const (
+	TemplateSignUpCode        Template = "sign_up_code"
+	TemplatePasswordResetCode Template = "password_reset_code"
+	TemplateNewSignIn         Template = "new_sign_in"
+	TemplateVoucherIssued     Template = "voucher_issued"
+	TemplateVoucherReminder   Template = "voucher_reminder"
+	TemplateTransferReceipt   Template = "transfer_receipt"
+	TemplateCashCollected     Template = "cash_collected"
+	TemplateVoucherRefunded   Template = "voucher_refunded"
+	TemplateSupportMessage    Template = "support_message"
+	// TemplateUnknown is recorded for a request whose template the service does not know.
+	TemplateUnknown Template = "unknown"
+)
+
+// Templates lists every template the service renders.
+func Templates() []Template { return slices.Sorted(maps.Keys(specs)) }
+
+// Known reports whether the service has t.
+func (t Template) Known() bool { _, ok := specs[t]; return ok }
+
+// Channel is the channel t is written for.
+func (t Template) Channel() Channel { return specs[t].channel }
+
+// Param names shared by several templates.
+const (
+	ParamFirstName      = "first_name"
+	ParamTTLMinutes     = "ttl_minutes"
+	ParamDevice         = "device"
+	ParamAddress        = "address"
+	ParamAt             = "at"
+	ParamSenderName     = "sender_name"
+	ParamAmountCents    = "amount_cents"
+	ParamBank           = "bank"
+	ParamExpiresAt      = "expires_at"
+	ParamReference      = "reference"
+	ParamRecipientName  = "recipient_name"
+	ParamRecipientPhone = "recipient_phone"
+	ParamFeeCents       = "fee_cents"
+	ParamTotalCents     = "total_cents"
+	ParamCreatedAt      = "created_at"
+	ParamLocation       = "location"
+	ParamReason         = "reason"
+	ParamTicket         = "ticket"
+	ParamKind           = "kind"
+	ParamName           = "name"
+	ParamEmail          = "email"
+	ParamSubject        = "subject"
+	ParamMessage        = "message"
+	// ParamDetailPrefix prefixes a support message's details (/feedback's answers):
+	// "details.rating" → rating.
+	ParamDetailPrefix = "details."
+
+	SecretCode          = "code"
+	SecretVoucherNumber = "voucher_number"
+	SecretPIN           = "pin"
+)
+
+// kind is how a value is checked and shown.
+type kind int
+
+const (
+	kindName      kind = iota // a person's name: sanitised, at most MaxDisplayName characters
+	kindText                  // a short text: sanitised, at most 200 characters
+	kindLongText              // a support message's body: sanitised keeping lines, ≤ MaxSupportMessage
+	kindCents                 // integer cents ≥ 0, shown as R1,234.00
+	kindTime                  // RFC 3339, shown in Johannesburg time
+	kindMinutes               // a positive number of minutes
+	kindBank                  // a bank's key (standard_bank) or name, shown by its name
+	kindPhone                 // E.164, shown spaced
+	kindReference             // a reference such as a transfer's
+	kindRefund                // "cancelled" | "expired"
+	kindKind                  // a support message's kind
+	kindCode                  // a one-time code: six digits
+	kindVoucher               // a voucher number: digits, spaces or dashes
+	kindPIN                   // a PIN: four to eight digits
+)
+
+// MaxDisplayName caps a name shown in a message (a sender's name in the recipient's SMS).
+const MaxDisplayName = 40
+
+type field struct {
+	name     string
+	kind     kind
+	optional bool
+}
+
+type spec struct {
+	channel Channel
+	params  []field
+	secrets []field
+}
+
+var specs = map[Template]spec{
+	TemplateSignUpCode: {channel: ChannelEmail,
+		params:  []field{{ParamFirstName, kindName, false}, {ParamTTLMinutes, kindMinutes, false}},
+		secrets: []field{{SecretCode, kindCode, false}}},
+	TemplatePasswordResetCode: {channel: ChannelEmail,
+		params:  []field{{ParamFirstName, kindName, false}, {ParamTTLMinutes, kindMinutes, false}},
+		secrets: []field{{SecretCode, kindCode, false}}},
+	TemplateNewSignIn: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamDevice, kindText, false},
+			{ParamAddress, kindText, false}, {ParamAt, kindTime, false}}},
+	TemplateVoucherIssued: {channel: ChannelSMS,
+		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
+			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false}},
+		secrets: []field{{SecretVoucherNumber, kindVoucher, false}, {SecretPIN, kindPIN, true}}},
+	TemplateVoucherReminder: {channel: ChannelSMS,
+		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
+			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false}}},
+	TemplateTransferReceipt: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
+			{ParamRecipientPhone, kindPhone, false}, {ParamBank, kindBank, false},
+			{ParamAmountCents, kindCents, false}, {ParamFeeCents, kindCents, false}, {ParamTotalCents, kindCents, false},
+			{ParamReference, kindReference, false}, {ParamCreatedAt, kindTime, false}, {ParamExpiresAt, kindTime, false}}},
+	TemplateCashCollected: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
+			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamLocation, kindText, false},
+			{ParamAt, kindTime, false}, {ParamReference, kindReference, false}}},
+	TemplateVoucherRefunded: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
+			{ParamTotalCents, kindCents, false}, {ParamReason, kindRefund, false}, {ParamReference, kindReference, false}}},
+	TemplateSupportMessage: {channel: ChannelEmail,
+		params: []field{{ParamTicket, kindReference, false}, {ParamKind, kindKind, false},
+			{ParamName, kindName, true}, {ParamEmail, kindText, true}, {ParamSubject, kindText, true},
+			{ParamMessage, kindLongText, true}}},
+}
+
+// Message is a rendered message: what goes to the provider and nowhere else (never to the
+// database, a log, a trace or a stream).
+type Message struct {
+	Subject string // e-mail only
+	Text    string // the e-mail's text part, or the SMS
+	HTML    string // e-mail only
+}
+
+// Detail is one of a support message's details, for the template.
+type Detail struct{ Key, Value string }
+
+//go:embed templates
+var templateFiles embed.FS
+
+// compiled holds each template's parsed parts.
+type compiled struct {
+	text *template.Template     // e-mail: "subject" and "text"; SMS: "sms"
+	html *htmltemplate.Template // e-mail: "layout" with the template's "content"
+}
+
+var templates = mustCompile()
+
+func mustCompile() map[Template]compiled {
+	out := make(map[Template]compiled, len(specs))
+	for t, s := range specs {
+		var c compiled
+		switch s.channel {
+		case ChannelEmail:
+			c.text = template.Must(template.New(string(t)).Option("missingkey=error").
+				ParseFS(templateFiles, "templates/email/footer.txt", "templates/email/"+string(t)+".txt"))
+			c.html = htmltemplate.Must(htmltemplate.New(string(t)).Option("missingkey=error").
+				ParseFS(templateFiles, "templates/email/layout.html", "templates/email/"+string(t)+".html"))
+		case ChannelSMS:
+			c.text = template.Must(template.New(string(t)).Option("missingkey=error").
+				ParseFS(templateFiles, "templates/sms/"+string(t)+".txt"))
+		}
+		out[t] = c
+	}
+	return out
+}
+
+// MaxSMSParts is the most parts an SMS may take.
+const MaxSMSParts = 3
+
+// Render renders template t for channel ch from the request's params and its opened secrets.
+// It returns an *InvalidRequestError when the template is unknown, written for another
+// channel, or a required value is missing or malformed; its Reason names the field, never a
+// value.
+func Render(t Template, ch Channel, params, secrets map[string]string) (Message, error) {
+	s, ok := specs[t]
+	if !ok {
+		return Message{}, invalid("unknown template %q", t)
+	}
+	if ch != s.channel {
+		return Message{}, invalid("template %s is not sent by %s", t, ch)
+	}
+	view := map[string]any{}
+	if err := fill(view, s.params, params, "param", ch); err != nil {
+		return Message{}, err
+	}
+	if err := fill(view, s.secrets, secrets, "secret", ch); err != nil {
+		return Message{}, err
+	}
+	if t == TemplateSupportMessage {
+		view["details"] = details(params)
+	}
+	c := templates[t]
+	if ch == ChannelSMS {
+		text, err := execText(c.text, "sms", view)
+		if err != nil {
+			return Message{}, err
+		}
+		text = ToGSM(strings.Join(strings.Fields(text), " "))
+		if n := SMSParts(text); n > MaxSMSParts {
+			return Message{}, invalid("template %s renders %d SMS parts, more than %d", t, n, MaxSMSParts)
+		}
+		return Message{Text: text}, nil
+	}
+	subject, err := execText(c.text, "subject", view)
+	if err != nil {
+		return Message{}, err
+	}
+	text, err := execText(c.text, "text", view)
+	if err != nil {
+		return Message{}, err
+	}
+	var html bytes.Buffer
+	if err := c.html.ExecuteTemplate(&html, "layout", view); err != nil {
+		return Message{}, fmt.Errorf("render %s html: %w", t, err)
+	}
+	return Message{
+		Subject: Sanitize(subject, 200),
+		Text:    strings.TrimSpace(text) + "\n",
+		HTML:    html.String(),
+	}, nil
+}
+
+func execText(t *template.Template, name string, view map[string]any) (string, error) {
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, name, view); err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return b.String(), nil
+}
+
+// fill checks and formats each field of values into view.
+func fill(view map[string]any, fields []field, values map[string]string, what string, ch Channel) error {
+	for _, f := range fields {
+		raw, ok := values[f.name]
+		if !ok {
+			if !f.optional {
+				return invalid("%s %q is missing", what, f.name)
+			}
+			view[f.name] = ""
+			continue
+		}
+		v, err := f.kind.format(raw, ch)
+		if err != nil {
+			return invalid("%s %q: %v", what, f.name, err)
+		}
+		view[f.name] = v
+	}
+	return nil
+}
+
+// details lists a support message's details in key order.
+func details(params map[string]string) []Detail {
+	var out []Detail
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if key, ok := strings.CutPrefix(k, ParamDetailPrefix); ok {
+			out = append(out, Detail{Key: Sanitize(key, MaxDetailKey), Value: Sanitize(params[k], MaxDetailValue)})
+		}
+	}
+	return out
+}
+
+var bankNames = map[string]string{
+	"standard_bank": "Standard Bank",
+	"absa":          "ABSA",
+	"fnb":           "FNB",
+	"nedbank":       "Nedbank",
+	"capitec":       "Capitec",
+}
+
+// BankName is the display name of a bank given by its key (the fees service's, e.g.
+// standard_bank) or by its name; ok is false for a bank outside the network.
+func BankName(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if name, ok := bankNames[strings.ToLower(s)]; ok {
+		return name, true
+	}
+	for _, name := range bankNames {
+		if strings.EqualFold(name, s) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+var supportKinds = map[string]string{
+	"question": "Question",
+	"issue":    "Issue",
+	"feedback": "Feedback",
+	"contact":  "Contact",
+}
+
+func (k kind) format(raw string, ch Channel) (string, error) {
+	switch k {
+	case kindName:
+		name := Sanitize(raw, MaxDisplayName)
+		if ch == ChannelSMS {
+			name = strings.Join(strings.Fields(ToGSM(name)), " ")
+		}
+		return name, nil
+	case kindText:
+		text := Sanitize(raw, 200)
+		if ch == ChannelSMS {
+			text = ToGSM(text)
+		}
+		return text, nil
+	case kindLongText:
+		return SanitizeMultiline(raw, MaxSupportMessage), nil
+	case kindCents:
+		n, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("not a non-negative number of cents")
+		}
+		return Rand(n), nil
+	case kindTime:
+		t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(raw))
+		if err != nil {
+			return "", fmt.Errorf("not an RFC 3339 time")
+		}
+		return When(t), nil
+	case kindMinutes:
+		n, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil || n <= 0 || n > 7*24*60 {
+			return "", fmt.Errorf("not a number of minutes")
+		}
+		return strconv.Itoa(n), nil
+	case kindBank:
+		name, ok := BankName(raw)
+		if !ok {
+			return "", fmt.Errorf("not a bank of the network")
+		}
+		return name, nil
+	case kindPhone:
+		p := strings.TrimSpace(raw)
+		if !validE164(p) {
+			return "", fmt.Errorf("not an E.164 number")
+		}
+		return DisplayPhone(p), nil
+	case kindReference:
+		ref := Sanitize(raw, 64)
+		if ref == "" {
+			return "", fmt.Errorf("empty")
+		}
+		return ToGSM(ref), nil
+	case kindRefund:
+		switch r := strings.TrimSpace(raw); r {
+		case "cancelled", "expired":
+			return r, nil
+		}
+		return "", fmt.Errorf(`not "cancelled" or "expired"`)
+	case kindKind:
+		label, ok := supportKinds[strings.TrimSpace(raw)]
+		if !ok {
+			return "", fmt.Errorf("not a support message kind")
+		}
+		return label, nil
+	case kindCode:
+		c := strings.TrimSpace(raw)
+		if len(c) != 6 || !allDigits(c) {
+			return "", fmt.Errorf("not six digits")
+		}
+		return c, nil
+	case kindVoucher:
+		v := strings.TrimSpace(raw)
+		if len(v) < 4 || len(v) > 32 || strings.ContainsFunc(v, func(r rune) bool {
+			return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r == ' ' || r == '-')
+		}) {
+			return "", fmt.Errorf("not a voucher number")
+		}
+		return v, nil
+	case kindPIN:
+		p := strings.TrimSpace(raw)
+		if len(p) < 4 || len(p) > 8 || !allDigits(p) {
+			return "", fmt.Errorf("not a PIN")
+		}
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown kind %d", k)
+}
+
+// validE164 reports whether s looks like an E.164 number: + and 8 to 15 digits.
+func validE164(s string) bool {
+	return len(s) >= 9 && len(s) <= 16 && s[0] == '+' && s[1] != '0' && allDigits(s[1:])
+}
+
+// ValidRecipient reports whether recipient can be sent to on ch: a bare e-mail address, or an
+// E.164 number.
+func ValidRecipient(ch Channel, recipient string) bool {
+	switch ch {
+	case ChannelEmail:
+		return ValidEmail(recipient)
+	case ChannelSMS:
+		return validE164(recipient)
+	}
+	return false
+}
