@@ -19,7 +19,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 BUF_VERSION                := v1.75.0
 
 BUF      := $(BIN)/buf
-SERVICES := identity profiles paymentmethods fees transfers notifications
+SERVICES := identity profiles paymentmethods fees transfers notifications cashout
 BINARIES := $(SERVICES) bff thumela-dev
 # Every Go module of the workspace (go.work).
 GO_MODULES := proto services/platform $(addprefix services/,$(SERVICES)) bff deploy/devstack deploy/kubernetes/validate

@@ -1,0 +1,192 @@
+package cashouttest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/thumela/thumela/services/cashout/atmnet"
+	"github.com/thumela/thumela/services/cashout/internal/gateway"
+	"github.com/thumela/thumela/services/platform/logging"
+)
+
+// Options are what Start needs: the transfers and identity to use (any, by address) and the
+// atm-gateway secret identity knows; the rest has test defaults.
+type Options struct {
+	TransfersAddr string
+	IdentityAddr  string
+	ServiceSecret string
+	// ZonePINKeys as CASHOUT_ZONE_PIN_KEYS; empty means a fresh current key and a retired one.
+	ZonePINKeys []string
+	// BankCodes as CASHOUT_BANK_CODES; empty means the defaults.
+	BankCodes      []string
+	RequestTimeout time.Duration // default 2s
+	StandInWindow  time.Duration // default 30s
+	// MetricsAddr, when set, serves the metrics there.
+	MetricsAddr string
+}
+
+// Gateway is one running gateway.
+type Gateway struct {
+	ISOAddr  string
+	GRPCAddr string
+	// Keys are the zone PIN keys it was given; Keys.Current() enciphers PIN blocks it accepts.
+	Keys *atmnet.ZoneKeys
+	logs *syncBuffer
+	stop func() error
+}
+
+// Start runs the gateway, as the binary assembles it, until the test ends, and returns once
+// its ISO 8583 listener accepts connections and its health is SERVING. It uses the process's
+// telemetry as the test set it up.
+func Start(t testing.TB, opts Options) *Gateway {
+	t.Helper()
+	if len(opts.ZonePINKeys) == 0 {
+		opts.ZonePINKeys = []string{"zpk-current:" + randomHex(t, 16), "zpk-retired:" + randomHex(t, 32)}
+	}
+	if opts.RequestTimeout == 0 {
+		opts.RequestTimeout = 2 * time.Second
+	}
+	if opts.StandInWindow == 0 {
+		opts.StandInWindow = 30 * time.Second
+	}
+	keys, err := atmnet.ParseZoneKeys(opts.ZonePINKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := gateway.Config{
+		GRPCAddr:        freeAddr(t),
+		ISOAddr:         freeAddr(t),
+		MetricsAddr:     opts.MetricsAddr,
+		TransfersAddr:   opts.TransfersAddr,
+		IdentityAddr:    opts.IdentityAddr,
+		ServiceSecret:   opts.ServiceSecret,
+		ZonePINKeys:     opts.ZonePINKeys,
+		BankCodes:       opts.BankCodes,
+		RequestTimeout:  opts.RequestTimeout,
+		StandInWindow:   opts.StandInWindow,
+		Environment:     "test",
+		ShutdownTimeout: 5 * time.Second,
+	}
+	g := &Gateway{ISOAddr: cfg.ISOAddr, GRPCAddr: cfg.GRPCAddr, Keys: keys, logs: &syncBuffer{}}
+	logger := logging.New(gateway.Name, g.logs, slog.LevelDebug)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- gateway.Serve(ctx, cfg, logger) }()
+	g.stop = sync.OnceValue(func() error {
+		cancel()
+		select {
+		case err := <-stopped:
+			return err
+		case <-time.After(15 * time.Second):
+			return errors.New("cashouttest: gateway did not stop")
+		}
+	})
+	t.Cleanup(func() {
+		if err := g.stop(); err != nil {
+			t.Errorf("cashouttest: gateway stopped with %v", err)
+		}
+	})
+	g.waitReady(t, stopped)
+	return g
+}
+
+// Stop stops the gateway as SIGTERM would (listener closed, requests in progress answered)
+// and returns what it returned.
+func (g *Gateway) Stop() error { return g.stop() }
+
+func (g *Gateway) waitReady(t testing.TB, stopped <-chan error) {
+	t.Helper()
+	// Both ports first (a gRPC client that dials too early backs off for a second), then health.
+	deadline := time.Now().Add(10 * time.Second)
+	for _, addr := range []string{g.GRPCAddr, g.ISOAddr} {
+		for {
+			c, err := net.DialTimeout("tcp", addr, time.Second)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("cashouttest: gateway not listening on %s: %v", addr, err)
+			}
+			select {
+			case err := <-stopped:
+				t.Fatalf("cashouttest: gateway stopped at start: %v\n%s", err, g.Logs())
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	conn, err := grpc.NewClient(g.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	res, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
+	if err != nil || res.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("cashouttest: gateway health %v, %v", res.GetStatus(), err)
+	}
+}
+
+// Dial connects an ATM switch to the gateway; the connection closes when the test ends.
+func (g *Gateway) Dial(t testing.TB) *atmnet.Client {
+	t.Helper()
+	c, err := atmnet.Dial(context.Background(), g.ISOAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Logs is everything the gateway logged so far (JSON lines).
+func (g *Gateway) Logs() string { return g.logs.String() }
+
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	return lis.Addr().String()
+}
+
+func randomHex(t testing.TB, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

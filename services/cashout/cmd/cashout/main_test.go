@@ -1,0 +1,145 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	"github.com/thumela/thumela/services/cashout/atmnet"
+	"github.com/thumela/thumela/services/cashout/cashouttest"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	return lis.Addr().String()
+}
+
+// The binary as deployed: configured by the environment, serving ISO 8583 and health, stopping
+// cleanly on SIGTERM, and logging its configuration with the secrets masked.
+func TestBinary(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "cashout")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	signer := cashouttest.NewSigner(t)
+	const secret = "atm-gateway-secret-for-the-test"
+	identity := cashouttest.FakeIdentity(t, signer, map[string]string{"atm-gateway": secret})
+	transfers := cashouttest.NewFakeTransfers(t, signer)
+	key := hex.EncodeToString(bytes.Repeat([]byte{0x5a}, 16))
+	isoAddr, grpcAddr := freeAddr(t), freeAddr(t)
+
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(),
+		"CASHOUT_ISO_ADDR="+isoAddr,
+		"CASHOUT_GRPC_ADDR="+grpcAddr,
+		"CASHOUT_SERVICE_SECRET="+secret,
+		"CASHOUT_ZONE_PIN_KEYS=zpk-1:"+key,
+		"TRANSFERS_ADDR="+transfers.Addr(),
+		"IDENTITY_ADDR="+identity,
+		"OTEL_TRACES_EXPORTER=none",
+	)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+
+	var atm *atmnet.Client
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := atmnet.Dial(t.Context(), isoAddr)
+		if err == nil {
+			atm = c
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the gateway never listened: %v\n%s", err, out.String())
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the gateway exited: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	defer atm.Close()
+
+	keys, err := atmnet.ParseZoneKeys([]string{"zpk-1:" + key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := transfers.Issue(t, feesv1.Bank_BANK_CAPITEC, 30000)
+	stan, rrn := atmnet.NewReferences(time.Now())
+	req, err := atmnet.NewWithdrawal(atmnet.Withdrawal{
+		VoucherNumber: v.Number, PIN: v.PIN, Phone: v.Phone, AmountCents: v.AmountCents,
+		AcquirerID: atmnet.AcquirerCapitec, TerminalID: "CAP00001", Location: "Capitec ATM Soweto",
+		STAN: stan, RRN: rrn,
+	}, keys.Current())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := atm.Do(ctx, req)
+	if err != nil || res.ResponseCode != atmnet.RespApproved {
+		t.Fatalf("withdrawal: %+v, %v\n%s", res, err, out.String())
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit after SIGTERM")
+	}
+	logs := out.String()
+	if !strings.Contains(logs, `"msg":"starting"`) || !strings.Contains(logs, `"ZONE_PIN_KEYS":"*****"`) {
+		t.Errorf("no start-up line with the configuration:\n%s", logs)
+	}
+	for _, s := range []string{secret, key, v.Number, v.PIN + `"`} {
+		if strings.Contains(logs, s) {
+			t.Errorf("the logs show %q:\n%s", s, logs)
+		}
+	}
+}

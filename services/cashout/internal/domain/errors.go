@@ -1,0 +1,90 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Reason is why transfers refused a withdrawal.
+type Reason int
+
+// Refusal reasons (thumela.transfers.v1.CollectionRefused.Reason, plus NotPermitted for a
+// refusal that names none).
+const (
+	ReasonUnspecified Reason = iota
+	// ReasonWrongCredentials: the voucher number, PIN or phone number is wrong (one answer for
+	// the three, so an ATM cannot be used to find which).
+	ReasonWrongCredentials
+	// ReasonLocked: too many wrong attempts; the voucher is locked for 24 hours.
+	ReasonLocked
+	ReasonExpired
+	ReasonCancelled
+	ReasonAlreadyCollected
+	// ReasonWrongBank: the ATM is not of the bank the sender chose.
+	ReasonWrongBank
+	// ReasonWrongAmount: the amount typed is not the voucher's.
+	ReasonWrongAmount
+	// ReasonInvalidVoucher: not a voucher number at all.
+	ReasonInvalidVoucher
+	// ReasonNotPermitted: a refusal transfers gave no reason for (FailedPrecondition without a
+	// detail).
+	ReasonNotPermitted
+)
+
+var reasonNames = map[Reason]string{
+	ReasonWrongCredentials: "wrong_credentials",
+	ReasonLocked:           "locked",
+	ReasonExpired:          "expired",
+	ReasonCancelled:        "cancelled",
+	ReasonAlreadyCollected: "already_collected",
+	ReasonWrongBank:        "wrong_bank",
+	ReasonWrongAmount:      "wrong_amount",
+	ReasonInvalidVoucher:   "invalid_voucher",
+	ReasonNotPermitted:     "not_permitted",
+}
+
+func (r Reason) String() string {
+	if s, ok := reasonNames[r]; ok {
+		return s
+	}
+	return "unspecified"
+}
+
+// RefusedError is a withdrawal transfers refused: the voucher stays as it was.
+type RefusedError struct {
+	Reason Reason
+	// AttemptsLeft before the voucher locks, for ReasonWrongCredentials (0 when unknown).
+	AttemptsLeft int
+}
+
+func (e *RefusedError) Error() string { return "withdrawal refused: " + e.Reason.String() }
+
+// Refused returns a RefusedError for reason.
+func Refused(reason Reason) error { return &RefusedError{Reason: reason} }
+
+// FormatError is a request the gateway cannot read: a missing or malformed data element.
+type FormatError struct {
+	Field string // e.g. "DE 11 STAN"
+}
+
+func (e *FormatError) Error() string { return "format error: " + e.Field }
+
+// Errors that start in the gateway itself or in reaching transfers.
+var (
+	// ErrPINBlock: DE 53 names no configured zone PIN key, or the PIN block does not decipher
+	// under it (a key mismatch between the switch and the gateway, not a wrong PIN).
+	ErrPINBlock = errors.New("PIN block cannot be deciphered")
+	// ErrUnknownAcquirer: DE 32 names no bank this gateway pays out for.
+	ErrUnknownAcquirer = errors.New("unknown acquiring institution")
+	// ErrUnsupported: a request this gateway does not do (another processing code, MTI or
+	// currency).
+	ErrUnsupported = errors.New("unsupported transaction")
+	// ErrCurrency: an amount in another currency than the rand.
+	ErrCurrency = errors.New("amount not in rand")
+	// ErrIssuerUnavailable: transfers (or identity, for the service token) could not be
+	// reached or did not answer in time. The outcome of a withdrawal is then unknown.
+	ErrIssuerUnavailable = errors.New("issuer unavailable")
+)
+
+// Unavailable wraps cause as ErrIssuerUnavailable.
+func Unavailable(cause error) error { return fmt.Errorf("%w: %w", ErrIssuerUnavailable, cause) }
