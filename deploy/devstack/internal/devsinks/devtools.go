@@ -23,19 +23,34 @@ import (
 //	POST   /dev/sms/failures    {"number":"+27…","mode":"permanent"|"transient","seconds":30}
 //	                            (or the page's form) makes a number fail
 //	DELETE /dev/sms/failures    clears them (the page's form posts clear=1)
-func NewDevTools(outbox *Outbox, failures *Failures) http.Handler {
-	h := &devTools{outbox: outbox, failures: failures, now: time.Now}
+//
+// and each of tools at its own path (the ATM at /dev/atm), behind the same refusal of
+// cross-site writes and the same no-store; the outbox page links to them.
+func NewDevTools(outbox *Outbox, failures *Failures, tools ...Tool) http.Handler {
+	h := &devTools{outbox: outbox, failures: failures, tools: tools, now: time.Now}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /dev/outbox", h.listOutbox)
 	mux.HandleFunc("GET /dev/sms/failures", h.listFailures)
 	mux.HandleFunc("POST /dev/sms/failures", h.setFailure)
 	mux.HandleFunc("DELETE /dev/sms/failures", h.clearFailures)
+	for _, t := range tools {
+		mux.Handle(t.Path, t.Handler)
+	}
 	return noStore(sameOriginWrites(mux))
+}
+
+// Tool is one more development tool served beside the outbox: its page, at Path (a path under
+// /dev/, every method), named Title in the outbox page's links.
+type Tool struct {
+	Path    string
+	Title   string
+	Handler http.Handler
 }
 
 type devTools struct {
 	outbox   *Outbox
 	failures *Failures
+	tools    []Tool
 	now      func() time.Time
 }
 
@@ -51,7 +66,7 @@ func (h *devTools) listOutbox(w http.ResponseWriter, r *http.Request) {
 	}
 	slices.Reverse(msgs)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = page.Execute(w, pageData{Messages: msgs, Failures: h.failures.List(h.now()), Notice: r.URL.Query().Get("notice")})
+	_ = page.Execute(w, pageData{Messages: msgs, Failures: h.failures.List(h.now()), Notice: r.URL.Query().Get("notice"), Tools: h.tools})
 }
 
 func (h *devTools) listFailures(w http.ResponseWriter, _ *http.Request) {
@@ -150,6 +165,7 @@ type pageData struct {
 	Messages []Message
 	Failures []Failure
 	Notice   string
+	Tools    []Tool
 }
 
 var page = template.Must(template.New("outbox").Funcs(template.FuncMap{
@@ -173,6 +189,7 @@ input,select,button{font:inherit;padding:.3rem .5rem}
 <h1>Dev outbox</h1>
 <p>What the stack's SMTP sink and SMS provider stand-in received, newest first (development only).
 As JSON: <a href="/dev/outbox?format=json">/dev/outbox?format=json</a>.</p>
+{{with .Tools}}<nav aria-label="Other dev tools"><ul>{{range .}}<li><a href="{{.Path}}">{{.Title}}</a></li>{{end}}</ul></nav>{{end}}
 {{with .Notice}}<p class="notice" role="status">{{.}}</p>{{end}}
 
 <section aria-labelledby="failures-heading">

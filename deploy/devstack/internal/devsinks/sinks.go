@@ -25,7 +25,9 @@ type Config struct {
 	BulkSMSTokenID, BulkSMSTokenSecret string
 	// WebhookURL is where the BulkSMS stand-in posts status reports (notifications' webhook).
 	WebhookURL string
-	Logger     *slog.Logger
+	// Tools are more dev tools the dev-tools server serves (the ATM).
+	Tools  []Tool
+	Logger *slog.Logger
 }
 
 // Sinks are the running stand-ins, each on its own free loopback port.
@@ -77,7 +79,7 @@ func Start(cfg Config) (_ *Sinks, err error) {
 	if s.bulkHTTP, err = serveHTTP("127.0.0.1:0", s.bulksms, logger); err != nil {
 		return nil, err
 	}
-	if s.devHTTP, err = serveHTTP("127.0.0.1:0", NewDevTools(s.Outbox, s.Failures), logger); err != nil {
+	if s.devHTTP, err = serveHTTP("127.0.0.1:0", NewDevTools(s.Outbox, s.Failures, cfg.Tools...), logger); err != nil {
 		return nil, err
 	}
 	return s, nil

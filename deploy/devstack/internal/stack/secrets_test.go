@@ -5,8 +5,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/thumela/thumela/services/cashout/atmnet"
 	"github.com/thumela/thumela/services/platform/seal"
 )
 
@@ -56,14 +59,38 @@ func TestDevSecretsAreMadeOnceAndKept(t *testing.T) {
 		t.Errorf("webhook token %q is not a long URL-safe token", tok)
 	}
 	// The private key and the providers' credentials go to notifications alone; its public key
-	// to everyone.
-	if !notificationsOnly["NOTIFICATIONS_SEAL_KEYS"] || notificationsOnly["NOTIFICATIONS_SEAL_PUBLIC_KEY"] {
-		t.Error("notificationsOnly is wrong about the seal keys")
+	// to everyone. The zone PIN key and the atm-gateway secret go to cashout alone.
+	if secretOwner["NOTIFICATIONS_SEAL_KEYS"] != "notifications" || secretOwner["NOTIFICATIONS_SEAL_PUBLIC_KEY"] != "" {
+		t.Error("secretOwner is wrong about the seal keys")
 	}
-	for name := range notificationsOnly {
+	if secretOwner["CASHOUT_ZONE_PIN_KEYS"] != "cashout" || secretOwner["CASHOUT_SERVICE_SECRET"] != "cashout" {
+		t.Error("secretOwner is wrong about the gateway's secrets")
+	}
+	for name, owner := range secretOwner {
 		if _, ok := devSecrets[name]; !ok {
-			t.Errorf("%s is notifications-only but no dev secret", name)
+			t.Errorf("%s is %s's alone but no dev secret", name, owner)
 		}
+		if !slices.Contains(Services, owner) {
+			t.Errorf("%s belongs to %q, not a service of the stack", name, owner)
+		}
+	}
+
+	// The gateway and the dev ATM read the zone PIN key as CASHOUT_ZONE_PIN_KEYS says: one
+	// AES-256 key, whose id DE 53 can carry.
+	zone, err := atmnet.ParseZoneKeys(strings.Split(first["CASHOUT_ZONE_PIN_KEYS"], ","))
+	if err != nil {
+		t.Fatalf("CASHOUT_ZONE_PIN_KEYS: %v", err)
+	}
+	if ids := zone.IDs(); len(ids) != 1 || !strings.HasPrefix(ids[0], "dev-") {
+		t.Errorf("zone PIN key ids %v", ids)
+	}
+	if _, hexKey, _ := strings.Cut(first["CASHOUT_ZONE_PIN_KEYS"], ":"); len(hexKey) != 64 {
+		t.Errorf("the zone PIN key is %d hex digits, want 64 (AES-256)", len(hexKey))
+	}
+	// Identity lets the gateway in as atm-gateway with its secret.
+	want := "atm-gateway=" + first["CASHOUT_SERVICE_SECRET"]
+	if !slices.Contains(strings.Split(first["IDENTITY_SERVICE_SECRETS"], ","), want) {
+		t.Errorf("IDENTITY_SERVICE_SECRETS has no %s entry", "atm-gateway")
 	}
 }
 
@@ -83,10 +110,10 @@ func TestDevSecretsAddsTheMissingOnes(t *testing.T) {
 	if got["IDENTITY_SIGNING_KEY"] != "a2VlcA==" || got["BFF_SERVICE_SECRET"] != "b2xk" {
 		t.Error("existing secrets were replaced")
 	}
-	if got["NOTIFICATIONS_SEAL_KEYS"] == "" || got["NOTIFICATIONS_BULKSMS_TOKEN_SECRET"] == "" {
+	if got["NOTIFICATIONS_SEAL_KEYS"] == "" || got["NOTIFICATIONS_BULKSMS_TOKEN_SECRET"] == "" || got["CASHOUT_ZONE_PIN_KEYS"] == "" || got["CASHOUT_SERVICE_SECRET"] == "" {
 		t.Error("the new secrets were not added")
 	}
-	if got["IDENTITY_SERVICE_SECRETS"] != "transfers="+got["TRANSFERS_SERVICE_SECRET"]+",bff=b2xk" {
+	if got["IDENTITY_SERVICE_SECRETS"] != "transfers="+got["TRANSFERS_SERVICE_SECRET"]+",bff=b2xk,atm-gateway="+got["CASHOUT_SERVICE_SECRET"] {
 		t.Errorf("IDENTITY_SERVICE_SECRETS = %q", got["IDENTITY_SERVICE_SECRETS"])
 	}
 	var onDisk map[string]string

@@ -1,16 +1,19 @@
 // Package stack runs the whole of Thumela on one machine for development and for the browser
 // tests: PostgreSQL (the one at DATABASE_URL, or a private cluster under the data folder), NATS
-// (embedded unless NATS_URL is set), the six services and the BFF, each a child process whose
+// (embedded unless NATS_URL is set), the services and the BFF, each a child process whose
 // log lines carry its name, and, in this process, the stand-ins for the outside world that
 // notifications talks to (package devsinks: an SMTP server, the SMS provider's API, and the dev
-// tools behind /dev/outbox). Any child can run as several replicas (Config.Replicas), which is
-// how the scale-out test runs two BFFs and two transfers instances on one machine.
+// tools behind /dev/outbox, and the ATM at /dev/atm, package devatm, which withdraws vouchers
+// through the cash-out gateway over ISO 8583). Any child can run as several replicas
+// (Config.Replicas), which is how the scale-out test runs two BFFs and two transfers instances
+// on one machine.
 package stack
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,13 +33,16 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/thumela/thumela/deploy/devstack/internal/devatm"
 	"github.com/thumela/thumela/deploy/devstack/internal/devsinks"
+	"github.com/thumela/thumela/services/cashout/atmnet"
 	"github.com/thumela/thumela/services/platform/seal"
 )
 
 // Services are started in this order; identity first because the others verify access tokens
-// with its keys (they fetch them lazily, so the order is a courtesy, not a requirement).
-var Services = []string{"identity", "profiles", "paymentmethods", "fees", "transfers", "notifications"}
+// with its keys (they fetch them lazily, so the order is a courtesy, not a requirement), and
+// cashout, the ATM networks' gateway, after transfers and identity, which it calls.
+var Services = []string{"identity", "profiles", "paymentmethods", "fees", "transfers", "notifications", "cashout"}
 
 // Config says where things are and how the stack is reached.
 type Config struct {
@@ -105,6 +111,12 @@ type Ready struct {
 	SMTPCAFile string
 	// BulkSMSURL is the SMS provider stand-in's API base (http://127.0.0.1:<port>/v1).
 	BulkSMSURL string
+	// ISOAddr is the cash-out gateway's ISO 8583 listener (the first replica's), which the dev
+	// ATM (/dev/atm) dials; ISOAddrs is every replica's. ZonePINKey is the zone PIN key the
+	// ATM and the gateway share ("<id>:<hex>", a secret like every dev secret of the stack).
+	ISOAddr    string
+	ISOAddrs   []string
+	ZonePINKey string
 	// WebhookURL is where the stand-in posts its delivery reports (the first notifications
 	// replica's webhook, token included: a secret, like every dev secret of the stack).
 	WebhookURL string
@@ -231,7 +243,7 @@ func Run(ctx context.Context, cfg Config) error {
 		"THUMELA_ENV=development",
 	)
 	for _, k := range slices.Sorted(maps.Keys(secrets)) {
-		if !notificationsOnly[k] {
+		if secretOwner[k] == "" {
 			env = append(env, k+"="+secrets[k])
 		}
 	}
@@ -240,6 +252,7 @@ func Run(ctx context.Context, cfg Config) error {
 		ports += len(names[svc])
 	}
 	ports += len(names["notifications"]) // each replica's webhook listener
+	ports += len(names["cashout"])       // each replica's ISO 8583 listener
 	free, err := freeAddrs(ports)
 	if err != nil {
 		return err
@@ -256,6 +269,17 @@ func Run(ctx context.Context, cfg Config) error {
 	for i := range webhookAddrs {
 		webhookAddrs[i] = take()
 	}
+	isoAddrs := make([]string, len(names["cashout"]))
+	for i := range isoAddrs {
+		isoAddrs[i] = take()
+	}
+	// The dev ATM enciphers PINs under the gateway's current zone PIN key, as a switch that
+	// shares the key with it would, and dials the first replica (an ATM has one switch).
+	zoneKeys, err := atmnet.ParseZoneKeys(strings.Split(secrets["CASHOUT_ZONE_PIN_KEYS"], ","))
+	if err != nil {
+		return fmt.Errorf("dev secrets: CASHOUT_ZONE_PIN_KEYS: %w", err)
+	}
+	atm := devatm.New(devatm.Config{ISOAddr: isoAddrs[0], Key: zoneKeys.Current(), Logger: log.With("component", "devatm")})
 
 	// The outside world notifications talks to, before the services: the SMTP sink, the SMS
 	// provider's stand-in (reporting to the first replica's webhook, as a provider account has
@@ -267,6 +291,7 @@ func Run(ctx context.Context, cfg Config) error {
 		SMTPPassword:   secrets["NOTIFICATIONS_SMTP_PASSWORD"],
 		BulkSMSTokenID: secrets["NOTIFICATIONS_BULKSMS_TOKEN_ID"], BulkSMSTokenSecret: secrets["NOTIFICATIONS_BULKSMS_TOKEN_SECRET"],
 		WebhookURL: webhookURL,
+		Tools:      []devsinks.Tool{{Path: devatm.Path, Title: "Dev ATM: withdraw a voucher", Handler: atm}},
 		Logger:     log.With("component", "devsinks"),
 	})
 	if err != nil {
@@ -287,8 +312,14 @@ func Run(ctx context.Context, cfg Config) error {
 		"NOTIFICATIONS_SMTP_CA_FILE=" + sinks.CAFile,
 		"NOTIFICATIONS_BULKSMS_URL=" + sinks.BulkSMSURL(),
 	}
-	for _, k := range slices.Sorted(maps.Keys(notificationsOnly)) {
-		notificationsEnv = append(notificationsEnv, k+"="+secrets[k])
+	cashoutEnv := []string{}
+	for _, k := range slices.Sorted(maps.Keys(secretOwner)) {
+		switch secretOwner[k] {
+		case "notifications":
+			notificationsEnv = append(notificationsEnv, k+"="+secrets[k])
+		case "cashout":
+			cashoutEnv = append(cashoutEnv, k+"="+secrets[k])
+		}
 	}
 	start := func(name, binary string, extraEnv ...string) error {
 		cmd := exec.Command(filepath.Join(cfg.Root, "bin", binary))
@@ -304,8 +335,11 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, svc := range Services {
 		for i, name := range names[svc] {
 			extra := []string{strings.ToUpper(svc) + "_GRPC_ADDR=" + addrs[svc][i]}
-			if svc == "notifications" {
+			switch svc {
+			case "notifications":
 				extra = append(append(extra, notificationsEnv...), "NOTIFICATIONS_WEBHOOK_ADDR="+webhookAddrs[i])
+			case "cashout":
+				extra = append(append(extra, cashoutEnv...), "CASHOUT_ISO_ADDR="+isoAddrs[i])
 			}
 			if err := start(name, svc, extra...); err != nil {
 				return err
@@ -339,6 +373,12 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 		}
 	}
+	// The gateway's ISO listener starts after its health server: the ATM needs the former.
+	for i, addr := range isoAddrs {
+		if err := waitTCP(ctx, names["cashout"][i], addr, 60*time.Second, procs); err != nil {
+			return err
+		}
+	}
 	for _, base := range bases {
 		if err := waitHTTP(ctx, base+"/healthz", 60*time.Second, procs); err != nil {
 			return err
@@ -346,7 +386,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	outMu.Lock()
 	// The dev tools answer through the BFF, so the outbox keeps its address on the site.
-	fmt.Fprintf(cfg.Out, "\n  Thumela is running at %s\n  Dev outbox (e-mails and SMS): %s/dev/outbox\n", displayURL(cfg.HTTPAddr), displayURL(cfg.HTTPAddr))
+	fmt.Fprintf(cfg.Out, "\n  Thumela is running at %s\n  Dev outbox (e-mails and SMS): %s/dev/outbox\n  Dev ATM (withdraw a voucher): %s%s\n",
+		displayURL(cfg.HTTPAddr), displayURL(cfg.HTTPAddr), displayURL(cfg.HTTPAddr), devatm.Path)
 	for _, a := range httpAddrs[1:] {
 		fmt.Fprintf(cfg.Out, "  Another BFF replica: %s\n", displayURL(a))
 	}
@@ -363,6 +404,7 @@ func Run(ctx context.Context, cfg Config) error {
 			BaseURL: bases[0], BaseURLs: bases, DatabaseURL: databaseURL, NatsURL: natsURL, PIDs: pids,
 			DataDir: cfg.DataDir, DevToolsURL: sinks.DevToolsURL(), SMTPAddr: sinks.SMTPAddr(), SMTPCAFile: sinks.CAFile,
 			BulkSMSURL: sinks.BulkSMSURL(), WebhookURL: webhookURL,
+			ISOAddr: isoAddrs[0], ISOAddrs: isoAddrs, ZonePINKey: strings.TrimSpace(strings.Split(secrets["CASHOUT_ZONE_PIN_KEYS"], ",")[0]),
 		})
 	}
 
@@ -519,17 +561,31 @@ var devSecrets = map[string]func() (string, error){
 	"NOTIFICATIONS_SMTP_PASSWORD":        randomToken,
 	"NOTIFICATIONS_BULKSMS_TOKEN_ID":     func() (string, error) { t, err := randomToken(); return "dev-" + t[:16], err },
 	"NOTIFICATIONS_BULKSMS_TOKEN_SECRET": randomToken,
+	// The cash-out gateway's secret towards identity (as the atm-gateway service).
+	"CASHOUT_SERVICE_SECRET": random32,
+	// The zone PIN key the gateway shares with the ATM switches (here: with /dev/atm), as
+	// CASHOUT_ZONE_PIN_KEYS lists it: "<key id>:<AES-256 key in hex>".
+	"CASHOUT_ZONE_PIN_KEYS": func() (string, error) {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return "", err
+		}
+		return "dev-" + time.Now().UTC().Format("20060102") + ":" + hex.EncodeToString(b), nil
+	},
 }
 
-// notificationsOnly are the dev secrets given to notifications alone: its private key and its
-// providers' credentials have no business in another process's environment.
-var notificationsOnly = map[string]bool{
-	"NOTIFICATIONS_SEAL_KEYS":            true,
-	"NOTIFICATIONS_WEBHOOK_TOKEN":        true,
-	"NOTIFICATIONS_SMTP_USERNAME":        true,
-	"NOTIFICATIONS_SMTP_PASSWORD":        true,
-	"NOTIFICATIONS_BULKSMS_TOKEN_ID":     true,
-	"NOTIFICATIONS_BULKSMS_TOKEN_SECRET": true,
+// secretOwner names, for each dev secret given to one service alone, that service: the private
+// keys and the credentials towards providers have no business in another process's
+// environment. The others go to every child.
+var secretOwner = map[string]string{
+	"NOTIFICATIONS_SEAL_KEYS":            "notifications",
+	"NOTIFICATIONS_WEBHOOK_TOKEN":        "notifications",
+	"NOTIFICATIONS_SMTP_USERNAME":        "notifications",
+	"NOTIFICATIONS_SMTP_PASSWORD":        "notifications",
+	"NOTIFICATIONS_BULKSMS_TOKEN_ID":     "notifications",
+	"NOTIFICATIONS_BULKSMS_TOKEN_SECRET": "notifications",
+	"CASHOUT_SERVICE_SECRET":             "cashout",
+	"CASHOUT_ZONE_PIN_KEYS":              "cashout",
 }
 
 func random32() (string, error) {
@@ -569,8 +625,9 @@ func loadDevSecrets(path string) (map[string]string, error) {
 			changed = true
 		}
 	}
-	// Identity checks each internal caller's secret.
-	secrets["IDENTITY_SERVICE_SECRETS"] = "transfers=" + secrets["TRANSFERS_SERVICE_SECRET"] + ",bff=" + secrets["BFF_SERVICE_SECRET"]
+	// Identity checks each internal caller's secret; the gateway calls transfers as atm-gateway.
+	secrets["IDENTITY_SERVICE_SECRETS"] = "transfers=" + secrets["TRANSFERS_SERVICE_SECRET"] + ",bff=" + secrets["BFF_SERVICE_SECRET"] +
+		",atm-gateway=" + secrets["CASHOUT_SERVICE_SECRET"]
 	// Producers seal to the current (first) key of notifications' keyring.
 	current, _, _ := strings.Cut(secrets["NOTIFICATIONS_SEAL_KEYS"], ",")
 	priv, err := seal.ParsePrivateKey(strings.TrimSpace(current))
