@@ -114,7 +114,7 @@ test("a forgotten password is reset with the e-mailed code", async () => {
   await page.getByRole("button", { name: "Send Code" }).click();
   await page.getByText("If an account exists for that email, we've sent a 6-digit code.").waitFor();
 
-  const code = await codeFromOutbox(stack.baseURL, email, "password_reset");
+  const code = await codeFromOutbox(stack.baseURL, email, "password_reset_code");
   await page.getByLabel("Reset code").fill(code);
   await page.getByLabel("New password", { exact: true }).fill(next);
   await page.getByLabel("Confirm new password").fill(next);

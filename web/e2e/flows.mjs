@@ -34,7 +34,7 @@ export async function signUpVerified(context, baseURL, { firstName = "Thandi", l
   await page.getByLabel("Confirm password").fill(password);
   await page.getByRole("button", { name: "Create Account" }).click();
   await page.getByRole("heading", { name: "Verify Your Identity" }).waitFor();
-  const code = await codeFromOutbox(baseURL, email, "email_verification");
+  const code = await codeFromOutbox(baseURL, email, "sign_up_code");
   await page.getByLabel("Verification code").fill(code);
   await page.getByRole("button", { name: "Verify" }).click();
   await page.getByRole("heading", { name: "Quick Actions" }).waitFor();

@@ -98,21 +98,83 @@ export async function launchBrowser() {
   };
 }
 
-/** Reads the newest message for a recipient from the dev outbox (development mode only). */
-export async function latestMessage(baseURL, recipient, { template, timeoutMs = 15_000 } = {}) {
+/**
+ * The dev outbox: what the dev stack's SMTP sink and SMS provider stand-in received, oldest
+ * first (`GET /dev/outbox?format=json`, proxied by the BFF to the dev tools in development mode).
+ * Each message: {id, channel "email"|"sms", recipient, subject, body, template, created_at,
+ * status}. E-mails carry their template (X-Thumela-Template: sign_up_code, password_reset_code,
+ * support_message, …) and the text part as body; SMS have no template (the provider's API
+ * carries none), so they are told apart by recipient and body.
+ */
+export async function outboxMessages(baseURL) {
+  const res = await fetch(`${baseURL}/dev/outbox?format=json`);
+  if (!res.ok) throw new Error(`GET /dev/outbox: ${res.status} ${await res.text()}`);
+  const { messages } = await res.json();
+  return messages ?? [];
+}
+
+/** Polls the dev outbox until `pick` finds a message among them (newest match), or fails. */
+async function waitForMessage(baseURL, what, pick, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
+  let lastError;
   for (;;) {
-    const res = await fetch(`${baseURL}/dev/outbox?format=json`);
-    if (res.ok) {
-      const { messages } = await res.json();
-      const found = messages.filter(
-        (m) => m.recipient === recipient && (!template || m.template === template),
-      );
+    try {
+      const found = (await outboxMessages(baseURL)).filter(pick);
       if (found.length > 0) return found[found.length - 1];
+    } catch (error) {
+      lastError = error; // the dev tools may still be starting
     }
-    if (Date.now() > deadline) throw new Error(`no message for ${recipient} in the dev outbox`);
-    await new Promise((r) => setTimeout(r, 100));
+    if (Date.now() > deadline) throw new Error(`no ${what} in the dev outbox${lastError ? ` (${lastError.message})` : ""}`);
+    await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/** The newest e-mail to `recipient` (of `template`, when given) in the dev outbox. */
+export function latestMessage(baseURL, recipient, { template, timeoutMs = 20_000 } = {}) {
+  return waitForMessage(
+    baseURL,
+    `e-mail${template ? ` "${template}"` : ""} for ${recipient}`,
+    (m) => m.channel === "email" && m.recipient === recipient && (!template || m.template === template),
+    timeoutMs,
+  );
+}
+
+/**
+ * The newest SMS to this South African mobile (any notation: "082 123 4567", "+27821234567")
+ * whose body matches `body` (e.g. /Voucher number/).
+ */
+export function smsFor(baseURL, number, body = /./, { timeoutMs = 20_000 } = {}) {
+  const digits = number.replace(/\D/g, "").replace(/^0/, "").replace(/^27/, "");
+  return waitForMessage(
+    baseURL,
+    `SMS matching ${body} for ${number}`,
+    (m) => m.channel === "sms" && String(m.recipient).replace(/\D/g, "").endsWith(digits) && body.test(m.body),
+    timeoutMs,
+  );
+}
+
+/** South African mobile → E.164 (+27…), as the SMS stand-in's failure switches want it. */
+export function e164(number) {
+  return "+27" + number.replace(/\D/g, "").replace(/^0/, "").replace(/^27/, "");
+}
+
+/**
+ * Makes the SMS stand-in fail a number: "permanent" (accepted, then a FAILED.NOT_SENT report)
+ * or "transient" (the API answers 503 for `seconds`).
+ */
+export async function failSms(baseURL, number, mode = "permanent", seconds = 0) {
+  const res = await fetch(`${baseURL}/dev/sms/failures`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ number: e164(number), mode, seconds }),
+  });
+  if (!res.ok) throw new Error(`POST /dev/sms/failures: ${res.status} ${await res.text()}`);
+}
+
+/** Clears every SMS failure the tests set. */
+export async function clearSmsFailures(baseURL) {
+  const res = await fetch(`${baseURL}/dev/sms/failures`, { method: "DELETE" });
+  if (!res.ok) throw new Error(`DELETE /dev/sms/failures: ${res.status}`);
 }
 
 /** A fresh e-mail address per test run, so that runs never collide. */

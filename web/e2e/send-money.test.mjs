@@ -1,10 +1,12 @@
 // Sending money in Debian's Chromium against the real stack: a fresh user adds a card from the
 // wizard, sends R150.00 (the first transfer is free), the sandbox processor charges the card
-// (about 1 s), the recipient's SMS with the voucher lands in the dev outbox, and the transfer
-// shows on the dashboard and in the history. A card without funds ends in 'Transfer Failed'.
+// (about 1 s), the recipient's SMS with the voucher reaches the dev stack's SMS provider
+// stand-in (listed at /dev/outbox), and the transfer shows on the dashboard and in the history.
+// The details dialog follows the SMS live to 'delivered', or to the failure of a number the
+// stand-in refuses. A card without funds ends in 'Transfer Failed'.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { launchBrowser, startStack } from "./harness.mjs";
+import { clearSmsFailures, failSms, launchBrowser, smsFor, startStack } from "./harness.mjs";
 import { signUpVerified, toast } from "./flows.mjs";
 
 let stack;
@@ -16,29 +18,12 @@ before(async () => {
 });
 
 after(async () => {
+  await clearSmsFailures(stack.baseURL).catch(() => {});
   await chromium?.close();
   await stack?.stop();
 });
 
 const NEXT_YEAR = String(new Date().getFullYear() + 1);
-
-/** The newest message of `template` whose recipient is this South African mobile (any format). */
-async function smsFor(baseURL, localNumber, template, timeoutMs = 15_000) {
-  const digits = localNumber.replace(/\D/g, "").replace(/^0/, "");
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await fetch(`${baseURL}/dev/outbox?format=json`);
-    if (res.ok) {
-      const { messages } = await res.json();
-      const found = messages.filter(
-        (m) => m.template === template && String(m.recipient).replace(/\D/g, "").endsWith(digits),
-      );
-      if (found.length > 0) return found[found.length - 1];
-    }
-    if (Date.now() > deadline) throw new Error(`no "${template}" message for ${localNumber} in the dev outbox`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Fills the wizard's first two steps. */
 async function amountAndRecipient(page, { amount, name, phone, bank }) {
@@ -103,7 +88,7 @@ test("a new user adds a card in the wizard and sends R150.00; the recipient gets
   assert.match(panel, /Total\s*R150,00/);
 
   // The recipient's SMS carries the same voucher number (and a PIN the sender never sees).
-  const sms = await smsFor(stack.baseURL, "082 123 4567", "voucher_issued");
+  const sms = await smsFor(stack.baseURL, "082 123 4567", /Voucher number/);
   assert.ok(sms.body.includes(voucher), `voucher ${voucher} not in the SMS: ${sms.body}`);
   assert.ok(!panel.includes("PIN:"), "the sender's screen must not show the PIN");
 
@@ -160,7 +145,7 @@ test("a card without funds ends in 'Transfer Failed'; Try Again with a good card
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("button", { name: "Send Money" }).click();
   await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 20_000 });
-  await smsFor(stack.baseURL, "082 555 0143", "voucher_issued");
+  await smsFor(stack.baseURL, "082 555 0143", /Voucher number/);
 
   // After a completed transfer, the next one pays the bank's fee plus 0.3 %.
   await page.getByRole("button", { name: "Send Another Transfer" }).click();
@@ -170,5 +155,82 @@ test("a card without funds ends in 'Transfer Failed'; Try Again with a good card
   // ABSA: R8.50 + 0.3 % of R200.00 = R9.10.
   await summary.getByText("R9,10").waitFor();
   assert.equal(await summary.getByText("First transfer free!").count(), 0);
+  await context.close();
+});
+
+/** Opens the dashboard's newest row's details dialog. */
+async function openNewestDetails(page, recipient) {
+  const recent = page.getByRole("region", { name: "Recent Transactions" });
+  await recent.getByRole("button", { name: new RegExp(recipient) }).first().click();
+  return page.getByRole("dialog", { name: "Transaction Details" });
+}
+
+/** The Johannesburg time of day now, as the dialog tells it (HH:MM). */
+function saClock(date = new Date()) {
+  return new Intl.DateTimeFormat("en-ZA", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: "Africa/Johannesburg" }).format(date);
+}
+
+test("the details dialog, opened while the transfer is processing, shows the recipient's SMS delivered, live", async () => {
+  const context = await chromium.browser.newContext();
+  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "smslive" });
+  await page.goto(`${stack.baseURL}/send-money`);
+  await amountAndRecipient(page, { amount: "120", name: "Ayanda Zulu", phone: "082 555 0121", bank: "FNB" });
+  await page.getByRole("button", { name: "Add Payment Method" }).click();
+  // The sandbox approves this card after about 10 s: time to open the dialog before the
+  // voucher, and so before the SMS, exists.
+  await addCardInDialog(page, { name: "Slow Visa", number: "4000000000000259" });
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("button", { name: "Send Money" }).click();
+  await toast(page, "Transfer initiated").waitFor();
+  await page.getByRole("link", { name: "Back to Dashboard" }).click();
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+
+  // Mark the document: a reload would lose the mark.
+  await page.evaluate(() => {
+    window.__thumelaNoReload = true;
+  });
+  const dialog = await openNewestDetails(page, "Ayanda Zulu");
+  const before = await dialog.innerText();
+  assert.doesNotMatch(before, /COMPLETED/, "the transfer completed before the dialog opened; the test needs the slow card");
+  assert.doesNotMatch(before, /SMS delivered/);
+
+  // The transfer completes, the voucher SMS goes out, and the provider's delivery report comes
+  // back: all of it reaches the open dialog by the live stream.
+  await dialog.getByText("COMPLETED").waitFor({ timeout: 30_000 });
+  const delivered = dialog.getByText(/^SMS delivered to \+27 82 555 0121 (at \d{2}:\d{2}|on .+ at \d{2}:\d{2})$/);
+  await delivered.waitFor({ timeout: 30_000 });
+  const text = await delivered.innerText();
+  const shown = /(\d{2}:\d{2})$/.exec(text)[1];
+  // Within a minute of now, Johannesburg time (the minute may turn between the two reads).
+  assert.ok([saClock(new Date(Date.now() - 60_000)), saClock()].includes(shown), `${text}: not the time of delivery (now ${saClock()})`);
+  assert.equal(await page.evaluate(() => window.__thumelaNoReload), true, "the page was reloaded");
+
+  // The stand-in really sent it: the voucher in the SMS is the dialog's.
+  const voucher = /Voucher number\s*(\d{10})/.exec(await dialog.innerText())?.[1];
+  assert.ok(voucher, "no voucher number in the dialog");
+  const sms = await smsFor(stack.baseURL, "082 555 0121", /Voucher number/);
+  assert.ok(sms.body.includes(voucher), `voucher ${voucher} not in the SMS: ${sms.body}`);
+  assert.equal(sms.status, "delivered");
+  await context.close();
+});
+
+test("a number the SMS provider refuses for good shows 'We could not deliver the SMS'", async () => {
+  await failSms(stack.baseURL, "082 555 0177", "permanent");
+  const context = await chromium.browser.newContext();
+  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "smsfail" });
+  await page.goto(`${stack.baseURL}/send-money`);
+  await amountAndRecipient(page, { amount: "50", name: "Bongani Khumalo", phone: "082 555 0177", bank: "Nedbank" });
+  await page.getByRole("button", { name: "Add Payment Method" }).click();
+  await addCardInDialog(page, { name: "Personal Visa", number: "4242424242424242" });
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("button", { name: "Send Money" }).click();
+  await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 20_000 });
+
+  await page.getByRole("link", { name: "Back to Dashboard" }).click();
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+  const dialog = await openNewestDetails(page, "Bongani Khumalo");
+  await dialog.getByText("We could not deliver the SMS to +27 82 555 0177").waitFor({ timeout: 30_000 });
+  const sms = await smsFor(stack.baseURL, "082 555 0177", /Voucher number/);
+  assert.equal(sms.status, "failed");
   await context.close();
 });

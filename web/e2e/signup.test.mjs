@@ -30,7 +30,7 @@ test("a new user signs up, verifies the e-mailed code and sees the dashboard", a
   await page.getByRole("button", { name: /create account|sign up/i }).click();
 
   await page.getByRole("heading", { name: "Verify Your Identity" }).waitFor();
-  const message = await latestMessage(stack.baseURL, email, { template: "email_verification" });
+  const message = await latestMessage(stack.baseURL, email, { template: "sign_up_code" });
   const code = /\b(\d{6})\b/.exec(message.body)?.[1];
   assert.ok(code, `no 6-digit code in: ${message.body}`);
 
@@ -59,7 +59,7 @@ test("a wrong code is refused and the user stays on the verification screen", as
   await page.getByLabel("Confirm password").fill("Correct-Horse-42");
   await page.getByRole("button", { name: /create account|sign up/i }).click();
   await page.getByRole("heading", { name: "Verify Your Identity" }).waitFor();
-  const message = await latestMessage(stack.baseURL, email, { template: "email_verification" });
+  const message = await latestMessage(stack.baseURL, email, { template: "sign_up_code" });
   const code = /\b(\d{6})\b/.exec(message.body)[1];
   const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
   await page.getByLabel(/code/i).fill(wrong);

@@ -100,7 +100,7 @@ async function signUp(context) {
   await page.getByLabel("Confirm password").fill("Correct-Horse-42");
   await page.getByRole("button", { name: /create account|sign up/i }).click();
   await page.getByRole("heading", { name: "Verify Your Identity" }).waitFor();
-  const message = await latestMessage(stack.baseURL, email, { template: "email_verification" });
+  const message = await latestMessage(stack.baseURL, email, { template: "sign_up_code" });
   const code = /\b(\d{6})\b/.exec(message.body)?.[1];
   assert.ok(code, `no 6-digit code in: ${message.body}`);
   await page.getByLabel(/code/i).fill(code);

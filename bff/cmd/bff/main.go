@@ -14,13 +14,16 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/config"
 	"github.com/thumela/thumela/services/platform/grpcserver"
@@ -28,7 +31,6 @@ import (
 	"github.com/thumela/thumela/services/platform/logging"
 	"github.com/thumela/thumela/services/platform/telemetry"
 
-	"github.com/thumela/thumela/bff/internal/devoutbox"
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/live"
@@ -49,6 +51,9 @@ func main() {
 func run() error {
 	var cfg server.Config
 	if err := config.Load("BFF", &cfg); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	level, err := logging.ParseLevel(cfg.LogLevel)
@@ -91,6 +96,14 @@ func run() error {
 		return err
 	}
 	defer transfersConn.Close()
+	// A signed-in user's calls carry the user's token (the per-RPC credentials keep it); a
+	// visitor's support message carries the BFF's own service token from identity.
+	serviceTokens := auth.IdentityServiceTokens(identityConn, "bff", cfg.ServiceSecret)
+	notificationsConn, err := grpcserver.Dial(cfg.NotificationsAddr, grpc.WithPerRPCCredentials(auth.PerRPCCredentials(serviceTokens)))
+	if err != nil {
+		return err
+	}
+	defer notificationsConn.Close()
 
 	proxies, err := parsePrefixes(cfg.TrustedProxies)
 	if err != nil {
@@ -104,6 +117,7 @@ func run() error {
 		PaymentMethods: paymentmethodsv1.NewPaymentMethodsServiceClient(paymentMethodsConn),
 		Fees:           feesv1.NewFeesServiceClient(feesConn),
 		Transfers:      transfersv1.NewTransfersServiceClient(transfersConn),
+		Notifications:  notificationsv1.NewNotificationsServiceClient(notificationsConn),
 		Tokens:         session.NewTokens(upstream.SessionRefresher{Identity: identity}),
 		Cookies:        cookiesFor(cfg),
 		ClientAddr:     httpx.ClientAddress{TrustedProxies: proxies},
@@ -119,8 +133,16 @@ func run() error {
 		components = append(components, telemetry.MetricsServer(cfg.MetricsAddr, logger))
 	}
 	opts := server.Options{Deps: deps, System: system, WebDir: cfg.WebDir, AllowedOrigins: cfg.AllowedOrigins}
-	// NATS carries the users' events to their live streams (and, in development, the
-	// notifications to the dev outbox). NATS being down delays live events; pages still load.
+	if cfg.DevMode {
+		target, err := cfg.DevTools()
+		if err != nil {
+			return err
+		}
+		opts.DevTools = httpx.DevTools(target, logger)
+		logger.Warn("development mode: /dev/ is proxied to the dev tools", "dev_tools_url", target.String())
+	}
+	// NATS carries the users' events (and the deliveries of their recipients' SMS) to their
+	// live streams. NATS being down delays live events; pages still load.
 	nc, js, err := bus.Connect(ctx, cfg.NatsURL, "bff", logger)
 	if err != nil {
 		return err
@@ -134,14 +156,6 @@ func run() error {
 	// stream's end at start; the streams refuse with Unavailable until it reads the stream.
 	deps.Live = handlers.NewLiveHub(js, logger, live.Limits{})
 	components = append(components, lifecycle.Component{Name: "live-events", Start: deps.Live.Run})
-	if cfg.DevMode {
-		outbox := devoutbox.New(logger, 1000)
-		opts.DevOutbox = outbox
-		components = append(components, lifecycle.Component{
-			Name:  "dev-outbox",
-			Start: func(ctx context.Context) error { return outbox.Run(ctx, js, bus.StreamNotifications) },
-		})
-	}
 	handler, err := server.New(opts)
 	if err != nil {
 		return err

@@ -1,8 +1,11 @@
 package handlers
 
 import (
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 )
@@ -94,6 +97,65 @@ func limitsToBFF(ls []*transfersv1.LimitUsage) []*bffv1.LimitUsage {
 			UsedCents:      l.GetUsedCents(),
 			RemainingCents: l.GetRemainingCents(),
 		})
+	}
+	return out
+}
+
+// isVoucherSMS reports whether d is the SMS that carries a transfer's voucher to the
+// recipient (its reference is the transfer id).
+func isVoucherSMS(d *notificationsv1.Delivery) bool {
+	return d.GetChannel() == notificationsv1.Channel_CHANNEL_SMS &&
+		d.GetTemplate() == notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED &&
+		d.GetReference() != ""
+}
+
+// voucherSMSOf picks the voucher SMS among a transfer's deliveries: the newest one asked for
+// (there is one per transfer; should the voucher ever be sent again, the last attempt is what
+// the recipient is waiting for). Nil when there is none yet.
+func voucherSMSOf(ds []*notificationsv1.Delivery) *bffv1.SmsDelivery {
+	var latest *notificationsv1.Delivery
+	for _, d := range ds {
+		if !isVoucherSMS(d) {
+			continue
+		}
+		if latest == nil || d.GetQueuedAt().AsTime().After(latest.GetQueuedAt().AsTime()) {
+			latest = d
+		}
+	}
+	if latest == nil {
+		return nil
+	}
+	return smsDeliveryToBFF(latest)
+}
+
+// smsDeliveryToBFF is the sender's view of an SMS: its status, the number, when it reached the
+// status, and why it failed. The statuses share their numbers.
+func smsDeliveryToBFF(d *notificationsv1.Delivery) *bffv1.SmsDelivery {
+	if d == nil {
+		return nil
+	}
+	at := d.GetUpdatedAt()
+	var reached *timestamppb.Timestamp
+	switch d.GetStatus() {
+	case notificationsv1.DeliveryStatus_DELIVERY_STATUS_QUEUED:
+		reached = d.GetQueuedAt()
+	case notificationsv1.DeliveryStatus_DELIVERY_STATUS_SENT:
+		reached = d.GetSentAt()
+	case notificationsv1.DeliveryStatus_DELIVERY_STATUS_DELIVERED:
+		reached = d.GetDeliveredAt()
+	case notificationsv1.DeliveryStatus_DELIVERY_STATUS_FAILED:
+		reached = d.GetFailedAt()
+	}
+	if reached != nil {
+		at = reached
+	}
+	out := &bffv1.SmsDelivery{
+		Status:    bffv1.SmsDeliveryStatus(d.GetStatus()),
+		Recipient: d.GetRecipient(),
+		UpdatedAt: at,
+	}
+	if d.GetStatus() == notificationsv1.DeliveryStatus_DELIVERY_STATUS_FAILED {
+		out.FailureReason = d.GetFailureReason()
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
@@ -44,8 +45,10 @@ type Events struct {
 
 var _ bffv1connect.EventsServiceHandler = (*Events)(nil)
 
-// userDomains are the domains whose events a tab receives.
-var userDomains = []string{bus.DomainTransfers, bus.DomainProfiles, bus.DomainPaymentMethods}
+// userDomains are the domains whose events a tab receives. Deliveries are the notifications
+// service's, on the sender's subject (thumela.deliveries.<user_id>.changed): the state of the
+// SMS that carried a transfer's voucher to its recipient.
+var userDomains = []string{bus.DomainTransfers, bus.DomainProfiles, bus.DomainPaymentMethods, bus.DomainDeliveries}
 
 // LiveHub is the process's fan-out of the users' events to their tabs, decoded for the browser.
 type LiveHub = live.Hub[*liveEvent]
@@ -248,6 +251,19 @@ func decodeEvent(r live.Raw) (*liveEvent, bool) {
 		}
 		return &liveEvent{resp: &bffv1.WatchEventsResponse{Cursor: cursor, Event: &bffv1.WatchEventsResponse_PaymentMethodsChanged{
 			PaymentMethodsChanged: &bffv1.PaymentMethodsChanged{PaymentMethodId: ev.GetPaymentMethodId()},
+		}}}, true
+	case bus.DomainDeliveries + ".changed":
+		var ev notificationsv1.DeliveryChanged
+		if proto.Unmarshal(r.Data, &ev) != nil {
+			return nil, false
+		}
+		// The tab shows only the voucher SMS of a transfer; e-mails go to the user themself.
+		d := ev.GetDelivery()
+		if !isVoucherSMS(d) {
+			return nil, false
+		}
+		return &liveEvent{resp: &bffv1.WatchEventsResponse{Cursor: cursor, Event: &bffv1.WatchEventsResponse_SmsDeliveryChanged{
+			SmsDeliveryChanged: &bffv1.SmsDeliveryChanged{TransferId: d.GetReference(), SmsDelivery: smsDeliveryToBFF(d)},
 		}}}, true
 	}
 	return nil, false

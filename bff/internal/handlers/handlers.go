@@ -13,6 +13,7 @@ import (
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
@@ -31,9 +32,12 @@ type Deps struct {
 	PaymentMethods paymentmethodsv1.PaymentMethodsServiceClient
 	Fees           feesv1.FeesServiceClient
 	Transfers      transfersv1.TransfersServiceClient
-	Tokens         *session.Tokens
-	Cookies        session.Cookies
-	ClientAddr     httpx.ClientAddress
+	// Notifications is called with the user's token, or, for a signed-out visitor's support
+	// message, with the BFF's own service token (the connection's per-RPC credentials).
+	Notifications notificationsv1.NotificationsServiceClient
+	Tokens        *session.Tokens
+	Cookies       session.Cookies
+	ClientAddr    httpx.ClientAddress
 	// JS publishes the analytics events.
 	JS jetstream.JetStream
 	// Live fans the users' events out to their live streams (nil: live events unavailable).

@@ -2,10 +2,12 @@ package handlers
 
 import (
 	"context"
+	"time"
 
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 
 	"github.com/thumela/thumela/bff/internal/rpcerr"
@@ -85,7 +87,32 @@ func (t *Transfers) GetTransfer(ctx context.Context, req *bffv1.GetTransferReque
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
-	return &bffv1.GetTransferResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
+	out := transferToBFF(res.GetTransfer())
+	// Only a transfer with a voucher has had an SMS sent to its recipient.
+	if out.GetVoucher() != nil {
+		out.SmsDelivery = t.voucherSMS(ctx, out.GetId())
+	}
+	return &bffv1.GetTransferResponse{Transfer: out}, nil
+}
+
+// smsLookupTimeout bounds how long GetTransfer waits for the SMS's state: the transfer is what
+// the sender asked for, the SMS a detail that the live stream brings later anyway.
+const smsLookupTimeout = 2 * time.Second
+
+// voucherSMS is the state of the SMS that carried transferID's voucher, nil when there is none
+// or it cannot be read (logged): a notifications outage never hides a transfer.
+func (t *Transfers) voucherSMS(ctx context.Context, transferID string) *bffv1.SmsDelivery {
+	if t.Notifications == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, smsLookupTimeout)
+	defer cancel()
+	res, err := t.Notifications.ListDeliveries(ctx, &notificationsv1.ListDeliveriesRequest{References: []string{transferID}})
+	if err != nil {
+		t.Logger.WarnContext(ctx, "could not read the voucher SMS's delivery; the transfer is shown without it", "err", err)
+		return nil
+	}
+	return voucherSMSOf(res.GetDeliveries())
 }
 
 func (t *Transfers) ListTransfers(ctx context.Context, req *bffv1.ListTransfersRequest) (*bffv1.ListTransfersResponse, error) {

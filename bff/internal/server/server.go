@@ -1,5 +1,5 @@
 // Package server assembles the BFF's HTTP handler: the Connect API behind the cross-site guard,
-// health, the dev outbox in development, and the web client with its SPA fallback.
+// health, the dev tools (proxied) in development, and the web client with its SPA fallback.
 package server
 
 import (
@@ -21,8 +21,9 @@ type Options struct {
 	System         *handlers.System
 	WebDir         string
 	AllowedOrigins []string
-	// DevOutbox is served at /dev/outbox when set (development mode only).
-	DevOutbox http.Handler
+	// DevTools serves every /dev/ path when set (development mode only: the proxy to the dev
+	// stack's dev tools). Unset, /dev/ paths are the web client's (its 404 page).
+	DevTools http.Handler
 }
 
 // compressMinBytes is the smallest Connect message the BFF compresses.
@@ -61,13 +62,15 @@ func New(o Options) (http.Handler, error) {
 	api(bffv1connect.NewTransfersServiceHandler(&handlers.Transfers{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewEventsServiceHandler(&handlers.Events{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewAnalyticsServiceHandler(&handlers.Analytics{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewSupportServiceHandler(&handlers.Support{Deps: o.Deps}, opts...))
 
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	if o.DevOutbox != nil {
-		mux.Handle("GET /dev/outbox", o.DevOutbox)
+	if o.DevTools != nil {
+		// Behind the cross-site guard too: the failure switches are POSTs.
+		mux.Handle("/dev/", httpx.SameOrigin(o.AllowedOrigins, o.DevTools))
 	}
 	mux.Handle("/", httpx.WebClient(o.WebDir))
 	return mux, nil

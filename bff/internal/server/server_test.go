@@ -99,6 +99,12 @@ func (fakeProfiles) GetProfile(ctx context.Context, req *profilesv1.GetProfileRe
 // returns a connection to it; both end with the test.
 func serveUpstream(t testing.TB, register func(*grpc.Server)) *grpc.ClientConn {
 	t.Helper()
+	return serveUpstreamWith(t, register)
+}
+
+// serveUpstreamWith is serveUpstream with extra dial options (e.g. per-RPC credentials).
+func serveUpstreamWith(t testing.TB, register func(*grpc.Server), opts ...grpc.DialOption) *grpc.ClientConn {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +113,7 @@ func serveUpstream(t testing.TB, register func(*grpc.Server)) *grpc.ClientConn {
 	register(srv)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(lis.Addr().String(), append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,15 +125,25 @@ func serveUpstream(t testing.TB, register func(*grpc.Server)) *grpc.ClientConn {
 // HTTP/2 over TLS. The server ends with the test.
 func serveBFF(t testing.TB, deps *handlers.Deps) *httptest.Server {
 	t.Helper()
+	return serveBFFWith(t, deps, nil)
+}
+
+// serveBFFWith is serveBFF with options changed by edit (nil: none).
+func serveBFFWith(t testing.TB, deps *handlers.Deps, edit func(*server.Options)) *httptest.Server {
+	t.Helper()
 	web := t.TempDir()
 	if err := os.WriteFile(filepath.Join(web, "index.html"), []byte("<html></html>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err := server.New(server.Options{
+	opts := server.Options{
 		Deps:   deps,
 		System: &handlers.System{Deps: deps, Health: map[string]healthpb.HealthClient{}},
 		WebDir: web,
-	})
+	}
+	if edit != nil {
+		edit(&opts)
+	}
+	h, err := server.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

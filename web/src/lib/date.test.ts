@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatHistoryDate, formatLongDateTime, formatRecentDate } from "./date";
+import { formatHistoryDate, formatLongDateTime, formatRecentDate, formatSaTimeOfDay } from "./date";
 
 describe("formatRecentDate", () => {
   const now = new Date(2026, 2, 15, 18, 0);
@@ -25,5 +25,15 @@ describe("formatHistoryDate", () => {
 describe("formatLongDateTime", () => {
   it("writes the month in words", () => {
     expect(formatLongDateTime(new Date(2026, 2, 22, 14, 30))).toMatch(/^22 March 2026.*14:30$/);
+  });
+});
+
+describe("formatSaTimeOfDay", () => {
+  it("tells the time in Johannesburg, with the day when it was not today there", () => {
+    const now = new Date("2026-03-14T12:00:00Z"); // 14:00 in Johannesburg
+    expect(formatSaTimeOfDay(new Date("2026-03-14T11:12:00Z"), now)).toBe("at 13:12");
+    // 23:30 UTC on the 13th is already 01:30 on the 14th in Johannesburg.
+    expect(formatSaTimeOfDay(new Date("2026-03-13T23:30:00Z"), now)).toBe("at 01:30");
+    expect(formatSaTimeOfDay(new Date("2026-03-12T08:05:00Z"), now)).toBe("on 12 Mar at 10:05");
   });
 });

@@ -54,3 +54,19 @@ const longDateTime = new Intl.DateTimeFormat("en-ZA", {
 export function formatLongDateTime(value: Date): string {
   return longDateTime.format(value);
 }
+
+// Thumela's clock is South Africa's (DECISIONS.md): a time told to the sender is Johannesburg
+// time whatever the browser's zone.
+const SA_ZONE = "Africa/Johannesburg";
+const saTime = new Intl.DateTimeFormat("en-ZA", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: SA_ZONE });
+const saDayMonth = new Intl.DateTimeFormat("en-ZA", { day: "numeric", month: "short", timeZone: SA_ZONE });
+const saDate = new Intl.DateTimeFormat("en-CA", { year: "numeric", month: "2-digit", day: "2-digit", timeZone: SA_ZONE });
+
+/**
+ * When something happened, in Johannesburg time: 'at HH:MM' today, else 'on D MMM at HH:MM'
+ * (e.g. when an SMS was delivered).
+ */
+export function formatSaTimeOfDay(value: Date, now: Date = new Date()): string {
+  const at = `at ${saTime.format(value)}`;
+  return saDate.format(value) === saDate.format(now) ? at : `on ${saDayMonth.format(value)} ${at}`;
+}

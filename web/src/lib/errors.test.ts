@@ -1,6 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { errorMessage, hasCode } from "./errors";
+import { badRequestDetail, errorWithDetails, retryInfoDetail } from "@/test/error-details";
+import { errorMessage, fieldViolations, hasCode, retryAfterSeconds } from "./errors";
 
 describe("errorMessage", () => {
   it("shows the server's message", () => {
@@ -17,5 +18,34 @@ describe("errorMessage", () => {
   it("tells codes apart", () => {
     expect(hasCode(new ConnectError("x", Code.FailedPrecondition), Code.FailedPrecondition)).toBe(true);
     expect(hasCode(new Error("x"), Code.FailedPrecondition)).toBe(false);
+  });
+});
+
+describe("error details", () => {
+  it("reads google.rpc.RetryInfo's delay", () => {
+    expect(retryAfterSeconds(errorWithDetails("slow down", Code.ResourceExhausted, retryInfoDetail(420)))).toBe(420);
+    expect(retryAfterSeconds(new ConnectError("slow down", Code.ResourceExhausted))).toBeUndefined();
+    expect(retryAfterSeconds(new Error("x"))).toBeUndefined();
+  });
+
+  it("reads google.rpc.BadRequest's field violations in order", () => {
+    const error = errorWithDetails(
+      "invalid request",
+      Code.InvalidArgument,
+      badRequestDetail([
+        { field: "email", description: "Please enter a valid e-mail address." },
+        { field: "message", description: "Please enter a message." },
+      ]),
+    );
+    expect(fieldViolations(error)).toEqual([
+      { field: "email", description: "Please enter a valid e-mail address." },
+      { field: "message", description: "Please enter a message." },
+    ]);
+    expect(fieldViolations(new ConnectError("x", Code.InvalidArgument))).toEqual([]);
+  });
+
+  it("survives a detail that does not decode", () => {
+    const error = errorWithDetails("x", Code.ResourceExhausted, { type: "google.rpc.RetryInfo", value: new Uint8Array([0x0a, 0xff]) });
+    expect(retryAfterSeconds(error)).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 // Codes that mean "no usable answer from the server" (network down, proxy error, aborted):
@@ -15,4 +16,84 @@ export function errorMessage(error: unknown, fallback: string): string {
 
 export function hasCode(error: unknown, code: Code): boolean {
   return error instanceof ConnectError && error.code === code;
+}
+
+// The services' standard error details (google.rpc.RetryInfo, google.rpc.BadRequest) arrive as
+// raw protobuf bytes. The web client does not generate the google.rpc types (their descriptors
+// would only add weight), so the two small messages are read field by field here.
+
+type IncomingDetail = { type: string; value: Uint8Array };
+
+function incomingDetails(error: unknown, type: string): Uint8Array[] {
+  if (!(error instanceof ConnectError)) return [];
+  return error.details
+    .filter((d): d is IncomingDetail & typeof d => "type" in d && d.type === type && d.value instanceof Uint8Array)
+    .map((d) => d.value);
+}
+
+/**
+ * How long the server asked the caller to wait before trying again (google.rpc.RetryInfo's
+ * retry_delay, a Duration), in seconds; undefined when the error carries none.
+ */
+export function retryAfterSeconds(error: unknown): number | undefined {
+  for (const bytes of incomingDetails(error, "google.rpc.RetryInfo")) {
+    try {
+      const info = new BinaryReader(bytes);
+      while (info.pos < info.len) {
+        const [field, wireType] = info.tag();
+        if (field !== 1 || wireType !== WireType.LengthDelimited) {
+          info.skip(wireType);
+          continue;
+        }
+        const duration = new BinaryReader(info.bytes());
+        let seconds = 0;
+        let nanos = 0;
+        while (duration.pos < duration.len) {
+          const [f, w] = duration.tag();
+          if (f === 1 && w === WireType.Varint) seconds = Number(duration.int64());
+          else if (f === 2 && w === WireType.Varint) nanos = duration.int32();
+          else duration.skip(w);
+        }
+        return seconds + nanos / 1e9;
+      }
+    } catch {
+      // A malformed detail says nothing.
+    }
+  }
+  return undefined;
+}
+
+/** One invalid field of a request, as google.rpc.BadRequest lists it. */
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+/** The field violations of an InvalidArgument answer (google.rpc.BadRequest), in order. */
+export function fieldViolations(error: unknown): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  for (const bytes of incomingDetails(error, "google.rpc.BadRequest")) {
+    try {
+      const request = new BinaryReader(bytes);
+      while (request.pos < request.len) {
+        const [field, wireType] = request.tag();
+        if (field !== 1 || wireType !== WireType.LengthDelimited) {
+          request.skip(wireType);
+          continue;
+        }
+        const violation = new BinaryReader(request.bytes());
+        const v: FieldViolation = { field: "", description: "" };
+        while (violation.pos < violation.len) {
+          const [f, w] = violation.tag();
+          if (f === 1 && w === WireType.LengthDelimited) v.field = violation.string();
+          else if (f === 2 && w === WireType.LengthDelimited) v.description = violation.string();
+          else violation.skip(w);
+        }
+        out.push(v);
+      }
+    } catch {
+      // A malformed detail says nothing.
+    }
+  }
+  return out;
 }

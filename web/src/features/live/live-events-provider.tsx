@@ -14,7 +14,8 @@ export type { LiveStatus };
 /**
  * Mounted once in the signed-in layout: opens this tab's one live event stream and applies
  * its events to the query cache (profile → session and profile data; payment methods → list
- * refetch; transfer → its GetTransfer data, list and limits refetch). `useLiveStatus()` (in
+ * refetch; transfer → its GetTransfer data, list and limits refetch; the voucher SMS's
+ * delivery → the transfer's GetTransfer data). `useLiveStatus()` (in
  * lib/live-status, so any feature may read it) tells screens whether to poll meanwhile.
  * When the session ends the stream stops and the session is re-checked, so the route guard
  * sends the visitor to login.

@@ -1,19 +1,34 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { Star } from "lucide-react";
+import { useRef, useState } from "react";
 import { useForm } from "react-hook-form";
+import type { Resolver } from "react-hook-form";
 import { toast } from "sonner";
 import { PublicPage } from "@/components/layout/public-shell-page";
 import { Button } from "@/components/ui/button";
 import { FieldError } from "@/components/ui/field-error";
-import { Label } from "@/components/ui/input";
+import { Input, Label } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Textarea } from "@/components/ui/textarea";
+import { SupportMessageKind } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
-import { FEEDBACK_PURPOSES, FEEDBACK_TOAST, RECOMMEND_OPTIONS, feedbackSchema } from "../lib/forms";
+import { NOT_SENT_TITLE, supportFailure, useSignedInEmail, useSubmitSupportMessage, withReference } from "../api/support";
+import { FEEDBACK_PURPOSES, FEEDBACK_TOAST, RECOMMEND_OPTIONS, feedbackSchema, visitorFeedbackSchema } from "../lib/forms";
 import type { FeedbackValues } from "../lib/forms";
+import { SentNotice } from "./sent-notice";
 
 // Nothing chosen yet: the schema turns the empty choices into its "please choose" messages.
-const DEFAULTS = { rating: undefined, purpose: "", likes: "", improvements: "", recommend: undefined } as unknown as FeedbackValues;
+const DEFAULTS = {
+  email: "",
+  rating: undefined,
+  purpose: "",
+  likes: "",
+  improvements: "",
+  recommend: undefined,
+} as unknown as FeedbackValues;
+
+// The answers travel as the message's details, under these names.
+const DETAIL_FIELDS = ["rating", "purpose", "likes", "improvements", "recommend"] as const;
 const RATINGS = ["1", "2", "3", "4", "5"] as const;
 const RATING_WORDS: Record<(typeof RATINGS)[number], string> = {
   "1": "Very poor",
@@ -31,26 +46,65 @@ const chosen = "border-brand-700 bg-brand-700 text-white dark:border-brand-500 d
 const unchosen =
   "border-slate-300 bg-white text-slate-800 hover:bg-slate-50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800";
 
-/** The public feedback page. The spec: not wired, so nothing is sent. */
+const signedInResolver = zodResolver(feedbackSchema);
+const visitorResolver = zodResolver(visitorFeedbackSchema);
+
+/**
+ * The public feedback page. The answers go to the support inbox as a feedback message (the
+ * spec's "not wired" is the old client's shortcut, made true by issue 12); the spec's toast
+ * then quotes the ticket. A signed-out visitor also gives an e-mail address for the reply; a
+ * signed-in sender's reply goes to the account's.
+ */
 export default function FeedbackPage() {
+  const submit = useSubmitSupportMessage();
+  const [ticket, setTicket] = useState<string>();
+  const { email: accountEmail, loading: sessionLoading } = useSignedInEmail();
+  // The resolver reads who is writing at submit time, not when the form was made.
+  const signedIn = useRef(false);
+  signedIn.current = accountEmail !== undefined;
+  const resolver: Resolver<FeedbackValues> = (values, context, options) =>
+    (signedIn.current ? signedInResolver : visitorResolver)(values, context, options);
   const {
     register,
     handleSubmit,
     reset,
     watch,
+    setError,
     formState: { errors },
-  } = useForm<FeedbackValues>({ resolver: zodResolver(feedbackSchema), defaultValues: DEFAULTS });
+  } = useForm<FeedbackValues>({ resolver, defaultValues: DEFAULTS });
   const rating = watch("rating");
   const recommend = watch("recommend");
 
-  const onValid = () => {
-    toast.success(FEEDBACK_TOAST.title, { description: FEEDBACK_TOAST.description });
-    reset(DEFAULTS);
+  const onValid = async (values: FeedbackValues) => {
+    setTicket(undefined);
+    const details: Record<string, string> = {};
+    for (const name of DETAIL_FIELDS) {
+      const value = String(values[name] ?? "").trim();
+      if (value) details[name] = value;
+    }
+    try {
+      const response = await submit.mutateAsync({
+        kind: SupportMessageKind.FEEDBACK,
+        email: signedIn.current ? "" : values.email.trim(),
+        subject: "Feedback",
+        details,
+      });
+      toast.success(FEEDBACK_TOAST.title, { description: withReference(FEEDBACK_TOAST.description, response.ticket) });
+      setTicket(response.ticket);
+      reset(DEFAULTS);
+    } catch (error) {
+      const { description, violations } = supportFailure(error);
+      for (const v of violations) {
+        if (v.field === "email") setError("email", { message: v.description });
+      }
+      toast.error(NOT_SENT_TITLE, { description });
+    }
   };
 
   return (
     <PublicPage title="Feedback" lead="Tell us how Thumela worked for you. It takes a minute and helps us improve.">
-      <form noValidate onSubmit={handleSubmit(onValid)} className="space-y-7">
+      <form noValidate onSubmit={handleSubmit(onValid)} className="space-y-7" aria-busy={submit.isPending || undefined}>
+        <SentNotice ticket={ticket} />
         <fieldset aria-describedby={errors.rating ? "feedback-rating-error" : undefined}>
           <legend className={legend}>How would you rate Thumela?</legend>
           <div className="flex flex-wrap gap-2">
@@ -113,7 +167,28 @@ export default function FeedbackPage() {
           <FieldError id="feedback-recommend-error" message={errors.recommend?.message} />
         </fieldset>
 
-        <Button type="submit">Submit Feedback</Button>
+        {accountEmail ? (
+          <p className="text-sm text-slate-600 dark:text-slate-400">We'll reply to {accountEmail}.</p>
+        ) : (
+          !sessionLoading && (
+            <div>
+              <Label htmlFor="feedback-email">Your email (so we can reply)</Label>
+              <Input
+                id="feedback-email"
+                type="email"
+                autoComplete="email"
+                aria-invalid={errors.email ? true : undefined}
+                aria-describedby={errors.email ? "feedback-email-error" : undefined}
+                {...register("email")}
+              />
+              <FieldError id="feedback-email-error" message={errors.email?.message} />
+            </div>
+          )
+        )}
+
+        <Button type="submit" busy={submit.isPending}>
+          {submit.isPending ? "Sending..." : "Submit Feedback"}
+        </Button>
       </form>
     </PublicPage>
   );

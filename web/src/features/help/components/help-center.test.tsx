@@ -1,13 +1,19 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import { screen, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
+import { SupportMessageKind, SupportService } from "@/gen/thumela/bff/v1/bff_pb";
+import type { SubmitSupportMessageRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { LIMITS } from "@/lib/limits";
+import { badRequestDetail, errorWithDetails, retryInfoDetail } from "@/test/error-details";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { expectToast } from "@/test/toasts";
 import { HELP_FAQ } from "../content/faq";
 
 const SLOW = { timeout: 10_000 };
 
-async function openHelp(path = "/help") {
-  const app = renderApp(path, { session: SIGNED_IN });
+async function openHelp(path = "/help", routes?: (router: ConnectRouter) => void) {
+  const app = renderApp(path, { session: SIGNED_IN, routes });
   await screen.findByRole("heading", { level: 1, name: "Help Center" }, SLOW);
   return app;
 }
@@ -72,20 +78,77 @@ describe("Help Center", () => {
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 
-  it("Contact Us: a complete form shows 'Feedback submitted' and clears, without any call", async () => {
-    const fetchSpy = vi.spyOn(globalThis, "fetch");
-    const { user } = await openHelp("/help?tab=contact");
+  it("Contact Us: a complete form goes to the support inbox; 'Feedback submitted' quotes the ticket and the form clears", async () => {
+    const asked: SubmitSupportMessageRequest[] = [];
+    let answer!: () => void;
+    const { user } = await openHelp("/help?tab=contact", (r) =>
+      r.rpc(SupportService.method.submitSupportMessage, async (request) => {
+        asked.push(request);
+        await new Promise<void>((resolve) => (answer = resolve));
+        return { ticket: "THM-7Q4K2M" };
+      }),
+    );
     await user.click(screen.getByRole("radio", { name: "Report Issue" }));
     expect(screen.getByRole("radio", { name: "Report Issue" })).toBeChecked();
     await user.type(screen.getByLabelText("Subject"), "Voucher not received");
     await user.type(screen.getByLabelText("Message"), "My sister did not get the SMS.");
-    await user.click(screen.getByRole("button", { name: "Submit" }));
+    await user.keyboard("{Tab}{Enter}"); // by keyboard: Tab to Submit, Enter
 
-    expect(await screen.findByText("Feedback submitted")).toBeInTheDocument();
-    expect(screen.getByText("Thank you for your feedback! We'll get back to you soon.")).toBeInTheDocument();
+    // Busy while the server answers: one message, however often the button is pressed.
+    const busy = await screen.findByRole("button", { name: "Sending..." });
+    expect(busy).toBeDisabled();
+    answer();
+
+    await expectToast("Feedback submitted", "Thank you for your feedback! We'll get back to you soon. Your reference is THM-7Q4K2M.");
+    expect(screen.getByRole("status")).toHaveTextContent("Your message was sent. Your reference is THM-7Q4K2M.");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      kind: SupportMessageKind.ISSUE,
+      subject: "Voucher not received",
+      message: "My sister did not get the SMS.",
+      name: "",
+      email: "",
+    });
     expect(screen.getByLabelText("Subject")).toHaveValue("");
     expect(screen.getByRole("radio", { name: "Question" })).toBeChecked();
-    expect(fetchSpy).not.toHaveBeenCalled();
+  });
+
+  it("Contact Us: too many messages from the connection says when to try again and keeps the text", async () => {
+    const { user } = await openHelp("/help?tab=contact", (r) =>
+      r.rpc(SupportService.method.submitSupportMessage, () => {
+        throw errorWithDetails("You have sent too many messages. Please try again later.", Code.ResourceExhausted, retryInfoDetail(7 * 60 - 5));
+      }),
+    );
+    await user.type(screen.getByLabelText("Subject"), "Voucher not received");
+    await user.type(screen.getByLabelText("Message"), "My sister did not get the SMS.");
+    await user.click(screen.getByRole("button", { name: "Submit" }));
+    await expectToast("Message not sent", "Too many messages from your connection. Please try again in 7 minutes.");
+    expect(screen.getByLabelText("Subject")).toHaveValue("Voucher not received");
+    expect(screen.queryByText("Feedback submitted")).not.toBeInTheDocument();
+  });
+
+  it("Contact Us: a network failure says so, and the server's field errors show under their field", async () => {
+    let calls = 0;
+    const { user } = await openHelp("/help?tab=contact", (r) =>
+      r.rpc(SupportService.method.submitSupportMessage, () => {
+        calls += 1;
+        if (calls === 1) throw new ConnectError("fetch failed", Code.Unavailable);
+        throw errorWithDetails(
+          "invalid request",
+          Code.InvalidArgument,
+          badRequestDetail([{ field: "message", description: "Message contains characters that cannot be sent." }]),
+        );
+      }),
+    );
+    await user.type(screen.getByLabelText("Subject"), "Hello");
+    await user.type(screen.getByLabelText("Message"), "Hi there");
+    await user.click(screen.getByRole("button", { name: "Submit" }));
+    await expectToast("Message not sent", "We could not send your message. Please check your connection and try again.");
+
+    await user.click(screen.getByRole("button", { name: "Submit" }));
+    await expectToast("Message not sent", "Message contains characters that cannot be sent.");
+    expect(screen.getByLabelText("Message")).toHaveAttribute("aria-invalid", "true");
+    expect(screen.getByLabelText("Message")).toHaveAccessibleDescription("Message contains characters that cannot be sent.");
   });
 
   it("Documents: four documents, last updated April 1, 2025, each opening its real page", async () => {

@@ -1,47 +1,79 @@
 import { zodResolver } from "@hookform/resolvers/zod";
+import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
+import { FieldError } from "@/components/ui/field-error";
 import { FormAlert } from "@/components/ui/form-alert";
 import { Input, Label } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { cn } from "@/lib/cn";
+import { HELP_KIND, NOT_SENT_TITLE, supportFailure, useSubmitSupportMessage, withReference } from "../api/support";
 import { FEEDBACK_TOAST, HELP_CONTACT_TYPES, MISSING_INFORMATION, helpContactSchema } from "../lib/forms";
 import type { HelpContactValues } from "../lib/forms";
+import { SentNotice } from "./sent-notice";
 
 const DEFAULTS: HelpContactValues = { type: "question", subject: "", message: "" };
 
 /**
- * Help Center → Contact Us. The spec: no call is made. A complete form shows the spec's
- * 'Feedback submitted' toast and clears; a missing subject or message shows 'Missing
- * information: Please fill in all required fields.' as a toast and inline.
+ * Help Center → Contact Us (signed in). The message goes to the support inbox under the
+ * account's name and e-mail (the BFF adds them); the spec's 'Feedback submitted' toast then
+ * quotes the ticket, which also stays on the page, and the form clears. A missing subject or
+ * message shows 'Missing information: Please fill in all required fields.' as a toast and
+ * inline; a refusal (too many messages, the server's own checks) keeps what was typed.
  */
 export function HelpContactForm() {
+  const submit = useSubmitSupportMessage();
+  const [ticket, setTicket] = useState<string>();
   const {
     register,
     handleSubmit,
     reset,
     watch,
+    setError,
     formState: { errors, isSubmitted },
   } = useForm<HelpContactValues>({ resolver: zodResolver(helpContactSchema), defaultValues: DEFAULTS });
   const type = watch("type");
-  const missing = isSubmitted && Boolean(errors.subject || errors.message);
+  const missing = isSubmitted && (errors.subject?.type === "too_small" || errors.message?.type === "too_small");
 
-  const onValid = () => {
-    toast.success(FEEDBACK_TOAST.title, { description: FEEDBACK_TOAST.description });
-    reset(DEFAULTS);
+  const onValid = async (values: HelpContactValues) => {
+    setTicket(undefined);
+    try {
+      const response = await submit.mutateAsync({ kind: HELP_KIND[values.type], subject: values.subject, message: values.message });
+      toast.success(FEEDBACK_TOAST.title, { description: withReference(FEEDBACK_TOAST.description, response.ticket) });
+      setTicket(response.ticket);
+      reset(DEFAULTS);
+    } catch (error) {
+      const { description, violations } = supportFailure(error);
+      for (const v of violations) {
+        if (v.field === "subject" || v.field === "message") setError(v.field, { message: v.description });
+      }
+      toast.error(NOT_SENT_TITLE, { description });
+    }
   };
   const onInvalid = () => {
     toast.error(MISSING_INFORMATION.title, { description: MISSING_INFORMATION.description });
   };
 
+  const field = (name: "subject" | "message") => ({
+    "aria-invalid": errors[name] ? true : undefined,
+    "aria-describedby": errors[name] && !missing ? `help-${name}-error` : undefined,
+  });
+
   return (
-    <form noValidate onSubmit={handleSubmit(onValid, onInvalid)} className="space-y-5" aria-describedby="help-contact-error">
+    <form
+      noValidate
+      onSubmit={handleSubmit(onValid, onInvalid)}
+      className="space-y-5"
+      aria-describedby="help-contact-error"
+      aria-busy={submit.isPending || undefined}
+    >
+      <SentNotice ticket={ticket} />
       <FormAlert
         id="help-contact-error"
         message={missing ? `${MISSING_INFORMATION.title}: ${MISSING_INFORMATION.description}` : undefined}
       />
-      <fieldset>
+      <fieldset disabled={submit.isPending}>
         <legend className="mb-1.5 text-sm font-medium text-slate-700 dark:text-slate-200">What can we help with?</legend>
         <div className="flex flex-wrap gap-2">
           {HELP_CONTACT_TYPES.map((option) => (
@@ -62,13 +94,17 @@ export function HelpContactForm() {
       </fieldset>
       <div>
         <Label htmlFor="help-subject">Subject</Label>
-        <Input id="help-subject" aria-invalid={errors.subject ? true : undefined} {...register("subject")} />
+        <Input id="help-subject" readOnly={submit.isPending} {...field("subject")} {...register("subject")} />
+        {!missing && <FieldError id="help-subject-error" message={errors.subject?.message} />}
       </div>
       <div>
         <Label htmlFor="help-message">Message</Label>
-        <Textarea id="help-message" rows={6} aria-invalid={errors.message ? true : undefined} {...register("message")} />
+        <Textarea id="help-message" rows={6} readOnly={submit.isPending} {...field("message")} {...register("message")} />
+        {!missing && <FieldError id="help-message-error" message={errors.message?.message} />}
       </div>
-      <Button type="submit">Submit</Button>
+      <Button type="submit" busy={submit.isPending}>
+        {submit.isPending ? "Sending..." : "Submit"}
+      </Button>
     </form>
   );
 }

@@ -18,20 +18,48 @@ export const HELP_CONTACT_TYPES = [
   { value: "feedback", label: "Feedback" },
 ] as const;
 
+/** The support inbox's limits (the notifications service refuses longer texts). */
+export const SUPPORT_LIMITS = { name: 100, email: 254, subject: 200, message: 5000 } as const;
+
 /** Help Center → Contact Us: type (question by default), subject and message, both required. */
 export const helpContactSchema = z.object({
   type: z.enum(["question", "issue", "feedback"]),
-  subject: z.string().trim().min(1, MISSING_INFORMATION.description),
-  message: z.string().trim().min(1, MISSING_INFORMATION.description),
+  subject: z
+    .string()
+    .trim()
+    .min(1, MISSING_INFORMATION.description)
+    .max(SUPPORT_LIMITS.subject, `Please keep the subject under ${SUPPORT_LIMITS.subject} characters.`),
+  message: z
+    .string()
+    .trim()
+    .min(1, MISSING_INFORMATION.description)
+    .max(SUPPORT_LIMITS.message, `Please keep the message under ${SUPPORT_LIMITS.message.toLocaleString("en-US")} characters.`),
 });
 export type HelpContactValues = z.infer<typeof helpContactSchema>;
 
 /** The public contact page. */
 export const contactSchema = z.object({
-  fullName: z.string().trim().min(1, "Please enter your full name."),
-  email: z.string().trim().min(1, "Please enter your email address.").pipe(z.email("Please enter a valid email address.")),
-  subject: z.string().trim().min(1, "Please enter a subject."),
-  message: z.string().trim().min(10, "Please write a message of at least 10 characters."),
+  fullName: z
+    .string()
+    .trim()
+    .min(1, "Please enter your full name.")
+    .max(SUPPORT_LIMITS.name, `Please keep your name under ${SUPPORT_LIMITS.name} characters.`),
+  email: z
+    .string()
+    .trim()
+    .min(1, "Please enter your email address.")
+    .max(SUPPORT_LIMITS.email, "Please enter a valid email address.")
+    .pipe(z.email("Please enter a valid email address.")),
+  subject: z
+    .string()
+    .trim()
+    .min(1, "Please enter a subject.")
+    .max(SUPPORT_LIMITS.subject, `Please keep the subject under ${SUPPORT_LIMITS.subject} characters.`),
+  message: z
+    .string()
+    .trim()
+    .min(10, "Please write a message of at least 10 characters.")
+    .max(SUPPORT_LIMITS.message, `Please keep the message under ${SUPPORT_LIMITS.message.toLocaleString("en-US")} characters.`),
 });
 export type ContactValues = z.infer<typeof contactSchema>;
 
@@ -48,8 +76,17 @@ export const RECOMMEND_OPTIONS = [
   { value: "maybe", label: "Maybe" },
 ] as const;
 
-/** The public feedback page: rating, purpose and recommendation required; the two texts optional. */
+/**
+ * The public feedback page: rating, purpose and recommendation required; the two texts
+ * optional. A signed-out visitor also gives an e-mail address, so that "We'll get back to you
+ * soon" can be kept (a signed-in sender's reply goes to the account's address).
+ */
 export const feedbackSchema = z.object({
+  email: z
+    .string()
+    .trim()
+    .max(SUPPORT_LIMITS.email, "Please enter a valid email address.")
+    .refine((value) => value === "" || z.email().safeParse(value).success, "Please enter a valid email address."),
   rating: z.enum(["1", "2", "3", "4", "5"], { error: "Please choose a rating from 1 to 5." }),
   purpose: z.enum(FEEDBACK_PURPOSES, { error: "Please tell us what you used Thumela for." }),
   likes: z.string().trim().max(2000, "Please keep this under 2,000 characters."),
@@ -57,3 +94,13 @@ export const feedbackSchema = z.object({
   recommend: z.enum(["yes", "no", "maybe"], { error: "Please tell us whether you would recommend Thumela." }),
 });
 export type FeedbackValues = z.input<typeof feedbackSchema>;
+
+/** /feedback for a signed-out visitor: the e-mail address is required. */
+export const visitorFeedbackSchema = feedbackSchema.extend({
+  email: z
+    .string()
+    .trim()
+    .min(1, "Please enter your email address.")
+    .max(SUPPORT_LIMITS.email, "Please enter a valid email address.")
+    .pipe(z.email("Please enter a valid email address.")),
+});

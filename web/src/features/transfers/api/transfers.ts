@@ -8,17 +8,22 @@ import {
   GetTransferResponseSchema,
   PaymentMethodsService,
   PaymentMethodType,
+  SmsDeliveryStatus,
   TransferStatus,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
-import type { Bank, ListTransfersRequestSchema, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import type { Bank, ListTransfersRequestSchema, SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { formatSaTimeOfDay, toDate } from "@/lib/date";
 import { centsToDecimal } from "@/lib/money";
+import { formatPhone } from "@/lib/phone";
 
 export const RECENT_TRANSFERS_COUNT = 3;
 export const HISTORY_PAGE_SIZE = 5;
 /** Fallback polling while the live stream is down (spec: 5 s dashboard rows, 3 s result panel). */
 export const DASHBOARD_POLL_MS = 5000;
 export const RESULT_POLL_MS = 3000;
+/** Fallback polling of the voucher SMS's state in the details dialog while the stream is down. */
+export const SMS_POLL_MS = 5000;
 
 const listTransfers = TransfersService.method.listTransfers;
 const getTransfer = TransfersService.method.getTransfer;
@@ -181,4 +186,44 @@ export function sendAgainPath(transfer: Transfer): string {
     phone: transfer.recipientPhone,
   });
   return `/send-money?${params.toString()}`;
+}
+
+/** Delivered and failed are final: nothing more will happen to the SMS. */
+export function isFinalSms(sms: SmsDelivery | undefined): boolean {
+  return sms?.status === SmsDeliveryStatus.DELIVERED || sms?.status === SmsDeliveryStatus.FAILED;
+}
+
+/**
+ * The state of the SMS that carried a transfer's voucher to its recipient. Lists do not carry
+ * it, so the details dialog reads the transfer (GetTransfer, which the live stream then keeps
+ * up to date); while the stream is down and the SMS is still on its way, it is re-read every 5 s.
+ * `sms` is undefined for a transfer without a voucher and while the state is not known (being
+ * read: `checking`; or not reported, e.g. the notifications service did not answer).
+ */
+export function useVoucherSms(
+  transfer: Transfer,
+  { poll }: { poll: boolean },
+): { sms: SmsDelivery | undefined; checking: boolean } {
+  const query = useQuery(getTransfer, transfer.voucher ? { id: transfer.id } : skipToken, {
+    refetchInterval: (q) => (poll && !isFinalSms(q.state.data?.transfer?.smsDelivery) ? SMS_POLL_MS : false),
+  });
+  const sms = query.data?.transfer?.smsDelivery ?? transfer.smsDelivery;
+  return { sms, checking: !sms && query.isPending };
+}
+
+/** What the sender reads about the voucher SMS, e.g. 'SMS delivered to +27 82 123 4567 at 13:12'. */
+export function smsDeliveryText(sms: SmsDelivery, now: Date = new Date()): string {
+  const to = formatPhone(sms.recipient);
+  switch (sms.status) {
+    case SmsDeliveryStatus.DELIVERED: {
+      const at = toDate(sms.updatedAt);
+      return at ? `SMS delivered to ${to} ${formatSaTimeOfDay(at, now)}` : `SMS delivered to ${to}`;
+    }
+    case SmsDeliveryStatus.SENT:
+      return `SMS sent to ${to} · waiting for the network's delivery report`;
+    case SmsDeliveryStatus.FAILED:
+      return `We could not deliver the SMS to ${to}`;
+    default:
+      return `Sending the SMS to ${to}…`;
+  }
 }

@@ -1,4 +1,4 @@
-import { Copy } from "lucide-react";
+import { CircleAlert, CircleCheck, Clock, Copy } from "lucide-react";
 import { AlertDialog } from "radix-ui";
 import { useState } from "react";
 import type { ReactNode } from "react";
@@ -6,10 +6,12 @@ import { Link } from "react-router";
 import { toast } from "sonner";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Dialog, DialogContent } from "@/components/ui/dialog";
-import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { SmsDeliveryStatus } from "@/gen/thumela/bff/v1/bff_pb";
+import type { SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
 import { formatLongDateTime, formatRecentDate, toDate } from "@/lib/date";
 import { errorMessage } from "@/lib/errors";
+import { useLiveStatus } from "@/lib/live-status";
 import { formatMoney } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
 import {
@@ -17,11 +19,13 @@ import {
   canCancelVoucher,
   paymentMethodLabel,
   sendAgainPath,
+  smsDeliveryText,
   statusLabel,
   statusTone,
   transferReference,
   useCancelTransfer,
   useRememberTransfer,
+  useVoucherSms,
 } from "../api/transfers";
 
 export const COPIED_MESSAGE = "Reference number copied to clipboard";
@@ -51,6 +55,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
   const created = toDate(transfer.createdAt);
   const expires = toDate(transfer.voucher?.expiresAt);
   const collection = transfer.voucher ? COLLECTION_LABEL[transfer.voucher.collectionStatus] : "";
+  const { sms, checking } = useVoucherSms(transfer, { poll: useLiveStatus() !== "connected" });
 
   const copyReference = async () => {
     try {
@@ -100,6 +105,11 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
           {collection && <span className="ml-2 text-slate-600 dark:text-slate-400">· {collection}</span>}
         </Row>
         {transfer.voucher?.number && <Row term="Voucher number">{transfer.voucher.number}</Row>}
+        {transfer.voucher && (
+          <Row term="Voucher SMS">
+            <VoucherSms sms={sms} checking={checking} />
+          </Row>
+        )}
         {expires && canCancelVoucher(transfer) && (
           <Row term="Collect before">
             <time dateTime={expires.toISOString()}>{formatLongDateTime(expires)}</time>
@@ -124,6 +134,40 @@ function Row({ term, children }: { term: string; children: ReactNode }) {
       <dt className="text-slate-500 dark:text-slate-400">{term}</dt>
       <dd className="text-right text-slate-900 dark:text-slate-100">{children}</dd>
     </>
+  );
+}
+
+const SMS_LOOK: Record<SmsDeliveryStatus, { icon: typeof Clock; tone: string }> = {
+  [SmsDeliveryStatus.UNSPECIFIED]: { icon: Clock, tone: "text-slate-600 dark:text-slate-400" },
+  [SmsDeliveryStatus.QUEUED]: { icon: Clock, tone: "text-slate-600 dark:text-slate-400" },
+  [SmsDeliveryStatus.SENT]: { icon: Clock, tone: "text-slate-600 dark:text-slate-400" },
+  [SmsDeliveryStatus.DELIVERED]: { icon: CircleCheck, tone: "text-emerald-700 dark:text-emerald-400" },
+  [SmsDeliveryStatus.FAILED]: { icon: CircleAlert, tone: "text-red-700 dark:text-red-400" },
+};
+
+/**
+ * The recipient's voucher SMS as the SMS provider last reported it. A polite live region, so
+ * that a screen reader hears the delivery report arrive while the dialog is open.
+ */
+function VoucherSms({ sms, checking }: { sms: SmsDelivery | undefined; checking: boolean }) {
+  const look = sms ? (SMS_LOOK[sms.status] ?? SMS_LOOK[SmsDeliveryStatus.UNSPECIFIED]) : undefined;
+  const Icon = look?.icon;
+  return (
+    <span aria-live="polite" className={cn("inline-flex flex-col items-end", look?.tone)}>
+      {sms && Icon ? (
+        <>
+          <span className="inline-flex items-start gap-1.5">
+            <Icon aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
+            <span>{smsDeliveryText(sms)}</span>
+          </span>
+          {sms.status === SmsDeliveryStatus.FAILED && sms.failureReason && (
+            <span className="text-slate-600 dark:text-slate-400">{sms.failureReason}</span>
+          )}
+        </>
+      ) : (
+        <span className="text-slate-500 dark:text-slate-400">{checking ? "Checking…" : "No delivery report yet"}</span>
+      )}
+    </span>
   );
 }
 

@@ -338,6 +338,67 @@ func (CollectionStatus) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{5}
 }
 
+// SmsDeliveryStatus: queued → sent → delivered | failed (and queued → failed). The numbers are
+// the notifications service's DeliveryStatus.
+type SmsDeliveryStatus int32
+
+const (
+	SmsDeliveryStatus_SMS_DELIVERY_STATUS_UNSPECIFIED SmsDeliveryStatus = 0
+	// Waiting to be handed to the SMS provider (or to be retried).
+	SmsDeliveryStatus_SMS_DELIVERY_STATUS_QUEUED SmsDeliveryStatus = 1
+	// Accepted by the provider; no delivery report yet.
+	SmsDeliveryStatus_SMS_DELIVERY_STATUS_SENT SmsDeliveryStatus = 2
+	// The provider reported delivery to the handset.
+	SmsDeliveryStatus_SMS_DELIVERY_STATUS_DELIVERED SmsDeliveryStatus = 3
+	// Will not arrive (an unreachable or invalid number, or the retries ran out).
+	SmsDeliveryStatus_SMS_DELIVERY_STATUS_FAILED SmsDeliveryStatus = 4
+)
+
+// Enum value maps for SmsDeliveryStatus.
+var (
+	SmsDeliveryStatus_name = map[int32]string{
+		0: "SMS_DELIVERY_STATUS_UNSPECIFIED",
+		1: "SMS_DELIVERY_STATUS_QUEUED",
+		2: "SMS_DELIVERY_STATUS_SENT",
+		3: "SMS_DELIVERY_STATUS_DELIVERED",
+		4: "SMS_DELIVERY_STATUS_FAILED",
+	}
+	SmsDeliveryStatus_value = map[string]int32{
+		"SMS_DELIVERY_STATUS_UNSPECIFIED": 0,
+		"SMS_DELIVERY_STATUS_QUEUED":      1,
+		"SMS_DELIVERY_STATUS_SENT":        2,
+		"SMS_DELIVERY_STATUS_DELIVERED":   3,
+		"SMS_DELIVERY_STATUS_FAILED":      4,
+	}
+)
+
+func (x SmsDeliveryStatus) Enum() *SmsDeliveryStatus {
+	p := new(SmsDeliveryStatus)
+	*p = x
+	return p
+}
+
+func (x SmsDeliveryStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SmsDeliveryStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_bff_v1_bff_proto_enumTypes[6].Descriptor()
+}
+
+func (SmsDeliveryStatus) Type() protoreflect.EnumType {
+	return &file_thumela_bff_v1_bff_proto_enumTypes[6]
+}
+
+func (x SmsDeliveryStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SmsDeliveryStatus.Descriptor instead.
+func (SmsDeliveryStatus) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{6}
+}
+
 type LimitKind int32
 
 const (
@@ -380,11 +441,11 @@ func (x LimitKind) String() string {
 }
 
 func (LimitKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[6].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[7].Descriptor()
 }
 
 func (LimitKind) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[6]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[7]
 }
 
 func (x LimitKind) Number() protoreflect.EnumNumber {
@@ -393,7 +454,64 @@ func (x LimitKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LimitKind.Descriptor instead.
 func (LimitKind) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{6}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{7}
+}
+
+// SupportMessageKind: the Help Center's Contact Us types, and /contact. The numbers are the
+// notifications service's SupportMessageKind.
+type SupportMessageKind int32
+
+const (
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_UNSPECIFIED SupportMessageKind = 0
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_QUESTION    SupportMessageKind = 1
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_ISSUE       SupportMessageKind = 2
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_FEEDBACK    SupportMessageKind = 3
+	SupportMessageKind_SUPPORT_MESSAGE_KIND_CONTACT     SupportMessageKind = 4
+)
+
+// Enum value maps for SupportMessageKind.
+var (
+	SupportMessageKind_name = map[int32]string{
+		0: "SUPPORT_MESSAGE_KIND_UNSPECIFIED",
+		1: "SUPPORT_MESSAGE_KIND_QUESTION",
+		2: "SUPPORT_MESSAGE_KIND_ISSUE",
+		3: "SUPPORT_MESSAGE_KIND_FEEDBACK",
+		4: "SUPPORT_MESSAGE_KIND_CONTACT",
+	}
+	SupportMessageKind_value = map[string]int32{
+		"SUPPORT_MESSAGE_KIND_UNSPECIFIED": 0,
+		"SUPPORT_MESSAGE_KIND_QUESTION":    1,
+		"SUPPORT_MESSAGE_KIND_ISSUE":       2,
+		"SUPPORT_MESSAGE_KIND_FEEDBACK":    3,
+		"SUPPORT_MESSAGE_KIND_CONTACT":     4,
+	}
+)
+
+func (x SupportMessageKind) Enum() *SupportMessageKind {
+	p := new(SupportMessageKind)
+	*p = x
+	return p
+}
+
+func (x SupportMessageKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SupportMessageKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_bff_v1_bff_proto_enumTypes[8].Descriptor()
+}
+
+func (SupportMessageKind) Type() protoreflect.EnumType {
+	return &file_thumela_bff_v1_bff_proto_enumTypes[8]
+}
+
+func (x SupportMessageKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SupportMessageKind.Descriptor instead.
+func (SupportMessageKind) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{8}
 }
 
 type User struct {
@@ -2637,8 +2755,12 @@ type Transfer struct {
 	Voucher               *Voucher               `protobuf:"bytes,16,opt,name=voucher,proto3" json:"voucher,omitempty"`
 	CreatedAt             *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt             *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// The recipient's voucher SMS as the notifications service last knew it: set by GetTransfer
+	// for a completed transfer once the SMS was asked for; absent in lists, in live transfer
+	// updates (SmsDeliveryChanged carries its changes) and when the state could not be read.
+	SmsDelivery   *SmsDelivery `protobuf:"bytes,19,opt,name=sms_delivery,json=smsDelivery,proto3" json:"sms_delivery,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Transfer) Reset() {
@@ -2797,6 +2919,86 @@ func (x *Transfer) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Transfer) GetSmsDelivery() *SmsDelivery {
+	if x != nil {
+		return x.SmsDelivery
+	}
+	return nil
+}
+
+// SmsDelivery is the state of the SMS that carries the recipient's voucher. It never holds the
+// message's text.
+type SmsDelivery struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status SmsDeliveryStatus      `protobuf:"varint,1,opt,name=status,proto3,enum=thumela.bff.v1.SmsDeliveryStatus" json:"status,omitempty"`
+	// The recipient's number, E.164.
+	Recipient string `protobuf:"bytes,2,opt,name=recipient,proto3" json:"recipient,omitempty"`
+	// When the SMS reached its status (delivered at, failed at, sent at, queued at).
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Why it failed, in words a sender may read; empty unless failed.
+	FailureReason string `protobuf:"bytes,4,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SmsDelivery) Reset() {
+	*x = SmsDelivery{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SmsDelivery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SmsDelivery) ProtoMessage() {}
+
+func (x *SmsDelivery) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SmsDelivery.ProtoReflect.Descriptor instead.
+func (*SmsDelivery) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *SmsDelivery) GetStatus() SmsDeliveryStatus {
+	if x != nil {
+		return x.Status
+	}
+	return SmsDeliveryStatus_SMS_DELIVERY_STATUS_UNSPECIFIED
+}
+
+func (x *SmsDelivery) GetRecipient() string {
+	if x != nil {
+		return x.Recipient
+	}
+	return ""
+}
+
+func (x *SmsDelivery) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *SmsDelivery) GetFailureReason() string {
+	if x != nil {
+		return x.FailureReason
+	}
+	return ""
+}
+
 type CreateTransferRequest struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	IdempotencyKey     string                 `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
@@ -2812,7 +3014,7 @@ type CreateTransferRequest struct {
 
 func (x *CreateTransferRequest) Reset() {
 	*x = CreateTransferRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[44]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2824,7 +3026,7 @@ func (x *CreateTransferRequest) String() string {
 func (*CreateTransferRequest) ProtoMessage() {}
 
 func (x *CreateTransferRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[44]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2837,7 +3039,7 @@ func (x *CreateTransferRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTransferRequest.ProtoReflect.Descriptor instead.
 func (*CreateTransferRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{44}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CreateTransferRequest) GetIdempotencyKey() string {
@@ -2898,7 +3100,7 @@ type CreateTransferResponse struct {
 
 func (x *CreateTransferResponse) Reset() {
 	*x = CreateTransferResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[45]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2910,7 +3112,7 @@ func (x *CreateTransferResponse) String() string {
 func (*CreateTransferResponse) ProtoMessage() {}
 
 func (x *CreateTransferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[45]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2923,7 +3125,7 @@ func (x *CreateTransferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTransferResponse.ProtoReflect.Descriptor instead.
 func (*CreateTransferResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{45}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CreateTransferResponse) GetTransfer() *Transfer {
@@ -2942,7 +3144,7 @@ type GetTransferRequest struct {
 
 func (x *GetTransferRequest) Reset() {
 	*x = GetTransferRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[46]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2954,7 +3156,7 @@ func (x *GetTransferRequest) String() string {
 func (*GetTransferRequest) ProtoMessage() {}
 
 func (x *GetTransferRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[46]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2967,7 +3169,7 @@ func (x *GetTransferRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTransferRequest.ProtoReflect.Descriptor instead.
 func (*GetTransferRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{46}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *GetTransferRequest) GetId() string {
@@ -2986,7 +3188,7 @@ type GetTransferResponse struct {
 
 func (x *GetTransferResponse) Reset() {
 	*x = GetTransferResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[47]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2998,7 +3200,7 @@ func (x *GetTransferResponse) String() string {
 func (*GetTransferResponse) ProtoMessage() {}
 
 func (x *GetTransferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[47]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3011,7 +3213,7 @@ func (x *GetTransferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTransferResponse.ProtoReflect.Descriptor instead.
 func (*GetTransferResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{47}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *GetTransferResponse) GetTransfer() *Transfer {
@@ -3033,7 +3235,7 @@ type ListTransfersRequest struct {
 
 func (x *ListTransfersRequest) Reset() {
 	*x = ListTransfersRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[48]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3045,7 +3247,7 @@ func (x *ListTransfersRequest) String() string {
 func (*ListTransfersRequest) ProtoMessage() {}
 
 func (x *ListTransfersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[48]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3058,7 +3260,7 @@ func (x *ListTransfersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTransfersRequest.ProtoReflect.Descriptor instead.
 func (*ListTransfersRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{48}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListTransfersRequest) GetQuery() string {
@@ -3099,7 +3301,7 @@ type ListTransfersResponse struct {
 
 func (x *ListTransfersResponse) Reset() {
 	*x = ListTransfersResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[49]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3111,7 +3313,7 @@ func (x *ListTransfersResponse) String() string {
 func (*ListTransfersResponse) ProtoMessage() {}
 
 func (x *ListTransfersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[49]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3124,7 +3326,7 @@ func (x *ListTransfersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTransfersResponse.ProtoReflect.Descriptor instead.
 func (*ListTransfersResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{49}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListTransfersResponse) GetTransfers() []*Transfer {
@@ -3150,7 +3352,7 @@ type CancelTransferRequest struct {
 
 func (x *CancelTransferRequest) Reset() {
 	*x = CancelTransferRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[50]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3162,7 +3364,7 @@ func (x *CancelTransferRequest) String() string {
 func (*CancelTransferRequest) ProtoMessage() {}
 
 func (x *CancelTransferRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[50]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3175,7 +3377,7 @@ func (x *CancelTransferRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTransferRequest.ProtoReflect.Descriptor instead.
 func (*CancelTransferRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{50}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *CancelTransferRequest) GetId() string {
@@ -3194,7 +3396,7 @@ type CancelTransferResponse struct {
 
 func (x *CancelTransferResponse) Reset() {
 	*x = CancelTransferResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[51]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3206,7 +3408,7 @@ func (x *CancelTransferResponse) String() string {
 func (*CancelTransferResponse) ProtoMessage() {}
 
 func (x *CancelTransferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[51]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3219,7 +3421,7 @@ func (x *CancelTransferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTransferResponse.ProtoReflect.Descriptor instead.
 func (*CancelTransferResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{51}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *CancelTransferResponse) GetTransfer() *Transfer {
@@ -3241,7 +3443,7 @@ type LimitUsage struct {
 
 func (x *LimitUsage) Reset() {
 	*x = LimitUsage{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[52]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3253,7 +3455,7 @@ func (x *LimitUsage) String() string {
 func (*LimitUsage) ProtoMessage() {}
 
 func (x *LimitUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[52]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3266,7 +3468,7 @@ func (x *LimitUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LimitUsage.ProtoReflect.Descriptor instead.
 func (*LimitUsage) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{52}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *LimitUsage) GetKind() LimitKind {
@@ -3305,7 +3507,7 @@ type GetLimitsRequest struct {
 
 func (x *GetLimitsRequest) Reset() {
 	*x = GetLimitsRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3317,7 +3519,7 @@ func (x *GetLimitsRequest) String() string {
 func (*GetLimitsRequest) ProtoMessage() {}
 
 func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3330,7 +3532,7 @@ func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitsRequest.ProtoReflect.Descriptor instead.
 func (*GetLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{53}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{54}
 }
 
 type GetLimitsResponse struct {
@@ -3342,7 +3544,7 @@ type GetLimitsResponse struct {
 
 func (x *GetLimitsResponse) Reset() {
 	*x = GetLimitsResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3354,7 +3556,7 @@ func (x *GetLimitsResponse) String() string {
 func (*GetLimitsResponse) ProtoMessage() {}
 
 func (x *GetLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3367,7 +3569,7 @@ func (x *GetLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitsResponse.ProtoReflect.Descriptor instead.
 func (*GetLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{54}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *GetLimitsResponse) GetLimits() []*LimitUsage {
@@ -3387,7 +3589,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3399,7 +3601,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3412,7 +3614,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{55}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *WatchEventsRequest) GetResumeAfter() string {
@@ -3431,7 +3633,7 @@ type TransferUpdated struct {
 
 func (x *TransferUpdated) Reset() {
 	*x = TransferUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3443,7 +3645,7 @@ func (x *TransferUpdated) String() string {
 func (*TransferUpdated) ProtoMessage() {}
 
 func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3456,7 +3658,7 @@ func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferUpdated.ProtoReflect.Descriptor instead.
 func (*TransferUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{56}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *TransferUpdated) GetTransfer() *Transfer {
@@ -3475,7 +3677,7 @@ type ProfileUpdated struct {
 
 func (x *ProfileUpdated) Reset() {
 	*x = ProfileUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3487,7 +3689,7 @@ func (x *ProfileUpdated) String() string {
 func (*ProfileUpdated) ProtoMessage() {}
 
 func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3500,7 +3702,7 @@ func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileUpdated.ProtoReflect.Descriptor instead.
 func (*ProfileUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{57}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ProfileUpdated) GetProfile() *Profile {
@@ -3519,7 +3721,7 @@ type PaymentMethodsChanged struct {
 
 func (x *PaymentMethodsChanged) Reset() {
 	*x = PaymentMethodsChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3531,7 +3733,7 @@ func (x *PaymentMethodsChanged) String() string {
 func (*PaymentMethodsChanged) ProtoMessage() {}
 
 func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3544,7 +3746,7 @@ func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentMethodsChanged.ProtoReflect.Descriptor instead.
 func (*PaymentMethodsChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{58}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *PaymentMethodsChanged) GetPaymentMethodId() string {
@@ -3552,6 +3754,59 @@ func (x *PaymentMethodsChanged) GetPaymentMethodId() string {
 		return x.PaymentMethodId
 	}
 	return ""
+}
+
+// SmsDeliveryChanged: the voucher SMS of one of the user's transfers changed state.
+type SmsDeliveryChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TransferId    string                 `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	SmsDelivery   *SmsDelivery           `protobuf:"bytes,2,opt,name=sms_delivery,json=smsDelivery,proto3" json:"sms_delivery,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SmsDeliveryChanged) Reset() {
+	*x = SmsDeliveryChanged{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SmsDeliveryChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SmsDeliveryChanged) ProtoMessage() {}
+
+func (x *SmsDeliveryChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SmsDeliveryChanged.ProtoReflect.Descriptor instead.
+func (*SmsDeliveryChanged) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *SmsDeliveryChanged) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *SmsDeliveryChanged) GetSmsDelivery() *SmsDelivery {
+	if x != nil {
+		return x.SmsDelivery
+	}
+	return nil
 }
 
 // Heartbeat keeps idle connections open through proxies.
@@ -3563,7 +3818,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3575,7 +3830,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3588,7 +3843,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{59}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{61}
 }
 
 type WatchEventsResponse struct {
@@ -3601,6 +3856,7 @@ type WatchEventsResponse struct {
 	//	*WatchEventsResponse_ProfileUpdated
 	//	*WatchEventsResponse_PaymentMethodsChanged
 	//	*WatchEventsResponse_Heartbeat
+	//	*WatchEventsResponse_SmsDeliveryChanged
 	Event         isWatchEventsResponse_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3608,7 +3864,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3620,7 +3876,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3633,7 +3889,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{60}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *WatchEventsResponse) GetCursor() string {
@@ -3686,6 +3942,15 @@ func (x *WatchEventsResponse) GetHeartbeat() *Heartbeat {
 	return nil
 }
 
+func (x *WatchEventsResponse) GetSmsDeliveryChanged() *SmsDeliveryChanged {
+	if x != nil {
+		if x, ok := x.Event.(*WatchEventsResponse_SmsDeliveryChanged); ok {
+			return x.SmsDeliveryChanged
+		}
+	}
+	return nil
+}
+
 type isWatchEventsResponse_Event interface {
 	isWatchEventsResponse_Event()
 }
@@ -3706,6 +3971,10 @@ type WatchEventsResponse_Heartbeat struct {
 	Heartbeat *Heartbeat `protobuf:"bytes,5,opt,name=heartbeat,proto3,oneof"`
 }
 
+type WatchEventsResponse_SmsDeliveryChanged struct {
+	SmsDeliveryChanged *SmsDeliveryChanged `protobuf:"bytes,6,opt,name=sms_delivery_changed,json=smsDeliveryChanged,proto3,oneof"`
+}
+
 func (*WatchEventsResponse_TransferUpdated) isWatchEventsResponse_Event() {}
 
 func (*WatchEventsResponse_ProfileUpdated) isWatchEventsResponse_Event() {}
@@ -3713,6 +3982,139 @@ func (*WatchEventsResponse_ProfileUpdated) isWatchEventsResponse_Event() {}
 func (*WatchEventsResponse_PaymentMethodsChanged) isWatchEventsResponse_Event() {}
 
 func (*WatchEventsResponse_Heartbeat) isWatchEventsResponse_Event() {}
+
+func (*WatchEventsResponse_SmsDeliveryChanged) isWatchEventsResponse_Event() {}
+
+type SubmitSupportMessageRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  SupportMessageKind     `protobuf:"varint,1,opt,name=kind,proto3,enum=thumela.bff.v1.SupportMessageKind" json:"kind,omitempty"`
+	// Who wrote, for the reply; a signed-in sender may leave them out.
+	Name    string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Email   string `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
+	Subject string `protobuf:"bytes,4,opt,name=subject,proto3" json:"subject,omitempty"`
+	Message string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	// /feedback's answers: rating, purpose, likes, improvements, recommend.
+	Details       map[string]string `protobuf:"bytes,6,rep,name=details,proto3" json:"details,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitSupportMessageRequest) Reset() {
+	*x = SubmitSupportMessageRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitSupportMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitSupportMessageRequest) ProtoMessage() {}
+
+func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitSupportMessageRequest.ProtoReflect.Descriptor instead.
+func (*SubmitSupportMessageRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *SubmitSupportMessageRequest) GetKind() SupportMessageKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SupportMessageKind_SUPPORT_MESSAGE_KIND_UNSPECIFIED
+}
+
+func (x *SubmitSupportMessageRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SubmitSupportMessageRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *SubmitSupportMessageRequest) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *SubmitSupportMessageRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *SubmitSupportMessageRequest) GetDetails() map[string]string {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
+type SubmitSupportMessageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ticket reference to quote, e.g. "THM-7Q4K2M".
+	Ticket        string `protobuf:"bytes,1,opt,name=ticket,proto3" json:"ticket,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitSupportMessageResponse) Reset() {
+	*x = SubmitSupportMessageResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitSupportMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitSupportMessageResponse) ProtoMessage() {}
+
+func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitSupportMessageResponse.ProtoReflect.Descriptor instead.
+func (*SubmitSupportMessageResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *SubmitSupportMessageResponse) GetTicket() string {
+	if x != nil {
+		return x.Ticket
+	}
+	return ""
+}
 
 type AnalyticsEvent struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3726,7 +4128,7 @@ type AnalyticsEvent struct {
 
 func (x *AnalyticsEvent) Reset() {
 	*x = AnalyticsEvent{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3738,7 +4140,7 @@ func (x *AnalyticsEvent) String() string {
 func (*AnalyticsEvent) ProtoMessage() {}
 
 func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3751,7 +4153,7 @@ func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyticsEvent.ProtoReflect.Descriptor instead.
 func (*AnalyticsEvent) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{61}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *AnalyticsEvent) GetName() string {
@@ -3793,7 +4195,7 @@ type TrackRequest struct {
 
 func (x *TrackRequest) Reset() {
 	*x = TrackRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3805,7 +4207,7 @@ func (x *TrackRequest) String() string {
 func (*TrackRequest) ProtoMessage() {}
 
 func (x *TrackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3818,7 +4220,7 @@ func (x *TrackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackRequest.ProtoReflect.Descriptor instead.
 func (*TrackRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{62}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *TrackRequest) GetAnonymousId() string {
@@ -3844,7 +4246,7 @@ type TrackResponse struct {
 
 func (x *TrackResponse) Reset() {
 	*x = TrackResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3856,7 +4258,7 @@ func (x *TrackResponse) String() string {
 func (*TrackResponse) ProtoMessage() {}
 
 func (x *TrackResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3869,7 +4271,7 @@ func (x *TrackResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackResponse.ProtoReflect.Descriptor instead.
 func (*TrackResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{63}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *TrackResponse) GetAccepted() int32 {
@@ -3887,7 +4289,7 @@ type CheckConnectionRequest struct {
 
 func (x *CheckConnectionRequest) Reset() {
 	*x = CheckConnectionRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3899,7 +4301,7 @@ func (x *CheckConnectionRequest) String() string {
 func (*CheckConnectionRequest) ProtoMessage() {}
 
 func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3912,7 +4314,7 @@ func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionRequest.ProtoReflect.Descriptor instead.
 func (*CheckConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{64}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{68}
 }
 
 type CheckConnectionResponse struct {
@@ -3924,7 +4326,7 @@ type CheckConnectionResponse struct {
 
 func (x *CheckConnectionResponse) Reset() {
 	*x = CheckConnectionResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3936,7 +4338,7 @@ func (x *CheckConnectionResponse) String() string {
 func (*CheckConnectionResponse) ProtoMessage() {}
 
 func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3949,7 +4351,7 @@ func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionResponse.ProtoReflect.Descriptor instead.
 func (*CheckConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{65}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *CheckConnectionResponse) GetOk() bool {
@@ -4103,7 +4505,7 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x06number\x18\x01 \x01(\tR\x06number\x12M\n" +
 	"\x11collection_status\x18\x02 \x01(\x0e2 .thumela.bff.v1.CollectionStatusR\x10collectionStatus\x129\n" +
 	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\xb1\x06\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\xf1\x06\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
 	"\treference\x18\x02 \x01(\tR\treference\x12%\n" +
@@ -4126,7 +4528,14 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xde\x02\n" +
+	"updated_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12>\n" +
+	"\fsms_delivery\x18\x13 \x01(\v2\x1b.thumela.bff.v1.SmsDeliveryR\vsmsDelivery\"\xc8\x01\n" +
+	"\vSmsDelivery\x129\n" +
+	"\x06status\x18\x01 \x01(\x0e2!.thumela.bff.v1.SmsDeliveryStatusR\x06status\x12\x1c\n" +
+	"\trecipient\x18\x02 \x01(\tR\trecipient\x129\n" +
+	"\n" +
+	"updated_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12%\n" +
+	"\x0efailure_reason\x18\x04 \x01(\tR\rfailureReason\"\xde\x02\n" +
 	"\x15CreateTransferRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12%\n" +
 	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +
@@ -4172,15 +4581,32 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x0eProfileUpdated\x121\n" +
 	"\aprofile\x18\x01 \x01(\v2\x17.thumela.bff.v1.ProfileR\aprofile\"C\n" +
 	"\x15PaymentMethodsChanged\x12*\n" +
-	"\x11payment_method_id\x18\x01 \x01(\tR\x0fpaymentMethodId\"\v\n" +
-	"\tHeartbeat\"\xeb\x02\n" +
+	"\x11payment_method_id\x18\x01 \x01(\tR\x0fpaymentMethodId\"u\n" +
+	"\x12SmsDeliveryChanged\x12\x1f\n" +
+	"\vtransfer_id\x18\x01 \x01(\tR\n" +
+	"transferId\x12>\n" +
+	"\fsms_delivery\x18\x02 \x01(\v2\x1b.thumela.bff.v1.SmsDeliveryR\vsmsDelivery\"\v\n" +
+	"\tHeartbeat\"\xc3\x03\n" +
 	"\x13WatchEventsResponse\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12L\n" +
 	"\x10transfer_updated\x18\x02 \x01(\v2\x1f.thumela.bff.v1.TransferUpdatedH\x00R\x0ftransferUpdated\x12I\n" +
 	"\x0fprofile_updated\x18\x03 \x01(\v2\x1e.thumela.bff.v1.ProfileUpdatedH\x00R\x0eprofileUpdated\x12_\n" +
 	"\x17payment_methods_changed\x18\x04 \x01(\v2%.thumela.bff.v1.PaymentMethodsChangedH\x00R\x15paymentMethodsChanged\x129\n" +
-	"\theartbeat\x18\x05 \x01(\v2\x19.thumela.bff.v1.HeartbeatH\x00R\theartbeatB\a\n" +
-	"\x05event\"\xa9\x01\n" +
+	"\theartbeat\x18\x05 \x01(\v2\x19.thumela.bff.v1.HeartbeatH\x00R\theartbeat\x12V\n" +
+	"\x14sms_delivery_changed\x18\x06 \x01(\v2\".thumela.bff.v1.SmsDeliveryChangedH\x00R\x12smsDeliveryChangedB\a\n" +
+	"\x05event\"\xc3\x02\n" +
+	"\x1bSubmitSupportMessageRequest\x126\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\".thumela.bff.v1.SupportMessageKindR\x04kind\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05email\x18\x03 \x01(\tR\x05email\x12\x18\n" +
+	"\asubject\x18\x04 \x01(\tR\asubject\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\x12R\n" +
+	"\adetails\x18\x06 \x03(\v28.thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntryR\adetails\x1a:\n" +
+	"\fDetailsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"6\n" +
+	"\x1cSubmitSupportMessageResponse\x12\x16\n" +
+	"\x06ticket\x18\x01 \x01(\tR\x06ticket\"\xa9\x01\n" +
 	"\x0eAnalyticsEvent\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\n" +
@@ -4226,14 +4652,26 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"%COLLECTION_STATUS_AWAITING_COLLECTION\x10\x01\x12\x1f\n" +
 	"\x1bCOLLECTION_STATUS_COLLECTED\x10\x02\x12\x1f\n" +
 	"\x1bCOLLECTION_STATUS_CANCELLED\x10\x03\x12\x1d\n" +
-	"\x19COLLECTION_STATUS_EXPIRED\x10\x04*\xa1\x01\n" +
+	"\x19COLLECTION_STATUS_EXPIRED\x10\x04*\xb9\x01\n" +
+	"\x11SmsDeliveryStatus\x12#\n" +
+	"\x1fSMS_DELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aSMS_DELIVERY_STATUS_QUEUED\x10\x01\x12\x1c\n" +
+	"\x18SMS_DELIVERY_STATUS_SENT\x10\x02\x12!\n" +
+	"\x1dSMS_DELIVERY_STATUS_DELIVERED\x10\x03\x12\x1e\n" +
+	"\x1aSMS_DELIVERY_STATUS_FAILED\x10\x04*\xa1\x01\n" +
 	"\tLimitKind\x12\x1a\n" +
 	"\x16LIMIT_KIND_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17LIMIT_KIND_PER_TRANSFER\x10\x01\x12\x14\n" +
 	"\x10LIMIT_KIND_DAILY\x10\x02\x12\x16\n" +
 	"\x12LIMIT_KIND_MONTHLY\x10\x03\x12\x15\n" +
 	"\x11LIMIT_KIND_YEARLY\x10\x04\x12\x16\n" +
-	"\x12LIMIT_KIND_MINIMUM\x10\x052\x9f\x06\n" +
+	"\x12LIMIT_KIND_MINIMUM\x10\x05*\xc2\x01\n" +
+	"\x12SupportMessageKind\x12$\n" +
+	" SUPPORT_MESSAGE_KIND_UNSPECIFIED\x10\x00\x12!\n" +
+	"\x1dSUPPORT_MESSAGE_KIND_QUESTION\x10\x01\x12\x1e\n" +
+	"\x1aSUPPORT_MESSAGE_KIND_ISSUE\x10\x02\x12!\n" +
+	"\x1dSUPPORT_MESSAGE_KIND_FEEDBACK\x10\x03\x12 \n" +
+	"\x1cSUPPORT_MESSAGE_KIND_CONTACT\x10\x042\x9f\x06\n" +
 	"\vAuthService\x12G\n" +
 	"\x06SignUp\x12\x1d.thumela.bff.v1.SignUpRequest\x1a\x1e.thumela.bff.v1.SignUpResponse\x12V\n" +
 	"\vVerifyEmail\x12\".thumela.bff.v1.VerifyEmailRequest\x1a#.thumela.bff.v1.VerifyEmailResponse\x12S\n" +
@@ -4265,7 +4703,9 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x0eCancelTransfer\x12%.thumela.bff.v1.CancelTransferRequest\x1a&.thumela.bff.v1.CancelTransferResponse\x12P\n" +
 	"\tGetLimits\x12 .thumela.bff.v1.GetLimitsRequest\x1a!.thumela.bff.v1.GetLimitsResponse2i\n" +
 	"\rEventsService\x12X\n" +
-	"\vWatchEvents\x12\".thumela.bff.v1.WatchEventsRequest\x1a#.thumela.bff.v1.WatchEventsResponse0\x012X\n" +
+	"\vWatchEvents\x12\".thumela.bff.v1.WatchEventsRequest\x1a#.thumela.bff.v1.WatchEventsResponse0\x012\x83\x01\n" +
+	"\x0eSupportService\x12q\n" +
+	"\x14SubmitSupportMessage\x12+.thumela.bff.v1.SubmitSupportMessageRequest\x1a,.thumela.bff.v1.SubmitSupportMessageResponse2X\n" +
 	"\x10AnalyticsService\x12D\n" +
 	"\x05Track\x12\x1c.thumela.bff.v1.TrackRequest\x1a\x1d.thumela.bff.v1.TrackResponse2s\n" +
 	"\rSystemService\x12b\n" +
@@ -4284,8 +4724,8 @@ func file_thumela_bff_v1_bff_proto_rawDescGZIP() []byte {
 	return file_thumela_bff_v1_bff_proto_rawDescData
 }
 
-var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
+var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
+var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 71)
 var file_thumela_bff_v1_bff_proto_goTypes = []any{
 	(CodePurpose)(0),                        // 0: thumela.bff.v1.CodePurpose
 	(PaymentMethodType)(0),                  // 1: thumela.bff.v1.PaymentMethodType
@@ -4293,184 +4733,200 @@ var file_thumela_bff_v1_bff_proto_goTypes = []any{
 	(Bank)(0),                               // 3: thumela.bff.v1.Bank
 	(TransferStatus)(0),                     // 4: thumela.bff.v1.TransferStatus
 	(CollectionStatus)(0),                   // 5: thumela.bff.v1.CollectionStatus
-	(LimitKind)(0),                          // 6: thumela.bff.v1.LimitKind
-	(*User)(nil),                            // 7: thumela.bff.v1.User
-	(*Profile)(nil),                         // 8: thumela.bff.v1.Profile
-	(*SignUpRequest)(nil),                   // 9: thumela.bff.v1.SignUpRequest
-	(*SignUpResponse)(nil),                  // 10: thumela.bff.v1.SignUpResponse
-	(*VerifyEmailRequest)(nil),              // 11: thumela.bff.v1.VerifyEmailRequest
-	(*VerifyEmailResponse)(nil),             // 12: thumela.bff.v1.VerifyEmailResponse
-	(*ResendCodeRequest)(nil),               // 13: thumela.bff.v1.ResendCodeRequest
-	(*ResendCodeResponse)(nil),              // 14: thumela.bff.v1.ResendCodeResponse
-	(*SignInRequest)(nil),                   // 15: thumela.bff.v1.SignInRequest
-	(*SignInResponse)(nil),                  // 16: thumela.bff.v1.SignInResponse
-	(*SignOutRequest)(nil),                  // 17: thumela.bff.v1.SignOutRequest
-	(*SignOutResponse)(nil),                 // 18: thumela.bff.v1.SignOutResponse
-	(*GetSessionRequest)(nil),               // 19: thumela.bff.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),              // 20: thumela.bff.v1.GetSessionResponse
-	(*ChangePasswordRequest)(nil),           // 21: thumela.bff.v1.ChangePasswordRequest
-	(*ChangePasswordResponse)(nil),          // 22: thumela.bff.v1.ChangePasswordResponse
-	(*RequestPasswordResetRequest)(nil),     // 23: thumela.bff.v1.RequestPasswordResetRequest
-	(*RequestPasswordResetResponse)(nil),    // 24: thumela.bff.v1.RequestPasswordResetResponse
-	(*ResetPasswordRequest)(nil),            // 25: thumela.bff.v1.ResetPasswordRequest
-	(*ResetPasswordResponse)(nil),           // 26: thumela.bff.v1.ResetPasswordResponse
-	(*GetProfileRequest)(nil),               // 27: thumela.bff.v1.GetProfileRequest
-	(*GetProfileResponse)(nil),              // 28: thumela.bff.v1.GetProfileResponse
-	(*UpdateProfileRequest)(nil),            // 29: thumela.bff.v1.UpdateProfileRequest
-	(*UpdateProfileResponse)(nil),           // 30: thumela.bff.v1.UpdateProfileResponse
-	(*PaymentMethod)(nil),                   // 31: thumela.bff.v1.PaymentMethod
-	(*ListPaymentMethodsRequest)(nil),       // 32: thumela.bff.v1.ListPaymentMethodsRequest
-	(*ListPaymentMethodsResponse)(nil),      // 33: thumela.bff.v1.ListPaymentMethodsResponse
-	(*AddCardRequest)(nil),                  // 34: thumela.bff.v1.AddCardRequest
-	(*AddCardResponse)(nil),                 // 35: thumela.bff.v1.AddCardResponse
-	(*UpdatePaymentMethodRequest)(nil),      // 36: thumela.bff.v1.UpdatePaymentMethodRequest
-	(*UpdatePaymentMethodResponse)(nil),     // 37: thumela.bff.v1.UpdatePaymentMethodResponse
-	(*SetDefaultPaymentMethodRequest)(nil),  // 38: thumela.bff.v1.SetDefaultPaymentMethodRequest
-	(*SetDefaultPaymentMethodResponse)(nil), // 39: thumela.bff.v1.SetDefaultPaymentMethodResponse
-	(*DeletePaymentMethodRequest)(nil),      // 40: thumela.bff.v1.DeletePaymentMethodRequest
-	(*DeletePaymentMethodResponse)(nil),     // 41: thumela.bff.v1.DeletePaymentMethodResponse
-	(*BankOption)(nil),                      // 42: thumela.bff.v1.BankOption
-	(*ListBanksRequest)(nil),                // 43: thumela.bff.v1.ListBanksRequest
-	(*ListBanksResponse)(nil),               // 44: thumela.bff.v1.ListBanksResponse
-	(*QuoteFeeRequest)(nil),                 // 45: thumela.bff.v1.QuoteFeeRequest
-	(*FeeQuote)(nil),                        // 46: thumela.bff.v1.FeeQuote
-	(*QuoteFeeResponse)(nil),                // 47: thumela.bff.v1.QuoteFeeResponse
-	(*WithdrawalLocation)(nil),              // 48: thumela.bff.v1.WithdrawalLocation
-	(*Voucher)(nil),                         // 49: thumela.bff.v1.Voucher
-	(*Transfer)(nil),                        // 50: thumela.bff.v1.Transfer
-	(*CreateTransferRequest)(nil),           // 51: thumela.bff.v1.CreateTransferRequest
-	(*CreateTransferResponse)(nil),          // 52: thumela.bff.v1.CreateTransferResponse
-	(*GetTransferRequest)(nil),              // 53: thumela.bff.v1.GetTransferRequest
-	(*GetTransferResponse)(nil),             // 54: thumela.bff.v1.GetTransferResponse
-	(*ListTransfersRequest)(nil),            // 55: thumela.bff.v1.ListTransfersRequest
-	(*ListTransfersResponse)(nil),           // 56: thumela.bff.v1.ListTransfersResponse
-	(*CancelTransferRequest)(nil),           // 57: thumela.bff.v1.CancelTransferRequest
-	(*CancelTransferResponse)(nil),          // 58: thumela.bff.v1.CancelTransferResponse
-	(*LimitUsage)(nil),                      // 59: thumela.bff.v1.LimitUsage
-	(*GetLimitsRequest)(nil),                // 60: thumela.bff.v1.GetLimitsRequest
-	(*GetLimitsResponse)(nil),               // 61: thumela.bff.v1.GetLimitsResponse
-	(*WatchEventsRequest)(nil),              // 62: thumela.bff.v1.WatchEventsRequest
-	(*TransferUpdated)(nil),                 // 63: thumela.bff.v1.TransferUpdated
-	(*ProfileUpdated)(nil),                  // 64: thumela.bff.v1.ProfileUpdated
-	(*PaymentMethodsChanged)(nil),           // 65: thumela.bff.v1.PaymentMethodsChanged
-	(*Heartbeat)(nil),                       // 66: thumela.bff.v1.Heartbeat
-	(*WatchEventsResponse)(nil),             // 67: thumela.bff.v1.WatchEventsResponse
-	(*AnalyticsEvent)(nil),                  // 68: thumela.bff.v1.AnalyticsEvent
-	(*TrackRequest)(nil),                    // 69: thumela.bff.v1.TrackRequest
-	(*TrackResponse)(nil),                   // 70: thumela.bff.v1.TrackResponse
-	(*CheckConnectionRequest)(nil),          // 71: thumela.bff.v1.CheckConnectionRequest
-	(*CheckConnectionResponse)(nil),         // 72: thumela.bff.v1.CheckConnectionResponse
-	(*timestamppb.Timestamp)(nil),           // 73: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 74: google.protobuf.Struct
+	(SmsDeliveryStatus)(0),                  // 6: thumela.bff.v1.SmsDeliveryStatus
+	(LimitKind)(0),                          // 7: thumela.bff.v1.LimitKind
+	(SupportMessageKind)(0),                 // 8: thumela.bff.v1.SupportMessageKind
+	(*User)(nil),                            // 9: thumela.bff.v1.User
+	(*Profile)(nil),                         // 10: thumela.bff.v1.Profile
+	(*SignUpRequest)(nil),                   // 11: thumela.bff.v1.SignUpRequest
+	(*SignUpResponse)(nil),                  // 12: thumela.bff.v1.SignUpResponse
+	(*VerifyEmailRequest)(nil),              // 13: thumela.bff.v1.VerifyEmailRequest
+	(*VerifyEmailResponse)(nil),             // 14: thumela.bff.v1.VerifyEmailResponse
+	(*ResendCodeRequest)(nil),               // 15: thumela.bff.v1.ResendCodeRequest
+	(*ResendCodeResponse)(nil),              // 16: thumela.bff.v1.ResendCodeResponse
+	(*SignInRequest)(nil),                   // 17: thumela.bff.v1.SignInRequest
+	(*SignInResponse)(nil),                  // 18: thumela.bff.v1.SignInResponse
+	(*SignOutRequest)(nil),                  // 19: thumela.bff.v1.SignOutRequest
+	(*SignOutResponse)(nil),                 // 20: thumela.bff.v1.SignOutResponse
+	(*GetSessionRequest)(nil),               // 21: thumela.bff.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),              // 22: thumela.bff.v1.GetSessionResponse
+	(*ChangePasswordRequest)(nil),           // 23: thumela.bff.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),          // 24: thumela.bff.v1.ChangePasswordResponse
+	(*RequestPasswordResetRequest)(nil),     // 25: thumela.bff.v1.RequestPasswordResetRequest
+	(*RequestPasswordResetResponse)(nil),    // 26: thumela.bff.v1.RequestPasswordResetResponse
+	(*ResetPasswordRequest)(nil),            // 27: thumela.bff.v1.ResetPasswordRequest
+	(*ResetPasswordResponse)(nil),           // 28: thumela.bff.v1.ResetPasswordResponse
+	(*GetProfileRequest)(nil),               // 29: thumela.bff.v1.GetProfileRequest
+	(*GetProfileResponse)(nil),              // 30: thumela.bff.v1.GetProfileResponse
+	(*UpdateProfileRequest)(nil),            // 31: thumela.bff.v1.UpdateProfileRequest
+	(*UpdateProfileResponse)(nil),           // 32: thumela.bff.v1.UpdateProfileResponse
+	(*PaymentMethod)(nil),                   // 33: thumela.bff.v1.PaymentMethod
+	(*ListPaymentMethodsRequest)(nil),       // 34: thumela.bff.v1.ListPaymentMethodsRequest
+	(*ListPaymentMethodsResponse)(nil),      // 35: thumela.bff.v1.ListPaymentMethodsResponse
+	(*AddCardRequest)(nil),                  // 36: thumela.bff.v1.AddCardRequest
+	(*AddCardResponse)(nil),                 // 37: thumela.bff.v1.AddCardResponse
+	(*UpdatePaymentMethodRequest)(nil),      // 38: thumela.bff.v1.UpdatePaymentMethodRequest
+	(*UpdatePaymentMethodResponse)(nil),     // 39: thumela.bff.v1.UpdatePaymentMethodResponse
+	(*SetDefaultPaymentMethodRequest)(nil),  // 40: thumela.bff.v1.SetDefaultPaymentMethodRequest
+	(*SetDefaultPaymentMethodResponse)(nil), // 41: thumela.bff.v1.SetDefaultPaymentMethodResponse
+	(*DeletePaymentMethodRequest)(nil),      // 42: thumela.bff.v1.DeletePaymentMethodRequest
+	(*DeletePaymentMethodResponse)(nil),     // 43: thumela.bff.v1.DeletePaymentMethodResponse
+	(*BankOption)(nil),                      // 44: thumela.bff.v1.BankOption
+	(*ListBanksRequest)(nil),                // 45: thumela.bff.v1.ListBanksRequest
+	(*ListBanksResponse)(nil),               // 46: thumela.bff.v1.ListBanksResponse
+	(*QuoteFeeRequest)(nil),                 // 47: thumela.bff.v1.QuoteFeeRequest
+	(*FeeQuote)(nil),                        // 48: thumela.bff.v1.FeeQuote
+	(*QuoteFeeResponse)(nil),                // 49: thumela.bff.v1.QuoteFeeResponse
+	(*WithdrawalLocation)(nil),              // 50: thumela.bff.v1.WithdrawalLocation
+	(*Voucher)(nil),                         // 51: thumela.bff.v1.Voucher
+	(*Transfer)(nil),                        // 52: thumela.bff.v1.Transfer
+	(*SmsDelivery)(nil),                     // 53: thumela.bff.v1.SmsDelivery
+	(*CreateTransferRequest)(nil),           // 54: thumela.bff.v1.CreateTransferRequest
+	(*CreateTransferResponse)(nil),          // 55: thumela.bff.v1.CreateTransferResponse
+	(*GetTransferRequest)(nil),              // 56: thumela.bff.v1.GetTransferRequest
+	(*GetTransferResponse)(nil),             // 57: thumela.bff.v1.GetTransferResponse
+	(*ListTransfersRequest)(nil),            // 58: thumela.bff.v1.ListTransfersRequest
+	(*ListTransfersResponse)(nil),           // 59: thumela.bff.v1.ListTransfersResponse
+	(*CancelTransferRequest)(nil),           // 60: thumela.bff.v1.CancelTransferRequest
+	(*CancelTransferResponse)(nil),          // 61: thumela.bff.v1.CancelTransferResponse
+	(*LimitUsage)(nil),                      // 62: thumela.bff.v1.LimitUsage
+	(*GetLimitsRequest)(nil),                // 63: thumela.bff.v1.GetLimitsRequest
+	(*GetLimitsResponse)(nil),               // 64: thumela.bff.v1.GetLimitsResponse
+	(*WatchEventsRequest)(nil),              // 65: thumela.bff.v1.WatchEventsRequest
+	(*TransferUpdated)(nil),                 // 66: thumela.bff.v1.TransferUpdated
+	(*ProfileUpdated)(nil),                  // 67: thumela.bff.v1.ProfileUpdated
+	(*PaymentMethodsChanged)(nil),           // 68: thumela.bff.v1.PaymentMethodsChanged
+	(*SmsDeliveryChanged)(nil),              // 69: thumela.bff.v1.SmsDeliveryChanged
+	(*Heartbeat)(nil),                       // 70: thumela.bff.v1.Heartbeat
+	(*WatchEventsResponse)(nil),             // 71: thumela.bff.v1.WatchEventsResponse
+	(*SubmitSupportMessageRequest)(nil),     // 72: thumela.bff.v1.SubmitSupportMessageRequest
+	(*SubmitSupportMessageResponse)(nil),    // 73: thumela.bff.v1.SubmitSupportMessageResponse
+	(*AnalyticsEvent)(nil),                  // 74: thumela.bff.v1.AnalyticsEvent
+	(*TrackRequest)(nil),                    // 75: thumela.bff.v1.TrackRequest
+	(*TrackResponse)(nil),                   // 76: thumela.bff.v1.TrackResponse
+	(*CheckConnectionRequest)(nil),          // 77: thumela.bff.v1.CheckConnectionRequest
+	(*CheckConnectionResponse)(nil),         // 78: thumela.bff.v1.CheckConnectionResponse
+	nil,                                     // 79: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	(*timestamppb.Timestamp)(nil),           // 80: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                 // 81: google.protobuf.Struct
 }
 var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
-	73, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
-	73, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
-	73, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	7,  // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
-	8,  // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
+	80, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
+	80, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
+	80, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	9,  // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
+	10, // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
 	0,  // 5: thumela.bff.v1.ResendCodeRequest.purpose:type_name -> thumela.bff.v1.CodePurpose
-	73, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	7,  // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
-	8,  // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
-	7,  // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
-	8,  // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
-	73, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	8,  // 12: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
-	8,  // 13: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	80, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	9,  // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
+	10, // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
+	9,  // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
+	10, // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
+	80, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	10, // 12: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	10, // 13: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
 	1,  // 14: thumela.bff.v1.PaymentMethod.type:type_name -> thumela.bff.v1.PaymentMethodType
 	2,  // 15: thumela.bff.v1.PaymentMethod.brand:type_name -> thumela.bff.v1.CardBrand
-	31, // 16: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
-	31, // 17: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	31, // 18: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	31, // 19: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	33, // 16: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
+	33, // 17: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	33, // 18: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	33, // 19: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
 	3,  // 20: thumela.bff.v1.BankOption.bank:type_name -> thumela.bff.v1.Bank
-	42, // 21: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
+	44, // 21: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
 	3,  // 22: thumela.bff.v1.QuoteFeeRequest.bank:type_name -> thumela.bff.v1.Bank
-	46, // 23: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
+	48, // 23: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
 	5,  // 24: thumela.bff.v1.Voucher.collection_status:type_name -> thumela.bff.v1.CollectionStatus
-	73, // 25: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	80, // 25: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
 	3,  // 26: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
 	4,  // 27: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
-	48, // 28: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	49, // 29: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
-	73, // 30: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	73, // 31: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	3,  // 32: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
-	48, // 33: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	50, // 34: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	50, // 35: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	4,  // 36: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
-	50, // 37: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
-	50, // 38: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	6,  // 39: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
-	59, // 40: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
-	50, // 41: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
-	8,  // 42: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
-	63, // 43: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
-	64, // 44: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
-	65, // 45: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
-	66, // 46: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
-	74, // 47: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
-	73, // 48: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
-	68, // 49: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
-	9,  // 50: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
-	11, // 51: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
-	13, // 52: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
-	15, // 53: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
-	17, // 54: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
-	19, // 55: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
-	21, // 56: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
-	23, // 57: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
-	25, // 58: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
-	27, // 59: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
-	29, // 60: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
-	32, // 61: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
-	34, // 62: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
-	36, // 63: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
-	38, // 64: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
-	40, // 65: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
-	43, // 66: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
-	45, // 67: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
-	51, // 68: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
-	53, // 69: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
-	55, // 70: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
-	57, // 71: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
-	60, // 72: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
-	62, // 73: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
-	69, // 74: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
-	71, // 75: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
-	10, // 76: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
-	12, // 77: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
-	14, // 78: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
-	16, // 79: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
-	18, // 80: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
-	20, // 81: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
-	22, // 82: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
-	24, // 83: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
-	26, // 84: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
-	28, // 85: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
-	30, // 86: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
-	33, // 87: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
-	35, // 88: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
-	37, // 89: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
-	39, // 90: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
-	41, // 91: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
-	44, // 92: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
-	47, // 93: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
-	52, // 94: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
-	54, // 95: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
-	56, // 96: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
-	58, // 97: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
-	61, // 98: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
-	67, // 99: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
-	70, // 100: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
-	72, // 101: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
-	76, // [76:102] is the sub-list for method output_type
-	50, // [50:76] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	50, // 28: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	51, // 29: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
+	80, // 30: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	80, // 31: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	53, // 32: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	6,  // 33: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
+	80, // 34: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
+	3,  // 35: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
+	50, // 36: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	52, // 37: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	52, // 38: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	4,  // 39: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
+	52, // 40: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
+	52, // 41: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	7,  // 42: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
+	62, // 43: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
+	52, // 44: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
+	10, // 45: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
+	53, // 46: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	66, // 47: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
+	67, // 48: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
+	68, // 49: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
+	70, // 50: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
+	69, // 51: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
+	8,  // 52: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
+	79, // 53: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	81, // 54: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
+	80, // 55: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
+	74, // 56: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
+	11, // 57: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
+	13, // 58: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
+	15, // 59: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
+	17, // 60: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
+	19, // 61: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
+	21, // 62: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
+	23, // 63: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
+	25, // 64: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
+	27, // 65: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
+	29, // 66: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
+	31, // 67: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
+	34, // 68: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
+	36, // 69: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
+	38, // 70: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
+	40, // 71: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
+	42, // 72: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
+	45, // 73: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
+	47, // 74: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
+	54, // 75: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
+	56, // 76: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
+	58, // 77: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
+	60, // 78: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
+	63, // 79: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
+	65, // 80: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
+	72, // 81: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
+	75, // 82: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
+	77, // 83: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
+	12, // 84: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
+	14, // 85: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
+	16, // 86: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
+	18, // 87: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
+	20, // 88: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
+	22, // 89: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
+	24, // 90: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
+	26, // 91: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
+	28, // 92: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
+	30, // 93: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
+	32, // 94: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
+	35, // 95: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
+	37, // 96: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
+	39, // 97: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
+	41, // 98: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
+	43, // 99: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
+	46, // 100: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
+	49, // 101: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
+	55, // 102: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
+	57, // 103: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
+	59, // 104: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
+	61, // 105: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
+	64, // 106: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
+	71, // 107: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
+	73, // 108: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
+	76, // 109: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
+	78, // 110: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
+	84, // [84:111] is the sub-list for method output_type
+	57, // [57:84] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_thumela_bff_v1_bff_proto_init() }
@@ -4478,21 +4934,22 @@ func file_thumela_bff_v1_bff_proto_init() {
 	if File_thumela_bff_v1_bff_proto != nil {
 		return
 	}
-	file_thumela_bff_v1_bff_proto_msgTypes[60].OneofWrappers = []any{
+	file_thumela_bff_v1_bff_proto_msgTypes[62].OneofWrappers = []any{
 		(*WatchEventsResponse_TransferUpdated)(nil),
 		(*WatchEventsResponse_ProfileUpdated)(nil),
 		(*WatchEventsResponse_PaymentMethodsChanged)(nil),
 		(*WatchEventsResponse_Heartbeat)(nil),
+		(*WatchEventsResponse_SmsDeliveryChanged)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_bff_v1_bff_proto_rawDesc), len(file_thumela_bff_v1_bff_proto_rawDesc)),
-			NumEnums:      7,
-			NumMessages:   66,
+			NumEnums:      9,
+			NumMessages:   71,
 			NumExtensions: 0,
-			NumServices:   7,
+			NumServices:   8,
 		},
 		GoTypes:           file_thumela_bff_v1_bff_proto_goTypes,
 		DependencyIndexes: file_thumela_bff_v1_bff_proto_depIdxs,

@@ -1270,6 +1270,120 @@ var EventsService_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
+	SupportService_SubmitSupportMessage_FullMethodName = "/thumela.bff.v1.SupportService/SubmitSupportMessage"
+)
+
+// SupportServiceClient is the client API for SupportService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+type SupportServiceClient interface {
+	// SubmitSupportMessage hands a message to the support team (the Help Center's Contact Us,
+	// /contact, /feedback) and answers its ticket reference; the support inbox is e-mailed.
+	// Signed-out visitors may call it (they must give an e-mail address for the reply); for a
+	// signed-in sender the account's name and e-mail fill what the form leaves out. Invalid
+	// fields answer InvalidArgument with google.rpc.BadRequest field violations; too many
+	// messages from one client address answer ResourceExhausted with google.rpc.RetryInfo.
+	SubmitSupportMessage(ctx context.Context, in *SubmitSupportMessageRequest, opts ...grpc.CallOption) (*SubmitSupportMessageResponse, error)
+}
+
+type supportServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewSupportServiceClient(cc grpc.ClientConnInterface) SupportServiceClient {
+	return &supportServiceClient{cc}
+}
+
+func (c *supportServiceClient) SubmitSupportMessage(ctx context.Context, in *SubmitSupportMessageRequest, opts ...grpc.CallOption) (*SubmitSupportMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubmitSupportMessageResponse)
+	err := c.cc.Invoke(ctx, SupportService_SubmitSupportMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SupportServiceServer is the server API for SupportService service.
+// All implementations must embed UnimplementedSupportServiceServer
+// for forward compatibility.
+type SupportServiceServer interface {
+	// SubmitSupportMessage hands a message to the support team (the Help Center's Contact Us,
+	// /contact, /feedback) and answers its ticket reference; the support inbox is e-mailed.
+	// Signed-out visitors may call it (they must give an e-mail address for the reply); for a
+	// signed-in sender the account's name and e-mail fill what the form leaves out. Invalid
+	// fields answer InvalidArgument with google.rpc.BadRequest field violations; too many
+	// messages from one client address answer ResourceExhausted with google.rpc.RetryInfo.
+	SubmitSupportMessage(context.Context, *SubmitSupportMessageRequest) (*SubmitSupportMessageResponse, error)
+	mustEmbedUnimplementedSupportServiceServer()
+}
+
+// UnimplementedSupportServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedSupportServiceServer struct{}
+
+func (UnimplementedSupportServiceServer) SubmitSupportMessage(context.Context, *SubmitSupportMessageRequest) (*SubmitSupportMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubmitSupportMessage not implemented")
+}
+func (UnimplementedSupportServiceServer) mustEmbedUnimplementedSupportServiceServer() {}
+func (UnimplementedSupportServiceServer) testEmbeddedByValue()                        {}
+
+// UnsafeSupportServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to SupportServiceServer will
+// result in compilation errors.
+type UnsafeSupportServiceServer interface {
+	mustEmbedUnimplementedSupportServiceServer()
+}
+
+func RegisterSupportServiceServer(s grpc.ServiceRegistrar, srv SupportServiceServer) {
+	// If the following call panics, it indicates UnimplementedSupportServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&SupportService_ServiceDesc, srv)
+}
+
+func _SupportService_SubmitSupportMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubmitSupportMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SupportServiceServer).SubmitSupportMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SupportService_SubmitSupportMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SupportServiceServer).SubmitSupportMessage(ctx, req.(*SubmitSupportMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// SupportService_ServiceDesc is the grpc.ServiceDesc for SupportService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var SupportService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "thumela.bff.v1.SupportService",
+	HandlerType: (*SupportServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "SubmitSupportMessage",
+			Handler:    _SupportService_SubmitSupportMessage_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "thumela/bff/v1/bff.proto",
+}
+
+const (
 	AnalyticsService_Track_FullMethodName = "/thumela.bff.v1.AnalyticsService/Track"
 )
 

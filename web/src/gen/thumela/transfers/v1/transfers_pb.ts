@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/transfers/v1/transfers.proto.
  */
 export const file_thumela_transfers_v1_transfers: GenFile = /*@__PURE__*/
-  fileDesc("CiR0aHVtZWxhL3RyYW5zZmVycy92MS90cmFuc2ZlcnMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIjAKEldpdGhkcmF3YWxMb2NhdGlvbhIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkivgEKB1ZvdWNoZXISDgoGbnVtYmVyGAEgASgJEkEKEWNvbGxlY3Rpb25fc3RhdHVzGAIgASgOMiYudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblN0YXR1cxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb2xsZWN0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpwFCghUcmFuc2ZlchIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgEIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBSABKAkSIwoEYmFuaxgGIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgHIAEoAxIWCg5iYW5rX2ZlZV9jZW50cxgIIAEoAxIaChJwbGF0Zm9ybV9mZWVfY2VudHMYCSABKAMSEQoJZmVlX2NlbnRzGAogASgDEhoKEnRvdGFsX2Ftb3VudF9jZW50cxgLIAEoAxISCgpmZWVfd2FpdmVkGAwgASgIEjQKBnN0YXR1cxgNIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEhYKDmZhaWx1cmVfcmVhc29uGA4gASgJEhkKEXBheW1lbnRfbWV0aG9kX2lkGA8gASgJEhsKE3BheW1lbnRfbWV0aG9kX25hbWUYECABKAkSIAoYcGF5bWVudF9tZXRob2RfbGFzdF9mb3VyGBEgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YEiABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SLgoHdm91Y2hlchgTIAEoCzIdLnRodW1lbGEudHJhbnNmZXJzLnYxLlZvdWNoZXISLgoKY3JlYXRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijwIKFUNyZWF0ZVRyYW5zZmVyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgDIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBCABKAkSIwoEYmFuaxgFIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgGIAEoAxIZChFwYXltZW50X21ldGhvZF9pZBgHIAEoCRJFChN3aXRoZHJhd2FsX2xvY2F0aW9uGAggASgLMigudGh1bWVsYS50cmFuc2ZlcnMudjEuV2l0aGRyYXdhbExvY2F0aW9uIkoKFkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciI6ChJHZXRUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJHChNHZXRUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIijQEKFExpc3RUcmFuc2ZlcnNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSNAoGc3RhdHVzGAMgASgOMiQudGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXJTdGF0dXMSDAoEcGFnZRgEIAEoBRIRCglwYWdlX3NpemUYBSABKAUiXwoVTGlzdFRyYW5zZmVyc1Jlc3BvbnNlEjEKCXRyYW5zZmVycxgBIAMoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyEhMKC3RvdGFsX2NvdW50GAIgASgFIj0KFUNhbmNlbFRyYW5zZmVyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhMKC3RyYW5zZmVyX2lkGAIgASgJIkoKFkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciIjChBHZXRMaW1pdHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkifQoKTGltaXRVc2FnZRItCgRraW5kGAEgASgOMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRLaW5kEhMKC2xpbWl0X2NlbnRzGAIgASgDEhIKCnVzZWRfY2VudHMYAyABKAMSFwoPcmVtYWluaW5nX2NlbnRzGAQgASgDIkUKEUdldExpbWl0c1Jlc3BvbnNlEjAKBmxpbWl0cxgBIAMoCzIgLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0VXNhZ2UibAoNTGltaXRFeGNlZWRlZBItCgRraW5kGAEgASgOMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRLaW5kEhMKC2xpbWl0X2NlbnRzGAIgASgDEhcKD3JlbWFpbmluZ19jZW50cxgDIAEoAyL2AQoVQ29sbGVjdFZvdWNoZXJSZXF1ZXN0EhYKDnZvdWNoZXJfbnVtYmVyGAEgASgJEgsKA3BpbhgCIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYAyABKAkSIwoEYmFuaxgEIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEg4KBmF0bV9pZBgFIAEoCRIUCgxhbW91bnRfY2VudHMYBiABKAMSIQoZc3lzdGVtX3RyYWNlX2F1ZGl0X251bWJlchgHIAEoCRIbChNyZXRyaWV2YWxfcmVmZXJlbmNlGAggASgJEhQKDGF0bV9sb2NhdGlvbhgJIAEoCSLSAgoRQ29sbGVjdGlvblJlZnVzZWQSPgoGcmVhc29uGAEgASgOMi4udGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblJlZnVzZWQuUmVhc29uEhUKDWF0dGVtcHRzX2xlZnQYAiABKAUi5QEKBlJlYXNvbhIWChJSRUFTT05fVU5TUEVDSUZJRUQQABIcChhSRUFTT05fV1JPTkdfQ1JFREVOVElBTFMQARIRCg1SRUFTT05fTE9DS0VEEAISEgoOUkVBU09OX0VYUElSRUQQAxIUChBSRUFTT05fQ0FOQ0VMTEVEEAQSHAoYUkVBU09OX0FMUkVBRFlfQ09MTEVDVEVEEAUSFQoRUkVBU09OX1dST05HX0JBTksQBhIXChNSRUFTT05fV1JPTkdfQU1PVU5UEAcSGgoWUkVBU09OX0lOVkFMSURfVk9VQ0hFUhAIIn8KGFJldmVyc2VDb2xsZWN0aW9uUmVxdWVzdBIjCgRiYW5rGAEgASgOMhUudGh1bWVsYS5mZWVzLnYxLkJhbmsSGwoTcmV0cmlldmFsX3JlZmVyZW5jZRgCIAEoCRIhChlzeXN0ZW1fdHJhY2VfYXVkaXRfbnVtYmVyGAMgASgJIkIKGVJldmVyc2VDb2xsZWN0aW9uUmVzcG9uc2USEAoIcmV2ZXJzZWQYASABKAgSEwoLdHJhbnNmZXJfaWQYAiABKAkidQoWQ29sbGVjdFZvdWNoZXJSZXNwb25zZRITCgt0cmFuc2Zlcl9pZBgBIAEoCRIUCgxhbW91bnRfY2VudHMYAiABKAMSMAoMY29sbGVjdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqpAQoOVHJhbnNmZXJTdGF0dXMSHwobVFJBTlNGRVJfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXVFJBTlNGRVJfU1RBVFVTX1BFTkRJTkcQARIeChpUUkFOU0ZFUl9TVEFUVVNfUFJPQ0VTU0lORxACEh0KGVRSQU5TRkVSX1NUQVRVU19DT01QTEVURUQQAxIaChZUUkFOU0ZFUl9TVEFUVVNfRkFJTEVEEAQqwQEKEENvbGxlY3Rpb25TdGF0dXMSIQodQ09MTEVDVElPTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIpCiVDT0xMRUNUSU9OX1NUQVRVU19BV0FJVElOR19DT0xMRUNUSU9OEAESHwobQ09MTEVDVElPTl9TVEFUVVNfQ09MTEVDVEVEEAISHwobQ09MTEVDVElPTl9TVEFUVVNfQ0FOQ0VMTEVEEAMSHQoZQ09MTEVDVElPTl9TVEFUVVNfRVhQSVJFRBAEKqEBCglMaW1pdEtpbmQSGgoWTElNSVRfS0lORF9VTlNQRUNJRklFRBAAEhsKF0xJTUlUX0tJTkRfUEVSX1RSQU5TRkVSEAESFAoQTElNSVRfS0lORF9EQUlMWRACEhYKEkxJTUlUX0tJTkRfTU9OVEhMWRADEhUKEUxJTUlUX0tJTkRfWUVBUkxZEAQSFgoSTElNSVRfS0lORF9NSU5JTVVNEAUy+wUKEFRyYW5zZmVyc1NlcnZpY2USawoOQ3JlYXRlVHJhbnNmZXISKy50aHVtZWxhLnRyYW5zZmVycy52MS5DcmVhdGVUcmFuc2ZlclJlcXVlc3QaLC50aHVtZWxhLnRyYW5zZmVycy52MS5DcmVhdGVUcmFuc2ZlclJlc3BvbnNlEmIKC0dldFRyYW5zZmVyEigudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0VHJhbnNmZXJSZXF1ZXN0GikudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0VHJhbnNmZXJSZXNwb25zZRJoCg1MaXN0VHJhbnNmZXJzEioudGh1bWVsYS50cmFuc2ZlcnMudjEuTGlzdFRyYW5zZmVyc1JlcXVlc3QaKy50aHVtZWxhLnRyYW5zZmVycy52MS5MaXN0VHJhbnNmZXJzUmVzcG9uc2USawoOQ2FuY2VsVHJhbnNmZXISKy50aHVtZWxhLnRyYW5zZmVycy52MS5DYW5jZWxUcmFuc2ZlclJlcXVlc3QaLC50aHVtZWxhLnRyYW5zZmVycy52MS5DYW5jZWxUcmFuc2ZlclJlc3BvbnNlElwKCUdldExpbWl0cxImLnRodW1lbGEudHJhbnNmZXJzLnYxLkdldExpbWl0c1JlcXVlc3QaJy50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRMaW1pdHNSZXNwb25zZRJrCg5Db2xsZWN0Vm91Y2hlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNvbGxlY3RWb3VjaGVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNvbGxlY3RWb3VjaGVyUmVzcG9uc2USdAoRUmV2ZXJzZUNvbGxlY3Rpb24SLi50aHVtZWxhLnRyYW5zZmVycy52MS5SZXZlcnNlQ29sbGVjdGlvblJlcXVlc3QaLy50aHVtZWxhLnRyYW5zZmVycy52MS5SZXZlcnNlQ29sbGVjdGlvblJlc3BvbnNlQuYBChhjb20udGh1bWVsYS50cmFuc2ZlcnMudjFCDlRyYW5zZmVyc1Byb3RvUAFaSGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL3RyYW5zZmVycy92MTt0cmFuc2ZlcnN2MaICA1RUWKoCFFRodW1lbGEuVHJhbnNmZXJzLlYxygIUVGh1bWVsYVxUcmFuc2ZlcnNcVjHiAiBUaHVtZWxhXFRyYW5zZmVyc1xWMVxHUEJNZXRhZGF0YeoCFlRodW1lbGE6OlRyYW5zZmVyczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_thumela_fees_v1_fees]);
+  fileDesc("CiR0aHVtZWxhL3RyYW5zZmVycy92MS90cmFuc2ZlcnMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIjAKEldpdGhkcmF3YWxMb2NhdGlvbhIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkirQIKB1ZvdWNoZXISDgoGbnVtYmVyGAEgASgJEkEKEWNvbGxlY3Rpb25fc3RhdHVzGAIgASgOMiYudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblN0YXR1cxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb2xsZWN0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KFWNvbGxlY3RlZF9hdF9sb2NhdGlvbhgFIAEoCRIcChRwaW5fY2hvc2VuX2J5X3NlbmRlchgGIAEoCBIUCgxyZXNlbmRzX2xlZnQYByABKAUSGgoScGhvbmVfY2hhbmdlc19sZWZ0GAggASgFItcFCghUcmFuc2ZlchIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgEIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBSABKAkSIwoEYmFuaxgGIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgHIAEoAxIWCg5iYW5rX2ZlZV9jZW50cxgIIAEoAxIaChJwbGF0Zm9ybV9mZWVfY2VudHMYCSABKAMSEQoJZmVlX2NlbnRzGAogASgDEhoKEnRvdGFsX2Ftb3VudF9jZW50cxgLIAEoAxISCgpmZWVfd2FpdmVkGAwgASgIEjQKBnN0YXR1cxgNIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEhYKDmZhaWx1cmVfcmVhc29uGA4gASgJEhkKEXBheW1lbnRfbWV0aG9kX2lkGA8gASgJEhsKE3BheW1lbnRfbWV0aG9kX25hbWUYECABKAkSIAoYcGF5bWVudF9tZXRob2RfbGFzdF9mb3VyGBEgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YEiABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SLgoHdm91Y2hlchgTIAEoCzIdLnRodW1lbGEudHJhbnNmZXJzLnYxLlZvdWNoZXISLgoKY3JlYXRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoNcmVmdW5kX3N0YXR1cxgWIAEoDjIiLnRodW1lbGEudHJhbnNmZXJzLnYxLlJlZnVuZFN0YXR1cyKjAgoVQ3JlYXRlVHJhbnNmZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEhYKDnJlY2lwaWVudF9uYW1lGAMgASgJEhcKD3JlY2lwaWVudF9waG9uZRgEIAEoCRIjCgRiYW5rGAUgASgOMhUudGh1bWVsYS5mZWVzLnYxLkJhbmsSFAoMYW1vdW50X2NlbnRzGAYgASgDEhkKEXBheW1lbnRfbWV0aG9kX2lkGAcgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YCCABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SEgoKc2VuZGVyX3BpbhgJIAEoCSJKChZDcmVhdGVUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIiOgoSR2V0VHJhbnNmZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEwoLdHJhbnNmZXJfaWQYAiABKAkiRwoTR2V0VHJhbnNmZXJSZXNwb25zZRIwCgh0cmFuc2ZlchgBIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyIo0BChRMaXN0VHJhbnNmZXJzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEjQKBnN0YXR1cxgDIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEgwKBHBhZ2UYBCABKAUSEQoJcGFnZV9zaXplGAUgASgFIl8KFUxpc3RUcmFuc2ZlcnNSZXNwb25zZRIxCgl0cmFuc2ZlcnMYASADKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlchITCgt0b3RhbF9jb3VudBgCIAEoBSI9ChVDYW5jZWxUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJKChZDYW5jZWxUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIiIwoQR2V0TGltaXRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIn0KCkxpbWl0VXNhZ2USLQoEa2luZBgBIAEoDjIfLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0S2luZBITCgtsaW1pdF9jZW50cxgCIAEoAxISCgp1c2VkX2NlbnRzGAMgASgDEhcKD3JlbWFpbmluZ19jZW50cxgEIAEoAyJFChFHZXRMaW1pdHNSZXNwb25zZRIwCgZsaW1pdHMYASADKAsyIC50aHVtZWxhLnRyYW5zZmVycy52MS5MaW1pdFVzYWdlImwKDUxpbWl0RXhjZWVkZWQSLQoEa2luZBgBIAEoDjIfLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0S2luZBITCgtsaW1pdF9jZW50cxgCIAEoAxIXCg9yZW1haW5pbmdfY2VudHMYAyABKAMi9gEKFUNvbGxlY3RWb3VjaGVyUmVxdWVzdBIWCg52b3VjaGVyX251bWJlchgBIAEoCRILCgNwaW4YAiABKAkSFwoPcmVjaXBpZW50X3Bob25lGAMgASgJEiMKBGJhbmsYBCABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIOCgZhdG1faWQYBSABKAkSFAoMYW1vdW50X2NlbnRzGAYgASgDEiEKGXN5c3RlbV90cmFjZV9hdWRpdF9udW1iZXIYByABKAkSGwoTcmV0cmlldmFsX3JlZmVyZW5jZRgIIAEoCRIUCgxhdG1fbG9jYXRpb24YCSABKAki5wIKEUNvbGxlY3Rpb25SZWZ1c2VkEj4KBnJlYXNvbhgBIAEoDjIuLnRodW1lbGEudHJhbnNmZXJzLnYxLkNvbGxlY3Rpb25SZWZ1c2VkLlJlYXNvbhIVCg1hdHRlbXB0c19sZWZ0GAIgASgFIvoBCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYUkVBU09OX1dST05HX0NSRURFTlRJQUxTEAESEQoNUkVBU09OX0xPQ0tFRBACEhIKDlJFQVNPTl9FWFBJUkVEEAMSFAoQUkVBU09OX0NBTkNFTExFRBAEEhwKGFJFQVNPTl9BTFJFQURZX0NPTExFQ1RFRBAFEhUKEVJFQVNPTl9XUk9OR19CQU5LEAYSFwoTUkVBU09OX1dST05HX0FNT1VOVBAHEhoKFlJFQVNPTl9JTlZBTElEX1ZPVUNIRVIQCBITCg9SRUFTT05fUkVWRVJTRUQQCSJ/ChhSZXZlcnNlQ29sbGVjdGlvblJlcXVlc3QSIwoEYmFuaxgBIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhsKE3JldHJpZXZhbF9yZWZlcmVuY2UYAiABKAkSIQoZc3lzdGVtX3RyYWNlX2F1ZGl0X251bWJlchgDIAEoCSJCChlSZXZlcnNlQ29sbGVjdGlvblJlc3BvbnNlEhAKCHJldmVyc2VkGAEgASgIEhMKC3RyYW5zZmVyX2lkGAIgASgJInUKFkNvbGxlY3RWb3VjaGVyUmVzcG9uc2USEwoLdHJhbnNmZXJfaWQYASABKAkSFAoMYW1vdW50X2NlbnRzGAIgASgDEjAKDGNvbGxlY3RlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiPAoUUmVzZW5kVm91Y2hlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJJChVSZXNlbmRWb3VjaGVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciJcChtDaGFuZ2VSZWNpcGllbnRQaG9uZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYAyABKAkiUAocQ2hhbmdlUmVjaXBpZW50UGhvbmVSZXNwb25zZRIwCgh0cmFuc2ZlchgBIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyKqkBCg5UcmFuc2ZlclN0YXR1cxIfChtUUkFOU0ZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdUUkFOU0ZFUl9TVEFUVVNfUEVORElORxABEh4KGlRSQU5TRkVSX1NUQVRVU19QUk9DRVNTSU5HEAISHQoZVFJBTlNGRVJfU1RBVFVTX0NPTVBMRVRFRBADEhoKFlRSQU5TRkVSX1NUQVRVU19GQUlMRUQQBCrBAQoQQ29sbGVjdGlvblN0YXR1cxIhCh1DT0xMRUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEikKJUNPTExFQ1RJT05fU1RBVFVTX0FXQUlUSU5HX0NPTExFQ1RJT04QARIfChtDT0xMRUNUSU9OX1NUQVRVU19DT0xMRUNURUQQAhIfChtDT0xMRUNUSU9OX1NUQVRVU19DQU5DRUxMRUQQAxIdChlDT0xMRUNUSU9OX1NUQVRVU19FWFBJUkVEEAQqfAoMUmVmdW5kU3RhdHVzEh0KGVJFRlVORF9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJSRUZVTkRfU1RBVFVTX05PTkUQARIZChVSRUZVTkRfU1RBVFVTX1BFTkRJTkcQAhIaChZSRUZVTkRfU1RBVFVTX1JFRlVOREVEEAMqoQEKCUxpbWl0S2luZBIaChZMSU1JVF9LSU5EX1VOU1BFQ0lGSUVEEAASGwoXTElNSVRfS0lORF9QRVJfVFJBTlNGRVIQARIUChBMSU1JVF9LSU5EX0RBSUxZEAISFgoSTElNSVRfS0lORF9NT05USExZEAMSFQoRTElNSVRfS0lORF9ZRUFSTFkQBBIWChJMSU1JVF9LSU5EX01JTklNVU0QBTLkBwoQVHJhbnNmZXJzU2VydmljZRJrCg5DcmVhdGVUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USYgoLR2V0VHJhbnNmZXISKC50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlcXVlc3QaKS50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlc3BvbnNlEmgKDUxpc3RUcmFuc2ZlcnMSKi50aHVtZWxhLnRyYW5zZmVycy52MS5MaXN0VHJhbnNmZXJzUmVxdWVzdBorLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RUcmFuc2ZlcnNSZXNwb25zZRJrCg5DYW5jZWxUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USXAoJR2V0TGltaXRzEiYudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRzUmVxdWVzdBonLnRodW1lbGEudHJhbnNmZXJzLnYxLkdldExpbWl0c1Jlc3BvbnNlEmsKDkNvbGxlY3RWb3VjaGVyEisudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdFZvdWNoZXJSZXF1ZXN0GiwudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdFZvdWNoZXJSZXNwb25zZRJ0ChFSZXZlcnNlQ29sbGVjdGlvbhIuLnRodW1lbGEudHJhbnNmZXJzLnYxLlJldmVyc2VDb2xsZWN0aW9uUmVxdWVzdBovLnRodW1lbGEudHJhbnNmZXJzLnYxLlJldmVyc2VDb2xsZWN0aW9uUmVzcG9uc2USaAoNUmVzZW5kVm91Y2hlchIqLnRodW1lbGEudHJhbnNmZXJzLnYxLlJlc2VuZFZvdWNoZXJSZXF1ZXN0GisudGh1bWVsYS50cmFuc2ZlcnMudjEuUmVzZW5kVm91Y2hlclJlc3BvbnNlEn0KFENoYW5nZVJlY2lwaWVudFBob25lEjEudGh1bWVsYS50cmFuc2ZlcnMudjEuQ2hhbmdlUmVjaXBpZW50UGhvbmVSZXF1ZXN0GjIudGh1bWVsYS50cmFuc2ZlcnMudjEuQ2hhbmdlUmVjaXBpZW50UGhvbmVSZXNwb25zZULmAQoYY29tLnRodW1lbGEudHJhbnNmZXJzLnYxQg5UcmFuc2ZlcnNQcm90b1ABWkhnaXRodWIuY29tL3RodW1lbGEvdGh1bWVsYS9wcm90by9nZW4vZ28vdGh1bWVsYS90cmFuc2ZlcnMvdjE7dHJhbnNmZXJzdjGiAgNUVFiqAhRUaHVtZWxhLlRyYW5zZmVycy5WMcoCFFRodW1lbGFcVHJhbnNmZXJzXFYx4gIgVGh1bWVsYVxUcmFuc2ZlcnNcVjFcR1BCTWV0YWRhdGHqAhZUaHVtZWxhOjpUcmFuc2ZlcnM6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_thumela_fees_v1_fees]);
 
 /**
  * @generated from message thumela.transfers.v1.WithdrawalLocation
@@ -65,6 +65,35 @@ export type Voucher = Message<"thumela.transfers.v1.Voucher"> & {
    * @generated from field: google.protobuf.Timestamp collected_at = 4;
    */
   collectedAt?: Timestamp | undefined;
+
+  /**
+   * Where the cash was withdrawn, as the ATM network names the ATM ("FNB ATM Sandton City");
+   * empty unless collected.
+   *
+   * @generated from field: string collected_at_location = 5;
+   */
+  collectedAtLocation: string;
+
+  /**
+   * The sender chose the PIN and gives it to the recipient themselves; the SMS carries only the
+   * voucher number.
+   *
+   * @generated from field: bool pin_chosen_by_sender = 6;
+   */
+  pinChosenBySender: boolean;
+
+  /**
+   * How many more times the sender may resend the voucher SMS (ResendVoucher) and change the
+   * recipient's phone number (ChangeRecipientPhone).
+   *
+   * @generated from field: int32 resends_left = 7;
+   */
+  resendsLeft: number;
+
+  /**
+   * @generated from field: int32 phone_changes_left = 8;
+   */
+  phoneChangesLeft: number;
 };
 
 /**
@@ -186,6 +215,11 @@ export type Transfer = Message<"thumela.transfers.v1.Transfer"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 21;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: thumela.transfers.v1.RefundStatus refund_status = 22;
+   */
+  refundStatus: RefundStatus;
 };
 
 /**
@@ -240,6 +274,15 @@ export type CreateTransferRequest = Message<"thumela.transfers.v1.CreateTransfer
    * @generated from field: thumela.transfers.v1.WithdrawalLocation withdrawal_location = 8;
    */
   withdrawalLocation?: WithdrawalLocation | undefined;
+
+  /**
+   * Optional: a 4-digit PIN the sender chooses and gives the recipient themselves (not 4 equal
+   * digits, not a run such as 1234 or 4321). The recipient's SMS then carries only the voucher
+   * number. Never stored or logged in clear.
+   *
+   * @generated from field: string sender_pin = 9;
+   */
+  senderPin: string;
 };
 
 /**
@@ -665,6 +708,14 @@ export enum CollectionRefused_Reason {
    * @generated from enum value: REASON_INVALID_VOUCHER = 8;
    */
   INVALID_VOUCHER = 8,
+
+  /**
+   * A repeat of a request whose collection was reversed: that request is void and is never
+   * approved again (the ATM starts a new request).
+   *
+   * @generated from enum value: REASON_REVERSED = 9;
+   */
+  REVERSED = 9,
 }
 
 /**
@@ -757,6 +808,91 @@ export const CollectVoucherResponseSchema: GenMessage<CollectVoucherResponse> = 
   messageDesc(file_thumela_transfers_v1_transfers, 19);
 
 /**
+ * @generated from message thumela.transfers.v1.ResendVoucherRequest
+ */
+export type ResendVoucherRequest = Message<"thumela.transfers.v1.ResendVoucherRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string transfer_id = 2;
+   */
+  transferId: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ResendVoucherRequest.
+ * Use `create(ResendVoucherRequestSchema)` to create a new message.
+ */
+export const ResendVoucherRequestSchema: GenMessage<ResendVoucherRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 20);
+
+/**
+ * @generated from message thumela.transfers.v1.ResendVoucherResponse
+ */
+export type ResendVoucherResponse = Message<"thumela.transfers.v1.ResendVoucherResponse"> & {
+  /**
+   * @generated from field: thumela.transfers.v1.Transfer transfer = 1;
+   */
+  transfer?: Transfer | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ResendVoucherResponse.
+ * Use `create(ResendVoucherResponseSchema)` to create a new message.
+ */
+export const ResendVoucherResponseSchema: GenMessage<ResendVoucherResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 21);
+
+/**
+ * @generated from message thumela.transfers.v1.ChangeRecipientPhoneRequest
+ */
+export type ChangeRecipientPhoneRequest = Message<"thumela.transfers.v1.ChangeRecipientPhoneRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string transfer_id = 2;
+   */
+  transferId: string;
+
+  /**
+   * The new number, in any common South African notation (stored E.164).
+   *
+   * @generated from field: string recipient_phone = 3;
+   */
+  recipientPhone: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ChangeRecipientPhoneRequest.
+ * Use `create(ChangeRecipientPhoneRequestSchema)` to create a new message.
+ */
+export const ChangeRecipientPhoneRequestSchema: GenMessage<ChangeRecipientPhoneRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 22);
+
+/**
+ * @generated from message thumela.transfers.v1.ChangeRecipientPhoneResponse
+ */
+export type ChangeRecipientPhoneResponse = Message<"thumela.transfers.v1.ChangeRecipientPhoneResponse"> & {
+  /**
+   * @generated from field: thumela.transfers.v1.Transfer transfer = 1;
+   */
+  transfer?: Transfer | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ChangeRecipientPhoneResponse.
+ * Use `create(ChangeRecipientPhoneResponseSchema)` to create a new message.
+ */
+export const ChangeRecipientPhoneResponseSchema: GenMessage<ChangeRecipientPhoneResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 23);
+
+/**
  * @generated from enum thumela.transfers.v1.TransferStatus
  */
 export enum TransferStatus {
@@ -837,6 +973,45 @@ export const CollectionStatusSchema: GenEnum<CollectionStatus> = /*@__PURE__*/
   enumDesc(file_thumela_transfers_v1_transfers, 1);
 
 /**
+ * RefundStatus is the refund of a cancelled or expired voucher (the whole total, fee included).
+ *
+ * @generated from enum thumela.transfers.v1.RefundStatus
+ */
+export enum RefundStatus {
+  /**
+   * @generated from enum value: REFUND_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * No refund is owed (the transfer was not cancelled and its voucher did not expire).
+   *
+   * @generated from enum value: REFUND_STATUS_NONE = 1;
+   */
+  NONE = 1,
+
+  /**
+   * Owed and not yet made: the worker is refunding the card.
+   *
+   * @generated from enum value: REFUND_STATUS_PENDING = 2;
+   */
+  PENDING = 2,
+
+  /**
+   * Made: the money is back on the sender's card.
+   *
+   * @generated from enum value: REFUND_STATUS_REFUNDED = 3;
+   */
+  REFUNDED = 3,
+}
+
+/**
+ * Describes the enum thumela.transfers.v1.RefundStatus.
+ */
+export const RefundStatusSchema: GenEnum<RefundStatus> = /*@__PURE__*/
+  enumDesc(file_thumela_transfers_v1_transfers, 2);
+
+/**
  * @generated from enum thumela.transfers.v1.LimitKind
  */
 export enum LimitKind {
@@ -875,13 +1050,15 @@ export enum LimitKind {
  * Describes the enum thumela.transfers.v1.LimitKind.
  */
 export const LimitKindSchema: GenEnum<LimitKind> = /*@__PURE__*/
-  enumDesc(file_thumela_transfers_v1_transfers, 2);
+  enumDesc(file_thumela_transfers_v1_transfers, 3);
 
 /**
  * TransfersService owns transfers, their idempotency keys, cash vouchers and the user's limits.
- * Every call but CollectVoucher needs the user's access token and is scoped to its subject;
- * another user's transfer id answers NotFound. Limits refusals are FailedPrecondition with a
- * LimitExceeded detail saying which limit and how much room is left.
+ * Every call but CollectVoucher and ReverseCollection needs the user's access token and is
+ * scoped to its subject; another user's transfer id answers NotFound. Limits refusals are
+ * FailedPrecondition with a LimitExceeded detail saying which limit and how much room is left.
+ * Amounts are whole rand in multiples of R10 (ATMs pay out notes): anything else is
+ * InvalidArgument with a field violation on amount_cents.
  *
  * @generated from service thumela.transfers.v1.TransfersService
  */
@@ -948,7 +1125,12 @@ export const TransfersService: GenService<{
    * A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
    * as the first did and collects nothing twice. The amount typed at the ATM must equal the
    * voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
-   * naming the reason, which the gateway maps to an ISO 8583 response code.
+   * naming the reason, which the gateway maps to an ISO 8583 response code. A voucher number
+   * that is not 10 digits is INVALID_VOUCHER (PermissionDenied); a well-formed number that no
+   * voucher has is WRONG_CREDENTIALS, counted and locked exactly like a real voucher's, so
+   * neither attempts_left nor the lock tells whether it exists. A wrong amount is checked only
+   * once the credentials are right and is not counted as an attempt. The same (bank,
+   * retrieval_reference) with another STAN, voucher number, amount or ATM is AlreadyExists.
    *
    * @generated from rpc thumela.transfers.v1.TransfersService.CollectVoucher
    */
@@ -969,6 +1151,30 @@ export const TransfersService: GenService<{
     methodKind: "unary";
     input: typeof ReverseCollectionRequestSchema;
     output: typeof ReverseCollectionResponseSchema;
+  },
+  /**
+   * ResendVoucher sends the recipient a new voucher SMS, at most 3 times per transfer (then
+   * FailedPrecondition). It re-issues the voucher: a new number and, unless the sender chose the
+   * PIN, a new PIN; the old number stops working at once. The expiry stays the original one.
+   * Only for a completed transfer whose voucher awaits collection (else FailedPrecondition).
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.ResendVoucher
+   */
+  resendVoucher: {
+    methodKind: "unary";
+    input: typeof ResendVoucherRequestSchema;
+    output: typeof ResendVoucherResponseSchema;
+  },
+  /**
+   * ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
+   * times per transfer), re-issuing it like ResendVoucher: the old number stops working at once.
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.ChangeRecipientPhone
+   */
+  changeRecipientPhone: {
+    methodKind: "unary";
+    input: typeof ChangeRecipientPhoneRequestSchema;
+    output: typeof ChangeRecipientPhoneResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_thumela_transfers_v1_transfers, 0);

@@ -31,6 +31,8 @@ const (
 	TransfersServiceName = "thumela.bff.v1.TransfersService"
 	// EventsServiceName is the fully-qualified name of the EventsService service.
 	EventsServiceName = "thumela.bff.v1.EventsService"
+	// SupportServiceName is the fully-qualified name of the SupportService service.
+	SupportServiceName = "thumela.bff.v1.SupportService"
 	// AnalyticsServiceName is the fully-qualified name of the AnalyticsService service.
 	AnalyticsServiceName = "thumela.bff.v1.AnalyticsService"
 	// SystemServiceName is the fully-qualified name of the SystemService service.
@@ -111,6 +113,9 @@ const (
 	// EventsServiceWatchEventsProcedure is the fully-qualified name of the EventsService's WatchEvents
 	// RPC.
 	EventsServiceWatchEventsProcedure = "/thumela.bff.v1.EventsService/WatchEvents"
+	// SupportServiceSubmitSupportMessageProcedure is the fully-qualified name of the SupportService's
+	// SubmitSupportMessage RPC.
+	SupportServiceSubmitSupportMessageProcedure = "/thumela.bff.v1.SupportService/SubmitSupportMessage"
 	// AnalyticsServiceTrackProcedure is the fully-qualified name of the AnalyticsService's Track RPC.
 	AnalyticsServiceTrackProcedure = "/thumela.bff.v1.AnalyticsService/Track"
 	// SystemServiceCheckConnectionProcedure is the fully-qualified name of the SystemService's
@@ -1069,6 +1074,92 @@ type UnimplementedEventsServiceHandler struct{}
 
 func (UnimplementedEventsServiceHandler) WatchEvents(context.Context, *v1.WatchEventsRequest, *connect.ServerStream[v1.WatchEventsResponse]) error {
 	return connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.EventsService.WatchEvents is not implemented"))
+}
+
+// SupportServiceClient is a client for the thumela.bff.v1.SupportService service.
+type SupportServiceClient interface {
+	// SubmitSupportMessage hands a message to the support team (the Help Center's Contact Us,
+	// /contact, /feedback) and answers its ticket reference; the support inbox is e-mailed.
+	// Signed-out visitors may call it (they must give an e-mail address for the reply); for a
+	// signed-in sender the account's name and e-mail fill what the form leaves out. Invalid
+	// fields answer InvalidArgument with google.rpc.BadRequest field violations; too many
+	// messages from one client address answer ResourceExhausted with google.rpc.RetryInfo.
+	SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error)
+}
+
+// NewSupportServiceClient constructs a client for the thumela.bff.v1.SupportService service. By
+// default, it uses the Connect protocol with the binary Protobuf Codec, asks for gzipped responses,
+// and sends uncompressed requests. To use the gRPC or gRPC-Web protocols, supply the
+// connect.WithGRPC() or connect.WithGRPCWeb() options.
+//
+// The URL supplied here should be the base URL for the Connect or gRPC server (for example,
+// http://api.acme.com or https://acme.com/grpc).
+func NewSupportServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...connect.ClientOption) SupportServiceClient {
+	baseURL = strings.TrimRight(baseURL, "/")
+	supportServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("SupportService").Methods()
+	return &supportServiceClient{
+		submitSupportMessage: connect.NewClient[v1.SubmitSupportMessageRequest, v1.SubmitSupportMessageResponse](
+			httpClient,
+			baseURL+SupportServiceSubmitSupportMessageProcedure,
+			connect.WithSchema(supportServiceMethods.ByName("SubmitSupportMessage")),
+			connect.WithClientOptions(opts...),
+		),
+	}
+}
+
+// supportServiceClient implements SupportServiceClient.
+type supportServiceClient struct {
+	submitSupportMessage *connect.Client[v1.SubmitSupportMessageRequest, v1.SubmitSupportMessageResponse]
+}
+
+// SubmitSupportMessage calls thumela.bff.v1.SupportService.SubmitSupportMessage.
+func (c *supportServiceClient) SubmitSupportMessage(ctx context.Context, req *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error) {
+	response, err := c.submitSupportMessage.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// SupportServiceHandler is an implementation of the thumela.bff.v1.SupportService service.
+type SupportServiceHandler interface {
+	// SubmitSupportMessage hands a message to the support team (the Help Center's Contact Us,
+	// /contact, /feedback) and answers its ticket reference; the support inbox is e-mailed.
+	// Signed-out visitors may call it (they must give an e-mail address for the reply); for a
+	// signed-in sender the account's name and e-mail fill what the form leaves out. Invalid
+	// fields answer InvalidArgument with google.rpc.BadRequest field violations; too many
+	// messages from one client address answer ResourceExhausted with google.rpc.RetryInfo.
+	SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error)
+}
+
+// NewSupportServiceHandler builds an HTTP handler from the service implementation. It returns the
+// path on which to mount the handler and the handler itself.
+//
+// By default, handlers support the Connect, gRPC, and gRPC-Web protocols with the binary Protobuf
+// and JSON codecs. They also support gzip compression.
+func NewSupportServiceHandler(svc SupportServiceHandler, opts ...connect.HandlerOption) (string, http.Handler) {
+	supportServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("SupportService").Methods()
+	supportServiceSubmitSupportMessageHandler := connect.NewUnaryHandlerSimple(
+		SupportServiceSubmitSupportMessageProcedure,
+		svc.SubmitSupportMessage,
+		connect.WithSchema(supportServiceMethods.ByName("SubmitSupportMessage")),
+		connect.WithHandlerOptions(opts...),
+	)
+	return "/thumela.bff.v1.SupportService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case SupportServiceSubmitSupportMessageProcedure:
+			supportServiceSubmitSupportMessageHandler.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// UnimplementedSupportServiceHandler returns CodeUnimplemented from all methods.
+type UnimplementedSupportServiceHandler struct{}
+
+func (UnimplementedSupportServiceHandler) SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SupportService.SubmitSupportMessage is not implemented"))
 }
 
 // AnalyticsServiceClient is a client for the thumela.bff.v1.AnalyticsService service.

@@ -1,0 +1,82 @@
+package server_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/thumela/thumela/bff/internal/handlers"
+	"github.com/thumela/thumela/bff/internal/httpx"
+	"github.com/thumela/thumela/bff/internal/server"
+	"github.com/thumela/thumela/bff/internal/session"
+)
+
+func get(t *testing.T, hc *http.Client, req *http.Request) (int, string) {
+	t.Helper()
+	res, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+func TestDevPathsGoToTheDevToolsInDevModeOnly(t *testing.T) {
+	t.Parallel()
+	tools := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"path":"`+r.URL.Path+`","method":"`+r.Method+`"}`)
+	}))
+	t.Cleanup(tools.Close)
+	target, _ := url.Parse(tools.URL)
+	deps := &handlers.Deps{Logger: quietLogger(), Cookies: session.Cookies{Secure: true}}
+
+	dev := serveBFFWith(t, deps, func(o *server.Options) { o.DevTools = httpx.DevTools(target, quietLogger()) })
+	req, _ := http.NewRequest(http.MethodGet, dev.URL+"/dev/outbox?format=json", nil)
+	if code, body := get(t, dev.Client(), req); code != http.StatusOK || body != `{"path":"/dev/outbox","method":"GET"}` {
+		t.Fatalf("GET /dev/outbox in dev mode: %d %s", code, body)
+	}
+	req, _ = http.NewRequest(http.MethodPost, dev.URL+"/dev/sms/failures", strings.NewReader(`{"number":"+27821234567","mode":"permanent"}`))
+	if code, body := get(t, dev.Client(), req); code != http.StatusOK || !strings.Contains(body, `"method":"POST"`) {
+		t.Fatalf("POST /dev/sms/failures in dev mode: %d %s", code, body)
+	}
+	// Another site cannot flip the failure switches from a developer's browser.
+	req, _ = http.NewRequest(http.MethodPost, dev.URL+"/dev/sms/failures", strings.NewReader(`{}`))
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	if code, _ := get(t, dev.Client(), req); code != http.StatusForbidden {
+		t.Fatalf("cross-site POST /dev/sms/failures: %d, want 403", code)
+	}
+
+	// Without dev mode nothing is proxied: /dev/outbox is the web client's (its 404 page).
+	prod := serveBFFWith(t, deps, nil)
+	req, _ = http.NewRequest(http.MethodGet, prod.URL+"/dev/outbox?format=json", nil)
+	if code, body := get(t, prod.Client(), req); code != http.StatusOK || body != "<html></html>" {
+		t.Fatalf("GET /dev/outbox without dev mode: %d %s, want the web client's index", code, body)
+	}
+}
+
+func TestDevModeIsRefusedOverHTTPSAndNeedsTheDevToolsURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		cfg  server.Config
+		ok   bool
+	}{
+		{"production", server.Config{PublicOrigin: "https://app.thumela.co.za"}, true},
+		{"development", server.Config{DevMode: true, DevToolsURL: "http://127.0.0.1:9099", PublicOrigin: "http://localhost:8080"}, true},
+		{"development without an origin", server.Config{DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, true},
+		{"dev mode over https", server.Config{DevMode: true, DevToolsURL: "http://127.0.0.1:9099", PublicOrigin: "HTTPS://app.thumela.co.za"}, false},
+		{"dev mode without dev tools", server.Config{DevMode: true}, false},
+		{"dev tools URL not a URL", server.Config{DevMode: true, DevToolsURL: "127.0.0.1:9099"}, false},
+	}
+	for _, tt := range tests {
+		if err := tt.cfg.Validate(); (err == nil) != tt.ok {
+			t.Errorf("%s: Validate() = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+// Honest forms, in Debian's Chromium against the real stack: a message from the Help Center's
+// Contact Us and one from /contact each get a ticket (quoted in the spec's toast and on the
+// page), are kept in the support inbox, and reach the support address through the dev stack's
+// SMTP sink (listed at /dev/outbox).
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { latestMessage, launchBrowser, outboxMessages, startStack, uniqueEmail } from "./harness.mjs";
+import { signUpVerified, toast } from "./flows.mjs";
+
+const SUPPORT_ADDRESS = "support@thumela.co.za";
+const TICKET = /THM-[0-9A-HJKMNP-TV-Z]{6}/;
+
+let stack;
+let chromium;
+
+before(async () => {
+  stack = await startStack();
+  chromium = await launchBrowser();
+});
+
+after(async () => {
+  await chromium?.close();
+  await stack?.stop();
+});
+
+/** The support inbox's e-mail about `ticket`. */
+async function supportMail(ticket) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const mail = (await outboxMessages(stack.baseURL)).find(
+      (m) => m.channel === "email" && m.recipient === SUPPORT_ADDRESS && m.template === "support_message" && m.body.includes(ticket),
+    );
+    if (mail) return mail;
+    if (Date.now() > deadline) {
+      // Say what did arrive, to tell a wrong address from no mail at all.
+      await latestMessage(stack.baseURL, SUPPORT_ADDRESS, { template: "support_message", timeoutMs: 1 });
+      throw new Error(`no support_message e-mail about ${ticket}`);
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+test("a Contact Us message from the Help Center gets a ticket and reaches the support mailbox", async () => {
+  const context = await chromium.browser.newContext();
+  const { page, email } = await signUpVerified(context, stack.baseURL, { prefix: "helpdesk", firstName: "Naledi", lastName: "Mahlangu" });
+  await page.goto(`${stack.baseURL}/help?tab=contact`);
+  await page.getByRole("heading", { name: "Contact Us" }).waitFor();
+  await page.getByText("Report Issue", { exact: true }).click();
+  const subject = `Voucher not received ${Date.now().toString(36)}`;
+  const message = "My sister did not get the SMS with the voucher.\nCan you check?";
+  await page.getByLabel("Subject").fill(subject);
+  await page.getByLabel("Message").fill(message);
+  await page.getByRole("button", { name: "Submit" }).click();
+
+  const shown = toast(page, "Feedback submitted");
+  await shown.waitFor();
+  const toastText = await shown.innerText();
+  assert.match(toastText, /Thank you for your feedback! We'll get back to you soon\./);
+  const ticket = TICKET.exec(toastText)?.[0];
+  assert.ok(ticket, `no ticket in the toast: ${toastText}`);
+  await page.getByText(`Your reference is ${ticket}`).first().waitFor();
+  assert.equal(await page.getByLabel("Subject").inputValue(), "", "the form was not cleared");
+
+  const mail = await supportMail(ticket);
+  assert.ok(mail.subject.includes(ticket), `subject ${mail.subject} lacks the ticket`);
+  for (const part of [subject, "My sister did not get the SMS with the voucher.", "Can you check?", email, "Naledi Mahlangu"]) {
+    assert.ok(mail.body.includes(part), `the support mail lacks ${JSON.stringify(part)}:\n${mail.body}`);
+  }
+  await context.close();
+});
+
+test("a visitor's /contact message gets a ticket and reaches the support mailbox with the visitor's address", async () => {
+  const context = await chromium.browser.newContext();
+  const page = await context.newPage();
+  const email = uniqueEmail("visitor");
+  await page.goto(`${stack.baseURL}/contact`);
+  await page.getByRole("heading", { level: 1, name: "Contact" }).waitFor();
+  await page.getByLabel("Full name").fill("Lerato Mokoena");
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Subject").fill("Which cards work?");
+  await page.getByLabel("Message").fill("Can I pay with a Mastercard debit card?");
+  await page.getByRole("button", { name: "Send Message" }).click();
+
+  const shown = toast(page, "Message sent");
+  await shown.waitFor();
+  const ticket = TICKET.exec(await shown.innerText())?.[0];
+  assert.ok(ticket, "no ticket in the toast");
+  await page.getByText(`Your reference is ${ticket}`).first().waitFor();
+
+  const mail = await supportMail(ticket);
+  for (const part of ["Which cards work?", "Can I pay with a Mastercard debit card?", email, "Lerato Mokoena"]) {
+    assert.ok(mail.body.includes(part), `the support mail lacks ${JSON.stringify(part)}:\n${mail.body}`);
+  }
+  await context.close();
+});

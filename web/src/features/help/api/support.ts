@@ -1,0 +1,56 @@
+import { Code } from "@connectrpc/connect";
+import { useMutation, useQuery } from "@connectrpc/connect-query";
+import { AuthService, SupportMessageKind, SupportService } from "@/gen/thumela/bff/v1/bff_pb";
+import { errorMessage, fieldViolations, hasCode, retryAfterSeconds } from "@/lib/errors";
+import type { FieldViolation } from "@/lib/errors";
+
+/**
+ * Sends a support message (Help Center → Contact Us, /contact, /feedback) to the support inbox;
+ * the answer carries the ticket reference.
+ */
+export function useSubmitSupportMessage() {
+  return useMutation(SupportService.method.submitSupportMessage);
+}
+
+/**
+ * Who is writing, for the public forms: a signed-in sender's reply goes to the account's
+ * e-mail (the BFF fills it in); a visitor must give one. Unauthenticated is the normal answer
+ * for a visitor, so it is not retried.
+ */
+export function useSignedInEmail(): { email: string | undefined; loading: boolean } {
+  const session = useQuery(AuthService.method.getSession, {}, { staleTime: 60_000, retry: false });
+  return { email: session.data?.user?.email || undefined, loading: session.isPending };
+}
+
+export const HELP_KIND: Record<"question" | "issue" | "feedback", SupportMessageKind> = {
+  question: SupportMessageKind.QUESTION,
+  issue: SupportMessageKind.ISSUE,
+  feedback: SupportMessageKind.FEEDBACK,
+};
+
+/** The title of the toast when a message did not go. */
+export const NOT_SENT_TITLE = "Message not sent";
+
+const NOT_SENT_FALLBACK = "We could not send your message. Please check your connection and try again.";
+
+/** "Too many messages from your connection. Please try again in N minutes." */
+export function tooManyMessages(retryAfter: number | undefined): string {
+  if (!retryAfter || retryAfter <= 0) return "Too many messages from your connection. Please try again later.";
+  const minutes = Math.max(1, Math.ceil(retryAfter / 60));
+  return `Too many messages from your connection. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+}
+
+/** What to tell the sender when the message did not go, and which fields the server refused. */
+export function supportFailure(error: unknown): { description: string; violations: FieldViolation[] } {
+  if (hasCode(error, Code.ResourceExhausted)) {
+    return { description: tooManyMessages(retryAfterSeconds(error)), violations: [] };
+  }
+  const violations = hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : [];
+  const description = violations[0]?.description || errorMessage(error, NOT_SENT_FALLBACK);
+  return { description, violations };
+}
+
+/** The spec's thank-you sentence, then the ticket to quote. */
+export function withReference(sentence: string, ticket: string): string {
+  return ticket ? `${sentence} Your reference is ${ticket}.` : sentence;
+}

@@ -1,0 +1,131 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { screen, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { SmsDeliverySchema, SmsDeliveryStatus, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
+import type { SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { liveFeed } from "@/test/live-feed";
+import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { completed, makeTransfer, withChanges } from "../test-utils";
+
+/** HH:MM in Johannesburg, as the dialog tells the time. */
+const saClock = new Intl.DateTimeFormat("en-ZA", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: "Africa/Johannesburg" });
+
+function sms(init: MessageInitShape<typeof SmsDeliverySchema>): SmsDelivery {
+  return create(SmsDeliverySchema, { recipient: "+27821234567", updatedAt: timestampFromMs(Date.now() - 1000), ...init });
+}
+
+/**
+ * The dashboard with one transfer in its list (which carries no SMS state, as the BFF's lists
+ * do not) and GetTransfer answering `detail()`: the transfer with its SMS.
+ */
+function renderWithSms(transfer: Transfer, detail: () => Transfer, live?: ReturnType<typeof liveFeed>) {
+  return renderApp("/dashboard", {
+    session: SIGNED_IN,
+    routes: (r) => {
+      r.rpc(TransfersService.method.listTransfers, () => ({ transfers: [transfer], totalCount: 1 }));
+      r.rpc(TransfersService.method.getTransfer, () => ({ transfer: detail() }));
+      live?.register(r);
+    },
+  });
+}
+
+async function openDialog(user: ReturnType<typeof renderApp>["user"]) {
+  const recent = await screen.findByRole("region", { name: "Recent Transactions" });
+  await user.click(await within(recent).findByRole("button", { name: /Sipho Dlamini/ }));
+  return screen.findByRole("dialog", { name: "Transaction Details" });
+}
+
+const smsRow = (dialog: HTMLElement) => within(dialog).getByText("Voucher SMS", { selector: "dt" }).nextElementSibling as HTMLElement;
+
+describe("transaction details: the recipient's voucher SMS", () => {
+  it.each([
+    [SmsDeliveryStatus.QUEUED, "Sending the SMS to +27 82 123 4567…"],
+    [SmsDeliveryStatus.SENT, "SMS sent to +27 82 123 4567 · waiting for the network's delivery report"],
+  ])("status %s reads %s", async (status, text) => {
+    const transfer = completed(makeTransfer());
+    const { user } = renderWithSms(transfer, () => withChanges(transfer, { smsDelivery: sms({ status }) }));
+    const dialog = await openDialog(user);
+    expect(await within(dialog).findByText(text)).toBeInTheDocument();
+  });
+
+  it("delivered: the number and the time of delivery in Johannesburg", async () => {
+    const transfer = completed(makeTransfer());
+    const at = Date.now() - 1000;
+    const { user } = renderWithSms(transfer, () =>
+      withChanges(transfer, { smsDelivery: sms({ status: SmsDeliveryStatus.DELIVERED, updatedAt: timestampFromMs(at) }) }),
+    );
+    const dialog = await openDialog(user);
+    expect(await within(dialog).findByText(`SMS delivered to +27 82 123 4567 at ${saClock.format(at)}`)).toBeInTheDocument();
+    expect(smsRow(dialog).querySelector("[aria-live]")).toHaveAttribute("aria-live", "polite");
+  });
+
+  it("failed: says so, with the reason", async () => {
+    const transfer = completed(makeTransfer());
+    const { user } = renderWithSms(transfer, () =>
+      withChanges(transfer, {
+        smsDelivery: sms({ status: SmsDeliveryStatus.FAILED, failureReason: "The number is not reachable." }),
+      }),
+    );
+    const dialog = await openDialog(user);
+    expect(await within(dialog).findByText("We could not deliver the SMS to +27 82 123 4567")).toBeInTheDocument();
+    expect(smsRow(dialog)).toHaveTextContent("The number is not reachable.");
+    expect(within(smsRow(dialog)).getByText("We could not deliver the SMS to +27 82 123 4567").closest("[aria-live]")).toHaveClass("text-red-700");
+  });
+
+  it("no voucher, no SMS row; no report yet is said plainly", async () => {
+    const pending = makeTransfer();
+    const { user, unmount } = renderWithSms(pending, () => pending);
+    let dialog = await openDialog(user);
+    expect(within(dialog).queryByText("Voucher SMS")).not.toBeInTheDocument();
+    unmount();
+
+    const transfer = completed(makeTransfer());
+    const again = renderWithSms(transfer, () => transfer);
+    dialog = await openDialog(again.user);
+    expect(await within(dialog).findByText("No delivery report yet")).toBeInTheDocument();
+  });
+
+  it("follows the live stream: sent, then delivered, without a reload; a transfer update keeps it", async () => {
+    const live = liveFeed();
+    const transfer = completed(makeTransfer());
+    let reads = 0;
+    const { user } = renderWithSms(
+      transfer,
+      () => {
+        reads += 1;
+        return withChanges(transfer, { smsDelivery: sms({ status: SmsDeliveryStatus.SENT, updatedAt: timestampFromMs(Date.now() - 60_000) }) });
+      },
+      live,
+    );
+    const dialog = await openDialog(user);
+    await within(dialog).findByText("SMS sent to +27 82 123 4567 · waiting for the network's delivery report");
+    live.push({ cursor: "1", event: { case: "heartbeat", value: {} } });
+
+    const deliveredAt = Date.now();
+    live.push({
+      cursor: "2",
+      event: {
+        case: "smsDeliveryChanged",
+        value: { transferId: transfer.id, smsDelivery: sms({ status: SmsDeliveryStatus.DELIVERED, updatedAt: timestampFromMs(deliveredAt) }) },
+      },
+    });
+    const delivered = `SMS delivered to +27 82 123 4567 at ${saClock.format(deliveredAt)}`;
+    expect(await within(dialog).findByText(delivered)).toBeInTheDocument();
+
+    // A late report of an earlier state does not undo it; nor does the transfer's own update,
+    // which does not carry the SMS.
+    live.push({
+      cursor: "3",
+      event: {
+        case: "smsDeliveryChanged",
+        value: { transferId: transfer.id, smsDelivery: sms({ status: SmsDeliveryStatus.SENT, updatedAt: timestampFromMs(deliveredAt - 5000) }) },
+      },
+    });
+    live.push({ cursor: "4", event: { case: "transferUpdated", value: { transfer } } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(within(dialog).getByText(delivered)).toBeInTheDocument();
+    expect(reads).toBe(1);
+  });
+});
