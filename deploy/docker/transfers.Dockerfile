@@ -16,8 +16,10 @@ COPY bff/go.mod bff/go.sum bff/
 COPY deploy/devstack/go.mod deploy/devstack/go.sum deploy/devstack/
 COPY deploy/kubernetes/validate/go.mod deploy/kubernetes/validate/go.sum deploy/kubernetes/validate/
 COPY proto/go.mod proto/go.sum proto/
+COPY services/cashout/go.mod services/cashout/go.sum services/cashout/
 COPY services/fees/go.mod services/fees/go.sum services/fees/
 COPY services/identity/go.mod services/identity/go.sum services/identity/
+COPY services/notifications/go.mod services/notifications/go.sum services/notifications/
 COPY services/paymentmethods/go.mod services/paymentmethods/go.sum services/paymentmethods/
 COPY services/platform/go.mod services/platform/go.sum services/platform/
 COPY services/profiles/go.mod services/profiles/go.sum services/profiles/

@@ -15,20 +15,52 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// The six images, one per binary (deploy/docker/<binary>.Dockerfile).
-var binaries = []string{"identity", "profiles", "paymentmethods", "fees", "transfers", "bff"}
+// The seven images, one per binary (deploy/docker/<binary>.Dockerfile).
+var binaries = []string{"identity", "profiles", "paymentmethods", "fees", "transfers", "notifications", "bff"}
 
 // callGraph is the architecture's service-to-service calls (ARCHITECTURE.md): the BFF calls
 // every service; transfers calls paymentmethods, fees and identity; every service calls
-// identity for its public keys. NetworkPolicies must allow exactly these between Thumela's
-// pods.
+// identity for its public keys. identity and transfers reach notifications through NATS
+// (notification requests), never by gRPC. NetworkPolicies must allow exactly these between
+// Thumela's pods.
 var callGraph = map[string][]string{
-	"bff":            {"identity", "profiles", "paymentmethods", "fees", "transfers"},
+	"bff":            {"identity", "profiles", "paymentmethods", "fees", "transfers", "notifications"},
 	"transfers":      {"identity", "paymentmethods", "fees"},
+	"notifications":  {"identity"},
 	"profiles":       {"identity"},
 	"paymentmethods": {"identity"},
 	"fees":           {"identity"},
 	"identity":       nil,
+}
+
+// listener is a port a binary serves besides its gRPC or HTTP port and its metrics.
+type listener struct {
+	Var     string // the variable holding its listen address
+	Port    string // the container port's name
+	Service string // the Service in front of it
+	// Path, when set, is where the prod overlay's Ingress publishes it on the BFF's public
+	// origin (reachable from the ingress controller, and only from it).
+	Path string
+}
+
+// listeners lists each binary's extra listeners, in container-port order after the serving
+// port and the metrics port (and in the image's EXPOSE after the serving port).
+var listeners = map[string][]listener{
+	// BulkSMS's delivery reports: POST /webhooks/bulksms/<token>.
+	"notifications": {{Var: "NOTIFICATIONS_WEBHOOK_ADDR", Port: "webhook", Service: "notifications-webhook", Path: "/webhooks/bulksms/"}},
+}
+
+// externalEgress is what a binary may reach outside the cluster: the TCP ports (to any public
+// address), and the variables naming the endpoints it reaches there (host:port or a URL),
+// whose ports must be among them. No other process reaches anything outside the cluster.
+type externalEgress struct {
+	Ports []int32
+	Vars  []string
+}
+
+var external = map[string]externalEgress{
+	// BulkSMS's API (https) and the SMTP relay (587 STARTTLS, 465 implicit TLS).
+	"notifications": {Ports: []int32{443, 465, 587}, Vars: []string{"NOTIFICATIONS_BULKSMS_URL", "NOTIFICATIONS_SMTP_ADDR"}},
 }
 
 func calls(from, to string) bool {

@@ -168,9 +168,12 @@ func checkDockerfile(t *testing.T, f *fixture, img *image) {
 	} else if len(argv) == 0 || argv[0] != binDest {
 		t.Errorf("ENTRYPOINT %v does not run the copied binary %s", argv, binDest)
 	}
+	// One EXPOSE: the serving port, then the binary's other listeners (not metrics: off by
+	// default, and never public).
 	expose := final.All("EXPOSE")
-	if len(expose) != 1 || len(strings.Fields(expose[0].Args)) != 1 {
-		t.Errorf("want one EXPOSE with one port in the final stage")
+	ls := listeners[img.binary]
+	if len(expose) != 1 || len(strings.Fields(expose[0].Args)) != 1+len(ls) {
+		t.Errorf("want one EXPOSE in the final stage with %d port(s): the serving port, then %v", 1+len(ls), ls)
 	}
 	env, err := final.Env()
 	if err != nil {
@@ -190,6 +193,19 @@ func checkDockerfile(t *testing.T, f *fixture, img *image) {
 				if _, p, ok := strings.Cut(v, ":"); !ok || p != port {
 					t.Errorf("ENV %s=%s does not listen on the exposed port %s", k, v, port)
 				}
+			}
+		}
+		ports := strings.Fields(expose[0].Args)
+		for i, l := range ls {
+			if i+1 >= len(ports) {
+				break
+			}
+			want := strings.TrimSuffix(ports[i+1], "/tcp")
+			// The code's default listens on loopback: the image must set a reachable one.
+			if v, ok := env[l.Var]; !ok {
+				t.Errorf("the image sets no %s: its listener would be on the code's default", l.Var)
+			} else if _, p, ok := strings.Cut(v, ":"); !ok || p != want {
+				t.Errorf("ENV %s=%s does not listen on the exposed port %s", l.Var, v, want)
 			}
 		}
 	}

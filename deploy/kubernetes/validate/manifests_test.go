@@ -12,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -101,7 +102,7 @@ func TestDeployments(t *testing.T) {
 			t.Run(b, func(t *testing.T) { checkDeployment(t, f, r, b, d, tags) })
 		}
 		if len(tags) > 1 {
-			t.Errorf("the six images carry different tags %v: one release deploys together", tags)
+			t.Errorf("the images carry different tags %v: one release deploys together", tags)
 		}
 	})
 }
@@ -137,19 +138,24 @@ func checkDeployment(t *testing.T, f *fixture, r *Rendered, b string, d *appsv1.
 	}
 
 	// Ports: the image's EXPOSE first, behind the Service, under the probes; then, for a
-	// binary that serves metrics, the metrics port.
+	// binary that serves metrics, the metrics port; then its other listeners.
 	cfg := f.configs[b]
 	_, servesMetrics := cfg.Var(cfg.Prefix + "_METRICS_ADDR")
 	wantPorts := 1
 	if servesMetrics {
 		wantPorts = 2
 	}
+	extra := wantPorts
+	wantPorts += len(listeners[b])
 	if len(c.Ports) != wantPorts {
-		t.Fatalf("want %d container ports (serving port, then metrics when the binary reads %s_METRICS_ADDR), got %v", wantPorts, cfg.Prefix, c.Ports)
+		t.Fatalf("want %d container ports (serving port, then metrics when the binary reads %s_METRICS_ADDR, then %v), got %v", wantPorts, cfg.Prefix, listeners[b], c.Ports)
 	}
 	port := c.Ports[0]
 	if servesMetrics {
 		checkMetricsPort(t, r, d, c, cfg.Prefix+"_METRICS_ADDR")
+	}
+	for i, l := range listeners[b] {
+		checkListener(t, f, r, b, d, c, c.Ports[extra+i], l)
 	}
 	if p := exposedPort(f.images[b]); p != port.ContainerPort {
 		t.Errorf("containerPort %d, but the image exposes %d", port.ContainerPort, p)
@@ -310,6 +316,49 @@ func checkMetricsPort(t *testing.T, r *Rendered, d *appsv1.Deployment, c corev1.
 	for k, v := range want {
 		if got := d.Spec.Template.Annotations[k]; got != v {
 			t.Errorf("pod annotation %s=%q, want %q", k, got, v)
+		}
+	}
+}
+
+// checkListener: a listener's container port has its name, the binary reads its address
+// variable, which listens there on every interface, the image exposes it, and its own Service
+// (not the binary's main one) selects the pods and targets it.
+func checkListener(t *testing.T, f *fixture, r *Rendered, b string, d *appsv1.Deployment, c corev1.Container, cp corev1.ContainerPort, l listener) {
+	t.Helper()
+	if cp.Name != l.Port || (cp.Protocol != "" && cp.Protocol != corev1.ProtocolTCP) {
+		t.Errorf("container port %v: want a TCP port named %s (%s)", cp, l.Port, l.Var)
+	}
+	if _, ok := f.configs[b].Var(l.Var); !ok {
+		t.Errorf("%s does not read %s: the validator's listeners are stale", b, l.Var)
+	}
+	env, err := effectiveEnv(r, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := value(env, l.Var)
+	host, p, err := net.SplitHostPort(addr)
+	switch {
+	case err != nil:
+		t.Errorf("%s=%q: %v", l.Var, addr, err)
+	case host != "" && host != "0.0.0.0" && host != "::":
+		t.Errorf("%s=%q listens on %s only: unreachable from its Service", l.Var, addr, host)
+	case p != strconv.Itoa(int(cp.ContainerPort)):
+		t.Errorf("%s=%q, but the %s container port is %d", l.Var, addr, l.Port, cp.ContainerPort)
+	}
+	svc, ok := r.Services[l.Service]
+	if !ok {
+		t.Errorf("no Service %s in front of %s's %s port", l.Service, b, l.Port)
+		return
+	}
+	if len(svc.Spec.Selector) == 0 || !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {
+		t.Errorf("Service %s does not select the %s pods", l.Service, b)
+	}
+	if len(svc.Spec.Ports) != 1 {
+		t.Errorf("Service %s: want one port", l.Service)
+	}
+	for _, sp := range svc.Spec.Ports {
+		if got, ok := resolvePort(c.Ports, sp.TargetPort, sp.Port); !ok || got.ContainerPort != cp.ContainerPort {
+			t.Errorf("Service %s port %d does not target the %s container port %d", l.Service, sp.Port, l.Port, cp.ContainerPort)
 		}
 	}
 }
@@ -749,7 +798,15 @@ func TestProduction(t *testing.T) {
 			if err != nil || u.Scheme != "https" || u.Host == "" {
 				t.Errorf("prod BFF_PUBLIC_ORIGIN=%q is not an https origin", origin)
 			} else {
-				checkIngress(t, prod, u.Host)
+				checkIngress(t, prod, u.Host, "/", "bff")
+				// The published listeners (the SMS webhook) on the same public origin.
+				for _, ls := range listeners {
+					for _, l := range ls {
+						if l.Path != "" {
+							checkIngress(t, prod, u.Host, l.Path, l.Service)
+						}
+					}
+				}
 			}
 		}
 	}
@@ -758,8 +815,9 @@ func TestProduction(t *testing.T) {
 	}
 }
 
-// checkIngress: an Ingress serves host over TLS and routes it to the BFF's Service port.
-func checkIngress(t *testing.T, r *Rendered, host string) {
+// checkIngress: an Ingress serves host over TLS and routes path (a Prefix) to a port of the
+// Service svc.
+func checkIngress(t *testing.T, r *Rendered, host, path, svcName string) {
 	t.Helper()
 	for _, ing := range r.Ingresses {
 		tls := false
@@ -776,12 +834,15 @@ func checkIngress(t *testing.T, r *Rendered, host string) {
 			}
 			for _, p := range rule.HTTP.Paths {
 				be := p.Backend.Service
-				if p.Path != "/" || be == nil || be.Name != "bff" {
+				if p.Path != path || be == nil || be.Name != svcName {
 					continue
 				}
-				svc, ok := r.Services["bff"]
+				if p.PathType == nil || *p.PathType != networkingv1.PathTypePrefix {
+					t.Errorf("Ingress %s: path %s is not pathType Prefix", ing.Name, path)
+				}
+				svc, ok := r.Services[svcName]
 				if !ok {
-					t.Errorf("Ingress %s routes to Service bff, which is not rendered", ing.Name)
+					t.Errorf("Ingress %s routes to Service %s, which is not rendered", ing.Name, svcName)
 					return
 				}
 				for _, sp := range svc.Spec.Ports {
@@ -792,10 +853,10 @@ func checkIngress(t *testing.T, r *Rendered, host string) {
 						return
 					}
 				}
-				t.Errorf("Ingress %s: Service bff has no port %v", ing.Name, be.Port)
+				t.Errorf("Ingress %s: Service %s has no port %v", ing.Name, svcName, be.Port)
 				return
 			}
 		}
 	}
-	t.Errorf("no Ingress routes https://%s/ to the BFF", host)
+	t.Errorf("no Ingress routes https://%s%s to the Service %s", host, path, svcName)
 }

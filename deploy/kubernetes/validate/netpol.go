@@ -2,6 +2,8 @@ package validate
 
 import (
 	"fmt"
+	"net"
+	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -10,13 +12,40 @@ import (
 )
 
 // Pod is what NetworkPolicies match on: a pod's labels, its namespace's labels and its
-// container ports (named ports resolve against them).
+// container ports (named ports resolve against them). An address outside the cluster is a Pod
+// with an IP and no namespace (see External): only ipBlock peers match it.
 type Pod struct {
 	Name      string
 	Namespace string
 	NSLabels  map[string]string
 	Labels    map[string]string
 	Ports     []corev1.ContainerPort
+	// IP is set for an address outside the cluster only. The cluster's own pods carry none:
+	// their addresses are private (clusterRanges), which NewPolicies makes every ipBlock except.
+	IP netip.Addr
+}
+
+// External makes an address outside the cluster listening on ports (TCP).
+func External(name, ip string, ports ...int32) Pod {
+	p := Pod{Name: name, IP: netip.MustParseAddr(ip)}
+	for _, n := range ports {
+		p.Ports = append(p.Ports, corev1.ContainerPort{ContainerPort: n, Protocol: corev1.ProtocolTCP})
+	}
+	return p
+}
+
+// clusterRanges hold every address inside a cluster on the common CNIs and clouds: pods and
+// Services (RFC 1918, shared 100.64/10, IPv6 unique-local), and link-local, where the clouds'
+// metadata endpoint (169.254.169.254) is; loopback for completeness.
+var clusterRanges = []netip.Prefix{
+	netip.MustParsePrefix("10.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("127.0.0.0/8"),
+	netip.MustParsePrefix("169.254.0.0/16"),
+	netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("192.168.0.0/16"),
+	netip.MustParsePrefix("fc00::/7"),
+	netip.MustParsePrefix("fe80::/10"),
 }
 
 // PodIn makes a Pod in namespace ns (whose labels are the automatic name label).
@@ -31,25 +60,93 @@ type Policies struct {
 	list []*networkingv1.NetworkPolicy
 }
 
-// NewPolicies checks that the policies use only what the evaluator understands (no ipBlock).
+// NewPolicies checks that the policies use only what the evaluator understands: ipBlock peers
+// in egress only (the way out of the cluster), each with ports, and each excepting every
+// cluster range it overlaps, so that it can reach no pod, Service or metadata endpoint; the
+// evaluator then matches them against addresses outside the cluster only.
 func NewPolicies(list []*networkingv1.NetworkPolicy) (*Policies, error) {
 	for _, np := range list {
 		for _, r := range np.Spec.Ingress {
 			for _, p := range r.From {
 				if p.IPBlock != nil {
-					return nil, fmt.Errorf("NetworkPolicy %s: ipBlock peers are not evaluated; select pods or namespaces", np.Name)
+					return nil, fmt.Errorf("NetworkPolicy %s: ipBlock in ingress is not evaluated; select pods or namespaces (the internet comes in through the ingress controller)", np.Name)
 				}
 			}
 		}
 		for _, r := range np.Spec.Egress {
 			for _, p := range r.To {
-				if p.IPBlock != nil {
-					return nil, fmt.Errorf("NetworkPolicy %s: ipBlock peers are not evaluated; select pods or namespaces", np.Name)
+				if p.IPBlock == nil {
+					continue
+				}
+				if len(r.Ports) == 0 {
+					return nil, fmt.Errorf("NetworkPolicy %s: an ipBlock rule without ports opens every port outside the cluster", np.Name)
+				}
+				if err := checkIPBlock(p.IPBlock); err != nil {
+					return nil, fmt.Errorf("NetworkPolicy %s: %w", np.Name, err)
 				}
 			}
 		}
 	}
 	return &Policies{list: list}, nil
+}
+
+// checkIPBlock: the block's CIDR and excepts parse, and every cluster range the CIDR overlaps
+// is inside one of its excepts.
+func checkIPBlock(b *networkingv1.IPBlock) error {
+	cidr, err := netip.ParsePrefix(b.CIDR)
+	if err != nil {
+		return fmt.Errorf("ipBlock cidr %q: %w", b.CIDR, err)
+	}
+	_, cidrNet, err := net.ParseCIDR(b.CIDR)
+	if err != nil {
+		return fmt.Errorf("ipBlock cidr %q: %w", b.CIDR, err)
+	}
+	var except []netip.Prefix
+	for _, e := range b.Except {
+		p, err := netip.ParsePrefix(e)
+		if err != nil {
+			return fmt.Errorf("ipBlock except %q: %w", e, err)
+		}
+		// The API server's rule (a strict subset, by net.IPNet.Contains: an IPv4-mapped IPv6
+		// except under ::/0 is refused, for one).
+		_, exceptNet, err := net.ParseCIDR(e)
+		if err != nil {
+			return fmt.Errorf("ipBlock except %q: %w", e, err)
+		}
+		if !cidrNet.Contains(exceptNet.IP) || p.Bits() <= cidr.Bits() {
+			return fmt.Errorf("ipBlock except %s is not a strict subset of cidr %s", e, b.CIDR)
+		}
+		except = append(except, p)
+	}
+	for _, r := range clusterRanges {
+		if !cidr.Overlaps(r) {
+			continue
+		}
+		covered := false
+		for _, e := range except {
+			if e.Bits() <= r.Bits() && e.Contains(r.Addr()) {
+				covered = true
+			}
+		}
+		if !covered {
+			return fmt.Errorf("ipBlock %s reaches %s (pods, Services or the metadata endpoint): add it to except", b.CIDR, r)
+		}
+	}
+	return nil
+}
+
+// inIPBlock reports whether ip is in the block (its CIDR, none of its excepts).
+func inIPBlock(b *networkingv1.IPBlock, ip netip.Addr) bool {
+	cidr, err := netip.ParsePrefix(b.CIDR)
+	if err != nil || !cidr.Contains(ip) {
+		return false
+	}
+	for _, e := range b.Except {
+		if p, err := netip.ParsePrefix(e); err == nil && p.Contains(ip) {
+			return false
+		}
+	}
+	return true
 }
 
 // Allowed reports whether src may open a connection to dst on port/proto: src's egress and
@@ -191,6 +288,14 @@ func peersMatch(peers []networkingv1.NetworkPolicyPeer, policyNS string, pod Pod
 		return true, nil
 	}
 	for _, p := range peers {
+		// An ipBlock matches addresses outside the cluster only (NewPolicies made sure it
+		// excepts the cluster's ranges); pod and namespace selectors match cluster pods only.
+		if p.IPBlock != nil || pod.IP.IsValid() {
+			if p.IPBlock != nil && pod.IP.IsValid() && inIPBlock(p.IPBlock, pod.IP) {
+				return true, nil
+			}
+			continue
+		}
 		nsOK := pod.Namespace == policyNS
 		if p.NamespaceSelector != nil {
 			ok, err := matchSelector(p.NamespaceSelector, pod.NSLabels)

@@ -1,7 +1,11 @@
 package validate
 
 import (
+	"fmt"
+	"net"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,12 +14,13 @@ import (
 )
 
 // TestNetworkPolicies evaluates the rendered NetworkPolicies as a cluster would and checks:
-// between Thumela's six processes exactly the architecture's calls are allowed (both the
-// caller's egress and the callee's ingress); ingress is denied by default; each process reaches
+// between Thumela's processes exactly the architecture's calls are allowed (both the caller's
+// egress and the callee's ingress); ingress is denied by default; each process reaches
 // PostgreSQL only if it reads DATABASE_URL, and NATS and DNS; nothing else is reachable from
-// the processes but the observability collector; the BFF is reachable from the ingress
-// controller only; the metrics ports are scraped from the monitoring namespace only; PostgreSQL
-// and NATS accept exactly their clients.
+// the processes but the observability collector and, for notifications only, the SMS provider
+// and the SMTP relay on their ports outside the cluster; the BFF and the published listeners
+// (the SMS webhook) are reachable from the ingress controller only; the metrics ports are
+// scraped from the monitoring namespace only; PostgreSQL and NATS accept exactly their clients.
 func TestNetworkPolicies(t *testing.T) {
 	forOverlays(t, func(t *testing.T, f *fixture, r *Rendered) {
 		ns := namespaceOf(r)
@@ -123,10 +128,56 @@ func TestNetworkPolicies(t *testing.T) {
 			}
 		}
 
+		// Outside the cluster: a public address (the SMS provider, the SMTP relay) on the ports
+		// listed in external, from those binaries only; the cloud's metadata endpoint never; and
+		// nothing outside reaches a pod but through the ingress controller.
+		internet := External("api.bulksms.com", "203.0.113.10", 25, 80, 443, 465, 587, 5432)
+		metadata := External("metadata", "169.254.169.254", 80, 443)
+		for _, b := range binaries {
+			p, ok := pods[b]
+			if !ok {
+				continue
+			}
+			for _, cp := range internet.Ports {
+				want := false
+				for _, port := range external[b].Ports {
+					want = want || port == cp.ContainerPort
+				}
+				if got := allow(p, internet, cp.ContainerPort, corev1.ProtocolTCP); got != want {
+					t.Errorf("%s → a public address on %d allowed=%v, want %v (external: %v)", b, cp.ContainerPort, got, want, external[b].Ports)
+				}
+			}
+			for _, cp := range metadata.Ports {
+				if allow(p, metadata, cp.ContainerPort, corev1.ProtocolTCP) {
+					t.Errorf("%s reaches the metadata endpoint %s:%d", b, metadata.IP, cp.ContainerPort)
+				}
+			}
+			for _, cp := range p.Ports {
+				if allow(internet, p, cp.ContainerPort, corev1.ProtocolTCP) {
+					t.Errorf("an address outside the cluster reaches %s:%d directly", b, cp.ContainerPort)
+				}
+			}
+			// The endpoints the binary is configured with are among the ports it may reach.
+			env, err := effectiveEnv(r, r.Deployments[b].Spec.Template.Spec.Containers[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range external[b].Vars {
+				port, err := endpointPort(value(env, name))
+				if err != nil {
+					t.Errorf("%s: %s=%q: %v", b, name, value(env, name), err)
+					continue
+				}
+				if !allow(p, internet, port, corev1.ProtocolTCP) {
+					t.Errorf("%s: %s=%q, but its NetworkPolicies do not let it reach port %d outside the cluster", b, name, value(env, name), port)
+				}
+			}
+		}
+
 		// The BFF: from the ingress controller only.
+		ingress := Pod{Name: "ingress-nginx-controller", Namespace: "ingress-nginx", NSLabels: map[string]string{"kubernetes.io/metadata.name": "ingress-nginx"},
+			Labels: map[string]string{"app.kubernetes.io/name": "ingress-nginx"}}
 		if bff, ok := pods["bff"]; ok {
-			ingress := Pod{Name: "ingress-nginx-controller", Namespace: "ingress-nginx", NSLabels: map[string]string{"kubernetes.io/metadata.name": "ingress-nginx"},
-				Labels: map[string]string{"app.kubernetes.io/name": "ingress-nginx"}}
 			port := bff.Ports[0].ContainerPort
 			if !allow(ingress, bff, port, corev1.ProtocolTCP) {
 				t.Errorf("the ingress controller cannot reach the BFF on %d", port)
@@ -137,6 +188,26 @@ func TestNetworkPolicies(t *testing.T) {
 			for _, b := range binaries {
 				if b != "bff" && allow(ingress, pods[b], 9090, corev1.ProtocolTCP) {
 					t.Errorf("the ingress controller reaches %s directly", b)
+				}
+			}
+		}
+		// The published listeners (the SMS webhook): from the ingress controller, nobody else
+		// outside the call graph (the loop above covers the processes).
+		for b, ls := range listeners {
+			p, ok := pods[b]
+			if !ok {
+				continue
+			}
+			for _, l := range ls {
+				cp, ok := containerPort(p.Ports, l.Port, 0)
+				if !ok {
+					continue // TestDeployments reports it
+				}
+				if got := allow(ingress, p, cp.ContainerPort, corev1.ProtocolTCP); got != (l.Path != "") {
+					t.Errorf("the ingress controller → %s:%d (%s) allowed=%v, want %v (published: %q)", b, cp.ContainerPort, l.Port, got, l.Path != "", l.Path)
+				}
+				if allow(outside, p, cp.ContainerPort, corev1.ProtocolTCP) || allow(stranger, p, cp.ContainerPort, corev1.ProtocolTCP) {
+					t.Errorf("a pod other than the ingress controller reaches %s's %s port", b, l.Port)
 				}
 			}
 		}
@@ -196,4 +267,29 @@ func TestNetworkPolicies(t *testing.T) {
 			}
 		}
 	})
+}
+
+// endpointPort is the TCP port of an endpoint given as host:port or as a URL (its scheme's
+// port when it names none).
+func endpointPort(v string) (int32, error) {
+	if u, err := url.Parse(v); err == nil && u.Scheme != "" && u.Host != "" {
+		p := u.Port()
+		switch {
+		case p != "":
+		case u.Scheme == "https":
+			p = "443"
+		case u.Scheme == "http":
+			p = "80"
+		default:
+			return 0, fmt.Errorf("no port and no known scheme")
+		}
+		n, err := strconv.ParseUint(p, 10, 16)
+		return int32(n), err
+	}
+	_, p, err := net.SplitHostPort(v)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(p, 10, 16)
+	return int32(n), err
 }
