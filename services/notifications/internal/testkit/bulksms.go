@@ -103,7 +103,7 @@ func (b *BulkSMS) Sent(number string) []bulksms.Message {
 	defer b.mu.Unlock()
 	var out []bulksms.Message
 	for _, m := range b.sent {
-		if m.To == number {
+		if string(m.To) == number {
 			out = append(out, m)
 		}
 	}
@@ -199,7 +199,7 @@ func (b *BulkSMS) send(w http.ResponseWriter, r *http.Request) {
 	m, repeat := b.dedup[dedupID]
 	if !repeat || dedupID == "" {
 		b.seq++
-		m = bulksms.Message{ID: fmt.Sprintf("%d", 1000000+b.seq), Type: "SENT", From: e.From, To: e.To, Body: e.Body,
+		m = bulksms.Message{ID: fmt.Sprintf("%d", 1000000+b.seq), Type: "SENT", From: bulksms.Text(e.From), To: bulksms.Text(e.To), Body: bulksms.Text(e.Body),
 			Encoding: "TEXT", UserSuppliedID: e.UserSuppliedID,
 			Status: bulksms.Status{ID: "ACCEPTED.null", Type: "ACCEPTED"}}
 		m.Submission.ID = fmt.Sprintf("sub-%d", b.seq)

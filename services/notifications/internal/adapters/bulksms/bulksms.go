@@ -41,9 +41,9 @@ type SubmissionEntry struct {
 type Message struct {
 	ID             string `json:"id"`
 	Type           string `json:"type"`
-	From           string `json:"from,omitempty"`
-	To             string `json:"to"`
-	Body           string `json:"body,omitempty"`
+	From           Text   `json:"from,omitempty"`
+	To             Text   `json:"to"`
+	Body           Text   `json:"body,omitempty"`
 	Encoding       string `json:"encoding,omitempty"`
 	UserSuppliedID string `json:"userSuppliedId,omitempty"`
 	Submission     struct {
@@ -59,6 +59,35 @@ type Status struct {
 	ID      string  `json:"id"`
 	Type    string  `json:"type"`
 	Subtype *string `json:"subtype"`
+	// Condition is the type's name in the webhook guide's sample report
+	// ({"condition":"SENT","final":false,…}), which differs from the API reference's
+	// {"id","type","subtype"}; reports in either shape are read.
+	Condition string `json:"condition,omitempty"`
+}
+
+// Text is an address or a body as BulkSMS writes it: a plain string in the API reference's
+// messages, an object ({"type":"INTERNATIONAL","address":"+27…"}, {"value":"…","encoding":…})
+// in the webhook guide's sample. Both decode to the string.
+type Text string
+
+// UnmarshalJSON reads a string, null, or an object with "address" or "value".
+func (t *Text) UnmarshalJSON(b []byte) error {
+	var s *string
+	if err := json.Unmarshal(b, &s); err == nil {
+		if s != nil {
+			*t = Text(*s)
+		}
+		return nil
+	}
+	var o struct {
+		Address string `json:"address"`
+		Value   string `json:"value"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return fmt.Errorf("bulksms: neither a string nor an address/value object: %w", err)
+	}
+	*t = Text(o.Address + o.Value)
+	return nil
 }
 
 // Problem is the API's error body (application/problem+json).
@@ -76,6 +105,9 @@ func (m Message) Report() domain.Report {
 	typ, sub := m.Status.Type, ""
 	if m.Status.Subtype != nil {
 		sub = *m.Status.Subtype
+	}
+	if typ == "" {
+		typ = m.Status.Condition
 	}
 	if typ == "" && m.Status.ID != "" { // "FAILED.EXPIRED"
 		typ, sub, _ = strings.Cut(m.Status.ID, ".")

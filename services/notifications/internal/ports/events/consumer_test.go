@@ -85,7 +85,7 @@ func TestRedeliverySendsOnce(t *testing.T) {
 
 	// What arrived says what it should.
 	got := e.SMS.Sent("+27821234567")[0]
-	if !strings.Contains(got.Body, "PIN: 4821") || !strings.Contains(got.Body, "1234 5678 9012") || got.UserSuppliedID == "" {
+	if !strings.Contains(string(got.Body), "PIN: 4821") || !strings.Contains(string(got.Body), "1234 5678 9012") || got.UserSuppliedID == "" {
 		t.Errorf("SMS %+v", got)
 	}
 	m := e.SMTP.Kept("thandi@example.co.za")[0]
