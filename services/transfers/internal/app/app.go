@@ -1,7 +1,8 @@
 // Package app holds the transfers use cases: creating a transfer (idempotent, within the
-// sender's limits, with the first-transfer waiver), reading and listing the sender's
-// transfers, cancelling a voucher, reporting limits; and the worker that charges, issues
-// vouchers, expires them and refunds. It declares what it needs from other services
+// sender's limits, with the first-transfer waiver and an optional PIN of the sender's),
+// reading and listing the sender's transfers, cancelling, resending or redirecting a voucher,
+// reporting limits; the ATM gateway's collection and its reversal; and the worker that
+// charges, issues vouchers, reminds their recipients, expires them and refunds. It declares what it needs from other services
 // (PaymentMethods, Fees) and from storage (Repository).
 package app
 
@@ -133,11 +134,45 @@ type Repository interface {
 	// ExpireDue expires up to limit unclaimed vouchers past their expiry and returns how many;
 	// each transfer's expiry runs through step, which may be nil.
 	ExpireDue(ctx context.Context, now time.Time, limit int, step Step) (int, error)
-	// CollectVoucher locks the transfer whose voucher number is number (domain.ErrNotFound if
-	// none) and runs fn on it. When fn succeeds, or fails having changed the voucher (a
-	// counted wrong attempt), the transfer is stored with its events and committed; fn's error
-	// is returned after the commit.
-	CollectVoucher(ctx context.Context, number string, fn func(*domain.Transfer) error) (*domain.Transfer, error)
+	// RemindDue asks for the reminder SMS of up to limit vouchers that expire within
+	// domain.ReminderBefore and were not reminded, and returns how many; each runs through step.
+	RemindDue(ctx context.Context, now time.Time, limit int, step Step) (int, error)
+	// Collect answers one ATM request (req, at at), named by its (bank, retrieval reference). A
+	// request already recorded answers as it did, changing nothing (Replayed), unless it was
+	// another request under the same reference (domain.ErrCollectionConflict). Otherwise judge
+	// decides it inside the repository's transaction, and the voucher's change (a counted
+	// attempt; the collection with its events), the unknown number's count and the request's
+	// outcome are committed together. judge's error is the outcome's Refusal when it is one
+	// (domain.RefusalOf); any other error rolls everything back and is returned.
+	Collect(ctx context.Context, req domain.CollectRequest, at time.Time, judge CollectJudge) (CollectOutcome, error)
+	// Reverse undoes the collection made by the ATM request key names: when that request was
+	// recorded as an approval with key's STAN and is not reversed yet, it is marked reversed at
+	// at and fn is run on its transfer, locked, which is stored with its events; reversed
+	// reports whether that happened. The transfer id is the request's voucher's (uuid.Nil when
+	// it collected nothing).
+	Reverse(ctx context.Context, key domain.ReversalKey, at time.Time, fn func(*domain.Transfer) error) (transferID uuid.UUID, reversed bool, err error)
+	// PruneUnknownNumbers deletes up to limit wrong-attempt counts of unknown voucher numbers
+	// last tried before before, and returns how many.
+	PruneUnknownNumbers(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// CollectJudge decides a first ATM request inside the repository's transaction: t is the
+// transfer whose voucher has the number typed, locked (nil when none has it); unknown is the
+// wrong-attempt count of that number when no voucher has it, locked (nil otherwise); both are
+// nil for a malformed number. The changes it makes to either are stored.
+type CollectJudge func(t *domain.Transfer, unknown *domain.UnknownNumber) error
+
+// CollectOutcome is the answer to an ATM request: approved (Refusal nil: dispense Amount) or
+// refused, as first given when Replayed.
+type CollectOutcome struct {
+	// Transfer is the voucher's transfer as the request left it; nil for a repeat or when no
+	// voucher has the number.
+	Transfer    *domain.Transfer
+	TransferID  uuid.UUID
+	Amount      domain.Money
+	CollectedAt time.Time
+	Refusal     *domain.Refusal
+	Replayed    bool
 }
 
 // Step wraps the change the repository makes, inside its transaction, to a transfer it
@@ -183,7 +218,8 @@ type Config struct {
 	Now func() time.Time
 	// NewID makes transfer ids (uuid.New, a random v4, by default).
 	NewID func() uuid.UUID
-	// PINs verifies the PINs typed at ATMs (TRANSFERS_PIN_KEY); required.
+	// PINs verifies the PINs typed at ATMs, MACs the PINs senders choose and the PINs of
+	// re-issued vouchers (TRANSFERS_PIN_KEY); required.
 	PINs *domain.PINHasher
 }
 
@@ -233,12 +269,15 @@ func self(c Caller, requested string) (uuid.UUID, error) {
 }
 
 // replay answers a request whose key was used before: the first transfer when the request is
-// the same, ErrIdempotencyConflict when it is not.
-func replay(t *domain.Transfer, hash []byte) (*domain.Transfer, error) {
-	if !bytes.Equal(t.RequestHash(), hash) {
-		return nil, domain.ErrIdempotencyConflict
+// the same (its hash under any PIN key, see domain.Request.Hashes), ErrIdempotencyConflict
+// when it is not.
+func replay(t *domain.Transfer, hashes [][]byte) (*domain.Transfer, error) {
+	for _, h := range hashes {
+		if bytes.Equal(t.RequestHash(), h) {
+			return t, nil
+		}
 	}
-	return t, nil
+	return nil, domain.ErrIdempotencyConflict
 }
 
 // CreateTransfer accepts a transfer, pending; the worker charges the card. The same key with
@@ -252,10 +291,13 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 	if err != nil {
 		return nil, err
 	}
-	hash := req.Hash()
+	// The sender's PIN, if any, is keyed at once: it enters the idempotency hash and the
+	// transfer only as MACs.
+	req = req.KeyedBy(s.pins)
+	hashes := req.Hashes()
 	// A retry (the browser's, the BFF's) is answered before any other service is called.
 	if t, err := s.repo.FindByKey(ctx, userID, req.IdempotencyKey()); err == nil {
-		return replay(t, hash)
+		return replay(t, hashes)
 	} else if !errors.Is(err, domain.ErrNotFound) {
 		return nil, err
 	}
@@ -315,7 +357,7 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 		return nil, err
 	}
 	if replayed {
-		return replay(t, hash)
+		return replay(t, hashes)
 	}
 	return t, nil
 }
@@ -396,38 +438,125 @@ func (s *Service) GetLimits(ctx context.Context, c Caller, requestedUser string)
 	return s.limits.Report(usage), nil
 }
 
+// Collected is an approved withdrawal: the ATM dispenses Amount.
+type Collected struct {
+	TransferID  uuid.UUID
+	Amount      domain.Money
+	CollectedAt time.Time
+}
+
 // CollectVoucher is the recipient's withdrawal at an ATM, for the ATM gateway (the domain's
-// Transfer.Collect says what is checked, in which order). A voucher number that does not exist,
-// or cannot (malformed), is domain.ErrVoucherCredentials like a wrong PIN, after a PIN
-// verification spent on nothing so that it is not told apart by its speed either; only an
-// existing voucher has attempts to count.
-func (s *Service) CollectVoucher(ctx context.Context, in domain.CollectInput) (*domain.Transfer, error) {
+// Transfer.Collect says what is checked, in which order). It is idempotent by (bank, retrieval
+// reference): a repeated request answers as the first did and changes nothing. A well-formed
+// voucher number that no voucher has is counted and locked like a voucher (UnknownNumber),
+// after a PIN verification spent on nothing, so that neither its answers nor their speed tell
+// it from a wrong PIN; a malformed one is domain.ErrInvalidVoucher. A refusal is returned as
+// the domain's error for it (domain.RefusalOf), which the ports map to a CollectionRefused.
+func (s *Service) CollectVoucher(ctx context.Context, in domain.CollectInput) (Collected, error) {
 	req, err := domain.NewCollectRequest(in)
 	if err != nil {
-		return nil, err
-	}
-	if !req.ValidNumber() {
-		s.pins.VerifyNothing(in.PIN)
-		return nil, domain.ErrVoucherCredentials
+		return Collected{}, err
 	}
 	now := s.now()
-	t, err := s.repo.CollectVoucher(ctx, req.VoucherNumber(), func(t *domain.Transfer) error {
-		return t.Collect(req, s.pins, now)
-	})
-	if errors.Is(err, domain.ErrNotFound) {
-		s.pins.VerifyNothing(in.PIN)
-		return nil, domain.ErrVoucherCredentials
-	}
-	if err != nil {
-		if t != nil {
-			// Refusals are logged without the number, the PIN or the phone: the transfer id and
-			// the count say enough to whoever looks into a locked voucher.
-			v := t.Voucher()
-			s.logger.InfoContext(ctx, "voucher collection refused", "transfer_id", t.ID().String(),
-				"reason", err.Error(), "failed_attempts", v.FailedAttempts, "locked", v.Locked(now))
+	out, err := s.repo.Collect(ctx, req, now, func(t *domain.Transfer, unknown *domain.UnknownNumber) error {
+		switch {
+		case t != nil:
+			return t.Collect(req, s.pins, now)
+		case unknown != nil:
+			s.pins.VerifyNothing(in.PIN)
+			return unknown.Attempt(now)
+		default:
+			return domain.ErrInvalidVoucher
 		}
+	})
+	if err != nil {
+		return Collected{}, err
+	}
+	// Logged without the number, the PIN or the phone: the transfer id, the request's
+	// references and the count say enough to whoever looks into a locked voucher or a dispute.
+	attrs := []any{"bank", string(req.Bank()), "rrn", req.RRN(), "stan", req.STAN(), "atm_id", req.ATMID(), "replayed", out.Replayed}
+	if out.TransferID != uuid.Nil {
+		attrs = append(attrs, "transfer_id", out.TransferID.String())
+	}
+	if out.Refusal != nil {
+		attrs = append(attrs, "reason", string(out.Refusal.Reason))
+		if out.Transfer != nil {
+			v := out.Transfer.Voucher()
+			attrs = append(attrs, "failed_attempts", v.FailedAttempts, "locked", v.Locked(now))
+		}
+		s.logger.InfoContext(ctx, "voucher collection refused", attrs...)
+		return Collected{}, out.Refusal.Err()
+	}
+	s.logger.InfoContext(ctx, "voucher collected", attrs...)
+	return Collected{TransferID: out.TransferID, Amount: out.Amount, CollectedAt: out.CollectedAt}, nil
+}
+
+// ReverseCollection undoes the collection made by the ATM request (bank, rrn, stan) when the
+// ATM could not dispense the cash: the voucher awaits collection again, once. A repeated
+// reversal, an unknown request, or one that collected nothing changes nothing (reversed false).
+func (s *Service) ReverseCollection(ctx context.Context, bank domain.Bank, rrn, stan string) (uuid.UUID, bool, error) {
+	key, err := domain.NewReversalKey(bank, rrn, stan)
+	if err != nil {
+		return uuid.Nil, false, err
+	}
+	now := s.now()
+	id, reversed, err := s.repo.Reverse(ctx, key, now, func(t *domain.Transfer) error { return t.ReverseCollection(key.RRN, now) })
+	if err != nil {
+		return uuid.Nil, false, err
+	}
+	s.logger.InfoContext(ctx, "collection reversal", "bank", string(key.Bank), "rrn", key.RRN, "stan", key.STAN,
+		"transfer_id", id.String(), "reversed", reversed)
+	return id, reversed, nil
+}
+
+// voucherDraws is how many voucher numbers a re-issue draws before giving up (each clash with
+// a number in use draws again; with 10^10 numbers, a second draw is already rare).
+const voucherDraws = 5
+
+// ResendVoucher re-issues the caller's voucher awaiting collection with a new number (and a new
+// PIN unless the sender chose it) and asks for its SMS to the same phone; at most
+// domain.MaxVoucherResends times.
+func (s *Service) ResendVoucher(ctx context.Context, c Caller, requestedUser, id string) (*domain.Transfer, error) {
+	return s.reissue(ctx, c, requestedUser, id, func(t *domain.Transfer, v domain.IssuedVoucher, now time.Time) error {
+		return t.ResendVoucher(v, now)
+	})
+}
+
+// ChangeRecipientPhone re-issues the caller's voucher awaiting collection to another South
+// African mobile number (validated like at create); at most domain.MaxPhoneChanges times.
+func (s *Service) ChangeRecipientPhone(ctx context.Context, c Caller, requestedUser, id, phone string) (*domain.Transfer, error) {
+	p, ok := domain.ParsePhone(phone)
+	if !ok {
+		return nil, &domain.ValidationError{Violations: []domain.Violation{
+			{Field: "recipient_phone", Message: "Please enter a valid South African mobile number."}}}
+	}
+	return s.reissue(ctx, c, requestedUser, id, func(t *domain.Transfer, v domain.IssuedVoucher, now time.Time) error {
+		return t.ChangeRecipientPhone(p, v, now)
+	})
+}
+
+func (s *Service) reissue(ctx context.Context, c Caller, requestedUser, id string,
+	fn func(*domain.Transfer, domain.IssuedVoucher, time.Time) error) (*domain.Transfer, error) {
+	userID, err := self(c, requestedUser)
+	if err != nil {
 		return nil, err
 	}
-	s.logger.InfoContext(ctx, "voucher collected", "transfer_id", t.ID().String(), "atm_id", t.Voucher().CollectedATM)
-	return t, nil
+	tid, err := uuid.Parse(id)
+	if err != nil {
+		return nil, domain.ErrNotFound
+	}
+	for range voucherDraws {
+		now := s.now()
+		// The TTL is not used: a re-issue keeps the voucher's expiry.
+		v, err := domain.NewVoucher(s.pins, tid, now, 0)
+		if err != nil {
+			return nil, err
+		}
+		t, err := s.repo.Update(ctx, userID, tid, func(t *domain.Transfer) error { return fn(t, v, now) })
+		if errors.Is(err, domain.ErrVoucherNumberTaken) {
+			continue
+		}
+		return t, err
+	}
+	return nil, errors.New("no free voucher number after several draws")
 }

@@ -28,6 +28,8 @@ const (
 	StepIssueVoucher = "issue_voucher"
 	// StepExpire: an unclaimed voucher expires and its refund becomes owed.
 	StepExpire = "expire"
+	// StepRemind: the recipient's reminder SMS is asked for, 24 hours before the expiry.
+	StepRemind = "remind"
 	// StepClaimRefund: an owed refund is claimed.
 	StepClaimRefund = "claim_refund"
 	// StepRefund: paymentmethods refunds the whole total.

@@ -71,12 +71,25 @@ var DefaultWorkerConfig = WorkerConfig{
 	VoucherTTL:  domain.DefaultVoucherTTL,
 }
 
-// expireBatch is how many vouchers one transaction expires.
-const expireBatch = 100
+// expireBatch is how many vouchers one transaction expires; remindBatch how many it reminds.
+const (
+	expireBatch = 100
+	remindBatch = 100
+)
+
+// Unknown voucher numbers' wrong-attempt counts (domain.UnknownNumber) are pruned once they are
+// older than a voucher's life and its lockout (a real voucher is over by then), at most once an
+// hour and pruneBatch at a time.
+const (
+	pruneEvery = time.Hour
+	pruneBatch = 1000
+)
 
 // Worker moves transfers along: pending → processing → completed (charged, voucher issued)
-// or failed (declined), and makes the refunds of cancelled and expired vouchers. Any number of
-// workers, in any number of replicas, can run on one database: they claim work with
+// or failed (declined), asks for the recipients' reminders 24 hours before their vouchers
+// expire (once each: reminder_sent_at, set with the request in one transaction, in batches
+// under FOR UPDATE SKIP LOCKED), and makes the refunds of cancelled and expired vouchers. Any
+// number of workers, in any number of replicas, can run on one database: they claim work with
 // FOR UPDATE SKIP LOCKED and a lease, so each job has one owner at a time, and a job whose
 // owner died is taken over when its lease passes. The charge's idempotency key is the
 // transfer id, so taking a job over never charges twice.
@@ -91,6 +104,9 @@ type Worker struct {
 	logger   *slog.Logger
 	wake     chan struct{}
 	tel      workerTelemetry
+	// lastPrune is when this worker last pruned unknown voucher numbers (only Run's goroutine
+	// reads and writes it).
+	lastPrune time.Time
 }
 
 // NewWorker returns a worker; zero fields of cfg take DefaultWorkerConfig's values (the
@@ -170,19 +186,32 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 }
 
-// pass expires due vouchers, then claims refunds and charges until none is due, running each
-// in a slot.
+// pass expires due vouchers, asks for the reminders due, then claims refunds and charges until
+// none is due, running each in a slot.
 func (w *Worker) pass(ctx context.Context, slots chan struct{}, jobs *sync.WaitGroup) {
-	for ctx.Err() == nil {
-		n, err := w.repo.ExpireDue(ctx, w.cfg.Now(), expireBatch, w.tel.around(StepExpire))
-		if err != nil {
-			w.logError(ctx, "expiring vouchers failed", err)
-			break
-		}
-		if n < expireBatch {
-			break
+	batches := []struct {
+		what  string
+		size  int
+		batch func(ctx context.Context, now time.Time, limit int, step Step) (int, error)
+		step  Step
+	}{
+		{"expiring vouchers", expireBatch, w.repo.ExpireDue, w.tel.around(StepExpire)},
+		// After the expiries: a voucher that expires in this pass is not reminded.
+		{"reminding recipients", remindBatch, w.repo.RemindDue, w.tel.around(StepRemind)},
+	}
+	for _, b := range batches {
+		for ctx.Err() == nil {
+			n, err := b.batch(ctx, w.cfg.Now(), b.size, b.step)
+			if err != nil {
+				w.logError(ctx, b.what+" failed", err)
+				break
+			}
+			if n < b.size {
+				break
+			}
 		}
 	}
+	w.prune(ctx)
 	claims := []struct {
 		name  string
 		claim func(ctx context.Context, now, leaseUntil time.Time, step Step) (*domain.Transfer, error)
@@ -212,6 +241,27 @@ func (w *Worker) pass(ctx context.Context, slots chan struct{}, jobs *sync.WaitG
 				defer func() { <-slots }()
 				c.run(ctx, t)
 			})
+		}
+	}
+}
+
+// prune deletes unknown voucher numbers' counts that no longer matter, at most once per
+// pruneEvery (the repository's batches keep each statement short).
+func (w *Worker) prune(ctx context.Context) {
+	now := w.cfg.Now()
+	if now.Sub(w.lastPrune) < pruneEvery {
+		return
+	}
+	w.lastPrune = now
+	before := now.Add(-(w.cfg.VoucherTTL + domain.CollectLockout))
+	for ctx.Err() == nil {
+		n, err := w.repo.PruneUnknownNumbers(ctx, before, pruneBatch)
+		if err != nil {
+			w.logError(ctx, "pruning unknown voucher numbers failed", err)
+			return
+		}
+		if n < pruneBatch {
+			return
 		}
 	}
 }

@@ -27,6 +27,7 @@ func collectReq(t *testing.T, pin, phone string, bank domain.Bank) domain.Collec
 	t.Helper()
 	r, err := domain.NewCollectRequest(domain.CollectInput{
 		VoucherNumber: "0123456789", PIN: pin, RecipientPhone: phone, Bank: bank, ATMID: "ATM-1",
+		AmountCents: 50_000, STAN: "000042", RRN: "612300000042",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func TestCollectJudgesCredentialsFirst(t *testing.T) {
 	if v := tr.Voucher(); v.Status != domain.CollectionCollected || !v.CollectedAt.Equal(t0.Add(time.Hour)) || v.CollectedATM != "ATM-1" || v.FailedAttempts != 1 {
 		t.Fatalf("voucher = %+v", v)
 	}
-	if evs := tr.TakeEvents(); len(evs) != 1 || evs[0] != (domain.VoucherCollected{At: t0.Add(time.Hour)}) {
+	if evs := tr.TakeEvents(); len(evs) != 1 || evs[0] != (domain.VoucherCollected{At: t0.Add(time.Hour), RRN: "612300000042"}) {
 		t.Fatalf("events = %v", evs)
 	}
 	if err := tr.Collect(collectReq(t, otherPIN(pin), "0821234567", domain.Capitec), testPINs, t0); !errors.Is(err, domain.ErrVoucherCredentials) {
@@ -99,12 +100,12 @@ func TestCollectPastExpiry(t *testing.T) {
 
 func TestNewCollectRequestChecksTheGatewaysFields(t *testing.T) {
 	t.Parallel()
-	_, err := domain.NewCollectRequest(domain.CollectInput{VoucherNumber: "x", Bank: "", ATMID: ""})
+	_, err := domain.NewCollectRequest(domain.CollectInput{VoucherNumber: "x", Bank: "", ATMID: "", AmountCents: 1000, STAN: "1", RRN: "1"})
 	var verr *domain.ValidationError
 	if !errors.As(err, &verr) || len(verr.Violations) != 2 {
 		t.Fatalf("err = %v", err)
 	}
-	r, err := domain.NewCollectRequest(domain.CollectInput{VoucherNumber: " 12345 ", Bank: domain.ABSA, ATMID: "a"})
+	r, err := domain.NewCollectRequest(domain.CollectInput{VoucherNumber: " 12345 ", Bank: domain.ABSA, ATMID: "a", AmountCents: 1000, STAN: "1", RRN: "1"})
 	if err != nil || r.ValidNumber() {
 		t.Fatalf("short number: %v valid=%v", err, r.ValidNumber())
 	}

@@ -33,6 +33,12 @@ type Location struct {
 	Type string
 }
 
+// NoteCents is the smallest note ATMs pay out, R10: every amount sent is a multiple of it.
+const NoteCents = 1_000
+
+// MsgAmountNotes is what the sender reads for an amount ATMs cannot pay out.
+const MsgAmountNotes = "ATMs pay out notes: choose an amount in multiples of R10."
+
 // RequestInput is a create-transfer request as received.
 type RequestInput struct {
 	IdempotencyKey  string
@@ -42,6 +48,9 @@ type RequestInput struct {
 	AmountCents     int64
 	PaymentMethodID string
 	Location        Location
+	// SenderPIN is the PIN the sender chose to give the recipient themselves; "" for a PIN
+	// drawn at random and sent in the recipient's SMS.
+	SenderPIN string
 }
 
 // Request is a validated, normalised create-transfer request.
@@ -53,6 +62,13 @@ type Request struct {
 	amount          Money
 	paymentMethodID string
 	location        Location
+	// senderPIN is the sender's PIN in clear: it lives in this value only, until KeyedBy has
+	// MACed it for the idempotency hash and NewTransfer for the voucher.
+	senderPIN string
+	// pins keys the sender's PIN (set by KeyedBy); pinDigests are the PIN's keyed digests for
+	// the idempotency hash, under the current key first and then each retired one.
+	pins       *PINHasher
+	pinDigests [][]byte
 }
 
 // NewRequest validates in and normalises it: names trimmed, the phone in E.164, the default
@@ -82,8 +98,11 @@ func NewRequest(in RequestInput) (Request, error) {
 	if !in.Bank.Known() {
 		verr.add("bank", "Please choose the recipient's bank.")
 	}
-	if in.AmountCents <= 0 {
+	switch {
+	case in.AmountCents <= 0:
 		verr.add("amount_cents", "Please enter a valid amount greater than zero.")
+	case in.AmountCents%NoteCents != 0:
+		verr.add("amount_cents", MsgAmountNotes)
 	}
 	pm := strings.TrimSpace(in.PaymentMethodID)
 	switch {
@@ -105,13 +124,45 @@ func NewRequest(in RequestInput) (Request, error) {
 	case loc.Type != LocationParam && loc.Type != LocationDefault:
 		verr.add("withdrawal_location.type", "The withdrawal location type must be param or default.")
 	}
+	pin := strings.TrimSpace(in.SenderPIN)
+	if pin != "" {
+		if msg := weakPIN(pin); msg != "" {
+			verr.add("sender_pin", msg)
+		}
+	}
 	if err := verr.orNil(); err != nil {
 		return Request{}, err
 	}
 	return Request{
 		key: key, recipientName: name, recipientPhone: phone, bank: in.Bank,
-		amount: Cents(in.AmountCents), paymentMethodID: pm, location: loc,
+		amount: Cents(in.AmountCents), paymentMethodID: pm, location: loc, senderPIN: pin,
 	}, nil
+}
+
+// Messages for a PIN the sender chose that cannot be a voucher's PIN. Neither quotes the PIN.
+const (
+	MsgPINFormat = "The PIN must be exactly 4 digits."
+	MsgPINWeak   = "Please choose a PIN that is harder to guess: not 4 equal digits and not a run such as 1234 or 4321."
+)
+
+// weakPIN says why pin cannot be a voucher's PIN ("" when it can): it must be 4 digits, not
+// all equal (0000) and not a run up or down (0123…6789, 9876…3210), the guesses a thief with
+// the recipient's phone would try first.
+func weakPIN(pin string) string {
+	if len(pin) != PINDigits || strings.Trim(pin, "0123456789") != "" {
+		return MsgPINFormat
+	}
+	equal, up, down := true, true, true
+	for i := 1; i < len(pin); i++ {
+		d := int(pin[i]) - int(pin[i-1])
+		equal = equal && d == 0
+		up = up && d == 1
+		down = down && d == -1
+	}
+	if equal || up || down {
+		return MsgPINWeak
+	}
+	return ""
 }
 
 func printable(s string) bool {
@@ -139,18 +190,58 @@ func (r Request) PaymentMethodID() string { return r.paymentMethodID }
 // Location is the withdrawal location, defaulted.
 func (r Request) Location() Location { return r.location }
 
+// HasSenderPIN reports whether the sender chose the voucher's PIN.
+func (r Request) HasSenderPIN() bool { return r.senderPIN != "" }
+
+// KeyedBy returns r with the sender's PIN (if any) keyed by pins: its keyed digests join the
+// idempotency hash, and NewTransfer MACs it for the voucher. A request with a sender PIN must
+// be keyed before Hash, Hashes or NewTransfer.
+func (r Request) KeyedBy(pins *PINHasher) Request {
+	r.pins, r.pinDigests = pins, nil
+	if r.senderPIN != "" && pins != nil {
+		r.pinDigests = pins.requestDigests(r.senderPIN)
+	}
+	return r
+}
+
 // Hash is the SHA-256 of the request's canonical form: the normalised fields (not the raw
 // input), length-prefixed in a fixed order, without the idempotency key. Two requests that
 // mean the same transfer ("082 123 4567" and "+27821234567") hash alike; any change of
-// recipient, bank, amount, card or location does not.
-func (r Request) Hash() []byte {
+// recipient, bank, amount, card, location or sender PIN does not. The sender's PIN enters only
+// as a keyed digest (PINHasher's current key), never in clear: a plain hash of 4 digits would
+// give the PIN away to anyone holding the stored hash and trying 10 000 of them.
+func (r Request) Hash() []byte { return r.Hashes()[0] }
+
+// Hashes are the request's hash under each PIN key the hasher holds, the current key's first
+// (Hash): a retry whose first attempt was hashed before a key rotation still matches. Without
+// a sender PIN there is one.
+func (r Request) Hashes() [][]byte {
+	if r.senderPIN == "" {
+		return [][]byte{r.hash(nil)}
+	}
+	if len(r.pinDigests) == 0 {
+		panic("domain: a request with a sender PIN must be KeyedBy a PIN hasher before it is hashed")
+	}
+	out := make([][]byte, len(r.pinDigests))
+	for i, d := range r.pinDigests {
+		out[i] = r.hash(d)
+	}
+	return out
+}
+
+func (r Request) hash(pinDigest []byte) []byte {
 	h := sha256.New()
 	var n [8]byte
-	for _, f := range []string{
+	fields := []string{
 		"thumela.transfers.create.v1",
 		r.recipientName, r.recipientPhone.E164(), string(r.bank), strconv.FormatInt(r.amount.Cents(), 10),
 		r.paymentMethodID, r.location.Name, r.location.Type,
-	} {
+	}
+	if pinDigest != nil {
+		// Only when there is one, so that a request without a sender PIN hashes as before.
+		fields = append(fields, "sender_pin", string(pinDigest))
+	}
+	for _, f := range fields {
 		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
 		h.Write(n[:])
 		h.Write([]byte(f))

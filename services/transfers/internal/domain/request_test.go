@@ -106,7 +106,7 @@ func TestRequestHash(t *testing.T) {
 		}
 	}
 	different := []func(*domain.RequestInput){
-		func(in *domain.RequestInput) { in.AmountCents++ },
+		func(in *domain.RequestInput) { in.AmountCents += domain.NoteCents },
 		func(in *domain.RequestInput) { in.Bank = domain.ABSA },
 		func(in *domain.RequestInput) { in.RecipientName = "Sipho Dlamin" },
 		func(in *domain.RequestInput) { in.RecipientPhone = "0821234568" },

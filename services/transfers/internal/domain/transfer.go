@@ -81,14 +81,17 @@ type State struct {
 	SenderEmail     string
 	RecipientName   string
 	RecipientPhone  Phone
-	Bank            Bank
-	Amount          Money
-	Fee             Fee
-	Status          Status
-	FailureReason   string
-	PaymentMethod   PaymentMethodRef
-	Location        Location
-	ChargeID        string
+	// SenderPINHash is the MAC (PINHasher) of the PIN the sender chose, kept from creation
+	// until the voucher is issued with it (and for every re-issue); "" when the PIN is drawn.
+	SenderPINHash string
+	Bank          Bank
+	Amount        Money
+	Fee           Fee
+	Status        Status
+	FailureReason string
+	PaymentMethod PaymentMethodRef
+	Location      Location
+	ChargeID      string
 	// Attempts counts the claims of the current job (the charge, then a refund).
 	Attempts int
 	// LeaseUntil: while processing (or refunding), no worker may take the job again before
@@ -114,25 +117,52 @@ type StatusChanged struct {
 	At       time.Time
 }
 
-// VoucherIssued: the voucher was issued; PIN is the clear PIN for the recipient's SMS.
+// VoucherIssued: the voucher was issued; PIN is the clear PIN for the recipient's SMS ("" when
+// the sender chose it: the SMS then carries only the voucher number).
 type VoucherIssued struct {
 	PIN string
 	At  time.Time
 }
 
+// VoucherReissued: the sender had the voucher sent again (to the same or another phone) with a
+// new number and, unless they chose it, a new PIN (PIN, "" otherwise). Reissue numbers the
+// re-issues of the transfer from 1.
+type VoucherReissued struct {
+	PIN     string
+	Reissue int
+	At      time.Time
+}
+
 // VoucherChanged: the voucher's collection status changed (cancelled, expired).
 type VoucherChanged struct{ At time.Time }
 
-// VoucherCollected: the recipient withdrew the cash (the collection status is collected).
-type VoucherCollected struct{ At time.Time }
+// VoucherCollected: the recipient withdrew the cash (the collection status is collected) with
+// the ATM request RRN.
+type VoucherCollected struct {
+	At  time.Time
+	RRN string
+}
+
+// VoucherReversed: the collection by ATM request RRN was reversed (the ATM could not dispense);
+// the voucher awaits collection again.
+type VoucherReversed struct {
+	At  time.Time
+	RRN string
+}
+
+// VoucherReminder: the recipient is to be reminded that the voucher expires soon.
+type VoucherReminder struct{ At time.Time }
 
 // RefundCompleted: the refund owed after a cancellation or expiry was made.
 type RefundCompleted struct{ At time.Time }
 
 func (StatusChanged) isEvent()    {}
 func (VoucherIssued) isEvent()    {}
+func (VoucherReissued) isEvent()  {}
 func (VoucherChanged) isEvent()   {}
 func (VoucherCollected) isEvent() {}
+func (VoucherReversed) isEvent()  {}
+func (VoucherReminder) isEvent()  {}
 func (RefundCompleted) isEvent()  {}
 
 // Sender is who makes a transfer, as the access token names them: how the recipient's SMS
@@ -201,6 +231,13 @@ func NewTransfer(id, userID uuid.UUID, req Request, pm PaymentMethodRef, fee Fee
 		CreatedAt:       now,
 		UpdatedAt:       now,
 	}}
+	if req.senderPIN != "" {
+		if req.pins == nil {
+			panic("domain: a request with a sender PIN must be KeyedBy a PIN hasher before NewTransfer")
+		}
+		// MACed as a voucher's PIN is, bound to this transfer; the clear PIN goes no further.
+		t.s.SenderPINHash = req.pins.Hash(id, req.senderPIN)
+	}
 	t.events = append(t.events, StatusChanged{At: now})
 	return t
 }
@@ -307,7 +344,9 @@ func (t *Transfer) ClaimCharge(now, leaseUntil time.Time) error {
 	return nil
 }
 
-// Complete records an approved charge and issues the voucher, awaiting collection.
+// Complete records an approved charge and issues the voucher, awaiting collection. When the
+// sender chose the PIN, the voucher takes it (v's drawn PIN is dropped) and the SMS will carry
+// only the number.
 func (t *Transfer) Complete(chargeID string, v IssuedVoucher, now time.Time) error {
 	if chargeID == "" || v.Number == "" || v.PINHash == "" {
 		return ErrInvalidTransition
@@ -316,13 +355,23 @@ func (t *Transfer) Complete(chargeID string, v IssuedVoucher, now time.Time) err
 		return err
 	}
 	t.s.ChargeID = chargeID
-	t.s.Voucher = Voucher{Number: v.Number, PINHash: v.PINHash, ExpiresAt: v.ExpiresAt}
+	pin, hash := t.pinFor(v)
+	t.s.Voucher = Voucher{Number: v.Number, PINHash: hash, ExpiresAt: v.ExpiresAt, PINChosenBySender: t.s.SenderPINHash != ""}
 	if err := t.setCollection(CollectionAwaiting, now); err != nil {
 		return err
 	}
 	t.s.Attempts, t.s.LeaseUntil = 0, time.Time{}
-	t.events = append(t.events, VoucherIssued{PIN: v.PIN, At: now})
+	t.events = append(t.events, VoucherIssued{PIN: pin, At: now})
 	return nil
+}
+
+// pinFor is the PIN of a voucher issued as v: the sender's (known only as its MAC: no clear
+// PIN) when they chose one, else v's.
+func (t *Transfer) pinFor(v IssuedVoucher) (pin, hash string) {
+	if t.s.SenderPINHash != "" {
+		return "", t.s.SenderPINHash
+	}
+	return v.PIN, v.PINHash
 }
 
 // Fail records a declined or impossible charge: nothing was taken.
@@ -376,12 +425,19 @@ func (t *Transfer) endVoucher(to CollectionStatus, reason string, now time.Time)
 }
 
 // MarkCollected records the recipient's withdrawal at now (Collect checks the voucher first).
-func (t *Transfer) MarkCollected(now time.Time) error {
+func (t *Transfer) MarkCollected(now time.Time) error { return t.markCollected(now, CollectRequest{}) }
+
+// markCollected records the withdrawal by the ATM request req.
+func (t *Transfer) markCollected(now time.Time, req CollectRequest) error {
+	if t.s.Voucher.Status != CollectionAwaiting {
+		return ErrInvalidTransition // never reached through a reversal's way back
+	}
 	if err := t.setCollection(CollectionCollected, now); err != nil {
 		return err
 	}
-	t.s.Voucher.CollectedAt = now
-	t.events = append(t.events, VoucherCollected{At: now})
+	v := &t.s.Voucher
+	v.CollectedAt, v.CollectedATM, v.CollectedLocation, v.CollectedRRN = now, req.atmID, req.location, req.rrn
+	t.events = append(t.events, VoucherCollected{At: now, RRN: req.rrn})
 	return nil
 }
 

@@ -40,6 +40,8 @@ func TestCollectionStatusTransitions(t *testing.T) {
 		{domain.CollectionAwaiting, domain.CollectionCollected}: true,
 		{domain.CollectionAwaiting, domain.CollectionCancelled}: true,
 		{domain.CollectionAwaiting, domain.CollectionExpired}:   true,
+		// The one way back: a reversal of the ATM request that collected it.
+		{domain.CollectionCollected, domain.CollectionAwaiting}: true,
 	}
 	for _, from := range all {
 		for _, to := range all {

@@ -39,13 +39,18 @@ const (
 )
 
 // CanBecome reports whether a voucher may move from c to to: issued once, then from awaiting
-// collection to exactly one end.
+// collection to exactly one end, with one way back: collected → awaiting collection, which only
+// Transfer.ReverseCollection takes (the ATM that collected it could not dispense the cash, and
+// its network reversed that request). Cancelled and expired are ends for good: their refund is
+// owed.
 func (c CollectionStatus) CanBecome(to CollectionStatus) bool {
 	switch c {
 	case "":
 		return to == CollectionAwaiting
 	case CollectionAwaiting:
 		return to == CollectionCollected || to == CollectionCancelled || to == CollectionExpired
+	case CollectionCollected:
+		return to == CollectionAwaiting
 	default:
 		return false
 	}
@@ -65,7 +70,38 @@ type Voucher struct {
 	LockedUntil    time.Time
 	// CollectedATM is the id of the ATM that dispensed the cash (once collected).
 	CollectedATM string
+	// CollectedLocation is where that ATM is, as its network names it ("FNB ATM Sandton
+	// City"); empty when the network gave none.
+	CollectedLocation string
+	// CollectedRRN is the retrieval reference of the ATM request that collected the voucher,
+	// at the transfer's bank: a reversal of that request, and only of that one, undoes it.
+	CollectedRRN string
+	// PINChosenBySender: the sender chose the PIN and tells the recipient themselves; the SMS
+	// carries only the voucher number.
+	PINChosenBySender bool
+	// Resends and PhoneChanges count the sender's re-issues (ResendVoucher,
+	// ChangeRecipientPhone), each at most MaxVoucherResends / MaxPhoneChanges.
+	Resends      int
+	PhoneChanges int
+	// ReminderSentAt is when the recipient's reminder SMS was asked for (once per voucher).
+	ReminderSentAt time.Time
 }
+
+// Location is where the voucher was collected, as the sender reads it: the ATM's location as
+// its network named it, else its bank and id ("Capitec ATM CPT-ATM-0042"); "" unless collected.
+func (v Voucher) Location(bank Bank) string {
+	switch {
+	case v.Status != CollectionCollected:
+		return ""
+	case v.CollectedLocation != "":
+		return v.CollectedLocation
+	default:
+		return strings.TrimSpace(bank.DisplayName() + " ATM " + v.CollectedATM)
+	}
+}
+
+// Reissues counts the voucher's re-issues: each one's number names its SMS and event.
+func (v Voucher) Reissues() int { return v.Resends + v.PhoneChanges }
 
 // IssuedVoucher is a new voucher with its PIN in clear, which exists only in memory and in
 // the recipient's SMS.
@@ -188,6 +224,27 @@ func NewPINHasher(current PINKey, retired ...PINKey) *PINHasher {
 
 // KeyID is the id of the key new MACs are made with.
 func (h *PINHasher) KeyID() string { return h.current.id }
+
+// requestDigests are the keyed digests of a PIN the sender chose, for the idempotency hash of
+// the create request (Request.Hash): HMAC-SHA256 of a label and the PIN under each key, the
+// current key's first. They cannot be bound to a transfer (a retry is judged before one is
+// looked up), so they are deterministic per key; without the key they reveal nothing.
+func (h *PINHasher) requestDigests(pin string) [][]byte {
+	digest := func(k PINKey) []byte {
+		mac := hmac.New(sha256.New, k.key)
+		mac.Write([]byte("thumela.transfers.sender-pin.request.v1"))
+		mac.Write([]byte{0})
+		mac.Write([]byte(pin))
+		return mac.Sum(nil)
+	}
+	out := [][]byte{digest(h.current)}
+	for id, k := range h.keys {
+		if id != h.current.id {
+			out = append(out, digest(k))
+		}
+	}
+	return out
+}
 
 // Hash returns the stored form of pin for transfer transferID:
 // "hmac-sha256$<key id>$<base64 of HMAC-SHA256(key, transfer id ‖ 0x00 ‖ pin)>".

@@ -4,6 +4,7 @@
 package events
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,6 +35,9 @@ const (
 	// The secrets of the recipient's SMS, sealed to the notifications service.
 	SecretVoucherNumber = "voucher_number"
 	SecretPIN           = "pin"
+	// ParamPINBySender is "true" on a VOUCHER_ISSUED request whose PIN the sender chose (and
+	// gives the recipient themselves): the secrets then hold the voucher number alone.
+	ParamPINBySender = "pin_by_sender"
 )
 
 var banks = map[domain.Bank]feesv1.Bank{
@@ -88,17 +92,28 @@ func timestamp(t time.Time) *timestamppb.Timestamp {
 	return timestamppb.New(t)
 }
 
-// Voucher is the voucher as the sender sees it: never the PIN. Nil before completion.
-func Voucher(v domain.Voucher) *transfersv1.Voucher {
+// Voucher is the voucher of a transfer to bank as the sender sees it: never the PIN. Nil
+// before completion.
+func Voucher(v domain.Voucher, bank domain.Bank) *transfersv1.Voucher {
 	if v.Status == "" {
 		return nil
 	}
 	return &transfersv1.Voucher{
-		Number:           v.Number,
-		CollectionStatus: collections[v.Status],
-		ExpiresAt:        timestamp(v.ExpiresAt),
-		CollectedAt:      timestamp(v.CollectedAt),
+		Number:              v.Number,
+		CollectionStatus:    collections[v.Status],
+		ExpiresAt:           timestamp(v.ExpiresAt),
+		CollectedAt:         timestamp(v.CollectedAt),
+		CollectedAtLocation: v.Location(bank),
+		PinChosenBySender:   v.PINChosenBySender,
+		ResendsLeft:         int32(max(domain.MaxVoucherResends-v.Resends, 0)),
+		PhoneChangesLeft:    int32(max(domain.MaxPhoneChanges-v.PhoneChanges, 0)),
 	}
+}
+
+var refunds = map[domain.RefundStatus]transfersv1.RefundStatus{
+	"":                    transfersv1.RefundStatus_REFUND_STATUS_NONE,
+	domain.RefundPending:  transfersv1.RefundStatus_REFUND_STATUS_PENDING,
+	domain.RefundRefunded: transfersv1.RefundStatus_REFUND_STATUS_REFUNDED,
 }
 
 // Transfer is t as the API and the events carry it. The card's token and the PIN's hash stay
@@ -124,23 +139,37 @@ func Transfer(t *domain.Transfer) *transfersv1.Transfer {
 		PaymentMethodName:     s.PaymentMethod.Name,
 		PaymentMethodLastFour: s.PaymentMethod.LastFour,
 		WithdrawalLocation:    &transfersv1.WithdrawalLocation{Name: s.Location.Name, Type: s.Location.Type},
-		Voucher:               Voucher(s.Voucher),
+		Voucher:               Voucher(s.Voucher, s.Bank),
 		CreatedAt:             timestamppb.New(s.CreatedAt),
 		UpdatedAt:             timestamppb.New(s.UpdatedAt),
+		RefundStatus:          refunds[s.Refund.Status],
 	}
 }
 
 // eventID derives an event's id from the transfer and what happened: each step happens once
-// per transfer, so a retried transaction can never publish two different ids for it.
+// per transfer, so a retried transaction can never publish two different ids for it. Steps that
+// can happen more than once name their occurrence: a collection and its reversal by the ATM
+// request's retrieval reference ("voucher/collected/<rrn>"), a re-issue by its number
+// ("voucher/reissued/2").
 func eventID(t *domain.Transfer, what string) uuid.UUID {
 	return uuid.NewSHA1(t.ID(), []byte(what))
 }
 
+// occurrence is what + "/" + which, or what alone when which is empty (a collection recorded
+// before requests had references).
+func occurrence(what, which string) string {
+	if which == "" {
+		return what
+	}
+	return what + "/" + which
+}
+
 // Messages turns the events recorded on t into outbox messages: TransferStatusChanged on
-// .status at every status step, VoucherChanged on .voucher when a voucher is issued or ends,
-// and the notification requests: the recipient's SMS when the voucher is issued, and the
-// sender's e-mails (the receipt then, cash collected, the refund made). Secrets (the voucher
-// number and PIN) are sealed to sealTo, the notifications service's public key.
+// .status at every status step, VoucherChanged on .voucher when a voucher is issued,
+// re-issued, collected, reversed or ends, and the notification requests: the recipient's SMS
+// when the voucher is issued or re-issued and their reminder before it expires, and the
+// sender's e-mails (the receipt at the issue, cash collected, the refund made). Secrets (the
+// voucher number and PIN) are sealed to sealTo, the notifications service's public key.
 func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]outbox.Message, error) {
 	user := t.UserID().String()
 	var msgs []outbox.Message
@@ -161,38 +190,61 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 				},
 			})
 		case domain.VoucherIssued:
-			changed, err := voucherChanged(t, ev.At)
+			changed, err := voucherChanged(t, ev.At, "voucher/"+string(t.Voucher().Status))
 			if err != nil {
 				return nil, err
 			}
-			sms, err := VoucherSMS(t, ev.PIN, ev.At, sealTo)
+			sms, err := VoucherSMS(t, ev.PIN, ev.At, sealTo, "")
 			if err != nil {
 				return nil, err
 			}
 			msgs = append(msgs, changed, sms)
-			msgs, err = appendEmail(msgs, t, ev.At, TransferReceipt)
+			msgs, err = appendEmail(msgs, t, ev.At, "", TransferReceipt)
 			if err != nil {
 				return nil, err
 			}
+		case domain.VoucherReissued:
+			which := strconv.Itoa(ev.Reissue)
+			changed, err := voucherChanged(t, ev.At, "voucher/reissued/"+which)
+			if err != nil {
+				return nil, err
+			}
+			sms, err := VoucherSMS(t, ev.PIN, ev.At, sealTo, which)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, changed, sms)
 		case domain.VoucherChanged:
-			changed, err := voucherChanged(t, ev.At)
+			changed, err := voucherChanged(t, ev.At, "voucher/"+string(t.Voucher().Status))
 			if err != nil {
 				return nil, err
 			}
 			msgs = append(msgs, changed)
 		case domain.VoucherCollected:
-			changed, err := voucherChanged(t, ev.At)
+			changed, err := voucherChanged(t, ev.At, occurrence("voucher/collected", ev.RRN))
 			if err != nil {
 				return nil, err
 			}
 			msgs = append(msgs, changed)
-			msgs, err = appendEmail(msgs, t, ev.At, CashCollected)
+			msgs, err = appendEmail(msgs, t, ev.At, ev.RRN, CashCollected)
 			if err != nil {
 				return nil, err
 			}
+		case domain.VoucherReversed:
+			changed, err := voucherChanged(t, ev.At, "voucher/reversed/"+ev.RRN)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, changed)
+		case domain.VoucherReminder:
+			sms, err := ReminderSMS(t, ev.At)
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, sms)
 		case domain.RefundCompleted:
 			var err error
-			msgs, err = appendEmail(msgs, t, ev.At, VoucherRefunded)
+			msgs, err = appendEmail(msgs, t, ev.At, "", VoucherRefunded)
 			if err != nil {
 				return nil, err
 			}
@@ -203,18 +255,18 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 	return msgs, nil
 }
 
-func voucherChanged(t *domain.Transfer, at time.Time) (outbox.Message, error) {
+// voucherChanged is the VoucherChanged event of t's voucher as it is now, with id what.
+func voucherChanged(t *domain.Transfer, at time.Time, what string) (outbox.Message, error) {
 	subject, err := bus.Subject(bus.DomainTransfers, t.UserID().String(), EventVoucher)
 	if err != nil {
 		return outbox.Message{}, err
 	}
-	v := t.Voucher()
 	return outbox.Message{
-		ID:      eventID(t, "voucher/"+string(v.Status)),
+		ID:      eventID(t, what),
 		Subject: subject,
 		Payload: &transfersv1.VoucherChanged{
 			TransferId: t.ID().String(),
-			Voucher:    Voucher(v),
+			Voucher:    Voucher(t.Voucher(), t.State().Bank),
 			OccurredAt: timestamppb.New(at),
 			Transfer:   Transfer(t),
 		},
@@ -225,7 +277,10 @@ func voucherChanged(t *domain.Transfer, at time.Time) (outbox.Message, error) {
 // params (thumela.notifications.v1.Template says which); the notifications service renders
 // it. Each request's id is derived from the transfer and the template, like the other events,
 // so a step that is retried cannot ask for a second message; every transfer gets each of them
-// at most once. Their outbox rows are ephemeral: deleted as soon as JetStream has them.
+// at most once, except those that name their occurrence: a re-issued voucher's SMS (its
+// re-issue number) and the cash collected e-mail (the collecting request's retrieval
+// reference, so that a collection after a reversal is told again). Their outbox rows are
+// ephemeral: deleted as soon as JetStream has them.
 
 // templateName is the lower snake name of a template (voucher_issued), for event ids.
 func templateName(t notificationsv1.Template) string {
@@ -237,9 +292,10 @@ func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 func cents(m domain.Money) string { return strconv.FormatInt(m.Cents(), 10) }
 
 // request is the outbox message of a notification request about t for its sender (user_id,
-// so that the sender sees its delivery), with its channel token in the subject.
+// so that the sender sees its delivery), with its channel token in the subject; which names
+// its occurrence when the template can be asked for more than once ("" otherwise).
 func request(t *domain.Transfer, channel notificationsv1.Channel, recipient string, tmpl notificationsv1.Template,
-	params map[string]string, secrets *notificationsv1.Sealed, at time.Time) (outbox.Message, error) {
+	params map[string]string, secrets *notificationsv1.Sealed, at time.Time, which string) (outbox.Message, error) {
 	token := ChannelEmail
 	if channel == notificationsv1.Channel_CHANNEL_SMS {
 		token = ChannelSMS
@@ -248,7 +304,8 @@ func request(t *domain.Transfer, channel notificationsv1.Channel, recipient stri
 	if err != nil {
 		return outbox.Message{}, err
 	}
-	id := eventID(t, token+"/"+templateName(tmpl)) // e.g. "sms/voucher_issued", "email/transfer_receipt"
+	// e.g. "sms/voucher_issued", "email/transfer_receipt", "sms/voucher_issued/2"
+	id := eventID(t, occurrence(token+"/"+templateName(tmpl), which))
 	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
 		Id:            id.String(),
 		Channel:       channel,
@@ -265,13 +322,20 @@ func request(t *domain.Transfer, channel notificationsv1.Channel, recipient stri
 
 // VoucherSMS asks for the recipient's SMS (VOUCHER_ISSUED): who sent how much, at which bank's
 // ATMs, until when, and the reference people quote; the voucher number and the PIN travel
-// sealed to sealTo, so they are never in clear in the outbox or on a stream.
-func VoucherSMS(t *domain.Transfer, pin string, at time.Time, sealTo seal.PublicKey) (outbox.Message, error) {
+// sealed to sealTo, so they are never in clear in the outbox or on a stream. When the sender
+// chose the PIN, there is no PIN to send (pin is ""): the secrets hold the number alone and
+// the params say pin_by_sender, so that the SMS tells the recipient to ask the sender. reissue
+// numbers a re-issue's SMS ("" for the first).
+func VoucherSMS(t *domain.Transfer, pin string, at time.Time, sealTo seal.PublicKey, reissue string) (outbox.Message, error) {
 	s := t.State()
-	plain, err := proto.Marshal(&notificationsv1.Secrets{Values: map[string]string{
-		SecretVoucherNumber: s.Voucher.Number,
-		SecretPIN:           pin,
-	}})
+	values := map[string]string{SecretVoucherNumber: s.Voucher.Number}
+	if !s.Voucher.PINChosenBySender {
+		if pin == "" {
+			return outbox.Message{}, errors.New("voucher SMS: no PIN for a voucher whose PIN was drawn")
+		}
+		values[SecretPIN] = pin
+	}
+	plain, err := proto.Marshal(&notificationsv1.Secrets{Values: values})
 	if err != nil {
 		return outbox.Message{}, fmt.Errorf("voucher SMS: marshal secrets: %w", err)
 	}
@@ -279,29 +343,48 @@ func VoucherSMS(t *domain.Transfer, pin string, at time.Time, sealTo seal.Public
 	if err != nil {
 		return outbox.Message{}, fmt.Errorf("voucher SMS: %w", err)
 	}
+	params := voucherParams(t)
+	if s.Voucher.PINChosenBySender {
+		params[ParamPINBySender] = "true"
+	}
 	return request(t, notificationsv1.Channel_CHANNEL_SMS, s.RecipientPhone.E164(), notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED,
-		map[string]string{
-			"sender_name":  s.SenderName,
-			"amount_cents": cents(s.Amount),
-			"bank":         s.Bank.DisplayName(),
-			"expires_at":   rfc3339(s.Voucher.ExpiresAt),
-			"reference":    t.Reference(),
-		},
-		&notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box}, at)
+		params, &notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box}, at, reissue)
+}
+
+// voucherParams are the recipient's SMS's params: who sent how much, at which bank's ATMs,
+// until when, and the reference.
+func voucherParams(t *domain.Transfer) map[string]string {
+	s := t.State()
+	return map[string]string{
+		"sender_name":  s.SenderName,
+		"amount_cents": cents(s.Amount),
+		"bank":         s.Bank.DisplayName(),
+		"expires_at":   rfc3339(s.Voucher.ExpiresAt),
+		"reference":    t.Reference(),
+	}
+}
+
+// ReminderSMS asks for the recipient's reminder (VOUCHER_REMINDER) that the voucher expires
+// soon, to their current number: the voucher SMS's params, and no secret (the reminder repeats
+// neither the number nor the PIN).
+func ReminderSMS(t *domain.Transfer, at time.Time) (outbox.Message, error) {
+	return request(t, notificationsv1.Channel_CHANNEL_SMS, t.State().RecipientPhone.E164(),
+		notificationsv1.Template_TEMPLATE_VOUCHER_REMINDER, voucherParams(t), nil, at, "")
 }
 
 // senderEmail is one of the sender's e-mails about t: its template and params.
 type senderEmail func(t *domain.Transfer) (notificationsv1.Template, map[string]string)
 
 // appendEmail appends the sender's e-mail made by mail to msgs, unless the transfer has no
-// address for the sender (made before addresses were kept): it then goes without.
-func appendEmail(msgs []outbox.Message, t *domain.Transfer, at time.Time, mail senderEmail) ([]outbox.Message, error) {
+// address for the sender (made before addresses were kept): it then goes without. which names
+// its occurrence (see request).
+func appendEmail(msgs []outbox.Message, t *domain.Transfer, at time.Time, which string, mail senderEmail) ([]outbox.Message, error) {
 	s := t.State()
 	if s.SenderEmail == "" {
 		return msgs, nil
 	}
 	tmpl, params := mail(t)
-	msg, err := request(t, notificationsv1.Channel_CHANNEL_EMAIL, s.SenderEmail, tmpl, params, nil, at)
+	msg, err := request(t, notificationsv1.Channel_CHANNEL_EMAIL, s.SenderEmail, tmpl, params, nil, at, which)
 	if err != nil {
 		return nil, err
 	}
@@ -325,8 +408,8 @@ func TransferReceipt(t *domain.Transfer) (notificationsv1.Template, map[string]s
 	}
 }
 
-// CashCollected tells the sender that the recipient withdrew the cash, and where: the ATM as
-// the collection recorded it (its bank and id in the bank's network).
+// CashCollected tells the sender that the recipient withdrew the cash, and where: the ATM's
+// location as its network named it ("FNB ATM Sandton City"), else its bank and id.
 func CashCollected(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
 	s := t.State()
 	return notificationsv1.Template_TEMPLATE_CASH_COLLECTED, map[string]string{
@@ -334,7 +417,7 @@ func CashCollected(t *domain.Transfer) (notificationsv1.Template, map[string]str
 		"recipient_name": s.RecipientName,
 		"amount_cents":   cents(s.Amount),
 		"bank":           s.Bank.DisplayName(),
-		"location":       strings.TrimSpace(s.Bank.DisplayName() + " ATM " + s.Voucher.CollectedATM),
+		"location":       s.Voucher.Location(s.Bank),
 		"at":             rfc3339(s.Voucher.CollectedAt),
 		"reference":      t.Reference(),
 	}

@@ -203,6 +203,7 @@ func TestCollectionAndRefundEmails(t *testing.T) {
 	tr, _ := issued(t, "thandi@example.com")
 	collect, err := domain.NewCollectRequest(domain.CollectInput{
 		VoucherNumber: number, PIN: pin, RecipientPhone: "0821234567", Bank: domain.Capitec, ATMID: "CPT-ATM-0042",
+		AmountCents: 50_000, STAN: "000042", RRN: "612300000042",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -308,4 +309,137 @@ func withPINHash(tr *domain.Transfer, hash string) *domain.Transfer {
 	s := tr.State()
 	s.Voucher.PINHash = hash
 	return domain.Restore(s)
+}
+
+// Steps that can happen more than once name their occurrence in their ids: each re-issue's SMS
+// and event, each collection (by its request's RRN) and reversal, and its e-mail. Retried, each
+// keeps its id; none collides with another.
+func TestRepeatableStepsHaveTheirOwnIDs(t *testing.T) {
+	t.Parallel()
+	key := newKey(t)
+	pins := domain.NewPINHasher(mustPINKey(t))
+	tr, evs := issued(t, "thandi@example.com")
+	tr = withPINHash(tr, pins.Hash(transfer, pin))
+	all, err := events.Messages(tr, evs, key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(do func() error) []outbox.Message {
+		t.Helper()
+		if err := do(); err != nil {
+			t.Fatal(err)
+		}
+		evs := tr.TakeEvents()
+		msgs, err := events.Messages(tr, evs, key.Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := events.Messages(tr, evs, key.Public())
+		for i := range msgs {
+			if msgs[i].ID != again[i].ID {
+				t.Fatal("a retried step changed its ids")
+			}
+		}
+		all = append(all, msgs...)
+		return msgs
+	}
+	collect := func(rrn string) error {
+		r, err := domain.NewCollectRequest(domain.CollectInput{VoucherNumber: tr.Voucher().Number, PIN: pin, RecipientPhone: "0821234567",
+			Bank: domain.Capitec, ATMID: "CPT-1", AmountCents: 50_000, STAN: "1", RRN: rrn, ATMLocation: "Capitec ATM Sandton City"})
+		if err != nil {
+			return err
+		}
+		return tr.Collect(r, pins, t0.Add(time.Hour))
+	}
+	reissued := step(func() error {
+		return tr.ResendVoucher(domain.IssuedVoucher{Number: "1111111111", PIN: "2580", PINHash: pins.Hash(transfer, "2580")}, t0)
+	})
+	reqs, _ := requests(t, reissued)
+	if len(reissued) != 2 || len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED ||
+		!maps.Equal(open(t, key, reqs[0]), map[string]string{"voucher_number": "1111111111", "pin": "2580"}) {
+		t.Fatalf("re-issue messages %v", reissued)
+	}
+	step(func() error {
+		return tr.ResendVoucher(domain.IssuedVoucher{Number: "2222222222", PIN: pin, PINHash: pins.Hash(transfer, pin)}, t0)
+	})
+	collected := step(func() error { return collect("R1") })
+	if reqs, _ := requests(t, collected); reqs[0].GetParams()["location"] != "Capitec ATM Sandton City" {
+		t.Fatalf("cash collected params %v", reqs[0].GetParams())
+	}
+	step(func() error { return tr.ReverseCollection("R1", t0.Add(2*time.Hour)) })
+	step(func() error { return collect("R2") })
+	step(func() error { return tr.ReverseCollection("R2", t0.Add(2*time.Hour)) })
+	seen := map[uuid.UUID]bool{}
+	for _, m := range all {
+		if seen[m.ID] {
+			t.Fatalf("id %s twice (%T on %s)", m.ID, m.Payload, m.Subject)
+		}
+		seen[m.ID] = true
+	}
+	if len(all) != 4+2+2+2+1+2+1 {
+		t.Fatalf("%d messages", len(all))
+	}
+}
+
+// With the sender's PIN, the SMS request carries the voucher number alone, and says so.
+func TestSenderPINSMS(t *testing.T) {
+	t.Parallel()
+	key := newKey(t)
+	pins := domain.NewPINHasher(mustPINKey(t))
+	req, err := domain.NewRequest(domain.RequestInput{
+		IdempotencyKey: "k1", RecipientName: "Sipho Dlamini", RecipientPhone: "0821234567",
+		Bank: domain.Capitec, AmountCents: 50_000, PaymentMethodID: "pm1", SenderPIN: pin,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := domain.NewTransfer(transfer, sender, req.KeyedBy(pins), domain.PaymentMethodRef{ID: "pm1", Token: "tok"}, domain.Fee{},
+		domain.Sender{DisplayName: "Thandi N."}, t0)
+	_ = tr.ClaimCharge(t0, t0.Add(time.Minute))
+	tr.TakeEvents()
+	if err := tr.Complete("ch", domain.IssuedVoucher{Number: number, PIN: "2580", PINHash: pins.Hash(transfer, "2580"), ExpiresAt: t0.Add(time.Hour)}, t0); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := events.Messages(tr, tr.TakeEvents(), key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, _ := requests(t, msgs)
+	if len(reqs) != 1 || reqs[0].GetParams()["pin_by_sender"] != "true" ||
+		!maps.Equal(open(t, key, reqs[0]), map[string]string{"voucher_number": number}) {
+		t.Fatalf("SMS request %v", reqs)
+	}
+	for _, m := range msgs {
+		b, _ := proto.Marshal(m.Payload)
+		if bytes.Contains(b, []byte(pin)) {
+			t.Fatalf("%T holds the sender's PIN", m.Payload)
+		}
+	}
+	// The transfer's API form says so, and never carries a PIN.
+	if v := events.Transfer(tr).GetVoucher(); !v.GetPinChosenBySender() {
+		t.Fatalf("voucher %v", v)
+	}
+}
+
+// The reminder SMS: the voucher SMS's params, no secret, once per transfer.
+func TestReminderSMS(t *testing.T) {
+	t.Parallel()
+	tr, _ := issued(t, "thandi@example.com")
+	at := t0.Add(domain.DefaultVoucherTTL - domain.ReminderBefore)
+	if err := tr.Remind(at); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := events.Messages(tr, tr.TakeEvents(), newKey(t).Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, _ := requests(t, msgs)
+	if len(msgs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_REMINDER || reqs[0].GetSecrets() != nil ||
+		reqs[0].GetRecipient() != "+27821234567" {
+		t.Fatalf("reminder %v", reqs)
+	}
+	wantParams(t, reqs[0], map[string]string{
+		"sender_name": "Thandi N.", "amount_cents": "50000", "bank": "Capitec",
+		"expires_at": "2026-03-25T10:00:00Z", "reference": "5f0c2a1e",
+	})
 }

@@ -2,10 +2,12 @@ package ports_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,8 +37,19 @@ type voucher struct {
 // PIN the test knows, through the repository (the worker's own steps, without the charge).
 func issue(t *testing.T, e *testkit.Env) voucher {
 	t.Helper()
+	return issueWith(t, e, nil)
+}
+
+// issueWith is issue with the create request edited by edit (when not nil). When the sender
+// chose the PIN, the voucher's pin is theirs.
+func issueWith(t *testing.T, e *testkit.Env, edit func(*transfersv1.CreateTransferRequest)) voucher {
+	t.Helper()
 	user, pm := e.NewUser()
-	tr := create(t, e, e.Ctx(t, user), testkit.Request("k-"+uuid.NewString(), pm))
+	req := testkit.Request("k-"+uuid.NewString(), pm)
+	if edit != nil {
+		edit(req)
+	}
+	tr := create(t, e, e.Ctx(t, user), req)
 	id := uuid.MustParse(tr.GetId())
 	now := e.Clock.Now()
 	ctx := context.Background()
@@ -54,7 +67,11 @@ func issue(t *testing.T, e *testkit.Env) voucher {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return voucher{transfer: tr, user: user, number: v.Number, pin: v.PIN}
+	pin := v.PIN
+	if req.GetSenderPin() != "" {
+		pin = req.GetSenderPin()
+	}
+	return voucher{transfer: tr, user: user, number: v.Number, pin: pin}
 }
 
 // wrong returns a PIN that is not pin.
@@ -65,11 +82,36 @@ func wrong(pin string) string {
 	return "1234"
 }
 
+// refs counts the ATM requests of the package's tests: each gets its own STAN and RRN.
+var refs atomic.Int64
+
+// atmRefs returns a fresh STAN (DE 11) and RRN (DE 37), as an ATM gives each new request.
+func atmRefs() (stan, rrn string) {
+	n := refs.Add(1)
+	return fmt.Sprintf("%06d", n%1_000_000), fmt.Sprintf("T%011d", n)
+}
+
+// request is a new ATM request (its own STAN and RRN) with the voucher's right credentials and
+// amount, at a Capitec ATM.
 func (v voucher) request() *transfersv1.CollectVoucherRequest {
+	stan, rrn := atmRefs()
 	return &transfersv1.CollectVoucherRequest{
 		VoucherNumber: v.number, Pin: v.pin, RecipientPhone: "082 123 4567",
-		Bank: feesv1.Bank_BANK_CAPITEC, AtmId: "CPT-ATM-0042",
+		Bank: feesv1.Bank_BANK_CAPITEC, AtmId: "CPT-ATM-0042", AmountCents: 50_000,
+		SystemTraceAuditNumber: stan, RetrievalReference: rrn,
 	}
+}
+
+// refused returns err's CollectionRefused detail, failing when there is none.
+func refused(t *testing.T, err error) *transfersv1.CollectionRefused {
+	t.Helper()
+	for _, d := range status.Convert(err).Details() {
+		if r, ok := d.(*transfersv1.CollectionRefused); ok {
+			return r
+		}
+	}
+	t.Fatalf("no CollectionRefused detail in %v", err)
+	return nil
 }
 
 func atm(t *testing.T, e *testkit.Env) context.Context {
@@ -122,9 +164,11 @@ func TestCollectVoucher(t *testing.T) {
 
 	e.Clock.Advance(3 * time.Hour)
 	at := e.Clock.Now()
+	stan, rrn := atmRefs()
 	res, err := e.Client.CollectVoucher(atm(t, e), &transfersv1.CollectVoucherRequest{
 		VoucherNumber: number, Pin: pin, RecipientPhone: "+27 82 123 4567", // another notation
-		Bank: feesv1.Bank_BANK_CAPITEC, AtmId: "CPT-ATM-0042",
+		Bank: feesv1.Bank_BANK_CAPITEC, AtmId: "CPT-ATM-0042", AmountCents: 50_000,
+		SystemTraceAuditNumber: stan, RetrievalReference: rrn,
 	})
 	if err != nil {
 		t.Fatalf("CollectVoucher: %v", err)
@@ -172,8 +216,10 @@ func TestCollectVoucher(t *testing.T) {
 	// Collected is an end: the sender can no longer cancel, nor can the cash come out twice.
 	_, err = e.Client.CancelTransfer(e.Ctx(t, user), &transfersv1.CancelTransferRequest{TransferId: tr.GetId()})
 	wantCode(t, "cancel after collection", err, codes.FailedPrecondition, "")
+	stan, rrn = atmRefs()
 	_, err = e.Client.CollectVoucher(atm(t, e), &transfersv1.CollectVoucherRequest{
 		VoucherNumber: number, Pin: pin, RecipientPhone: "0821234567", Bank: feesv1.Bank_BANK_CAPITEC, AtmId: "CPT-ATM-0042",
+		AmountCents: 50_000, SystemTraceAuditNumber: stan, RetrievalReference: rrn,
 	})
 	wantCode(t, "second collection", err, codes.FailedPrecondition, "already been collected")
 	if n := len(e.NotificationsOf(t, tr.GetId(), notificationsv1.Template_TEMPLATE_CASH_COLLECTED)); n != 1 {
@@ -181,7 +227,9 @@ func TestCollectVoucher(t *testing.T) {
 	}
 }
 
-// A wrong number, phone or PIN cannot be told apart; those against a real voucher count.
+// A wrong number, phone or PIN cannot be told apart; those against a real voucher count (and
+// so does an unknown number, against itself: see TestCollectVoucherUnknownNumberAnswersLikeAVoucher).
+// Only what is not a voucher number at all is told so.
 func TestCollectVoucherWrongCredentialsGiveOneAnswer(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
@@ -198,7 +246,6 @@ func TestCollectVoucherWrongCredentialsGiveOneAnswer(t *testing.T) {
 				r.VoucherNumber = "0000000001"
 			}
 		},
-		"malformed number":         func(r *transfersv1.CollectVoucherRequest) { r.VoucherNumber = "12ab" },
 		"another voucher's PIN":    func(r *transfersv1.CollectVoucherRequest) { r.Pin = other.pin },
 		"another voucher's number": func(r *transfersv1.CollectVoucherRequest) { r.VoucherNumber = other.number },
 	}
@@ -212,8 +259,9 @@ func TestCollectVoucherWrongCredentialsGiveOneAnswer(t *testing.T) {
 		mutate(req)
 		_, err := e.Client.CollectVoucher(atm(t, e), req)
 		st := status.Convert(err)
-		if st.Code() != codes.PermissionDenied || st.Message() != wrongCredentials || len(st.Details()) != 0 {
-			t.Errorf("%s: %v, want PermissionDenied %q and nothing more", name, err, wrongCredentials)
+		if st.Code() != codes.PermissionDenied || st.Message() != wrongCredentials || len(st.Details()) != 1 ||
+			refused(t, err).GetReason() != transfersv1.CollectionRefused_REASON_WRONG_CREDENTIALS {
+			t.Errorf("%s: %v, want PermissionDenied %q with WRONG_CREDENTIALS and nothing more", name, err, wrongCredentials)
 		}
 		switch name {
 		case "wrong PIN", "wrong phone", "phone that is no phone", "another voucher's PIN":
@@ -226,6 +274,19 @@ func TestCollectVoucherWrongCredentialsGiveOneAnswer(t *testing.T) {
 	if len(e.VoucherEvents(t, v.transfer.GetId())) != 1 {
 		t.Fatal("a refused attempt wrote an event")
 	}
+	// What is not a voucher number at all is told so, and counts against nothing.
+	for _, number := range []string{"12ab", "123456789", "12345678901", "12345 6789"} {
+		req := v.request()
+		req.VoucherNumber = number
+		_, err := e.Client.CollectVoucher(atm(t, e), req)
+		if st := status.Convert(err); st.Code() != codes.PermissionDenied ||
+			refused(t, err).GetReason() != transfersv1.CollectionRefused_REASON_INVALID_VOUCHER || refused(t, err).GetAttemptsLeft() != 0 {
+			t.Errorf("malformed number %q: %v, want PermissionDenied with INVALID_VOUCHER", number, err)
+		}
+	}
+	if row := readVoucher(t, e, v.transfer.GetId()); row.attempts != counted {
+		t.Fatalf("malformed numbers counted against the voucher: %+v", row)
+	}
 	// The right credentials still work (fewer than five wrong).
 	if _, err := e.Client.CollectVoucher(atm(t, e), v.request()); err != nil {
 		t.Fatalf("right credentials after %d wrong: %v", counted, err)
@@ -236,12 +297,19 @@ func TestCollectVoucherLocksAfterFiveWrongAttempts(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
 	v := issue(t, e)
-	bad := v.request()
-	bad.Pin = wrong(v.pin)
+	// Each attempt is a new ATM request (its own RRN), as at a real ATM.
+	bad := func() *transfersv1.CollectVoucherRequest {
+		r := v.request()
+		r.Pin = wrong(v.pin)
+		return r
+	}
 	start := e.Clock.Now()
 	for i := 1; i <= domain.MaxCollectAttempts; i++ {
-		_, err := e.Client.CollectVoucher(atm(t, e), bad)
+		_, err := e.Client.CollectVoucher(atm(t, e), bad())
 		wantCode(t, "wrong PIN", err, codes.PermissionDenied, wrongCredentials)
+		if left := refused(t, err).GetAttemptsLeft(); left != int32(domain.MaxCollectAttempts-i) {
+			t.Fatalf("wrong PIN %d: %d attempts left, want %d", i, left, domain.MaxCollectAttempts-i)
+		}
 	}
 	row := readVoucher(t, e, v.transfer.GetId())
 	if row.attempts != 5 || row.lockedUntil == nil || !row.lockedUntil.Equal(start.Add(24*time.Hour)) {
@@ -260,7 +328,7 @@ func TestCollectVoucherLocksAfterFiveWrongAttempts(t *testing.T) {
 	// The lock passes: a fresh count starts (one wrong PIN does not lock again), and the
 	// right PIN collects.
 	e.Clock.Advance(time.Second)
-	_, err = e.Client.CollectVoucher(atm(t, e), bad)
+	_, err = e.Client.CollectVoucher(atm(t, e), bad())
 	wantCode(t, "wrong PIN after the lock", err, codes.PermissionDenied, wrongCredentials)
 	if row := readVoucher(t, e, v.transfer.GetId()); row.attempts != 1 || row.lockedUntil != nil {
 		t.Fatalf("after the lock passed and one wrong PIN: %+v", row)
@@ -277,14 +345,14 @@ func TestCollectVoucherConcurrentWrongPINsStopAtTheLimit(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
 	v := issue(t, e)
-	bad := v.request()
-	bad.Pin = wrong(v.pin)
 	const n = 12
 	codesSeen := make(chan codes.Code, n)
 	var wg sync.WaitGroup
 	ctx := atm(t, e)
 	for range n {
 		wg.Go(func() {
+			bad := v.request()
+			bad.Pin = wrong(v.pin)
 			_, err := e.Client.CollectVoucher(ctx, bad)
 			codesSeen <- status.Code(err)
 		})

@@ -75,8 +75,8 @@ func TestFiftyConcurrentCreatesWithOneKeyChargeOnce(t *testing.T) {
 }
 
 // The default limits at their edges, over gRPC, with the clock in Africa/Johannesburg: each
-// limit can be reached to the cent and not passed by one cent; days, months and years turn
-// at Johannesburg midnight (22:00 UTC).
+// limit can be reached exactly and not passed by the smallest step an amount can take (R10,
+// ATMs paying out notes); days, months and years turn at Johannesburg midnight (22:00 UTC).
 func TestLimitsAtTheirEdges(t *testing.T) {
 	t.Parallel()
 	jhb := domain.Johannesburg
@@ -129,20 +129,20 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 	}
 	day := func(month time.Month, d int) time.Time { return time.Date(2026, month, d, 10, 0, 0, 0, jhb) }
 
-	// Per transfer: R3,000.01 refused, naming the per-transfer limit; R3,000.00 allowed.
-	refused(day(time.January, 5), 300001, transfersv1.LimitKind_LIMIT_KIND_PER_TRANSFER, 300000)
+	// Per transfer: R3,010.00 refused, naming the per-transfer limit; R3,000.00 allowed.
+	refused(day(time.January, 5), 301000, transfersv1.LimitKind_LIMIT_KIND_PER_TRANSFER, 300000)
 	ok(day(time.January, 5), 300000)
-	// Daily: R5,000.00 reached exactly is allowed, one cent more is not.
-	refused(day(time.January, 5), 200001, transfersv1.LimitKind_LIMIT_KIND_DAILY, 200000)
+	// Daily: R5,000.00 reached exactly is allowed, R10 more is not.
+	refused(day(time.January, 5), 201000, transfersv1.LimitKind_LIMIT_KIND_DAILY, 200000)
 	ok(day(time.January, 5), 200000)
 	refused(time.Date(2026, 1, 5, 21, 59, 59, 0, time.UTC), 1000, transfersv1.LimitKind_LIMIT_KIND_DAILY, 0) // 23:59:59 SAST
 	ok(time.Date(2026, 1, 5, 22, 0, 0, 0, time.UTC), 300000)                                                 // midnight SAST: a new day
 	spend(day(time.January, 6), 200000)
-	// Monthly: R24,000.00 reached exactly is allowed, one cent more is not.
+	// Monthly: R24,000.00 reached exactly is allowed, R10 more is not.
 	spend(day(time.January, 7), 500000)
 	spend(day(time.January, 8), 500000)
 	ok(day(time.January, 9), 300000) // R23,000.00 this month
-	refused(day(time.January, 9), 100001, transfersv1.LimitKind_LIMIT_KIND_MONTHLY, 100000)
+	refused(day(time.January, 9), 101000, transfersv1.LimitKind_LIMIT_KIND_MONTHLY, 100000)
 	ok(day(time.January, 9), 100000)
 	refused(time.Date(2026, 1, 31, 21, 59, 59, 0, time.UTC), 1000, transfersv1.LimitKind_LIMIT_KIND_MONTHLY, 0)
 	ok(time.Date(2026, 1, 31, 22, 0, 0, 0, time.UTC), 300000) // 1 February SAST: a new month
@@ -153,9 +153,9 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 	spend(day(time.February, 5), 400000) // February full: R48,000.00 this year
 	fillMonth(2026, time.March)
 	fillMonth(2026, time.April) // R96,000.00
-	// Yearly: R100,000.00 reached exactly is allowed, one cent more is not.
+	// Yearly: R100,000.00 reached exactly is allowed, R10 more is not.
 	ok(day(time.May, 4), 300000) // R99,000.00
-	refused(day(time.May, 4), 100001, transfersv1.LimitKind_LIMIT_KIND_YEARLY, 100000)
+	refused(day(time.May, 4), 101000, transfersv1.LimitKind_LIMIT_KIND_YEARLY, 100000)
 	ok(day(time.May, 4), 100000)
 	refused(time.Date(2026, 12, 31, 21, 59, 59, 0, time.UTC), 1000, transfersv1.LimitKind_LIMIT_KIND_YEARLY, 0)
 	ok(time.Date(2026, 12, 31, 22, 0, 0, 0, time.UTC), 300000) // 1 January 2027 SAST: a new year

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -26,17 +27,18 @@ import (
 const ATMGatewayService = "atm-gateway"
 
 // Policy: every method but CollectVoucher and ReverseCollection acts on the calling user's own
-// transfers; those two are for the ATM gateway alone (no user may collect, not even the
-// sender). ReverseCollection is in the contract but not served yet (Unimplemented): its rule is
-// here so that the policy covers every method of the service, as the server requires.
+// transfers; those two are for the ATM gateway alone (no user may collect or reverse, not even
+// the sender).
 var Policy = auth.Policy{
-	transfersv1.TransfersService_CreateTransfer_FullMethodName:    auth.User,
-	transfersv1.TransfersService_GetTransfer_FullMethodName:       auth.User,
-	transfersv1.TransfersService_ListTransfers_FullMethodName:     auth.User,
-	transfersv1.TransfersService_CancelTransfer_FullMethodName:    auth.User,
-	transfersv1.TransfersService_GetLimits_FullMethodName:         auth.User,
-	transfersv1.TransfersService_CollectVoucher_FullMethodName:    auth.Services(ATMGatewayService),
-	transfersv1.TransfersService_ReverseCollection_FullMethodName: auth.Services(ATMGatewayService),
+	transfersv1.TransfersService_CreateTransfer_FullMethodName:       auth.User,
+	transfersv1.TransfersService_GetTransfer_FullMethodName:          auth.User,
+	transfersv1.TransfersService_ListTransfers_FullMethodName:        auth.User,
+	transfersv1.TransfersService_CancelTransfer_FullMethodName:       auth.User,
+	transfersv1.TransfersService_GetLimits_FullMethodName:            auth.User,
+	transfersv1.TransfersService_ResendVoucher_FullMethodName:        auth.User,
+	transfersv1.TransfersService_ChangeRecipientPhone_FullMethodName: auth.User,
+	transfersv1.TransfersService_CollectVoucher_FullMethodName:       auth.Services(ATMGatewayService),
+	transfersv1.TransfersService_ReverseCollection_FullMethodName:    auth.Services(ATMGatewayService),
 }
 
 // Server implements transfersv1.TransfersServiceServer.
@@ -77,6 +79,7 @@ func (s *Server) CreateTransfer(ctx context.Context, req *transfersv1.CreateTran
 			Name: req.GetWithdrawalLocation().GetName(),
 			Type: req.GetWithdrawalLocation().GetType(),
 		},
+		SenderPIN: req.GetSenderPin(),
 	})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -161,28 +164,81 @@ func (s *Server) GetLimits(ctx context.Context, req *transfersv1.GetLimitsReques
 	return res, nil
 }
 
+// ResendVoucher re-issues the caller's voucher and sends its SMS again.
+func (s *Server) ResendVoucher(ctx context.Context, req *transfersv1.ResendVoucherRequest) (*transfersv1.ResendVoucherResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.app.ResendVoucher(ctx, c, req.GetUserId(), req.GetTransferId())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &transfersv1.ResendVoucherResponse{Transfer: events.Transfer(t)}, nil
+}
+
+// ChangeRecipientPhone re-issues the caller's voucher to another phone number.
+func (s *Server) ChangeRecipientPhone(ctx context.Context, req *transfersv1.ChangeRecipientPhoneRequest) (*transfersv1.ChangeRecipientPhoneResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.app.ChangeRecipientPhone(ctx, c, req.GetUserId(), req.GetTransferId(), req.GetRecipientPhone())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &transfersv1.ChangeRecipientPhoneResponse{Transfer: events.Transfer(t)}, nil
+}
+
+// gateway refuses anyone but the ATM gateway. The policy admits only its service token; checked
+// again here so that the ATM handlers never run for anyone else, whatever the policy becomes.
+func gateway(ctx context.Context) error {
+	if c, ok := auth.FromContext(ctx); !ok || !c.IsService(ATMGatewayService) {
+		return status.Error(codes.PermissionDenied, "caller not allowed")
+	}
+	return nil
+}
+
 // CollectVoucher is a withdrawal at an ATM, for the ATM gateway.
 func (s *Server) CollectVoucher(ctx context.Context, req *transfersv1.CollectVoucherRequest) (*transfersv1.CollectVoucherResponse, error) {
-	// The policy admits only the gateway's service token; checked again here so that the
-	// handler never runs for anyone else, whatever the policy becomes.
-	if c, ok := auth.FromContext(ctx); !ok || !c.IsService(ATMGatewayService) {
-		return nil, status.Error(codes.PermissionDenied, "caller not allowed")
+	if err := gateway(ctx); err != nil {
+		return nil, err
 	}
-	t, err := s.app.CollectVoucher(ctx, domain.CollectInput{
+	c, err := s.app.CollectVoucher(ctx, domain.CollectInput{
 		VoucherNumber:  req.GetVoucherNumber(),
 		PIN:            req.GetPin(),
 		RecipientPhone: req.GetRecipientPhone(),
 		Bank:           events.BankFromProto(req.GetBank()),
 		ATMID:          req.GetAtmId(),
+		AmountCents:    req.GetAmountCents(),
+		STAN:           req.GetSystemTraceAuditNumber(),
+		RRN:            req.GetRetrievalReference(),
+		ATMLocation:    req.GetAtmLocation(),
 	})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return &transfersv1.CollectVoucherResponse{
-		TransferId:  t.ID().String(),
-		AmountCents: t.Amount().Cents(),
-		CollectedAt: timestamppb.New(t.Voucher().CollectedAt),
+		TransferId:  c.TransferID.String(),
+		AmountCents: c.Amount.Cents(),
+		CollectedAt: timestamppb.New(c.CollectedAt),
 	}, nil
+}
+
+// ReverseCollection undoes a collection the ATM could not complete, for the ATM gateway.
+func (s *Server) ReverseCollection(ctx context.Context, req *transfersv1.ReverseCollectionRequest) (*transfersv1.ReverseCollectionResponse, error) {
+	if err := gateway(ctx); err != nil {
+		return nil, err
+	}
+	id, reversed, err := s.app.ReverseCollection(ctx, events.BankFromProto(req.GetBank()), req.GetRetrievalReference(), req.GetSystemTraceAuditNumber())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	res := &transfersv1.ReverseCollectionResponse{Reversed: reversed}
+	if id != uuid.Nil {
+		res.TransferId = id.String()
+	}
+	return res, nil
 }
 
 // Collection refusals, as the ATM shows them.
@@ -191,15 +247,72 @@ const (
 	msgVoucherCollected   = "This voucher has already been collected."
 	msgVoucherCancelled   = "This voucher was cancelled by the sender and can no longer be collected."
 	msgVoucherExpired     = "This voucher has expired and can no longer be collected."
+	msgInvalidVoucher     = "This is not a voucher number: voucher numbers have 10 digits."
+	msgReversed           = "This withdrawal was reversed. Please start a new withdrawal."
 )
+
+var refusalReasons = map[domain.RefusalReason]transfersv1.CollectionRefused_Reason{
+	domain.RefusalWrongCredentials: transfersv1.CollectionRefused_REASON_WRONG_CREDENTIALS,
+	domain.RefusalLocked:           transfersv1.CollectionRefused_REASON_LOCKED,
+	domain.RefusalExpired:          transfersv1.CollectionRefused_REASON_EXPIRED,
+	domain.RefusalCancelled:        transfersv1.CollectionRefused_REASON_CANCELLED,
+	domain.RefusalAlreadyCollected: transfersv1.CollectionRefused_REASON_ALREADY_COLLECTED,
+	domain.RefusalWrongBank:        transfersv1.CollectionRefused_REASON_WRONG_BANK,
+	domain.RefusalWrongAmount:      transfersv1.CollectionRefused_REASON_WRONG_AMOUNT,
+	domain.RefusalInvalidVoucher:   transfersv1.CollectionRefused_REASON_INVALID_VOUCHER,
+	domain.RefusalReversed:         transfersv1.CollectionRefused_REASON_REVERSED,
+}
+
+// refusalStatus is a refused collection's status: the codes the contract has always used
+// (PermissionDenied for the credentials, ResourceExhausted for a lock, FailedPrecondition for
+// the voucher's state, bank or amount), the ATM's message, and the CollectionRefused detail
+// from which the gateway picks its ISO 8583 response code.
+func refusalStatus(r domain.Refusal) error {
+	var (
+		code codes.Code
+		msg  string
+	)
+	switch r.Reason {
+	case domain.RefusalWrongCredentials:
+		code, msg = codes.PermissionDenied, msgVoucherCredentials
+	case domain.RefusalInvalidVoucher:
+		code, msg = codes.PermissionDenied, msgInvalidVoucher
+	case domain.RefusalLocked:
+		code, msg = codes.ResourceExhausted, fmt.Sprintf(
+			"Too many incorrect attempts: this voucher is locked until %s. Please try again after that.",
+			r.LockedUntil.In(domain.Johannesburg).Format("2 Jan 2006 15:04 SAST"))
+	case domain.RefusalWrongBank:
+		code, msg = codes.FailedPrecondition, fmt.Sprintf("This voucher can only be withdrawn at a %s ATM.", r.Bank.DisplayName())
+	case domain.RefusalWrongAmount:
+		code, msg = codes.FailedPrecondition, fmt.Sprintf("This voucher is paid out whole: please withdraw %s.", r.Amount)
+	case domain.RefusalAlreadyCollected:
+		code, msg = codes.FailedPrecondition, msgVoucherCollected
+	case domain.RefusalCancelled:
+		code, msg = codes.FailedPrecondition, msgVoucherCancelled
+	case domain.RefusalExpired:
+		code, msg = codes.FailedPrecondition, msgVoucherExpired
+	default: // domain.RefusalReversed
+		code, msg = codes.FailedPrecondition, msgReversed
+	}
+	st := status.New(code, msg)
+	detail := &transfersv1.CollectionRefused{Reason: refusalReasons[r.Reason]}
+	if r.Reason == domain.RefusalWrongCredentials {
+		detail.AttemptsLeft = int32(r.AttemptsLeft)
+	}
+	if d, err := st.WithDetails(detail); err == nil {
+		st = d
+	}
+	return st.Err()
+}
 
 func (s *Server) toStatus(ctx context.Context, err error) error {
 	var (
-		verr   *domain.ValidationError
-		limit  *domain.LimitError
-		locked *domain.VoucherLockedError
-		bank   *domain.WrongBankError
+		verr  *domain.ValidationError
+		limit *domain.LimitError
 	)
+	if r, ok := domain.RefusalOf(err); ok {
+		return refusalStatus(r)
+	}
 	switch {
 	case errors.As(err, &verr) && len(verr.Violations) > 0:
 		violations := make([]grpcserver.FieldViolation, len(verr.Violations))
@@ -219,21 +332,17 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return st.Err()
 	case errors.Is(err, domain.ErrNotFound):
 		return status.Error(codes.NotFound, "transfer not found")
-	case errors.Is(err, domain.ErrVoucherCredentials):
-		return status.Error(codes.PermissionDenied, msgVoucherCredentials)
-	case errors.As(err, &locked):
-		return status.Error(codes.ResourceExhausted, fmt.Sprintf(
-			"Too many incorrect attempts: this voucher is locked until %s. Please try again after that.",
-			locked.Until.In(domain.Johannesburg).Format("2 Jan 2006 15:04 SAST")))
-	case errors.As(err, &bank):
+	case errors.Is(err, domain.ErrCollectionConflict):
+		return status.Error(codes.AlreadyExists, "This retrieval reference was already used for a different request.")
+	case errors.Is(err, domain.ErrResendLimit):
 		return status.Error(codes.FailedPrecondition, fmt.Sprintf(
-			"This voucher can only be withdrawn at a %s ATM.", bank.Bank.DisplayName()))
-	case errors.Is(err, domain.ErrVoucherCollected):
-		return status.Error(codes.FailedPrecondition, msgVoucherCollected)
-	case errors.Is(err, domain.ErrVoucherCancelled):
-		return status.Error(codes.FailedPrecondition, msgVoucherCancelled)
-	case errors.Is(err, domain.ErrVoucherExpired):
-		return status.Error(codes.FailedPrecondition, msgVoucherExpired)
+			"The voucher SMS has already been resent %d times, the most it can be.", domain.MaxVoucherResends))
+	case errors.Is(err, domain.ErrPhoneChangeLimit):
+		return status.Error(codes.FailedPrecondition, fmt.Sprintf(
+			"The recipient's phone number has already been changed %d times, the most it can be.", domain.MaxPhoneChanges))
+	case errors.Is(err, domain.ErrVoucherNotAwaiting):
+		return status.Error(codes.FailedPrecondition,
+			"Only a voucher that is awaiting collection can be resent or sent to another number.")
 	case errors.Is(err, domain.ErrIdempotencyConflict):
 		return status.Error(codes.AlreadyExists, "This idempotency key was already used for a different transfer.")
 	case errors.Is(err, app.ErrPaymentMethodNotFound):

@@ -125,7 +125,7 @@ func TestCreateTransferIsIdempotent(t *testing.T) {
 
 	// The same key with a different body is refused.
 	other := testkit.Request("wizard-1", pm)
-	other.AmountCents++
+	other.AmountCents += domain.NoteCents
 	if _, err := e.Client.CreateTransfer(ctx, other); status.Code(err) != codes.AlreadyExists {
 		t.Fatalf("different body under the same key: %v, want AlreadyExists", err)
 	}
@@ -184,12 +184,13 @@ func limitDetail(t *testing.T, err error) (*transfersv1.LimitExceeded, string) {
 	return nil, ""
 }
 
-// The limits count Johannesburg days, months and years: 22:00 UTC is already tomorrow.
+// The limits count Johannesburg days, months and years: 22:00 UTC is already tomorrow. (The
+// minimum is R20 here: at R10, the default, every amount ATMs can pay out is above it.)
 func TestLimitsFollowTheJohannesburgCalendar(t *testing.T) {
 	t.Parallel()
 	jhb := domain.Johannesburg
 	e := testkit.New(t, testkit.Options{Limits: domain.Limits{
-		Minimum: domain.Cents(1000), PerTransfer: domain.Cents(10000), Daily: domain.Cents(15000),
+		Minimum: domain.Cents(2000), PerTransfer: domain.Cents(10000), Daily: domain.Cents(15000),
 		Monthly: domain.Cents(30000), Yearly: domain.Cents(50000),
 	}})
 	user, pm := e.NewUser()
@@ -205,22 +206,22 @@ func TestLimitsFollowTheJohannesburgCalendar(t *testing.T) {
 		{time.Date(2026, 1, 31, 23, 59, 59, 0, jhb), 10000, transfersv1.LimitKind_LIMIT_KIND_DAILY, 5000,
 			"This transfer exceeds your daily limit of R150.00. You can still send R50.00 today."},
 		{time.Date(2026, 1, 31, 23, 59, 59, 0, jhb), 5000, 0, 0, ""},
-		{time.Date(2026, 1, 31, 23, 59, 59, 0, jhb), 1000, transfersv1.LimitKind_LIMIT_KIND_DAILY, 0,
+		{time.Date(2026, 1, 31, 23, 59, 59, 0, jhb), 2000, transfersv1.LimitKind_LIMIT_KIND_DAILY, 0,
 			"You have reached your daily limit of R150.00. You can send again tomorrow."},
 		// 22:00 UTC on 31 January is midnight of 1 February in Johannesburg: a new day and month.
 		{time.Date(2026, 1, 31, 22, 0, 0, 0, time.UTC), 10000, 0, 0, ""},
 		{time.Date(2026, 2, 1, 12, 0, 0, 0, jhb), 10000, transfersv1.LimitKind_LIMIT_KIND_DAILY, 5000, ""},
-		{time.Date(2026, 2, 2, 8, 0, 0, 0, jhb), 10001, transfersv1.LimitKind_LIMIT_KIND_PER_TRANSFER, 10000, ""},
-		{time.Date(2026, 2, 2, 8, 0, 0, 0, jhb), 999, transfersv1.LimitKind_LIMIT_KIND_MINIMUM, 0, "The minimum transfer is R10.00."},
+		{time.Date(2026, 2, 2, 8, 0, 0, 0, jhb), 11000, transfersv1.LimitKind_LIMIT_KIND_PER_TRANSFER, 10000, ""},
+		{time.Date(2026, 2, 2, 8, 0, 0, 0, jhb), 1000, transfersv1.LimitKind_LIMIT_KIND_MINIMUM, 0, "The minimum transfer is R20.00."},
 		{time.Date(2026, 2, 2, 8, 0, 0, 0, jhb), 10000, 0, 0, ""},
 		{time.Date(2026, 2, 3, 8, 0, 0, 0, jhb), 10000, 0, 0, ""},
-		{time.Date(2026, 2, 28, 23, 0, 0, 0, jhb), 1000, transfersv1.LimitKind_LIMIT_KIND_MONTHLY, 0,
+		{time.Date(2026, 2, 28, 23, 0, 0, 0, jhb), 2000, transfersv1.LimitKind_LIMIT_KIND_MONTHLY, 0,
 			"You have reached your monthly limit of R300.00. You can send again next month."},
 		// March: the month is new, the year is not (R450.00 of R500.00 used).
 		{time.Date(2026, 3, 1, 0, 0, 0, 0, jhb), 10000, transfersv1.LimitKind_LIMIT_KIND_YEARLY, 5000,
 			"This transfer exceeds your yearly limit of R500.00. You can still send R50.00 this year."},
 		{time.Date(2026, 3, 1, 0, 0, 0, 0, jhb), 5000, 0, 0, ""},
-		{time.Date(2026, 12, 31, 21, 59, 59, 0, time.UTC), 1000, transfersv1.LimitKind_LIMIT_KIND_YEARLY, 0, ""},
+		{time.Date(2026, 12, 31, 21, 59, 59, 0, time.UTC), 2000, transfersv1.LimitKind_LIMIT_KIND_YEARLY, 0, ""},
 		{time.Date(2026, 12, 31, 22, 0, 0, 0, time.UTC), 10000, 0, 0, ""},
 	}
 	for i, s := range steps {
@@ -380,7 +381,7 @@ func TestListTransfers(t *testing.T) {
 	for i, r := range recipients {
 		e.Clock.Advance(time.Minute)
 		req := testkit.Request(fmt.Sprintf("k%d", i), pm)
-		req.RecipientName, req.RecipientPhone, req.AmountCents = r.name, r.phone, int64(1000+i)
+		req.RecipientName, req.RecipientPhone, req.AmountCents = r.name, r.phone, int64(1000*(i+1))
 		ids = append(ids, create(t, e, ctx, req).GetId())
 	}
 	// Two of them failed.

@@ -411,6 +411,13 @@ func (e *Env) VoucherPIN(t testing.TB, transferID string) string {
 	return e.Secrets(t, sms[0].Request)["pin"]
 }
 
+// VoucherSMSes returns the VOUCHER_ISSUED requests about transferID in write order: the first
+// issue's, then each re-issue's.
+func (e *Env) VoucherSMSes(t testing.TB, transferID string) []Notification {
+	t.Helper()
+	return e.NotificationsOf(t, transferID, notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED)
+}
+
 // Eventually polls cond every 10 ms until it holds or timeout passes.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()

@@ -4,7 +4,9 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -102,7 +104,8 @@ const columns = `id, user_id, idempotency_key, request_hash, sender_name, recipi
 	location_name, location_type, charge_id, attempts, lease_until,
 	voucher_number, voucher_pin_hash, collection_status, voucher_expires_at, collected_at,
 	refund_status, refund_id, refund_reason, created_at, updated_at, trace_context,
-	voucher_failed_attempts, voucher_locked_until, collected_atm_id, sender_first_name, sender_email`
+	voucher_failed_attempts, voucher_locked_until, collected_atm_id, sender_first_name, sender_email,
+	collected_location, collected_rrn, sender_pin_hash, voucher_resends, recipient_phone_changes, reminder_sent_at`
 
 func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 	var (
@@ -111,7 +114,8 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 		amount, bankFee, platformFee             int64
 		lease, expires, collected, locked        *time.Time
 		voucherNumber, pinHash, collection, refd *string
-		atmID                                    *string
+		atmID, location, rrn, senderPIN          *string
+		reminded                                 *time.Time
 	)
 	err := row.Scan(&s.ID, &s.UserID, &s.IdempotencyKey, &s.RequestHash, &s.SenderName, &s.RecipientName, &phone, &bank,
 		&amount, &bankFee, &platformFee, &s.Fee.Waived, &status, &s.FailureReason,
@@ -119,7 +123,8 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 		&s.Location.Name, &s.Location.Type, &s.ChargeID, &s.Attempts, &lease,
 		&voucherNumber, &pinHash, &collection, &expires, &collected,
 		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt, &s.TraceContext,
-		&s.Voucher.FailedAttempts, &locked, &atmID, &s.SenderFirstName, &s.SenderEmail)
+		&s.Voucher.FailedAttempts, &locked, &atmID, &s.SenderFirstName, &s.SenderEmail,
+		&location, &rrn, &senderPIN, &s.Voucher.Resends, &s.Voucher.PhoneChanges, &reminded)
 	if err != nil {
 		return nil, err
 	}
@@ -127,10 +132,14 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 	s.Bank, s.Status = domain.Bank(bank), domain.Status(status)
 	s.Amount, s.Fee.BankFee, s.Fee.PlatformFee = domain.Cents(amount), domain.Cents(bankFee), domain.Cents(platformFee)
 	s.LeaseUntil = deref(lease)
+	s.SenderPINHash = derefS(senderPIN)
 	s.Voucher = domain.Voucher{
 		Number: derefS(voucherNumber), PINHash: derefS(pinHash), Status: domain.CollectionStatus(derefS(collection)),
 		ExpiresAt: deref(expires), CollectedAt: deref(collected),
 		FailedAttempts: s.Voucher.FailedAttempts, LockedUntil: deref(locked), CollectedATM: derefS(atmID),
+		CollectedLocation: derefS(location), CollectedRRN: derefS(rrn),
+		PINChosenBySender: voucherNumber != nil && s.SenderPINHash != "",
+		Resends:           s.Voucher.Resends, PhoneChanges: s.Voucher.PhoneChanges, ReminderSentAt: deref(reminded),
 	}
 	s.Refund.Status = domain.RefundStatus(derefS(refd))
 	return domain.Restore(s), nil
@@ -294,14 +303,14 @@ func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 		recipient_name, recipient_phone, bank, amount_cents, bank_fee_cents, platform_fee_cents, fee_cents,
 		total_cents, fee_waived, status, payment_method_id, payment_method_name, payment_method_last_four,
 		payment_method_token, location_name, location_type, created_at, updated_at, trace_context,
-		sender_first_name, sender_email)
+		sender_first_name, sender_email, sender_pin_hash)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
-		$25, $26)`,
+		$25, $26, $27)`,
 		s.ID, s.UserID, s.IdempotencyKey, s.RequestHash, s.SenderName,
 		s.RecipientName, s.RecipientPhone.E164(), string(s.Bank), s.Amount.Cents(), s.Fee.BankFee.Cents(), s.Fee.PlatformFee.Cents(),
 		s.Fee.Charged().Cents(), t.Total().Cents(), s.Fee.Waived, string(s.Status), s.PaymentMethod.ID, s.PaymentMethod.Name,
 		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt,
-		traceContextArg(s.TraceContext), s.SenderFirstName, s.SenderEmail)
+		traceContextArg(s.TraceContext), s.SenderFirstName, s.SenderEmail, nullString(s.SenderPINHash))
 	if err != nil {
 		return fmt.Errorf("insert transfer: %w", err)
 	}
@@ -332,12 +341,16 @@ func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was
 	tag, err := tx.Exec(ctx, `UPDATE transfers SET status = $3, failure_reason = $4, charge_id = $5, attempts = $6,
 		lease_until = $7, voucher_number = $8, voucher_pin_hash = $9, collection_status = $10,
 		voucher_expires_at = $11, collected_at = $12, refund_status = $13, refund_id = $14, refund_reason = $15,
-		updated_at = $16, voucher_failed_attempts = $17, voucher_locked_until = $18, collected_atm_id = $19
+		updated_at = $16, voucher_failed_attempts = $17, voucher_locked_until = $18, collected_atm_id = $19,
+		collected_location = $20, collected_rrn = $21, voucher_resends = $22, recipient_phone_changes = $23,
+		reminder_sent_at = $24, recipient_phone = $25
 		WHERE id = $1 AND status = $2`,
 		s.ID, string(was.Status), string(s.Status), s.FailureReason, s.ChargeID, s.Attempts,
 		nullTime(s.LeaseUntil), nullString(s.Voucher.Number), nullString(s.Voucher.PINHash), nullString(string(s.Voucher.Status)),
 		nullTime(s.Voucher.ExpiresAt), nullTime(s.Voucher.CollectedAt), nullString(string(s.Refund.Status)), s.Refund.ID, s.Refund.Reason,
-		s.UpdatedAt, s.Voucher.FailedAttempts, nullTime(s.Voucher.LockedUntil), nullString(s.Voucher.CollectedATM))
+		s.UpdatedAt, s.Voucher.FailedAttempts, nullTime(s.Voucher.LockedUntil), nullString(s.Voucher.CollectedATM),
+		nullString(s.Voucher.CollectedLocation), nullString(s.Voucher.CollectedRRN), s.Voucher.Resends, s.Voucher.PhoneChanges,
+		nullTime(s.Voucher.ReminderSentAt), s.RecipientPhone.E164())
 	if constraint, ok := platformpg.IsUniqueViolation(err); ok && constraint == "transfers_voucher_number_key" {
 		return domain.ErrVoucherNumberTaken
 	}
@@ -388,35 +401,254 @@ func (r *Transfers) Update(ctx context.Context, userID, id uuid.UUID, fn func(*d
 	return out, nil
 }
 
-// CollectVoucher implements app.Repository. The row is locked (FOR UPDATE) before fn judges the
-// attempt, so attempts on one voucher run one after the other: concurrent wrong PINs are each
-// counted on the count the previous one left, and of two concurrent right ones the second finds
-// the voucher collected. A failed attempt fn recorded is committed although fn failed.
-func (r *Transfers) CollectVoucher(ctx context.Context, number string, fn func(*domain.Transfer) error) (*domain.Transfer, error) {
+// collectLockClass namespaces the advisory locks on ATM requests' (bank, retrieval reference).
+const collectLockClass = 0x636f_6c6c // "coll"
+
+// lockRequest serialises every transaction about the ATM request (bank, rrn) — its first
+// answer, its repeats, its reversal — before any row is locked, so that the first answer is
+// recorded before a repeat looks for it. The lock order is always request, then voucher.
+func lockRequest(ctx context.Context, tx pgx.Tx, bank domain.Bank, rrn string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(collectLockClass), string(bank)+":"+rrn); err != nil {
+		return fmt.Errorf("lock collection request: %w", err)
+	}
+	return nil
+}
+
+// storedRequest is a recorded ATM request, with its voucher's bank and amount (for a repeat's
+// answer).
+type storedRequest struct {
+	stan        string
+	digest      []byte
+	transferID  *uuid.UUID
+	outcome     string
+	reason      string
+	attempts    int
+	lockedUntil *time.Time
+	createdAt   time.Time
+	reversedAt  *time.Time
+	bank        *string
+	amount      *int64
+}
+
+func readRequest(ctx context.Context, tx pgx.Tx, bank domain.Bank, rrn string, forUpdate bool) (storedRequest, bool, error) {
+	sql := `SELECT c.stan, c.request_digest, c.transfer_id, c.outcome, c.reason, c.attempts_left, c.locked_until,
+		c.created_at, c.reversed_at, t.bank, t.amount_cents
+		FROM collection_requests c LEFT JOIN transfers t ON t.id = c.transfer_id
+		WHERE c.bank = $1 AND c.retrieval_reference = $2`
+	if forUpdate {
+		sql += ` FOR UPDATE OF c`
+	}
+	var q storedRequest
+	err := tx.QueryRow(ctx, sql, string(bank), rrn).Scan(&q.stan, &q.digest, &q.transferID, &q.outcome, &q.reason, &q.attempts,
+		&q.lockedUntil, &q.createdAt, &q.reversedAt, &q.bank, &q.amount)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return storedRequest{}, false, nil
+	}
+	if err != nil {
+		return storedRequest{}, false, fmt.Errorf("read collection request: %w", err)
+	}
+	return q, true, nil
+}
+
+// answer is the stored request's answer, as its first one was; a request whose collection was
+// reversed is over, and its repeat is refused (never approved twice).
+func (q storedRequest) answer() app.CollectOutcome {
+	out := app.CollectOutcome{Replayed: true}
+	if q.transferID != nil {
+		out.TransferID = *q.transferID
+	}
+	switch {
+	case q.outcome == "approved" && q.reversedAt == nil:
+		out.Amount, out.CollectedAt = domain.Cents(derefI(q.amount)), q.createdAt
+	case q.outcome == "approved":
+		out.Refusal = &domain.Refusal{Reason: domain.RefusalReversed}
+	default:
+		out.Refusal = &domain.Refusal{Reason: domain.RefusalReason(q.reason), AttemptsLeft: q.attempts,
+			LockedUntil: deref(q.lockedUntil), Bank: domain.Bank(derefS(q.bank)), Amount: domain.Cents(derefI(q.amount))}
+	}
+	return out
+}
+
+func derefI(i *int64) int64 {
+	if i == nil {
+		return 0
+	}
+	return *i
+}
+
+// unknownDigest keys the wrong-attempt count of a voucher number no voucher has.
+func unknownDigest(number string) []byte {
+	d := sha256.Sum256([]byte("thumela.transfers.unknown-voucher.v1\x00" + number))
+	return d[:]
+}
+
+// Collect implements app.Repository. One transaction: the request's lock; a recorded request
+// answers as it did (or is a conflict when it was another request); otherwise the voucher whose
+// number was typed is locked (SELECT … FOR UPDATE; the number's UNIQUE constraint is its
+// index), or the count of the unknown number (created when first tried), judge decides, and
+// the voucher's change (a counted attempt, or the collection with its events), the unknown
+// number's count and the request's outcome commit together. Attempts on one voucher run one
+// after the other: concurrent wrong PINs are each counted on the count the previous one left,
+// and of concurrent right ones the first collects and the others find it collected.
+func (r *Transfers) Collect(ctx context.Context, req domain.CollectRequest, at time.Time, judge app.CollectJudge) (app.CollectOutcome, error) {
+	var out app.CollectOutcome
+	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		out = app.CollectOutcome{}
+		if err := lockRequest(ctx, tx, req.Bank(), req.RRN()); err != nil {
+			return err
+		}
+		prior, found, err := readRequest(ctx, tx, req.Bank(), req.RRN(), false)
+		if err != nil {
+			return err
+		}
+		if found {
+			if prior.stan != req.STAN() || !bytes.Equal(prior.digest, req.Digest()) {
+				return domain.ErrCollectionConflict
+			}
+			out = prior.answer()
+			return nil
+		}
+
+		var (
+			t       *domain.Transfer
+			was     domain.State
+			unknown *domain.UnknownNumber
+		)
+		if req.ValidNumber() {
+			t, err = r.one(ctx, tx, `SELECT `+columns+` FROM transfers WHERE voucher_number = $1 FOR UPDATE`, req.VoucherNumber())
+			switch {
+			case errors.Is(err, domain.ErrNotFound):
+				t = nil
+				if unknown, err = lockUnknown(ctx, tx, req.VoucherNumber(), at); err != nil {
+					return err
+				}
+			case err != nil:
+				return err
+			default:
+				was = t.State()
+			}
+		}
+		judged := judge(t, unknown)
+		refusal, refused := domain.RefusalOf(judged)
+		if judged != nil && !refused {
+			return judged
+		}
+		if t != nil && (!refused || t.Voucher() != was.Voucher) {
+			if err := r.save(ctx, tx, t, was); err != nil {
+				return err
+			}
+		}
+		if unknown != nil {
+			if _, err := tx.Exec(ctx, `UPDATE unknown_voucher_numbers SET failed_attempts = $2, locked_until = $3, updated_at = $4
+				WHERE number_digest = $1`, unknownDigest(req.VoucherNumber()), unknown.FailedAttempts, nullTime(unknown.LockedUntil), at); err != nil {
+				return fmt.Errorf("count unknown voucher number: %w", err)
+			}
+		}
+		var transferID *uuid.UUID
+		if t != nil {
+			id := t.ID()
+			transferID, out.TransferID = &id, id
+		}
+		outcome, reason := "approved", ""
+		if refused {
+			outcome, reason = "refused", string(refusal.Reason)
+			out.Refusal = &refusal
+		} else {
+			out.Amount, out.CollectedAt = t.Amount(), t.Voucher().CollectedAt
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO collection_requests (bank, retrieval_reference, stan, request_digest, transfer_id,
+			outcome, reason, attempts_left, locked_until, amount_cents, atm_id, atm_location, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			string(req.Bank()), req.RRN(), req.STAN(), req.Digest(), transferID, outcome, reason, refusal.AttemptsLeft,
+			nullTime(refusal.LockedUntil), req.Amount().Cents(), req.ATMID(), req.Location(), at); err != nil {
+			return fmt.Errorf("record collection request: %w", err)
+		}
+		out.Transfer = t
+		return nil
+	})
+	if err != nil {
+		return app.CollectOutcome{}, err
+	}
+	return out, nil
+}
+
+// lockUnknown returns the wrong-attempt count of number, which no voucher has, locked (FOR
+// UPDATE) for the transaction: created at zero when it is tried for the first time.
+func lockUnknown(ctx context.Context, tx pgx.Tx, number string, at time.Time) (*domain.UnknownNumber, error) {
+	digest := unknownDigest(number)
+	if _, err := tx.Exec(ctx, `INSERT INTO unknown_voucher_numbers (number_digest, failed_attempts, updated_at)
+		VALUES ($1, 0, $2) ON CONFLICT (number_digest) DO NOTHING`, digest, at); err != nil {
+		return nil, fmt.Errorf("unknown voucher number: %w", err)
+	}
 	var (
-		out    *domain.Transfer
-		refuse error
+		u      domain.UnknownNumber
+		locked *time.Time
+	)
+	if err := tx.QueryRow(ctx, `SELECT failed_attempts, locked_until FROM unknown_voucher_numbers WHERE number_digest = $1 FOR UPDATE`,
+		digest).Scan(&u.FailedAttempts, &locked); err != nil {
+		return nil, fmt.Errorf("unknown voucher number: %w", err)
+	}
+	u.LockedUntil = deref(locked)
+	return &u, nil
+}
+
+// errNothingToReverse rolls a reversal back that found the voucher no longer collected by the
+// request it names.
+var errNothingToReverse = errors.New("nothing to reverse")
+
+// Reverse implements app.Repository. Under the request's lock: the request must be recorded as
+// an approval with this STAN, not reversed yet; it is marked reversed first (the database's
+// guard admits the voucher's way back only for a reversed request), then fn undoes the
+// collection on the locked voucher, which is saved with its event. Anything else changes
+// nothing: reversed is false.
+func (r *Transfers) Reverse(ctx context.Context, key domain.ReversalKey, at time.Time, fn func(*domain.Transfer) error) (uuid.UUID, bool, error) {
+	var (
+		id       uuid.UUID
+		reversed bool
 	)
 	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
-		t, err := r.one(ctx, tx, `SELECT `+columns+` FROM transfers WHERE voucher_number = $1 FOR UPDATE`, number)
+		id, reversed = uuid.Nil, false
+		if err := lockRequest(ctx, tx, key.Bank, key.RRN); err != nil {
+			return err
+		}
+		q, found, err := readRequest(ctx, tx, key.Bank, key.RRN, true)
+		if err != nil || !found || q.outcome != "approved" || q.transferID == nil || q.stan != key.STAN {
+			return err
+		}
+		id = *q.transferID
+		if q.reversedAt != nil {
+			return nil // a repeated reversal
+		}
+		if _, err := tx.Exec(ctx, `UPDATE collection_requests SET reversed_at = $3 WHERE bank = $1 AND retrieval_reference = $2`,
+			string(key.Bank), key.RRN, at); err != nil {
+			return fmt.Errorf("reverse collection request: %w", err)
+		}
+		t, err := r.one(ctx, tx, `SELECT `+columns+` FROM transfers WHERE id = $1 FOR UPDATE`, id)
 		if err != nil {
 			return err
 		}
 		was := t.State()
-		refuse = fn(t)
-		if refuse != nil && t.Voucher() == was.Voucher {
-			return refuse // nothing to record: roll back
+		if err := fn(t); errors.Is(err, domain.ErrNotCollectedByRequest) {
+			return errNothingToReverse
+		} else if err != nil {
+			return err
 		}
 		if err := r.save(ctx, tx, t, was); err != nil {
 			return err
 		}
-		out = t
+		if t.ExpiryDue(at) {
+			r.wakeOnCommit(tx) // reversed past its expiry: the worker expires it at once
+		}
+		reversed = true
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	if errors.Is(err, errNothingToReverse) {
+		return id, false, nil
 	}
-	return out, refuse
+	if err != nil {
+		return uuid.Nil, false, err
+	}
+	return id, reversed, nil
 }
 
 // change applies fn to t, locked in tx, and saves it, through step when there is one (the
@@ -499,6 +731,47 @@ func (r *Transfers) ExpireDue(ctx context.Context, now time.Time, limit int, ste
 		return 0, err
 	}
 	return n, nil
+}
+
+// RemindDue implements app.Repository: one transaction per batch, like ExpireDue; each voucher
+// awaiting collection that expires within domain.ReminderBefore and was not reminded is marked
+// reminded with its SMS request, once (reminder_sent_at, and SKIP LOCKED between workers).
+func (r *Transfers) RemindDue(ctx context.Context, now time.Time, limit int, step app.Step) (int, error) {
+	n := 0
+	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT `+columns+` FROM transfers
+			WHERE collection_status = 'awaiting_collection' AND reminder_sent_at IS NULL
+			AND voucher_expires_at > $1 AND voucher_expires_at <= $2 AND created_at < voucher_expires_at - $3::interval
+			ORDER BY voucher_expires_at LIMIT $4 FOR UPDATE SKIP LOCKED`, now, now.Add(domain.ReminderBefore), domain.ReminderBefore, limit)
+		if err != nil {
+			return fmt.Errorf("vouchers to remind: %w", err)
+		}
+		due, err := pgx.CollectRows(rows, scan)
+		if err != nil {
+			return fmt.Errorf("vouchers to remind: %w", err)
+		}
+		for _, t := range due {
+			if err := r.change(ctx, tx, t, step, func(t *domain.Transfer) error { return t.Remind(now) }); err != nil {
+				return err
+			}
+		}
+		n = len(due)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// PruneUnknownNumbers implements app.Repository.
+func (r *Transfers) PruneUnknownNumbers(ctx context.Context, before time.Time, limit int) (int, error) {
+	tag, err := r.pool.Exec(ctx, `DELETE FROM unknown_voucher_numbers WHERE number_digest IN (
+		SELECT number_digest FROM unknown_voucher_numbers WHERE updated_at < $1 LIMIT $2)`, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune unknown voucher numbers: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
 }
 
 // List implements app.Repository: the count and the page read one snapshot.

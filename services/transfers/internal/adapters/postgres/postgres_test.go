@@ -109,3 +109,51 @@ func TestVoucherNumbersAreUnique(t *testing.T) {
 		t.Fatalf("duplicate voucher number: %v", err)
 	}
 }
+
+// The voucher's one way back, collected → awaiting collection, is open only to the reversal of
+// the recorded request that collected it; its number changes only while it awaits collection.
+func TestDatabaseAdmitsOnlyAReversalBack(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	user, pm := e.NewUser()
+	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), "", testkit.Input("k", pm, 50000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	exec := func(sql string) error {
+		_, err := e.Pool.Exec(ctx, sql, tr.ID())
+		return err
+	}
+	steps := []struct {
+		sql string
+		ok  bool
+	}{
+		{`UPDATE transfers SET status = 'processing' WHERE id = $1`, true},
+		{`UPDATE transfers SET status = 'completed', voucher_number = '1234567890', collection_status = 'awaiting_collection' WHERE id = $1`, true},
+		{`UPDATE transfers SET voucher_number = '1234567891' WHERE id = $1`, true}, // a re-issue
+		{`UPDATE transfers SET collection_status = 'collected', collected_at = now(), collected_rrn = 'R1' WHERE id = $1`, true},
+		{`UPDATE transfers SET voucher_number = '1234567892' WHERE id = $1`, false},
+		// No recorded request collected it.
+		{`UPDATE transfers SET collection_status = 'awaiting_collection', collected_at = NULL, collected_rrn = NULL WHERE id = $1`, false},
+		{`INSERT INTO collection_requests (bank, retrieval_reference, stan, request_digest, transfer_id, outcome, amount_cents, atm_id, created_at)
+			VALUES ('capitec', 'R1', '1', '\x00', $1, 'approved', 50000, 'ATM-1', now())`, true},
+		// Recorded, not reversed.
+		{`UPDATE transfers SET collection_status = 'awaiting_collection', collected_at = NULL, collected_rrn = NULL WHERE id = $1`, false},
+		{`UPDATE collection_requests SET reversed_at = now() WHERE transfer_id = $1`, true},
+		// Reversed, but the collection's traces kept, or the expiry moved.
+		{`UPDATE transfers SET collection_status = 'awaiting_collection', collected_rrn = NULL WHERE id = $1`, false},
+		{`UPDATE transfers SET collection_status = 'awaiting_collection', collected_at = NULL, collected_rrn = NULL,
+			voucher_expires_at = now() + interval '30 days' WHERE id = $1`, false},
+		{`UPDATE transfers SET collection_status = 'cancelled', collected_at = NULL, collected_rrn = NULL WHERE id = $1`, false},
+		{`UPDATE transfers SET collection_status = 'awaiting_collection', collected_at = NULL, collected_rrn = NULL WHERE id = $1`, true},
+		{`UPDATE transfers SET collection_status = 'expired' WHERE id = $1`, true},
+		{`UPDATE transfers SET voucher_number = '1234567893' WHERE id = $1`, false},
+		{`UPDATE transfers SET collection_status = 'awaiting_collection' WHERE id = $1`, false},
+	}
+	for _, s := range steps {
+		if err := exec(s.sql); (err == nil) != s.ok {
+			t.Fatalf("%s: err = %v, want ok=%v", s.sql, err, s.ok)
+		}
+	}
+}

@@ -137,6 +137,62 @@ func (CollectionStatus) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{1}
 }
 
+// RefundStatus is the refund of a cancelled or expired voucher (the whole total, fee included).
+type RefundStatus int32
+
+const (
+	RefundStatus_REFUND_STATUS_UNSPECIFIED RefundStatus = 0
+	// No refund is owed (the transfer was not cancelled and its voucher did not expire).
+	RefundStatus_REFUND_STATUS_NONE RefundStatus = 1
+	// Owed and not yet made: the worker is refunding the card.
+	RefundStatus_REFUND_STATUS_PENDING RefundStatus = 2
+	// Made: the money is back on the sender's card.
+	RefundStatus_REFUND_STATUS_REFUNDED RefundStatus = 3
+)
+
+// Enum value maps for RefundStatus.
+var (
+	RefundStatus_name = map[int32]string{
+		0: "REFUND_STATUS_UNSPECIFIED",
+		1: "REFUND_STATUS_NONE",
+		2: "REFUND_STATUS_PENDING",
+		3: "REFUND_STATUS_REFUNDED",
+	}
+	RefundStatus_value = map[string]int32{
+		"REFUND_STATUS_UNSPECIFIED": 0,
+		"REFUND_STATUS_NONE":        1,
+		"REFUND_STATUS_PENDING":     2,
+		"REFUND_STATUS_REFUNDED":    3,
+	}
+)
+
+func (x RefundStatus) Enum() *RefundStatus {
+	p := new(RefundStatus)
+	*p = x
+	return p
+}
+
+func (x RefundStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RefundStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_transfers_v1_transfers_proto_enumTypes[2].Descriptor()
+}
+
+func (RefundStatus) Type() protoreflect.EnumType {
+	return &file_thumela_transfers_v1_transfers_proto_enumTypes[2]
+}
+
+func (x RefundStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RefundStatus.Descriptor instead.
+func (RefundStatus) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{2}
+}
+
 type LimitKind int32
 
 const (
@@ -179,11 +235,11 @@ func (x LimitKind) String() string {
 }
 
 func (LimitKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_transfers_v1_transfers_proto_enumTypes[2].Descriptor()
+	return file_thumela_transfers_v1_transfers_proto_enumTypes[3].Descriptor()
 }
 
 func (LimitKind) Type() protoreflect.EnumType {
-	return &file_thumela_transfers_v1_transfers_proto_enumTypes[2]
+	return &file_thumela_transfers_v1_transfers_proto_enumTypes[3]
 }
 
 func (x LimitKind) Number() protoreflect.EnumNumber {
@@ -192,7 +248,7 @@ func (x LimitKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LimitKind.Descriptor instead.
 func (LimitKind) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{2}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{3}
 }
 
 type CollectionRefused_Reason int32
@@ -212,6 +268,9 @@ const (
 	CollectionRefused_REASON_WRONG_AMOUNT CollectionRefused_Reason = 7
 	// The voucher number is not a voucher number at all (not 10 digits).
 	CollectionRefused_REASON_INVALID_VOUCHER CollectionRefused_Reason = 8
+	// A repeat of a request whose collection was reversed: that request is void and is never
+	// approved again (the ATM starts a new request).
+	CollectionRefused_REASON_REVERSED CollectionRefused_Reason = 9
 )
 
 // Enum value maps for CollectionRefused_Reason.
@@ -226,6 +285,7 @@ var (
 		6: "REASON_WRONG_BANK",
 		7: "REASON_WRONG_AMOUNT",
 		8: "REASON_INVALID_VOUCHER",
+		9: "REASON_REVERSED",
 	}
 	CollectionRefused_Reason_value = map[string]int32{
 		"REASON_UNSPECIFIED":       0,
@@ -237,6 +297,7 @@ var (
 		"REASON_WRONG_BANK":        6,
 		"REASON_WRONG_AMOUNT":      7,
 		"REASON_INVALID_VOUCHER":   8,
+		"REASON_REVERSED":          9,
 	}
 )
 
@@ -251,11 +312,11 @@ func (x CollectionRefused_Reason) String() string {
 }
 
 func (CollectionRefused_Reason) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_transfers_v1_transfers_proto_enumTypes[3].Descriptor()
+	return file_thumela_transfers_v1_transfers_proto_enumTypes[4].Descriptor()
 }
 
 func (CollectionRefused_Reason) Type() protoreflect.EnumType {
-	return &file_thumela_transfers_v1_transfers_proto_enumTypes[3]
+	return &file_thumela_transfers_v1_transfers_proto_enumTypes[4]
 }
 
 func (x CollectionRefused_Reason) Number() protoreflect.EnumNumber {
@@ -327,6 +388,16 @@ type Voucher struct {
 	CollectionStatus CollectionStatus       `protobuf:"varint,2,opt,name=collection_status,json=collectionStatus,proto3,enum=thumela.transfers.v1.CollectionStatus" json:"collection_status,omitempty"`
 	ExpiresAt        *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
 	CollectedAt      *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=collected_at,json=collectedAt,proto3" json:"collected_at,omitempty"`
+	// Where the cash was withdrawn, as the ATM network names the ATM ("FNB ATM Sandton City"),
+	// else its bank and id ("FNB ATM ATM00042"); empty unless collected.
+	CollectedAtLocation string `protobuf:"bytes,5,opt,name=collected_at_location,json=collectedAtLocation,proto3" json:"collected_at_location,omitempty"`
+	// The sender chose the PIN and gives it to the recipient themselves; the SMS carries only the
+	// voucher number.
+	PinChosenBySender bool `protobuf:"varint,6,opt,name=pin_chosen_by_sender,json=pinChosenBySender,proto3" json:"pin_chosen_by_sender,omitempty"`
+	// How many more times the sender may resend the voucher SMS (ResendVoucher) and change the
+	// recipient's phone number (ChangeRecipientPhone).
+	ResendsLeft      int32 `protobuf:"varint,7,opt,name=resends_left,json=resendsLeft,proto3" json:"resends_left,omitempty"`
+	PhoneChangesLeft int32 `protobuf:"varint,8,opt,name=phone_changes_left,json=phoneChangesLeft,proto3" json:"phone_changes_left,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -389,6 +460,34 @@ func (x *Voucher) GetCollectedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Voucher) GetCollectedAtLocation() string {
+	if x != nil {
+		return x.CollectedAtLocation
+	}
+	return ""
+}
+
+func (x *Voucher) GetPinChosenBySender() bool {
+	if x != nil {
+		return x.PinChosenBySender
+	}
+	return false
+}
+
+func (x *Voucher) GetResendsLeft() int32 {
+	if x != nil {
+		return x.ResendsLeft
+	}
+	return 0
+}
+
+func (x *Voucher) GetPhoneChangesLeft() int32 {
+	if x != nil {
+		return x.PhoneChangesLeft
+	}
+	return 0
+}
+
 type Transfer struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -414,6 +513,7 @@ type Transfer struct {
 	Voucher               *Voucher               `protobuf:"bytes,19,opt,name=voucher,proto3" json:"voucher,omitempty"`
 	CreatedAt             *timestamppb.Timestamp `protobuf:"bytes,20,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt             *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	RefundStatus          RefundStatus           `protobuf:"varint,22,opt,name=refund_status,json=refundStatus,proto3,enum=thumela.transfers.v1.RefundStatus" json:"refund_status,omitempty"`
 	unknownFields         protoimpl.UnknownFields
 	sizeCache             protoimpl.SizeCache
 }
@@ -595,6 +695,13 @@ func (x *Transfer) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Transfer) GetRefundStatus() RefundStatus {
+	if x != nil {
+		return x.RefundStatus
+	}
+	return RefundStatus_REFUND_STATUS_UNSPECIFIED
+}
+
 type CreateTransferRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	UserId string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
@@ -606,8 +713,12 @@ type CreateTransferRequest struct {
 	AmountCents        int64               `protobuf:"varint,6,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
 	PaymentMethodId    string              `protobuf:"bytes,7,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
 	WithdrawalLocation *WithdrawalLocation `protobuf:"bytes,8,opt,name=withdrawal_location,json=withdrawalLocation,proto3" json:"withdrawal_location,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Optional: a 4-digit PIN the sender chooses and gives the recipient themselves (not 4 equal
+	// digits, not a run such as 1234 or 4321). The recipient's SMS then carries only the voucher
+	// number. Never stored or logged in clear.
+	SenderPin     string `protobuf:"bytes,9,opt,name=sender_pin,json=senderPin,proto3" json:"sender_pin,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateTransferRequest) Reset() {
@@ -694,6 +805,13 @@ func (x *CreateTransferRequest) GetWithdrawalLocation() *WithdrawalLocation {
 		return x.WithdrawalLocation
 	}
 	return nil
+}
+
+func (x *CreateTransferRequest) GetSenderPin() string {
+	if x != nil {
+		return x.SenderPin
+	}
+	return ""
 }
 
 type CreateTransferResponse struct {
@@ -1629,6 +1747,207 @@ func (x *CollectVoucherResponse) GetCollectedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type ResendVoucherRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	TransferId    string                 `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResendVoucherRequest) Reset() {
+	*x = ResendVoucherRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResendVoucherRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResendVoucherRequest) ProtoMessage() {}
+
+func (x *ResendVoucherRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResendVoucherRequest.ProtoReflect.Descriptor instead.
+func (*ResendVoucherRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ResendVoucherRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *ResendVoucherRequest) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+type ResendVoucherResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Transfer      *Transfer              `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResendVoucherResponse) Reset() {
+	*x = ResendVoucherResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResendVoucherResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResendVoucherResponse) ProtoMessage() {}
+
+func (x *ResendVoucherResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResendVoucherResponse.ProtoReflect.Descriptor instead.
+func (*ResendVoucherResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ResendVoucherResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+type ChangeRecipientPhoneRequest struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	UserId     string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	TransferId string                 `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// The new number, in any common South African notation (stored E.164).
+	RecipientPhone string `protobuf:"bytes,3,opt,name=recipient_phone,json=recipientPhone,proto3" json:"recipient_phone,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ChangeRecipientPhoneRequest) Reset() {
+	*x = ChangeRecipientPhoneRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangeRecipientPhoneRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangeRecipientPhoneRequest) ProtoMessage() {}
+
+func (x *ChangeRecipientPhoneRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangeRecipientPhoneRequest.ProtoReflect.Descriptor instead.
+func (*ChangeRecipientPhoneRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ChangeRecipientPhoneRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *ChangeRecipientPhoneRequest) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *ChangeRecipientPhoneRequest) GetRecipientPhone() string {
+	if x != nil {
+		return x.RecipientPhone
+	}
+	return ""
+}
+
+type ChangeRecipientPhoneResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Transfer      *Transfer              `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangeRecipientPhoneResponse) Reset() {
+	*x = ChangeRecipientPhoneResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangeRecipientPhoneResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangeRecipientPhoneResponse) ProtoMessage() {}
+
+func (x *ChangeRecipientPhoneResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangeRecipientPhoneResponse.ProtoReflect.Descriptor instead.
+func (*ChangeRecipientPhoneResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ChangeRecipientPhoneResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
 var File_thumela_transfers_v1_transfers_proto protoreflect.FileDescriptor
 
 const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
@@ -1636,13 +1955,17 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"$thumela/transfers/v1/transfers.proto\x12\x14thumela.transfers.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1athumela/fees/v1/fees.proto\"<\n" +
 	"\x12WithdrawalLocation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04type\x18\x02 \x01(\tR\x04type\"\xf0\x01\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\xa6\x03\n" +
 	"\aVoucher\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\tR\x06number\x12S\n" +
 	"\x11collection_status\x18\x02 \x01(\x0e2&.thumela.transfers.v1.CollectionStatusR\x10collectionStatus\x129\n" +
 	"\n" +
 	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12=\n" +
-	"\fcollected_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\vcollectedAt\"\xb1\a\n" +
+	"\fcollected_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\vcollectedAt\x122\n" +
+	"\x15collected_at_location\x18\x05 \x01(\tR\x13collectedAtLocation\x12/\n" +
+	"\x14pin_chosen_by_sender\x18\x06 \x01(\bR\x11pinChosenBySender\x12!\n" +
+	"\fresends_left\x18\a \x01(\x05R\vresendsLeft\x12,\n" +
+	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xfa\a\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x1c\n" +
@@ -1668,7 +1991,8 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xfe\x02\n" +
+	"updated_at\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12G\n" +
+	"\rrefund_status\x18\x16 \x01(\x0e2\".thumela.transfers.v1.RefundStatusR\frefundStatus\"\x9d\x03\n" +
 	"\x15CreateTransferRequest\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12%\n" +
@@ -1677,7 +2001,9 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x04bank\x18\x05 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x12!\n" +
 	"\famount_cents\x18\x06 \x01(\x03R\vamountCents\x12*\n" +
 	"\x11payment_method_id\x18\a \x01(\tR\x0fpaymentMethodId\x12Y\n" +
-	"\x13withdrawal_location\x18\b \x01(\v2(.thumela.transfers.v1.WithdrawalLocationR\x12withdrawalLocation\"T\n" +
+	"\x13withdrawal_location\x18\b \x01(\v2(.thumela.transfers.v1.WithdrawalLocationR\x12withdrawalLocation\x12\x1d\n" +
+	"\n" +
+	"sender_pin\x18\t \x01(\tR\tsenderPin\"T\n" +
 	"\x16CreateTransferResponse\x12:\n" +
 	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"N\n" +
 	"\x12GetTransferRequest\x12\x17\n" +
@@ -1728,10 +2054,10 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\famount_cents\x18\x06 \x01(\x03R\vamountCents\x129\n" +
 	"\x19system_trace_audit_number\x18\a \x01(\tR\x16systemTraceAuditNumber\x12/\n" +
 	"\x13retrieval_reference\x18\b \x01(\tR\x12retrievalReference\x12!\n" +
-	"\fatm_location\x18\t \x01(\tR\vatmLocation\"\xe8\x02\n" +
+	"\fatm_location\x18\t \x01(\tR\vatmLocation\"\xfd\x02\n" +
 	"\x11CollectionRefused\x12F\n" +
 	"\x06reason\x18\x01 \x01(\x0e2..thumela.transfers.v1.CollectionRefused.ReasonR\x06reason\x12#\n" +
-	"\rattempts_left\x18\x02 \x01(\x05R\fattemptsLeft\"\xe5\x01\n" +
+	"\rattempts_left\x18\x02 \x01(\x05R\fattemptsLeft\"\xfa\x01\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18REASON_WRONG_CREDENTIALS\x10\x01\x12\x11\n" +
@@ -1741,7 +2067,8 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x18REASON_ALREADY_COLLECTED\x10\x05\x12\x15\n" +
 	"\x11REASON_WRONG_BANK\x10\x06\x12\x17\n" +
 	"\x13REASON_WRONG_AMOUNT\x10\a\x12\x1a\n" +
-	"\x16REASON_INVALID_VOUCHER\x10\b\"\xb1\x01\n" +
+	"\x16REASON_INVALID_VOUCHER\x10\b\x12\x13\n" +
+	"\x0fREASON_REVERSED\x10\t\"\xb1\x01\n" +
 	"\x18ReverseCollectionRequest\x12)\n" +
 	"\x04bank\x18\x01 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x12/\n" +
 	"\x13retrieval_reference\x18\x02 \x01(\tR\x12retrievalReference\x129\n" +
@@ -1754,7 +2081,20 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12!\n" +
 	"\famount_cents\x18\x02 \x01(\x03R\vamountCents\x12=\n" +
-	"\fcollected_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vcollectedAt*\xa9\x01\n" +
+	"\fcollected_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vcollectedAt\"P\n" +
+	"\x14ResendVoucherRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\vtransfer_id\x18\x02 \x01(\tR\n" +
+	"transferId\"S\n" +
+	"\x15ResendVoucherResponse\x12:\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\x80\x01\n" +
+	"\x1bChangeRecipientPhoneRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\vtransfer_id\x18\x02 \x01(\tR\n" +
+	"transferId\x12'\n" +
+	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhone\"Z\n" +
+	"\x1cChangeRecipientPhoneResponse\x12:\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer*\xa9\x01\n" +
 	"\x0eTransferStatus\x12\x1f\n" +
 	"\x1bTRANSFER_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17TRANSFER_STATUS_PENDING\x10\x01\x12\x1e\n" +
@@ -1766,14 +2106,19 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"%COLLECTION_STATUS_AWAITING_COLLECTION\x10\x01\x12\x1f\n" +
 	"\x1bCOLLECTION_STATUS_COLLECTED\x10\x02\x12\x1f\n" +
 	"\x1bCOLLECTION_STATUS_CANCELLED\x10\x03\x12\x1d\n" +
-	"\x19COLLECTION_STATUS_EXPIRED\x10\x04*\xa1\x01\n" +
+	"\x19COLLECTION_STATUS_EXPIRED\x10\x04*|\n" +
+	"\fRefundStatus\x12\x1d\n" +
+	"\x19REFUND_STATUS_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12REFUND_STATUS_NONE\x10\x01\x12\x19\n" +
+	"\x15REFUND_STATUS_PENDING\x10\x02\x12\x1a\n" +
+	"\x16REFUND_STATUS_REFUNDED\x10\x03*\xa1\x01\n" +
 	"\tLimitKind\x12\x1a\n" +
 	"\x16LIMIT_KIND_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17LIMIT_KIND_PER_TRANSFER\x10\x01\x12\x14\n" +
 	"\x10LIMIT_KIND_DAILY\x10\x02\x12\x16\n" +
 	"\x12LIMIT_KIND_MONTHLY\x10\x03\x12\x15\n" +
 	"\x11LIMIT_KIND_YEARLY\x10\x04\x12\x16\n" +
-	"\x12LIMIT_KIND_MINIMUM\x10\x052\xfb\x05\n" +
+	"\x12LIMIT_KIND_MINIMUM\x10\x052\xe4\a\n" +
 	"\x10TransfersService\x12k\n" +
 	"\x0eCreateTransfer\x12+.thumela.transfers.v1.CreateTransferRequest\x1a,.thumela.transfers.v1.CreateTransferResponse\x12b\n" +
 	"\vGetTransfer\x12(.thumela.transfers.v1.GetTransferRequest\x1a).thumela.transfers.v1.GetTransferResponse\x12h\n" +
@@ -1781,7 +2126,9 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x0eCancelTransfer\x12+.thumela.transfers.v1.CancelTransferRequest\x1a,.thumela.transfers.v1.CancelTransferResponse\x12\\\n" +
 	"\tGetLimits\x12&.thumela.transfers.v1.GetLimitsRequest\x1a'.thumela.transfers.v1.GetLimitsResponse\x12k\n" +
 	"\x0eCollectVoucher\x12+.thumela.transfers.v1.CollectVoucherRequest\x1a,.thumela.transfers.v1.CollectVoucherResponse\x12t\n" +
-	"\x11ReverseCollection\x12..thumela.transfers.v1.ReverseCollectionRequest\x1a/.thumela.transfers.v1.ReverseCollectionResponseB\xe6\x01\n" +
+	"\x11ReverseCollection\x12..thumela.transfers.v1.ReverseCollectionRequest\x1a/.thumela.transfers.v1.ReverseCollectionResponse\x12h\n" +
+	"\rResendVoucher\x12*.thumela.transfers.v1.ResendVoucherRequest\x1a+.thumela.transfers.v1.ResendVoucherResponse\x12}\n" +
+	"\x14ChangeRecipientPhone\x121.thumela.transfers.v1.ChangeRecipientPhoneRequest\x1a2.thumela.transfers.v1.ChangeRecipientPhoneResponseB\xe6\x01\n" +
 	"\x18com.thumela.transfers.v1B\x0eTransfersProtoP\x01ZHgithub.com/thumela/thumela/proto/gen/go/thumela/transfers/v1;transfersv1\xa2\x02\x03TTX\xaa\x02\x14Thumela.Transfers.V1\xca\x02\x14Thumela\\Transfers\\V1\xe2\x02 Thumela\\Transfers\\V1\\GPBMetadata\xea\x02\x16Thumela::Transfers::V1b\x06proto3"
 
 var (
@@ -1796,79 +2143,91 @@ func file_thumela_transfers_v1_transfers_proto_rawDescGZIP() []byte {
 	return file_thumela_transfers_v1_transfers_proto_rawDescData
 }
 
-var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
-	(TransferStatus)(0),               // 0: thumela.transfers.v1.TransferStatus
-	(CollectionStatus)(0),             // 1: thumela.transfers.v1.CollectionStatus
-	(LimitKind)(0),                    // 2: thumela.transfers.v1.LimitKind
-	(CollectionRefused_Reason)(0),     // 3: thumela.transfers.v1.CollectionRefused.Reason
-	(*WithdrawalLocation)(nil),        // 4: thumela.transfers.v1.WithdrawalLocation
-	(*Voucher)(nil),                   // 5: thumela.transfers.v1.Voucher
-	(*Transfer)(nil),                  // 6: thumela.transfers.v1.Transfer
-	(*CreateTransferRequest)(nil),     // 7: thumela.transfers.v1.CreateTransferRequest
-	(*CreateTransferResponse)(nil),    // 8: thumela.transfers.v1.CreateTransferResponse
-	(*GetTransferRequest)(nil),        // 9: thumela.transfers.v1.GetTransferRequest
-	(*GetTransferResponse)(nil),       // 10: thumela.transfers.v1.GetTransferResponse
-	(*ListTransfersRequest)(nil),      // 11: thumela.transfers.v1.ListTransfersRequest
-	(*ListTransfersResponse)(nil),     // 12: thumela.transfers.v1.ListTransfersResponse
-	(*CancelTransferRequest)(nil),     // 13: thumela.transfers.v1.CancelTransferRequest
-	(*CancelTransferResponse)(nil),    // 14: thumela.transfers.v1.CancelTransferResponse
-	(*GetLimitsRequest)(nil),          // 15: thumela.transfers.v1.GetLimitsRequest
-	(*LimitUsage)(nil),                // 16: thumela.transfers.v1.LimitUsage
-	(*GetLimitsResponse)(nil),         // 17: thumela.transfers.v1.GetLimitsResponse
-	(*LimitExceeded)(nil),             // 18: thumela.transfers.v1.LimitExceeded
-	(*CollectVoucherRequest)(nil),     // 19: thumela.transfers.v1.CollectVoucherRequest
-	(*CollectionRefused)(nil),         // 20: thumela.transfers.v1.CollectionRefused
-	(*ReverseCollectionRequest)(nil),  // 21: thumela.transfers.v1.ReverseCollectionRequest
-	(*ReverseCollectionResponse)(nil), // 22: thumela.transfers.v1.ReverseCollectionResponse
-	(*CollectVoucherResponse)(nil),    // 23: thumela.transfers.v1.CollectVoucherResponse
-	(*timestamppb.Timestamp)(nil),     // 24: google.protobuf.Timestamp
-	(v1.Bank)(0),                      // 25: thumela.fees.v1.Bank
+	(TransferStatus)(0),                  // 0: thumela.transfers.v1.TransferStatus
+	(CollectionStatus)(0),                // 1: thumela.transfers.v1.CollectionStatus
+	(RefundStatus)(0),                    // 2: thumela.transfers.v1.RefundStatus
+	(LimitKind)(0),                       // 3: thumela.transfers.v1.LimitKind
+	(CollectionRefused_Reason)(0),        // 4: thumela.transfers.v1.CollectionRefused.Reason
+	(*WithdrawalLocation)(nil),           // 5: thumela.transfers.v1.WithdrawalLocation
+	(*Voucher)(nil),                      // 6: thumela.transfers.v1.Voucher
+	(*Transfer)(nil),                     // 7: thumela.transfers.v1.Transfer
+	(*CreateTransferRequest)(nil),        // 8: thumela.transfers.v1.CreateTransferRequest
+	(*CreateTransferResponse)(nil),       // 9: thumela.transfers.v1.CreateTransferResponse
+	(*GetTransferRequest)(nil),           // 10: thumela.transfers.v1.GetTransferRequest
+	(*GetTransferResponse)(nil),          // 11: thumela.transfers.v1.GetTransferResponse
+	(*ListTransfersRequest)(nil),         // 12: thumela.transfers.v1.ListTransfersRequest
+	(*ListTransfersResponse)(nil),        // 13: thumela.transfers.v1.ListTransfersResponse
+	(*CancelTransferRequest)(nil),        // 14: thumela.transfers.v1.CancelTransferRequest
+	(*CancelTransferResponse)(nil),       // 15: thumela.transfers.v1.CancelTransferResponse
+	(*GetLimitsRequest)(nil),             // 16: thumela.transfers.v1.GetLimitsRequest
+	(*LimitUsage)(nil),                   // 17: thumela.transfers.v1.LimitUsage
+	(*GetLimitsResponse)(nil),            // 18: thumela.transfers.v1.GetLimitsResponse
+	(*LimitExceeded)(nil),                // 19: thumela.transfers.v1.LimitExceeded
+	(*CollectVoucherRequest)(nil),        // 20: thumela.transfers.v1.CollectVoucherRequest
+	(*CollectionRefused)(nil),            // 21: thumela.transfers.v1.CollectionRefused
+	(*ReverseCollectionRequest)(nil),     // 22: thumela.transfers.v1.ReverseCollectionRequest
+	(*ReverseCollectionResponse)(nil),    // 23: thumela.transfers.v1.ReverseCollectionResponse
+	(*CollectVoucherResponse)(nil),       // 24: thumela.transfers.v1.CollectVoucherResponse
+	(*ResendVoucherRequest)(nil),         // 25: thumela.transfers.v1.ResendVoucherRequest
+	(*ResendVoucherResponse)(nil),        // 26: thumela.transfers.v1.ResendVoucherResponse
+	(*ChangeRecipientPhoneRequest)(nil),  // 27: thumela.transfers.v1.ChangeRecipientPhoneRequest
+	(*ChangeRecipientPhoneResponse)(nil), // 28: thumela.transfers.v1.ChangeRecipientPhoneResponse
+	(*timestamppb.Timestamp)(nil),        // 29: google.protobuf.Timestamp
+	(v1.Bank)(0),                         // 30: thumela.fees.v1.Bank
 }
 var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	1,  // 0: thumela.transfers.v1.Voucher.collection_status:type_name -> thumela.transfers.v1.CollectionStatus
-	24, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	24, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	25, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
+	29, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	29, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	30, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
 	0,  // 4: thumela.transfers.v1.Transfer.status:type_name -> thumela.transfers.v1.TransferStatus
-	4,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
-	5,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
-	24, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	24, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	25, // 9: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
-	4,  // 10: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
-	6,  // 11: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	6,  // 12: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	0,  // 13: thumela.transfers.v1.ListTransfersRequest.status:type_name -> thumela.transfers.v1.TransferStatus
-	6,  // 14: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
-	6,  // 15: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	2,  // 16: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
-	16, // 17: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
-	2,  // 18: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
-	25, // 19: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
-	3,  // 20: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
-	25, // 21: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
-	24, // 22: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
-	7,  // 23: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
-	9,  // 24: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
-	11, // 25: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
-	13, // 26: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
-	15, // 27: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
-	19, // 28: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
-	21, // 29: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
-	8,  // 30: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
-	10, // 31: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
-	12, // 32: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
-	14, // 33: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
-	17, // 34: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
-	23, // 35: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
-	22, // 36: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
-	30, // [30:37] is the sub-list for method output_type
-	23, // [23:30] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	5,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
+	6,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
+	29, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	29, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	2,  // 9: thumela.transfers.v1.Transfer.refund_status:type_name -> thumela.transfers.v1.RefundStatus
+	30, // 10: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
+	5,  // 11: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
+	7,  // 12: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	7,  // 13: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	0,  // 14: thumela.transfers.v1.ListTransfersRequest.status:type_name -> thumela.transfers.v1.TransferStatus
+	7,  // 15: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
+	7,  // 16: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	3,  // 17: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
+	17, // 18: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
+	3,  // 19: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
+	30, // 20: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 21: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
+	30, // 22: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
+	29, // 23: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
+	7,  // 24: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	7,  // 25: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	8,  // 26: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
+	10, // 27: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
+	12, // 28: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
+	14, // 29: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
+	16, // 30: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
+	20, // 31: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
+	22, // 32: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
+	25, // 33: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
+	27, // 34: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
+	9,  // 35: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
+	11, // 36: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
+	13, // 37: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
+	15, // 38: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
+	18, // 39: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
+	24, // 40: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
+	23, // 41: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
+	26, // 42: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
+	28, // 43: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
+	35, // [35:44] is the sub-list for method output_type
+	26, // [26:35] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_transfers_proto_init() }
@@ -1881,8 +2240,8 @@ func file_thumela_transfers_v1_transfers_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_transfers_v1_transfers_proto_rawDesc), len(file_thumela_transfers_v1_transfers_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   20,
+			NumEnums:      5,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

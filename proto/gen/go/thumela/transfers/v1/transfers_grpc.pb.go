@@ -19,13 +19,15 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TransfersService_CreateTransfer_FullMethodName    = "/thumela.transfers.v1.TransfersService/CreateTransfer"
-	TransfersService_GetTransfer_FullMethodName       = "/thumela.transfers.v1.TransfersService/GetTransfer"
-	TransfersService_ListTransfers_FullMethodName     = "/thumela.transfers.v1.TransfersService/ListTransfers"
-	TransfersService_CancelTransfer_FullMethodName    = "/thumela.transfers.v1.TransfersService/CancelTransfer"
-	TransfersService_GetLimits_FullMethodName         = "/thumela.transfers.v1.TransfersService/GetLimits"
-	TransfersService_CollectVoucher_FullMethodName    = "/thumela.transfers.v1.TransfersService/CollectVoucher"
-	TransfersService_ReverseCollection_FullMethodName = "/thumela.transfers.v1.TransfersService/ReverseCollection"
+	TransfersService_CreateTransfer_FullMethodName       = "/thumela.transfers.v1.TransfersService/CreateTransfer"
+	TransfersService_GetTransfer_FullMethodName          = "/thumela.transfers.v1.TransfersService/GetTransfer"
+	TransfersService_ListTransfers_FullMethodName        = "/thumela.transfers.v1.TransfersService/ListTransfers"
+	TransfersService_CancelTransfer_FullMethodName       = "/thumela.transfers.v1.TransfersService/CancelTransfer"
+	TransfersService_GetLimits_FullMethodName            = "/thumela.transfers.v1.TransfersService/GetLimits"
+	TransfersService_CollectVoucher_FullMethodName       = "/thumela.transfers.v1.TransfersService/CollectVoucher"
+	TransfersService_ReverseCollection_FullMethodName    = "/thumela.transfers.v1.TransfersService/ReverseCollection"
+	TransfersService_ResendVoucher_FullMethodName        = "/thumela.transfers.v1.TransfersService/ResendVoucher"
+	TransfersService_ChangeRecipientPhone_FullMethodName = "/thumela.transfers.v1.TransfersService/ChangeRecipientPhone"
 )
 
 // TransfersServiceClient is the client API for TransfersService service.
@@ -33,9 +35,11 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // TransfersService owns transfers, their idempotency keys, cash vouchers and the user's limits.
-// Every call but CollectVoucher needs the user's access token and is scoped to its subject;
-// another user's transfer id answers NotFound. Limits refusals are FailedPrecondition with a
-// LimitExceeded detail saying which limit and how much room is left.
+// Every call but CollectVoucher and ReverseCollection needs the user's access token and is
+// scoped to its subject; another user's transfer id answers NotFound. Limits refusals are
+// FailedPrecondition with a LimitExceeded detail saying which limit and how much room is left.
+// Amounts are whole rand in multiples of R10 (ATMs pay out notes): anything else is
+// InvalidArgument with a field violation on amount_cents.
 type TransfersServiceClient interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
@@ -59,13 +63,28 @@ type TransfersServiceClient interface {
 	// A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
 	// as the first did and collects nothing twice. The amount typed at the ATM must equal the
 	// voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
-	// naming the reason, which the gateway maps to an ISO 8583 response code.
+	// naming the reason, which the gateway maps to an ISO 8583 response code. A voucher number
+	// that is not 10 digits is INVALID_VOUCHER (PermissionDenied); a well-formed number that no
+	// voucher has is WRONG_CREDENTIALS, counted and locked exactly like a real voucher's, so
+	// neither attempts_left nor the lock tells whether it exists. A wrong amount is checked only
+	// once the credentials are right and is not counted as an attempt. The same (bank,
+	// retrieval_reference) with another STAN, voucher number, amount or ATM is AlreadyExists.
 	CollectVoucher(ctx context.Context, in *CollectVoucherRequest, opts ...grpc.CallOption) (*CollectVoucherResponse, error)
 	// ReverseCollection undoes a collection the ATM could not complete (no cash dispensed, or no
 	// answer in time): the voucher is awaiting collection again. Keyed by the original request's
 	// (bank, retrieval_reference); a repeated reversal, or a reversal of a request that collected
 	// nothing, changes nothing and succeeds. Only "atm-gateway" may call it.
 	ReverseCollection(ctx context.Context, in *ReverseCollectionRequest, opts ...grpc.CallOption) (*ReverseCollectionResponse, error)
+	// ResendVoucher sends the recipient a new voucher SMS, at most 3 times per transfer (then
+	// FailedPrecondition). It re-issues the voucher: a new number and, unless the sender chose the
+	// PIN, a new PIN; the old number stops working at once. The expiry stays the original one.
+	// Only for a completed transfer whose voucher awaits collection (else FailedPrecondition).
+	ResendVoucher(ctx context.Context, in *ResendVoucherRequest, opts ...grpc.CallOption) (*ResendVoucherResponse, error)
+	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
+	// times per transfer), re-issuing it like ResendVoucher: the old number stops working at once.
+	// The current number, or one that is not a South African mobile, is InvalidArgument on
+	// recipient_phone. A PIN the sender chose is kept by both: only the number is new.
+	ChangeRecipientPhone(ctx context.Context, in *ChangeRecipientPhoneRequest, opts ...grpc.CallOption) (*ChangeRecipientPhoneResponse, error)
 }
 
 type transfersServiceClient struct {
@@ -146,14 +165,36 @@ func (c *transfersServiceClient) ReverseCollection(ctx context.Context, in *Reve
 	return out, nil
 }
 
+func (c *transfersServiceClient) ResendVoucher(ctx context.Context, in *ResendVoucherRequest, opts ...grpc.CallOption) (*ResendVoucherResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResendVoucherResponse)
+	err := c.cc.Invoke(ctx, TransfersService_ResendVoucher_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) ChangeRecipientPhone(ctx context.Context, in *ChangeRecipientPhoneRequest, opts ...grpc.CallOption) (*ChangeRecipientPhoneResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ChangeRecipientPhoneResponse)
+	err := c.cc.Invoke(ctx, TransfersService_ChangeRecipientPhone_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TransfersServiceServer is the server API for TransfersService service.
 // All implementations must embed UnimplementedTransfersServiceServer
 // for forward compatibility.
 //
 // TransfersService owns transfers, their idempotency keys, cash vouchers and the user's limits.
-// Every call but CollectVoucher needs the user's access token and is scoped to its subject;
-// another user's transfer id answers NotFound. Limits refusals are FailedPrecondition with a
-// LimitExceeded detail saying which limit and how much room is left.
+// Every call but CollectVoucher and ReverseCollection needs the user's access token and is
+// scoped to its subject; another user's transfer id answers NotFound. Limits refusals are
+// FailedPrecondition with a LimitExceeded detail saying which limit and how much room is left.
+// Amounts are whole rand in multiples of R10 (ATMs pay out notes): anything else is
+// InvalidArgument with a field violation on amount_cents.
 type TransfersServiceServer interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
@@ -177,13 +218,28 @@ type TransfersServiceServer interface {
 	// A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
 	// as the first did and collects nothing twice. The amount typed at the ATM must equal the
 	// voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
-	// naming the reason, which the gateway maps to an ISO 8583 response code.
+	// naming the reason, which the gateway maps to an ISO 8583 response code. A voucher number
+	// that is not 10 digits is INVALID_VOUCHER (PermissionDenied); a well-formed number that no
+	// voucher has is WRONG_CREDENTIALS, counted and locked exactly like a real voucher's, so
+	// neither attempts_left nor the lock tells whether it exists. A wrong amount is checked only
+	// once the credentials are right and is not counted as an attempt. The same (bank,
+	// retrieval_reference) with another STAN, voucher number, amount or ATM is AlreadyExists.
 	CollectVoucher(context.Context, *CollectVoucherRequest) (*CollectVoucherResponse, error)
 	// ReverseCollection undoes a collection the ATM could not complete (no cash dispensed, or no
 	// answer in time): the voucher is awaiting collection again. Keyed by the original request's
 	// (bank, retrieval_reference); a repeated reversal, or a reversal of a request that collected
 	// nothing, changes nothing and succeeds. Only "atm-gateway" may call it.
 	ReverseCollection(context.Context, *ReverseCollectionRequest) (*ReverseCollectionResponse, error)
+	// ResendVoucher sends the recipient a new voucher SMS, at most 3 times per transfer (then
+	// FailedPrecondition). It re-issues the voucher: a new number and, unless the sender chose the
+	// PIN, a new PIN; the old number stops working at once. The expiry stays the original one.
+	// Only for a completed transfer whose voucher awaits collection (else FailedPrecondition).
+	ResendVoucher(context.Context, *ResendVoucherRequest) (*ResendVoucherResponse, error)
+	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
+	// times per transfer), re-issuing it like ResendVoucher: the old number stops working at once.
+	// The current number, or one that is not a South African mobile, is InvalidArgument on
+	// recipient_phone. A PIN the sender chose is kept by both: only the number is new.
+	ChangeRecipientPhone(context.Context, *ChangeRecipientPhoneRequest) (*ChangeRecipientPhoneResponse, error)
 	mustEmbedUnimplementedTransfersServiceServer()
 }
 
@@ -214,6 +270,12 @@ func (UnimplementedTransfersServiceServer) CollectVoucher(context.Context, *Coll
 }
 func (UnimplementedTransfersServiceServer) ReverseCollection(context.Context, *ReverseCollectionRequest) (*ReverseCollectionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReverseCollection not implemented")
+}
+func (UnimplementedTransfersServiceServer) ResendVoucher(context.Context, *ResendVoucherRequest) (*ResendVoucherResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResendVoucher not implemented")
+}
+func (UnimplementedTransfersServiceServer) ChangeRecipientPhone(context.Context, *ChangeRecipientPhoneRequest) (*ChangeRecipientPhoneResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ChangeRecipientPhone not implemented")
 }
 func (UnimplementedTransfersServiceServer) mustEmbedUnimplementedTransfersServiceServer() {}
 func (UnimplementedTransfersServiceServer) testEmbeddedByValue()                          {}
@@ -362,6 +424,42 @@ func _TransfersService_ReverseCollection_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransfersService_ResendVoucher_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResendVoucherRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).ResendVoucher(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_ResendVoucher_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).ResendVoucher(ctx, req.(*ResendVoucherRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_ChangeRecipientPhone_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ChangeRecipientPhoneRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).ChangeRecipientPhone(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_ChangeRecipientPhone_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).ChangeRecipientPhone(ctx, req.(*ChangeRecipientPhoneRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TransfersService_ServiceDesc is the grpc.ServiceDesc for TransfersService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -396,6 +494,14 @@ var TransfersService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReverseCollection",
 			Handler:    _TransfersService_ReverseCollection_Handler,
+		},
+		{
+			MethodName: "ResendVoucher",
+			Handler:    _TransfersService_ResendVoucher_Handler,
+		},
+		{
+			MethodName: "ChangeRecipientPhone",
+			Handler:    _TransfersService_ChangeRecipientPhone_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

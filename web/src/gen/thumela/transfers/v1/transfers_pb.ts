@@ -67,8 +67,8 @@ export type Voucher = Message<"thumela.transfers.v1.Voucher"> & {
   collectedAt?: Timestamp | undefined;
 
   /**
-   * Where the cash was withdrawn, as the ATM network names the ATM ("FNB ATM Sandton City");
-   * empty unless collected.
+   * Where the cash was withdrawn, as the ATM network names the ATM ("FNB ATM Sandton City"),
+   * else its bank and id ("FNB ATM ATM00042"); empty unless collected.
    *
    * @generated from field: string collected_at_location = 5;
    */
@@ -1168,6 +1168,8 @@ export const TransfersService: GenService<{
   /**
    * ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
    * times per transfer), re-issuing it like ResendVoucher: the old number stops working at once.
+   * The current number, or one that is not a South African mobile, is InvalidArgument on
+   * recipient_phone. A PIN the sender chose is kept by both: only the number is new.
    *
    * @generated from rpc thumela.transfers.v1.TransfersService.ChangeRecipientPhone
    */

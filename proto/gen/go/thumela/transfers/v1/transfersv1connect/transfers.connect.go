@@ -54,6 +54,12 @@ const (
 	// TransfersServiceReverseCollectionProcedure is the fully-qualified name of the TransfersService's
 	// ReverseCollection RPC.
 	TransfersServiceReverseCollectionProcedure = "/thumela.transfers.v1.TransfersService/ReverseCollection"
+	// TransfersServiceResendVoucherProcedure is the fully-qualified name of the TransfersService's
+	// ResendVoucher RPC.
+	TransfersServiceResendVoucherProcedure = "/thumela.transfers.v1.TransfersService/ResendVoucher"
+	// TransfersServiceChangeRecipientPhoneProcedure is the fully-qualified name of the
+	// TransfersService's ChangeRecipientPhone RPC.
+	TransfersServiceChangeRecipientPhoneProcedure = "/thumela.transfers.v1.TransfersService/ChangeRecipientPhone"
 )
 
 // TransfersServiceClient is a client for the thumela.transfers.v1.TransfersService service.
@@ -80,13 +86,28 @@ type TransfersServiceClient interface {
 	// A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
 	// as the first did and collects nothing twice. The amount typed at the ATM must equal the
 	// voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
-	// naming the reason, which the gateway maps to an ISO 8583 response code.
+	// naming the reason, which the gateway maps to an ISO 8583 response code. A voucher number
+	// that is not 10 digits is INVALID_VOUCHER (PermissionDenied); a well-formed number that no
+	// voucher has is WRONG_CREDENTIALS, counted and locked exactly like a real voucher's, so
+	// neither attempts_left nor the lock tells whether it exists. A wrong amount is checked only
+	// once the credentials are right and is not counted as an attempt. The same (bank,
+	// retrieval_reference) with another STAN, voucher number, amount or ATM is AlreadyExists.
 	CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error)
 	// ReverseCollection undoes a collection the ATM could not complete (no cash dispensed, or no
 	// answer in time): the voucher is awaiting collection again. Keyed by the original request's
 	// (bank, retrieval_reference); a repeated reversal, or a reversal of a request that collected
 	// nothing, changes nothing and succeeds. Only "atm-gateway" may call it.
 	ReverseCollection(context.Context, *v1.ReverseCollectionRequest) (*v1.ReverseCollectionResponse, error)
+	// ResendVoucher sends the recipient a new voucher SMS, at most 3 times per transfer (then
+	// FailedPrecondition). It re-issues the voucher: a new number and, unless the sender chose the
+	// PIN, a new PIN; the old number stops working at once. The expiry stays the original one.
+	// Only for a completed transfer whose voucher awaits collection (else FailedPrecondition).
+	ResendVoucher(context.Context, *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error)
+	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
+	// times per transfer), re-issuing it like ResendVoucher: the old number stops working at once.
+	// The current number, or one that is not a South African mobile, is InvalidArgument on
+	// recipient_phone. A PIN the sender chose is kept by both: only the number is new.
+	ChangeRecipientPhone(context.Context, *v1.ChangeRecipientPhoneRequest) (*v1.ChangeRecipientPhoneResponse, error)
 }
 
 // NewTransfersServiceClient constructs a client for the thumela.transfers.v1.TransfersService
@@ -142,18 +163,32 @@ func NewTransfersServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(transfersServiceMethods.ByName("ReverseCollection")),
 			connect.WithClientOptions(opts...),
 		),
+		resendVoucher: connect.NewClient[v1.ResendVoucherRequest, v1.ResendVoucherResponse](
+			httpClient,
+			baseURL+TransfersServiceResendVoucherProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("ResendVoucher")),
+			connect.WithClientOptions(opts...),
+		),
+		changeRecipientPhone: connect.NewClient[v1.ChangeRecipientPhoneRequest, v1.ChangeRecipientPhoneResponse](
+			httpClient,
+			baseURL+TransfersServiceChangeRecipientPhoneProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("ChangeRecipientPhone")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // transfersServiceClient implements TransfersServiceClient.
 type transfersServiceClient struct {
-	createTransfer    *connect.Client[v1.CreateTransferRequest, v1.CreateTransferResponse]
-	getTransfer       *connect.Client[v1.GetTransferRequest, v1.GetTransferResponse]
-	listTransfers     *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
-	cancelTransfer    *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
-	getLimits         *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
-	collectVoucher    *connect.Client[v1.CollectVoucherRequest, v1.CollectVoucherResponse]
-	reverseCollection *connect.Client[v1.ReverseCollectionRequest, v1.ReverseCollectionResponse]
+	createTransfer       *connect.Client[v1.CreateTransferRequest, v1.CreateTransferResponse]
+	getTransfer          *connect.Client[v1.GetTransferRequest, v1.GetTransferResponse]
+	listTransfers        *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
+	cancelTransfer       *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
+	getLimits            *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
+	collectVoucher       *connect.Client[v1.CollectVoucherRequest, v1.CollectVoucherResponse]
+	reverseCollection    *connect.Client[v1.ReverseCollectionRequest, v1.ReverseCollectionResponse]
+	resendVoucher        *connect.Client[v1.ResendVoucherRequest, v1.ResendVoucherResponse]
+	changeRecipientPhone *connect.Client[v1.ChangeRecipientPhoneRequest, v1.ChangeRecipientPhoneResponse]
 }
 
 // CreateTransfer calls thumela.transfers.v1.TransfersService.CreateTransfer.
@@ -219,6 +254,24 @@ func (c *transfersServiceClient) ReverseCollection(ctx context.Context, req *v1.
 	return nil, err
 }
 
+// ResendVoucher calls thumela.transfers.v1.TransfersService.ResendVoucher.
+func (c *transfersServiceClient) ResendVoucher(ctx context.Context, req *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error) {
+	response, err := c.resendVoucher.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ChangeRecipientPhone calls thumela.transfers.v1.TransfersService.ChangeRecipientPhone.
+func (c *transfersServiceClient) ChangeRecipientPhone(ctx context.Context, req *v1.ChangeRecipientPhoneRequest) (*v1.ChangeRecipientPhoneResponse, error) {
+	response, err := c.changeRecipientPhone.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // TransfersServiceHandler is an implementation of the thumela.transfers.v1.TransfersService
 // service.
 type TransfersServiceHandler interface {
@@ -244,13 +297,28 @@ type TransfersServiceHandler interface {
 	// A repeated request with the same (bank, retrieval_reference) — an ATM switch's retry — answers
 	// as the first did and collects nothing twice. The amount typed at the ATM must equal the
 	// voucher's amount (vouchers are collected whole). A refusal carries a CollectionRefused detail
-	// naming the reason, which the gateway maps to an ISO 8583 response code.
+	// naming the reason, which the gateway maps to an ISO 8583 response code. A voucher number
+	// that is not 10 digits is INVALID_VOUCHER (PermissionDenied); a well-formed number that no
+	// voucher has is WRONG_CREDENTIALS, counted and locked exactly like a real voucher's, so
+	// neither attempts_left nor the lock tells whether it exists. A wrong amount is checked only
+	// once the credentials are right and is not counted as an attempt. The same (bank,
+	// retrieval_reference) with another STAN, voucher number, amount or ATM is AlreadyExists.
 	CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error)
 	// ReverseCollection undoes a collection the ATM could not complete (no cash dispensed, or no
 	// answer in time): the voucher is awaiting collection again. Keyed by the original request's
 	// (bank, retrieval_reference); a repeated reversal, or a reversal of a request that collected
 	// nothing, changes nothing and succeeds. Only "atm-gateway" may call it.
 	ReverseCollection(context.Context, *v1.ReverseCollectionRequest) (*v1.ReverseCollectionResponse, error)
+	// ResendVoucher sends the recipient a new voucher SMS, at most 3 times per transfer (then
+	// FailedPrecondition). It re-issues the voucher: a new number and, unless the sender chose the
+	// PIN, a new PIN; the old number stops working at once. The expiry stays the original one.
+	// Only for a completed transfer whose voucher awaits collection (else FailedPrecondition).
+	ResendVoucher(context.Context, *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error)
+	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
+	// times per transfer), re-issuing it like ResendVoucher: the old number stops working at once.
+	// The current number, or one that is not a South African mobile, is InvalidArgument on
+	// recipient_phone. A PIN the sender chose is kept by both: only the number is new.
+	ChangeRecipientPhone(context.Context, *v1.ChangeRecipientPhoneRequest) (*v1.ChangeRecipientPhoneResponse, error)
 }
 
 // NewTransfersServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -302,6 +370,18 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 		connect.WithSchema(transfersServiceMethods.ByName("ReverseCollection")),
 		connect.WithHandlerOptions(opts...),
 	)
+	transfersServiceResendVoucherHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceResendVoucherProcedure,
+		svc.ResendVoucher,
+		connect.WithSchema(transfersServiceMethods.ByName("ResendVoucher")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceChangeRecipientPhoneHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceChangeRecipientPhoneProcedure,
+		svc.ChangeRecipientPhone,
+		connect.WithSchema(transfersServiceMethods.ByName("ChangeRecipientPhone")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/thumela.transfers.v1.TransfersService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case TransfersServiceCreateTransferProcedure:
@@ -318,6 +398,10 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 			transfersServiceCollectVoucherHandler.ServeHTTP(w, r)
 		case TransfersServiceReverseCollectionProcedure:
 			transfersServiceReverseCollectionHandler.ServeHTTP(w, r)
+		case TransfersServiceResendVoucherProcedure:
+			transfersServiceResendVoucherHandler.ServeHTTP(w, r)
+		case TransfersServiceChangeRecipientPhoneProcedure:
+			transfersServiceChangeRecipientPhoneHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -353,4 +437,12 @@ func (UnimplementedTransfersServiceHandler) CollectVoucher(context.Context, *v1.
 
 func (UnimplementedTransfersServiceHandler) ReverseCollection(context.Context, *v1.ReverseCollectionRequest) (*v1.ReverseCollectionResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.ReverseCollection is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) ResendVoucher(context.Context, *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.ResendVoucher is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) ChangeRecipientPhone(context.Context, *v1.ChangeRecipientPhoneRequest) (*v1.ChangeRecipientPhoneResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.ChangeRecipientPhone is not implemented"))
 }
