@@ -22,6 +22,7 @@ var declines = map[string]string{
 	atmnet.RespPINTriesExceeded:   "Too many incorrect attempts: this voucher is locked for 24 hours.",
 	atmnet.RespPINCryptoError:     "This ATM could not send the PIN securely: the ATM and the bank do not share a PIN key.",
 	atmnet.RespIssuerUnavailable:  msgUnreachable,
+	atmnet.RespDuplicate:          "This withdrawal was reversed. Start a new withdrawal.",
 	atmnet.RespSystemMalfunction:  "Something went wrong at the bank. Try again later.",
 }
 

@@ -130,7 +130,7 @@ func TestScaleOut(t *testing.T) {
 					RecipientName:   "Lerato Scaleout",
 					RecipientPhone:  "+27821234567",
 					Bank:            bffv1.Bank_BANK_FNB,
-					AmountCents:     1000 + int64(i%7)*150,
+					AmountCents:     1000 + int64(i%7)*1000, // whole multiples of R10: ATMs pay out notes
 					PaymentMethodId: users[u].CardID,
 				}
 				var res *bffv1.CreateTransferResponse

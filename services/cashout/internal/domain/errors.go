@@ -26,6 +26,8 @@ const (
 	ReasonWrongAmount
 	// ReasonInvalidVoucher: not a voucher number at all.
 	ReasonInvalidVoucher
+	// ReasonReversed: a repeat of a request that was reversed; it never pays out again.
+	ReasonReversed
 	// ReasonNotPermitted: a refusal transfers gave no reason for (FailedPrecondition without a
 	// detail).
 	ReasonNotPermitted
@@ -40,6 +42,7 @@ var reasonNames = map[Reason]string{
 	ReasonWrongBank:        "wrong_bank",
 	ReasonWrongAmount:      "wrong_amount",
 	ReasonInvalidVoucher:   "invalid_voucher",
+	ReasonReversed:         "reversed",
 	ReasonNotPermitted:     "not_permitted",
 }
 

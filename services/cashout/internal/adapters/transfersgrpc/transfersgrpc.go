@@ -46,6 +46,7 @@ var reasons = map[transfersv1.CollectionRefused_Reason]domain.Reason{
 	transfersv1.CollectionRefused_REASON_WRONG_BANK:        domain.ReasonWrongBank,
 	transfersv1.CollectionRefused_REASON_WRONG_AMOUNT:      domain.ReasonWrongAmount,
 	transfersv1.CollectionRefused_REASON_INVALID_VOUCHER:   domain.ReasonInvalidVoucher,
+	transfersv1.CollectionRefused_REASON_REVERSED:          domain.ReasonReversed,
 }
 
 // CollectVoucher asks transfers to collect the voucher.

@@ -269,6 +269,8 @@ func ResponseCode(err error) string {
 			return atmnet.RespInvalidAmount
 		case domain.ReasonInvalidVoucher:
 			return atmnet.RespInvalidVoucher
+		case domain.ReasonReversed:
+			return atmnet.RespDuplicate
 		}
 		return atmnet.RespSystemMalfunction
 	case errors.As(err, &format):
