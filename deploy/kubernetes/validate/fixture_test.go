@@ -15,17 +15,19 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// The seven images, one per binary (deploy/docker/<binary>.Dockerfile).
-var binaries = []string{"identity", "profiles", "paymentmethods", "fees", "transfers", "notifications", "bff"}
+// The eight images, one per binary (deploy/docker/<binary>.Dockerfile).
+var binaries = []string{"identity", "profiles", "paymentmethods", "fees", "transfers", "notifications", "cashout", "bff"}
 
 // callGraph is the architecture's service-to-service calls (ARCHITECTURE.md): the BFF calls
-// every service; transfers calls paymentmethods, fees and identity; every service calls
-// identity for its public keys. identity and transfers reach notifications through NATS
-// (notification requests), never by gRPC. NetworkPolicies must allow exactly these between
-// Thumela's pods.
+// every service with an API (not cashout, which has none); transfers calls paymentmethods, fees
+// and identity; every service calls identity for its public keys; cashout, the ATM networks'
+// gateway, calls transfers (CollectVoucher, ReverseCollection) with the service token identity
+// issues it. identity and transfers reach notifications through NATS (notification requests),
+// never by gRPC. NetworkPolicies must allow exactly these between Thumela's pods.
 var callGraph = map[string][]string{
 	"bff":            {"identity", "profiles", "paymentmethods", "fees", "transfers", "notifications"},
 	"transfers":      {"identity", "paymentmethods", "fees"},
+	"cashout":        {"identity", "transfers"},
 	"notifications":  {"identity"},
 	"profiles":       {"identity"},
 	"paymentmethods": {"identity"},
@@ -41,6 +43,13 @@ type listener struct {
 	// Path, when set, is where the prod overlay's Ingress publishes it on the BFF's public
 	// origin (reachable from the ingress controller, and only from it).
 	Path string
+	// Link, when set, names the network outside the cluster that connects to the listener
+	// directly, not through the ingress controller (plain TCP, not HTTP). A NetworkPolicy
+	// admits it from ipBlock peers on that port only, and nothing else reaches the port; in
+	// prod the listener's Service is a LoadBalancer that keeps the client's address
+	// (externalTrafficPolicy: Local, or the ipBlock would never match) and admits the same
+	// addresses only (loadBalancerSourceRanges within the ipBlocks).
+	Link string
 }
 
 // listeners lists each binary's extra listeners, in container-port order after the serving
@@ -48,6 +57,8 @@ type listener struct {
 var listeners = map[string][]listener{
 	// BulkSMS's delivery reports: POST /webhooks/bulksms/<token>.
 	"notifications": {{Var: "NOTIFICATIONS_WEBHOOK_ADDR", Port: "webhook", Service: "notifications-webhook", Path: "/webhooks/bulksms/"}},
+	// ISO 8583 over TCP from the ATM networks' switches (docs/cashout.md).
+	"cashout": {{Var: "CASHOUT_ISO_ADDR", Port: "iso8583", Service: "cashout-iso", Link: "the ATM switches' link"}},
 }
 
 // externalEgress is what a binary may reach outside the cluster: the TCP ports (to any public

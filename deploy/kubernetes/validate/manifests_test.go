@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strconv"
@@ -116,7 +117,7 @@ func checkDeployment(t *testing.T, f *fixture, r *Rendered, b string, d *appsv1.
 	if c.Name != b {
 		t.Errorf("container %q, want %q", c.Name, b)
 	}
-	// The image: one of the six built ones, this binary's, at a pinned tag.
+	// The image: one of the built ones, this binary's, at a pinned tag.
 	repo, tag := splitImage(c.Image)
 	if repo != "thumela/"+b && !strings.HasSuffix(repo, "/thumela/"+b) {
 		t.Errorf("image %s is not the %s image built by deploy/docker/%s.Dockerfile (…thumela/%s)", c.Image, b, b, b)
@@ -810,8 +811,80 @@ func TestProduction(t *testing.T) {
 			}
 		}
 	}
+	// The listeners on a link outside the cluster (the ATM switches'): reachable from it.
+	for _, b := range binaries {
+		if d := prod.Deployments[b]; d != nil {
+			for _, l := range listeners[b] {
+				if l.Link != "" {
+					checkLinkService(t, prod, d, b, l)
+				}
+			}
+		}
+	}
 	if len(prod.Clusters) == 1 && prod.Clusters[0].Spec.Instances != 3 {
 		t.Errorf("prod PostgreSQL has %d instances, want 3", prod.Clusters[0].Spec.Instances)
+	}
+}
+
+// checkLinkService: the Service of a listener on a link outside the cluster is a LoadBalancer
+// that keeps the client's address (externalTrafficPolicy: Local; with Cluster, nodes SNAT the
+// connections and the NetworkPolicy's ipBlock never matches) and admits, at the load balancer,
+// only addresses that the NetworkPolicy admits too (loadBalancerSourceRanges within its
+// ipBlocks): the two lists name the same link.
+func checkLinkService(t *testing.T, r *Rendered, d *appsv1.Deployment, b string, l listener) {
+	t.Helper()
+	svc, ok := r.Services[l.Service]
+	if !ok {
+		t.Errorf("prod: no Service %s in front of %s's %s port", l.Service, b, l.Port)
+		return
+	}
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
+		t.Errorf("prod: Service %s is %q: %s connects from outside the cluster, through a LoadBalancer", svc.Name, svc.Spec.Type, l.Link)
+	}
+	if svc.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal {
+		t.Errorf("prod: Service %s: externalTrafficPolicy %q, want Local, or the nodes replace %s's addresses with their own and the NetworkPolicy admits nothing", svc.Name, svc.Spec.ExternalTrafficPolicy, l.Link)
+	}
+	if len(svc.Spec.LoadBalancerSourceRanges) == 0 {
+		t.Errorf("prod: Service %s has no loadBalancerSourceRanges: the load balancer would admit any address", svc.Name)
+	}
+	ps, err := NewPolicies(r.NetworkPolicies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := deploymentPod(r, d)
+	cp, ok := containerPort(pod.Ports, l.Port, 0)
+	if !ok {
+		return // TestDeployments reports it
+	}
+	blocks, err := ps.IngressIPBlocks(pod, cp.ContainerPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range svc.Spec.LoadBalancerSourceRanges {
+		rng, err := netip.ParsePrefix(src)
+		if err != nil {
+			t.Errorf("prod: Service %s: loadBalancerSourceRanges %q: %v", svc.Name, src, err)
+			continue
+		}
+		within := false
+		for _, blk := range blocks {
+			cidr, err := netip.ParsePrefix(blk.CIDR)
+			if err != nil || cidr.Bits() > rng.Bits() || !cidr.Contains(rng.Addr()) {
+				continue
+			}
+			within = true
+			for _, e := range blk.Except {
+				if ep, err := netip.ParsePrefix(e); err == nil && ep.Overlaps(rng) {
+					within = false
+				}
+			}
+			if within {
+				break
+			}
+		}
+		if !within {
+			t.Errorf("prod: Service %s admits %s at the load balancer, but no NetworkPolicy ipBlock admits it to %s:%d: name the same link in both", svc.Name, src, b, cp.ContainerPort)
+		}
 	}
 }
 

@@ -61,15 +61,23 @@ type Policies struct {
 }
 
 // NewPolicies checks that the policies use only what the evaluator understands: ipBlock peers
-// in egress only (the way out of the cluster), each with ports, and each excepting every
-// cluster range it overlaps, so that it can reach no pod, Service or metadata endpoint; the
-// evaluator then matches them against addresses outside the cluster only.
+// each with ports; in egress (the way out of the cluster) each excepting every cluster range it
+// overlaps, so that it can reach no pod, Service or metadata endpoint; in ingress (a link
+// outside the cluster that connects to a pod directly, such as the ATM switches') each a
+// network's addresses, not the internet (see checkIngressIPBlock). The evaluator then matches
+// ipBlocks against addresses outside the cluster only.
 func NewPolicies(list []*networkingv1.NetworkPolicy) (*Policies, error) {
 	for _, np := range list {
 		for _, r := range np.Spec.Ingress {
 			for _, p := range r.From {
-				if p.IPBlock != nil {
-					return nil, fmt.Errorf("NetworkPolicy %s: ipBlock in ingress is not evaluated; select pods or namespaces (the internet comes in through the ingress controller)", np.Name)
+				if p.IPBlock == nil {
+					continue
+				}
+				if len(r.Ports) == 0 {
+					return nil, fmt.Errorf("NetworkPolicy %s: an ipBlock rule without ports opens every port of the pods to addresses outside the cluster", np.Name)
+				}
+				if err := checkIngressIPBlock(p.IPBlock); err != nil {
+					return nil, fmt.Errorf("NetworkPolicy %s: %w", np.Name, err)
 				}
 			}
 		}
@@ -133,6 +141,107 @@ func checkIPBlock(b *networkingv1.IPBlock) error {
 		}
 	}
 	return nil
+}
+
+// Ingress ipBlocks name a link's addresses: at most a /16 (IPv4) or a /48 (IPv6).
+const (
+	maxIngressBlockV4 = 16
+	maxIngressBlockV6 = 48
+)
+
+// checkIngressIPBlock: the block's CIDR and excepts parse (excepts strict subsets), it is no
+// wider than a link's addresses (the internet comes in through the ingress controller, never
+// straight to a pod), and every cluster range it overlaps is either excepted or wider than the
+// block: a switch reached over a private link has private addresses, which the operator keeps
+// apart from the cluster's pod and Service CIDRs (the evaluator gives pods no address, so it
+// cannot check that), but a block covering a whole private range would admit every pod.
+func checkIngressIPBlock(b *networkingv1.IPBlock) error {
+	cidr, err := netip.ParsePrefix(b.CIDR)
+	if err != nil {
+		return fmt.Errorf("ipBlock cidr %q: %w", b.CIDR, err)
+	}
+	if cidr != cidr.Masked() {
+		return fmt.Errorf("ipBlock cidr %s has host bits set (%s)", b.CIDR, cidr.Masked())
+	}
+	if (cidr.Addr().Is4() && cidr.Bits() < maxIngressBlockV4) || (cidr.Addr().Is6() && cidr.Bits() < maxIngressBlockV6) {
+		return fmt.Errorf("ipBlock %s in ingress is wider than a link's addresses (/%d, /%d for IPv6): the internet reaches the pods through the ingress controller", b.CIDR, maxIngressBlockV4, maxIngressBlockV6)
+	}
+	var except []netip.Prefix
+	for _, e := range b.Except {
+		p, err := netip.ParsePrefix(e)
+		if err != nil {
+			return fmt.Errorf("ipBlock except %q: %w", e, err)
+		}
+		if !cidr.Contains(p.Addr()) || p.Bits() <= cidr.Bits() {
+			return fmt.Errorf("ipBlock except %s is not a strict subset of cidr %s", e, b.CIDR)
+		}
+		except = append(except, p)
+	}
+	for _, r := range clusterRanges {
+		if !cidr.Overlaps(r) || cidr.Bits() > r.Bits() {
+			continue
+		}
+		covered := false
+		for _, e := range except {
+			if e.Bits() <= r.Bits() && e.Contains(r.Addr()) {
+				covered = true
+			}
+		}
+		if !covered {
+			return fmt.Errorf("ipBlock %s in ingress covers %s, where the cluster's pods are: name the link's addresses", b.CIDR, r)
+		}
+	}
+	return nil
+}
+
+// IngressIPBlocks lists the ipBlocks of the ingress rules that admit addresses outside the
+// cluster to dst on port (TCP).
+func (ps *Policies) IngressIPBlocks(dst Pod, port int32) ([]*networkingv1.IPBlock, error) {
+	var out []*networkingv1.IPBlock
+	for _, np := range ps.list {
+		ok, err := selects(np, networkingv1.PolicyTypeIngress, dst)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		for _, r := range np.Spec.Ingress {
+			if !portMatches(r.Ports, dst, port, corev1.ProtocolTCP) {
+				continue
+			}
+			for _, p := range r.From {
+				if p.IPBlock != nil {
+					out = append(out, p.IPBlock)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// IngressIPBlockPorts lists, for each ingress rule with an ipBlock peer that selects pod, the
+// ports it names (as written: a number or a name).
+func (ps *Policies) IngressIPBlockPorts(pod Pod) ([]networkingv1.NetworkPolicyPort, error) {
+	var out []networkingv1.NetworkPolicyPort
+	for _, np := range ps.list {
+		ok, err := selects(np, networkingv1.PolicyTypeIngress, pod)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		for _, r := range np.Spec.Ingress {
+			for _, p := range r.From {
+				if p.IPBlock != nil {
+					out = append(out, r.Ports...)
+					break
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // inIPBlock reports whether ip is in the block (its CIDR, none of its excepts).

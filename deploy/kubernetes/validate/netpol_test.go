@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strconv"
@@ -16,11 +17,13 @@ import (
 // TestNetworkPolicies evaluates the rendered NetworkPolicies as a cluster would and checks:
 // between Thumela's processes exactly the architecture's calls are allowed (both the caller's
 // egress and the callee's ingress); ingress is denied by default; each process reaches
-// PostgreSQL only if it reads DATABASE_URL, and NATS and DNS; nothing else is reachable from
-// the processes but the observability collector and, for notifications only, the SMS provider
-// and the SMTP relay on their ports outside the cluster; the BFF and the published listeners
-// (the SMS webhook) are reachable from the ingress controller only; the metrics ports are
-// scraped from the monitoring namespace only; PostgreSQL and NATS accept exactly their clients.
+// PostgreSQL only if it reads DATABASE_URL, NATS only if it reads NATS_URL, and DNS; nothing
+// else is reachable from the processes but the observability collector and, for notifications
+// only, the SMS provider and the SMTP relay on their ports outside the cluster; the BFF and the
+// published listeners (the SMS webhook) are reachable from the ingress controller only; a
+// listener on a link outside the cluster (cashout's ISO 8583 port, from the ATM switches) from
+// that link's addresses only, which reach nothing else; the metrics ports are scraped from the
+// monitoring namespace only; PostgreSQL and NATS accept exactly their clients.
 func TestNetworkPolicies(t *testing.T) {
 	forOverlays(t, func(t *testing.T, f *fixture, r *Rendered) {
 		ns := namespaceOf(r)
@@ -109,8 +112,9 @@ func TestNetworkPolicies(t *testing.T) {
 			if allow(p, pg, 8000, corev1.ProtocolTCP) {
 				t.Errorf("%s reaches PostgreSQL's status port", b)
 			}
-			if !allow(p, nats, 4222, corev1.ProtocolTCP) {
-				t.Errorf("%s cannot reach NATS:4222", b)
+			_, readsNATS := f.configs[b].Var("NATS_URL")
+			if got := allow(p, nats, 4222, corev1.ProtocolTCP); got != readsNATS {
+				t.Errorf("%s → NATS:4222 allowed=%v, but %s reads NATS_URL=%v", b, got, b, readsNATS)
 			}
 			if allow(p, nats, 6222, corev1.ProtocolTCP) || allow(p, nats, 8222, corev1.ProtocolTCP) {
 				t.Errorf("%s reaches NATS's cluster or monitoring port", b)
@@ -212,6 +216,87 @@ func TestNetworkPolicies(t *testing.T) {
 			}
 		}
 
+		// The links outside the cluster (the ATM switches'): each listener on one is admitted
+		// from ipBlocks, on its port only; an address of each block reaches that port and no
+		// other port of any process; no process opens a connection to it (the switch connects
+		// to the gateway, never the reverse); and no ipBlock admits anything to a port that is
+		// not such a listener.
+		linkPorts := map[string]map[int32]bool{}
+		for b, ls := range listeners {
+			p, ok := pods[b]
+			if !ok {
+				continue
+			}
+			for _, l := range ls {
+				if l.Link == "" {
+					continue
+				}
+				cp, ok := containerPort(p.Ports, l.Port, 0)
+				if !ok {
+					continue // TestDeployments reports it
+				}
+				if linkPorts[b] == nil {
+					linkPorts[b] = map[int32]bool{}
+				}
+				linkPorts[b][cp.ContainerPort] = true
+				blocks, err := ps.IngressIPBlocks(p, cp.ContainerPort)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(blocks) == 0 {
+					t.Errorf("no NetworkPolicy admits %s (an ipBlock) to %s:%d (%s)", l.Link, b, cp.ContainerPort, l.Port)
+				}
+				for _, blk := range blocks {
+					addr, ok := addressIn(blk)
+					if !ok {
+						t.Errorf("%s's ipBlock %s: every address is excepted", b, blk.CIDR)
+						continue
+					}
+					link := External(l.Link, addr.String(), cp.ContainerPort)
+					link.Ports = append(link.Ports, p.Ports...)
+					if !allow(link, p, cp.ContainerPort, corev1.ProtocolTCP) {
+						t.Errorf("%s (%s) cannot reach %s:%d", l.Link, addr, b, cp.ContainerPort)
+					}
+					for _, q := range binaries {
+						qp, ok := pods[q]
+						if !ok {
+							continue
+						}
+						for _, qc := range qp.Ports {
+							if (q != b || qc.ContainerPort != cp.ContainerPort) && allow(link, qp, qc.ContainerPort, corev1.ProtocolTCP) {
+								t.Errorf("%s (%s) reaches %s:%d: only %s:%d is for it", l.Link, addr, q, qc.ContainerPort, b, cp.ContainerPort)
+							}
+						}
+						for _, lc := range link.Ports {
+							if allow(qp, link, lc.ContainerPort, corev1.ProtocolTCP) {
+								t.Errorf("%s opens connections to %s (%s:%d): the link connects to the gateway, never the reverse", q, l.Link, addr, lc.ContainerPort)
+							}
+						}
+					}
+				}
+			}
+		}
+		for _, b := range binaries {
+			p, ok := pods[b]
+			if !ok {
+				continue
+			}
+			npps, err := ps.IngressIPBlockPorts(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, npp := range npps {
+				if npp.Port == nil {
+					t.Errorf("%s: an ipBlock ingress rule names a protocol but no port", b)
+					continue
+				}
+				cp, ok := resolvePort(p.Ports, *npp.Port, 0)
+				if !ok || !linkPorts[b][cp.ContainerPort] || npp.EndPort != nil {
+					t.Errorf("%s: an ipBlock admits addresses outside the cluster to port %s, which is not a listener on a link (listeners: %v)", b, npp.Port.String(), listeners[b])
+				}
+			}
+		}
+
 		// Metrics: Prometheus in the monitoring namespace scrapes each process's metrics port,
 		// and reaches nothing else of it; nobody else reaches the metrics port.
 		monitoring := Pod{Name: "prometheus-0", Namespace: "monitoring", NSLabels: map[string]string{"kubernetes.io/metadata.name": "monitoring"},
@@ -267,6 +352,30 @@ func TestNetworkPolicies(t *testing.T) {
 			}
 		}
 	})
+}
+
+// addressIn returns an address of the ipBlock that none of its excepts holds: the block's
+// second address (its first may be a network address) when it is free, else the first free one
+// of the next 256.
+func addressIn(b *networkingv1.IPBlock) (netip.Addr, bool) {
+	cidr, err := netip.ParsePrefix(b.CIDR)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	a := cidr.Masked().Addr()
+	if cidr.Bits() < a.BitLen() {
+		a = a.Next()
+	}
+	for range 256 {
+		if !cidr.Contains(a) {
+			break
+		}
+		if inIPBlock(b, a) {
+			return a, true
+		}
+		a = a.Next()
+	}
+	return netip.Addr{}, false
 }
 
 // endpointPort is the TCP port of an endpoint given as host:port or as a URL (its scheme's
