@@ -39,9 +39,10 @@ func TestEnsureStreamsIsIdempotent(t *testing.T) {
 		maxBytes int64
 		subjects []string
 	}{
-		bus.StreamEvents:        {7 * 24 * time.Hour, -1, []string{"thumela.identity.>", "thumela.profiles.>", "thumela.paymentmethods.>", "thumela.transfers.>"}},
-		bus.StreamNotifications: {7 * 24 * time.Hour, -1, []string{"thumela.notifications.>"}},
-		bus.StreamAnalytics:     {30 * 24 * time.Hour, 1 << 30, []string{"thumela.analytics.>"}},
+		bus.StreamEvents:            {7 * 24 * time.Hour, -1, []string{"thumela.identity.>", "thumela.profiles.>", "thumela.paymentmethods.>", "thumela.transfers.>", "thumela.deliveries.>"}},
+		bus.StreamNotifications:     {bus.NotificationRetention, -1, []string{"thumela.notifications.>"}},
+		bus.StreamNotificationsDead: {30 * 24 * time.Hour, -1, []string{"thumela.notificationsdead.>"}},
+		bus.StreamAnalytics:         {30 * 24 * time.Hour, 1 << 30, []string{"thumela.analytics.>"}},
 	}
 	for name, w := range want {
 		s, err := js.Stream(t.Context(), name)
@@ -55,7 +56,7 @@ func TestEnsureStreamsIsIdempotent(t *testing.T) {
 		}
 	}
 	// Every subject built by Subject for a publishing domain is captured by exactly one stream.
-	for _, domain := range []string{bus.DomainIdentity, bus.DomainProfiles, bus.DomainPaymentMethods, bus.DomainTransfers, bus.DomainNotifications, bus.DomainAnalytics} {
+	for _, domain := range []string{bus.DomainIdentity, bus.DomainProfiles, bus.DomainPaymentMethods, bus.DomainTransfers, bus.DomainDeliveries, bus.DomainNotifications, bus.DomainNotificationsDead, bus.DomainAnalytics} {
 		subject, err := bus.Subject(domain, "u1", "e")
 		if err != nil {
 			t.Fatal(err)
@@ -148,5 +149,41 @@ func TestTraceRoundTrip(t *testing.T) {
 	empty := trace.SpanContextFromContext(bus.ExtractTrace(context.Background(), nats.Header{}))
 	if empty.IsValid() {
 		t.Fatal("extracted a span context from empty headers")
+	}
+}
+
+// The notifications stream of the first design (limits retention) cannot become a work queue in
+// place; EnsureStreams replaces it, and leaves the work queue alone afterwards.
+func TestEnsureStreamsReplacesTheLegacyNotificationsStream(t *testing.T) {
+	t.Parallel()
+	nc, js, err := bus.Connect(t.Context(), natstest.Run(t), "bus-test", discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := js.CreateStream(t.Context(), jetstream.StreamConfig{
+		Name: bus.StreamNotifications, Subjects: []string{"thumela.notifications.>"},
+		Retention: jetstream.LimitsPolicy, MaxAge: 7 * 24 * time.Hour,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(t.Context(), "thumela.notifications.u1.sms", []byte("PIN 4821 in clear")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := bus.EnsureStreams(t.Context(), js); err != nil {
+			t.Fatalf("EnsureStreams: %v", err)
+		}
+	}
+	s, err := js.Stream(t.Context(), bus.StreamNotifications)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Config.Retention != jetstream.WorkQueuePolicy || info.State.Msgs != 0 {
+		t.Fatalf("retention %v with %d messages; want a new, empty work queue", info.Config.Retention, info.State.Msgs)
 	}
 }

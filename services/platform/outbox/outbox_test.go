@@ -431,3 +431,40 @@ func TestNewRelayValidates(t *testing.T) {
 		})
 	}
 }
+
+// Ephemeral rows (notification requests) leave the table once JetStream has them; the others
+// stay as published, and no row reads as published before it was created (published_at is the
+// wall clock at the ack, not the relay transaction's start).
+func TestEphemeralRowsAreDeletedAndPublishedAtFollowsCreatedAt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	// A replica holding the drain lock makes the relay's transaction start long before its ack:
+	// with now() its rows would read as published before later rows were created.
+	r := e.startRelay(t, nil)
+	ctx := context.Background()
+	lock, err := e.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", outbox.RelayLockKey(r)); err != nil {
+		t.Fatal(err)
+	}
+	keep := message(t, "u1", "status")
+	gone := message(t, "u1", "sealed request")
+	gone.Ephemeral = true
+	e.write(t, ctx, keep, gone)
+	time.Sleep(200 * time.Millisecond) // the relay is now waiting for the lock
+	e.write(t, ctx, message(t, "u1", "later"))
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "every row published", func() bool { return e.unpublished(t) == 0 && e.streamMsgs(t) == 3 })
+
+	var rows, early int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE published_at < created_at) FROM outbox`).Scan(&rows, &early); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 2 || early != 0 {
+		t.Fatalf("%d rows kept (want 2: the ephemeral one deleted), %d published before created", rows, early)
+	}
+}
