@@ -2,15 +2,9 @@ package atmjourney
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,78 +17,35 @@ import (
 )
 
 const (
-	// recipientPhone is bench.TransferRequest's recipient; typedPhone is how the recipient
-	// types it at the ATM.
-	recipientPhone = "+27821234567"
-	typedPhone     = "082 123 4567"
-	amountCents    = 50000
+	// typedPhone is how the recipient types bench.TransferRequest's recipient (+27821234567)
+	// at the ATM.
+	typedPhone  = "082 123 4567"
+	amountCents = 50000
 )
-
-// The PIN as the voucher SMS says it: "PIN: 4821".
-var pinInSMS = regexp.MustCompile(`\bPIN\b\D{0,3}(\d{4})\b`)
 
 // The whole journey: send money, read the SMS in /dev/outbox, withdraw at /dev/atm, and watch
 // the sender's transfer change.
 func TestWithdrawAtTheDevATM(t *testing.T) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancelTimeout()
-
 	st := stacktest.Start(t, stacktest.Options{Name: "atmjourney", KeepLogEnv: "ATMJOURNEY_KEEP_LOG"})
-	go func() {
-		<-st.Stopped()
-		cancel(fmt.Errorf("the stack stopped: %v", st.Err()))
-	}()
+	ctx := st.Context(t, 5*time.Minute)
 	if st.ISOAddr == "" || st.ZonePINKey == "" {
 		t.Fatalf("the stack does not say where its gateway is: %+v", st.Ready)
 	}
-	fail := func(format string, args ...any) {
-		t.Helper()
-		t.Fatalf(format+"%s\n%s", append(args, why(ctx), st.Tail(60))...)
-	}
 
-	client := bench.NewClient(bench.ClientConfig{BaseURL: st.BaseURL, JSON: true})
-	t.Cleanup(client.Close)
-	users, err := client.SetUpUsers(ctx, randomHex(4), 1, 1, true)
-	if err != nil {
-		fail("set up a user: %v", err)
-	}
-	sender := users[0]
-	outbox := &devOutbox{baseURL: st.BaseURL}
+	sender := st.NewUser(t, ctx)
 	// The ATM as a person reaches it: through the BFF's dev proxy.
 	atm := &devATM{url: st.BaseURL + "/dev/atm"}
 
 	// sendMoney makes a transfer and returns it with the voucher's PIN read from the SMS.
-	sendMoney := func() (*bffv1.Transfer, string) {
+	sendMoney := func(t *testing.T) (*bffv1.Transfer, string) {
 		t.Helper()
 		req := bench.TransferRequest(sender)
 		req.AmountCents = amountCents
-		created, err := sender.Transfers.CreateTransfer(ctx, req)
-		if err != nil {
-			fail("CreateTransfer: %v", err)
+		sent := st.SendMoney(t, ctx, sender, req, "")
+		if sent.Transfer.GetVoucher().GetCollectionStatus() != bffv1.CollectionStatus_COLLECTION_STATUS_AWAITING_COLLECTION {
+			st.Fatalf(t, ctx, "the completed transfer's voucher: %v", sent.Transfer.GetVoucher())
 		}
-		tr, err := waitTransfer(ctx, sender, created.GetTransfer().GetId(), 90*time.Second, func(tr *bffv1.Transfer) bool {
-			return tr.GetStatus() == bffv1.TransferStatus_TRANSFER_STATUS_COMPLETED || tr.GetStatus() == bffv1.TransferStatus_TRANSFER_STATUS_FAILED
-		})
-		if err != nil || tr.GetStatus() != bffv1.TransferStatus_TRANSFER_STATUS_COMPLETED {
-			fail("the transfer did not complete (the sandbox approves 4242…): %v %v", tr.GetStatus(), err)
-		}
-		number := tr.GetVoucher().GetNumber()
-		if number == "" || tr.GetVoucher().GetCollectionStatus() != bffv1.CollectionStatus_COLLECTION_STATUS_AWAITING_COLLECTION {
-			fail("the completed transfer's voucher: %v", tr.GetVoucher())
-		}
-		sms, err := outbox.wait(ctx, 60*time.Second, func(m outboxMessage) bool {
-			return m.Channel == "sms" && m.Recipient == recipientPhone && strings.Contains(digits(m.Body), number)
-		})
-		if err != nil {
-			fail("the voucher SMS: %v", err)
-		}
-		pin := pinInSMS.FindStringSubmatch(sms.Body)
-		if pin == nil {
-			fail("no PIN in the voucher SMS %q", sms.Body)
-		}
-		return tr, pin[1]
+		return sent.Transfer, sent.PIN
 	}
 	form := func(number, pin string) url.Values {
 		return url.Values{
@@ -104,7 +55,7 @@ func TestWithdrawAtTheDevATM(t *testing.T) {
 	}
 	collection := func(id string, want bffv1.CollectionStatus) {
 		t.Helper()
-		if _, err := waitTransfer(ctx, sender, id, 20*time.Second, func(tr *bffv1.Transfer) bool {
+		if _, err := stacktest.WaitTransfer(ctx, sender, id, 20*time.Second, func(tr *bffv1.Transfer) bool {
 			return tr.GetVoucher().GetCollectionStatus() == want
 		}); err != nil {
 			t.Errorf("the sender never saw the voucher %v: %v", want, err)
@@ -114,10 +65,10 @@ func TestWithdrawAtTheDevATM(t *testing.T) {
 	// The page is there, through the BFF.
 	page := atm.get(t, ctx)
 	if page.status != http.StatusOK || !strings.Contains(page.body, "Withdraw") {
-		fail("GET /dev/atm: %d", page.status)
+		st.Fatalf(t, ctx, "GET /dev/atm: %d", page.status)
 	}
 
-	first, pin := sendMoney()
+	first, pin := sendMoney(t)
 	number := first.GetVoucher().GetNumber()
 	t.Logf("voucher …%s of %s", number[len(number)-4:], first.GetId())
 
@@ -154,7 +105,7 @@ func TestWithdrawAtTheDevATM(t *testing.T) {
 	// Another voucher, at an ATM that cannot dispense: the gateway reverses the collection
 	// (transfers' ReverseCollection), and the voucher can be collected after all.
 	t.Run("fail to dispense reverses", func(t *testing.T) {
-		second, pin := sendMoney()
+		second, pin := sendMoney(t)
 		number := second.GetVoucher().GetNumber()
 		failed := form(number, pin)
 		failed.Set("fail", "1")
@@ -244,108 +195,4 @@ func text(n *html.Node) string {
 		}
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-// outboxMessage is one entry of /dev/outbox?format=json.
-type outboxMessage struct {
-	Channel   string `json:"channel"`
-	Recipient string `json:"recipient"`
-	Body      string `json:"body"`
-	Status    string `json:"status"`
-}
-
-// devOutbox reads /dev/outbox through the BFF.
-type devOutbox struct{ baseURL string }
-
-func (o *devOutbox) list(ctx context.Context) ([]outboxMessage, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.baseURL+"/dev/outbox?format=json", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /dev/outbox: %s", resp.Status)
-	}
-	var body struct {
-		Messages []outboxMessage `json:"messages"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, err
-	}
-	return body.Messages, nil
-}
-
-// wait returns the newest message that matches, polling until timeout.
-func (o *devOutbox) wait(ctx context.Context, timeout time.Duration, match func(outboxMessage) bool) (outboxMessage, error) {
-	var found *outboxMessage
-	var lastErr error
-	stacktest.WaitUntil(timeout, 200*time.Millisecond, func() bool {
-		if ctx.Err() != nil {
-			return true
-		}
-		var msgs []outboxMessage
-		msgs, lastErr = o.list(ctx)
-		for _, m := range slices.Backward(msgs) {
-			if match(m) {
-				found = &m
-				return true
-			}
-		}
-		return false
-	})
-	if found == nil {
-		return outboxMessage{}, fmt.Errorf("not in /dev/outbox after %s (last error %v)", timeout, lastErr)
-	}
-	return *found, nil
-}
-
-func waitTransfer(ctx context.Context, u *bench.User, id string, timeout time.Duration, done func(*bffv1.Transfer) bool) (*bffv1.Transfer, error) {
-	var last *bffv1.Transfer
-	var lastErr error
-	stacktest.WaitUntil(timeout, 200*time.Millisecond, func() bool {
-		if ctx.Err() != nil {
-			return true
-		}
-		res, err := u.Transfers.GetTransfer(ctx, &bffv1.GetTransferRequest{Id: id})
-		if err != nil {
-			lastErr = err
-			return false
-		}
-		last = res.GetTransfer()
-		return done(last)
-	})
-	if last != nil && done(last) {
-		return last, nil
-	}
-	if lastErr == nil {
-		lastErr = fmt.Errorf("still %v, voucher %v after %s", last.GetStatus(), last.GetVoucher().GetCollectionStatus(), timeout)
-	}
-	return last, lastErr
-}
-
-func digits(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, s)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// why says why ctx ended, for a failure's message.
-func why(ctx context.Context) string {
-	if cause := context.Cause(ctx); cause != nil {
-		return " (" + cause.Error() + ")"
-	}
-	return ""
 }

@@ -4,13 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -20,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"connectrpc.com/connect"
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -36,33 +31,19 @@ import (
 var streams = []string{"THUMELA_EVENTS", "THUMELA_NOTIFICATIONS", "THUMELA_NOTIFICATIONS_DEAD", "THUMELA_ANALYTICS"}
 
 const (
-	// recipientPhone is bench.TransferRequest's recipient, as /dev/outbox lists it.
-	recipientPhone        = "+27821234567"
 	templateResetCode     = "password_reset_code"
 	notificationsSubjects = "thumela.notifications.%"
 )
 
-var (
-	sixDigits = regexp.MustCompile(`\b(\d{6})\b`)
-	// The PIN as an SMS says it: "PIN 4821", "PIN: 4821".
-	pinInSMS = regexp.MustCompile(`\bPIN\b\D{0,3}(\d{4})\b`)
-)
+var sixDigits = regexp.MustCompile(`\b(\d{6})\b`)
 
 // TestNoSecretRestsInTheDatabaseOrOnTheBus: after a sign-up, a password reset and a transfer
 // whose voucher SMS was delivered, neither code, nor the PIN, nor the rendered SMS or e-mails
 // are in the database or in any stream, or were on the bus at any moment of the test; the
 // notification requests have left the outboxes and the work queue.
 func TestNoSecretRestsInTheDatabaseOrOnTheBus(t *testing.T) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancelTimeout()
-
 	st := stacktest.Start(t, stacktest.Options{Name: "secretsleak", KeepLogEnv: "SECRETSLEAK_KEEP_LOG"})
-	go func() {
-		<-st.Stopped()
-		cancel(fmt.Errorf("the stack stopped: %v", st.Err()))
-	}()
+	ctx := st.Context(t, 5*time.Minute)
 	nc, err := nats.Connect(st.NatsURL, nats.Name("secretsleak-test"))
 	if err != nil {
 		t.Fatalf("connect to the stack's NATS: %v", err)
@@ -75,21 +56,15 @@ func TestNoSecretRestsInTheDatabaseOrOnTheBus(t *testing.T) {
 		t.Fatalf("connect to the stack's database: %v", err)
 	}
 	t.Cleanup(func() { _ = db.Close(context.Background()) })
-	outbox := &devOutbox{baseURL: st.BaseURL}
+	outbox := st.Outbox()
 	fail := func(format string, args ...any) {
 		t.Helper()
-		t.Fatalf(format+"%s\n%s", append(args, why(ctx), st.Tail(60))...)
+		st.Fatalf(t, ctx, format, args...)
 	}
 
 	// A signed-up, verified user with the sandbox's approving card; the code came by e-mail.
-	client := bench.NewClient(bench.ClientConfig{BaseURL: st.BaseURL, JSON: true})
-	t.Cleanup(client.Close)
-	users, err := client.SetUpUsers(ctx, randomHex(4), 1, 1, true)
-	if err != nil {
-		fail("set up a user: %v", err)
-	}
-	user := users[0]
-	signUpMail, err := outbox.wait(ctx, 30*time.Second, func(m outboxMessage) bool {
+	user := st.NewUser(t, ctx)
+	signUpMail, err := outbox.Wait(ctx, 30*time.Second, func(m stacktest.OutboxMessage) bool {
 		return m.Channel == "email" && m.Recipient == user.Email && m.Template == bench.TemplateSignUpCode
 	})
 	if err != nil {
@@ -101,7 +76,7 @@ func TestNoSecretRestsInTheDatabaseOrOnTheBus(t *testing.T) {
 	if _, err := user.Auth.RequestPasswordReset(ctx, &bffv1.RequestPasswordResetRequest{Email: user.Email}); err != nil {
 		fail("RequestPasswordReset: %v", err)
 	}
-	resetMail, err := outbox.wait(ctx, 30*time.Second, func(m outboxMessage) bool {
+	resetMail, err := outbox.Wait(ctx, 30*time.Second, func(m stacktest.OutboxMessage) bool {
 		return m.Channel == "email" && m.Recipient == user.Email && m.Template == templateResetCode
 	})
 	if err != nil {
@@ -110,35 +85,13 @@ func TestNoSecretRestsInTheDatabaseOrOnTheBus(t *testing.T) {
 	resetCode := codeIn(t, resetMail)
 
 	// Money sent; the voucher SMS delivered by the provider's stand-in.
-	created, err := user.Transfers.CreateTransfer(ctx, bench.TransferRequest(user))
-	if err != nil {
-		fail("CreateTransfer: %v", err)
-	}
-	transfer, err := waitTransfer(ctx, user, created.GetTransfer().GetId(), 90*time.Second, func(tr *bffv1.Transfer) bool {
-		return tr.GetStatus() == bffv1.TransferStatus_TRANSFER_STATUS_COMPLETED || tr.GetStatus() == bffv1.TransferStatus_TRANSFER_STATUS_FAILED
-	})
-	if err != nil || transfer.GetStatus() != bffv1.TransferStatus_TRANSFER_STATUS_COMPLETED {
-		fail("the transfer did not complete (the sandbox approves 4242…): %v %v", transfer.GetStatus(), err)
-	}
+	sent := st.SendMoney(t, ctx, user, bench.TransferRequest(user), "delivered")
+	transfer, sms, pin := sent.Transfer, sent.SMS, sent.PIN
 	voucherNumber := transfer.GetVoucher().GetNumber()
-	if voucherNumber == "" {
-		fail("the completed transfer has no voucher number")
-	}
-	sms, err := outbox.wait(ctx, 60*time.Second, func(m outboxMessage) bool {
-		return m.Channel == "sms" && m.Recipient == recipientPhone && strings.Contains(digits(m.Body), voucherNumber) && m.Status == "delivered"
-	})
-	if err != nil {
-		fail("the voucher SMS, delivered: %v", err)
-	}
-	pinMatch := pinInSMS.FindStringSubmatch(sms.Body)
-	if pinMatch == nil {
-		fail("no PIN in the voucher SMS %q", sms.Body)
-	}
-	pin := pinMatch[1]
 	t.Logf("sign-up code, reset code and PIN read from the sinks' copies; voucher %s", voucherNumber)
 
 	// The sender sees the SMS delivered (the notifications service recorded the report).
-	if _, err := waitTransfer(ctx, user, transfer.GetId(), 30*time.Second, func(tr *bffv1.Transfer) bool {
+	if _, err := stacktest.WaitTransfer(ctx, user, transfer.GetId(), 30*time.Second, func(tr *bffv1.Transfer) bool {
 		return tr.GetSmsDelivery().GetStatus() == bffv1.SmsDeliveryStatus_SMS_DELIVERY_STATUS_DELIVERED
 	}); err != nil {
 		t.Errorf("GetTransfer never showed the SMS delivered: %v", err)
@@ -199,114 +152,13 @@ func TestNoSecretRestsInTheDatabaseOrOnTheBus(t *testing.T) {
 	}
 }
 
-// outboxMessage is one entry of /dev/outbox?format=json.
-type outboxMessage struct {
-	ID        string `json:"id"`
-	Channel   string `json:"channel"`
-	Recipient string `json:"recipient"`
-	Subject   string `json:"subject"`
-	Body      string `json:"body"`
-	Template  string `json:"template"`
-	Status    string `json:"status"`
-}
-
-// devOutbox reads /dev/outbox through the BFF, as a person and the browser tests do.
-type devOutbox struct{ baseURL string }
-
-func (o *devOutbox) list(ctx context.Context) ([]outboxMessage, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.baseURL+"/dev/outbox?format=json", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /dev/outbox: %s", resp.Status)
-	}
-	var body struct {
-		Messages []outboxMessage `json:"messages"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return nil, err
-	}
-	return body.Messages, nil
-}
-
-// wait returns the newest message that matches, polling until timeout.
-func (o *devOutbox) wait(ctx context.Context, timeout time.Duration, match func(outboxMessage) bool) (outboxMessage, error) {
-	var found *outboxMessage
-	var last []outboxMessage
-	var lastErr error
-	stacktest.WaitUntil(timeout, 200*time.Millisecond, func() bool {
-		if ctx.Err() != nil {
-			return true
-		}
-		last, lastErr = o.list(ctx)
-		for _, m := range slices.Backward(last) {
-			if match(m) {
-				found = &m
-				return true
-			}
-		}
-		return false
-	})
-	if found != nil {
-		return *found, nil
-	}
-	var seen []string
-	for _, m := range last {
-		seen = append(seen, fmt.Sprintf("%s to %s (%s, %s)", m.Channel, m.Recipient, m.Template, m.Status))
-	}
-	return outboxMessage{}, fmt.Errorf("not in /dev/outbox after %s (last error %v; it lists: %s)", timeout, lastErr, strings.Join(seen, "; "))
-}
-
-func codeIn(t *testing.T, m outboxMessage) string {
+func codeIn(t *testing.T, m stacktest.OutboxMessage) string {
 	t.Helper()
 	all := sixDigits.FindAllString(m.Body, -1)
 	if len(all) != 1 {
 		t.Fatalf("the %s e-mail should hold its code as its only six digits: %q", m.Template, m.Body)
 	}
 	return all[0]
-}
-
-func digits(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, s)
-}
-
-func waitTransfer(ctx context.Context, u *bench.User, id string, timeout time.Duration, done func(*bffv1.Transfer) bool) (*bffv1.Transfer, error) {
-	var last *bffv1.Transfer
-	var lastErr error
-	stacktest.WaitUntil(timeout, 200*time.Millisecond, func() bool {
-		if ctx.Err() != nil {
-			return true
-		}
-		res, err := u.Transfers.GetTransfer(ctx, &bffv1.GetTransferRequest{Id: id})
-		if err != nil {
-			lastErr = err
-			return false
-		}
-		last = res.GetTransfer()
-		return done(last)
-	})
-	if last != nil && done(last) {
-		return last, nil
-	}
-	if lastErr == nil {
-		lastErr = fmt.Errorf("still %v, SMS %v after %s", last.GetStatus(), last.GetSmsDelivery().GetStatus(), timeout)
-	}
-	var ce *connect.Error
-	if errors.As(lastErr, &ce) {
-		return last, fmt.Errorf("GetTransfer: %w", ce)
-	}
-	return last, lastErr
 }
 
 // notificationRowsInOutboxes counts, per schema, the outbox rows of notification requests.
@@ -540,17 +392,4 @@ func checkVoucherRequest(t *testing.T, tap *busTap) {
 		return
 	}
 	t.Error("no VOUCHER_ISSUED request was seen on thumela.notifications.*.sms")
-}
-
-func why(ctx context.Context) string {
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		return " (" + cause.Error() + ")"
-	}
-	return ""
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -1,7 +1,9 @@
 // Package stacktest runs the whole of Thumela as real processes (stack.Run on what `make
 // build-go build-web` put in bin/ and web/dist) for the tests that need all of it: the
-// scale-out test and the trace-chain test. Each stack gets a throw-away database on the local
-// PostgreSQL (or TEST_DATABASE_URL's) and an embedded NATS, and stops when the test ends.
+// scale-out, trace-chain, ATM journey and secrets-leak tests. Each stack gets a throw-away
+// database on the local PostgreSQL (or TEST_DATABASE_URL's) and an embedded NATS, and stops
+// when the test ends. What a person does against it through the BFF (sign up, add a card, send
+// money, read /dev/outbox) is here too, for those tests to share.
 package stacktest
 
 import (

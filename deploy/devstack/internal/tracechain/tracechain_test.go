@@ -46,12 +46,6 @@ const (
 // and checks that the browser's request, the services, PostgreSQL, the outbox, NATS, the
 // worker's steps and the stream's delivery are one trace with the expected parent links.
 func TestOneTracePerTransfer(t *testing.T) {
-	// ctx ends with the test's time budget or, with the cause, when the stack stops early.
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancelTimeout()
-
 	// The collector outlives the stack (cleanups run last-in first-out): the processes flush
 	// their last spans on the way out.
 	var collector Collector
@@ -69,20 +63,12 @@ func TestOneTracePerTransfer(t *testing.T) {
 		"OTEL_SERVICE_NAME=",
 		"OTEL_RESOURCE_ATTRIBUTES=",
 	}})
-	// A child that dies ends the stack: end the test's waits with the reason.
-	go func() {
-		<-st.Stopped()
-		cancel(fmt.Errorf("the stack stopped: %v", st.Err()))
-	}()
+	// ctx ends with the test's time budget or, with the cause, when the stack stops early (a
+	// child that dies ends the stack): the test's waits end then with the reason.
+	ctx := st.Context(t, 5*time.Minute)
 
 	// A signed-up, verified user with the sandbox's approving card, as the browser tests make.
-	client := bench.NewClient(bench.ClientConfig{BaseURL: st.BaseURL, JSON: true})
-	t.Cleanup(client.Close)
-	users, err := client.SetUpUsers(ctx, randomHex(4), 1, 1, true)
-	if err != nil {
-		t.Fatalf("set up a user: %v%s\n%s", err, why(ctx), st.Tail(80))
-	}
-	user := users[0]
+	user := st.NewUser(t, ctx)
 	t.Cleanup(user.CloseStreams)
 
 	// Tap NATS to learn each status event's message id and the trace context in its headers.
@@ -97,7 +83,7 @@ func TestOneTracePerTransfer(t *testing.T) {
 	call.RequestHeader().Set("traceparent", "00-"+traceID+"-"+browserSpanID+"-01")
 	created, err := user.Transfers.CreateTransfer(callCtx, bench.TransferRequest(user))
 	if err != nil {
-		t.Fatalf("CreateTransfer: %v%s\n%s", err, why(ctx), st.Tail(80))
+		t.Fatalf("CreateTransfer: %v%s\n%s", err, stacktest.Why(ctx), st.Tail(80))
 	}
 	transferID := created.GetTransfer().GetId()
 	t.Logf("trace %s, browser span %s, transfer %s", traceID, browserSpanID, transferID)
@@ -407,14 +393,6 @@ func renderElsewhere(all []Span, traceID string) string {
 		return "  (none)\n"
 	}
 	return b.String()
-}
-
-// why returns " (<cause>)" when ctx ended because the stack stopped.
-func why(ctx context.Context) string {
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.DeadlineExceeded) {
-		return " (" + cause.Error() + ")"
-	}
-	return ""
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,10 +19,10 @@ import (
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/seal/sealtest"
 	"github.com/thumela/thumela/services/platform/service"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
-	"github.com/thumela/thumela/services/identity/internal/notifytest"
 	"github.com/thumela/thumela/services/identity/internal/ports"
 )
 
@@ -77,7 +77,7 @@ func TestSignUpVerifyRefresh(t *testing.T) {
 	}
 	// The code travels sealed only: lastCode opens it and checks the request's bytes lack it.
 	code := e.lastCode(id, "sign_up_code")
-	if secrets := notifytest.Secrets(t, e.sealKey, n); len(secrets) != 1 {
+	if secrets := sealtest.OpenSecrets(t, e.sealKey, n); len(secrets) != 1 {
 		t.Fatalf("%d secrets sealed, want the code alone", len(secrets))
 	}
 

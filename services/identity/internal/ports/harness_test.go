@@ -28,11 +28,11 @@ import (
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/seal"
+	"github.com/thumela/thumela/services/platform/seal/sealtest"
 	"github.com/thumela/thumela/services/platform/service"
 
 	pgstore "github.com/thumela/thumela/services/identity/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/identity/internal/app"
-	"github.com/thumela/thumela/services/identity/internal/notifytest"
 	"github.com/thumela/thumela/services/identity/internal/ports"
 	"github.com/thumela/thumela/services/identity/internal/server"
 )
@@ -111,7 +111,7 @@ func newSeed(t *testing.T) string {
 func newEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
 	pool := pgtest.NewPool(t, "identity", outbox.Migrations, pgstore.Migrations)
-	sealKey := notifytest.NewKey(t)
+	sealKey := sealtest.NewKey(t)
 
 	cfg := &server.Config{
 		NotificationsSealPublicKey: sealKey.Public().String(),
@@ -255,7 +255,7 @@ func (e *env) lastCode(userID, template string) string {
 		if templateName(rs[i].req.GetTemplate()) != template {
 			continue
 		}
-		code := notifytest.Secrets(e.t, e.sealKey, rs[i].req)["code"]
+		code := sealtest.OpenSecrets(e.t, e.sealKey, rs[i].req)["code"]
 		if !sixDigits.MatchString(code) {
 			e.t.Fatalf("the sealed code of a %s request is %d characters, want six digits", template, len(code))
 		}

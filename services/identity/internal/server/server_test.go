@@ -23,10 +23,10 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/config"
+	"github.com/thumela/thumela/services/platform/seal/sealtest"
 	"github.com/thumela/thumela/services/platform/service"
 	"github.com/thumela/thumela/services/platform/service/servicetest"
 
-	"github.com/thumela/thumela/services/identity/internal/notifytest"
 	"github.com/thumela/thumela/services/identity/internal/server"
 )
 
@@ -42,7 +42,7 @@ func seed(t *testing.T) string {
 func TestConfigDefaultsAndValidation(t *testing.T) {
 	t.Parallel()
 	key := seed(t)
-	sealKey := notifytest.NewKey(t)
+	sealKey := sealtest.NewKey(t)
 	env := map[string]string{
 		"DATABASE_URL":                  "postgres://x@localhost/db",
 		"IDENTITY_SIGNING_KEY":          key,
@@ -134,7 +134,7 @@ func TestParseSigningKeyEncodings(t *testing.T) {
 func TestServiceEndToEnd(t *testing.T) {
 	// Not parallel: it sets the environment and signals the process.
 	// identity verifies tokens with its own keys (IDENTITY_SIGNING_KEY), not servicetest's.
-	sealKey := notifytest.NewKey(t)
+	sealKey := sealtest.NewKey(t)
 	svc := servicetest.Start(t, "identity", func(auth.KeySource) service.Spec {
 		var cfg server.Config
 		return service.Spec{Name: "identity", Config: &cfg, Migrations: server.Migrations, Setup: server.Setup(&cfg)}
@@ -189,7 +189,7 @@ func TestServiceEndToEnd(t *testing.T) {
 		t.Fatalf("notification request = %v", n)
 	}
 	// The code is on the stream sealed to the notifications service, never in clear.
-	code := notifytest.Secrets(t, sealKey, n)["code"]
+	code := sealtest.OpenSecrets(t, sealKey, n)["code"]
 	if !regexp.MustCompile(`^[0-9]{6}$`).MatchString(code) || bytes.Contains(data, []byte(code)) {
 		t.Fatalf("the sealed code is %d characters, or the request holds it in clear", len(code))
 	}

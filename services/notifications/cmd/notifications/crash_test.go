@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"google.golang.org/grpc"
 
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	"github.com/thumela/thumela/services/notifications/internal/testkit"
@@ -33,11 +28,7 @@ func TestSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "notifications")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := servicetest.BuildBinary(t, ".")
 	for _, channel := range []string{"sms", "email"} {
 		t.Run(channel, func(t *testing.T) {
 			t.Parallel()
@@ -87,8 +78,8 @@ func crashTest(t *testing.T, bin, channel string) {
 	testkit.Publish(t, js, req)
 
 	conn := servicetest.Dial(t, addr)
-	first := startChild(t, bin, append(env, crashPointVar+"=after_send"), "first.log")
-	first.killedBySIGKILL(t, 30*time.Second)
+	first := servicetest.StartChild(t, bin, append(env, crashPointVar+"=after_send"), "first.log")
+	first.RequireKilledBySIGKILL(t, 30*time.Second)
 
 	// The provider has the message; the delivery does not know it.
 	if channel == "sms" {
@@ -113,8 +104,8 @@ func crashTest(t *testing.T, bin, channel string) {
 		t.Fatalf("after the crash: %s after %d attempts, want queued after 1", status, attempts)
 	}
 
-	second := startChild(t, bin, env, "second.log")
-	second.waitServing(t, conn)
+	second := servicetest.StartChild(t, bin, env, "second.log")
+	second.WaitServing(t, conn)
 	waitStatus := func(want string) {
 		deadline := time.Now().Add(30 * time.Second)
 		for status != want {
@@ -164,80 +155,5 @@ func crashTest(t *testing.T, bin, channel string) {
 	if !slices.Equal(got, wantEvents) {
 		t.Errorf("events %v, want %v", got, wantEvents)
 	}
-	second.stop(t)
-}
-
-// child is one run of the binary.
-type child struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-}
-
-func startChild(t *testing.T, bin string, env []string, logName string) *child {
-	t.Helper()
-	log, err := os.Create(filepath.Join(t.TempDir(), logName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = log.Close()
-		if t.Failed() {
-			if b, err := os.ReadFile(log.Name()); err == nil {
-				t.Logf("%s:\n%s", logName, b)
-			}
-		}
-	})
-	c := &child{cmd: exec.Command(bin), done: make(chan struct{})}
-	c.cmd.Env = env
-	c.cmd.Stdout, c.cmd.Stderr = log, log
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { c.err = c.cmd.Wait(); close(c.done) }()
-	t.Cleanup(func() {
-		select {
-		case <-c.done:
-		default:
-			_ = c.cmd.Process.Kill()
-			<-c.done
-		}
-	})
-	return c
-}
-
-// killedBySIGKILL waits for the child to die and requires that SIGKILL killed it.
-func (c *child) killedBySIGKILL(t *testing.T, within time.Duration) {
-	t.Helper()
-	select {
-	case <-c.done:
-	case <-time.After(within):
-		t.Fatalf("the process did not crash within %s", within)
-	}
-	var exit *exec.ExitError
-	if !errors.As(c.err, &exit) {
-		t.Fatalf("the process exited with %v, want killed", c.err)
-	}
-	if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("the process ended with %v, want SIGKILL", c.err)
-	}
-}
-
-// waitServing waits, up to a minute, until the child serves; it fails at once if the child dies.
-func (c *child) waitServing(t *testing.T, conn *grpc.ClientConn) {
-	t.Helper()
-	servicetest.WaitServing(t, conn, 60*time.Second, c.done, func() error { return c.err })
-}
-
-func (c *child) stop(t *testing.T) {
-	t.Helper()
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-		if c.err != nil {
-			t.Errorf("stop after SIGTERM: %v", c.err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Error("the process did not stop after SIGTERM")
-	}
+	second.Stop(t)
 }

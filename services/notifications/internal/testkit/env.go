@@ -35,6 +35,7 @@ import (
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/seal"
+	"github.com/thumela/thumela/services/platform/seal/sealtest"
 	"github.com/thumela/thumela/services/platform/service"
 	"github.com/thumela/thumela/services/platform/service/servicetest"
 )
@@ -108,9 +109,7 @@ func New(t testing.TB, opts Options) *Env {
 	if err := bus.EnsureStreams(ctx, js); err != nil {
 		t.Fatal(err)
 	}
-	if e.Key, err = seal.GenerateKey("k1"); err != nil {
-		t.Fatal(err)
-	}
+	e.Key = sealtest.NewKey(t)
 	keyring, err := seal.NewKeyring(e.Key)
 	if err != nil {
 		t.Fatal(err)

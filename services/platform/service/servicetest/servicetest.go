@@ -2,7 +2,7 @@
 // database and an embedded NATS, with access tokens from a test signer, so a service's
 // main_test checks what its main really assembles (migrations, health, policy, API) and that it
 // stops cleanly on SIGTERM. Its pieces (FreeAddr, NewSigner, Dial, WaitServing, BearerContext)
-// also serve tests that run the real binary as a child process.
+// also serve tests that run the real binary as a child process (BuildBinary, StartChild).
 package servicetest
 
 import (

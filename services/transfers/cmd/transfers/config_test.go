@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/thumela/thumela/services/platform/config"
+	"github.com/thumela/thumela/services/platform/seal/sealtest"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
 
@@ -66,7 +67,7 @@ func TestPINKeyRotation(t *testing.T) {
 // repository seals to.
 func TestNotificationsSealKey(t *testing.T) {
 	t.Parallel()
-	key := testkit.NewSealKey(t)
+	key := sealtest.NewKey(t)
 	env := map[string]string{
 		"DATABASE_URL":                  "postgres://x@localhost/db",
 		"IDENTITY_ADDR":                 "127.0.0.1:1",

@@ -2,19 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"google.golang.org/grpc"
 
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
@@ -35,91 +30,12 @@ func TestSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "transfers")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := servicetest.BuildBinary(t, ".")
 	for _, point := range app.Checkpoints {
 		t.Run(point, func(t *testing.T) {
 			t.Parallel()
 			crashTest(t, bin, point)
 		})
-	}
-}
-
-// child is one run of the binary.
-type child struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-}
-
-func startChild(t *testing.T, bin string, env []string, logName string) *child {
-	t.Helper()
-	log, err := os.Create(filepath.Join(t.TempDir(), logName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = log.Close()
-		if t.Failed() {
-			if b, err := os.ReadFile(log.Name()); err == nil {
-				t.Logf("%s:\n%s", logName, b)
-			}
-		}
-	})
-	c := &child{cmd: exec.Command(bin), done: make(chan struct{})}
-	c.cmd.Env = env
-	c.cmd.Stdout, c.cmd.Stderr = log, log
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { c.err = c.cmd.Wait(); close(c.done) }()
-	t.Cleanup(func() {
-		select {
-		case <-c.done:
-		default:
-			_ = c.cmd.Process.Kill()
-			<-c.done
-		}
-	})
-	return c
-}
-
-// killedBySIGKILL waits for the child to die and reports whether SIGKILL killed it.
-func (c *child) killedBySIGKILL(t *testing.T, within time.Duration) {
-	t.Helper()
-	select {
-	case <-c.done:
-	case <-time.After(within):
-		t.Fatalf("the process did not crash within %s", within)
-	}
-	var exit *exec.ExitError
-	if !errors.As(c.err, &exit) {
-		t.Fatalf("the process exited with %v, want killed", c.err)
-	}
-	if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("the process ended with %v, want SIGKILL", c.err)
-	}
-}
-
-// waitServing waits, up to a minute, until the child serves; it fails at once if the child dies.
-func (c *child) waitServing(t *testing.T, conn *grpc.ClientConn) {
-	t.Helper()
-	servicetest.WaitServing(t, conn, 60*time.Second, c.done, func() error { return c.err })
-}
-
-func (c *child) stop(t *testing.T) {
-	t.Helper()
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-		if c.err != nil {
-			t.Errorf("stop after SIGTERM: %v", c.err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Error("the process did not stop after SIGTERM")
 	}
 }
 
@@ -160,8 +76,8 @@ func crashTest(t *testing.T, bin, point string) {
 
 	// First run: crashes at point. Creates after the crash fail; the client retries them with
 	// the same keys after the restart, as a browser would.
-	first := startChild(t, bin, append(env, "TRANSFERS_CRASHPOINT="+point), "first.log")
-	first.waitServing(t, conn)
+	first := servicetest.StartChild(t, bin, append(env, "TRANSFERS_CRASHPOINT="+point), "first.log")
+	first.WaitServing(t, conn)
 	if point == app.CheckpointBeforePublish {
 		e.nats.Shutdown() // what is committed stays in the outbox
 	}
@@ -171,7 +87,7 @@ func crashTest(t *testing.T, bin, point string) {
 			j.id = res.GetTransfer().GetId()
 		}
 	}
-	first.killedBySIGKILL(t, 30*time.Second)
+	first.RequireKilledBySIGKILL(t, 30*time.Second)
 
 	// What the crash left behind.
 	db, err := pgx.Connect(t.Context(), dbURL)
@@ -212,8 +128,8 @@ func crashTest(t *testing.T, bin, point string) {
 	}
 
 	// Second run, without the crash point.
-	second := startChild(t, bin, env, "second.log")
-	second.waitServing(t, conn)
+	second := servicetest.StartChild(t, bin, env, "second.log")
+	second.WaitServing(t, conn)
 	for _, j := range jobs {
 		res, err := client.CreateTransfer(ctx, testkit.Request(j.key, j.pm))
 		if err != nil {
@@ -281,5 +197,5 @@ func crashTest(t *testing.T, bin, point string) {
 			t.Errorf("%s: notification requests on the stream %v, want %v", j.key, got, want)
 		}
 	}
-	second.stop(t)
+	second.Stop(t)
 }

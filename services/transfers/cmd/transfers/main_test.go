@@ -19,6 +19,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/seal/sealtest"
 	"github.com/thumela/thumela/services/platform/service"
 	"github.com/thumela/thumela/services/platform/service/servicetest"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
@@ -106,7 +107,7 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 		if r.req.GetReference() != first || r.req.GetTemplate() != sms {
 			continue
 		}
-		secrets := testkit.OpenSecrets(t, env.sealKey, r.req)
+		secrets := sealtest.OpenSecrets(t, env.sealKey, r.req)
 		if r.subject != "thumela.notifications."+user+".sms" || secrets["voucher_number"] != number ||
 			!testkit.PINHasher(t).Verify(pinHash, uuid.MustParse(first), secrets["pin"]) {
 			t.Fatalf("SMS request on %s does not carry the voucher's number and PIN", r.subject)

@@ -15,6 +15,7 @@ import (
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"
 	"github.com/thumela/thumela/services/platform/seal"
+	"github.com/thumela/thumela/services/platform/seal/sealtest"
 	"github.com/thumela/thumela/services/platform/service/servicetest"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
@@ -34,7 +35,7 @@ type testEnv struct {
 func newTestEnv(t *testing.T) *testEnv {
 	t.Helper()
 	signer := servicetest.NewSigner(t)
-	return &testEnv{signer: signer, peers: testkit.StartPeers(t, signer), nats: natstest.Start(t), sealKey: testkit.NewSealKey(t)}
+	return &testEnv{signer: signer, peers: testkit.StartPeers(t, signer), nats: natstest.Start(t), sealKey: sealtest.NewKey(t)}
 }
 
 // vars are the variables naming the peers and NATS, and the secrets the binary needs; each

@@ -25,6 +25,7 @@ import (
 	"github.com/thumela/thumela/services/platform/pgtest"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
 	"github.com/thumela/thumela/services/platform/seal"
+	"github.com/thumela/thumela/services/platform/seal/sealtest"
 	"github.com/thumela/thumela/services/platform/service"
 	"github.com/thumela/thumela/services/transfers/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/transfers/internal/app"
@@ -80,36 +81,6 @@ func PINHasher(t testing.TB) *domain.PINHasher {
 	return domain.NewPINHasher(k)
 }
 
-// NewSealKey returns a fresh notifications key pair; give its Public() to the repository (or
-// its Public().String() to the binary as NOTIFICATIONS_SEAL_PUBLIC_KEY).
-func NewSealKey(t testing.TB) seal.PrivateKey {
-	t.Helper()
-	k, err := seal.GenerateKey("test-notifications")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-// OpenSecrets opens req's sealed secrets with key, as the notifications service does, and
-// fails the test if they do not open.
-func OpenSecrets(t testing.TB, key seal.PrivateKey, req *notificationsv1.NotificationRequest) map[string]string {
-	t.Helper()
-	kr, err := seal.NewKeyring(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := kr.Open(seal.Sealed{KeyID: req.GetSecrets().GetKeyId(), Box: req.GetSecrets().GetBox()})
-	if err != nil {
-		t.Fatalf("request %s: secrets: %v", req.GetId(), err)
-	}
-	var s notificationsv1.Secrets
-	if err := proto.Unmarshal(plain, &s); err != nil {
-		t.Fatalf("request %s: secrets: %v", req.GetId(), err)
-	}
-	return s.GetValues()
-}
-
 // DefaultStart is 2026-03-18 12:00 in Johannesburg.
 var DefaultStart = time.Date(2026, time.March, 18, 12, 0, 0, 0, domain.Johannesburg)
 
@@ -149,7 +120,7 @@ func New(t testing.TB, opts Options) *Env {
 		t.Fatalf("migrate: %v", err)
 	}
 
-	sealKey := NewSealKey(t)
+	sealKey := sealtest.NewKey(t)
 	e := &Env{
 		DBURL: url, Pool: pool, Clock: NewClock(opts.Start), Payments: NewFakePayments(), Fees: NewFakeFees(),
 		Repo: postgres.NewTransfers(pool, sealKey.Public()), PINs: PINHasher(t), SealKey: sealKey, Logger: Discard,
@@ -396,7 +367,7 @@ func (e *Env) NotificationsOf(t testing.TB, transferID string, template notifica
 // Secrets opens req's sealed secrets with the Env's notifications key.
 func (e *Env) Secrets(t testing.TB, req *notificationsv1.NotificationRequest) map[string]string {
 	t.Helper()
-	return OpenSecrets(t, e.SealKey, req)
+	return sealtest.OpenSecrets(t, e.SealKey, req)
 }
 
 // VoucherPIN returns the PIN of transferID's voucher, opened from the recipient's SMS request
