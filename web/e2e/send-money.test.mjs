@@ -72,7 +72,7 @@ test("a new user adds a card in the wizard and sends R150.00; the recipient gets
 
   const details = page.getByRole("region", { name: "Transfer details" });
   await details.getByText("Personal Visa").waitFor();
-  await page.getByRole("region", { name: "Recipient" }).getByText("Standard Bank").waitFor();
+  await page.getByRole("region", { name: "Recipient" }).getByText("Standard Bank", { exact: true }).waitFor();
   await page.getByRole("button", { name: "Send Money" }).click();
 
   // Accepted (pending), charged by the sandbox processor, then completed with a voucher.

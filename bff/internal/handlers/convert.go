@@ -51,15 +51,21 @@ func transferToBFF(t *transfersv1.Transfer) *bffv1.Transfer {
 		PaymentMethodLastFour: t.GetPaymentMethodLastFour(),
 		CreatedAt:             t.GetCreatedAt(),
 		UpdatedAt:             t.GetUpdatedAt(),
+		RefundStatus:          bffv1.RefundStatus(t.GetRefundStatus()),
 	}
 	if l := t.GetWithdrawalLocation(); l != nil {
 		out.WithdrawalLocation = &bffv1.WithdrawalLocation{Name: l.GetName(), Type: l.GetType()}
 	}
 	if v := t.GetVoucher(); v != nil {
 		out.Voucher = &bffv1.Voucher{
-			Number:           v.GetNumber(),
-			CollectionStatus: bffv1.CollectionStatus(v.GetCollectionStatus()),
-			ExpiresAt:        v.GetExpiresAt(),
+			Number:              v.GetNumber(),
+			CollectionStatus:    bffv1.CollectionStatus(v.GetCollectionStatus()),
+			ExpiresAt:           v.GetExpiresAt(),
+			CollectedAt:         v.GetCollectedAt(),
+			CollectedAtLocation: v.GetCollectedAtLocation(),
+			PinChosenBySender:   v.GetPinChosenBySender(),
+			ResendsLeft:         v.GetResendsLeft(),
+			PhoneChangesLeft:    v.GetPhoneChangesLeft(),
 		}
 	}
 	return out

@@ -67,6 +67,9 @@ func (t *Transfers) CreateTransfer(ctx context.Context, req *bffv1.CreateTransfe
 		Bank:            feesv1.Bank(req.GetBank()),
 		AmountCents:     req.GetAmountCents(),
 		PaymentMethodId: req.GetPaymentMethodId(),
+		// The sender's PIN goes through as it came: transfers validates it (and keeps only its
+		// keyed hash). The BFF never logs a request's body, so it appears nowhere else.
+		SenderPin: req.GetSenderPin(),
 	}
 	if l := req.GetWithdrawalLocation(); l != nil {
 		in.WithdrawalLocation = &transfersv1.WithdrawalLocation{Name: l.GetName(), Type: l.GetType()}
@@ -143,6 +146,34 @@ func (t *Transfers) CancelTransfer(ctx context.Context, req *bffv1.CancelTransfe
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
 	return &bffv1.CancelTransferResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
+}
+
+func (t *Transfers) ResendVoucher(ctx context.Context, req *bffv1.ResendVoucherRequest) (*bffv1.ResendVoucherResponse, error) {
+	ctx, g, err := t.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Deps.Transfers.ResendVoucher(ctx, &transfersv1.ResendVoucherRequest{UserId: g.UserID, TransferId: req.GetId()})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, t.Logger, err)
+	}
+	return &bffv1.ResendVoucherResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
+}
+
+func (t *Transfers) ChangeRecipientPhone(ctx context.Context, req *bffv1.ChangeRecipientPhoneRequest) (*bffv1.ChangeRecipientPhoneResponse, error) {
+	ctx, g, err := t.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.Deps.Transfers.ChangeRecipientPhone(ctx, &transfersv1.ChangeRecipientPhoneRequest{
+		UserId:         g.UserID,
+		TransferId:     req.GetId(),
+		RecipientPhone: req.GetRecipientPhone(),
+	})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, t.Logger, err)
+	}
+	return &bffv1.ChangeRecipientPhoneResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
 }
 
 func (t *Transfers) GetLimits(ctx context.Context, _ *bffv1.GetLimitsRequest) (*bffv1.GetLimitsResponse, error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatHistoryDate, formatLongDateTime, formatRecentDate, formatSaTimeOfDay } from "./date";
+import { formatHistoryDate, formatLongDateTime, formatRecentDate, formatSaMoment, formatSaTimeOfDay, formatSaWeekdayDate } from "./date";
 
 describe("formatRecentDate", () => {
   const now = new Date(2026, 2, 15, 18, 0);
@@ -35,5 +35,19 @@ describe("formatSaTimeOfDay", () => {
     // 23:30 UTC on the 13th is already 01:30 on the 14th in Johannesburg.
     expect(formatSaTimeOfDay(new Date("2026-03-13T23:30:00Z"), now)).toBe("at 01:30");
     expect(formatSaTimeOfDay(new Date("2026-03-12T08:05:00Z"), now)).toBe("on 12 Mar at 10:05");
+  });
+});
+
+describe("formatSaWeekdayDate and formatSaMoment (Johannesburg)", () => {
+  it("writes 'Mon 1 Dec' whatever the browser's zone", () => {
+    expect(formatSaWeekdayDate(new Date("2025-12-01T10:00:00Z"))).toBe("Mon 1 Dec");
+    // 23:30 UTC on Sunday is 01:30 on Monday in Johannesburg.
+    expect(formatSaWeekdayDate(new Date("2025-11-30T23:30:00Z"))).toBe("Mon 1 Dec");
+  });
+
+  it("is the time today, and the day with the time before", () => {
+    const at = new Date("2025-12-01T11:15:00Z");
+    expect(formatSaMoment(at, new Date("2025-12-01T20:00:00Z"))).toBe("13:15");
+    expect(formatSaMoment(at, new Date("2025-12-02T08:00:00Z"))).toBe("Mon 1 Dec 13:15");
   });
 });

@@ -70,3 +70,28 @@ export function formatSaTimeOfDay(value: Date, now: Date = new Date()): string {
   const at = `at ${saTime.format(value)}`;
   return saDate.format(value) === saDate.format(now) ? at : `on ${saDayMonth.format(value)} ${at}`;
 }
+
+const saWeekdayParts = new Intl.DateTimeFormat("en-ZA", {
+  weekday: "short",
+  day: "numeric",
+  month: "short",
+  timeZone: SA_ZONE,
+});
+
+/**
+ * A day as people say it, in Johannesburg: 'Mon 1 Dec' (a voucher's expiry). Built from the
+ * parts: en-ZA's own pattern reads 'Mon, 01 Dec' in some engines.
+ */
+export function formatSaWeekdayDate(value: Date): string {
+  const parts = Object.fromEntries(saWeekdayParts.formatToParts(value).map((part) => [part.type, part.value]));
+  return `${parts.weekday} ${Number(parts.day)} ${parts.month}`;
+}
+
+/**
+ * A moment today as 'HH:MM', another day as 'Mon 1 Dec HH:MM', in Johannesburg time (when the
+ * cash was collected).
+ */
+export function formatSaMoment(value: Date, now: Date = new Date()): string {
+  const at = saTime.format(value);
+  return saDate.format(value) === saDate.format(now) ? at : `${formatSaWeekdayDate(value)} ${at}`;
+}

@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes } from "react";
+import type { ButtonHTMLAttributes, Ref } from "react";
 import { cn } from "@/lib/cn";
 import { Spinner } from "./spinner";
 
@@ -37,6 +37,7 @@ interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   size?: ButtonSize;
   /** Shows a spinner and disables the button; pass the busy label as children. */
   busy?: boolean;
+  ref?: Ref<HTMLButtonElement>;
 }
 
 export function Button({ variant, size, busy = false, className, disabled, children, type = "button", ...rest }: ButtonProps) {

@@ -3,17 +3,43 @@ import type { Transport } from "@connectrpc/connect";
 import { createConnectQueryKey } from "@connectrpc/connect-query";
 import type { QueryClient } from "@tanstack/react-query";
 import {
+  CollectionStatus,
   GetTransferResponseSchema,
   PaymentMethodsService,
+  RefundStatus,
   TransferSchema,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
-import type { GetTransferResponse, SmsDelivery, WatchEventsResponse } from "@/gen/thumela/bff/v1/bff_pb";
+import type {
+  GetTransferResponse,
+  ListTransfersResponse,
+  SmsDelivery,
+  Transfer,
+  WatchEventsResponse,
+} from "@/gen/thumela/bff/v1/bff_pb";
+import { bankAtm } from "@/lib/banks";
+import { formatMoney } from "@/lib/money";
 import { storeProfile } from "@/lib/profile-cache";
 
-/** Brings the react-query cache up to date with one live event. */
-export function applyLiveEvent(queryClient: QueryClient, transport: Transport, response: WatchEventsResponse): void {
+/** Something the sender should hear about while the app is open (shown as a toast). */
+export interface LiveNotice {
+  /** One per transfer and happening: the same notice is never shown twice. */
+  id: string;
+  title: string;
+  description: string;
+}
+
+/**
+ * Brings the react-query cache up to date with one live event, and says what the sender should
+ * be told of it: the cash collected, or a refund made.
+ */
+export function applyLiveEvent(
+  queryClient: QueryClient,
+  transport: Transport,
+  response: WatchEventsResponse,
+): LiveNotice | undefined {
   const { event } = response;
+  let notice: LiveNotice | undefined;
   switch (event.case) {
     case "profileUpdated":
       if (event.value.profile) storeProfile(queryClient, transport, event.value.profile);
@@ -26,9 +52,12 @@ export function applyLiveEvent(queryClient: QueryClient, transport: Transport, r
     case "transferUpdated": {
       const transfer = event.value.transfer;
       if (!transfer) break;
+      notice = transferNotice(knownTransfer(queryClient, transport, transfer.id), transfer);
       queryClient.setQueryData<GetTransferResponse>(transferKey(transport, transfer.id), (old) => {
-        // A transfer's events do not carry its SMS's state (SmsDeliveryChanged does): keep it.
-        const sms = transfer.smsDelivery ?? old?.transfer?.smsDelivery;
+        // A transfer's events do not carry its SMS's state (SmsDeliveryChanged does): keep it,
+        // unless the voucher was re-issued (a new number goes out in a new SMS).
+        const reissued = old?.transfer?.voucher?.number !== transfer.voucher?.number;
+        const sms = transfer.smsDelivery ?? (reissued ? undefined : old?.transfer?.smsDelivery);
         const next = sms && !transfer.smsDelivery ? Object.assign(clone(TransferSchema, transfer), { smsDelivery: sms }) : transfer;
         return create(GetTransferResponseSchema, { transfer: next });
       });
@@ -58,6 +87,48 @@ export function applyLiveEvent(queryClient: QueryClient, transport: Transport, r
     default:
       break;
   }
+  return notice;
+}
+
+/**
+ * The transfer as this tab last knew it, before the event: its GetTransfer data, or its row in
+ * any list read; undefined when the tab has not seen it.
+ */
+function knownTransfer(queryClient: QueryClient, transport: Transport, id: string): Transfer | undefined {
+  const read = queryClient.getQueryData<GetTransferResponse>(transferKey(transport, id))?.transfer;
+  if (read) return read;
+  const lists = queryClient.getQueriesData<ListTransfersResponse>({
+    queryKey: createConnectQueryKey({ schema: TransfersService.method.listTransfers, cardinality: "finite" }),
+  });
+  for (const [, list] of lists) {
+    const row = list?.transfers?.find((t) => t.id === id);
+    if (row) return row;
+  }
+  return undefined;
+}
+
+/**
+ * The notice of a transfer's update: the cash collected, or the refund of a cancelled or expired
+ * voucher made. Only for a change (previous, when known, was not so already).
+ */
+export function transferNotice(previous: Transfer | undefined, next: Transfer): LiveNotice | undefined {
+  const voucher = next.voucher;
+  if (voucher?.collectionStatus === CollectionStatus.COLLECTED && previous?.voucher?.collectionStatus !== CollectionStatus.COLLECTED) {
+    const where = voucher.collectedAtLocation || bankAtm(next.bank);
+    return {
+      id: `${next.id}:collected`,
+      title: "Cash collected",
+      description: `${next.recipientName || "Your recipient"} collected ${formatMoney(next.amountCents)} at ${where}.`,
+    };
+  }
+  if (next.refundStatus === RefundStatus.REFUNDED && previous?.refundStatus !== RefundStatus.REFUNDED) {
+    return {
+      id: `${next.id}:refunded`,
+      title: "Refund complete",
+      description: `${formatMoney(next.totalAmountCents)} was refunded to your card.`,
+    };
+  }
+  return undefined;
 }
 
 function transferKey(transport: Transport, id: string) {

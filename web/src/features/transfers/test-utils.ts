@@ -13,7 +13,7 @@ import {
   TransferStatus,
   VoucherSchema,
 } from "@/gen/thumela/bff/v1/bff_pb";
-import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import type { Transfer, Voucher } from "@/gen/thumela/bff/v1/bff_pb";
 
 /** en-ZA groups thousands with a no-break space. */
 export const nbsp = "\u00a0";
@@ -87,4 +87,10 @@ export function completed(transfer: Transfer, changes: Partial<Omit<Transfer, "$
     }),
     ...changes,
   });
+}
+
+/** A copy of a transfer with some of its voucher's fields changed (a voucher is made if none). */
+export function withVoucher(transfer: Transfer, changes: Partial<Omit<Voucher, "$typeName" | "$unknown">>): Transfer {
+  const voucher = Object.assign(transfer.voucher ? clone(VoucherSchema, transfer.voucher) : create(VoucherSchema), changes);
+  return withChanges(transfer, { voucher });
 }

@@ -7,7 +7,7 @@ import { storeProfile } from "@/lib/profile-cache";
 export const FIRST_NAME_REQUIRED = "First name is required";
 export const LAST_NAME_REQUIRED = "Last name is required";
 export const PROFILE_UPDATE_FALLBACK = "Failed to update profile. Please try again.";
-export const PHONE_PLACEHOLDER = "+27 XX XXX XXXX";
+export { PHONE_PLACEHOLDER } from "@/lib/phone";
 
 export const profileSchema = z.object({
   firstName: z.string().trim().min(1, FIRST_NAME_REQUIRED),

@@ -82,8 +82,9 @@ export default function SupportPage() {
 
       <PageSection title="For recipients">
         <p>
-          You don't need a Thumela account to collect cash. Keep the SMS with the voucher number and PIN, go to an ATM of the
-          bank named in it, and choose the cash-send option. If the ATM won't pay out, call us from the phone the SMS was sent
+          You don't need a Thumela account to collect cash. Keep the SMS with the voucher number (and the PIN, unless the sender
+          gives it to you), go to an ATM of the bank named in it (another bank's ATM will not pay out), and choose the cash-send
+          option. If the ATM won't pay out, call us from the phone the SMS was sent
           to.
         </p>
       </PageSection>

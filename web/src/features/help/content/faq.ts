@@ -23,9 +23,9 @@ const A = {
   whatIsThumela:
     "Thumela lets you send cash from your Visa or Mastercard card to anyone in South Africa. Your recipient gets a voucher by SMS and withdraws the cash at an ATM.",
   noBankAccount:
-    "No. Your recipient only needs a mobile phone that can receive an SMS. They withdraw the cash at an ATM with the voucher number, the PIN and their phone number.",
-  whichBanks: `Your recipient can withdraw at ATMs of ${banks}. You choose the bank when you send, so pick the one with an ATM close to them.`,
-  howMuch: LIMITS_SENTENCE,
+    "No. Your recipient only needs a mobile phone that can receive an SMS. They withdraw the cash at an ATM of the bank you chose when sending, with the voucher number, the PIN and their phone number.",
+  whichBanks: `You choose one bank when you send: ${banks}. Your recipient collects the cash at any ATM of that bank, and only there (each bank pays out its own cash vouchers), so pick the one with an ATM close to them.`,
+  howMuch: `${LIMITS_SENTENCE} ATMs pay out notes, so the amount is whole rand in multiples of R10.`,
   howLong: `The voucher is valid for ${VOUCHER_VALID_DAYS} days. If it is not collected in time, it expires and we refund the full amount, fee included, to your card.`,
   cost: `You pay the cash-send fee of your recipient's bank (${formatMoney(cheapest)} to ${formatMoney(dearest)}) plus a ${PLATFORM_FEE_TEXT} platform fee. Your first transfer is free. The exact fee is shown before you confirm; see the Fee Schedule for every bank.`,
   cards:
@@ -43,16 +43,16 @@ const A = {
     "Choose Get Started, enter your name, e-mail address and a password, then type the 6-digit code we e-mail you. It takes under 2 minutes.",
   whoCanUse: "Anyone aged 18 or older who lives in South Africa and has a Visa or Mastercard card.",
   howToSend:
-    "Log in, choose Send Money, enter the amount and your recipient's name, mobile number and bank, pick your card and confirm. We SMS the voucher to your recipient.",
+    "Log in, choose Send Money, enter the amount (in multiples of R10) and your recipient's name, mobile number and the bank whose ATMs they will use, pick your card and confirm. We SMS the voucher to your recipient.",
   cancel: `Yes, as long as the cash has not been collected. Open the transfer in your Transaction History and cancel the voucher: you get the amount and the fee back. Uncollected vouchers also expire after ${VOUCHER_VALID_DAYS} days with a full refund.`,
   wrongNumber:
-    "Cancel the voucher straight away from your Transaction History for a full refund, then send again to the right number. If the cash was already collected, contact us at once.",
+    "Open the transfer in your Transaction History and choose Change phone number: we send the voucher to the right number with a new voucher number, and the old one stops working at once. You can also cancel the voucher for a full refund. If the cash was already collected, contact us at once.",
   firstFree: "Yes. Your first transfer has no bank fee and no platform fee, whatever its amount within the normal limits.",
   limitsWhy: `South African law (FICA) asks us to limit abuse of money transfers. Each transfer must be at least ${LIMITS.minimum}. If a transfer would go over a limit, the app tells you which one and how much you can still send.`,
   withdraw:
-    "At the ATM of the bank you chose, your recipient selects the cash-send or instant-money option, enters their phone number, the voucher number and the PIN from the SMS, and takes the cash.",
+    "At any ATM of the bank you chose when sending (another bank's ATM will not pay out the voucher), your recipient selects the cash-send or instant-money option, enters their phone number, the voucher number, the PIN and the full amount, and takes the cash. If you chose to give them the PIN yourself, the SMS carries only the voucher number.",
   pinAsk:
-    "Never. Thumela will never ask for your password, one-time code, card PIN or CVV, and only your recipient ever receives the voucher PIN. Anyone asking is a scammer.",
+    "Never. Thumela will never ask for your password, one-time code, card PIN or CVV, and the voucher PIN goes only to your recipient (or, if you chose it yourself, only you and they know it). Anyone asking is a scammer.",
   privacy:
     "We use it only to run your account, send money, prevent fraud and meet the law, under POPIA. We never sell it. See our Privacy Policy.",
   support: `We offer ${SUPPORT_HOURS.always} by e-mail and for lost phones or fraud. Phone lines are open ${SUPPORT_HOURS.weekdays} and ${SUPPORT_HOURS.saturday}.`,

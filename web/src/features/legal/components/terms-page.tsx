@@ -21,7 +21,9 @@ export default function TermsPage() {
       <PageSection id="service" title="2. The service">
         <p>
           Thumela lets you send South African rand from your Visa or Mastercard card to a recipient, who collects it as cash
-          at an ATM of Standard Bank, ABSA, FNB, Nedbank or Capitec using a voucher number and PIN sent to their phone by SMS.
+          at an ATM of the bank you choose when sending (Standard Bank, ABSA, FNB, Nedbank or Capitec), and only that bank's,
+          using a voucher number sent to their phone by SMS and a PIN (sent with it, or given to them by you). Amounts are whole
+          rand in multiples of R10, because ATMs pay out notes.
           Thumela is not a bank and does not hold deposits.
         </p>
       </PageSection>

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { PRESET_RECIPIENTS, presetRecipient } from "../lib/preset-recipients";
-import { DEFAULT_LOCATION, EMPTY_VALUES, MESSAGES, prefillFromSearch, sendMoneySchema } from "./send-money";
+import {
+  AMOUNT_MESSAGES,
+  DEFAULT_LOCATION,
+  EMPTY_VALUES,
+  MESSAGES,
+  PIN_MESSAGES,
+  amountProblem,
+  prefillFromSearch,
+  sendMoneySchema,
+  senderPinProblem,
+} from "./send-money";
 
 const prefill = (query: string) => prefillFromSearch(new URLSearchParams(query));
 
@@ -61,6 +71,8 @@ describe("sendMoneySchema", () => {
     recipientPhone: "0821234567",
     bank: "1",
     paymentMethodId: "pm-1",
+    ownPin: false,
+    senderPin: "",
   };
 
   it("accepts a complete transfer", () => {
@@ -72,6 +84,9 @@ describe("sendMoneySchema", () => {
     ["amount", "0", MESSAGES.invalidAmount.description],
     ["amount", "0.00", MESSAGES.invalidAmount.description],
     ["amount", "-5", MESSAGES.invalidAmount.description],
+    ["amount", "155", AMOUNT_MESSAGES.notes],
+    ["amount", "150.50", AMOUNT_MESSAGES.notes],
+    ["amount", "3010", AMOUNT_MESSAGES.tooMuch],
     ["recipientName", "  ", MESSAGES.missingRecipient.description],
     ["recipientPhone", "", MESSAGES.missingRecipient.description],
     ["bank", "", MESSAGES.missingRecipient.description],
@@ -82,7 +97,49 @@ describe("sendMoneySchema", () => {
     expect(result.error?.issues.map((issue) => issue.message)).toEqual([message]);
   });
 
+  it("asks for a PIN only when the sender gives it themselves", () => {
+    expect(sendMoneySchema.safeParse({ ...valid, ownPin: false, senderPin: "1111" }).success).toBe(true);
+    expect(sendMoneySchema.safeParse({ ...valid, ownPin: true, senderPin: "7395" }).success).toBe(true);
+    const refused = sendMoneySchema.safeParse({ ...valid, ownPin: true, senderPin: "4321" });
+    expect(refused.error?.issues).toEqual([expect.objectContaining({ path: ["senderPin"], message: PIN_MESSAGES.run })]);
+  });
+
   it("uses the spec's submit message", () => {
     expect(MESSAGES.incomplete).toBe("Please complete all required fields");
+  });
+});
+
+describe("amountProblem: ATMs pay out notes", () => {
+  it.each(["10", "20", "500", "500.00", "2990", "3000"])("accepts R%s", (amount) => {
+    expect(amountProblem(amount)).toBeUndefined();
+  });
+
+  it.each(["5", "15", "499", "500.50", "0.10"])("refuses R%s: multiples of R10 only", (amount) => {
+    expect(amountProblem(amount)).toBe("ATMs pay out notes: choose an amount in multiples of R10.");
+  });
+
+  it("refuses more than the per-transfer limit", () => {
+    expect(amountProblem("3010")).toMatch(/^You can send up to R3.000,00 per transfer\.$/);
+  });
+});
+
+describe("senderPinProblem", () => {
+  it.each(["7395", "1357", "0192", "9012", "1123", "5679"])("accepts %s", (pin) => {
+    expect(senderPinProblem(pin)).toBeUndefined();
+  });
+
+  it.each([
+    ["", PIN_MESSAGES.format],
+    ["123", PIN_MESSAGES.format],
+    ["12345", PIN_MESSAGES.format],
+    ["12a4", PIN_MESSAGES.format],
+    ["0000", PIN_MESSAGES.equal],
+    ["7777", PIN_MESSAGES.equal],
+    ["1234", PIN_MESSAGES.run],
+    ["6789", PIN_MESSAGES.run],
+    ["4321", PIN_MESSAGES.run],
+    ["3210", PIN_MESSAGES.run],
+  ])("refuses %j: %s", (pin, message) => {
+    expect(senderPinProblem(pin)).toBe(message);
   });
 });

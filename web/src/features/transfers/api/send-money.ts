@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIMITS, TRANSFER_LIMITS_CENTS } from "@/lib/limits";
 import { parseRandToCents } from "@/lib/money";
 import { presetRecipient } from "../lib/preset-recipients";
 
@@ -14,6 +15,45 @@ export const MESSAGES = {
   cardAdded: "Card added successfully",
 } as const;
 
+/**
+ * The amount rules beyond the spec's (DECISIONS.md): ATMs pay out notes, so the amount is whole
+ * rand in multiples of R10, from R10 up to the per-transfer limit.
+ */
+export const AMOUNT_MESSAGES = {
+  notes: "ATMs pay out notes: choose an amount in multiples of R10.",
+  tooMuch: `You can send up to ${LIMITS.perTransfer} per transfer.`,
+} as const;
+
+/** The smallest note ATMs pay out, in cents: every amount is a multiple of it. */
+export const NOTE_CENTS = 1_000n;
+
+/** Why an amount typed in the wizard cannot be sent; undefined when it can. */
+export function amountProblem(text: string): string | undefined {
+  const cents = parseRandToCents(text);
+  if (cents === undefined || cents <= 0n) return MESSAGES.invalidAmount.description;
+  if (cents % NOTE_CENTS !== 0n) return AMOUNT_MESSAGES.notes;
+  if (cents > BigInt(TRANSFER_LIMITS_CENTS.perTransfer)) return AMOUNT_MESSAGES.tooMuch;
+  return undefined;
+}
+
+/**
+ * A PIN the sender chooses and gives the recipient themselves: 4 digits, not 4 equal digits and
+ * not a run up or down (the transfers service refuses the same).
+ */
+export const PIN_MESSAGES = {
+  format: "Enter 4 digits for the PIN.",
+  equal: "The PIN can't be 4 equal digits, such as 1111.",
+  run: "The PIN can't be a run of digits, such as 1234 or 4321.",
+} as const;
+
+export function senderPinProblem(pin: string): string | undefined {
+  if (!/^\d{4}$/.test(pin)) return PIN_MESSAGES.format;
+  const steps = [1, 2, 3].map((i) => pin.charCodeAt(i) - pin.charCodeAt(i - 1));
+  if (steps.every((d) => d === 0)) return PIN_MESSAGES.equal;
+  if (steps.every((d) => d === 1) || steps.every((d) => d === -1)) return PIN_MESSAGES.run;
+  return undefined;
+}
+
 export const WIZARD_STEPS = [
   { id: "amount", label: "Amount" },
   { id: "recipient", label: "Recipient" },
@@ -23,22 +63,39 @@ export const WIZARD_STEPS = [
 
 export type WizardStep = 1 | 2 | 3 | 4;
 
-/** The transfer form (spec section 3): amount as typed rand text, bank as the enum's number. */
-export const sendMoneySchema = z.object({
-  amount: z.string().refine((value) => (parseRandToCents(value) ?? 0n) > 0n, MESSAGES.invalidAmount.description),
-  recipientName: z.string().trim().min(1, MESSAGES.missingRecipient.description),
-  recipientPhone: z.string().trim().min(1, MESSAGES.missingRecipient.description),
-  bank: z.string().regex(/^[1-9]\d*$/, MESSAGES.missingRecipient.description),
-  paymentMethodId: z.string().min(1, MESSAGES.missingPaymentMethod.description),
-});
+/**
+ * The transfer form (spec section 3): amount as typed rand text, bank as the enum's number;
+ * ownPin and senderPin are the option of a PIN only the sender knows.
+ */
+export const sendMoneySchema = z
+  .object({
+    amount: z.string().superRefine((value, ctx) => {
+      const problem = amountProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+    recipientName: z.string().trim().min(1, MESSAGES.missingRecipient.description),
+    recipientPhone: z.string().trim().min(1, MESSAGES.missingRecipient.description),
+    bank: z.string().regex(/^[1-9]\d*$/, MESSAGES.missingRecipient.description),
+    paymentMethodId: z.string().min(1, MESSAGES.missingPaymentMethod.description),
+    ownPin: z.boolean(),
+    senderPin: z.string(),
+  })
+  .superRefine((values, ctx) => {
+    if (!values.ownPin) return;
+    const problem = senderPinProblem(values.senderPin);
+    if (problem) ctx.addIssue({ code: "custom", path: ["senderPin"], message: problem });
+  });
 export type SendMoneyValues = z.infer<typeof sendMoneySchema>;
 
 /** The fields each step checks before Next; the confirmation step checks them all. */
 export const STEP_FIELDS: Record<1 | 2 | 3, Array<keyof SendMoneyValues>> = {
   1: ["amount"],
-  2: ["recipientName", "recipientPhone", "bank"],
+  2: ["recipientName", "recipientPhone", "bank", "senderPin"],
   3: ["paymentMethodId"],
 };
+
+/** The toast title of a PIN the wizard refuses (its description is the field's message). */
+export const PIN_TOAST_TITLE = "Check the PIN";
 
 export const STEP_MESSAGES = {
   1: MESSAGES.invalidAmount,
@@ -59,6 +116,8 @@ export const EMPTY_VALUES: SendMoneyValues = {
   recipientPhone: "",
   bank: "",
   paymentMethodId: "",
+  ownPin: false,
+  senderPin: "",
 };
 
 /**

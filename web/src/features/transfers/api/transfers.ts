@@ -4,7 +4,6 @@ import { createConnectQueryKey, useMutation, useQuery, useTransport } from "@con
 import { keepPreviousData, skipToken, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import {
-  CollectionStatus,
   GetTransferResponseSchema,
   PaymentMethodsService,
   PaymentMethodType,
@@ -16,6 +15,7 @@ import type { Bank, ListTransfersRequestSchema, SmsDelivery, Transfer } from "@/
 import { formatSaTimeOfDay, toDate } from "@/lib/date";
 import { centsToDecimal } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
+import { isAwaitingCollection, isClosedVoucher } from "../lib/voucher-state";
 
 export const RECENT_TRANSFERS_COUNT = 3;
 export const HISTORY_PAGE_SIZE = 5;
@@ -92,6 +92,16 @@ export function useCancelTransfer() {
   return useMutation(TransfersService.method.cancelTransfer);
 }
 
+/** Sends the voucher SMS again: a new voucher number (and PIN, unless the sender chose it). */
+export function useResendVoucher() {
+  return useMutation(TransfersService.method.resendVoucher);
+}
+
+/** Sends the voucher to another number, re-issued as a resend is. */
+export function useChangeRecipientPhone() {
+  return useMutation(TransfersService.method.changeRecipientPhone);
+}
+
 /** The five banks, with their display names (ListBanks). */
 export function useBanks() {
   return useQuery(TransfersService.method.listBanks, {}, { staleTime: 60 * 60_000 });
@@ -126,14 +136,6 @@ export function statusLabel(status: TransferStatus): string {
   return STATUS_LABEL[status] ?? STATUS_LABEL[TransferStatus.UNSPECIFIED];
 }
 
-export const COLLECTION_LABEL: Record<CollectionStatus, string> = {
-  [CollectionStatus.UNSPECIFIED]: "",
-  [CollectionStatus.AWAITING_COLLECTION]: "Awaiting collection",
-  [CollectionStatus.COLLECTED]: "Collected",
-  [CollectionStatus.CANCELLED]: "Cancelled, refunded",
-  [CollectionStatus.EXPIRED]: "Expired, refunded",
-};
-
 /** Text colour by status: completed green, failed red, anything else yellow. */
 export function statusTone(status: TransferStatus): string {
   switch (status) {
@@ -158,6 +160,22 @@ export function statusBadgeTone(status: TransferStatus): string {
   }
 }
 
+const NEUTRAL_TONE = "text-slate-600 dark:text-slate-300";
+const NEUTRAL_BADGE_TONE = "bg-slate-100 text-slate-700 ring-slate-500/20 dark:bg-slate-800 dark:text-slate-300";
+
+/**
+ * A transfer's status colour: a completed transfer whose voucher was cancelled or expired is
+ * not a success to celebrate (its money goes back), so it is neutral; otherwise as statusTone.
+ */
+export function transferStatusTone(transfer: Transfer): string {
+  return isClosedVoucher(transfer) ? NEUTRAL_TONE : statusTone(transfer.status);
+}
+
+/** A transfer's badge colours, by the same rule as transferStatusTone. */
+export function transferBadgeTone(transfer: Transfer): string {
+  return isClosedVoucher(transfer) ? NEUTRAL_BADGE_TONE : statusBadgeTone(transfer.status);
+}
+
 /** 'name (•••• 1234)', or 'Unknown payment method' when the transfer has none on record. */
 export function paymentMethodLabel(name: string, lastFour: string): string {
   if (!name && !lastFour) return "Unknown payment method";
@@ -170,12 +188,12 @@ export function transferReference(transfer: Pick<Transfer, "id">): string {
   return transfer.id.slice(0, 8);
 }
 
-/** A completed transfer whose voucher has not been collected can still be cancelled (full refund). */
+/**
+ * A completed transfer whose voucher has not been collected can still be cancelled (full
+ * refund), re-sent, or sent to another number.
+ */
 export function canCancelVoucher(transfer: Transfer): boolean {
-  return (
-    transfer.status === TransferStatus.COMPLETED &&
-    transfer.voucher?.collectionStatus === CollectionStatus.AWAITING_COLLECTION
-  );
+  return isAwaitingCollection(transfer);
 }
 
 /** /send-money prefilled with a past transfer's amount, recipient and phone. */

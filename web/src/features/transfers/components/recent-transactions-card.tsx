@@ -3,10 +3,12 @@ import { Link } from "react-router";
 import { Card } from "@/components/ui/card";
 import { LoadingBlock } from "@/components/ui/spinner";
 import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { cn } from "@/lib/cn";
 import { formatRecentDate, toDate } from "@/lib/date";
 import { useLiveStatus } from "@/lib/live-status";
 import { formatSignedMoney } from "@/lib/money";
 import { useRecentTransfers } from "../api/transfers";
+import { VOUCHER_TONE_CLASS, isClosedVoucher, voucherState } from "../lib/voucher-state";
 import { TransactionDetailsDialog } from "./transaction-details-dialog";
 import { TransferStatusIcon } from "./transfer-status-icon";
 
@@ -55,6 +57,7 @@ export function RecentTransactionsCard() {
 
 function RecentTransactionRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => void }) {
   const created = toDate(transfer.createdAt);
+  const state = voucherState(transfer);
   return (
     <li>
       <button
@@ -63,7 +66,7 @@ function RecentTransactionRow({ transfer, onOpen }: { transfer: Transfer; onOpen
         aria-haspopup="dialog"
         className="-mx-2 flex w-[calc(100%+1rem)] items-center gap-3 rounded-lg px-2 py-3 text-left hover:bg-slate-50 dark:hover:bg-slate-800/60"
       >
-        <TransferStatusIcon status={transfer.status} />
+        <TransferStatusIcon status={transfer.status} muted={isClosedVoucher(transfer)} />
         <span className="min-w-0 flex-1">
           <span className="block truncate font-medium">{transfer.recipientName}</span>
           {created && (
@@ -71,6 +74,7 @@ function RecentTransactionRow({ transfer, onOpen }: { transfer: Transfer; onOpen
               <time dateTime={created.toISOString()}>{formatRecentDate(created)}</time>
             </span>
           )}
+          {state && <span className={cn("block text-xs", VOUCHER_TONE_CLASS[state.tone])}>{state.text}</span>}
         </span>
         <span className="font-semibold tabular-nums">{formatSignedMoney(transfer.amountCents, "out")}</span>
       </button>

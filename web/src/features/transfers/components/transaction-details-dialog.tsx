@@ -15,18 +15,19 @@ import { useLiveStatus } from "@/lib/live-status";
 import { formatMoney } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
 import {
-  COLLECTION_LABEL,
   canCancelVoucher,
   paymentMethodLabel,
   sendAgainPath,
   smsDeliveryText,
   statusLabel,
-  statusTone,
   transferReference,
+  transferStatusTone,
   useCancelTransfer,
   useRememberTransfer,
   useVoucherSms,
 } from "../api/transfers";
+import { VOUCHER_TONE_CLASS, collectionPlace, isAwaitingCollection, refundText, voucherState } from "../lib/voucher-state";
+import { VoucherActions } from "./voucher-actions";
 
 export const COPIED_MESSAGE = "Reference number copied to clipboard";
 
@@ -47,14 +48,29 @@ export function TransactionDetailsDialog({ transfer, onOpenChange }: Transaction
   );
 }
 
+/**
+ * Whether the answer of this dialog's own action (answer) is still the newest state of the
+ * transfer the dialog was given (listed), by the server's updated_at; without both times, the
+ * answer is the last thing this tab learned.
+ */
+function answerIsNewer(answer: Transfer, listed: Transfer): boolean {
+  const x = answer.updatedAt;
+  const y = listed.updatedAt;
+  if (!x || !y) return true;
+  return x.seconds > y.seconds || (x.seconds === y.seconds && x.nanos > y.nanos);
+}
+
 function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
-  // A cancellation answers the updated transfer; show it at once, before the lists refresh.
+  // A cancellation, a resend or a new number answers the updated transfer: show it at once,
+  // before the lists refresh, and the lists' (live) state again once it is newer.
   const [updated, setUpdated] = useState<Transfer>();
-  const transfer = updated && updated.id === initial.id ? updated : initial;
+  const transfer = updated && updated.id === initial.id && answerIsNewer(updated, initial) ? updated : initial;
   const reference = transferReference(transfer);
   const created = toDate(transfer.createdAt);
   const expires = toDate(transfer.voucher?.expiresAt);
-  const collection = transfer.voucher ? COLLECTION_LABEL[transfer.voucher.collectionStatus] : "";
+  const state = voucherState(transfer);
+  const refund = refundText(transfer, formatMoney(transfer.totalAmountCents));
+  const awaiting = isAwaitingCollection(transfer);
   const { sms, checking } = useVoucherSms(transfer, { poll: useLiveStatus() !== "connected" });
 
   const copyReference = async () => {
@@ -99,24 +115,42 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
         </Row>
         <Row term="Withdrawal Location">{transfer.withdrawalLocation?.name || "Not specified"}</Row>
         <Row term="Status">
-          <span className={cn("font-semibold", statusTone(transfer.status))}>
-            {statusLabel(transfer.status).toUpperCase()}
+          {/* Polite live region: the collection, or the refund, is announced as it arrives. */}
+          <span aria-live="polite" className="inline-flex flex-col items-end">
+            <span className={cn("font-semibold", transferStatusTone(transfer))}>{statusLabel(transfer.status).toUpperCase()}</span>
+            {state && <span className={VOUCHER_TONE_CLASS[state.tone]}>{state.text}</span>}
           </span>
-          {collection && <span className="ml-2 text-slate-600 dark:text-slate-400">· {collection}</span>}
         </Row>
+        {refund && <Row term="Refund">{refund}</Row>}
         {transfer.voucher?.number && <Row term="Voucher number">{transfer.voucher.number}</Row>}
+        {transfer.voucher && (
+          <Row term="PIN">
+            {transfer.voucher.pinChosenBySender
+              ? `Chosen by you: give it to ${transfer.recipientName || "the recipient"} yourself`
+              : "Sent by SMS with the voucher number"}
+          </Row>
+        )}
         {transfer.voucher && (
           <Row term="Voucher SMS">
             <VoucherSms sms={sms} checking={checking} />
           </Row>
         )}
-        {expires && canCancelVoucher(transfer) && (
+        {expires && awaiting && (
           <Row term="Collect before">
             <time dateTime={expires.toISOString()}>{formatLongDateTime(expires)}</time>
           </Row>
         )}
         {transfer.failureReason && <Row term="Reason">{transfer.failureReason}</Row>}
       </dl>
+
+      {awaiting && (
+        <>
+          <p className="rounded-lg bg-brand-50 px-4 py-3 text-sm text-brand-900 dark:bg-brand-950 dark:text-brand-100">
+            Collect at {collectionPlace(transfer.bank)} with the voucher number, PIN and phone number.
+          </p>
+          <VoucherActions transfer={transfer} onChanged={setUpdated} />
+        </>
+      )}
 
       <div className="flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
         {canCancelVoucher(transfer) && <CancelVoucherButton transfer={transfer} onCancelled={setUpdated} />}

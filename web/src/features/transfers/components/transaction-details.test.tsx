@@ -2,7 +2,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { configure, screen, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import { CollectionStatus, TransferStatus, TransfersService, VoucherSchema } from "@/gen/thumela/bff/v1/bff_pb";
+import { CollectionStatus, RefundStatus, TransferStatus, TransfersService, VoucherSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import type { CancelTransferRequest, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { create } from "@bufbuild/protobuf";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
@@ -124,6 +124,7 @@ describe("transaction details dialog", () => {
         asked.push(request);
         return withChanges(transfer, {
           voucher: create(VoucherSchema, { number: "4820193746", collectionStatus: CollectionStatus.CANCELLED }),
+          refundStatus: RefundStatus.PENDING,
         });
       },
     });
@@ -141,7 +142,10 @@ describe("transaction details dialog", () => {
     expect(screen.getByText("R161,40 will be refunded to your card.")).toBeInTheDocument();
     expect(asked).toEqual([expect.objectContaining({ id: transfer.id })]);
     const details = screen.getByRole("dialog", { name: "Transaction Details" });
-    expect(term(details, "Status")).toHaveTextContent("Cancelled, refunded");
+    // Not 'refunded' before the refund has run: the server says it is pending.
+    expect(term(details, "Status")).toHaveTextContent("Refund pending");
+    expect(term(details, "Status")).not.toHaveTextContent("Refunded");
+    expect(term(details, "Refund")).toHaveTextContent("R161,40 is being refunded to your card.");
     expect(within(details).queryByRole("button", { name: "Cancel voucher" })).not.toBeInTheDocument();
   });
 

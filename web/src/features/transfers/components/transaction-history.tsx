@@ -16,10 +16,11 @@ import { useDebouncedValue } from "@/lib/use-debounced-value";
 import {
   HISTORY_PAGE_SIZE,
   paymentMethodLabel,
-  statusBadgeTone,
   statusLabel,
+  transferBadgeTone,
   useTransferHistory,
 } from "../api/transfers";
+import { VOUCHER_TONE_CLASS, voucherState } from "../lib/voucher-state";
 import { TransactionDetailsDialog } from "./transaction-details-dialog";
 
 export const SEARCH_DEBOUNCE_MS = 300;
@@ -214,6 +215,7 @@ function pageNumbers(current: number, pages: number): Array<number | undefined> 
 
 function HistoryRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => void }) {
   const created = toDate(transfer.createdAt);
+  const state = voucherState(transfer);
   const fee = transfer.totalAmountCents - transfer.amountCents;
   return (
     <tr onClick={onOpen} className="cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800/60">
@@ -238,11 +240,12 @@ function HistoryRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => vo
         <span
           className={cn(
             "inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset",
-            statusBadgeTone(transfer.status),
+            transferBadgeTone(transfer),
           )}
         >
           {statusLabel(transfer.status)}
         </span>
+        {state && <p className={cn("mt-1 max-w-56 text-xs", VOUCHER_TONE_CLASS[state.tone])}>{state.text}</p>}
       </td>
       <td className="px-2 py-3 text-right">
         <button

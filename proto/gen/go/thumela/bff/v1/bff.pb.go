@@ -338,6 +338,63 @@ func (CollectionStatus) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{5}
 }
 
+// RefundStatus is the refund of a cancelled or expired voucher (the whole total, fee included).
+// The numbers are the transfers service's.
+type RefundStatus int32
+
+const (
+	RefundStatus_REFUND_STATUS_UNSPECIFIED RefundStatus = 0
+	// No refund is owed: the voucher was not cancelled and did not expire.
+	RefundStatus_REFUND_STATUS_NONE RefundStatus = 1
+	// Owed and not made yet: the card is being refunded.
+	RefundStatus_REFUND_STATUS_PENDING RefundStatus = 2
+	// Made: the money is back on the sender's card.
+	RefundStatus_REFUND_STATUS_REFUNDED RefundStatus = 3
+)
+
+// Enum value maps for RefundStatus.
+var (
+	RefundStatus_name = map[int32]string{
+		0: "REFUND_STATUS_UNSPECIFIED",
+		1: "REFUND_STATUS_NONE",
+		2: "REFUND_STATUS_PENDING",
+		3: "REFUND_STATUS_REFUNDED",
+	}
+	RefundStatus_value = map[string]int32{
+		"REFUND_STATUS_UNSPECIFIED": 0,
+		"REFUND_STATUS_NONE":        1,
+		"REFUND_STATUS_PENDING":     2,
+		"REFUND_STATUS_REFUNDED":    3,
+	}
+)
+
+func (x RefundStatus) Enum() *RefundStatus {
+	p := new(RefundStatus)
+	*p = x
+	return p
+}
+
+func (x RefundStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RefundStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_bff_v1_bff_proto_enumTypes[6].Descriptor()
+}
+
+func (RefundStatus) Type() protoreflect.EnumType {
+	return &file_thumela_bff_v1_bff_proto_enumTypes[6]
+}
+
+func (x RefundStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RefundStatus.Descriptor instead.
+func (RefundStatus) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{6}
+}
+
 // SmsDeliveryStatus: queued → sent → delivered | failed (and queued → failed). The numbers are
 // the notifications service's DeliveryStatus.
 type SmsDeliveryStatus int32
@@ -383,11 +440,11 @@ func (x SmsDeliveryStatus) String() string {
 }
 
 func (SmsDeliveryStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[6].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[7].Descriptor()
 }
 
 func (SmsDeliveryStatus) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[6]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[7]
 }
 
 func (x SmsDeliveryStatus) Number() protoreflect.EnumNumber {
@@ -396,7 +453,7 @@ func (x SmsDeliveryStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SmsDeliveryStatus.Descriptor instead.
 func (SmsDeliveryStatus) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{6}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{7}
 }
 
 type LimitKind int32
@@ -441,11 +498,11 @@ func (x LimitKind) String() string {
 }
 
 func (LimitKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[7].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[8].Descriptor()
 }
 
 func (LimitKind) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[7]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[8]
 }
 
 func (x LimitKind) Number() protoreflect.EnumNumber {
@@ -454,7 +511,7 @@ func (x LimitKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LimitKind.Descriptor instead.
 func (LimitKind) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{7}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{8}
 }
 
 // SupportMessageKind: the Help Center's Contact Us types, and /contact. The numbers are the
@@ -498,11 +555,11 @@ func (x SupportMessageKind) String() string {
 }
 
 func (SupportMessageKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[8].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[9].Descriptor()
 }
 
 func (SupportMessageKind) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[8]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[9]
 }
 
 func (x SupportMessageKind) Number() protoreflect.EnumNumber {
@@ -511,7 +568,7 @@ func (x SupportMessageKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SupportMessageKind.Descriptor instead.
 func (SupportMessageKind) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{8}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{9}
 }
 
 type User struct {
@@ -2675,11 +2732,24 @@ func (x *WithdrawalLocation) GetType() string {
 	return ""
 }
 
+// Voucher is the recipient's cash voucher as the sender sees it: never its PIN.
 type Voucher struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	Number           string                 `protobuf:"bytes,1,opt,name=number,proto3" json:"number,omitempty"`
 	CollectionStatus CollectionStatus       `protobuf:"varint,2,opt,name=collection_status,json=collectionStatus,proto3,enum=thumela.bff.v1.CollectionStatus" json:"collection_status,omitempty"`
 	ExpiresAt        *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// When the cash was withdrawn; absent unless collected.
+	CollectedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=collected_at,json=collectedAt,proto3" json:"collected_at,omitempty"`
+	// Where the cash was withdrawn, as the ATM network names the ATM ("FNB ATM Sandton City");
+	// empty unless collected.
+	CollectedAtLocation string `protobuf:"bytes,5,opt,name=collected_at_location,json=collectedAtLocation,proto3" json:"collected_at_location,omitempty"`
+	// The sender chose the PIN and gives it to the recipient themselves; the SMS carries only the
+	// voucher number.
+	PinChosenBySender bool `protobuf:"varint,6,opt,name=pin_chosen_by_sender,json=pinChosenBySender,proto3" json:"pin_chosen_by_sender,omitempty"`
+	// How many more times the sender may resend the voucher SMS (ResendVoucher) and send it to
+	// another number (ChangeRecipientPhone).
+	ResendsLeft      int32 `protobuf:"varint,7,opt,name=resends_left,json=resendsLeft,proto3" json:"resends_left,omitempty"`
+	PhoneChangesLeft int32 `protobuf:"varint,8,opt,name=phone_changes_left,json=phoneChangesLeft,proto3" json:"phone_changes_left,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -2735,6 +2805,41 @@ func (x *Voucher) GetExpiresAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Voucher) GetCollectedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CollectedAt
+	}
+	return nil
+}
+
+func (x *Voucher) GetCollectedAtLocation() string {
+	if x != nil {
+		return x.CollectedAtLocation
+	}
+	return ""
+}
+
+func (x *Voucher) GetPinChosenBySender() bool {
+	if x != nil {
+		return x.PinChosenBySender
+	}
+	return false
+}
+
+func (x *Voucher) GetResendsLeft() int32 {
+	if x != nil {
+		return x.ResendsLeft
+	}
+	return 0
+}
+
+func (x *Voucher) GetPhoneChangesLeft() int32 {
+	if x != nil {
+		return x.PhoneChangesLeft
+	}
+	return 0
+}
+
 type Transfer struct {
 	state                 protoimpl.MessageState `protogen:"open.v1"`
 	Id                    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -2758,7 +2863,10 @@ type Transfer struct {
 	// The recipient's voucher SMS as the notifications service last knew it: set by GetTransfer
 	// for a completed transfer once the SMS was asked for; absent in lists, in live transfer
 	// updates (SmsDeliveryChanged carries its changes) and when the state could not be read.
-	SmsDelivery   *SmsDelivery `protobuf:"bytes,19,opt,name=sms_delivery,json=smsDelivery,proto3" json:"sms_delivery,omitempty"`
+	SmsDelivery *SmsDelivery `protobuf:"bytes,19,opt,name=sms_delivery,json=smsDelivery,proto3" json:"sms_delivery,omitempty"`
+	// The refund of a cancelled or expired voucher; a transfer is "refunded" only once this says
+	// REFUNDED.
+	RefundStatus  RefundStatus `protobuf:"varint,20,opt,name=refund_status,json=refundStatus,proto3,enum=thumela.bff.v1.RefundStatus" json:"refund_status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2926,6 +3034,13 @@ func (x *Transfer) GetSmsDelivery() *SmsDelivery {
 	return nil
 }
 
+func (x *Transfer) GetRefundStatus() RefundStatus {
+	if x != nil {
+		return x.RefundStatus
+	}
+	return RefundStatus_REFUND_STATUS_UNSPECIFIED
+}
+
 // SmsDelivery is the state of the SMS that carries the recipient's voucher. It never holds the
 // message's text.
 type SmsDelivery struct {
@@ -3008,8 +3123,12 @@ type CreateTransferRequest struct {
 	AmountCents        int64                  `protobuf:"varint,5,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
 	PaymentMethodId    string                 `protobuf:"bytes,6,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
 	WithdrawalLocation *WithdrawalLocation    `protobuf:"bytes,7,opt,name=withdrawal_location,json=withdrawalLocation,proto3" json:"withdrawal_location,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Optional: a 4-digit PIN the sender chooses and gives the recipient themselves (not 4 equal
+	// digits, not a run such as 1234 or 4321); the recipient's SMS then carries only the voucher
+	// number. Forwarded to the transfers service and never logged.
+	SenderPin     string `protobuf:"bytes,8,opt,name=sender_pin,json=senderPin,proto3" json:"sender_pin,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateTransferRequest) Reset() {
@@ -3089,6 +3208,13 @@ func (x *CreateTransferRequest) GetWithdrawalLocation() *WithdrawalLocation {
 		return x.WithdrawalLocation
 	}
 	return nil
+}
+
+func (x *CreateTransferRequest) GetSenderPin() string {
+	if x != nil {
+		return x.SenderPin
+	}
+	return ""
 }
 
 type CreateTransferResponse struct {
@@ -3431,6 +3557,191 @@ func (x *CancelTransferResponse) GetTransfer() *Transfer {
 	return nil
 }
 
+type ResendVoucherRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResendVoucherRequest) Reset() {
+	*x = ResendVoucherRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResendVoucherRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResendVoucherRequest) ProtoMessage() {}
+
+func (x *ResendVoucherRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResendVoucherRequest.ProtoReflect.Descriptor instead.
+func (*ResendVoucherRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *ResendVoucherRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type ResendVoucherResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Transfer      *Transfer              `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResendVoucherResponse) Reset() {
+	*x = ResendVoucherResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResendVoucherResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResendVoucherResponse) ProtoMessage() {}
+
+func (x *ResendVoucherResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResendVoucherResponse.ProtoReflect.Descriptor instead.
+func (*ResendVoucherResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *ResendVoucherResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
+type ChangeRecipientPhoneRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The new number, in any common South African notation (stored E.164).
+	RecipientPhone string `protobuf:"bytes,2,opt,name=recipient_phone,json=recipientPhone,proto3" json:"recipient_phone,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ChangeRecipientPhoneRequest) Reset() {
+	*x = ChangeRecipientPhoneRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangeRecipientPhoneRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangeRecipientPhoneRequest) ProtoMessage() {}
+
+func (x *ChangeRecipientPhoneRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangeRecipientPhoneRequest.ProtoReflect.Descriptor instead.
+func (*ChangeRecipientPhoneRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ChangeRecipientPhoneRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ChangeRecipientPhoneRequest) GetRecipientPhone() string {
+	if x != nil {
+		return x.RecipientPhone
+	}
+	return ""
+}
+
+type ChangeRecipientPhoneResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Transfer      *Transfer              `protobuf:"bytes,1,opt,name=transfer,proto3" json:"transfer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangeRecipientPhoneResponse) Reset() {
+	*x = ChangeRecipientPhoneResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangeRecipientPhoneResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangeRecipientPhoneResponse) ProtoMessage() {}
+
+func (x *ChangeRecipientPhoneResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangeRecipientPhoneResponse.ProtoReflect.Descriptor instead.
+func (*ChangeRecipientPhoneResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ChangeRecipientPhoneResponse) GetTransfer() *Transfer {
+	if x != nil {
+		return x.Transfer
+	}
+	return nil
+}
+
 type LimitUsage struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Kind           LimitKind              `protobuf:"varint,1,opt,name=kind,proto3,enum=thumela.bff.v1.LimitKind" json:"kind,omitempty"`
@@ -3443,7 +3754,7 @@ type LimitUsage struct {
 
 func (x *LimitUsage) Reset() {
 	*x = LimitUsage{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3455,7 +3766,7 @@ func (x *LimitUsage) String() string {
 func (*LimitUsage) ProtoMessage() {}
 
 func (x *LimitUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3468,7 +3779,7 @@ func (x *LimitUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LimitUsage.ProtoReflect.Descriptor instead.
 func (*LimitUsage) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{53}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *LimitUsage) GetKind() LimitKind {
@@ -3507,7 +3818,7 @@ type GetLimitsRequest struct {
 
 func (x *GetLimitsRequest) Reset() {
 	*x = GetLimitsRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3519,7 +3830,7 @@ func (x *GetLimitsRequest) String() string {
 func (*GetLimitsRequest) ProtoMessage() {}
 
 func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3532,7 +3843,7 @@ func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitsRequest.ProtoReflect.Descriptor instead.
 func (*GetLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{54}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{58}
 }
 
 type GetLimitsResponse struct {
@@ -3544,7 +3855,7 @@ type GetLimitsResponse struct {
 
 func (x *GetLimitsResponse) Reset() {
 	*x = GetLimitsResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3556,7 +3867,7 @@ func (x *GetLimitsResponse) String() string {
 func (*GetLimitsResponse) ProtoMessage() {}
 
 func (x *GetLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3569,7 +3880,7 @@ func (x *GetLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitsResponse.ProtoReflect.Descriptor instead.
 func (*GetLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{55}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *GetLimitsResponse) GetLimits() []*LimitUsage {
@@ -3589,7 +3900,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3601,7 +3912,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3614,7 +3925,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{56}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *WatchEventsRequest) GetResumeAfter() string {
@@ -3633,7 +3944,7 @@ type TransferUpdated struct {
 
 func (x *TransferUpdated) Reset() {
 	*x = TransferUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3645,7 +3956,7 @@ func (x *TransferUpdated) String() string {
 func (*TransferUpdated) ProtoMessage() {}
 
 func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3658,7 +3969,7 @@ func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferUpdated.ProtoReflect.Descriptor instead.
 func (*TransferUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{57}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *TransferUpdated) GetTransfer() *Transfer {
@@ -3677,7 +3988,7 @@ type ProfileUpdated struct {
 
 func (x *ProfileUpdated) Reset() {
 	*x = ProfileUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3689,7 +4000,7 @@ func (x *ProfileUpdated) String() string {
 func (*ProfileUpdated) ProtoMessage() {}
 
 func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3702,7 +4013,7 @@ func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileUpdated.ProtoReflect.Descriptor instead.
 func (*ProfileUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{58}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ProfileUpdated) GetProfile() *Profile {
@@ -3721,7 +4032,7 @@ type PaymentMethodsChanged struct {
 
 func (x *PaymentMethodsChanged) Reset() {
 	*x = PaymentMethodsChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3733,7 +4044,7 @@ func (x *PaymentMethodsChanged) String() string {
 func (*PaymentMethodsChanged) ProtoMessage() {}
 
 func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3746,7 +4057,7 @@ func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentMethodsChanged.ProtoReflect.Descriptor instead.
 func (*PaymentMethodsChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{59}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *PaymentMethodsChanged) GetPaymentMethodId() string {
@@ -3767,7 +4078,7 @@ type SmsDeliveryChanged struct {
 
 func (x *SmsDeliveryChanged) Reset() {
 	*x = SmsDeliveryChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3779,7 +4090,7 @@ func (x *SmsDeliveryChanged) String() string {
 func (*SmsDeliveryChanged) ProtoMessage() {}
 
 func (x *SmsDeliveryChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3792,7 +4103,7 @@ func (x *SmsDeliveryChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SmsDeliveryChanged.ProtoReflect.Descriptor instead.
 func (*SmsDeliveryChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{60}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *SmsDeliveryChanged) GetTransferId() string {
@@ -3818,7 +4129,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3830,7 +4141,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3843,7 +4154,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{61}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{65}
 }
 
 type WatchEventsResponse struct {
@@ -3864,7 +4175,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3876,7 +4187,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3889,7 +4200,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{62}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *WatchEventsResponse) GetCursor() string {
@@ -4001,7 +4312,7 @@ type SubmitSupportMessageRequest struct {
 
 func (x *SubmitSupportMessageRequest) Reset() {
 	*x = SubmitSupportMessageRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4013,7 +4324,7 @@ func (x *SubmitSupportMessageRequest) String() string {
 func (*SubmitSupportMessageRequest) ProtoMessage() {}
 
 func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4026,7 +4337,7 @@ func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageRequest.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{63}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *SubmitSupportMessageRequest) GetKind() SupportMessageKind {
@@ -4081,7 +4392,7 @@ type SubmitSupportMessageResponse struct {
 
 func (x *SubmitSupportMessageResponse) Reset() {
 	*x = SubmitSupportMessageResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4093,7 +4404,7 @@ func (x *SubmitSupportMessageResponse) String() string {
 func (*SubmitSupportMessageResponse) ProtoMessage() {}
 
 func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4106,7 +4417,7 @@ func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageResponse.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{64}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *SubmitSupportMessageResponse) GetTicket() string {
@@ -4128,7 +4439,7 @@ type AnalyticsEvent struct {
 
 func (x *AnalyticsEvent) Reset() {
 	*x = AnalyticsEvent{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4140,7 +4451,7 @@ func (x *AnalyticsEvent) String() string {
 func (*AnalyticsEvent) ProtoMessage() {}
 
 func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4153,7 +4464,7 @@ func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyticsEvent.ProtoReflect.Descriptor instead.
 func (*AnalyticsEvent) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{65}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *AnalyticsEvent) GetName() string {
@@ -4195,7 +4506,7 @@ type TrackRequest struct {
 
 func (x *TrackRequest) Reset() {
 	*x = TrackRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4207,7 +4518,7 @@ func (x *TrackRequest) String() string {
 func (*TrackRequest) ProtoMessage() {}
 
 func (x *TrackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4220,7 +4531,7 @@ func (x *TrackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackRequest.ProtoReflect.Descriptor instead.
 func (*TrackRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{66}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *TrackRequest) GetAnonymousId() string {
@@ -4246,7 +4557,7 @@ type TrackResponse struct {
 
 func (x *TrackResponse) Reset() {
 	*x = TrackResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4258,7 +4569,7 @@ func (x *TrackResponse) String() string {
 func (*TrackResponse) ProtoMessage() {}
 
 func (x *TrackResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4271,7 +4582,7 @@ func (x *TrackResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackResponse.ProtoReflect.Descriptor instead.
 func (*TrackResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{67}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *TrackResponse) GetAccepted() int32 {
@@ -4289,7 +4600,7 @@ type CheckConnectionRequest struct {
 
 func (x *CheckConnectionRequest) Reset() {
 	*x = CheckConnectionRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4301,7 +4612,7 @@ func (x *CheckConnectionRequest) String() string {
 func (*CheckConnectionRequest) ProtoMessage() {}
 
 func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4314,7 +4625,7 @@ func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionRequest.ProtoReflect.Descriptor instead.
 func (*CheckConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{68}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{72}
 }
 
 type CheckConnectionResponse struct {
@@ -4326,7 +4637,7 @@ type CheckConnectionResponse struct {
 
 func (x *CheckConnectionResponse) Reset() {
 	*x = CheckConnectionResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4338,7 +4649,7 @@ func (x *CheckConnectionResponse) String() string {
 func (*CheckConnectionResponse) ProtoMessage() {}
 
 func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4351,7 +4662,7 @@ func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionResponse.ProtoReflect.Descriptor instead.
 func (*CheckConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{69}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *CheckConnectionResponse) GetOk() bool {
@@ -4500,12 +4811,17 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x05quote\x18\x01 \x01(\v2\x18.thumela.bff.v1.FeeQuoteR\x05quote\"<\n" +
 	"\x12WithdrawalLocation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04type\x18\x02 \x01(\tR\x04type\"\xab\x01\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\xa0\x03\n" +
 	"\aVoucher\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\tR\x06number\x12M\n" +
 	"\x11collection_status\x18\x02 \x01(\x0e2 .thumela.bff.v1.CollectionStatusR\x10collectionStatus\x129\n" +
 	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\xf1\x06\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12=\n" +
+	"\fcollected_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\vcollectedAt\x122\n" +
+	"\x15collected_at_location\x18\x05 \x01(\tR\x13collectedAtLocation\x12/\n" +
+	"\x14pin_chosen_by_sender\x18\x06 \x01(\bR\x11pinChosenBySender\x12!\n" +
+	"\fresends_left\x18\a \x01(\x05R\vresendsLeft\x12,\n" +
+	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xb4\a\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
 	"\treference\x18\x02 \x01(\tR\treference\x12%\n" +
@@ -4529,13 +4845,14 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"created_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12>\n" +
-	"\fsms_delivery\x18\x13 \x01(\v2\x1b.thumela.bff.v1.SmsDeliveryR\vsmsDelivery\"\xc8\x01\n" +
+	"\fsms_delivery\x18\x13 \x01(\v2\x1b.thumela.bff.v1.SmsDeliveryR\vsmsDelivery\x12A\n" +
+	"\rrefund_status\x18\x14 \x01(\x0e2\x1c.thumela.bff.v1.RefundStatusR\frefundStatus\"\xc8\x01\n" +
 	"\vSmsDelivery\x129\n" +
 	"\x06status\x18\x01 \x01(\x0e2!.thumela.bff.v1.SmsDeliveryStatusR\x06status\x12\x1c\n" +
 	"\trecipient\x18\x02 \x01(\tR\trecipient\x129\n" +
 	"\n" +
 	"updated_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12%\n" +
-	"\x0efailure_reason\x18\x04 \x01(\tR\rfailureReason\"\xde\x02\n" +
+	"\x0efailure_reason\x18\x04 \x01(\tR\rfailureReason\"\xfd\x02\n" +
 	"\x15CreateTransferRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12%\n" +
 	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +
@@ -4543,7 +4860,9 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x04bank\x18\x04 \x01(\x0e2\x14.thumela.bff.v1.BankR\x04bank\x12!\n" +
 	"\famount_cents\x18\x05 \x01(\x03R\vamountCents\x12*\n" +
 	"\x11payment_method_id\x18\x06 \x01(\tR\x0fpaymentMethodId\x12S\n" +
-	"\x13withdrawal_location\x18\a \x01(\v2\".thumela.bff.v1.WithdrawalLocationR\x12withdrawalLocation\"N\n" +
+	"\x13withdrawal_location\x18\a \x01(\v2\".thumela.bff.v1.WithdrawalLocationR\x12withdrawalLocation\x12\x1d\n" +
+	"\n" +
+	"sender_pin\x18\b \x01(\tR\tsenderPin\"N\n" +
 	"\x16CreateTransferResponse\x124\n" +
 	"\btransfer\x18\x01 \x01(\v2\x18.thumela.bff.v1.TransferR\btransfer\"$\n" +
 	"\x12GetTransferRequest\x12\x0e\n" +
@@ -4562,6 +4881,15 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x15CancelTransferRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"N\n" +
 	"\x16CancelTransferResponse\x124\n" +
+	"\btransfer\x18\x01 \x01(\v2\x18.thumela.bff.v1.TransferR\btransfer\"&\n" +
+	"\x14ResendVoucherRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"M\n" +
+	"\x15ResendVoucherResponse\x124\n" +
+	"\btransfer\x18\x01 \x01(\v2\x18.thumela.bff.v1.TransferR\btransfer\"V\n" +
+	"\x1bChangeRecipientPhoneRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
+	"\x0frecipient_phone\x18\x02 \x01(\tR\x0erecipientPhone\"T\n" +
+	"\x1cChangeRecipientPhoneResponse\x124\n" +
 	"\btransfer\x18\x01 \x01(\v2\x18.thumela.bff.v1.TransferR\btransfer\"\xa4\x01\n" +
 	"\n" +
 	"LimitUsage\x12-\n" +
@@ -4652,7 +4980,12 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"%COLLECTION_STATUS_AWAITING_COLLECTION\x10\x01\x12\x1f\n" +
 	"\x1bCOLLECTION_STATUS_COLLECTED\x10\x02\x12\x1f\n" +
 	"\x1bCOLLECTION_STATUS_CANCELLED\x10\x03\x12\x1d\n" +
-	"\x19COLLECTION_STATUS_EXPIRED\x10\x04*\xb9\x01\n" +
+	"\x19COLLECTION_STATUS_EXPIRED\x10\x04*|\n" +
+	"\fRefundStatus\x12\x1d\n" +
+	"\x19REFUND_STATUS_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12REFUND_STATUS_NONE\x10\x01\x12\x19\n" +
+	"\x15REFUND_STATUS_PENDING\x10\x02\x12\x1a\n" +
+	"\x16REFUND_STATUS_REFUNDED\x10\x03*\xb9\x01\n" +
 	"\x11SmsDeliveryStatus\x12#\n" +
 	"\x1fSMS_DELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aSMS_DELIVERY_STATUS_QUEUED\x10\x01\x12\x1c\n" +
@@ -4693,7 +5026,7 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\aAddCard\x12\x1e.thumela.bff.v1.AddCardRequest\x1a\x1f.thumela.bff.v1.AddCardResponse\x12n\n" +
 	"\x13UpdatePaymentMethod\x12*.thumela.bff.v1.UpdatePaymentMethodRequest\x1a+.thumela.bff.v1.UpdatePaymentMethodResponse\x12z\n" +
 	"\x17SetDefaultPaymentMethod\x12..thumela.bff.v1.SetDefaultPaymentMethodRequest\x1a/.thumela.bff.v1.SetDefaultPaymentMethodResponse\x12n\n" +
-	"\x13DeletePaymentMethod\x12*.thumela.bff.v1.DeletePaymentMethodRequest\x1a+.thumela.bff.v1.DeletePaymentMethodResponse2\xfd\x04\n" +
+	"\x13DeletePaymentMethod\x12*.thumela.bff.v1.DeletePaymentMethodRequest\x1a+.thumela.bff.v1.DeletePaymentMethodResponse2\xce\x06\n" +
 	"\x10TransfersService\x12P\n" +
 	"\tListBanks\x12 .thumela.bff.v1.ListBanksRequest\x1a!.thumela.bff.v1.ListBanksResponse\x12M\n" +
 	"\bQuoteFee\x12\x1f.thumela.bff.v1.QuoteFeeRequest\x1a .thumela.bff.v1.QuoteFeeResponse\x12_\n" +
@@ -4701,7 +5034,9 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\vGetTransfer\x12\".thumela.bff.v1.GetTransferRequest\x1a#.thumela.bff.v1.GetTransferResponse\x12\\\n" +
 	"\rListTransfers\x12$.thumela.bff.v1.ListTransfersRequest\x1a%.thumela.bff.v1.ListTransfersResponse\x12_\n" +
 	"\x0eCancelTransfer\x12%.thumela.bff.v1.CancelTransferRequest\x1a&.thumela.bff.v1.CancelTransferResponse\x12P\n" +
-	"\tGetLimits\x12 .thumela.bff.v1.GetLimitsRequest\x1a!.thumela.bff.v1.GetLimitsResponse2i\n" +
+	"\tGetLimits\x12 .thumela.bff.v1.GetLimitsRequest\x1a!.thumela.bff.v1.GetLimitsResponse\x12\\\n" +
+	"\rResendVoucher\x12$.thumela.bff.v1.ResendVoucherRequest\x1a%.thumela.bff.v1.ResendVoucherResponse\x12q\n" +
+	"\x14ChangeRecipientPhone\x12+.thumela.bff.v1.ChangeRecipientPhoneRequest\x1a,.thumela.bff.v1.ChangeRecipientPhoneResponse2i\n" +
 	"\rEventsService\x12X\n" +
 	"\vWatchEvents\x12\".thumela.bff.v1.WatchEventsRequest\x1a#.thumela.bff.v1.WatchEventsResponse0\x012\x83\x01\n" +
 	"\x0eSupportService\x12q\n" +
@@ -4724,8 +5059,8 @@ func file_thumela_bff_v1_bff_proto_rawDescGZIP() []byte {
 	return file_thumela_bff_v1_bff_proto_rawDescData
 }
 
-var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
-var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 71)
+var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
+var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
 var file_thumela_bff_v1_bff_proto_goTypes = []any{
 	(CodePurpose)(0),                        // 0: thumela.bff.v1.CodePurpose
 	(PaymentMethodType)(0),                  // 1: thumela.bff.v1.PaymentMethodType
@@ -4733,200 +5068,213 @@ var file_thumela_bff_v1_bff_proto_goTypes = []any{
 	(Bank)(0),                               // 3: thumela.bff.v1.Bank
 	(TransferStatus)(0),                     // 4: thumela.bff.v1.TransferStatus
 	(CollectionStatus)(0),                   // 5: thumela.bff.v1.CollectionStatus
-	(SmsDeliveryStatus)(0),                  // 6: thumela.bff.v1.SmsDeliveryStatus
-	(LimitKind)(0),                          // 7: thumela.bff.v1.LimitKind
-	(SupportMessageKind)(0),                 // 8: thumela.bff.v1.SupportMessageKind
-	(*User)(nil),                            // 9: thumela.bff.v1.User
-	(*Profile)(nil),                         // 10: thumela.bff.v1.Profile
-	(*SignUpRequest)(nil),                   // 11: thumela.bff.v1.SignUpRequest
-	(*SignUpResponse)(nil),                  // 12: thumela.bff.v1.SignUpResponse
-	(*VerifyEmailRequest)(nil),              // 13: thumela.bff.v1.VerifyEmailRequest
-	(*VerifyEmailResponse)(nil),             // 14: thumela.bff.v1.VerifyEmailResponse
-	(*ResendCodeRequest)(nil),               // 15: thumela.bff.v1.ResendCodeRequest
-	(*ResendCodeResponse)(nil),              // 16: thumela.bff.v1.ResendCodeResponse
-	(*SignInRequest)(nil),                   // 17: thumela.bff.v1.SignInRequest
-	(*SignInResponse)(nil),                  // 18: thumela.bff.v1.SignInResponse
-	(*SignOutRequest)(nil),                  // 19: thumela.bff.v1.SignOutRequest
-	(*SignOutResponse)(nil),                 // 20: thumela.bff.v1.SignOutResponse
-	(*GetSessionRequest)(nil),               // 21: thumela.bff.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),              // 22: thumela.bff.v1.GetSessionResponse
-	(*ChangePasswordRequest)(nil),           // 23: thumela.bff.v1.ChangePasswordRequest
-	(*ChangePasswordResponse)(nil),          // 24: thumela.bff.v1.ChangePasswordResponse
-	(*RequestPasswordResetRequest)(nil),     // 25: thumela.bff.v1.RequestPasswordResetRequest
-	(*RequestPasswordResetResponse)(nil),    // 26: thumela.bff.v1.RequestPasswordResetResponse
-	(*ResetPasswordRequest)(nil),            // 27: thumela.bff.v1.ResetPasswordRequest
-	(*ResetPasswordResponse)(nil),           // 28: thumela.bff.v1.ResetPasswordResponse
-	(*GetProfileRequest)(nil),               // 29: thumela.bff.v1.GetProfileRequest
-	(*GetProfileResponse)(nil),              // 30: thumela.bff.v1.GetProfileResponse
-	(*UpdateProfileRequest)(nil),            // 31: thumela.bff.v1.UpdateProfileRequest
-	(*UpdateProfileResponse)(nil),           // 32: thumela.bff.v1.UpdateProfileResponse
-	(*PaymentMethod)(nil),                   // 33: thumela.bff.v1.PaymentMethod
-	(*ListPaymentMethodsRequest)(nil),       // 34: thumela.bff.v1.ListPaymentMethodsRequest
-	(*ListPaymentMethodsResponse)(nil),      // 35: thumela.bff.v1.ListPaymentMethodsResponse
-	(*AddCardRequest)(nil),                  // 36: thumela.bff.v1.AddCardRequest
-	(*AddCardResponse)(nil),                 // 37: thumela.bff.v1.AddCardResponse
-	(*UpdatePaymentMethodRequest)(nil),      // 38: thumela.bff.v1.UpdatePaymentMethodRequest
-	(*UpdatePaymentMethodResponse)(nil),     // 39: thumela.bff.v1.UpdatePaymentMethodResponse
-	(*SetDefaultPaymentMethodRequest)(nil),  // 40: thumela.bff.v1.SetDefaultPaymentMethodRequest
-	(*SetDefaultPaymentMethodResponse)(nil), // 41: thumela.bff.v1.SetDefaultPaymentMethodResponse
-	(*DeletePaymentMethodRequest)(nil),      // 42: thumela.bff.v1.DeletePaymentMethodRequest
-	(*DeletePaymentMethodResponse)(nil),     // 43: thumela.bff.v1.DeletePaymentMethodResponse
-	(*BankOption)(nil),                      // 44: thumela.bff.v1.BankOption
-	(*ListBanksRequest)(nil),                // 45: thumela.bff.v1.ListBanksRequest
-	(*ListBanksResponse)(nil),               // 46: thumela.bff.v1.ListBanksResponse
-	(*QuoteFeeRequest)(nil),                 // 47: thumela.bff.v1.QuoteFeeRequest
-	(*FeeQuote)(nil),                        // 48: thumela.bff.v1.FeeQuote
-	(*QuoteFeeResponse)(nil),                // 49: thumela.bff.v1.QuoteFeeResponse
-	(*WithdrawalLocation)(nil),              // 50: thumela.bff.v1.WithdrawalLocation
-	(*Voucher)(nil),                         // 51: thumela.bff.v1.Voucher
-	(*Transfer)(nil),                        // 52: thumela.bff.v1.Transfer
-	(*SmsDelivery)(nil),                     // 53: thumela.bff.v1.SmsDelivery
-	(*CreateTransferRequest)(nil),           // 54: thumela.bff.v1.CreateTransferRequest
-	(*CreateTransferResponse)(nil),          // 55: thumela.bff.v1.CreateTransferResponse
-	(*GetTransferRequest)(nil),              // 56: thumela.bff.v1.GetTransferRequest
-	(*GetTransferResponse)(nil),             // 57: thumela.bff.v1.GetTransferResponse
-	(*ListTransfersRequest)(nil),            // 58: thumela.bff.v1.ListTransfersRequest
-	(*ListTransfersResponse)(nil),           // 59: thumela.bff.v1.ListTransfersResponse
-	(*CancelTransferRequest)(nil),           // 60: thumela.bff.v1.CancelTransferRequest
-	(*CancelTransferResponse)(nil),          // 61: thumela.bff.v1.CancelTransferResponse
-	(*LimitUsage)(nil),                      // 62: thumela.bff.v1.LimitUsage
-	(*GetLimitsRequest)(nil),                // 63: thumela.bff.v1.GetLimitsRequest
-	(*GetLimitsResponse)(nil),               // 64: thumela.bff.v1.GetLimitsResponse
-	(*WatchEventsRequest)(nil),              // 65: thumela.bff.v1.WatchEventsRequest
-	(*TransferUpdated)(nil),                 // 66: thumela.bff.v1.TransferUpdated
-	(*ProfileUpdated)(nil),                  // 67: thumela.bff.v1.ProfileUpdated
-	(*PaymentMethodsChanged)(nil),           // 68: thumela.bff.v1.PaymentMethodsChanged
-	(*SmsDeliveryChanged)(nil),              // 69: thumela.bff.v1.SmsDeliveryChanged
-	(*Heartbeat)(nil),                       // 70: thumela.bff.v1.Heartbeat
-	(*WatchEventsResponse)(nil),             // 71: thumela.bff.v1.WatchEventsResponse
-	(*SubmitSupportMessageRequest)(nil),     // 72: thumela.bff.v1.SubmitSupportMessageRequest
-	(*SubmitSupportMessageResponse)(nil),    // 73: thumela.bff.v1.SubmitSupportMessageResponse
-	(*AnalyticsEvent)(nil),                  // 74: thumela.bff.v1.AnalyticsEvent
-	(*TrackRequest)(nil),                    // 75: thumela.bff.v1.TrackRequest
-	(*TrackResponse)(nil),                   // 76: thumela.bff.v1.TrackResponse
-	(*CheckConnectionRequest)(nil),          // 77: thumela.bff.v1.CheckConnectionRequest
-	(*CheckConnectionResponse)(nil),         // 78: thumela.bff.v1.CheckConnectionResponse
-	nil,                                     // 79: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	(*timestamppb.Timestamp)(nil),           // 80: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 81: google.protobuf.Struct
+	(RefundStatus)(0),                       // 6: thumela.bff.v1.RefundStatus
+	(SmsDeliveryStatus)(0),                  // 7: thumela.bff.v1.SmsDeliveryStatus
+	(LimitKind)(0),                          // 8: thumela.bff.v1.LimitKind
+	(SupportMessageKind)(0),                 // 9: thumela.bff.v1.SupportMessageKind
+	(*User)(nil),                            // 10: thumela.bff.v1.User
+	(*Profile)(nil),                         // 11: thumela.bff.v1.Profile
+	(*SignUpRequest)(nil),                   // 12: thumela.bff.v1.SignUpRequest
+	(*SignUpResponse)(nil),                  // 13: thumela.bff.v1.SignUpResponse
+	(*VerifyEmailRequest)(nil),              // 14: thumela.bff.v1.VerifyEmailRequest
+	(*VerifyEmailResponse)(nil),             // 15: thumela.bff.v1.VerifyEmailResponse
+	(*ResendCodeRequest)(nil),               // 16: thumela.bff.v1.ResendCodeRequest
+	(*ResendCodeResponse)(nil),              // 17: thumela.bff.v1.ResendCodeResponse
+	(*SignInRequest)(nil),                   // 18: thumela.bff.v1.SignInRequest
+	(*SignInResponse)(nil),                  // 19: thumela.bff.v1.SignInResponse
+	(*SignOutRequest)(nil),                  // 20: thumela.bff.v1.SignOutRequest
+	(*SignOutResponse)(nil),                 // 21: thumela.bff.v1.SignOutResponse
+	(*GetSessionRequest)(nil),               // 22: thumela.bff.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),              // 23: thumela.bff.v1.GetSessionResponse
+	(*ChangePasswordRequest)(nil),           // 24: thumela.bff.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),          // 25: thumela.bff.v1.ChangePasswordResponse
+	(*RequestPasswordResetRequest)(nil),     // 26: thumela.bff.v1.RequestPasswordResetRequest
+	(*RequestPasswordResetResponse)(nil),    // 27: thumela.bff.v1.RequestPasswordResetResponse
+	(*ResetPasswordRequest)(nil),            // 28: thumela.bff.v1.ResetPasswordRequest
+	(*ResetPasswordResponse)(nil),           // 29: thumela.bff.v1.ResetPasswordResponse
+	(*GetProfileRequest)(nil),               // 30: thumela.bff.v1.GetProfileRequest
+	(*GetProfileResponse)(nil),              // 31: thumela.bff.v1.GetProfileResponse
+	(*UpdateProfileRequest)(nil),            // 32: thumela.bff.v1.UpdateProfileRequest
+	(*UpdateProfileResponse)(nil),           // 33: thumela.bff.v1.UpdateProfileResponse
+	(*PaymentMethod)(nil),                   // 34: thumela.bff.v1.PaymentMethod
+	(*ListPaymentMethodsRequest)(nil),       // 35: thumela.bff.v1.ListPaymentMethodsRequest
+	(*ListPaymentMethodsResponse)(nil),      // 36: thumela.bff.v1.ListPaymentMethodsResponse
+	(*AddCardRequest)(nil),                  // 37: thumela.bff.v1.AddCardRequest
+	(*AddCardResponse)(nil),                 // 38: thumela.bff.v1.AddCardResponse
+	(*UpdatePaymentMethodRequest)(nil),      // 39: thumela.bff.v1.UpdatePaymentMethodRequest
+	(*UpdatePaymentMethodResponse)(nil),     // 40: thumela.bff.v1.UpdatePaymentMethodResponse
+	(*SetDefaultPaymentMethodRequest)(nil),  // 41: thumela.bff.v1.SetDefaultPaymentMethodRequest
+	(*SetDefaultPaymentMethodResponse)(nil), // 42: thumela.bff.v1.SetDefaultPaymentMethodResponse
+	(*DeletePaymentMethodRequest)(nil),      // 43: thumela.bff.v1.DeletePaymentMethodRequest
+	(*DeletePaymentMethodResponse)(nil),     // 44: thumela.bff.v1.DeletePaymentMethodResponse
+	(*BankOption)(nil),                      // 45: thumela.bff.v1.BankOption
+	(*ListBanksRequest)(nil),                // 46: thumela.bff.v1.ListBanksRequest
+	(*ListBanksResponse)(nil),               // 47: thumela.bff.v1.ListBanksResponse
+	(*QuoteFeeRequest)(nil),                 // 48: thumela.bff.v1.QuoteFeeRequest
+	(*FeeQuote)(nil),                        // 49: thumela.bff.v1.FeeQuote
+	(*QuoteFeeResponse)(nil),                // 50: thumela.bff.v1.QuoteFeeResponse
+	(*WithdrawalLocation)(nil),              // 51: thumela.bff.v1.WithdrawalLocation
+	(*Voucher)(nil),                         // 52: thumela.bff.v1.Voucher
+	(*Transfer)(nil),                        // 53: thumela.bff.v1.Transfer
+	(*SmsDelivery)(nil),                     // 54: thumela.bff.v1.SmsDelivery
+	(*CreateTransferRequest)(nil),           // 55: thumela.bff.v1.CreateTransferRequest
+	(*CreateTransferResponse)(nil),          // 56: thumela.bff.v1.CreateTransferResponse
+	(*GetTransferRequest)(nil),              // 57: thumela.bff.v1.GetTransferRequest
+	(*GetTransferResponse)(nil),             // 58: thumela.bff.v1.GetTransferResponse
+	(*ListTransfersRequest)(nil),            // 59: thumela.bff.v1.ListTransfersRequest
+	(*ListTransfersResponse)(nil),           // 60: thumela.bff.v1.ListTransfersResponse
+	(*CancelTransferRequest)(nil),           // 61: thumela.bff.v1.CancelTransferRequest
+	(*CancelTransferResponse)(nil),          // 62: thumela.bff.v1.CancelTransferResponse
+	(*ResendVoucherRequest)(nil),            // 63: thumela.bff.v1.ResendVoucherRequest
+	(*ResendVoucherResponse)(nil),           // 64: thumela.bff.v1.ResendVoucherResponse
+	(*ChangeRecipientPhoneRequest)(nil),     // 65: thumela.bff.v1.ChangeRecipientPhoneRequest
+	(*ChangeRecipientPhoneResponse)(nil),    // 66: thumela.bff.v1.ChangeRecipientPhoneResponse
+	(*LimitUsage)(nil),                      // 67: thumela.bff.v1.LimitUsage
+	(*GetLimitsRequest)(nil),                // 68: thumela.bff.v1.GetLimitsRequest
+	(*GetLimitsResponse)(nil),               // 69: thumela.bff.v1.GetLimitsResponse
+	(*WatchEventsRequest)(nil),              // 70: thumela.bff.v1.WatchEventsRequest
+	(*TransferUpdated)(nil),                 // 71: thumela.bff.v1.TransferUpdated
+	(*ProfileUpdated)(nil),                  // 72: thumela.bff.v1.ProfileUpdated
+	(*PaymentMethodsChanged)(nil),           // 73: thumela.bff.v1.PaymentMethodsChanged
+	(*SmsDeliveryChanged)(nil),              // 74: thumela.bff.v1.SmsDeliveryChanged
+	(*Heartbeat)(nil),                       // 75: thumela.bff.v1.Heartbeat
+	(*WatchEventsResponse)(nil),             // 76: thumela.bff.v1.WatchEventsResponse
+	(*SubmitSupportMessageRequest)(nil),     // 77: thumela.bff.v1.SubmitSupportMessageRequest
+	(*SubmitSupportMessageResponse)(nil),    // 78: thumela.bff.v1.SubmitSupportMessageResponse
+	(*AnalyticsEvent)(nil),                  // 79: thumela.bff.v1.AnalyticsEvent
+	(*TrackRequest)(nil),                    // 80: thumela.bff.v1.TrackRequest
+	(*TrackResponse)(nil),                   // 81: thumela.bff.v1.TrackResponse
+	(*CheckConnectionRequest)(nil),          // 82: thumela.bff.v1.CheckConnectionRequest
+	(*CheckConnectionResponse)(nil),         // 83: thumela.bff.v1.CheckConnectionResponse
+	nil,                                     // 84: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	(*timestamppb.Timestamp)(nil),           // 85: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                 // 86: google.protobuf.Struct
 }
 var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
-	80, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
-	80, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
-	80, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	9,  // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
-	10, // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
+	85, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
+	85, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
+	85, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	10, // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
+	11, // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
 	0,  // 5: thumela.bff.v1.ResendCodeRequest.purpose:type_name -> thumela.bff.v1.CodePurpose
-	80, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	9,  // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
-	10, // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
-	9,  // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
-	10, // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
-	80, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	10, // 12: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
-	10, // 13: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	85, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	10, // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
+	11, // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
+	10, // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
+	11, // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
+	85, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	11, // 12: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	11, // 13: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
 	1,  // 14: thumela.bff.v1.PaymentMethod.type:type_name -> thumela.bff.v1.PaymentMethodType
 	2,  // 15: thumela.bff.v1.PaymentMethod.brand:type_name -> thumela.bff.v1.CardBrand
-	33, // 16: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
-	33, // 17: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	33, // 18: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	33, // 19: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	34, // 16: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
+	34, // 17: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	34, // 18: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	34, // 19: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
 	3,  // 20: thumela.bff.v1.BankOption.bank:type_name -> thumela.bff.v1.Bank
-	44, // 21: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
+	45, // 21: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
 	3,  // 22: thumela.bff.v1.QuoteFeeRequest.bank:type_name -> thumela.bff.v1.Bank
-	48, // 23: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
+	49, // 23: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
 	5,  // 24: thumela.bff.v1.Voucher.collection_status:type_name -> thumela.bff.v1.CollectionStatus
-	80, // 25: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	3,  // 26: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
-	4,  // 27: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
-	50, // 28: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	51, // 29: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
-	80, // 30: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	80, // 31: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	53, // 32: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	6,  // 33: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
-	80, // 34: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
-	3,  // 35: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
-	50, // 36: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	52, // 37: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	52, // 38: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	4,  // 39: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
-	52, // 40: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
-	52, // 41: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	7,  // 42: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
-	62, // 43: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
-	52, // 44: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
-	10, // 45: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
-	53, // 46: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	66, // 47: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
-	67, // 48: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
-	68, // 49: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
-	70, // 50: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
-	69, // 51: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
-	8,  // 52: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
-	79, // 53: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	81, // 54: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
-	80, // 55: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
-	74, // 56: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
-	11, // 57: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
-	13, // 58: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
-	15, // 59: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
-	17, // 60: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
-	19, // 61: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
-	21, // 62: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
-	23, // 63: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
-	25, // 64: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
-	27, // 65: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
-	29, // 66: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
-	31, // 67: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
-	34, // 68: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
-	36, // 69: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
-	38, // 70: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
-	40, // 71: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
-	42, // 72: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
-	45, // 73: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
-	47, // 74: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
-	54, // 75: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
-	56, // 76: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
-	58, // 77: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
-	60, // 78: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
-	63, // 79: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
-	65, // 80: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
-	72, // 81: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
-	75, // 82: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
-	77, // 83: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
-	12, // 84: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
-	14, // 85: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
-	16, // 86: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
-	18, // 87: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
-	20, // 88: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
-	22, // 89: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
-	24, // 90: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
-	26, // 91: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
-	28, // 92: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
-	30, // 93: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
-	32, // 94: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
-	35, // 95: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
-	37, // 96: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
-	39, // 97: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
-	41, // 98: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
-	43, // 99: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
-	46, // 100: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
-	49, // 101: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
-	55, // 102: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
-	57, // 103: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
-	59, // 104: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
-	61, // 105: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
-	64, // 106: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
-	71, // 107: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
-	73, // 108: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
-	76, // 109: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
-	78, // 110: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
-	84, // [84:111] is the sub-list for method output_type
-	57, // [57:84] is the sub-list for method input_type
-	57, // [57:57] is the sub-list for extension type_name
-	57, // [57:57] is the sub-list for extension extendee
-	0,  // [0:57] is the sub-list for field type_name
+	85, // 25: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	85, // 26: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	3,  // 27: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
+	4,  // 28: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
+	51, // 29: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	52, // 30: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
+	85, // 31: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	85, // 32: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	54, // 33: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	6,  // 34: thumela.bff.v1.Transfer.refund_status:type_name -> thumela.bff.v1.RefundStatus
+	7,  // 35: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
+	85, // 36: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
+	3,  // 37: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
+	51, // 38: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	53, // 39: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	53, // 40: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	4,  // 41: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
+	53, // 42: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
+	53, // 43: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	53, // 44: thumela.bff.v1.ResendVoucherResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	53, // 45: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	8,  // 46: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
+	67, // 47: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
+	53, // 48: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
+	11, // 49: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
+	54, // 50: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	71, // 51: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
+	72, // 52: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
+	73, // 53: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
+	75, // 54: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
+	74, // 55: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
+	9,  // 56: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
+	84, // 57: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	86, // 58: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
+	85, // 59: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
+	79, // 60: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
+	12, // 61: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
+	14, // 62: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
+	16, // 63: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
+	18, // 64: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
+	20, // 65: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
+	22, // 66: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
+	24, // 67: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
+	26, // 68: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
+	28, // 69: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
+	30, // 70: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
+	32, // 71: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
+	35, // 72: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
+	37, // 73: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
+	39, // 74: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
+	41, // 75: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
+	43, // 76: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
+	46, // 77: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
+	48, // 78: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
+	55, // 79: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
+	57, // 80: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
+	59, // 81: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
+	61, // 82: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
+	68, // 83: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
+	63, // 84: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
+	65, // 85: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
+	70, // 86: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
+	77, // 87: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
+	80, // 88: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
+	82, // 89: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
+	13, // 90: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
+	15, // 91: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
+	17, // 92: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
+	19, // 93: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
+	21, // 94: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
+	23, // 95: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
+	25, // 96: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
+	27, // 97: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
+	29, // 98: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
+	31, // 99: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
+	33, // 100: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
+	36, // 101: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
+	38, // 102: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
+	40, // 103: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
+	42, // 104: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
+	44, // 105: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
+	47, // 106: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
+	50, // 107: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
+	56, // 108: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
+	58, // 109: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
+	60, // 110: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
+	62, // 111: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
+	69, // 112: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
+	64, // 113: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
+	66, // 114: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
+	76, // 115: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
+	78, // 116: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
+	81, // 117: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
+	83, // 118: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
+	90, // [90:119] is the sub-list for method output_type
+	61, // [61:90] is the sub-list for method input_type
+	61, // [61:61] is the sub-list for extension type_name
+	61, // [61:61] is the sub-list for extension extendee
+	0,  // [0:61] is the sub-list for field type_name
 }
 
 func init() { file_thumela_bff_v1_bff_proto_init() }
@@ -4934,7 +5282,7 @@ func file_thumela_bff_v1_bff_proto_init() {
 	if File_thumela_bff_v1_bff_proto != nil {
 		return
 	}
-	file_thumela_bff_v1_bff_proto_msgTypes[62].OneofWrappers = []any{
+	file_thumela_bff_v1_bff_proto_msgTypes[66].OneofWrappers = []any{
 		(*WatchEventsResponse_TransferUpdated)(nil),
 		(*WatchEventsResponse_ProfileUpdated)(nil),
 		(*WatchEventsResponse_PaymentMethodsChanged)(nil),
@@ -4946,8 +5294,8 @@ func file_thumela_bff_v1_bff_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_bff_v1_bff_proto_rawDesc), len(file_thumela_bff_v1_bff_proto_rawDesc)),
-			NumEnums:      9,
-			NumMessages:   71,
+			NumEnums:      10,
+			NumMessages:   75,
 			NumExtensions: 0,
 			NumServices:   8,
 		},

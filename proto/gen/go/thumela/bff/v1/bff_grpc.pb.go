@@ -831,13 +831,15 @@ var PaymentMethodsService_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	TransfersService_ListBanks_FullMethodName      = "/thumela.bff.v1.TransfersService/ListBanks"
-	TransfersService_QuoteFee_FullMethodName       = "/thumela.bff.v1.TransfersService/QuoteFee"
-	TransfersService_CreateTransfer_FullMethodName = "/thumela.bff.v1.TransfersService/CreateTransfer"
-	TransfersService_GetTransfer_FullMethodName    = "/thumela.bff.v1.TransfersService/GetTransfer"
-	TransfersService_ListTransfers_FullMethodName  = "/thumela.bff.v1.TransfersService/ListTransfers"
-	TransfersService_CancelTransfer_FullMethodName = "/thumela.bff.v1.TransfersService/CancelTransfer"
-	TransfersService_GetLimits_FullMethodName      = "/thumela.bff.v1.TransfersService/GetLimits"
+	TransfersService_ListBanks_FullMethodName            = "/thumela.bff.v1.TransfersService/ListBanks"
+	TransfersService_QuoteFee_FullMethodName             = "/thumela.bff.v1.TransfersService/QuoteFee"
+	TransfersService_CreateTransfer_FullMethodName       = "/thumela.bff.v1.TransfersService/CreateTransfer"
+	TransfersService_GetTransfer_FullMethodName          = "/thumela.bff.v1.TransfersService/GetTransfer"
+	TransfersService_ListTransfers_FullMethodName        = "/thumela.bff.v1.TransfersService/ListTransfers"
+	TransfersService_CancelTransfer_FullMethodName       = "/thumela.bff.v1.TransfersService/CancelTransfer"
+	TransfersService_GetLimits_FullMethodName            = "/thumela.bff.v1.TransfersService/GetLimits"
+	TransfersService_ResendVoucher_FullMethodName        = "/thumela.bff.v1.TransfersService/ResendVoucher"
+	TransfersService_ChangeRecipientPhone_FullMethodName = "/thumela.bff.v1.TransfersService/ChangeRecipientPhone"
 )
 
 // TransfersServiceClient is the client API for TransfersService service.
@@ -851,6 +853,15 @@ type TransfersServiceClient interface {
 	ListTransfers(ctx context.Context, in *ListTransfersRequest, opts ...grpc.CallOption) (*ListTransfersResponse, error)
 	CancelTransfer(ctx context.Context, in *CancelTransferRequest, opts ...grpc.CallOption) (*CancelTransferResponse, error)
 	GetLimits(ctx context.Context, in *GetLimitsRequest, opts ...grpc.CallOption) (*GetLimitsResponse, error)
+	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
+	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
+	// number stops working at once. Only for a completed transfer whose voucher awaits collection
+	// (else FailedPrecondition).
+	ResendVoucher(ctx context.Context, in *ResendVoucherRequest, opts ...grpc.CallOption) (*ResendVoucherResponse, error)
+	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
+	// times per transfer), re-issuing it as ResendVoucher does. An invalid number answers
+	// InvalidArgument with a field violation on recipient_phone.
+	ChangeRecipientPhone(ctx context.Context, in *ChangeRecipientPhoneRequest, opts ...grpc.CallOption) (*ChangeRecipientPhoneResponse, error)
 }
 
 type transfersServiceClient struct {
@@ -931,6 +942,26 @@ func (c *transfersServiceClient) GetLimits(ctx context.Context, in *GetLimitsReq
 	return out, nil
 }
 
+func (c *transfersServiceClient) ResendVoucher(ctx context.Context, in *ResendVoucherRequest, opts ...grpc.CallOption) (*ResendVoucherResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResendVoucherResponse)
+	err := c.cc.Invoke(ctx, TransfersService_ResendVoucher_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) ChangeRecipientPhone(ctx context.Context, in *ChangeRecipientPhoneRequest, opts ...grpc.CallOption) (*ChangeRecipientPhoneResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ChangeRecipientPhoneResponse)
+	err := c.cc.Invoke(ctx, TransfersService_ChangeRecipientPhone_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TransfersServiceServer is the server API for TransfersService service.
 // All implementations must embed UnimplementedTransfersServiceServer
 // for forward compatibility.
@@ -942,6 +973,15 @@ type TransfersServiceServer interface {
 	ListTransfers(context.Context, *ListTransfersRequest) (*ListTransfersResponse, error)
 	CancelTransfer(context.Context, *CancelTransferRequest) (*CancelTransferResponse, error)
 	GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error)
+	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
+	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
+	// number stops working at once. Only for a completed transfer whose voucher awaits collection
+	// (else FailedPrecondition).
+	ResendVoucher(context.Context, *ResendVoucherRequest) (*ResendVoucherResponse, error)
+	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
+	// times per transfer), re-issuing it as ResendVoucher does. An invalid number answers
+	// InvalidArgument with a field violation on recipient_phone.
+	ChangeRecipientPhone(context.Context, *ChangeRecipientPhoneRequest) (*ChangeRecipientPhoneResponse, error)
 	mustEmbedUnimplementedTransfersServiceServer()
 }
 
@@ -972,6 +1012,12 @@ func (UnimplementedTransfersServiceServer) CancelTransfer(context.Context, *Canc
 }
 func (UnimplementedTransfersServiceServer) GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetLimits not implemented")
+}
+func (UnimplementedTransfersServiceServer) ResendVoucher(context.Context, *ResendVoucherRequest) (*ResendVoucherResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResendVoucher not implemented")
+}
+func (UnimplementedTransfersServiceServer) ChangeRecipientPhone(context.Context, *ChangeRecipientPhoneRequest) (*ChangeRecipientPhoneResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ChangeRecipientPhone not implemented")
 }
 func (UnimplementedTransfersServiceServer) mustEmbedUnimplementedTransfersServiceServer() {}
 func (UnimplementedTransfersServiceServer) testEmbeddedByValue()                          {}
@@ -1120,6 +1166,42 @@ func _TransfersService_GetLimits_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransfersService_ResendVoucher_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResendVoucherRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).ResendVoucher(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_ResendVoucher_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).ResendVoucher(ctx, req.(*ResendVoucherRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_ChangeRecipientPhone_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ChangeRecipientPhoneRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).ChangeRecipientPhone(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_ChangeRecipientPhone_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).ChangeRecipientPhone(ctx, req.(*ChangeRecipientPhoneRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TransfersService_ServiceDesc is the grpc.ServiceDesc for TransfersService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1154,6 +1236,14 @@ var TransfersService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetLimits",
 			Handler:    _TransfersService_GetLimits_Handler,
+		},
+		{
+			MethodName: "ResendVoucher",
+			Handler:    _TransfersService_ResendVoucher_Handler,
+		},
+		{
+			MethodName: "ChangeRecipientPhone",
+			Handler:    _TransfersService_ChangeRecipientPhone_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -78,8 +78,9 @@ func (Channel) EnumDescriptor() ([]byte, []int) {
 //
 //	SIGN_UP_CODE, PASSWORD_RESET_CODE: first_name, ttl_minutes; secret "code".
 //	NEW_SIGN_IN: first_name, device, address, at.
-//	VOUCHER_ISSUED (SMS): sender_name, amount_cents, bank, expires_at, reference; secrets
-//	  "voucher_number" and, unless the sender keeps the PIN, "pin".
+//	VOUCHER_ISSUED (SMS): sender_name, amount_cents, bank, expires_at, reference, and
+//	  pin_by_sender=true when the sender chose the PIN; secrets "voucher_number" and, unless
+//	  the sender keeps the PIN, "pin".
 //	VOUCHER_REMINDER (SMS): sender_name, amount_cents, bank, expires_at, reference.
 //	TRANSFER_RECEIPT: first_name, recipient_name, recipient_phone, bank, amount_cents,
 //	  fee_cents, total_cents, reference, created_at, expires_at.

@@ -15,6 +15,7 @@ import {
   DEFAULT_LOCATION,
   EMPTY_VALUES,
   MESSAGES,
+  PIN_TOAST_TITLE,
   STEP_FIELDS,
   STEP_MESSAGES,
   WIZARD_STEPS,
@@ -103,8 +104,8 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
     if (step === 4) return;
     const ok = await form.trigger(STEP_FIELDS[step]);
     if (!ok) {
-      const message = STEP_MESSAGES[step];
-      toast.error(message.title, { description: message.description });
+      const { title, description } = stepRefusal(step, (field) => form.getFieldState(field).error?.message);
+      toast.error(title, { description });
       return;
     }
     track("transaction_step_completed", { step, stepName: WIZARD_STEPS[step - 1].id });
@@ -120,6 +121,8 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       amountCents,
       paymentMethodId: values.paymentMethodId,
       withdrawalLocation: location,
+      // Only when the sender chose to give the PIN themselves; it lives in this request alone.
+      senderPin: values.ownPin ? values.senderPin : "",
     };
     const fingerprint = JSON.stringify({ ...body, amountCents: amountCents.toString() });
     let current = attempt.current ?? freshAttempt();
@@ -133,6 +136,8 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       const { transfer } = await create.mutateAsync({ idempotencyKey: current.key, ...body });
       if (!transfer) throw new Error("The server did not return the transfer.");
       remember(transfer);
+      // The mutation keeps its variables (the sender's PIN among them) until reset: drop them.
+      create.reset();
       setTransferId(transfer.id);
       track("transaction_step_completed", { step: 4, stepName: "confirmation" });
       toast.success(MESSAGES.initiated.title, { description: MESSAGES.initiated.description });
@@ -225,6 +230,21 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       {AddCardDialog && <AddCardDialog open={addCardOpen} onOpenChange={setAddCardOpen} onAdded={onCardAdded} />}
     </div>
   );
+}
+
+/**
+ * The toast of a step that cannot go on: the spec's title and words, except where this client's
+ * own rules refused (the amount's notes rule or limit, the sender's PIN), which say why.
+ */
+function stepRefusal(step: 1 | 2 | 3, fieldError: (field: keyof SendMoneyValues) => string | undefined) {
+  const spec = STEP_MESSAGES[step];
+  if (step === 1) return { title: spec.title, description: fieldError("amount") ?? spec.description };
+  if (step === 2) {
+    const recipientIncomplete = (["recipientName", "recipientPhone", "bank"] as const).some((field) => fieldError(field));
+    const pin = fieldError("senderPin");
+    if (!recipientIncomplete && pin) return { title: PIN_TOAST_TITLE, description: pin };
+  }
+  return { title: spec.title, description: spec.description };
 }
 
 /** Moves keyboard focus to the first field of a step when the step changes (not on first show). */

@@ -112,7 +112,7 @@ function renderWizard(path: string, options: Backend = {}) {
 
 const next = () => screen.getByRole("button", { name: "Next" });
 
-async function completeAmount(user: UserEvent, amount = "150.50") {
+async function completeAmount(user: UserEvent, amount = "150") {
   await user.type(await screen.findByLabelText("Amount to Send (ZAR)"), amount);
   await user.click(next());
 }
@@ -178,7 +178,7 @@ describe("send money wizard", () => {
 
     await user.click(screen.getByRole("button", { name: "Back" }));
     await expectStep("Amount");
-    expect(screen.getByLabelText("Amount to Send (ZAR)")).toHaveValue(150.5);
+    expect(screen.getByLabelText("Amount to Send (ZAR)")).toHaveValue(150);
     await user.click(next());
 
     await completeRecipient(user);
@@ -248,8 +248,8 @@ describe("send money wizard", () => {
   });
 
   it("prefills amount, recipient, phone and location from the query string", async () => {
-    const { user } = renderWizard("/send-money?amount=150.50&recipient=Lerato%20Nkosi&phone=0831234567&location=Sandton%20City");
-    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue(150.5);
+    const { user } = renderWizard("/send-money?amount=150&recipient=Lerato%20Nkosi&phone=0831234567&location=Sandton%20City");
+    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue(150);
     await user.click(next());
     expect(await screen.findByLabelText("Recipient Name")).toHaveValue("Lerato Nkosi");
     expect(screen.getByLabelText("Recipient Phone Number")).toHaveValue("0831234567");
@@ -259,7 +259,7 @@ describe("send money wizard", () => {
     await screen.findByRole("radio", { name: /Travel Mastercard/ });
     await user.click(next());
     const details = await screen.findByRole("region", { name: "Transfer details" });
-    expect(details).toHaveTextContent(`R150,50`);
+    expect(details).toHaveTextContent(`R150,00`);
     expect(details).toHaveTextContent("Sandton City");
     const recipient = screen.getByRole("region", { name: "Recipient" });
     expect(recipient).toHaveTextContent("Lerato Nkosi");
@@ -339,7 +339,7 @@ describe("send money wizard", () => {
       recipientName: "Sipho Dlamini",
       recipientPhone: "082 123 4567",
       bank: Bank.STANDARD_BANK,
-      amountCents: 15050n,
+      amountCents: 15000n,
       paymentMethodId: "pm-2",
       withdrawalLocation: { name: "Menlyn Mall", type: "param" },
     });
@@ -354,7 +354,7 @@ describe("send money wizard", () => {
       ["transaction_started", undefined],
       ["transaction_step_completed", 4],
     ]);
-    expect(transactionEvents[3].properties).toMatchObject({ amount: "150.50", recipientName: "Sipho Dlamini" });
+    expect(transactionEvents[3].properties).toMatchObject({ amount: "150.00", recipientName: "Sipho Dlamini" });
   });
 
   it("retries a failed request with the same idempotency key and says 'There was a problem processing your transfer.'", async () => {
@@ -376,7 +376,7 @@ describe("send money wizard", () => {
     expect(calls.creates[1].idempotencyKey).toBe(calls.creates[0].idempotencyKey);
     await flushAnalytics();
     expect(events.find((e) => e.name === "transaction_failed")?.properties).toEqual({
-      amount: "150.50",
+      amount: "150.00",
       error: "There was a problem processing your transfer.",
     });
   });
@@ -421,7 +421,7 @@ describe("send money wizard", () => {
 
     await flushAnalytics();
     expect(events.find((e) => e.name === "transaction_completed")?.properties).toEqual({
-      amount: "150.50",
+      amount: "150.00",
       transactionId: "c0ffee00-1111-4222-8333-444455556666",
       recipientName: "Sipho Dlamini",
     });
@@ -447,7 +447,7 @@ describe("send money wizard", () => {
     expect(screen.queryByRole("link", { name: "View Transactions" })).not.toBeInTheDocument();
     await flushAnalytics();
     expect(events.find((e) => e.name === "transaction_failed")?.properties).toEqual({
-      amount: "150.50",
+      amount: "150.00",
       error: "Your card was declined.",
     });
 
@@ -457,7 +457,7 @@ describe("send money wizard", () => {
     await user.click(next());
     await user.click(await screen.findByRole("button", { name: "Send Money" }));
     await screen.findByText("Your transfer is being processed. This may take a moment...");
-    expect(calls.creates[1]).toMatchObject({ paymentMethodId: "pm-1", amountCents: 15050n });
+    expect(calls.creates[1]).toMatchObject({ paymentMethodId: "pm-1", amountCents: 15000n });
     expect(calls.creates[1].idempotencyKey).not.toBe(calls.creates[0].idempotencyKey);
   });
 
@@ -574,5 +574,160 @@ describe("result panel buttons", () => {
     await screen.findByText("Your transfer is being processed. This may take a moment...");
     expect(screen.queryByRole("button", { name: "Send Another Transfer" })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Try Again" })).not.toBeInTheDocument();
+  });
+});
+
+describe("the amount: ATMs pay out notes", () => {
+  const NOTES = "ATMs pay out notes: choose an amount in multiples of R10.";
+
+  it("says so as the amount's help, and keeps the spec's input (number, min 0, step 0.01)", async () => {
+    renderWizard("/send-money");
+    const amount = await screen.findByLabelText("Amount to Send (ZAR)");
+    expect(amount).toHaveAttribute("type", "number");
+    expect(amount).toHaveAttribute("min", "0");
+    expect(amount).toHaveAttribute("step", "0.01");
+    expect(amount).toHaveAccessibleDescription(expect.stringContaining(NOTES));
+    expect(amount).toHaveAccessibleDescription(expect.stringMatching(/From R10,00 up to R3.000,00 per transfer\./));
+  });
+
+  it.each([["155"], ["150.50"], ["5"]])("refuses R%s with the notes rule, as the field's error and in the toast", async (typed) => {
+    const { user } = renderWizard("/send-money");
+    const amount = await screen.findByLabelText("Amount to Send (ZAR)");
+    await user.type(amount, typed);
+    await user.click(next());
+    expect(await screen.findByText("Invalid amount")).toBeInTheDocument();
+    expect(amount).toHaveAttribute("aria-invalid", "true");
+    expect(amount).toHaveAccessibleDescription(expect.stringContaining(NOTES));
+    // Said once on the page as the error (the hint steps aside), and once in the toast.
+    expect(document.getElementById("send-amount-error")).toHaveTextContent(NOTES);
+    expect(document.getElementById("send-amount-hint")).toBeNull();
+    await expectStep("Amount");
+  });
+
+  it("refuses more than the per-transfer limit", async () => {
+    const { user } = renderWizard("/send-money");
+    await user.type(await screen.findByLabelText("Amount to Send (ZAR)"), "3010");
+    await user.click(next());
+    expect(await screen.findByText("Invalid amount")).toBeInTheDocument();
+    expect(document.getElementById("send-amount-error")?.textContent).toMatch(/^You can send up to R3.000,00 per transfer\.$/);
+    await expectStep("Amount");
+  });
+});
+
+describe("where the cash is collected", () => {
+  it("the bank step says the recipient collects at any ATM of the chosen bank", async () => {
+    const { user } = renderWizard("/send-money?amount=500");
+    await user.click(await screen.findByRole("button", { name: "Next" }));
+    const bank = await screen.findByLabelText("Bank");
+    expect(bank).toHaveAccessibleDescription("The recipient collects the cash at an ATM of the bank you choose.");
+    await screen.findByRole("option", { name: "FNB" });
+    await user.selectOptions(bank, "FNB");
+    expect(bank).toHaveAccessibleDescription("The recipient collects the cash at any FNB ATM.");
+    await user.type(screen.getByLabelText("Recipient Name"), "Thandi");
+    expect(bank).toHaveAccessibleDescription("Thandi collects the cash at any FNB ATM.");
+  });
+
+  it("the confirmation names the bank's ATMs", async () => {
+    const { user } = renderWizard("/send-money?amount=500");
+    await user.click(await screen.findByRole("button", { name: "Next" }));
+    await completeRecipient(user, "FNB");
+    await user.click(await screen.findByRole("button", { name: "Next" }));
+    const recipient = await screen.findByRole("region", { name: "Recipient" });
+    expect(within(recipient).getByText("Collects at").nextElementSibling).toHaveTextContent("Any FNB ATM");
+  });
+});
+
+describe("the payment step's title", () => {
+  it("stays above the empty state", async () => {
+    const { user } = renderWizard("/send-money", { cards: [] });
+    await completeAmount(user);
+    await completeRecipient(user);
+    const empty = await screen.findByRole("heading", { name: "No Payment Methods" });
+    const title = screen.getByRole("heading", { name: "Select Payment Method" });
+    expect(title.compareDocumentPosition(empty) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+});
+
+describe("a PIN only the sender knows", () => {
+  async function toRecipientStep(user: UserEvent) {
+    await completeAmount(user, "500");
+    await user.type(await screen.findByLabelText("Recipient Name"), "Thandi");
+    await user.type(screen.getByLabelText("Recipient Phone Number"), "082 123 4567");
+    await screen.findByRole("option", { name: "FNB" });
+    await user.selectOptions(screen.getByLabelText("Bank"), "FNB");
+  }
+
+  it("is an option with one sentence on why, and a labelled 4-digit PIN field", async () => {
+    const { user } = renderWizard("/send-money");
+    await toRecipientStep(user);
+    const option = screen.getByRole("checkbox", { name: "I'll give Thandi the PIN myself" });
+    expect(option).not.toBeChecked();
+    expect(option).toHaveAccessibleDescription(
+      "Only you and Thandi will know the PIN, so someone who steals Thandi's phone or SIM cannot withdraw the cash.",
+    );
+    expect(screen.queryByLabelText("Choose a 4-digit PIN")).not.toBeInTheDocument();
+    expect(screen.getByLabelText("Recipient Phone Number")).toHaveAccessibleDescription(
+      "The voucher number and PIN are sent to this number by SMS.",
+    );
+
+    await user.click(option);
+    const pin = screen.getByLabelText("Choose a 4-digit PIN");
+    expect(pin).toHaveAttribute("type", "password");
+    expect(pin).toHaveAttribute("inputmode", "numeric");
+    expect(pin).toHaveAttribute("maxlength", "4");
+    expect(screen.getByLabelText("Recipient Phone Number")).toHaveAccessibleDescription("The voucher number is sent to this number by SMS.");
+  });
+
+  it.each([
+    ["", "Enter 4 digits for the PIN."],
+    ["12", "Enter 4 digits for the PIN."],
+    ["7777", "The PIN can't be 4 equal digits, such as 1111."],
+    ["1234", "The PIN can't be a run of digits, such as 1234 or 4321."],
+    ["4321", "The PIN can't be a run of digits, such as 1234 or 4321."],
+  ])("refuses %j: %s", async (typed, message) => {
+    const { user } = renderWizard("/send-money");
+    await toRecipientStep(user);
+    await user.click(screen.getByRole("checkbox", { name: "I'll give Thandi the PIN myself" }));
+    const pin = screen.getByLabelText("Choose a 4-digit PIN");
+    if (typed) await user.type(pin, typed);
+    await user.click(next());
+    expect(await screen.findByText("Check the PIN")).toBeInTheDocument();
+    expect(pin).toHaveAttribute("aria-invalid", "true");
+    expect(pin).toHaveAccessibleDescription(expect.stringContaining(message));
+    await expectStep("Recipient");
+  });
+
+  it("sends the sender's PIN, and the confirmation says whose it is without its digits", async () => {
+    const { user, calls } = renderWizard("/send-money");
+    await toRecipientStep(user);
+    await user.click(screen.getByRole("checkbox", { name: "I'll give Thandi the PIN myself" }));
+    await user.type(screen.getByLabelText("Choose a 4-digit PIN"), "7395");
+    await user.click(next());
+    await screen.findByRole("radio", { name: /Travel Mastercard/ });
+    await user.click(next());
+    const details = await screen.findByRole("region", { name: "Transfer details" });
+    expect(within(details).getByText("PIN").nextElementSibling).toHaveTextContent("Chosen by you: tell Thandi yourself");
+    expect(document.body).not.toHaveTextContent("7395");
+
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    await screen.findByText("Transfer initiated");
+    expect(calls.creates[0]).toMatchObject({ amountCents: 50000n, bank: Bank.FNB, senderPin: "7395" });
+  });
+
+  it("turned off again, forgets the PIN and sends none", async () => {
+    const { user, calls } = renderWizard("/send-money");
+    await toRecipientStep(user);
+    const option = screen.getByRole("checkbox", { name: "I'll give Thandi the PIN myself" });
+    await user.click(option);
+    await user.type(screen.getByLabelText("Choose a 4-digit PIN"), "7395");
+    await user.click(option);
+    await user.click(next());
+    await screen.findByRole("radio", { name: /Travel Mastercard/ });
+    await user.click(next());
+    const details = await screen.findByRole("region", { name: "Transfer details" });
+    expect(within(details).getByText("PIN").nextElementSibling).toHaveTextContent("Sent by SMS with the voucher");
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    await screen.findByText("Transfer initiated");
+    expect(calls.creates[0].senderPin).toBe("");
   });
 });

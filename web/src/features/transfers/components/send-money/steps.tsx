@@ -8,11 +8,17 @@ import { Input, Label } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { LoadingBlock } from "@/components/ui/spinner";
 import type { BankOption, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
+import { LIMITS } from "@/lib/limits";
 import { formatMoney, parseRandToCents } from "@/lib/money";
+import { AMOUNT_MESSAGES } from "../../api/send-money";
 import type { SendMoneyValues, WithdrawalLocationInit } from "../../api/send-money";
 
-export function StepHeading({ children }: { children: ReactNode }) {
-  return <h2 className="text-lg font-semibold">{children}</h2>;
+export function StepHeading({ id, children }: { id?: string; children: ReactNode }) {
+  return (
+    <h2 id={id} className="text-lg font-semibold">
+      {children}
+    </h2>
+  );
 }
 
 /** Back (except on the first step) and the step's primary action, which submits the form. */
@@ -38,6 +44,10 @@ export function AmountStep() {
     register,
     formState: { errors },
   } = useFormContext<SendMoneyValues>();
+  const error = errors.amount?.message;
+  // The rule is the hint; when it is also the error, it is said once, as the error.
+  const hint = error === AMOUNT_MESSAGES.notes ? undefined : AMOUNT_MESSAGES.notes;
+  const describedBy = [hint && "send-amount-hint", "send-amount-range", error && "send-amount-error"].filter(Boolean).join(" ");
   return (
     <div>
       <StepHeading>How much are you sending?</StepHeading>
@@ -56,11 +66,19 @@ export function AmountStep() {
             placeholder="0.00"
             className="pl-8"
             aria-invalid={errors.amount ? true : undefined}
-            aria-describedby={errors.amount ? "send-amount-error" : undefined}
+            aria-describedby={describedBy}
             {...register("amount")}
           />
         </div>
-        <FieldError id="send-amount-error" message={errors.amount?.message} />
+        {hint && (
+          <p id="send-amount-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+            {hint}
+          </p>
+        )}
+        <p id="send-amount-range" className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+          From {LIMITS.minimum} up to {LIMITS.perTransfer} per transfer.
+        </p>
+        <FieldError id="send-amount-error" message={error} />
       </div>
     </div>
   );
@@ -69,8 +87,12 @@ export function AmountStep() {
 export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; banksLoading: boolean }) {
   const {
     register,
+    control,
     formState: { errors },
   } = useFormContext<SendMoneyValues>();
+  const [nameValue, bankValue, ownPin] = useWatch({ control, name: ["recipientName", "bank", "ownPin"] });
+  const name = nameValue?.trim() ?? "";
+  const bank = banks.find((option) => String(option.bank) === bankValue)?.displayName;
   return (
     <div>
       <StepHeading>Who are you sending to?</StepHeading>
@@ -97,7 +119,9 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
             {...register("recipientPhone")}
           />
           <p id="recipient-phone-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
-            The voucher number and PIN are sent to this number by SMS.
+            {ownPin
+              ? "The voucher number is sent to this number by SMS."
+              : "The voucher number and PIN are sent to this number by SMS."}
           </p>
         </div>
         <div>
@@ -117,14 +141,93 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
             ))}
           </NativeSelect>
           <p id="recipient-bank-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
-            The recipient withdraws the cash at this bank's ATMs.
+            {collectsAt(name, bank)}
           </p>
         </div>
         <FieldError
           id="recipient-error"
           message={errors.recipientName?.message ?? errors.recipientPhone?.message ?? errors.bank?.message}
         />
+        <SenderPinOption name={name} />
       </div>
+    </div>
+  );
+}
+
+/**
+ * Where the cash is collected: each bank pays out only its own vouchers, so the recipient
+ * withdraws at an ATM of the bank chosen here, e.g. 'Thandi collects the cash at any FNB ATM'.
+ */
+export function collectsAt(name: string, bank: string | undefined): string {
+  const who = name || "The recipient";
+  return bank ? `${who} collects the cash at any ${bank} ATM.` : `${who} collects the cash at an ATM of the bank you choose.`;
+}
+
+/**
+ * The option of a PIN only the sender knows: the SMS then carries the voucher number alone, so
+ * whoever holds the recipient's phone (a thief, a SIM swap) cannot withdraw the cash.
+ */
+function SenderPinOption({ name }: { name: string }) {
+  const {
+    register,
+    control,
+    setValue,
+    clearErrors,
+    formState: { errors },
+  } = useFormContext<SendMoneyValues>();
+  const ownPin = useWatch({ control, name: "ownPin" });
+  const who = name || "the recipient";
+  const error = errors.senderPin?.message;
+  return (
+    <div className="rounded-lg border border-slate-200 p-4 dark:border-slate-700">
+      <div className="flex items-start gap-3">
+        <input
+          id="own-pin"
+          type="checkbox"
+          className="mt-0.5 size-4 shrink-0 accent-brand-700"
+          aria-describedby="own-pin-hint"
+          {...register("ownPin", {
+            // Turned off, the PIN is forgotten at once: it is never sent, and not kept either.
+            onChange: (event: { target: { checked: boolean } }) => {
+              if (!event.target.checked) {
+                setValue("senderPin", "");
+                clearErrors("senderPin");
+              }
+            },
+          })}
+        />
+        <div>
+          <label htmlFor="own-pin" className="text-sm font-medium text-slate-800 dark:text-slate-100">
+            I'll give {who} the PIN myself
+          </label>
+          <p id="own-pin-hint" className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+            {name
+              ? `Only you and ${name} will know the PIN, so someone who steals ${name}'s phone or SIM cannot withdraw the cash.`
+              : "Only you and the recipient will know the PIN, so someone who steals their phone or SIM cannot withdraw the cash."}
+          </p>
+        </div>
+      </div>
+      {ownPin && (
+        <div className="mt-4 sm:max-w-xs">
+          <Label htmlFor="sender-pin">Choose a 4-digit PIN</Label>
+          <Input
+            id="sender-pin"
+            type="password"
+            inputMode="numeric"
+            autoComplete="off"
+            maxLength={4}
+            pattern="[0-9]{4}"
+            className="font-mono tracking-[0.5em]"
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? "sender-pin-hint sender-pin-error" : "sender-pin-hint"}
+            {...register("senderPin")}
+          />
+          <p id="sender-pin-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+            Tell {who} the PIN yourself. Not 4 equal digits, and not a run such as 1234 or 4321.
+          </p>
+          <FieldError id="sender-pin-error" message={error} />
+        </div>
+      )}
     </div>
   );
 }
@@ -142,32 +245,29 @@ export function PaymentStep({ cards, loading, onAddCard }: PaymentStepProps) {
     formState: { errors },
   } = useFormContext<SendMoneyValues>();
 
-  if (loading && !cards) return <LoadingBlock label="Loading your payment methods..." />;
+  // The step's title stays above every state (spec section 2), the empty one included.
+  if (loading && !cards) {
+    return (
+      <div>
+        <StepHeading>Select Payment Method</StepHeading>
+        <LoadingBlock label="Loading your payment methods..." />
+      </div>
+    );
+  }
 
   if (!cards || cards.length === 0) {
     return (
-      <div className="flex flex-col items-center py-6 text-center">
-        <span className="flex size-12 items-center justify-center rounded-full bg-slate-100 dark:bg-slate-800">
-          <CreditCard aria-hidden="true" className="size-6 text-slate-500" />
-        </span>
-        <h2 className="mt-3 text-lg font-semibold">No Payment Methods</h2>
-        <p className="mt-1 max-w-sm text-sm text-slate-600 dark:text-slate-400">
-          Add a card to pay for this transfer. It is saved for next time.
-        </p>
-        {onAddCard && (
-          <Button className="mt-4" onClick={onAddCard}>
-            <Plus aria-hidden="true" className="size-4" />
-            Add Payment Method
-          </Button>
-        )}
-        <FieldError id="payment-method-error" message={errors.paymentMethodId?.message} />
+      <div>
+        <StepHeading>Select Payment Method</StepHeading>
+        <EmptyPaymentMethods onAddCard={onAddCard} error={errors.paymentMethodId?.message} />
       </div>
     );
   }
 
   return (
-    <fieldset>
-      <legend className="text-lg font-semibold">Select Payment Method</legend>
+    // The same heading as the other states, naming the group of cards.
+    <fieldset aria-labelledby="payment-step-title">
+      <StepHeading id="payment-step-title">Select Payment Method</StepHeading>
       <div className="mt-4 space-y-2">
         {cards.map((card) => (
           <label
@@ -204,6 +304,27 @@ export function PaymentStep({ cards, loading, onAddCard }: PaymentStepProps) {
   );
 }
 
+function EmptyPaymentMethods({ onAddCard, error }: { onAddCard?: () => void; error?: string }) {
+  return (
+    <div className="flex flex-col items-center py-6 text-center">
+      <span className="flex size-12 items-center justify-center rounded-full bg-slate-100 dark:bg-slate-800">
+        <CreditCard aria-hidden="true" className="size-6 text-slate-500" />
+      </span>
+      <h3 className="mt-3 text-base font-semibold">No Payment Methods</h3>
+      <p className="mt-1 max-w-sm text-sm text-slate-600 dark:text-slate-400">
+        Add a card to pay for this transfer. It is saved for next time.
+      </p>
+      {onAddCard && (
+        <Button className="mt-4" onClick={onAddCard}>
+          <Plus aria-hidden="true" className="size-4" />
+          Add Payment Method
+        </Button>
+      )}
+      <FieldError id="payment-method-error" message={error} />
+    </div>
+  );
+}
+
 interface ConfirmStepProps {
   location: WithdrawalLocationInit;
   banks: BankOption[];
@@ -225,11 +346,16 @@ export function ConfirmStep({ location, banks, cards }: ConfirmStepProps) {
           <Detail term="Amount">{amountCents !== undefined ? formatMoney(amountCents) : "—"}</Detail>
           <Detail term="Payment method">{cardName}</Detail>
           <Detail term="Withdrawal location">{location.name}</Detail>
+          {/* Never the digits: only that the PIN is the sender's to give. */}
+          <Detail term="PIN">
+            {values.ownPin ? `Chosen by you: tell ${values.recipientName?.trim() || "the recipient"} yourself` : "Sent by SMS with the voucher"}
+          </Detail>
         </DetailsBox>
         <DetailsBox title="Recipient">
           <Detail term="Name">{values.recipientName}</Detail>
           <Detail term="Phone">{values.recipientPhone}</Detail>
           <Detail term="Bank">{bank?.displayName ?? "—"}</Detail>
+          {bank && <Detail term="Collects at">Any {bank.displayName} ATM</Detail>}
         </DetailsBox>
       </div>
     </div>

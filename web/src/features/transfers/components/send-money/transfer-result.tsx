@@ -12,6 +12,7 @@ import { useLiveStatus } from "@/lib/live-status";
 import { centsToDecimal, formatMoney } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
 import { isInFlight, useTransfer } from "../../api/transfers";
+import { collectionPlace } from "../../lib/voucher-state";
 
 export const RESULT_TEXT = {
   processingTitle: "Processing your transfer...",
@@ -173,8 +174,10 @@ function CompletedDetails({ transfer }: { transfer: Transfer }) {
           <p className="text-sm text-emerald-900 dark:text-emerald-200">Voucher number</p>
           <p className="font-mono text-2xl font-semibold tracking-wider">{transfer.voucher.number}</p>
           <p className="mt-2 text-sm text-emerald-900 dark:text-emerald-200">
-            {transfer.recipientName} received the voucher number and PIN by SMS on {formatPhone(transfer.recipientPhone)}.
-            They withdraw the cash at an ATM with the voucher number, the PIN and their phone number.
+            {transfer.voucher.pinChosenBySender
+              ? `${transfer.recipientName} received the voucher number by SMS on ${formatPhone(transfer.recipientPhone)}. Give them your PIN yourself, not by SMS.`
+              : `${transfer.recipientName} received the voucher number and PIN by SMS on ${formatPhone(transfer.recipientPhone)}.`}{" "}
+            They withdraw the cash at {collectionPlace(transfer.bank)} with the voucher number, the PIN and their phone number.
           </p>
           {expires && (
             <p className="mt-2 text-sm font-medium text-emerald-900 dark:text-emerald-200">

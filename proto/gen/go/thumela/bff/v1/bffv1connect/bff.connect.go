@@ -110,6 +110,12 @@ const (
 	// TransfersServiceGetLimitsProcedure is the fully-qualified name of the TransfersService's
 	// GetLimits RPC.
 	TransfersServiceGetLimitsProcedure = "/thumela.bff.v1.TransfersService/GetLimits"
+	// TransfersServiceResendVoucherProcedure is the fully-qualified name of the TransfersService's
+	// ResendVoucher RPC.
+	TransfersServiceResendVoucherProcedure = "/thumela.bff.v1.TransfersService/ResendVoucher"
+	// TransfersServiceChangeRecipientPhoneProcedure is the fully-qualified name of the
+	// TransfersService's ChangeRecipientPhone RPC.
+	TransfersServiceChangeRecipientPhoneProcedure = "/thumela.bff.v1.TransfersService/ChangeRecipientPhone"
 	// EventsServiceWatchEventsProcedure is the fully-qualified name of the EventsService's WatchEvents
 	// RPC.
 	EventsServiceWatchEventsProcedure = "/thumela.bff.v1.EventsService/WatchEvents"
@@ -757,6 +763,15 @@ type TransfersServiceClient interface {
 	ListTransfers(context.Context, *v1.ListTransfersRequest) (*v1.ListTransfersResponse, error)
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
+	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
+	// number stops working at once. Only for a completed transfer whose voucher awaits collection
+	// (else FailedPrecondition).
+	ResendVoucher(context.Context, *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error)
+	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
+	// times per transfer), re-issuing it as ResendVoucher does. An invalid number answers
+	// InvalidArgument with a field violation on recipient_phone.
+	ChangeRecipientPhone(context.Context, *v1.ChangeRecipientPhoneRequest) (*v1.ChangeRecipientPhoneResponse, error)
 }
 
 // NewTransfersServiceClient constructs a client for the thumela.bff.v1.TransfersService service. By
@@ -812,18 +827,32 @@ func NewTransfersServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 			connect.WithClientOptions(opts...),
 		),
+		resendVoucher: connect.NewClient[v1.ResendVoucherRequest, v1.ResendVoucherResponse](
+			httpClient,
+			baseURL+TransfersServiceResendVoucherProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("ResendVoucher")),
+			connect.WithClientOptions(opts...),
+		),
+		changeRecipientPhone: connect.NewClient[v1.ChangeRecipientPhoneRequest, v1.ChangeRecipientPhoneResponse](
+			httpClient,
+			baseURL+TransfersServiceChangeRecipientPhoneProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("ChangeRecipientPhone")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // transfersServiceClient implements TransfersServiceClient.
 type transfersServiceClient struct {
-	listBanks      *connect.Client[v1.ListBanksRequest, v1.ListBanksResponse]
-	quoteFee       *connect.Client[v1.QuoteFeeRequest, v1.QuoteFeeResponse]
-	createTransfer *connect.Client[v1.CreateTransferRequest, v1.CreateTransferResponse]
-	getTransfer    *connect.Client[v1.GetTransferRequest, v1.GetTransferResponse]
-	listTransfers  *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
-	cancelTransfer *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
-	getLimits      *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
+	listBanks            *connect.Client[v1.ListBanksRequest, v1.ListBanksResponse]
+	quoteFee             *connect.Client[v1.QuoteFeeRequest, v1.QuoteFeeResponse]
+	createTransfer       *connect.Client[v1.CreateTransferRequest, v1.CreateTransferResponse]
+	getTransfer          *connect.Client[v1.GetTransferRequest, v1.GetTransferResponse]
+	listTransfers        *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
+	cancelTransfer       *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
+	getLimits            *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
+	resendVoucher        *connect.Client[v1.ResendVoucherRequest, v1.ResendVoucherResponse]
+	changeRecipientPhone *connect.Client[v1.ChangeRecipientPhoneRequest, v1.ChangeRecipientPhoneResponse]
 }
 
 // ListBanks calls thumela.bff.v1.TransfersService.ListBanks.
@@ -889,6 +918,24 @@ func (c *transfersServiceClient) GetLimits(ctx context.Context, req *v1.GetLimit
 	return nil, err
 }
 
+// ResendVoucher calls thumela.bff.v1.TransfersService.ResendVoucher.
+func (c *transfersServiceClient) ResendVoucher(ctx context.Context, req *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error) {
+	response, err := c.resendVoucher.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ChangeRecipientPhone calls thumela.bff.v1.TransfersService.ChangeRecipientPhone.
+func (c *transfersServiceClient) ChangeRecipientPhone(ctx context.Context, req *v1.ChangeRecipientPhoneRequest) (*v1.ChangeRecipientPhoneResponse, error) {
+	response, err := c.changeRecipientPhone.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // TransfersServiceHandler is an implementation of the thumela.bff.v1.TransfersService service.
 type TransfersServiceHandler interface {
 	ListBanks(context.Context, *v1.ListBanksRequest) (*v1.ListBanksResponse, error)
@@ -898,6 +945,15 @@ type TransfersServiceHandler interface {
 	ListTransfers(context.Context, *v1.ListTransfersRequest) (*v1.ListTransfersResponse, error)
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
+	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
+	// number stops working at once. Only for a completed transfer whose voucher awaits collection
+	// (else FailedPrecondition).
+	ResendVoucher(context.Context, *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error)
+	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
+	// times per transfer), re-issuing it as ResendVoucher does. An invalid number answers
+	// InvalidArgument with a field violation on recipient_phone.
+	ChangeRecipientPhone(context.Context, *v1.ChangeRecipientPhoneRequest) (*v1.ChangeRecipientPhoneResponse, error)
 }
 
 // NewTransfersServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -949,6 +1005,18 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 		connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 		connect.WithHandlerOptions(opts...),
 	)
+	transfersServiceResendVoucherHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceResendVoucherProcedure,
+		svc.ResendVoucher,
+		connect.WithSchema(transfersServiceMethods.ByName("ResendVoucher")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceChangeRecipientPhoneHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceChangeRecipientPhoneProcedure,
+		svc.ChangeRecipientPhone,
+		connect.WithSchema(transfersServiceMethods.ByName("ChangeRecipientPhone")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/thumela.bff.v1.TransfersService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case TransfersServiceListBanksProcedure:
@@ -965,6 +1033,10 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 			transfersServiceCancelTransferHandler.ServeHTTP(w, r)
 		case TransfersServiceGetLimitsProcedure:
 			transfersServiceGetLimitsHandler.ServeHTTP(w, r)
+		case TransfersServiceResendVoucherProcedure:
+			transfersServiceResendVoucherHandler.ServeHTTP(w, r)
+		case TransfersServiceChangeRecipientPhoneProcedure:
+			transfersServiceChangeRecipientPhoneHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -1000,6 +1072,14 @@ func (UnimplementedTransfersServiceHandler) CancelTransfer(context.Context, *v1.
 
 func (UnimplementedTransfersServiceHandler) GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.TransfersService.GetLimits is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) ResendVoucher(context.Context, *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.TransfersService.ResendVoucher is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) ChangeRecipientPhone(context.Context, *v1.ChangeRecipientPhoneRequest) (*v1.ChangeRecipientPhoneResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.TransfersService.ChangeRecipientPhone is not implemented"))
 }
 
 // EventsServiceClient is a client for the thumela.bff.v1.EventsService service.

@@ -1,0 +1,118 @@
+// The sender's hold on an uncollected voucher, in Debian's Chromium against the real stack:
+// resending the SMS and changing the recipient's phone number each re-issue the voucher, and the
+// old voucher number stops working at the ATM at once; a PIN the sender chose never travels by
+// SMS (nor shows in /dev/outbox) and works at the ATM.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launchBrowser, outboxMessages, startStack } from "./harness.mjs";
+import { signUpVerified, toast } from "./flows.mjs";
+import { sendMoney, voucherSms, withdraw } from "./atm.mjs";
+
+let stack;
+let chromium;
+/** One sender for the file's tests (signed up by the first test that needs one). */
+let sender;
+
+before(async () => {
+  stack = await startStack();
+  chromium = await launchBrowser();
+});
+
+after(async () => {
+  await chromium?.close();
+  await stack?.stop();
+});
+
+async function theSender() {
+  if (!sender) {
+    const context = await chromium.browser.newContext();
+    sender = { context, ...(await signUpVerified(context, stack.baseURL, { prefix: "reissue" })) };
+  }
+  return sender;
+}
+
+const WRONG = "Incorrect PIN, voucher number or phone number.";
+
+/** Opens the dashboard's details dialog of the newest transfer to `name`. */
+async function openDetails(page, baseURL, name) {
+  await page.goto(`${baseURL}/dashboard`);
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+  await page.getByRole("region", { name: "Recent Transactions" }).getByRole("button", { name: new RegExp(name) }).first().click();
+  return page.getByRole("dialog", { name: "Transaction Details" });
+}
+
+test("resending the SMS and changing the phone number void the old voucher at the ATM; the new one pays out", async () => {
+  const { page } = await theSender();
+  const first = "082 555 0153";
+  const second = "083 555 0164";
+  await sendMoney(page, stack.baseURL, { amount: "200", name: "Lerato Nkosi", phone: first, bank: "FNB" });
+  const original = await voucherSms(stack.baseURL, first);
+
+  const dialog = await openDetails(page, stack.baseURL, "Lerato Nkosi");
+  await dialog.getByText("Collect at any FNB ATM with the voucher number, PIN and phone number.").waitFor();
+  const resend = dialog.getByRole("button", { name: "Resend SMS" });
+  await dialog.getByText("3 resends left").waitFor();
+  await resend.click();
+  await toast(page, "Voucher SMS sent again").waitFor();
+  await dialog.getByText("2 resends left").waitFor();
+  const resent = await voucherSms(stack.baseURL, first, { not: [original.number] });
+  assert.notEqual(resent.number, original.number);
+  await dialog.getByText(resent.number).waitFor();
+
+  const recipient = await chromium.browser.newContext();
+  const atm = await recipient.newPage();
+  // The first SMS's voucher no longer exists.
+  assert.equal(await withdraw(atm, stack.baseURL, { voucher: original.number, pin: original.pin, phone: first, amount: "200" }), WRONG);
+
+  // The voucher goes to another number.
+  await dialog.getByRole("button", { name: "Change phone number" }).click();
+  const form = dialog.getByRole("form", { name: "Change phone number" });
+  const input = form.getByLabel("New phone number");
+  assert.equal(await input.getAttribute("placeholder"), "+27 XX XXX XXXX");
+  await input.fill(second);
+  await form.getByRole("button", { name: "Send to this number" }).click();
+  await toast(page, "Phone number changed").waitFor();
+  await dialog.getByText("+27 83 555 0164", { exact: true }).waitFor();
+  const moved = await voucherSms(stack.baseURL, second);
+  assert.ok(![original.number, resent.number].includes(moved.number), "the voucher was not re-issued");
+
+  // The resent voucher stopped working too; the one at the new number pays out.
+  assert.equal(await withdraw(atm, stack.baseURL, { voucher: resent.number, pin: resent.pin, phone: first, amount: "200" }), WRONG);
+  assert.equal(
+    await withdraw(atm, stack.baseURL, { voucher: moved.number, pin: moved.pin, phone: second, amount: "200" }),
+    "Please take your cash: R200.00",
+  );
+  await dialog.getByText(/^Collected at FNB ATM Sandton City, \d{2}:\d{2}$/).waitFor({ timeout: 20_000 });
+  await recipient.close();
+});
+
+test("a PIN the sender chose is never in the SMS or /dev/outbox, and works at the ATM", async () => {
+  const { page, email } = await theSender();
+  const phone = "082 555 0175";
+  const senderPin = "7395";
+  const { confirmation, panel } = await sendMoney(page, stack.baseURL, {
+    amount: "300",
+    name: "Ayanda Zulu",
+    phone,
+    bank: "FNB",
+    senderPin,
+  });
+  assert.match(confirmation, /Chosen by you: tell Ayanda Zulu yourself/);
+  assert.ok(!confirmation.includes(senderPin) && !panel.includes(senderPin), "the sender's screen shows the PIN's digits");
+  assert.match(panel, /received the voucher number by SMS on \+27 82 555 0175\. Give them your PIN yourself/);
+
+  const { sms, number, pin } = await voucherSms(stack.baseURL, phone);
+  assert.equal(pin, undefined, `the SMS carries a PIN: ${sms.body}`);
+  // Nothing for this transfer in the outbox (the SMS, the sender's e-mails) holds a PIN.
+  const mine = (await outboxMessages(stack.baseURL)).filter(
+    (m) => m.recipient === email || String(m.recipient).replace(/\D/g, "").endsWith("825550175"),
+  );
+  const json = JSON.stringify(mine);
+  assert.ok(!json.includes(senderPin), "the sender's PIN is in /dev/outbox");
+  assert.doesNotMatch(json, /PIN\W{0,4}\d{4}/, "a 4-digit PIN next to 'PIN' in /dev/outbox");
+
+  const recipient = await chromium.browser.newContext();
+  const atm = await recipient.newPage();
+  assert.equal(await withdraw(atm, stack.baseURL, { voucher: number, pin: senderPin, phone, amount: "300" }), "Please take your cash: R300.00");
+  await recipient.close();
+});

@@ -1,0 +1,52 @@
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { Bank, CollectionStatus, RefundStatus, TransferSchema } from "@/gen/thumela/bff/v1/bff_pb";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { transferNotice } from "./apply-event";
+
+function transfer(init: MessageInitShape<typeof TransferSchema>) {
+  return create(TransferSchema, {
+    id: "t1",
+    recipientName: "Thandi",
+    bank: Bank.FNB,
+    amountCents: 50000n,
+    totalAmountCents: 51245n,
+    ...init,
+  });
+}
+
+const awaiting = transfer({ voucher: { collectionStatus: CollectionStatus.AWAITING_COLLECTION } });
+const collected = transfer({
+  voucher: { collectionStatus: CollectionStatus.COLLECTED, collectedAtLocation: "FNB ATM Sandton City" },
+});
+
+describe("transferNotice", () => {
+  it("tells the cash collected, once, where the ATM network says", () => {
+    expect(transferNotice(awaiting, collected)).toEqual({
+      id: "t1:collected",
+      title: "Cash collected",
+      description: "Thandi collected R500,00 at FNB ATM Sandton City.",
+    });
+    // Not seen before: still news.
+    expect(transferNotice(undefined, collected)?.title).toBe("Cash collected");
+    // Already collected: no news.
+    expect(transferNotice(collected, collected)).toBeUndefined();
+  });
+
+  it("names the bank's ATM when the location is not known", () => {
+    const unnamed = transfer({ voucher: { collectionStatus: CollectionStatus.COLLECTED } });
+    expect(transferNotice(awaiting, unnamed)?.description).toBe("Thandi collected R500,00 at an FNB ATM.");
+  });
+
+  it("tells a refund only once it is made", () => {
+    const pending = transfer({ refundStatus: RefundStatus.PENDING, voucher: { collectionStatus: CollectionStatus.EXPIRED } });
+    const refunded = transfer({ refundStatus: RefundStatus.REFUNDED, voucher: { collectionStatus: CollectionStatus.EXPIRED } });
+    expect(transferNotice(awaiting, pending)).toBeUndefined();
+    expect(transferNotice(pending, refunded)).toEqual({
+      id: "t1:refunded",
+      title: "Refund complete",
+      description: "R512,45 was refunded to your card.",
+    });
+    expect(transferNotice(refunded, refunded)).toBeUndefined();
+  });
+});

@@ -1,0 +1,228 @@
+import { zodResolver } from "@hookform/resolvers/zod";
+import { Code } from "@connectrpc/connect";
+import { MessageSquare, Phone } from "lucide-react";
+import { useId, useRef, useState } from "react";
+import { useForm } from "react-hook-form";
+import { toast } from "sonner";
+import { z } from "zod";
+import { Button } from "@/components/ui/button";
+import { FieldError } from "@/components/ui/field-error";
+import { Input, Label } from "@/components/ui/input";
+import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
+import { INVALID_MOBILE, PHONE_PLACEHOLDER, formatPhone, saMobileE164 } from "@/lib/phone";
+import { useChangeRecipientPhone, useRememberTransfer, useResendVoucher } from "../api/transfers";
+
+/**
+ * The sender's two ways to get a voucher that waits for collection to the recipient again. Both
+ * re-issue it: a new voucher number (and a new PIN unless the sender chose it), and the old
+ * number stops working at once. Each answers the re-issued transfer, shown at once.
+ */
+interface VoucherActionsProps {
+  transfer: Transfer;
+  onChanged: (transfer: Transfer) => void;
+}
+
+export const VOUCHER_ACTION_TEXT = {
+  resent: "Voucher SMS sent again",
+  resendFailed: "Resend failed",
+  resendFallback: "There was a problem resending the voucher SMS.",
+  changed: "Phone number changed",
+  changeFailed: "Could not change the phone number",
+  changeFallback: "There was a problem sending the voucher to the new number.",
+} as const;
+
+/** What is new after a re-issue: the number, and the PIN unless the sender chose it. */
+function newDetails(transfer: Transfer): string {
+  return transfer.voucher?.pinChosenBySender ? "a new voucher number" : "a new voucher number and PIN";
+}
+
+export function VoucherActions({ transfer, onChanged }: VoucherActionsProps) {
+  return (
+    <section aria-label="Voucher SMS" className="rounded-lg border border-slate-200 p-4 dark:border-slate-700">
+      <div className="flex flex-col gap-4 sm:flex-row sm:items-start">
+        <ResendSms transfer={transfer} onChanged={onChanged} />
+        <ChangePhone transfer={transfer} onChanged={onChanged} />
+      </div>
+    </section>
+  );
+}
+
+function leftText(left: number, one: string, many: string, none: string): string {
+  if (left <= 0) return none;
+  return `${left} ${left === 1 ? one : many} left`;
+}
+
+function ResendSms({ transfer, onChanged }: VoucherActionsProps) {
+  const resend = useResendVoucher();
+  const remember = useRememberTransfer();
+  const hintId = useId();
+  const left = transfer.voucher?.resendsLeft ?? 0;
+
+  const run = async () => {
+    try {
+      const response = await resend.mutateAsync({ id: transfer.id });
+      const reissued = response.transfer ?? transfer;
+      remember(reissued);
+      onChanged(reissued);
+      toast.success(VOUCHER_ACTION_TEXT.resent, {
+        description: `${reissued.recipientName} gets ${newDetails(reissued)} by SMS on ${formatPhone(reissued.recipientPhone)}. The old voucher number no longer works.`,
+      });
+    } catch (error) {
+      toast.error(VOUCHER_ACTION_TEXT.resendFailed, { description: errorMessage(error, VOUCHER_ACTION_TEXT.resendFallback) });
+    }
+  };
+
+  return (
+    <div className="flex-1">
+      <Button
+        variant="outline"
+        className="w-full sm:w-auto"
+        busy={resend.isPending}
+        disabled={left <= 0}
+        aria-describedby={hintId}
+        onClick={() => void run()}
+      >
+        {!resend.isPending && <MessageSquare aria-hidden="true" className="size-4" />}
+        {resend.isPending ? "Sending..." : "Resend SMS"}
+      </Button>
+      <p id={hintId} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+        {leftText(left, "resend", "resends", "No resends left")}
+      </p>
+    </div>
+  );
+}
+
+function ChangePhone({ transfer, onChanged }: VoucherActionsProps) {
+  const [open, setOpen] = useState(false);
+  const formId = useId();
+  const hintId = useId();
+  const toggle = useRef<HTMLButtonElement>(null);
+  const left = transfer.voucher?.phoneChangesLeft ?? 0;
+
+  const close = () => {
+    setOpen(false);
+    // Back to the button that opened the form, for keyboard users.
+    requestAnimationFrame(() => toggle.current?.focus());
+  };
+
+  return (
+    <div className="flex-1">
+      <Button
+        ref={toggle}
+        variant="outline"
+        className="w-full sm:w-auto"
+        disabled={left <= 0}
+        aria-expanded={open}
+        aria-controls={open ? formId : undefined}
+        aria-describedby={hintId}
+        onClick={() => setOpen(!open)}
+      >
+        <Phone aria-hidden="true" className="size-4" />
+        Change phone number
+      </Button>
+      <p id={hintId} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+        {leftText(left, "change", "changes", "No changes left")}
+      </p>
+      {open && (
+        <ChangePhoneForm
+          id={formId}
+          transfer={transfer}
+          onCancel={close}
+          onChanged={(changed) => {
+            onChanged(changed);
+            close();
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+function phoneSchema(current: string, name: string) {
+  return z.object({
+    phone: z
+      .string()
+      .trim()
+      .superRefine((value, ctx) => {
+        const e164 = saMobileE164(value);
+        if (!e164) ctx.addIssue({ code: "custom", message: INVALID_MOBILE });
+        else if (e164 === current)
+          ctx.addIssue({ code: "custom", message: `This is already ${name}'s number. To send the voucher again, use Resend SMS.` });
+      }),
+  });
+}
+
+interface ChangePhoneFormProps {
+  id: string;
+  transfer: Transfer;
+  onCancel: () => void;
+  onChanged: (transfer: Transfer) => void;
+}
+
+function ChangePhoneForm({ id, transfer, onCancel, onChanged }: ChangePhoneFormProps) {
+  const change = useChangeRecipientPhone();
+  const remember = useRememberTransfer();
+  const {
+    register,
+    handleSubmit,
+    setError,
+    formState: { errors },
+  } = useForm<{ phone: string }>({
+    resolver: zodResolver(phoneSchema(transfer.recipientPhone, transfer.recipientName || "the recipient")),
+    defaultValues: { phone: "" },
+  });
+  const inputId = `${id}-phone`;
+  const error = errors.phone?.message;
+
+  const submit = async ({ phone }: { phone: string }) => {
+    try {
+      const response = await change.mutateAsync({ id: transfer.id, recipientPhone: phone });
+      const changed = response.transfer ?? transfer;
+      remember(changed);
+      onChanged(changed);
+      toast.success(VOUCHER_ACTION_TEXT.changed, {
+        description: `The voucher was sent to ${formatPhone(changed.recipientPhone)} with ${newDetails(changed)}. The old voucher number no longer works.`,
+      });
+    } catch (failure) {
+      // The server's word on the number goes under the field; anything else is a toast.
+      const violation = fieldViolations(failure).find((v) => v.field === "recipient_phone");
+      if (violation || hasCode(failure, Code.InvalidArgument)) {
+        setError("phone", { message: violation?.description || errorMessage(failure, INVALID_MOBILE) }, { shouldFocus: true });
+        return;
+      }
+      toast.error(VOUCHER_ACTION_TEXT.changeFailed, { description: errorMessage(failure, VOUCHER_ACTION_TEXT.changeFallback) });
+    }
+  };
+
+  return (
+    <form id={id} aria-label="Change phone number" noValidate onSubmit={(event) => void handleSubmit(submit)(event)} className="mt-3 space-y-3">
+      <div>
+        <Label htmlFor={inputId}>New phone number</Label>
+        <Input
+          id={inputId}
+          type="tel"
+          autoComplete="off"
+          autoFocus
+          placeholder={PHONE_PLACEHOLDER}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${inputId}-hint ${inputId}-error` : `${inputId}-hint`}
+          {...register("phone")}
+        />
+        <p id={`${inputId}-hint`} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+          A South African mobile number. {transfer.recipientName || "The recipient"} gets {newDetails(transfer)} on it; the old
+          voucher number stops working.
+        </p>
+        <FieldError id={`${inputId}-error`} message={error} />
+      </div>
+      <div className="flex flex-col-reverse gap-2 sm:flex-row">
+        <Button variant="ghost" size="sm" onClick={onCancel} disabled={change.isPending}>
+          Cancel
+        </Button>
+        <Button type="submit" size="sm" busy={change.isPending}>
+          {change.isPending ? "Sending..." : "Send to this number"}
+        </Button>
+      </div>
+    </form>
+  );
+}
