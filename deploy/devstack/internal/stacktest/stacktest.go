@@ -65,6 +65,25 @@ func Start(t testing.TB, opts Options) *Stack {
 	if databaseURL == "" {
 		databaseURL = DefaultDatabaseURL
 	}
+	// The stack's ports are free when chosen and bound a moment later by its processes; the
+	// stack-level test packages run in parallel, so another package's process may take one in
+	// between. That start is thrown away and the stack started again on new ports.
+	for attempt := 1; ; attempt++ {
+		s, portTaken := startOnce(t, opts, root, databaseURL, attempt == maxStarts)
+		if !portTaken {
+			return s
+		}
+		t.Logf("a port of the stack was taken by another process while it started (attempt %d); starting again", attempt)
+	}
+}
+
+// maxStarts bounds the starts that Start throws away because a port was taken meanwhile.
+const maxStarts = 3
+
+// startOnce is one start of the stack. Unless last, a start that failed because a port was
+// taken meanwhile is cleaned up at once and reported with portTaken, for Start to try again.
+func startOnce(t testing.TB, opts Options, root, databaseURL string, last bool) (_ *Stack, portTaken bool) {
+	t.Helper()
 	logDir, err := os.MkdirTemp("", "thumela-"+opts.Name+"-")
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +114,11 @@ func Start(t testing.TB, opts Options) *Stack {
 		})
 	}()
 	// Stopping waits for Run, which drops the throw-away database after the children exit.
+	retried := false
 	t.Cleanup(func() {
+		if retried {
+			return
+		}
 		stop()
 		select {
 		case <-s.stopped:
@@ -117,13 +140,20 @@ func Start(t testing.TB, opts Options) *Stack {
 	})
 	select {
 	case s.Ready = <-readyCh:
-		return s
+		return s, false
 	case <-s.stopped:
+		if !last && strings.Contains(s.Tail(200), "address already in use") {
+			retried = true
+			stop()
+			logFile.Close()
+			os.RemoveAll(logDir)
+			return nil, true
+		}
 		t.Fatalf("the stack did not start: %v\n%s", s.err, s.Tail(80))
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("the stack was not ready within 2 minutes\n%s", s.Tail(80))
 	}
-	return nil
+	return nil, false
 }
 
 // Stopped is closed when the stack has stopped: at the test's end, or earlier when a child
