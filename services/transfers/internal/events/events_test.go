@@ -13,6 +13,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/seal"
+	"github.com/thumela/thumela/services/platform/seal/sealtest"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 	"github.com/thumela/thumela/services/transfers/internal/events"
 )
@@ -29,32 +30,6 @@ const (
 	pin    = "4739"
 	number = "8061597342"
 )
-
-func newKey(t *testing.T) seal.PrivateKey {
-	t.Helper()
-	k, err := seal.GenerateKey("events-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-func open(t *testing.T, key seal.PrivateKey, req *notificationsv1.NotificationRequest) map[string]string {
-	t.Helper()
-	kr, err := seal.NewKeyring(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := kr.Open(seal.Sealed{KeyID: req.GetSecrets().GetKeyId(), Box: req.GetSecrets().GetBox()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s notificationsv1.Secrets
-	if err := proto.Unmarshal(plain, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s.GetValues()
-}
 
 // issued is a R500 Capitec transfer to 082 123 4567 (fee R11.50) whose voucher was just
 // issued with number and pin, by a sender with e-mail address email; its events are taken.
@@ -115,7 +90,7 @@ func wantParams(t *testing.T, req *notificationsv1.NotificationRequest, want map
 // params, no text; the voucher number and PIN only sealed, never in the request's bytes.
 func TestVoucherIssuedRequestsTheSMSAndTheReceipt(t *testing.T) {
 	t.Parallel()
-	key := newKey(t)
+	key := sealtest.NewKey(t)
 	tr, evs := issued(t, "thandi@example.com")
 	msgs, err := events.Messages(tr, evs, key.Public())
 	if err != nil {
@@ -139,7 +114,7 @@ func TestVoucherIssuedRequestsTheSMSAndTheReceipt(t *testing.T) {
 		"sender_name": "Thandi N.", "amount_cents": "50000", "bank": "Capitec",
 		"expires_at": "2026-03-25T10:00:00Z", "reference": "5f0c2a1e",
 	})
-	if got := open(t, key, sms); !maps.Equal(got, map[string]string{"voucher_number": number, "pin": pin}) {
+	if got := sealtest.OpenSecrets(t, key, sms); !maps.Equal(got, map[string]string{"voucher_number": number, "pin": pin}) {
 		t.Fatalf("sealed secrets hold %d values, want the voucher number and the PIN", len(got))
 	}
 	payload, err := proto.Marshal(sms)
@@ -176,7 +151,7 @@ func TestVoucherIssuedRequestsTheSMSAndTheReceipt(t *testing.T) {
 // another worker) writes the same request ids, so the notifications service sends once.
 func TestRequestIDsComeFromTheOperation(t *testing.T) {
 	t.Parallel()
-	key := newKey(t)
+	key := sealtest.NewKey(t)
 	tr, evs := issued(t, "thandi@example.com")
 	first, err := events.Messages(tr, evs, key.Public())
 	if err != nil {
@@ -198,7 +173,7 @@ func TestRequestIDsComeFromTheOperation(t *testing.T) {
 // Collection and the refund tell the sender by e-mail.
 func TestCollectionAndRefundEmails(t *testing.T) {
 	t.Parallel()
-	key := newKey(t)
+	key := sealtest.NewKey(t)
 
 	tr, _ := issued(t, "thandi@example.com")
 	collect, err := domain.NewCollectRequest(domain.CollectInput{
@@ -275,7 +250,7 @@ func TestCollectionAndRefundEmails(t *testing.T) {
 func TestNoEmailWithoutAnAddress(t *testing.T) {
 	t.Parallel()
 	tr, evs := issued(t, "")
-	msgs, err := events.Messages(tr, evs, newKey(t).Public())
+	msgs, err := events.Messages(tr, evs, sealtest.NewKey(t).Public())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +291,7 @@ func withPINHash(tr *domain.Transfer, hash string) *domain.Transfer {
 // keeps its id; none collides with another.
 func TestRepeatableStepsHaveTheirOwnIDs(t *testing.T) {
 	t.Parallel()
-	key := newKey(t)
+	key := sealtest.NewKey(t)
 	pins := domain.NewPINHasher(mustPINKey(t))
 	tr, evs := issued(t, "thandi@example.com")
 	tr = withPINHash(tr, pins.Hash(transfer, pin))
@@ -356,7 +331,7 @@ func TestRepeatableStepsHaveTheirOwnIDs(t *testing.T) {
 	})
 	reqs, _ := requests(t, reissued)
 	if len(reissued) != 2 || len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED ||
-		!maps.Equal(open(t, key, reqs[0]), map[string]string{"voucher_number": "1111111111", "pin": "2580"}) {
+		!maps.Equal(sealtest.OpenSecrets(t, key, reqs[0]), map[string]string{"voucher_number": "1111111111", "pin": "2580"}) {
 		t.Fatalf("re-issue messages %v", reissued)
 	}
 	step(func() error {
@@ -384,7 +359,7 @@ func TestRepeatableStepsHaveTheirOwnIDs(t *testing.T) {
 // With the sender's PIN, the SMS request carries the voucher number alone, and says so.
 func TestSenderPINSMS(t *testing.T) {
 	t.Parallel()
-	key := newKey(t)
+	key := sealtest.NewKey(t)
 	pins := domain.NewPINHasher(mustPINKey(t))
 	req, err := domain.NewRequest(domain.RequestInput{
 		IdempotencyKey: "k1", RecipientName: "Sipho Dlamini", RecipientPhone: "0821234567",
@@ -406,7 +381,7 @@ func TestSenderPINSMS(t *testing.T) {
 	}
 	reqs, _ := requests(t, msgs)
 	if len(reqs) != 1 || reqs[0].GetParams()["pin_by_sender"] != "true" ||
-		!maps.Equal(open(t, key, reqs[0]), map[string]string{"voucher_number": number}) {
+		!maps.Equal(sealtest.OpenSecrets(t, key, reqs[0]), map[string]string{"voucher_number": number}) {
 		t.Fatalf("SMS request %v", reqs)
 	}
 	for _, m := range msgs {
@@ -429,7 +404,7 @@ func TestReminderSMS(t *testing.T) {
 	if err := tr.Remind(at); err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := events.Messages(tr, tr.TakeEvents(), newKey(t).Public())
+	msgs, err := events.Messages(tr, tr.TakeEvents(), sealtest.NewKey(t).Public())
 	if err != nil {
 		t.Fatal(err)
 	}
