@@ -57,10 +57,10 @@ export function formatLongDateTime(value: Date): string {
 
 // Thumela's clock is South Africa's (DECISIONS.md): a time told to the sender is Johannesburg
 // time whatever the browser's zone.
-const SA_ZONE = "Africa/Johannesburg";
-const saTime = new Intl.DateTimeFormat("en-ZA", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: SA_ZONE });
-const saDayMonth = new Intl.DateTimeFormat("en-ZA", { day: "numeric", month: "short", timeZone: SA_ZONE });
-const saDate = new Intl.DateTimeFormat("en-CA", { year: "numeric", month: "2-digit", day: "2-digit", timeZone: SA_ZONE });
+export const SA_TIME_ZONE = "Africa/Johannesburg";
+const saTime = new Intl.DateTimeFormat("en-ZA", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: SA_TIME_ZONE });
+const saDayMonth = new Intl.DateTimeFormat("en-ZA", { day: "numeric", month: "short", timeZone: SA_TIME_ZONE });
+const saDate = new Intl.DateTimeFormat("en-CA", { year: "numeric", month: "2-digit", day: "2-digit", timeZone: SA_TIME_ZONE });
 
 /**
  * When something happened, in Johannesburg time: 'at HH:MM' today, else 'on D MMM at HH:MM'
@@ -75,7 +75,7 @@ const saWeekdayParts = new Intl.DateTimeFormat("en-ZA", {
   weekday: "short",
   day: "numeric",
   month: "short",
-  timeZone: SA_ZONE,
+  timeZone: SA_TIME_ZONE,
 });
 
 /**

@@ -1,3 +1,4 @@
+import { SA_TIME_ZONE } from "./date";
 import { formatMoney } from "./money";
 
 /**
@@ -22,7 +23,7 @@ export const TRANSFER_LIMITS_CENTS = {
 export type TransferLimitKind = keyof typeof TRANSFER_LIMITS_CENTS;
 
 /** The calendar used for the daily, monthly and yearly limits. */
-export const LIMITS_TIME_ZONE = "Africa/Johannesburg";
+export const LIMITS_TIME_ZONE = SA_TIME_ZONE;
 export const LIMITS_TIME_ZONE_LABEL = "South African Standard Time (SAST, Africa/Johannesburg)";
 
 /** The limits as shown to people, e.g. `LIMITS.perTransfer` → "R3 000,00". */

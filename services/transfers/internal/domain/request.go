@@ -210,7 +210,15 @@ func (r Request) KeyedBy(pins *PINHasher) Request {
 // recipient, bank, amount, card, location or sender PIN does not. The sender's PIN enters only
 // as a keyed digest (PINHasher's current key), never in clear: a plain hash of 4 digits would
 // give the PIN away to anyone holding the stored hash and trying 10 000 of them.
-func (r Request) Hash() []byte { return r.Hashes()[0] }
+func (r Request) Hash() []byte {
+	if r.senderPIN == "" {
+		return r.hash(nil)
+	}
+	if len(r.pinDigests) == 0 {
+		panic("domain: a request with a sender PIN must be KeyedBy a PIN hasher before it is hashed")
+	}
+	return r.hash(r.pinDigests[0]) // the current key's, without the retired keys' hashes
+}
 
 // Hashes are the request's hash under each PIN key the hasher holds, the current key's first
 // (Hash): a retry whose first attempt was hashed before a key rotation still matches. Without
@@ -219,12 +227,10 @@ func (r Request) Hashes() [][]byte {
 	if r.senderPIN == "" {
 		return [][]byte{r.hash(nil)}
 	}
-	if len(r.pinDigests) == 0 {
-		panic("domain: a request with a sender PIN must be KeyedBy a PIN hasher before it is hashed")
-	}
 	out := make([][]byte, len(r.pinDigests))
-	for i, d := range r.pinDigests {
-		out[i] = r.hash(d)
+	out[0] = r.Hash() // panics, as Hash does, for a request not KeyedBy a hasher
+	for i, d := range r.pinDigests[1:] {
+		out[i+1] = r.hash(d)
 	}
 	return out
 }

@@ -15,7 +15,7 @@ import type { Bank, ListTransfersRequestSchema, SmsDelivery, Transfer } from "@/
 import { formatSaTimeOfDay, toDate } from "@/lib/date";
 import { centsToDecimal } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
-import { isAwaitingCollection, isClosedVoucher } from "../lib/voucher-state";
+import { isClosedVoucher } from "../lib/voucher-state";
 
 export const RECENT_TRANSFERS_COUNT = 3;
 export const HISTORY_PAGE_SIZE = 5;
@@ -186,14 +186,6 @@ export function paymentMethodLabel(name: string, lastFour: string): string {
 /** The reference the user quotes: the first 8 characters of the id. */
 export function transferReference(transfer: Pick<Transfer, "id">): string {
   return transfer.id.slice(0, 8);
-}
-
-/**
- * A completed transfer whose voucher has not been collected can still be cancelled (full
- * refund), re-sent, or sent to another number.
- */
-export function canCancelVoucher(transfer: Transfer): boolean {
-  return isAwaitingCollection(transfer);
 }
 
 /** /send-money prefilled with a past transfer's amount, recipient and phone. */

@@ -15,7 +15,6 @@ import { useLiveStatus } from "@/lib/live-status";
 import { formatMoney } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
 import {
-  canCancelVoucher,
   paymentMethodLabel,
   sendAgainPath,
   smsDeliveryText,
@@ -153,7 +152,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
       )}
 
       <div className="flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
-        {canCancelVoucher(transfer) && <CancelVoucherButton transfer={transfer} onCancelled={setUpdated} />}
+        {awaiting && <CancelVoucherButton transfer={transfer} onCancelled={setUpdated} />}
         <Link to={sendAgainPath(transfer)} className={buttonClasses("primary")}>
           Send Similar
         </Link>
