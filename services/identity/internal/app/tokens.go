@@ -1,0 +1,44 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"time"
+
+	"github.com/thumela/thumela/services/platform/auth"
+
+	"github.com/thumela/thumela/services/identity/internal/domain"
+)
+
+// GetUser returns the caller's own account; any other id is domain.ErrUserNotFound.
+func (s *Service) GetUser(ctx context.Context, caller auth.Claims, id string) (domain.User, error) {
+	if !caller.IsUser() || caller.Subject != id {
+		return domain.User{}, domain.ErrUserNotFound
+	}
+	return s.store.UserByID(ctx, id)
+}
+
+// PublicKeys lists the keys that verify access tokens: the current one first.
+func (s *Service) PublicKeys() []auth.PublicKey {
+	return append([]auth.PublicKey{s.cfg.Signer.PublicKey()}, s.cfg.Previous...)
+}
+
+// IssueServiceToken gives a configured internal service a short-lived token naming it. The
+// secret is compared in constant time, and an unknown name costs the same comparison.
+func (s *Service) IssueServiceToken(name, secret string) (string, time.Time, error) {
+	want, known := s.services[name]
+	got := sha256.Sum256([]byte(secret))
+	if subtle.ConstantTimeCompare(want[:], got[:]) != 1 || !known || name == "" {
+		return "", time.Time{}, domain.ErrInvalidServiceCredentials
+	}
+	now := s.now()
+	exp := now.Add(s.cfg.AccessTokenTTL)
+	token, err := s.cfg.Signer.Sign(auth.Claims{
+		Subject: name, Kind: auth.KindService, IssuedAt: now, ExpiresAt: exp, Issuer: s.cfg.Issuer,
+	})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return token, exp.Truncate(time.Second), nil
+}
