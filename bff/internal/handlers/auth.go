@@ -19,6 +19,8 @@ const (
 
 // Auth implements thumela.bff.v1.AuthService.
 type Auth struct {
+	// Unimplemented answers CodeUnimplemented for the passkey sign-in RPCs until they exist.
+	bffv1connect.UnimplementedAuthServiceHandler
 	*Deps
 }
 

@@ -63,6 +63,7 @@ func New(o Options) (http.Handler, error) {
 	api(bffv1connect.NewEventsServiceHandler(&handlers.Events{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewAnalyticsServiceHandler(&handlers.Analytics{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewSupportServiceHandler(&handlers.Support{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewSecurityServiceHandler(&handlers.Security{Deps: o.Deps}, opts...))
 
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")

@@ -88,7 +88,6 @@ func (s *Server) SignUp(ctx context.Context, req *identityv1.SignUpRequest) (*id
 		return nil, s.toStatus(ctx, err)
 	}
 	return &identityv1.SignUpResponse{
-		UserId:            res.User.ID,
 		Email:             res.User.Email.String(),
 		CodeExpiresAt:     timestamppb.New(res.CodeExpiresAt),
 		ResendAvailableAt: timestamppb.New(res.ResendAvailableAt),

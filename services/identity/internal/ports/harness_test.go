@@ -183,7 +183,11 @@ func (e *env) signUp(email string) (string, string) {
 	if err != nil {
 		e.t.Fatalf("SignUp(%s): %v", email, err)
 	}
-	return res.GetUserId(), e.lastCode(res.GetUserId(), "sign_up_code")
+	var id string
+	if err := e.pool.QueryRow(ctxT(e.t), `SELECT id FROM users WHERE lower(email) = lower($1)`, res.GetEmail()).Scan(&id); err != nil {
+		e.t.Fatal(err)
+	}
+	return id, e.lastCode(id, "sign_up_code")
 }
 
 // signUpVerified signs up and verifies email, returning the user id and session token.

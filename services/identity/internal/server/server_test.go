@@ -164,7 +164,11 @@ func TestServiceEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	subject, _ := bus.Subject(bus.DomainNotifications, res.GetUserId(), "email")
+	var userID string
+	if err := pgxQueryRow(t, svc.DatabaseURL, `SELECT id FROM users WHERE email = $1`, res.GetEmail(), &userID); err != nil {
+		t.Fatal(err)
+	}
+	subject, _ := bus.Subject(bus.DomainNotifications, userID, "email")
 	var data []byte
 	for data == nil {
 		stream, err := js.Stream(rctx, bus.StreamNotifications)
@@ -226,14 +230,25 @@ func TestServiceEndToEnd(t *testing.T) {
 	// Verified the way other services do: keys fetched from identity's GetPublicKeys.
 	verifier := auth.NewVerifier(auth.IdentityKeySource(conn), service.TokenIssuer)
 	claims, err := verifier.Verify(rctx, r.GetAccessToken())
-	if err != nil || claims.Subject != res.GetUserId() {
+	if err != nil || claims.Subject != userID {
 		t.Fatalf("claims %+v, %v", claims, err)
 	}
-	if _, err := client.GetUser(rctx, &identityv1.GetUserRequest{UserId: res.GetUserId()}); err == nil {
+	if _, err := client.GetUser(rctx, &identityv1.GetUserRequest{UserId: userID}); err == nil {
 		t.Fatal("GetUser answered without a token")
 	}
-	if _, err := client.GetUser(auth.WithBearer(rctx, r.GetAccessToken()), &identityv1.GetUserRequest{UserId: res.GetUserId()}); err != nil {
+	if _, err := client.GetUser(auth.WithBearer(rctx, r.GetAccessToken()), &identityv1.GetUserRequest{UserId: userID}); err != nil {
 		t.Fatal(err)
 	}
 	svc.StopWithSIGTERM(t)
+}
+
+// pgxQueryRow reads one value from the service's database: the sign-up answer names no user.
+func pgxQueryRow(t *testing.T, url, query string, arg any, dest any) error {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return conn.QueryRow(t.Context(), query, arg).Scan(dest)
 }

@@ -1580,6 +1580,1149 @@ func (*ResetPasswordResponse) Descriptor() ([]byte, []int) {
 	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{19}
 }
 
+type BeginPasskeySignInRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInRequest) Reset() {
+	*x = BeginPasskeySignInRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInRequest) ProtoMessage() {}
+
+func (x *BeginPasskeySignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{20}
+}
+
+type BeginPasskeySignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// PublicKeyCredentialRequestOptionsJSON, for @simplewebauthn/browser's startAuthentication.
+	OptionsJson   string `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInResponse) Reset() {
+	*x = BeginPasskeySignInResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInResponse) ProtoMessage() {}
+
+func (x *BeginPasskeySignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *BeginPasskeySignInResponse) GetOptionsJson() string {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return ""
+}
+
+type FinishPasskeySignInRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// AuthenticationResponseJSON from startAuthentication.
+	CredentialJson string `protobuf:"bytes,1,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *FinishPasskeySignInRequest) Reset() {
+	*x = FinishPasskeySignInRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeySignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeySignInRequest) ProtoMessage() {}
+
+func (x *FinishPasskeySignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeySignInRequest.ProtoReflect.Descriptor instead.
+func (*FinishPasskeySignInRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *FinishPasskeySignInRequest) GetCredentialJson() string {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return ""
+}
+
+type FinishPasskeySignInResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	User          *User                  `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	Profile       *Profile               `protobuf:"bytes,2,opt,name=profile,proto3" json:"profile,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeySignInResponse) Reset() {
+	*x = FinishPasskeySignInResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeySignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeySignInResponse) ProtoMessage() {}
+
+func (x *FinishPasskeySignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeySignInResponse.ProtoReflect.Descriptor instead.
+func (*FinishPasskeySignInResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *FinishPasskeySignInResponse) GetUser() *User {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
+func (x *FinishPasskeySignInResponse) GetProfile() *Profile {
+	if x != nil {
+		return x.Profile
+	}
+	return nil
+}
+
+type SessionInfo struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Browser string                 `protobuf:"bytes,2,opt,name=browser,proto3" json:"browser,omitempty"`
+	Os      string                 `protobuf:"bytes,3,opt,name=os,proto3" json:"os,omitempty"`
+	// "desktop" | "mobile" | "tablet" | "" (unknown).
+	DeviceType string                 `protobuf:"bytes,4,opt,name=device_type,json=deviceType,proto3" json:"device_type,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	LastSeenAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_seen_at,json=lastSeenAt,proto3" json:"last_seen_at,omitempty"`
+	Current    bool                   `protobuf:"varint,7,opt,name=current,proto3" json:"current,omitempty"`
+	// "password" | "passkey" | "email_code".
+	Method        string `protobuf:"bytes,8,opt,name=method,proto3" json:"method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionInfo) Reset() {
+	*x = SessionInfo{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionInfo) ProtoMessage() {}
+
+func (x *SessionInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
+func (*SessionInfo) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *SessionInfo) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetBrowser() string {
+	if x != nil {
+		return x.Browser
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetOs() string {
+	if x != nil {
+		return x.Os
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetDeviceType() string {
+	if x != nil {
+		return x.DeviceType
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *SessionInfo) GetLastSeenAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastSeenAt
+	}
+	return nil
+}
+
+func (x *SessionInfo) GetCurrent() bool {
+	if x != nil {
+		return x.Current
+	}
+	return false
+}
+
+func (x *SessionInfo) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+type ListSessionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsRequest) Reset() {
+	*x = ListSessionsRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsRequest) ProtoMessage() {}
+
+func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
+func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{25}
+}
+
+type ListSessionsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Sessions      []*SessionInfo         `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsResponse) Reset() {
+	*x = ListSessionsResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsResponse) ProtoMessage() {}
+
+func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
+func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ListSessionsResponse) GetSessions() []*SessionInfo {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
+type RevokeSessionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeSessionRequest) Reset() {
+	*x = RevokeSessionRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeSessionRequest) ProtoMessage() {}
+
+func (x *RevokeSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeSessionRequest.ProtoReflect.Descriptor instead.
+func (*RevokeSessionRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *RevokeSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+type RevokeSessionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeSessionResponse) Reset() {
+	*x = RevokeSessionResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeSessionResponse) ProtoMessage() {}
+
+func (x *RevokeSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeSessionResponse.ProtoReflect.Descriptor instead.
+func (*RevokeSessionResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{28}
+}
+
+type RevokeOtherSessionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOtherSessionsRequest) Reset() {
+	*x = RevokeOtherSessionsRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOtherSessionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOtherSessionsRequest) ProtoMessage() {}
+
+func (x *RevokeOtherSessionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOtherSessionsRequest.ProtoReflect.Descriptor instead.
+func (*RevokeOtherSessionsRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{29}
+}
+
+type RevokeOtherSessionsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Revoked       int32                  `protobuf:"varint,1,opt,name=revoked,proto3" json:"revoked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOtherSessionsResponse) Reset() {
+	*x = RevokeOtherSessionsResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOtherSessionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOtherSessionsResponse) ProtoMessage() {}
+
+func (x *RevokeOtherSessionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOtherSessionsResponse.ProtoReflect.Descriptor instead.
+func (*RevokeOtherSessionsResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *RevokeOtherSessionsResponse) GetRevoked() int32 {
+	if x != nil {
+		return x.Revoked
+	}
+	return 0
+}
+
+type Passkey struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	LastUsedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Passkey) Reset() {
+	*x = Passkey{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Passkey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Passkey) ProtoMessage() {}
+
+func (x *Passkey) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Passkey.ProtoReflect.Descriptor instead.
+func (*Passkey) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *Passkey) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Passkey) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Passkey) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Passkey) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
+	}
+	return nil
+}
+
+type ListPasskeysRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysRequest) Reset() {
+	*x = ListPasskeysRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysRequest) ProtoMessage() {}
+
+func (x *ListPasskeysRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysRequest.ProtoReflect.Descriptor instead.
+func (*ListPasskeysRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{32}
+}
+
+type ListPasskeysResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Passkeys      []*Passkey             `protobuf:"bytes,1,rep,name=passkeys,proto3" json:"passkeys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysResponse) Reset() {
+	*x = ListPasskeysResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysResponse) ProtoMessage() {}
+
+func (x *ListPasskeysResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysResponse.ProtoReflect.Descriptor instead.
+func (*ListPasskeysResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ListPasskeysResponse) GetPasskeys() []*Passkey {
+	if x != nil {
+		return x.Passkeys
+	}
+	return nil
+}
+
+type BeginPasskeyRegistrationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationRequest) Reset() {
+	*x = BeginPasskeyRegistrationRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{34}
+}
+
+type BeginPasskeyRegistrationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// PublicKeyCredentialCreationOptionsJSON.
+	OptionsJson   string `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationResponse) Reset() {
+	*x = BeginPasskeyRegistrationResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *BeginPasskeyRegistrationResponse) GetOptionsJson() string {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return ""
+}
+
+type FinishPasskeyRegistrationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// RegistrationResponseJSON from startRegistration.
+	CredentialJson string `protobuf:"bytes,1,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	// Optional; a name is made from the browser when empty.
+	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationRequest) Reset() {
+	*x = FinishPasskeyRegistrationRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetCredentialJson() string {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return ""
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type FinishPasskeyRegistrationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Passkey       *Passkey               `protobuf:"bytes,1,opt,name=passkey,proto3" json:"passkey,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationResponse) Reset() {
+	*x = FinishPasskeyRegistrationResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *FinishPasskeyRegistrationResponse) GetPasskey() *Passkey {
+	if x != nil {
+		return x.Passkey
+	}
+	return nil
+}
+
+type DeletePasskeyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PasskeyId     string                 `protobuf:"bytes,1,opt,name=passkey_id,json=passkeyId,proto3" json:"passkey_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeletePasskeyRequest) Reset() {
+	*x = DeletePasskeyRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeletePasskeyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeletePasskeyRequest) ProtoMessage() {}
+
+func (x *DeletePasskeyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeletePasskeyRequest.ProtoReflect.Descriptor instead.
+func (*DeletePasskeyRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *DeletePasskeyRequest) GetPasskeyId() string {
+	if x != nil {
+		return x.PasskeyId
+	}
+	return ""
+}
+
+type DeletePasskeyResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeletePasskeyResponse) Reset() {
+	*x = DeletePasskeyResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeletePasskeyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeletePasskeyResponse) ProtoMessage() {}
+
+func (x *DeletePasskeyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeletePasskeyResponse.ProtoReflect.Descriptor instead.
+func (*DeletePasskeyResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{39}
+}
+
+type BeginStepUpRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginStepUpRequest) Reset() {
+	*x = BeginStepUpRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginStepUpRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginStepUpRequest) ProtoMessage() {}
+
+func (x *BeginStepUpRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginStepUpRequest.ProtoReflect.Descriptor instead.
+func (*BeginStepUpRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{40}
+}
+
+type BeginStepUpResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True: ask for a passkey with options_json. False: ask for the password.
+	Passkey       bool   `protobuf:"varint,1,opt,name=passkey,proto3" json:"passkey,omitempty"`
+	OptionsJson   string `protobuf:"bytes,2,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginStepUpResponse) Reset() {
+	*x = BeginStepUpResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginStepUpResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginStepUpResponse) ProtoMessage() {}
+
+func (x *BeginStepUpResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginStepUpResponse.ProtoReflect.Descriptor instead.
+func (*BeginStepUpResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *BeginStepUpResponse) GetPasskey() bool {
+	if x != nil {
+		return x.Passkey
+	}
+	return false
+}
+
+func (x *BeginStepUpResponse) GetOptionsJson() string {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return ""
+}
+
+type FinishStepUpRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Proof:
+	//
+	//	*FinishStepUpRequest_Password
+	//	*FinishStepUpRequest_PasskeyCredentialJson
+	Proof         isFinishStepUpRequest_Proof `protobuf_oneof:"proof"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishStepUpRequest) Reset() {
+	*x = FinishStepUpRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishStepUpRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishStepUpRequest) ProtoMessage() {}
+
+func (x *FinishStepUpRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishStepUpRequest.ProtoReflect.Descriptor instead.
+func (*FinishStepUpRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *FinishStepUpRequest) GetProof() isFinishStepUpRequest_Proof {
+	if x != nil {
+		return x.Proof
+	}
+	return nil
+}
+
+func (x *FinishStepUpRequest) GetPassword() string {
+	if x != nil {
+		if x, ok := x.Proof.(*FinishStepUpRequest_Password); ok {
+			return x.Password
+		}
+	}
+	return ""
+}
+
+func (x *FinishStepUpRequest) GetPasskeyCredentialJson() string {
+	if x != nil {
+		if x, ok := x.Proof.(*FinishStepUpRequest_PasskeyCredentialJson); ok {
+			return x.PasskeyCredentialJson
+		}
+	}
+	return ""
+}
+
+type isFinishStepUpRequest_Proof interface {
+	isFinishStepUpRequest_Proof()
+}
+
+type FinishStepUpRequest_Password struct {
+	Password string `protobuf:"bytes,1,opt,name=password,proto3,oneof"`
+}
+
+type FinishStepUpRequest_PasskeyCredentialJson struct {
+	// AuthenticationResponseJSON from startAuthentication.
+	PasskeyCredentialJson string `protobuf:"bytes,2,opt,name=passkey_credential_json,json=passkeyCredentialJson,proto3,oneof"`
+}
+
+func (*FinishStepUpRequest_Password) isFinishStepUpRequest_Proof() {}
+
+func (*FinishStepUpRequest_PasskeyCredentialJson) isFinishStepUpRequest_Proof() {}
+
+type FinishStepUpResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SteppedUpUntil *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=stepped_up_until,json=steppedUpUntil,proto3" json:"stepped_up_until,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *FinishStepUpResponse) Reset() {
+	*x = FinishStepUpResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishStepUpResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishStepUpResponse) ProtoMessage() {}
+
+func (x *FinishStepUpResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishStepUpResponse.ProtoReflect.Descriptor instead.
+func (*FinishStepUpResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *FinishStepUpResponse) GetSteppedUpUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SteppedUpUntil
+	}
+	return nil
+}
+
 type GetProfileRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1588,7 +2731,7 @@ type GetProfileRequest struct {
 
 func (x *GetProfileRequest) Reset() {
 	*x = GetProfileRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[20]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1600,7 +2743,7 @@ func (x *GetProfileRequest) String() string {
 func (*GetProfileRequest) ProtoMessage() {}
 
 func (x *GetProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[20]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1613,7 +2756,7 @@ func (x *GetProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProfileRequest.ProtoReflect.Descriptor instead.
 func (*GetProfileRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{20}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{44}
 }
 
 type GetProfileResponse struct {
@@ -1625,7 +2768,7 @@ type GetProfileResponse struct {
 
 func (x *GetProfileResponse) Reset() {
 	*x = GetProfileResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[21]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1637,7 +2780,7 @@ func (x *GetProfileResponse) String() string {
 func (*GetProfileResponse) ProtoMessage() {}
 
 func (x *GetProfileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[21]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1650,7 +2793,7 @@ func (x *GetProfileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProfileResponse.ProtoReflect.Descriptor instead.
 func (*GetProfileResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{21}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GetProfileResponse) GetProfile() *Profile {
@@ -1671,7 +2814,7 @@ type UpdateProfileRequest struct {
 
 func (x *UpdateProfileRequest) Reset() {
 	*x = UpdateProfileRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[22]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1683,7 +2826,7 @@ func (x *UpdateProfileRequest) String() string {
 func (*UpdateProfileRequest) ProtoMessage() {}
 
 func (x *UpdateProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[22]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1696,7 +2839,7 @@ func (x *UpdateProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProfileRequest.ProtoReflect.Descriptor instead.
 func (*UpdateProfileRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{22}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *UpdateProfileRequest) GetFirstName() string {
@@ -1729,7 +2872,7 @@ type UpdateProfileResponse struct {
 
 func (x *UpdateProfileResponse) Reset() {
 	*x = UpdateProfileResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[23]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1741,7 +2884,7 @@ func (x *UpdateProfileResponse) String() string {
 func (*UpdateProfileResponse) ProtoMessage() {}
 
 func (x *UpdateProfileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[23]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1754,7 +2897,7 @@ func (x *UpdateProfileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateProfileResponse.ProtoReflect.Descriptor instead.
 func (*UpdateProfileResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{23}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *UpdateProfileResponse) GetProfile() *Profile {
@@ -1780,7 +2923,7 @@ type PaymentMethod struct {
 
 func (x *PaymentMethod) Reset() {
 	*x = PaymentMethod{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[24]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1792,7 +2935,7 @@ func (x *PaymentMethod) String() string {
 func (*PaymentMethod) ProtoMessage() {}
 
 func (x *PaymentMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[24]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1805,7 +2948,7 @@ func (x *PaymentMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentMethod.ProtoReflect.Descriptor instead.
 func (*PaymentMethod) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{24}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *PaymentMethod) GetId() string {
@@ -1872,7 +3015,7 @@ type ListPaymentMethodsRequest struct {
 
 func (x *ListPaymentMethodsRequest) Reset() {
 	*x = ListPaymentMethodsRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[25]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1884,7 +3027,7 @@ func (x *ListPaymentMethodsRequest) String() string {
 func (*ListPaymentMethodsRequest) ProtoMessage() {}
 
 func (x *ListPaymentMethodsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[25]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1897,7 +3040,7 @@ func (x *ListPaymentMethodsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentMethodsRequest.ProtoReflect.Descriptor instead.
 func (*ListPaymentMethodsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{25}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{49}
 }
 
 type ListPaymentMethodsResponse struct {
@@ -1909,7 +3052,7 @@ type ListPaymentMethodsResponse struct {
 
 func (x *ListPaymentMethodsResponse) Reset() {
 	*x = ListPaymentMethodsResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[26]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1921,7 +3064,7 @@ func (x *ListPaymentMethodsResponse) String() string {
 func (*ListPaymentMethodsResponse) ProtoMessage() {}
 
 func (x *ListPaymentMethodsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[26]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1934,7 +3077,7 @@ func (x *ListPaymentMethodsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPaymentMethodsResponse.ProtoReflect.Descriptor instead.
 func (*ListPaymentMethodsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{26}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListPaymentMethodsResponse) GetPaymentMethods() []*PaymentMethod {
@@ -1958,7 +3101,7 @@ type AddCardRequest struct {
 
 func (x *AddCardRequest) Reset() {
 	*x = AddCardRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[27]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1970,7 +3113,7 @@ func (x *AddCardRequest) String() string {
 func (*AddCardRequest) ProtoMessage() {}
 
 func (x *AddCardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[27]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1983,7 +3126,7 @@ func (x *AddCardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCardRequest.ProtoReflect.Descriptor instead.
 func (*AddCardRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{27}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *AddCardRequest) GetName() string {
@@ -2037,7 +3180,7 @@ type AddCardResponse struct {
 
 func (x *AddCardResponse) Reset() {
 	*x = AddCardResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[28]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2049,7 +3192,7 @@ func (x *AddCardResponse) String() string {
 func (*AddCardResponse) ProtoMessage() {}
 
 func (x *AddCardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[28]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2062,7 +3205,7 @@ func (x *AddCardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCardResponse.ProtoReflect.Descriptor instead.
 func (*AddCardResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{28}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *AddCardResponse) GetPaymentMethod() *PaymentMethod {
@@ -2083,7 +3226,7 @@ type UpdatePaymentMethodRequest struct {
 
 func (x *UpdatePaymentMethodRequest) Reset() {
 	*x = UpdatePaymentMethodRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[29]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2095,7 +3238,7 @@ func (x *UpdatePaymentMethodRequest) String() string {
 func (*UpdatePaymentMethodRequest) ProtoMessage() {}
 
 func (x *UpdatePaymentMethodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[29]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2108,7 +3251,7 @@ func (x *UpdatePaymentMethodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePaymentMethodRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{29}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *UpdatePaymentMethodRequest) GetId() string {
@@ -2141,7 +3284,7 @@ type UpdatePaymentMethodResponse struct {
 
 func (x *UpdatePaymentMethodResponse) Reset() {
 	*x = UpdatePaymentMethodResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[30]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2153,7 +3296,7 @@ func (x *UpdatePaymentMethodResponse) String() string {
 func (*UpdatePaymentMethodResponse) ProtoMessage() {}
 
 func (x *UpdatePaymentMethodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[30]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2166,7 +3309,7 @@ func (x *UpdatePaymentMethodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePaymentMethodResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePaymentMethodResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{30}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *UpdatePaymentMethodResponse) GetPaymentMethod() *PaymentMethod {
@@ -2185,7 +3328,7 @@ type SetDefaultPaymentMethodRequest struct {
 
 func (x *SetDefaultPaymentMethodRequest) Reset() {
 	*x = SetDefaultPaymentMethodRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[31]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2197,7 +3340,7 @@ func (x *SetDefaultPaymentMethodRequest) String() string {
 func (*SetDefaultPaymentMethodRequest) ProtoMessage() {}
 
 func (x *SetDefaultPaymentMethodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[31]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2210,7 +3353,7 @@ func (x *SetDefaultPaymentMethodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDefaultPaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*SetDefaultPaymentMethodRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{31}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *SetDefaultPaymentMethodRequest) GetId() string {
@@ -2229,7 +3372,7 @@ type SetDefaultPaymentMethodResponse struct {
 
 func (x *SetDefaultPaymentMethodResponse) Reset() {
 	*x = SetDefaultPaymentMethodResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[32]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2241,7 +3384,7 @@ func (x *SetDefaultPaymentMethodResponse) String() string {
 func (*SetDefaultPaymentMethodResponse) ProtoMessage() {}
 
 func (x *SetDefaultPaymentMethodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[32]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2254,7 +3397,7 @@ func (x *SetDefaultPaymentMethodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDefaultPaymentMethodResponse.ProtoReflect.Descriptor instead.
 func (*SetDefaultPaymentMethodResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{32}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *SetDefaultPaymentMethodResponse) GetPaymentMethod() *PaymentMethod {
@@ -2273,7 +3416,7 @@ type DeletePaymentMethodRequest struct {
 
 func (x *DeletePaymentMethodRequest) Reset() {
 	*x = DeletePaymentMethodRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[33]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2285,7 +3428,7 @@ func (x *DeletePaymentMethodRequest) String() string {
 func (*DeletePaymentMethodRequest) ProtoMessage() {}
 
 func (x *DeletePaymentMethodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[33]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2298,7 +3441,7 @@ func (x *DeletePaymentMethodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*DeletePaymentMethodRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{33}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *DeletePaymentMethodRequest) GetId() string {
@@ -2316,7 +3459,7 @@ type DeletePaymentMethodResponse struct {
 
 func (x *DeletePaymentMethodResponse) Reset() {
 	*x = DeletePaymentMethodResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[34]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +3471,7 @@ func (x *DeletePaymentMethodResponse) String() string {
 func (*DeletePaymentMethodResponse) ProtoMessage() {}
 
 func (x *DeletePaymentMethodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[34]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2341,7 +3484,7 @@ func (x *DeletePaymentMethodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePaymentMethodResponse.ProtoReflect.Descriptor instead.
 func (*DeletePaymentMethodResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{34}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{58}
 }
 
 type BankOption struct {
@@ -2356,7 +3499,7 @@ type BankOption struct {
 
 func (x *BankOption) Reset() {
 	*x = BankOption{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[35]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2368,7 +3511,7 @@ func (x *BankOption) String() string {
 func (*BankOption) ProtoMessage() {}
 
 func (x *BankOption) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[35]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2381,7 +3524,7 @@ func (x *BankOption) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BankOption.ProtoReflect.Descriptor instead.
 func (*BankOption) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{35}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *BankOption) GetBank() Bank {
@@ -2420,7 +3563,7 @@ type ListBanksRequest struct {
 
 func (x *ListBanksRequest) Reset() {
 	*x = ListBanksRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[36]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2432,7 +3575,7 @@ func (x *ListBanksRequest) String() string {
 func (*ListBanksRequest) ProtoMessage() {}
 
 func (x *ListBanksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[36]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2445,7 +3588,7 @@ func (x *ListBanksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBanksRequest.ProtoReflect.Descriptor instead.
 func (*ListBanksRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{36}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{60}
 }
 
 type ListBanksResponse struct {
@@ -2457,7 +3600,7 @@ type ListBanksResponse struct {
 
 func (x *ListBanksResponse) Reset() {
 	*x = ListBanksResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[37]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2469,7 +3612,7 @@ func (x *ListBanksResponse) String() string {
 func (*ListBanksResponse) ProtoMessage() {}
 
 func (x *ListBanksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[37]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2482,7 +3625,7 @@ func (x *ListBanksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBanksResponse.ProtoReflect.Descriptor instead.
 func (*ListBanksResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{37}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ListBanksResponse) GetBanks() []*BankOption {
@@ -2502,7 +3645,7 @@ type QuoteFeeRequest struct {
 
 func (x *QuoteFeeRequest) Reset() {
 	*x = QuoteFeeRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[38]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2514,7 +3657,7 @@ func (x *QuoteFeeRequest) String() string {
 func (*QuoteFeeRequest) ProtoMessage() {}
 
 func (x *QuoteFeeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[38]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2527,7 +3670,7 @@ func (x *QuoteFeeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuoteFeeRequest.ProtoReflect.Descriptor instead.
 func (*QuoteFeeRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{38}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *QuoteFeeRequest) GetBank() Bank {
@@ -2559,7 +3702,7 @@ type FeeQuote struct {
 
 func (x *FeeQuote) Reset() {
 	*x = FeeQuote{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[39]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2571,7 +3714,7 @@ func (x *FeeQuote) String() string {
 func (*FeeQuote) ProtoMessage() {}
 
 func (x *FeeQuote) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[39]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2584,7 +3727,7 @@ func (x *FeeQuote) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FeeQuote.ProtoReflect.Descriptor instead.
 func (*FeeQuote) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{39}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *FeeQuote) GetAmountCents() int64 {
@@ -2645,7 +3788,7 @@ type QuoteFeeResponse struct {
 
 func (x *QuoteFeeResponse) Reset() {
 	*x = QuoteFeeResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[40]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2657,7 +3800,7 @@ func (x *QuoteFeeResponse) String() string {
 func (*QuoteFeeResponse) ProtoMessage() {}
 
 func (x *QuoteFeeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[40]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2670,7 +3813,7 @@ func (x *QuoteFeeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuoteFeeResponse.ProtoReflect.Descriptor instead.
 func (*QuoteFeeResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{40}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *QuoteFeeResponse) GetQuote() *FeeQuote {
@@ -2690,7 +3833,7 @@ type WithdrawalLocation struct {
 
 func (x *WithdrawalLocation) Reset() {
 	*x = WithdrawalLocation{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[41]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2702,7 +3845,7 @@ func (x *WithdrawalLocation) String() string {
 func (*WithdrawalLocation) ProtoMessage() {}
 
 func (x *WithdrawalLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[41]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2715,7 +3858,7 @@ func (x *WithdrawalLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithdrawalLocation.ProtoReflect.Descriptor instead.
 func (*WithdrawalLocation) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{41}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *WithdrawalLocation) GetName() string {
@@ -2756,7 +3899,7 @@ type Voucher struct {
 
 func (x *Voucher) Reset() {
 	*x = Voucher{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[42]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2768,7 +3911,7 @@ func (x *Voucher) String() string {
 func (*Voucher) ProtoMessage() {}
 
 func (x *Voucher) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[42]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2781,7 +3924,7 @@ func (x *Voucher) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Voucher.ProtoReflect.Descriptor instead.
 func (*Voucher) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{42}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *Voucher) GetNumber() string {
@@ -2873,7 +4016,7 @@ type Transfer struct {
 
 func (x *Transfer) Reset() {
 	*x = Transfer{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[43]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2885,7 +4028,7 @@ func (x *Transfer) String() string {
 func (*Transfer) ProtoMessage() {}
 
 func (x *Transfer) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[43]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2898,7 +4041,7 @@ func (x *Transfer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transfer.ProtoReflect.Descriptor instead.
 func (*Transfer) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{43}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *Transfer) GetId() string {
@@ -3058,7 +4201,7 @@ type SmsDelivery struct {
 
 func (x *SmsDelivery) Reset() {
 	*x = SmsDelivery{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[44]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3070,7 +4213,7 @@ func (x *SmsDelivery) String() string {
 func (*SmsDelivery) ProtoMessage() {}
 
 func (x *SmsDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[44]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3083,7 +4226,7 @@ func (x *SmsDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SmsDelivery.ProtoReflect.Descriptor instead.
 func (*SmsDelivery) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{44}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *SmsDelivery) GetStatus() SmsDeliveryStatus {
@@ -3133,7 +4276,7 @@ type CreateTransferRequest struct {
 
 func (x *CreateTransferRequest) Reset() {
 	*x = CreateTransferRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[45]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3145,7 +4288,7 @@ func (x *CreateTransferRequest) String() string {
 func (*CreateTransferRequest) ProtoMessage() {}
 
 func (x *CreateTransferRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[45]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3158,7 +4301,7 @@ func (x *CreateTransferRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTransferRequest.ProtoReflect.Descriptor instead.
 func (*CreateTransferRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{45}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *CreateTransferRequest) GetIdempotencyKey() string {
@@ -3226,7 +4369,7 @@ type CreateTransferResponse struct {
 
 func (x *CreateTransferResponse) Reset() {
 	*x = CreateTransferResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[46]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3238,7 +4381,7 @@ func (x *CreateTransferResponse) String() string {
 func (*CreateTransferResponse) ProtoMessage() {}
 
 func (x *CreateTransferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[46]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3251,7 +4394,7 @@ func (x *CreateTransferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTransferResponse.ProtoReflect.Descriptor instead.
 func (*CreateTransferResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{46}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *CreateTransferResponse) GetTransfer() *Transfer {
@@ -3270,7 +4413,7 @@ type GetTransferRequest struct {
 
 func (x *GetTransferRequest) Reset() {
 	*x = GetTransferRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[47]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3282,7 +4425,7 @@ func (x *GetTransferRequest) String() string {
 func (*GetTransferRequest) ProtoMessage() {}
 
 func (x *GetTransferRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[47]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3295,7 +4438,7 @@ func (x *GetTransferRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTransferRequest.ProtoReflect.Descriptor instead.
 func (*GetTransferRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{47}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *GetTransferRequest) GetId() string {
@@ -3314,7 +4457,7 @@ type GetTransferResponse struct {
 
 func (x *GetTransferResponse) Reset() {
 	*x = GetTransferResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[48]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3326,7 +4469,7 @@ func (x *GetTransferResponse) String() string {
 func (*GetTransferResponse) ProtoMessage() {}
 
 func (x *GetTransferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[48]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3339,7 +4482,7 @@ func (x *GetTransferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTransferResponse.ProtoReflect.Descriptor instead.
 func (*GetTransferResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{48}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *GetTransferResponse) GetTransfer() *Transfer {
@@ -3361,7 +4504,7 @@ type ListTransfersRequest struct {
 
 func (x *ListTransfersRequest) Reset() {
 	*x = ListTransfersRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[49]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3373,7 +4516,7 @@ func (x *ListTransfersRequest) String() string {
 func (*ListTransfersRequest) ProtoMessage() {}
 
 func (x *ListTransfersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[49]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3386,7 +4529,7 @@ func (x *ListTransfersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTransfersRequest.ProtoReflect.Descriptor instead.
 func (*ListTransfersRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{49}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ListTransfersRequest) GetQuery() string {
@@ -3427,7 +4570,7 @@ type ListTransfersResponse struct {
 
 func (x *ListTransfersResponse) Reset() {
 	*x = ListTransfersResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[50]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3439,7 +4582,7 @@ func (x *ListTransfersResponse) String() string {
 func (*ListTransfersResponse) ProtoMessage() {}
 
 func (x *ListTransfersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[50]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3452,7 +4595,7 @@ func (x *ListTransfersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTransfersResponse.ProtoReflect.Descriptor instead.
 func (*ListTransfersResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{50}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ListTransfersResponse) GetTransfers() []*Transfer {
@@ -3478,7 +4621,7 @@ type CancelTransferRequest struct {
 
 func (x *CancelTransferRequest) Reset() {
 	*x = CancelTransferRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[51]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3490,7 +4633,7 @@ func (x *CancelTransferRequest) String() string {
 func (*CancelTransferRequest) ProtoMessage() {}
 
 func (x *CancelTransferRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[51]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3503,7 +4646,7 @@ func (x *CancelTransferRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTransferRequest.ProtoReflect.Descriptor instead.
 func (*CancelTransferRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{51}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *CancelTransferRequest) GetId() string {
@@ -3522,7 +4665,7 @@ type CancelTransferResponse struct {
 
 func (x *CancelTransferResponse) Reset() {
 	*x = CancelTransferResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[52]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3534,7 +4677,7 @@ func (x *CancelTransferResponse) String() string {
 func (*CancelTransferResponse) ProtoMessage() {}
 
 func (x *CancelTransferResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[52]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3547,7 +4690,7 @@ func (x *CancelTransferResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTransferResponse.ProtoReflect.Descriptor instead.
 func (*CancelTransferResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{52}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *CancelTransferResponse) GetTransfer() *Transfer {
@@ -3566,7 +4709,7 @@ type ResendVoucherRequest struct {
 
 func (x *ResendVoucherRequest) Reset() {
 	*x = ResendVoucherRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3578,7 +4721,7 @@ func (x *ResendVoucherRequest) String() string {
 func (*ResendVoucherRequest) ProtoMessage() {}
 
 func (x *ResendVoucherRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[53]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3591,7 +4734,7 @@ func (x *ResendVoucherRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendVoucherRequest.ProtoReflect.Descriptor instead.
 func (*ResendVoucherRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{53}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ResendVoucherRequest) GetId() string {
@@ -3610,7 +4753,7 @@ type ResendVoucherResponse struct {
 
 func (x *ResendVoucherResponse) Reset() {
 	*x = ResendVoucherResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3622,7 +4765,7 @@ func (x *ResendVoucherResponse) String() string {
 func (*ResendVoucherResponse) ProtoMessage() {}
 
 func (x *ResendVoucherResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[54]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3635,7 +4778,7 @@ func (x *ResendVoucherResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendVoucherResponse.ProtoReflect.Descriptor instead.
 func (*ResendVoucherResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{54}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ResendVoucherResponse) GetTransfer() *Transfer {
@@ -3656,7 +4799,7 @@ type ChangeRecipientPhoneRequest struct {
 
 func (x *ChangeRecipientPhoneRequest) Reset() {
 	*x = ChangeRecipientPhoneRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3668,7 +4811,7 @@ func (x *ChangeRecipientPhoneRequest) String() string {
 func (*ChangeRecipientPhoneRequest) ProtoMessage() {}
 
 func (x *ChangeRecipientPhoneRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[55]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3681,7 +4824,7 @@ func (x *ChangeRecipientPhoneRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeRecipientPhoneRequest.ProtoReflect.Descriptor instead.
 func (*ChangeRecipientPhoneRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{55}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ChangeRecipientPhoneRequest) GetId() string {
@@ -3707,7 +4850,7 @@ type ChangeRecipientPhoneResponse struct {
 
 func (x *ChangeRecipientPhoneResponse) Reset() {
 	*x = ChangeRecipientPhoneResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3719,7 +4862,7 @@ func (x *ChangeRecipientPhoneResponse) String() string {
 func (*ChangeRecipientPhoneResponse) ProtoMessage() {}
 
 func (x *ChangeRecipientPhoneResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[56]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3732,7 +4875,7 @@ func (x *ChangeRecipientPhoneResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeRecipientPhoneResponse.ProtoReflect.Descriptor instead.
 func (*ChangeRecipientPhoneResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{56}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ChangeRecipientPhoneResponse) GetTransfer() *Transfer {
@@ -3754,7 +4897,7 @@ type LimitUsage struct {
 
 func (x *LimitUsage) Reset() {
 	*x = LimitUsage{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3766,7 +4909,7 @@ func (x *LimitUsage) String() string {
 func (*LimitUsage) ProtoMessage() {}
 
 func (x *LimitUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[57]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3779,7 +4922,7 @@ func (x *LimitUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LimitUsage.ProtoReflect.Descriptor instead.
 func (*LimitUsage) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{57}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *LimitUsage) GetKind() LimitKind {
@@ -3818,7 +4961,7 @@ type GetLimitsRequest struct {
 
 func (x *GetLimitsRequest) Reset() {
 	*x = GetLimitsRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3830,7 +4973,7 @@ func (x *GetLimitsRequest) String() string {
 func (*GetLimitsRequest) ProtoMessage() {}
 
 func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[58]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3843,7 +4986,7 @@ func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitsRequest.ProtoReflect.Descriptor instead.
 func (*GetLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{58}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{82}
 }
 
 type GetLimitsResponse struct {
@@ -3855,7 +4998,7 @@ type GetLimitsResponse struct {
 
 func (x *GetLimitsResponse) Reset() {
 	*x = GetLimitsResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3867,7 +5010,7 @@ func (x *GetLimitsResponse) String() string {
 func (*GetLimitsResponse) ProtoMessage() {}
 
 func (x *GetLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[59]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3880,7 +5023,7 @@ func (x *GetLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitsResponse.ProtoReflect.Descriptor instead.
 func (*GetLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{59}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *GetLimitsResponse) GetLimits() []*LimitUsage {
@@ -3900,7 +5043,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3912,7 +5055,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[60]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3925,7 +5068,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{60}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *WatchEventsRequest) GetResumeAfter() string {
@@ -3944,7 +5087,7 @@ type TransferUpdated struct {
 
 func (x *TransferUpdated) Reset() {
 	*x = TransferUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3956,7 +5099,7 @@ func (x *TransferUpdated) String() string {
 func (*TransferUpdated) ProtoMessage() {}
 
 func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[61]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3969,7 +5112,7 @@ func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferUpdated.ProtoReflect.Descriptor instead.
 func (*TransferUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{61}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *TransferUpdated) GetTransfer() *Transfer {
@@ -3988,7 +5131,7 @@ type ProfileUpdated struct {
 
 func (x *ProfileUpdated) Reset() {
 	*x = ProfileUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4000,7 +5143,7 @@ func (x *ProfileUpdated) String() string {
 func (*ProfileUpdated) ProtoMessage() {}
 
 func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[62]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4013,7 +5156,7 @@ func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileUpdated.ProtoReflect.Descriptor instead.
 func (*ProfileUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{62}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *ProfileUpdated) GetProfile() *Profile {
@@ -4032,7 +5175,7 @@ type PaymentMethodsChanged struct {
 
 func (x *PaymentMethodsChanged) Reset() {
 	*x = PaymentMethodsChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4044,7 +5187,7 @@ func (x *PaymentMethodsChanged) String() string {
 func (*PaymentMethodsChanged) ProtoMessage() {}
 
 func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[63]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4057,7 +5200,7 @@ func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentMethodsChanged.ProtoReflect.Descriptor instead.
 func (*PaymentMethodsChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{63}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *PaymentMethodsChanged) GetPaymentMethodId() string {
@@ -4078,7 +5221,7 @@ type SmsDeliveryChanged struct {
 
 func (x *SmsDeliveryChanged) Reset() {
 	*x = SmsDeliveryChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4090,7 +5233,7 @@ func (x *SmsDeliveryChanged) String() string {
 func (*SmsDeliveryChanged) ProtoMessage() {}
 
 func (x *SmsDeliveryChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[64]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4103,7 +5246,7 @@ func (x *SmsDeliveryChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SmsDeliveryChanged.ProtoReflect.Descriptor instead.
 func (*SmsDeliveryChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{64}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *SmsDeliveryChanged) GetTransferId() string {
@@ -4129,7 +5272,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4141,7 +5284,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[65]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4154,7 +5297,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{65}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{89}
 }
 
 type WatchEventsResponse struct {
@@ -4175,7 +5318,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4187,7 +5330,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[66]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4200,7 +5343,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{66}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *WatchEventsResponse) GetCursor() string {
@@ -4312,7 +5455,7 @@ type SubmitSupportMessageRequest struct {
 
 func (x *SubmitSupportMessageRequest) Reset() {
 	*x = SubmitSupportMessageRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4324,7 +5467,7 @@ func (x *SubmitSupportMessageRequest) String() string {
 func (*SubmitSupportMessageRequest) ProtoMessage() {}
 
 func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[67]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4337,7 +5480,7 @@ func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageRequest.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{67}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *SubmitSupportMessageRequest) GetKind() SupportMessageKind {
@@ -4392,7 +5535,7 @@ type SubmitSupportMessageResponse struct {
 
 func (x *SubmitSupportMessageResponse) Reset() {
 	*x = SubmitSupportMessageResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4404,7 +5547,7 @@ func (x *SubmitSupportMessageResponse) String() string {
 func (*SubmitSupportMessageResponse) ProtoMessage() {}
 
 func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[68]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4417,7 +5560,7 @@ func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageResponse.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{68}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *SubmitSupportMessageResponse) GetTicket() string {
@@ -4439,7 +5582,7 @@ type AnalyticsEvent struct {
 
 func (x *AnalyticsEvent) Reset() {
 	*x = AnalyticsEvent{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4451,7 +5594,7 @@ func (x *AnalyticsEvent) String() string {
 func (*AnalyticsEvent) ProtoMessage() {}
 
 func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[69]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4464,7 +5607,7 @@ func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyticsEvent.ProtoReflect.Descriptor instead.
 func (*AnalyticsEvent) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{69}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *AnalyticsEvent) GetName() string {
@@ -4506,7 +5649,7 @@ type TrackRequest struct {
 
 func (x *TrackRequest) Reset() {
 	*x = TrackRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[70]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4518,7 +5661,7 @@ func (x *TrackRequest) String() string {
 func (*TrackRequest) ProtoMessage() {}
 
 func (x *TrackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[70]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4531,7 +5674,7 @@ func (x *TrackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackRequest.ProtoReflect.Descriptor instead.
 func (*TrackRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{70}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *TrackRequest) GetAnonymousId() string {
@@ -4557,7 +5700,7 @@ type TrackResponse struct {
 
 func (x *TrackResponse) Reset() {
 	*x = TrackResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[71]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4569,7 +5712,7 @@ func (x *TrackResponse) String() string {
 func (*TrackResponse) ProtoMessage() {}
 
 func (x *TrackResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[71]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4582,7 +5725,7 @@ func (x *TrackResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackResponse.ProtoReflect.Descriptor instead.
 func (*TrackResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{71}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *TrackResponse) GetAccepted() int32 {
@@ -4600,7 +5743,7 @@ type CheckConnectionRequest struct {
 
 func (x *CheckConnectionRequest) Reset() {
 	*x = CheckConnectionRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[72]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4612,7 +5755,7 @@ func (x *CheckConnectionRequest) String() string {
 func (*CheckConnectionRequest) ProtoMessage() {}
 
 func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[72]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4625,7 +5768,7 @@ func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionRequest.ProtoReflect.Descriptor instead.
 func (*CheckConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{72}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{96}
 }
 
 type CheckConnectionResponse struct {
@@ -4637,7 +5780,7 @@ type CheckConnectionResponse struct {
 
 func (x *CheckConnectionResponse) Reset() {
 	*x = CheckConnectionResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[73]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4649,7 +5792,7 @@ func (x *CheckConnectionResponse) String() string {
 func (*CheckConnectionResponse) ProtoMessage() {}
 
 func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[73]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4662,7 +5805,7 @@ func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionResponse.ProtoReflect.Descriptor instead.
 func (*CheckConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{73}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *CheckConnectionResponse) GetOk() bool {
@@ -4736,7 +5879,69 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x04code\x18\x02 \x01(\tR\x04code\x12!\n" +
 	"\fnew_password\x18\x03 \x01(\tR\vnewPassword\x12)\n" +
 	"\x10confirm_password\x18\x04 \x01(\tR\x0fconfirmPassword\"\x17\n" +
-	"\x15ResetPasswordResponse\"\x13\n" +
+	"\x15ResetPasswordResponse\"\x1b\n" +
+	"\x19BeginPasskeySignInRequest\"?\n" +
+	"\x1aBeginPasskeySignInResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\tR\voptionsJson\"E\n" +
+	"\x1aFinishPasskeySignInRequest\x12'\n" +
+	"\x0fcredential_json\x18\x01 \x01(\tR\x0ecredentialJson\"z\n" +
+	"\x1bFinishPasskeySignInResponse\x12(\n" +
+	"\x04user\x18\x01 \x01(\v2\x14.thumela.bff.v1.UserR\x04user\x121\n" +
+	"\aprofile\x18\x02 \x01(\v2\x17.thumela.bff.v1.ProfileR\aprofile\"\x93\x02\n" +
+	"\vSessionInfo\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\abrowser\x18\x02 \x01(\tR\abrowser\x12\x0e\n" +
+	"\x02os\x18\x03 \x01(\tR\x02os\x12\x1f\n" +
+	"\vdevice_type\x18\x04 \x01(\tR\n" +
+	"deviceType\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12<\n" +
+	"\flast_seen_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastSeenAt\x12\x18\n" +
+	"\acurrent\x18\a \x01(\bR\acurrent\x12\x16\n" +
+	"\x06method\x18\b \x01(\tR\x06method\"\x15\n" +
+	"\x13ListSessionsRequest\"O\n" +
+	"\x14ListSessionsResponse\x127\n" +
+	"\bsessions\x18\x01 \x03(\v2\x1b.thumela.bff.v1.SessionInfoR\bsessions\"5\n" +
+	"\x14RevokeSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
+	"\x15RevokeSessionResponse\"\x1c\n" +
+	"\x1aRevokeOtherSessionsRequest\"7\n" +
+	"\x1bRevokeOtherSessionsResponse\x12\x18\n" +
+	"\arevoked\x18\x01 \x01(\x05R\arevoked\"\xa6\x01\n" +
+	"\aPasskey\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
+	"\n" +
+	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12<\n" +
+	"\flast_used_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\"\x15\n" +
+	"\x13ListPasskeysRequest\"K\n" +
+	"\x14ListPasskeysResponse\x123\n" +
+	"\bpasskeys\x18\x01 \x03(\v2\x17.thumela.bff.v1.PasskeyR\bpasskeys\"!\n" +
+	"\x1fBeginPasskeyRegistrationRequest\"E\n" +
+	" BeginPasskeyRegistrationResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\tR\voptionsJson\"_\n" +
+	" FinishPasskeyRegistrationRequest\x12'\n" +
+	"\x0fcredential_json\x18\x01 \x01(\tR\x0ecredentialJson\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"V\n" +
+	"!FinishPasskeyRegistrationResponse\x121\n" +
+	"\apasskey\x18\x01 \x01(\v2\x17.thumela.bff.v1.PasskeyR\apasskey\"5\n" +
+	"\x14DeletePasskeyRequest\x12\x1d\n" +
+	"\n" +
+	"passkey_id\x18\x01 \x01(\tR\tpasskeyId\"\x17\n" +
+	"\x15DeletePasskeyResponse\"\x14\n" +
+	"\x12BeginStepUpRequest\"R\n" +
+	"\x13BeginStepUpResponse\x12\x18\n" +
+	"\apasskey\x18\x01 \x01(\bR\apasskey\x12!\n" +
+	"\foptions_json\x18\x02 \x01(\tR\voptionsJson\"v\n" +
+	"\x13FinishStepUpRequest\x12\x1c\n" +
+	"\bpassword\x18\x01 \x01(\tH\x00R\bpassword\x128\n" +
+	"\x17passkey_credential_json\x18\x02 \x01(\tH\x00R\x15passkeyCredentialJsonB\a\n" +
+	"\x05proof\"\\\n" +
+	"\x14FinishStepUpResponse\x12D\n" +
+	"\x10stepped_up_until\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x0esteppedUpUntil\"\x13\n" +
 	"\x11GetProfileRequest\"G\n" +
 	"\x12GetProfileResponse\x121\n" +
 	"\aprofile\x18\x01 \x01(\v2\x17.thumela.bff.v1.ProfileR\aprofile\"u\n" +
@@ -5004,7 +6209,7 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x1dSUPPORT_MESSAGE_KIND_QUESTION\x10\x01\x12\x1e\n" +
 	"\x1aSUPPORT_MESSAGE_KIND_ISSUE\x10\x02\x12!\n" +
 	"\x1dSUPPORT_MESSAGE_KIND_FEEDBACK\x10\x03\x12 \n" +
-	"\x1cSUPPORT_MESSAGE_KIND_CONTACT\x10\x042\x9f\x06\n" +
+	"\x1cSUPPORT_MESSAGE_KIND_CONTACT\x10\x042\xfc\a\n" +
 	"\vAuthService\x12G\n" +
 	"\x06SignUp\x12\x1d.thumela.bff.v1.SignUpRequest\x1a\x1e.thumela.bff.v1.SignUpResponse\x12V\n" +
 	"\vVerifyEmail\x12\".thumela.bff.v1.VerifyEmailRequest\x1a#.thumela.bff.v1.VerifyEmailResponse\x12S\n" +
@@ -5016,7 +6221,19 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"GetSession\x12!.thumela.bff.v1.GetSessionRequest\x1a\".thumela.bff.v1.GetSessionResponse\x12_\n" +
 	"\x0eChangePassword\x12%.thumela.bff.v1.ChangePasswordRequest\x1a&.thumela.bff.v1.ChangePasswordResponse\x12q\n" +
 	"\x14RequestPasswordReset\x12+.thumela.bff.v1.RequestPasswordResetRequest\x1a,.thumela.bff.v1.RequestPasswordResetResponse\x12\\\n" +
-	"\rResetPassword\x12$.thumela.bff.v1.ResetPasswordRequest\x1a%.thumela.bff.v1.ResetPasswordResponse2\xc3\x01\n" +
+	"\rResetPassword\x12$.thumela.bff.v1.ResetPasswordRequest\x1a%.thumela.bff.v1.ResetPasswordResponse\x12k\n" +
+	"\x12BeginPasskeySignIn\x12).thumela.bff.v1.BeginPasskeySignInRequest\x1a*.thumela.bff.v1.BeginPasskeySignInResponse\x12n\n" +
+	"\x13FinishPasskeySignIn\x12*.thumela.bff.v1.FinishPasskeySignInRequest\x1a+.thumela.bff.v1.FinishPasskeySignInResponse2\xa8\a\n" +
+	"\x0fSecurityService\x12Y\n" +
+	"\fListSessions\x12#.thumela.bff.v1.ListSessionsRequest\x1a$.thumela.bff.v1.ListSessionsResponse\x12\\\n" +
+	"\rRevokeSession\x12$.thumela.bff.v1.RevokeSessionRequest\x1a%.thumela.bff.v1.RevokeSessionResponse\x12n\n" +
+	"\x13RevokeOtherSessions\x12*.thumela.bff.v1.RevokeOtherSessionsRequest\x1a+.thumela.bff.v1.RevokeOtherSessionsResponse\x12Y\n" +
+	"\fListPasskeys\x12#.thumela.bff.v1.ListPasskeysRequest\x1a$.thumela.bff.v1.ListPasskeysResponse\x12}\n" +
+	"\x18BeginPasskeyRegistration\x12/.thumela.bff.v1.BeginPasskeyRegistrationRequest\x1a0.thumela.bff.v1.BeginPasskeyRegistrationResponse\x12\x80\x01\n" +
+	"\x19FinishPasskeyRegistration\x120.thumela.bff.v1.FinishPasskeyRegistrationRequest\x1a1.thumela.bff.v1.FinishPasskeyRegistrationResponse\x12\\\n" +
+	"\rDeletePasskey\x12$.thumela.bff.v1.DeletePasskeyRequest\x1a%.thumela.bff.v1.DeletePasskeyResponse\x12V\n" +
+	"\vBeginStepUp\x12\".thumela.bff.v1.BeginStepUpRequest\x1a#.thumela.bff.v1.BeginStepUpResponse\x12Y\n" +
+	"\fFinishStepUp\x12#.thumela.bff.v1.FinishStepUpRequest\x1a$.thumela.bff.v1.FinishStepUpResponse2\xc3\x01\n" +
 	"\x0eAccountService\x12S\n" +
 	"\n" +
 	"GetProfile\x12!.thumela.bff.v1.GetProfileRequest\x1a\".thumela.bff.v1.GetProfileResponse\x12\\\n" +
@@ -5060,221 +6277,277 @@ func file_thumela_bff_v1_bff_proto_rawDescGZIP() []byte {
 }
 
 var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
+var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 99)
 var file_thumela_bff_v1_bff_proto_goTypes = []any{
-	(CodePurpose)(0),                        // 0: thumela.bff.v1.CodePurpose
-	(PaymentMethodType)(0),                  // 1: thumela.bff.v1.PaymentMethodType
-	(CardBrand)(0),                          // 2: thumela.bff.v1.CardBrand
-	(Bank)(0),                               // 3: thumela.bff.v1.Bank
-	(TransferStatus)(0),                     // 4: thumela.bff.v1.TransferStatus
-	(CollectionStatus)(0),                   // 5: thumela.bff.v1.CollectionStatus
-	(RefundStatus)(0),                       // 6: thumela.bff.v1.RefundStatus
-	(SmsDeliveryStatus)(0),                  // 7: thumela.bff.v1.SmsDeliveryStatus
-	(LimitKind)(0),                          // 8: thumela.bff.v1.LimitKind
-	(SupportMessageKind)(0),                 // 9: thumela.bff.v1.SupportMessageKind
-	(*User)(nil),                            // 10: thumela.bff.v1.User
-	(*Profile)(nil),                         // 11: thumela.bff.v1.Profile
-	(*SignUpRequest)(nil),                   // 12: thumela.bff.v1.SignUpRequest
-	(*SignUpResponse)(nil),                  // 13: thumela.bff.v1.SignUpResponse
-	(*VerifyEmailRequest)(nil),              // 14: thumela.bff.v1.VerifyEmailRequest
-	(*VerifyEmailResponse)(nil),             // 15: thumela.bff.v1.VerifyEmailResponse
-	(*ResendCodeRequest)(nil),               // 16: thumela.bff.v1.ResendCodeRequest
-	(*ResendCodeResponse)(nil),              // 17: thumela.bff.v1.ResendCodeResponse
-	(*SignInRequest)(nil),                   // 18: thumela.bff.v1.SignInRequest
-	(*SignInResponse)(nil),                  // 19: thumela.bff.v1.SignInResponse
-	(*SignOutRequest)(nil),                  // 20: thumela.bff.v1.SignOutRequest
-	(*SignOutResponse)(nil),                 // 21: thumela.bff.v1.SignOutResponse
-	(*GetSessionRequest)(nil),               // 22: thumela.bff.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),              // 23: thumela.bff.v1.GetSessionResponse
-	(*ChangePasswordRequest)(nil),           // 24: thumela.bff.v1.ChangePasswordRequest
-	(*ChangePasswordResponse)(nil),          // 25: thumela.bff.v1.ChangePasswordResponse
-	(*RequestPasswordResetRequest)(nil),     // 26: thumela.bff.v1.RequestPasswordResetRequest
-	(*RequestPasswordResetResponse)(nil),    // 27: thumela.bff.v1.RequestPasswordResetResponse
-	(*ResetPasswordRequest)(nil),            // 28: thumela.bff.v1.ResetPasswordRequest
-	(*ResetPasswordResponse)(nil),           // 29: thumela.bff.v1.ResetPasswordResponse
-	(*GetProfileRequest)(nil),               // 30: thumela.bff.v1.GetProfileRequest
-	(*GetProfileResponse)(nil),              // 31: thumela.bff.v1.GetProfileResponse
-	(*UpdateProfileRequest)(nil),            // 32: thumela.bff.v1.UpdateProfileRequest
-	(*UpdateProfileResponse)(nil),           // 33: thumela.bff.v1.UpdateProfileResponse
-	(*PaymentMethod)(nil),                   // 34: thumela.bff.v1.PaymentMethod
-	(*ListPaymentMethodsRequest)(nil),       // 35: thumela.bff.v1.ListPaymentMethodsRequest
-	(*ListPaymentMethodsResponse)(nil),      // 36: thumela.bff.v1.ListPaymentMethodsResponse
-	(*AddCardRequest)(nil),                  // 37: thumela.bff.v1.AddCardRequest
-	(*AddCardResponse)(nil),                 // 38: thumela.bff.v1.AddCardResponse
-	(*UpdatePaymentMethodRequest)(nil),      // 39: thumela.bff.v1.UpdatePaymentMethodRequest
-	(*UpdatePaymentMethodResponse)(nil),     // 40: thumela.bff.v1.UpdatePaymentMethodResponse
-	(*SetDefaultPaymentMethodRequest)(nil),  // 41: thumela.bff.v1.SetDefaultPaymentMethodRequest
-	(*SetDefaultPaymentMethodResponse)(nil), // 42: thumela.bff.v1.SetDefaultPaymentMethodResponse
-	(*DeletePaymentMethodRequest)(nil),      // 43: thumela.bff.v1.DeletePaymentMethodRequest
-	(*DeletePaymentMethodResponse)(nil),     // 44: thumela.bff.v1.DeletePaymentMethodResponse
-	(*BankOption)(nil),                      // 45: thumela.bff.v1.BankOption
-	(*ListBanksRequest)(nil),                // 46: thumela.bff.v1.ListBanksRequest
-	(*ListBanksResponse)(nil),               // 47: thumela.bff.v1.ListBanksResponse
-	(*QuoteFeeRequest)(nil),                 // 48: thumela.bff.v1.QuoteFeeRequest
-	(*FeeQuote)(nil),                        // 49: thumela.bff.v1.FeeQuote
-	(*QuoteFeeResponse)(nil),                // 50: thumela.bff.v1.QuoteFeeResponse
-	(*WithdrawalLocation)(nil),              // 51: thumela.bff.v1.WithdrawalLocation
-	(*Voucher)(nil),                         // 52: thumela.bff.v1.Voucher
-	(*Transfer)(nil),                        // 53: thumela.bff.v1.Transfer
-	(*SmsDelivery)(nil),                     // 54: thumela.bff.v1.SmsDelivery
-	(*CreateTransferRequest)(nil),           // 55: thumela.bff.v1.CreateTransferRequest
-	(*CreateTransferResponse)(nil),          // 56: thumela.bff.v1.CreateTransferResponse
-	(*GetTransferRequest)(nil),              // 57: thumela.bff.v1.GetTransferRequest
-	(*GetTransferResponse)(nil),             // 58: thumela.bff.v1.GetTransferResponse
-	(*ListTransfersRequest)(nil),            // 59: thumela.bff.v1.ListTransfersRequest
-	(*ListTransfersResponse)(nil),           // 60: thumela.bff.v1.ListTransfersResponse
-	(*CancelTransferRequest)(nil),           // 61: thumela.bff.v1.CancelTransferRequest
-	(*CancelTransferResponse)(nil),          // 62: thumela.bff.v1.CancelTransferResponse
-	(*ResendVoucherRequest)(nil),            // 63: thumela.bff.v1.ResendVoucherRequest
-	(*ResendVoucherResponse)(nil),           // 64: thumela.bff.v1.ResendVoucherResponse
-	(*ChangeRecipientPhoneRequest)(nil),     // 65: thumela.bff.v1.ChangeRecipientPhoneRequest
-	(*ChangeRecipientPhoneResponse)(nil),    // 66: thumela.bff.v1.ChangeRecipientPhoneResponse
-	(*LimitUsage)(nil),                      // 67: thumela.bff.v1.LimitUsage
-	(*GetLimitsRequest)(nil),                // 68: thumela.bff.v1.GetLimitsRequest
-	(*GetLimitsResponse)(nil),               // 69: thumela.bff.v1.GetLimitsResponse
-	(*WatchEventsRequest)(nil),              // 70: thumela.bff.v1.WatchEventsRequest
-	(*TransferUpdated)(nil),                 // 71: thumela.bff.v1.TransferUpdated
-	(*ProfileUpdated)(nil),                  // 72: thumela.bff.v1.ProfileUpdated
-	(*PaymentMethodsChanged)(nil),           // 73: thumela.bff.v1.PaymentMethodsChanged
-	(*SmsDeliveryChanged)(nil),              // 74: thumela.bff.v1.SmsDeliveryChanged
-	(*Heartbeat)(nil),                       // 75: thumela.bff.v1.Heartbeat
-	(*WatchEventsResponse)(nil),             // 76: thumela.bff.v1.WatchEventsResponse
-	(*SubmitSupportMessageRequest)(nil),     // 77: thumela.bff.v1.SubmitSupportMessageRequest
-	(*SubmitSupportMessageResponse)(nil),    // 78: thumela.bff.v1.SubmitSupportMessageResponse
-	(*AnalyticsEvent)(nil),                  // 79: thumela.bff.v1.AnalyticsEvent
-	(*TrackRequest)(nil),                    // 80: thumela.bff.v1.TrackRequest
-	(*TrackResponse)(nil),                   // 81: thumela.bff.v1.TrackResponse
-	(*CheckConnectionRequest)(nil),          // 82: thumela.bff.v1.CheckConnectionRequest
-	(*CheckConnectionResponse)(nil),         // 83: thumela.bff.v1.CheckConnectionResponse
-	nil,                                     // 84: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	(*timestamppb.Timestamp)(nil),           // 85: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 86: google.protobuf.Struct
+	(CodePurpose)(0),                          // 0: thumela.bff.v1.CodePurpose
+	(PaymentMethodType)(0),                    // 1: thumela.bff.v1.PaymentMethodType
+	(CardBrand)(0),                            // 2: thumela.bff.v1.CardBrand
+	(Bank)(0),                                 // 3: thumela.bff.v1.Bank
+	(TransferStatus)(0),                       // 4: thumela.bff.v1.TransferStatus
+	(CollectionStatus)(0),                     // 5: thumela.bff.v1.CollectionStatus
+	(RefundStatus)(0),                         // 6: thumela.bff.v1.RefundStatus
+	(SmsDeliveryStatus)(0),                    // 7: thumela.bff.v1.SmsDeliveryStatus
+	(LimitKind)(0),                            // 8: thumela.bff.v1.LimitKind
+	(SupportMessageKind)(0),                   // 9: thumela.bff.v1.SupportMessageKind
+	(*User)(nil),                              // 10: thumela.bff.v1.User
+	(*Profile)(nil),                           // 11: thumela.bff.v1.Profile
+	(*SignUpRequest)(nil),                     // 12: thumela.bff.v1.SignUpRequest
+	(*SignUpResponse)(nil),                    // 13: thumela.bff.v1.SignUpResponse
+	(*VerifyEmailRequest)(nil),                // 14: thumela.bff.v1.VerifyEmailRequest
+	(*VerifyEmailResponse)(nil),               // 15: thumela.bff.v1.VerifyEmailResponse
+	(*ResendCodeRequest)(nil),                 // 16: thumela.bff.v1.ResendCodeRequest
+	(*ResendCodeResponse)(nil),                // 17: thumela.bff.v1.ResendCodeResponse
+	(*SignInRequest)(nil),                     // 18: thumela.bff.v1.SignInRequest
+	(*SignInResponse)(nil),                    // 19: thumela.bff.v1.SignInResponse
+	(*SignOutRequest)(nil),                    // 20: thumela.bff.v1.SignOutRequest
+	(*SignOutResponse)(nil),                   // 21: thumela.bff.v1.SignOutResponse
+	(*GetSessionRequest)(nil),                 // 22: thumela.bff.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),                // 23: thumela.bff.v1.GetSessionResponse
+	(*ChangePasswordRequest)(nil),             // 24: thumela.bff.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),            // 25: thumela.bff.v1.ChangePasswordResponse
+	(*RequestPasswordResetRequest)(nil),       // 26: thumela.bff.v1.RequestPasswordResetRequest
+	(*RequestPasswordResetResponse)(nil),      // 27: thumela.bff.v1.RequestPasswordResetResponse
+	(*ResetPasswordRequest)(nil),              // 28: thumela.bff.v1.ResetPasswordRequest
+	(*ResetPasswordResponse)(nil),             // 29: thumela.bff.v1.ResetPasswordResponse
+	(*BeginPasskeySignInRequest)(nil),         // 30: thumela.bff.v1.BeginPasskeySignInRequest
+	(*BeginPasskeySignInResponse)(nil),        // 31: thumela.bff.v1.BeginPasskeySignInResponse
+	(*FinishPasskeySignInRequest)(nil),        // 32: thumela.bff.v1.FinishPasskeySignInRequest
+	(*FinishPasskeySignInResponse)(nil),       // 33: thumela.bff.v1.FinishPasskeySignInResponse
+	(*SessionInfo)(nil),                       // 34: thumela.bff.v1.SessionInfo
+	(*ListSessionsRequest)(nil),               // 35: thumela.bff.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),              // 36: thumela.bff.v1.ListSessionsResponse
+	(*RevokeSessionRequest)(nil),              // 37: thumela.bff.v1.RevokeSessionRequest
+	(*RevokeSessionResponse)(nil),             // 38: thumela.bff.v1.RevokeSessionResponse
+	(*RevokeOtherSessionsRequest)(nil),        // 39: thumela.bff.v1.RevokeOtherSessionsRequest
+	(*RevokeOtherSessionsResponse)(nil),       // 40: thumela.bff.v1.RevokeOtherSessionsResponse
+	(*Passkey)(nil),                           // 41: thumela.bff.v1.Passkey
+	(*ListPasskeysRequest)(nil),               // 42: thumela.bff.v1.ListPasskeysRequest
+	(*ListPasskeysResponse)(nil),              // 43: thumela.bff.v1.ListPasskeysResponse
+	(*BeginPasskeyRegistrationRequest)(nil),   // 44: thumela.bff.v1.BeginPasskeyRegistrationRequest
+	(*BeginPasskeyRegistrationResponse)(nil),  // 45: thumela.bff.v1.BeginPasskeyRegistrationResponse
+	(*FinishPasskeyRegistrationRequest)(nil),  // 46: thumela.bff.v1.FinishPasskeyRegistrationRequest
+	(*FinishPasskeyRegistrationResponse)(nil), // 47: thumela.bff.v1.FinishPasskeyRegistrationResponse
+	(*DeletePasskeyRequest)(nil),              // 48: thumela.bff.v1.DeletePasskeyRequest
+	(*DeletePasskeyResponse)(nil),             // 49: thumela.bff.v1.DeletePasskeyResponse
+	(*BeginStepUpRequest)(nil),                // 50: thumela.bff.v1.BeginStepUpRequest
+	(*BeginStepUpResponse)(nil),               // 51: thumela.bff.v1.BeginStepUpResponse
+	(*FinishStepUpRequest)(nil),               // 52: thumela.bff.v1.FinishStepUpRequest
+	(*FinishStepUpResponse)(nil),              // 53: thumela.bff.v1.FinishStepUpResponse
+	(*GetProfileRequest)(nil),                 // 54: thumela.bff.v1.GetProfileRequest
+	(*GetProfileResponse)(nil),                // 55: thumela.bff.v1.GetProfileResponse
+	(*UpdateProfileRequest)(nil),              // 56: thumela.bff.v1.UpdateProfileRequest
+	(*UpdateProfileResponse)(nil),             // 57: thumela.bff.v1.UpdateProfileResponse
+	(*PaymentMethod)(nil),                     // 58: thumela.bff.v1.PaymentMethod
+	(*ListPaymentMethodsRequest)(nil),         // 59: thumela.bff.v1.ListPaymentMethodsRequest
+	(*ListPaymentMethodsResponse)(nil),        // 60: thumela.bff.v1.ListPaymentMethodsResponse
+	(*AddCardRequest)(nil),                    // 61: thumela.bff.v1.AddCardRequest
+	(*AddCardResponse)(nil),                   // 62: thumela.bff.v1.AddCardResponse
+	(*UpdatePaymentMethodRequest)(nil),        // 63: thumela.bff.v1.UpdatePaymentMethodRequest
+	(*UpdatePaymentMethodResponse)(nil),       // 64: thumela.bff.v1.UpdatePaymentMethodResponse
+	(*SetDefaultPaymentMethodRequest)(nil),    // 65: thumela.bff.v1.SetDefaultPaymentMethodRequest
+	(*SetDefaultPaymentMethodResponse)(nil),   // 66: thumela.bff.v1.SetDefaultPaymentMethodResponse
+	(*DeletePaymentMethodRequest)(nil),        // 67: thumela.bff.v1.DeletePaymentMethodRequest
+	(*DeletePaymentMethodResponse)(nil),       // 68: thumela.bff.v1.DeletePaymentMethodResponse
+	(*BankOption)(nil),                        // 69: thumela.bff.v1.BankOption
+	(*ListBanksRequest)(nil),                  // 70: thumela.bff.v1.ListBanksRequest
+	(*ListBanksResponse)(nil),                 // 71: thumela.bff.v1.ListBanksResponse
+	(*QuoteFeeRequest)(nil),                   // 72: thumela.bff.v1.QuoteFeeRequest
+	(*FeeQuote)(nil),                          // 73: thumela.bff.v1.FeeQuote
+	(*QuoteFeeResponse)(nil),                  // 74: thumela.bff.v1.QuoteFeeResponse
+	(*WithdrawalLocation)(nil),                // 75: thumela.bff.v1.WithdrawalLocation
+	(*Voucher)(nil),                           // 76: thumela.bff.v1.Voucher
+	(*Transfer)(nil),                          // 77: thumela.bff.v1.Transfer
+	(*SmsDelivery)(nil),                       // 78: thumela.bff.v1.SmsDelivery
+	(*CreateTransferRequest)(nil),             // 79: thumela.bff.v1.CreateTransferRequest
+	(*CreateTransferResponse)(nil),            // 80: thumela.bff.v1.CreateTransferResponse
+	(*GetTransferRequest)(nil),                // 81: thumela.bff.v1.GetTransferRequest
+	(*GetTransferResponse)(nil),               // 82: thumela.bff.v1.GetTransferResponse
+	(*ListTransfersRequest)(nil),              // 83: thumela.bff.v1.ListTransfersRequest
+	(*ListTransfersResponse)(nil),             // 84: thumela.bff.v1.ListTransfersResponse
+	(*CancelTransferRequest)(nil),             // 85: thumela.bff.v1.CancelTransferRequest
+	(*CancelTransferResponse)(nil),            // 86: thumela.bff.v1.CancelTransferResponse
+	(*ResendVoucherRequest)(nil),              // 87: thumela.bff.v1.ResendVoucherRequest
+	(*ResendVoucherResponse)(nil),             // 88: thumela.bff.v1.ResendVoucherResponse
+	(*ChangeRecipientPhoneRequest)(nil),       // 89: thumela.bff.v1.ChangeRecipientPhoneRequest
+	(*ChangeRecipientPhoneResponse)(nil),      // 90: thumela.bff.v1.ChangeRecipientPhoneResponse
+	(*LimitUsage)(nil),                        // 91: thumela.bff.v1.LimitUsage
+	(*GetLimitsRequest)(nil),                  // 92: thumela.bff.v1.GetLimitsRequest
+	(*GetLimitsResponse)(nil),                 // 93: thumela.bff.v1.GetLimitsResponse
+	(*WatchEventsRequest)(nil),                // 94: thumela.bff.v1.WatchEventsRequest
+	(*TransferUpdated)(nil),                   // 95: thumela.bff.v1.TransferUpdated
+	(*ProfileUpdated)(nil),                    // 96: thumela.bff.v1.ProfileUpdated
+	(*PaymentMethodsChanged)(nil),             // 97: thumela.bff.v1.PaymentMethodsChanged
+	(*SmsDeliveryChanged)(nil),                // 98: thumela.bff.v1.SmsDeliveryChanged
+	(*Heartbeat)(nil),                         // 99: thumela.bff.v1.Heartbeat
+	(*WatchEventsResponse)(nil),               // 100: thumela.bff.v1.WatchEventsResponse
+	(*SubmitSupportMessageRequest)(nil),       // 101: thumela.bff.v1.SubmitSupportMessageRequest
+	(*SubmitSupportMessageResponse)(nil),      // 102: thumela.bff.v1.SubmitSupportMessageResponse
+	(*AnalyticsEvent)(nil),                    // 103: thumela.bff.v1.AnalyticsEvent
+	(*TrackRequest)(nil),                      // 104: thumela.bff.v1.TrackRequest
+	(*TrackResponse)(nil),                     // 105: thumela.bff.v1.TrackResponse
+	(*CheckConnectionRequest)(nil),            // 106: thumela.bff.v1.CheckConnectionRequest
+	(*CheckConnectionResponse)(nil),           // 107: thumela.bff.v1.CheckConnectionResponse
+	nil,                                       // 108: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	(*timestamppb.Timestamp)(nil),             // 109: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                   // 110: google.protobuf.Struct
 }
 var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
-	85, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
-	85, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
-	85, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	10, // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
-	11, // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
-	0,  // 5: thumela.bff.v1.ResendCodeRequest.purpose:type_name -> thumela.bff.v1.CodePurpose
-	85, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	10, // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
-	11, // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
-	10, // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
-	11, // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
-	85, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	11, // 12: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
-	11, // 13: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
-	1,  // 14: thumela.bff.v1.PaymentMethod.type:type_name -> thumela.bff.v1.PaymentMethodType
-	2,  // 15: thumela.bff.v1.PaymentMethod.brand:type_name -> thumela.bff.v1.CardBrand
-	34, // 16: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
-	34, // 17: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	34, // 18: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	34, // 19: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	3,  // 20: thumela.bff.v1.BankOption.bank:type_name -> thumela.bff.v1.Bank
-	45, // 21: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
-	3,  // 22: thumela.bff.v1.QuoteFeeRequest.bank:type_name -> thumela.bff.v1.Bank
-	49, // 23: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
-	5,  // 24: thumela.bff.v1.Voucher.collection_status:type_name -> thumela.bff.v1.CollectionStatus
-	85, // 25: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	85, // 26: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	3,  // 27: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
-	4,  // 28: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
-	51, // 29: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	52, // 30: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
-	85, // 31: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	85, // 32: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	54, // 33: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	6,  // 34: thumela.bff.v1.Transfer.refund_status:type_name -> thumela.bff.v1.RefundStatus
-	7,  // 35: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
-	85, // 36: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
-	3,  // 37: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
-	51, // 38: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	53, // 39: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	53, // 40: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	4,  // 41: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
-	53, // 42: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
-	53, // 43: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	53, // 44: thumela.bff.v1.ResendVoucherResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	53, // 45: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	8,  // 46: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
-	67, // 47: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
-	53, // 48: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
-	11, // 49: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
-	54, // 50: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	71, // 51: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
-	72, // 52: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
-	73, // 53: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
-	75, // 54: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
-	74, // 55: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
-	9,  // 56: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
-	84, // 57: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	86, // 58: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
-	85, // 59: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
-	79, // 60: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
-	12, // 61: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
-	14, // 62: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
-	16, // 63: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
-	18, // 64: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
-	20, // 65: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
-	22, // 66: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
-	24, // 67: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
-	26, // 68: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
-	28, // 69: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
-	30, // 70: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
-	32, // 71: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
-	35, // 72: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
-	37, // 73: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
-	39, // 74: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
-	41, // 75: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
-	43, // 76: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
-	46, // 77: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
-	48, // 78: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
-	55, // 79: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
-	57, // 80: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
-	59, // 81: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
-	61, // 82: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
-	68, // 83: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
-	63, // 84: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
-	65, // 85: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
-	70, // 86: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
-	77, // 87: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
-	80, // 88: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
-	82, // 89: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
-	13, // 90: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
-	15, // 91: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
-	17, // 92: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
-	19, // 93: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
-	21, // 94: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
-	23, // 95: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
-	25, // 96: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
-	27, // 97: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
-	29, // 98: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
-	31, // 99: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
-	33, // 100: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
-	36, // 101: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
-	38, // 102: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
-	40, // 103: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
-	42, // 104: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
-	44, // 105: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
-	47, // 106: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
-	50, // 107: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
-	56, // 108: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
-	58, // 109: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
-	60, // 110: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
-	62, // 111: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
-	69, // 112: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
-	64, // 113: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
-	66, // 114: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
-	76, // 115: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
-	78, // 116: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
-	81, // 117: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
-	83, // 118: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
-	90, // [90:119] is the sub-list for method output_type
-	61, // [61:90] is the sub-list for method input_type
-	61, // [61:61] is the sub-list for extension type_name
-	61, // [61:61] is the sub-list for extension extendee
-	0,  // [0:61] is the sub-list for field type_name
+	109, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
+	109, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
+	109, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	10,  // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
+	11,  // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
+	0,   // 5: thumela.bff.v1.ResendCodeRequest.purpose:type_name -> thumela.bff.v1.CodePurpose
+	109, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	10,  // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
+	11,  // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
+	10,  // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
+	11,  // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
+	109, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	10,  // 12: thumela.bff.v1.FinishPasskeySignInResponse.user:type_name -> thumela.bff.v1.User
+	11,  // 13: thumela.bff.v1.FinishPasskeySignInResponse.profile:type_name -> thumela.bff.v1.Profile
+	109, // 14: thumela.bff.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	109, // 15: thumela.bff.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
+	34,  // 16: thumela.bff.v1.ListSessionsResponse.sessions:type_name -> thumela.bff.v1.SessionInfo
+	109, // 17: thumela.bff.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	109, // 18: thumela.bff.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	41,  // 19: thumela.bff.v1.ListPasskeysResponse.passkeys:type_name -> thumela.bff.v1.Passkey
+	41,  // 20: thumela.bff.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> thumela.bff.v1.Passkey
+	109, // 21: thumela.bff.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
+	11,  // 22: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	11,  // 23: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	1,   // 24: thumela.bff.v1.PaymentMethod.type:type_name -> thumela.bff.v1.PaymentMethodType
+	2,   // 25: thumela.bff.v1.PaymentMethod.brand:type_name -> thumela.bff.v1.CardBrand
+	58,  // 26: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
+	58,  // 27: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	58,  // 28: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	58,  // 29: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	3,   // 30: thumela.bff.v1.BankOption.bank:type_name -> thumela.bff.v1.Bank
+	69,  // 31: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
+	3,   // 32: thumela.bff.v1.QuoteFeeRequest.bank:type_name -> thumela.bff.v1.Bank
+	73,  // 33: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
+	5,   // 34: thumela.bff.v1.Voucher.collection_status:type_name -> thumela.bff.v1.CollectionStatus
+	109, // 35: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	109, // 36: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	3,   // 37: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
+	4,   // 38: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
+	75,  // 39: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	76,  // 40: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
+	109, // 41: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	109, // 42: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	78,  // 43: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	6,   // 44: thumela.bff.v1.Transfer.refund_status:type_name -> thumela.bff.v1.RefundStatus
+	7,   // 45: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
+	109, // 46: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
+	3,   // 47: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
+	75,  // 48: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	77,  // 49: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	77,  // 50: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	4,   // 51: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
+	77,  // 52: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
+	77,  // 53: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	77,  // 54: thumela.bff.v1.ResendVoucherResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	77,  // 55: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	8,   // 56: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
+	91,  // 57: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
+	77,  // 58: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
+	11,  // 59: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
+	78,  // 60: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	95,  // 61: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
+	96,  // 62: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
+	97,  // 63: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
+	99,  // 64: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
+	98,  // 65: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
+	9,   // 66: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
+	108, // 67: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	110, // 68: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
+	109, // 69: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
+	103, // 70: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
+	12,  // 71: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
+	14,  // 72: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
+	16,  // 73: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
+	18,  // 74: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
+	20,  // 75: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
+	22,  // 76: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
+	24,  // 77: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
+	26,  // 78: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
+	28,  // 79: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
+	30,  // 80: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
+	32,  // 81: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
+	35,  // 82: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
+	37,  // 83: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
+	39,  // 84: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
+	42,  // 85: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
+	44,  // 86: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
+	46,  // 87: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
+	48,  // 88: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
+	50,  // 89: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
+	52,  // 90: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
+	54,  // 91: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
+	56,  // 92: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
+	59,  // 93: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
+	61,  // 94: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
+	63,  // 95: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
+	65,  // 96: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
+	67,  // 97: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
+	70,  // 98: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
+	72,  // 99: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
+	79,  // 100: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
+	81,  // 101: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
+	83,  // 102: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
+	85,  // 103: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
+	92,  // 104: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
+	87,  // 105: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
+	89,  // 106: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
+	94,  // 107: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
+	101, // 108: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
+	104, // 109: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
+	106, // 110: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
+	13,  // 111: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
+	15,  // 112: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
+	17,  // 113: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
+	19,  // 114: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
+	21,  // 115: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
+	23,  // 116: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
+	25,  // 117: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
+	27,  // 118: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
+	29,  // 119: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
+	31,  // 120: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
+	33,  // 121: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
+	36,  // 122: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
+	38,  // 123: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
+	40,  // 124: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
+	43,  // 125: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
+	45,  // 126: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
+	47,  // 127: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
+	49,  // 128: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
+	51,  // 129: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
+	53,  // 130: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
+	55,  // 131: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
+	57,  // 132: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
+	60,  // 133: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
+	62,  // 134: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
+	64,  // 135: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
+	66,  // 136: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
+	68,  // 137: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
+	71,  // 138: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
+	74,  // 139: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
+	80,  // 140: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
+	82,  // 141: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
+	84,  // 142: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
+	86,  // 143: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
+	93,  // 144: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
+	88,  // 145: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
+	90,  // 146: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
+	100, // 147: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
+	102, // 148: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
+	105, // 149: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
+	107, // 150: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
+	111, // [111:151] is the sub-list for method output_type
+	71,  // [71:111] is the sub-list for method input_type
+	71,  // [71:71] is the sub-list for extension type_name
+	71,  // [71:71] is the sub-list for extension extendee
+	0,   // [0:71] is the sub-list for field type_name
 }
 
 func init() { file_thumela_bff_v1_bff_proto_init() }
@@ -5282,7 +6555,11 @@ func file_thumela_bff_v1_bff_proto_init() {
 	if File_thumela_bff_v1_bff_proto != nil {
 		return
 	}
-	file_thumela_bff_v1_bff_proto_msgTypes[66].OneofWrappers = []any{
+	file_thumela_bff_v1_bff_proto_msgTypes[42].OneofWrappers = []any{
+		(*FinishStepUpRequest_Password)(nil),
+		(*FinishStepUpRequest_PasskeyCredentialJson)(nil),
+	}
+	file_thumela_bff_v1_bff_proto_msgTypes[90].OneofWrappers = []any{
 		(*WatchEventsResponse_TransferUpdated)(nil),
 		(*WatchEventsResponse_ProfileUpdated)(nil),
 		(*WatchEventsResponse_PaymentMethodsChanged)(nil),
@@ -5295,9 +6572,9 @@ func file_thumela_bff_v1_bff_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_bff_v1_bff_proto_rawDesc), len(file_thumela_bff_v1_bff_proto_rawDesc)),
 			NumEnums:      10,
-			NumMessages:   75,
+			NumMessages:   99,
 			NumExtensions: 0,
-			NumServices:   8,
+			NumServices:   9,
 		},
 		GoTypes:           file_thumela_bff_v1_bff_proto_goTypes,
 		DependencyIndexes: file_thumela_bff_v1_bff_proto_depIdxs,

@@ -28,6 +28,8 @@ const (
 	AuthService_ChangePassword_FullMethodName       = "/thumela.bff.v1.AuthService/ChangePassword"
 	AuthService_RequestPasswordReset_FullMethodName = "/thumela.bff.v1.AuthService/RequestPasswordReset"
 	AuthService_ResetPassword_FullMethodName        = "/thumela.bff.v1.AuthService/ResetPassword"
+	AuthService_BeginPasskeySignIn_FullMethodName   = "/thumela.bff.v1.AuthService/BeginPasskeySignIn"
+	AuthService_FinishPasskeySignIn_FullMethodName  = "/thumela.bff.v1.AuthService/FinishPasskeySignIn"
 )
 
 // AuthServiceClient is the client API for AuthService service.
@@ -49,6 +51,12 @@ type AuthServiceClient interface {
 	ChangePassword(ctx context.Context, in *ChangePasswordRequest, opts ...grpc.CallOption) (*ChangePasswordResponse, error)
 	RequestPasswordReset(ctx context.Context, in *RequestPasswordResetRequest, opts ...grpc.CallOption) (*RequestPasswordResetResponse, error)
 	ResetPassword(ctx context.Context, in *ResetPasswordRequest, opts ...grpc.CallOption) (*ResetPasswordResponse, error)
+	// BeginPasskeySignIn answers WebAuthn request options for a discoverable credential (the
+	// login page's 'Sign in with a passkey' and the browser's autofill UI); the challenge id
+	// travels in a short-lived HttpOnly cookie.
+	BeginPasskeySignIn(ctx context.Context, in *BeginPasskeySignInRequest, opts ...grpc.CallOption) (*BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the assertion and sets the session cookie, as SignIn does.
+	FinishPasskeySignIn(ctx context.Context, in *FinishPasskeySignInRequest, opts ...grpc.CallOption) (*FinishPasskeySignInResponse, error)
 }
 
 type authServiceClient struct {
@@ -149,6 +157,26 @@ func (c *authServiceClient) ResetPassword(ctx context.Context, in *ResetPassword
 	return out, nil
 }
 
+func (c *authServiceClient) BeginPasskeySignIn(ctx context.Context, in *BeginPasskeySignInRequest, opts ...grpc.CallOption) (*BeginPasskeySignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginPasskeySignInResponse)
+	err := c.cc.Invoke(ctx, AuthService_BeginPasskeySignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *authServiceClient) FinishPasskeySignIn(ctx context.Context, in *FinishPasskeySignInRequest, opts ...grpc.CallOption) (*FinishPasskeySignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FinishPasskeySignInResponse)
+	err := c.cc.Invoke(ctx, AuthService_FinishPasskeySignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AuthServiceServer is the server API for AuthService service.
 // All implementations must embed UnimplementedAuthServiceServer
 // for forward compatibility.
@@ -168,6 +196,12 @@ type AuthServiceServer interface {
 	ChangePassword(context.Context, *ChangePasswordRequest) (*ChangePasswordResponse, error)
 	RequestPasswordReset(context.Context, *RequestPasswordResetRequest) (*RequestPasswordResetResponse, error)
 	ResetPassword(context.Context, *ResetPasswordRequest) (*ResetPasswordResponse, error)
+	// BeginPasskeySignIn answers WebAuthn request options for a discoverable credential (the
+	// login page's 'Sign in with a passkey' and the browser's autofill UI); the challenge id
+	// travels in a short-lived HttpOnly cookie.
+	BeginPasskeySignIn(context.Context, *BeginPasskeySignInRequest) (*BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the assertion and sets the session cookie, as SignIn does.
+	FinishPasskeySignIn(context.Context, *FinishPasskeySignInRequest) (*FinishPasskeySignInResponse, error)
 	mustEmbedUnimplementedAuthServiceServer()
 }
 
@@ -204,6 +238,12 @@ func (UnimplementedAuthServiceServer) RequestPasswordReset(context.Context, *Req
 }
 func (UnimplementedAuthServiceServer) ResetPassword(context.Context, *ResetPasswordRequest) (*ResetPasswordResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ResetPassword not implemented")
+}
+func (UnimplementedAuthServiceServer) BeginPasskeySignIn(context.Context, *BeginPasskeySignInRequest) (*BeginPasskeySignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginPasskeySignIn not implemented")
+}
+func (UnimplementedAuthServiceServer) FinishPasskeySignIn(context.Context, *FinishPasskeySignInRequest) (*FinishPasskeySignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FinishPasskeySignIn not implemented")
 }
 func (UnimplementedAuthServiceServer) mustEmbedUnimplementedAuthServiceServer() {}
 func (UnimplementedAuthServiceServer) testEmbeddedByValue()                     {}
@@ -388,6 +428,42 @@ func _AuthService_ResetPassword_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AuthService_BeginPasskeySignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginPasskeySignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthServiceServer).BeginPasskeySignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthService_BeginPasskeySignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthServiceServer).BeginPasskeySignIn(ctx, req.(*BeginPasskeySignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AuthService_FinishPasskeySignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishPasskeySignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuthServiceServer).FinishPasskeySignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuthService_FinishPasskeySignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuthServiceServer).FinishPasskeySignIn(ctx, req.(*FinishPasskeySignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AuthService_ServiceDesc is the grpc.ServiceDesc for AuthService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -430,6 +506,438 @@ var AuthService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ResetPassword",
 			Handler:    _AuthService_ResetPassword_Handler,
+		},
+		{
+			MethodName: "BeginPasskeySignIn",
+			Handler:    _AuthService_BeginPasskeySignIn_Handler,
+		},
+		{
+			MethodName: "FinishPasskeySignIn",
+			Handler:    _AuthService_FinishPasskeySignIn_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "thumela/bff/v1/bff.proto",
+}
+
+const (
+	SecurityService_ListSessions_FullMethodName              = "/thumela.bff.v1.SecurityService/ListSessions"
+	SecurityService_RevokeSession_FullMethodName             = "/thumela.bff.v1.SecurityService/RevokeSession"
+	SecurityService_RevokeOtherSessions_FullMethodName       = "/thumela.bff.v1.SecurityService/RevokeOtherSessions"
+	SecurityService_ListPasskeys_FullMethodName              = "/thumela.bff.v1.SecurityService/ListPasskeys"
+	SecurityService_BeginPasskeyRegistration_FullMethodName  = "/thumela.bff.v1.SecurityService/BeginPasskeyRegistration"
+	SecurityService_FinishPasskeyRegistration_FullMethodName = "/thumela.bff.v1.SecurityService/FinishPasskeyRegistration"
+	SecurityService_DeletePasskey_FullMethodName             = "/thumela.bff.v1.SecurityService/DeletePasskey"
+	SecurityService_BeginStepUp_FullMethodName               = "/thumela.bff.v1.SecurityService/BeginStepUp"
+	SecurityService_FinishStepUp_FullMethodName              = "/thumela.bff.v1.SecurityService/FinishStepUp"
+)
+
+// SecurityServiceClient is the client API for SecurityService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// SecurityService is Account -> Security. Every call needs the session cookie.
+type SecurityServiceClient interface {
+	ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error)
+	// RevokeSession signs one session out, at once on every BFF replica (its live streams end).
+	RevokeSession(ctx context.Context, in *RevokeSessionRequest, opts ...grpc.CallOption) (*RevokeSessionResponse, error)
+	// RevokeOtherSessions signs out every session but this one.
+	RevokeOtherSessions(ctx context.Context, in *RevokeOtherSessionsRequest, opts ...grpc.CallOption) (*RevokeOtherSessionsResponse, error)
+	ListPasskeys(ctx context.Context, in *ListPasskeysRequest, opts ...grpc.CallOption) (*ListPasskeysResponse, error)
+	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration.
+	BeginPasskeyRegistration(ctx context.Context, in *BeginPasskeyRegistrationRequest, opts ...grpc.CallOption) (*BeginPasskeyRegistrationResponse, error)
+	FinishPasskeyRegistration(ctx context.Context, in *FinishPasskeyRegistrationRequest, opts ...grpc.CallOption) (*FinishPasskeyRegistrationResponse, error)
+	DeletePasskey(ctx context.Context, in *DeletePasskeyRequest, opts ...grpc.CallOption) (*DeletePasskeyResponse, error)
+	// BeginStepUp says how the sender proves it is them before money moves: a passkey (with
+	// options for startAuthentication) or, with no passkey, the password.
+	BeginStepUp(ctx context.Context, in *BeginStepUpRequest, opts ...grpc.CallOption) (*BeginStepUpResponse, error)
+	// FinishStepUp checks the proof; CreateTransfer then accepts transfers that need a step-up
+	// for the next 5 minutes.
+	FinishStepUp(ctx context.Context, in *FinishStepUpRequest, opts ...grpc.CallOption) (*FinishStepUpResponse, error)
+}
+
+type securityServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewSecurityServiceClient(cc grpc.ClientConnInterface) SecurityServiceClient {
+	return &securityServiceClient{cc}
+}
+
+func (c *securityServiceClient) ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSessionsResponse)
+	err := c.cc.Invoke(ctx, SecurityService_ListSessions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *securityServiceClient) RevokeSession(ctx context.Context, in *RevokeSessionRequest, opts ...grpc.CallOption) (*RevokeSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeSessionResponse)
+	err := c.cc.Invoke(ctx, SecurityService_RevokeSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *securityServiceClient) RevokeOtherSessions(ctx context.Context, in *RevokeOtherSessionsRequest, opts ...grpc.CallOption) (*RevokeOtherSessionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeOtherSessionsResponse)
+	err := c.cc.Invoke(ctx, SecurityService_RevokeOtherSessions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *securityServiceClient) ListPasskeys(ctx context.Context, in *ListPasskeysRequest, opts ...grpc.CallOption) (*ListPasskeysResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPasskeysResponse)
+	err := c.cc.Invoke(ctx, SecurityService_ListPasskeys_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *securityServiceClient) BeginPasskeyRegistration(ctx context.Context, in *BeginPasskeyRegistrationRequest, opts ...grpc.CallOption) (*BeginPasskeyRegistrationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginPasskeyRegistrationResponse)
+	err := c.cc.Invoke(ctx, SecurityService_BeginPasskeyRegistration_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *securityServiceClient) FinishPasskeyRegistration(ctx context.Context, in *FinishPasskeyRegistrationRequest, opts ...grpc.CallOption) (*FinishPasskeyRegistrationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FinishPasskeyRegistrationResponse)
+	err := c.cc.Invoke(ctx, SecurityService_FinishPasskeyRegistration_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *securityServiceClient) DeletePasskey(ctx context.Context, in *DeletePasskeyRequest, opts ...grpc.CallOption) (*DeletePasskeyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeletePasskeyResponse)
+	err := c.cc.Invoke(ctx, SecurityService_DeletePasskey_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *securityServiceClient) BeginStepUp(ctx context.Context, in *BeginStepUpRequest, opts ...grpc.CallOption) (*BeginStepUpResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginStepUpResponse)
+	err := c.cc.Invoke(ctx, SecurityService_BeginStepUp_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *securityServiceClient) FinishStepUp(ctx context.Context, in *FinishStepUpRequest, opts ...grpc.CallOption) (*FinishStepUpResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FinishStepUpResponse)
+	err := c.cc.Invoke(ctx, SecurityService_FinishStepUp_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SecurityServiceServer is the server API for SecurityService service.
+// All implementations must embed UnimplementedSecurityServiceServer
+// for forward compatibility.
+//
+// SecurityService is Account -> Security. Every call needs the session cookie.
+type SecurityServiceServer interface {
+	ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error)
+	// RevokeSession signs one session out, at once on every BFF replica (its live streams end).
+	RevokeSession(context.Context, *RevokeSessionRequest) (*RevokeSessionResponse, error)
+	// RevokeOtherSessions signs out every session but this one.
+	RevokeOtherSessions(context.Context, *RevokeOtherSessionsRequest) (*RevokeOtherSessionsResponse, error)
+	ListPasskeys(context.Context, *ListPasskeysRequest) (*ListPasskeysResponse, error)
+	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration.
+	BeginPasskeyRegistration(context.Context, *BeginPasskeyRegistrationRequest) (*BeginPasskeyRegistrationResponse, error)
+	FinishPasskeyRegistration(context.Context, *FinishPasskeyRegistrationRequest) (*FinishPasskeyRegistrationResponse, error)
+	DeletePasskey(context.Context, *DeletePasskeyRequest) (*DeletePasskeyResponse, error)
+	// BeginStepUp says how the sender proves it is them before money moves: a passkey (with
+	// options for startAuthentication) or, with no passkey, the password.
+	BeginStepUp(context.Context, *BeginStepUpRequest) (*BeginStepUpResponse, error)
+	// FinishStepUp checks the proof; CreateTransfer then accepts transfers that need a step-up
+	// for the next 5 minutes.
+	FinishStepUp(context.Context, *FinishStepUpRequest) (*FinishStepUpResponse, error)
+	mustEmbedUnimplementedSecurityServiceServer()
+}
+
+// UnimplementedSecurityServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedSecurityServiceServer struct{}
+
+func (UnimplementedSecurityServiceServer) ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSessions not implemented")
+}
+func (UnimplementedSecurityServiceServer) RevokeSession(context.Context, *RevokeSessionRequest) (*RevokeSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeSession not implemented")
+}
+func (UnimplementedSecurityServiceServer) RevokeOtherSessions(context.Context, *RevokeOtherSessionsRequest) (*RevokeOtherSessionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeOtherSessions not implemented")
+}
+func (UnimplementedSecurityServiceServer) ListPasskeys(context.Context, *ListPasskeysRequest) (*ListPasskeysResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPasskeys not implemented")
+}
+func (UnimplementedSecurityServiceServer) BeginPasskeyRegistration(context.Context, *BeginPasskeyRegistrationRequest) (*BeginPasskeyRegistrationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginPasskeyRegistration not implemented")
+}
+func (UnimplementedSecurityServiceServer) FinishPasskeyRegistration(context.Context, *FinishPasskeyRegistrationRequest) (*FinishPasskeyRegistrationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FinishPasskeyRegistration not implemented")
+}
+func (UnimplementedSecurityServiceServer) DeletePasskey(context.Context, *DeletePasskeyRequest) (*DeletePasskeyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeletePasskey not implemented")
+}
+func (UnimplementedSecurityServiceServer) BeginStepUp(context.Context, *BeginStepUpRequest) (*BeginStepUpResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginStepUp not implemented")
+}
+func (UnimplementedSecurityServiceServer) FinishStepUp(context.Context, *FinishStepUpRequest) (*FinishStepUpResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FinishStepUp not implemented")
+}
+func (UnimplementedSecurityServiceServer) mustEmbedUnimplementedSecurityServiceServer() {}
+func (UnimplementedSecurityServiceServer) testEmbeddedByValue()                         {}
+
+// UnsafeSecurityServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to SecurityServiceServer will
+// result in compilation errors.
+type UnsafeSecurityServiceServer interface {
+	mustEmbedUnimplementedSecurityServiceServer()
+}
+
+func RegisterSecurityServiceServer(s grpc.ServiceRegistrar, srv SecurityServiceServer) {
+	// If the following call panics, it indicates UnimplementedSecurityServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&SecurityService_ServiceDesc, srv)
+}
+
+func _SecurityService_ListSessions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSessionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecurityServiceServer).ListSessions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SecurityService_ListSessions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecurityServiceServer).ListSessions(ctx, req.(*ListSessionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SecurityService_RevokeSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecurityServiceServer).RevokeSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SecurityService_RevokeSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecurityServiceServer).RevokeSession(ctx, req.(*RevokeSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SecurityService_RevokeOtherSessions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeOtherSessionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecurityServiceServer).RevokeOtherSessions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SecurityService_RevokeOtherSessions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecurityServiceServer).RevokeOtherSessions(ctx, req.(*RevokeOtherSessionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SecurityService_ListPasskeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPasskeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecurityServiceServer).ListPasskeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SecurityService_ListPasskeys_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecurityServiceServer).ListPasskeys(ctx, req.(*ListPasskeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SecurityService_BeginPasskeyRegistration_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginPasskeyRegistrationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecurityServiceServer).BeginPasskeyRegistration(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SecurityService_BeginPasskeyRegistration_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecurityServiceServer).BeginPasskeyRegistration(ctx, req.(*BeginPasskeyRegistrationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SecurityService_FinishPasskeyRegistration_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishPasskeyRegistrationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecurityServiceServer).FinishPasskeyRegistration(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SecurityService_FinishPasskeyRegistration_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecurityServiceServer).FinishPasskeyRegistration(ctx, req.(*FinishPasskeyRegistrationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SecurityService_DeletePasskey_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeletePasskeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecurityServiceServer).DeletePasskey(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SecurityService_DeletePasskey_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecurityServiceServer).DeletePasskey(ctx, req.(*DeletePasskeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SecurityService_BeginStepUp_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginStepUpRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecurityServiceServer).BeginStepUp(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SecurityService_BeginStepUp_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecurityServiceServer).BeginStepUp(ctx, req.(*BeginStepUpRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SecurityService_FinishStepUp_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishStepUpRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SecurityServiceServer).FinishStepUp(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SecurityService_FinishStepUp_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SecurityServiceServer).FinishStepUp(ctx, req.(*FinishStepUpRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// SecurityService_ServiceDesc is the grpc.ServiceDesc for SecurityService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var SecurityService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "thumela.bff.v1.SecurityService",
+	HandlerType: (*SecurityServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListSessions",
+			Handler:    _SecurityService_ListSessions_Handler,
+		},
+		{
+			MethodName: "RevokeSession",
+			Handler:    _SecurityService_RevokeSession_Handler,
+		},
+		{
+			MethodName: "RevokeOtherSessions",
+			Handler:    _SecurityService_RevokeOtherSessions_Handler,
+		},
+		{
+			MethodName: "ListPasskeys",
+			Handler:    _SecurityService_ListPasskeys_Handler,
+		},
+		{
+			MethodName: "BeginPasskeyRegistration",
+			Handler:    _SecurityService_BeginPasskeyRegistration_Handler,
+		},
+		{
+			MethodName: "FinishPasskeyRegistration",
+			Handler:    _SecurityService_FinishPasskeyRegistration_Handler,
+		},
+		{
+			MethodName: "DeletePasskey",
+			Handler:    _SecurityService_DeletePasskey_Handler,
+		},
+		{
+			MethodName: "BeginStepUp",
+			Handler:    _SecurityService_BeginStepUp_Handler,
+		},
+		{
+			MethodName: "FinishStepUp",
+			Handler:    _SecurityService_FinishStepUp_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
@@ -848,6 +1356,9 @@ const (
 type TransfersServiceClient interface {
 	ListBanks(ctx context.Context, in *ListBanksRequest, opts ...grpc.CallOption) (*ListBanksResponse, error)
 	QuoteFee(ctx context.Context, in *QuoteFeeRequest, opts ...grpc.CallOption) (*QuoteFeeResponse, error)
+	// CreateTransfer answers FailedPrecondition with ErrorInfo reason "STEP_UP_REQUIRED" when the
+	// transfer (above R1,000, or to a phone number never paid before) needs a fresh step-up
+	// (SecurityService.FinishStepUp); the client asks for it and sends again with the same key.
 	CreateTransfer(ctx context.Context, in *CreateTransferRequest, opts ...grpc.CallOption) (*CreateTransferResponse, error)
 	GetTransfer(ctx context.Context, in *GetTransferRequest, opts ...grpc.CallOption) (*GetTransferResponse, error)
 	ListTransfers(ctx context.Context, in *ListTransfersRequest, opts ...grpc.CallOption) (*ListTransfersResponse, error)
@@ -968,6 +1479,9 @@ func (c *transfersServiceClient) ChangeRecipientPhone(ctx context.Context, in *C
 type TransfersServiceServer interface {
 	ListBanks(context.Context, *ListBanksRequest) (*ListBanksResponse, error)
 	QuoteFee(context.Context, *QuoteFeeRequest) (*QuoteFeeResponse, error)
+	// CreateTransfer answers FailedPrecondition with ErrorInfo reason "STEP_UP_REQUIRED" when the
+	// transfer (above R1,000, or to a phone number never paid before) needs a fresh step-up
+	// (SecurityService.FinishStepUp); the client asks for it and sends again with the same key.
 	CreateTransfer(context.Context, *CreateTransferRequest) (*CreateTransferResponse, error)
 	GetTransfer(context.Context, *GetTransferRequest) (*GetTransferResponse, error)
 	ListTransfers(context.Context, *ListTransfersRequest) (*ListTransfersResponse, error)

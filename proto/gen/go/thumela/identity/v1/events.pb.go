@@ -152,6 +152,79 @@ func (x *UserVerified) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// SessionsRevoked is published on thumela.identity.<user_id>.sessions_revoked when sessions
+// end before their time: a sign-out, "sign out" / "sign out all other sessions", a password
+// change (every other session) or reset (every session). Every BFF replica drops the cached
+// grants of these sessions and ends their live streams. It carries ids, never tokens.
+type SessionsRevoked struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	UserId     string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	SessionIds []string               `protobuf:"bytes,2,rep,name=session_ids,json=sessionIds,proto3" json:"session_ids,omitempty"`
+	// "sign_out" | "revoked" | "password_changed" | "password_reset".
+	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionsRevoked) Reset() {
+	*x = SessionsRevoked{}
+	mi := &file_thumela_identity_v1_events_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionsRevoked) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionsRevoked) ProtoMessage() {}
+
+func (x *SessionsRevoked) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_events_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionsRevoked.ProtoReflect.Descriptor instead.
+func (*SessionsRevoked) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_events_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SessionsRevoked) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *SessionsRevoked) GetSessionIds() []string {
+	if x != nil {
+		return x.SessionIds
+	}
+	return nil
+}
+
+func (x *SessionsRevoked) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *SessionsRevoked) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_thumela_identity_v1_events_proto protoreflect.FileDescriptor
 
 const file_thumela_identity_v1_events_proto_rawDesc = "" +
@@ -168,6 +241,13 @@ const file_thumela_identity_v1_events_proto_rawDesc = "" +
 	"\fUserVerified\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12;\n" +
 	"\voccurred_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\xa0\x01\n" +
+	"\x0fSessionsRevoked\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\vsession_ids\x18\x02 \x03(\tR\n" +
+	"sessionIds\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12;\n" +
+	"\voccurred_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAtB\xdc\x01\n" +
 	"\x17com.thumela.identity.v1B\vEventsProtoP\x01ZFgithub.com/thumela/thumela/proto/gen/go/thumela/identity/v1;identityv1\xa2\x02\x03TIX\xaa\x02\x13Thumela.Identity.V1\xca\x02\x13Thumela\\Identity\\V1\xe2\x02\x1fThumela\\Identity\\V1\\GPBMetadata\xea\x02\x15Thumela::Identity::V1b\x06proto3"
 
@@ -183,20 +263,22 @@ func file_thumela_identity_v1_events_proto_rawDescGZIP() []byte {
 	return file_thumela_identity_v1_events_proto_rawDescData
 }
 
-var file_thumela_identity_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_thumela_identity_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_thumela_identity_v1_events_proto_goTypes = []any{
 	(*UserSignedUp)(nil),          // 0: thumela.identity.v1.UserSignedUp
 	(*UserVerified)(nil),          // 1: thumela.identity.v1.UserVerified
-	(*timestamppb.Timestamp)(nil), // 2: google.protobuf.Timestamp
+	(*SessionsRevoked)(nil),       // 2: thumela.identity.v1.SessionsRevoked
+	(*timestamppb.Timestamp)(nil), // 3: google.protobuf.Timestamp
 }
 var file_thumela_identity_v1_events_proto_depIdxs = []int32{
-	2, // 0: thumela.identity.v1.UserSignedUp.occurred_at:type_name -> google.protobuf.Timestamp
-	2, // 1: thumela.identity.v1.UserVerified.occurred_at:type_name -> google.protobuf.Timestamp
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	3, // 0: thumela.identity.v1.UserSignedUp.occurred_at:type_name -> google.protobuf.Timestamp
+	3, // 1: thumela.identity.v1.UserVerified.occurred_at:type_name -> google.protobuf.Timestamp
+	3, // 2: thumela.identity.v1.SessionsRevoked.occurred_at:type_name -> google.protobuf.Timestamp
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_thumela_identity_v1_events_proto_init() }
@@ -210,7 +292,7 @@ func file_thumela_identity_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_identity_v1_events_proto_rawDesc), len(file_thumela_identity_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

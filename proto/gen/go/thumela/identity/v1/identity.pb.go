@@ -216,8 +216,11 @@ func (x *Client) GetUserAgent() string {
 type Session struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 256 random bits, base64url. Only its hash is stored.
-	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
-	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	Token     string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// The session's id (not a credential): the "sid" of its access tokens and the id that
+	// ListSessions and SessionsRevoked use.
+	Id            string `protobuf:"bytes,3,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -264,6 +267,13 @@ func (x *Session) GetExpiresAt() *timestamppb.Timestamp {
 		return x.ExpiresAt
 	}
 	return nil
+}
+
+func (x *Session) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
 }
 
 type SignUpRequest struct {
@@ -342,9 +352,10 @@ func (x *SignUpRequest) GetClient() *Client {
 	return nil
 }
 
+// SignUpResponse is the same whether or not the address already has an account (the owner of
+// an existing account is e-mailed instead), so it names no user.
 type SignUpResponse struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
-	UserId            string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	Email             string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
 	CodeExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=code_expires_at,json=codeExpiresAt,proto3" json:"code_expires_at,omitempty"`
 	ResendAvailableAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=resend_available_at,json=resendAvailableAt,proto3" json:"resend_available_at,omitempty"`
@@ -382,13 +393,6 @@ func (*SignUpResponse) Descriptor() ([]byte, []int) {
 	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{4}
 }
 
-func (x *SignUpResponse) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
-}
-
 func (x *SignUpResponse) GetEmail() string {
 	if x != nil {
 		return x.Email
@@ -411,10 +415,12 @@ func (x *SignUpResponse) GetResendAvailableAt() *timestamppb.Timestamp {
 }
 
 type VerifyEmailRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Email         string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
-	Code          string                 `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
-	Client        *Client                `protobuf:"bytes,3,opt,name=client,proto3" json:"client,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Email  string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	Code   string                 `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
+	Client *Client                `protobuf:"bytes,3,opt,name=client,proto3" json:"client,omitempty"`
+	// As SignInRequest.device_id: the device that verified is known from then on.
+	DeviceId      string `protobuf:"bytes,4,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -468,6 +474,13 @@ func (x *VerifyEmailRequest) GetClient() *Client {
 		return x.Client
 	}
 	return nil
+}
+
+func (x *VerifyEmailRequest) GetDeviceId() string {
+	if x != nil {
+		return x.DeviceId
+	}
+	return ""
 }
 
 type VerifyEmailResponse struct {
@@ -635,10 +648,14 @@ func (x *ResendCodeResponse) GetResendAvailableAt() *timestamppb.Timestamp {
 }
 
 type SignInRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Email         string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
-	Password      string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
-	Client        *Client                `protobuf:"bytes,3,opt,name=client,proto3" json:"client,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Email    string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	Password string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	Client   *Client                `protobuf:"bytes,3,opt,name=client,proto3" json:"client,omitempty"`
+	// The browser's long-lived device cookie (random, set by the BFF). A sign-in from a device
+	// the user has not signed in from before e-mails them (TEMPLATE_NEW_SIGN_IN). Only its hash
+	// is stored.
+	DeviceId      string `protobuf:"bytes,4,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -692,6 +709,13 @@ func (x *SignInRequest) GetClient() *Client {
 		return x.Client
 	}
 	return nil
+}
+
+func (x *SignInRequest) GetDeviceId() string {
+	if x != nil {
+		return x.DeviceId
+	}
+	return ""
 }
 
 type SignInResponse struct {
@@ -798,8 +822,10 @@ type RefreshResponse struct {
 	AccessTokenExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=access_token_expires_at,json=accessTokenExpiresAt,proto3" json:"access_token_expires_at,omitempty"`
 	// The session's new (slid) expiry.
 	SessionExpiresAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=session_expires_at,json=sessionExpiresAt,proto3" json:"session_expires_at,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The session's id (the token's "sid").
+	SessionId     string `protobuf:"bytes,5,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RefreshResponse) Reset() {
@@ -858,6 +884,13 @@ func (x *RefreshResponse) GetSessionExpiresAt() *timestamppb.Timestamp {
 		return x.SessionExpiresAt
 	}
 	return nil
+}
+
+func (x *RefreshResponse) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
 }
 
 type SignOutRequest struct {
@@ -1572,6 +1605,1360 @@ func (x *IssueServiceTokenResponse) GetExpiresAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type SessionInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Parsed from the user agent when the session was opened, e.g. "Chrome", "Windows",
+	// "desktop" | "mobile" | "tablet" | "" (unknown).
+	Browser    string                 `protobuf:"bytes,2,opt,name=browser,proto3" json:"browser,omitempty"`
+	Os         string                 `protobuf:"bytes,3,opt,name=os,proto3" json:"os,omitempty"`
+	DeviceType string                 `protobuf:"bytes,4,opt,name=device_type,json=deviceType,proto3" json:"device_type,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	LastSeenAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_seen_at,json=lastSeenAt,proto3" json:"last_seen_at,omitempty"`
+	// The session asking.
+	Current bool `protobuf:"varint,7,opt,name=current,proto3" json:"current,omitempty"`
+	// How it was opened: "password" | "passkey" | "email_code" (after verification).
+	Method        string `protobuf:"bytes,8,opt,name=method,proto3" json:"method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionInfo) Reset() {
+	*x = SessionInfo{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionInfo) ProtoMessage() {}
+
+func (x *SessionInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
+func (*SessionInfo) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *SessionInfo) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetBrowser() string {
+	if x != nil {
+		return x.Browser
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetOs() string {
+	if x != nil {
+		return x.Os
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetDeviceType() string {
+	if x != nil {
+		return x.DeviceType
+	}
+	return ""
+}
+
+func (x *SessionInfo) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *SessionInfo) GetLastSeenAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastSeenAt
+	}
+	return nil
+}
+
+func (x *SessionInfo) GetCurrent() bool {
+	if x != nil {
+		return x.Current
+	}
+	return false
+}
+
+func (x *SessionInfo) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+type ListSessionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken  string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsRequest) Reset() {
+	*x = ListSessionsRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsRequest) ProtoMessage() {}
+
+func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
+func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ListSessionsRequest) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+type ListSessionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Live sessions, the current one first, then the most recently seen.
+	Sessions      []*SessionInfo `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsResponse) Reset() {
+	*x = ListSessionsResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsResponse) ProtoMessage() {}
+
+func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
+func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListSessionsResponse) GetSessions() []*SessionInfo {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
+type RevokeSessionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken  string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	SessionId     string                 `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeSessionRequest) Reset() {
+	*x = RevokeSessionRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeSessionRequest) ProtoMessage() {}
+
+func (x *RevokeSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeSessionRequest.ProtoReflect.Descriptor instead.
+func (*RevokeSessionRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *RevokeSessionRequest) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+func (x *RevokeSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+type RevokeSessionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeSessionResponse) Reset() {
+	*x = RevokeSessionResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeSessionResponse) ProtoMessage() {}
+
+func (x *RevokeSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeSessionResponse.ProtoReflect.Descriptor instead.
+func (*RevokeSessionResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{32}
+}
+
+type RevokeOtherSessionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken  string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOtherSessionsRequest) Reset() {
+	*x = RevokeOtherSessionsRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOtherSessionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOtherSessionsRequest) ProtoMessage() {}
+
+func (x *RevokeOtherSessionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOtherSessionsRequest.ProtoReflect.Descriptor instead.
+func (*RevokeOtherSessionsRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *RevokeOtherSessionsRequest) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+type RevokeOtherSessionsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Revoked       int32                  `protobuf:"varint,1,opt,name=revoked,proto3" json:"revoked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOtherSessionsResponse) Reset() {
+	*x = RevokeOtherSessionsResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOtherSessionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOtherSessionsResponse) ProtoMessage() {}
+
+func (x *RevokeOtherSessionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOtherSessionsResponse.ProtoReflect.Descriptor instead.
+func (*RevokeOtherSessionsResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *RevokeOtherSessionsResponse) GetRevoked() int32 {
+	if x != nil {
+		return x.Revoked
+	}
+	return 0
+}
+
+type Passkey struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// A name the user chose or one made from the authenticator's user agent ("Chrome on Android").
+	Name      string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Empty until first used.
+	LastUsedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Passkey) Reset() {
+	*x = Passkey{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Passkey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Passkey) ProtoMessage() {}
+
+func (x *Passkey) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Passkey.ProtoReflect.Descriptor instead.
+func (*Passkey) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *Passkey) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Passkey) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Passkey) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Passkey) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
+	}
+	return nil
+}
+
+type BeginPasskeyRegistrationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken  string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationRequest) Reset() {
+	*x = BeginPasskeyRegistrationRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *BeginPasskeyRegistrationRequest) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+type BeginPasskeyRegistrationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// PublicKeyCredentialCreationOptionsJSON (the "publicKey" member).
+	OptionsJson   []byte `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationResponse) Reset() {
+	*x = BeginPasskeyRegistrationResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *BeginPasskeyRegistrationResponse) GetOptionsJson() []byte {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return nil
+}
+
+type FinishPasskeyRegistrationRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	// RegistrationResponseJSON from the browser.
+	CredentialJson []byte  `protobuf:"bytes,2,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	Name           string  `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Client         *Client `protobuf:"bytes,4,opt,name=client,proto3" json:"client,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationRequest) Reset() {
+	*x = FinishPasskeyRegistrationRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetCredentialJson() []byte {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return nil
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetClient() *Client {
+	if x != nil {
+		return x.Client
+	}
+	return nil
+}
+
+type FinishPasskeyRegistrationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Passkey       *Passkey               `protobuf:"bytes,1,opt,name=passkey,proto3" json:"passkey,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationResponse) Reset() {
+	*x = FinishPasskeyRegistrationResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *FinishPasskeyRegistrationResponse) GetPasskey() *Passkey {
+	if x != nil {
+		return x.Passkey
+	}
+	return nil
+}
+
+type ListPasskeysRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken  string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysRequest) Reset() {
+	*x = ListPasskeysRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysRequest) ProtoMessage() {}
+
+func (x *ListPasskeysRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysRequest.ProtoReflect.Descriptor instead.
+func (*ListPasskeysRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ListPasskeysRequest) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+type ListPasskeysResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Passkeys      []*Passkey             `protobuf:"bytes,1,rep,name=passkeys,proto3" json:"passkeys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysResponse) Reset() {
+	*x = ListPasskeysResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysResponse) ProtoMessage() {}
+
+func (x *ListPasskeysResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysResponse.ProtoReflect.Descriptor instead.
+func (*ListPasskeysResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ListPasskeysResponse) GetPasskeys() []*Passkey {
+	if x != nil {
+		return x.Passkeys
+	}
+	return nil
+}
+
+type DeletePasskeyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken  string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	PasskeyId     string                 `protobuf:"bytes,2,opt,name=passkey_id,json=passkeyId,proto3" json:"passkey_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeletePasskeyRequest) Reset() {
+	*x = DeletePasskeyRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeletePasskeyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeletePasskeyRequest) ProtoMessage() {}
+
+func (x *DeletePasskeyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeletePasskeyRequest.ProtoReflect.Descriptor instead.
+func (*DeletePasskeyRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *DeletePasskeyRequest) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+func (x *DeletePasskeyRequest) GetPasskeyId() string {
+	if x != nil {
+		return x.PasskeyId
+	}
+	return ""
+}
+
+type DeletePasskeyResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeletePasskeyResponse) Reset() {
+	*x = DeletePasskeyResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeletePasskeyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeletePasskeyResponse) ProtoMessage() {}
+
+func (x *DeletePasskeyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeletePasskeyResponse.ProtoReflect.Descriptor instead.
+func (*DeletePasskeyResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{43}
+}
+
+type BeginPasskeySignInRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Client        *Client                `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInRequest) Reset() {
+	*x = BeginPasskeySignInRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInRequest) ProtoMessage() {}
+
+func (x *BeginPasskeySignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *BeginPasskeySignInRequest) GetClient() *Client {
+	if x != nil {
+		return x.Client
+	}
+	return nil
+}
+
+type BeginPasskeySignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// PublicKeyCredentialRequestOptionsJSON (the "publicKey" member), with no allowCredentials.
+	OptionsJson []byte `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	// Names the stored challenge; the BFF keeps it in a short-lived HttpOnly cookie.
+	ChallengeId   string `protobuf:"bytes,2,opt,name=challenge_id,json=challengeId,proto3" json:"challenge_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInResponse) Reset() {
+	*x = BeginPasskeySignInResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInResponse) ProtoMessage() {}
+
+func (x *BeginPasskeySignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *BeginPasskeySignInResponse) GetOptionsJson() []byte {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return nil
+}
+
+func (x *BeginPasskeySignInResponse) GetChallengeId() string {
+	if x != nil {
+		return x.ChallengeId
+	}
+	return ""
+}
+
+type FinishPasskeySignInRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	ChallengeId string                 `protobuf:"bytes,1,opt,name=challenge_id,json=challengeId,proto3" json:"challenge_id,omitempty"`
+	// AuthenticationResponseJSON from the browser.
+	CredentialJson []byte  `protobuf:"bytes,2,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	Client         *Client `protobuf:"bytes,3,opt,name=client,proto3" json:"client,omitempty"`
+	DeviceId       string  `protobuf:"bytes,4,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *FinishPasskeySignInRequest) Reset() {
+	*x = FinishPasskeySignInRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeySignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeySignInRequest) ProtoMessage() {}
+
+func (x *FinishPasskeySignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeySignInRequest.ProtoReflect.Descriptor instead.
+func (*FinishPasskeySignInRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *FinishPasskeySignInRequest) GetChallengeId() string {
+	if x != nil {
+		return x.ChallengeId
+	}
+	return ""
+}
+
+func (x *FinishPasskeySignInRequest) GetCredentialJson() []byte {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return nil
+}
+
+func (x *FinishPasskeySignInRequest) GetClient() *Client {
+	if x != nil {
+		return x.Client
+	}
+	return nil
+}
+
+func (x *FinishPasskeySignInRequest) GetDeviceId() string {
+	if x != nil {
+		return x.DeviceId
+	}
+	return ""
+}
+
+type FinishPasskeySignInResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	User          *User                  `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	Session       *Session               `protobuf:"bytes,2,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeySignInResponse) Reset() {
+	*x = FinishPasskeySignInResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeySignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeySignInResponse) ProtoMessage() {}
+
+func (x *FinishPasskeySignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeySignInResponse.ProtoReflect.Descriptor instead.
+func (*FinishPasskeySignInResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *FinishPasskeySignInResponse) GetUser() *User {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
+func (x *FinishPasskeySignInResponse) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+type BeginStepUpRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken  string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginStepUpRequest) Reset() {
+	*x = BeginStepUpRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginStepUpRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginStepUpRequest) ProtoMessage() {}
+
+func (x *BeginStepUpRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginStepUpRequest.ProtoReflect.Descriptor instead.
+func (*BeginStepUpRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *BeginStepUpRequest) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+type BeginStepUpResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when the user has a passkey: options_json is then set and a passkey is asked for;
+	// otherwise the password is.
+	Passkey       bool   `protobuf:"varint,1,opt,name=passkey,proto3" json:"passkey,omitempty"`
+	OptionsJson   []byte `protobuf:"bytes,2,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	ChallengeId   string `protobuf:"bytes,3,opt,name=challenge_id,json=challengeId,proto3" json:"challenge_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginStepUpResponse) Reset() {
+	*x = BeginStepUpResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginStepUpResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginStepUpResponse) ProtoMessage() {}
+
+func (x *BeginStepUpResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginStepUpResponse.ProtoReflect.Descriptor instead.
+func (*BeginStepUpResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *BeginStepUpResponse) GetPasskey() bool {
+	if x != nil {
+		return x.Passkey
+	}
+	return false
+}
+
+func (x *BeginStepUpResponse) GetOptionsJson() []byte {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return nil
+}
+
+func (x *BeginStepUpResponse) GetChallengeId() string {
+	if x != nil {
+		return x.ChallengeId
+	}
+	return ""
+}
+
+type FinishStepUpRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	// Types that are valid to be assigned to Proof:
+	//
+	//	*FinishStepUpRequest_Password
+	//	*FinishStepUpRequest_Passkey
+	Proof         isFinishStepUpRequest_Proof `protobuf_oneof:"proof"`
+	Client        *Client                     `protobuf:"bytes,4,opt,name=client,proto3" json:"client,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishStepUpRequest) Reset() {
+	*x = FinishStepUpRequest{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishStepUpRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishStepUpRequest) ProtoMessage() {}
+
+func (x *FinishStepUpRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishStepUpRequest.ProtoReflect.Descriptor instead.
+func (*FinishStepUpRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *FinishStepUpRequest) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+func (x *FinishStepUpRequest) GetProof() isFinishStepUpRequest_Proof {
+	if x != nil {
+		return x.Proof
+	}
+	return nil
+}
+
+func (x *FinishStepUpRequest) GetPassword() string {
+	if x != nil {
+		if x, ok := x.Proof.(*FinishStepUpRequest_Password); ok {
+			return x.Password
+		}
+	}
+	return ""
+}
+
+func (x *FinishStepUpRequest) GetPasskey() *PasskeyAssertion {
+	if x != nil {
+		if x, ok := x.Proof.(*FinishStepUpRequest_Passkey); ok {
+			return x.Passkey
+		}
+	}
+	return nil
+}
+
+func (x *FinishStepUpRequest) GetClient() *Client {
+	if x != nil {
+		return x.Client
+	}
+	return nil
+}
+
+type isFinishStepUpRequest_Proof interface {
+	isFinishStepUpRequest_Proof()
+}
+
+type FinishStepUpRequest_Password struct {
+	Password string `protobuf:"bytes,2,opt,name=password,proto3,oneof"`
+}
+
+type FinishStepUpRequest_Passkey struct {
+	Passkey *PasskeyAssertion `protobuf:"bytes,3,opt,name=passkey,proto3,oneof"`
+}
+
+func (*FinishStepUpRequest_Password) isFinishStepUpRequest_Proof() {}
+
+func (*FinishStepUpRequest_Passkey) isFinishStepUpRequest_Proof() {}
+
+type PasskeyAssertion struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	ChallengeId    string                 `protobuf:"bytes,1,opt,name=challenge_id,json=challengeId,proto3" json:"challenge_id,omitempty"`
+	CredentialJson []byte                 `protobuf:"bytes,2,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *PasskeyAssertion) Reset() {
+	*x = PasskeyAssertion{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasskeyAssertion) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasskeyAssertion) ProtoMessage() {}
+
+func (x *PasskeyAssertion) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasskeyAssertion.ProtoReflect.Descriptor instead.
+func (*PasskeyAssertion) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *PasskeyAssertion) GetChallengeId() string {
+	if x != nil {
+		return x.ChallengeId
+	}
+	return ""
+}
+
+func (x *PasskeyAssertion) GetCredentialJson() []byte {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return nil
+}
+
+type FinishStepUpResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A fresh grant for the session carrying the step-up ("sua" claim).
+	AccessToken          string                 `protobuf:"bytes,1,opt,name=access_token,json=accessToken,proto3" json:"access_token,omitempty"`
+	AccessTokenExpiresAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=access_token_expires_at,json=accessTokenExpiresAt,proto3" json:"access_token_expires_at,omitempty"`
+	// Until when the step-up counts (5 minutes after it).
+	SteppedUpUntil *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=stepped_up_until,json=steppedUpUntil,proto3" json:"stepped_up_until,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *FinishStepUpResponse) Reset() {
+	*x = FinishStepUpResponse{}
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishStepUpResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishStepUpResponse) ProtoMessage() {}
+
+func (x *FinishStepUpResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_identity_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishStepUpResponse.ProtoReflect.Descriptor instead.
+func (*FinishStepUpResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *FinishStepUpResponse) GetAccessToken() string {
+	if x != nil {
+		return x.AccessToken
+	}
+	return ""
+}
+
+func (x *FinishStepUpResponse) GetAccessTokenExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AccessTokenExpiresAt
+	}
+	return nil
+}
+
+func (x *FinishStepUpResponse) GetSteppedUpUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SteppedUpUntil
+	}
+	return nil
+}
+
 var File_thumela_identity_v1_identity_proto protoreflect.FileDescriptor
 
 const file_thumela_identity_v1_identity_proto_rawDesc = "" +
@@ -1589,27 +2976,28 @@ const file_thumela_identity_v1_identity_proto_rawDesc = "" +
 	"\x06Client\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x1d\n" +
 	"\n" +
-	"user_agent\x18\x02 \x01(\tR\tuserAgent\"Z\n" +
+	"user_agent\x18\x02 \x01(\tR\tuserAgent\"j\n" +
 	"\aSession\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x129\n" +
 	"\n" +
-	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\xb2\x01\n" +
+	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x0e\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\"\xb2\x01\n" +
 	"\rSignUpRequest\x12\x1d\n" +
 	"\n" +
 	"first_name\x18\x01 \x01(\tR\tfirstName\x12\x1b\n" +
 	"\tlast_name\x18\x02 \x01(\tR\blastName\x12\x14\n" +
 	"\x05email\x18\x03 \x01(\tR\x05email\x12\x1a\n" +
 	"\bpassword\x18\x04 \x01(\tR\bpassword\x123\n" +
-	"\x06client\x18\x05 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\"\xcf\x01\n" +
-	"\x0eSignUpResponse\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x14\n" +
+	"\x06client\x18\x05 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\"\xc5\x01\n" +
+	"\x0eSignUpResponse\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12B\n" +
 	"\x0fcode_expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\rcodeExpiresAt\x12J\n" +
-	"\x13resend_available_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x11resendAvailableAt\"s\n" +
+	"\x13resend_available_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x11resendAvailableAtJ\x04\b\x01\x10\x02R\auser_id\"\x90\x01\n" +
 	"\x12VerifyEmailRequest\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\tR\x04code\x123\n" +
-	"\x06client\x18\x03 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\"|\n" +
+	"\x06client\x18\x03 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\x12\x1b\n" +
+	"\tdevice_id\x18\x04 \x01(\tR\bdeviceId\"|\n" +
 	"\x13VerifyEmailResponse\x12-\n" +
 	"\x04user\x18\x01 \x01(\v2\x19.thumela.identity.v1.UserR\x04user\x126\n" +
 	"\asession\x18\x02 \x01(\v2\x1c.thumela.identity.v1.SessionR\asession\"\x9a\x01\n" +
@@ -1619,21 +3007,24 @@ const file_thumela_identity_v1_identity_proto_rawDesc = "" +
 	"\x06client\x18\x03 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\"\xa4\x01\n" +
 	"\x12ResendCodeResponse\x12B\n" +
 	"\x0fcode_expires_at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\rcodeExpiresAt\x12J\n" +
-	"\x13resend_available_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x11resendAvailableAt\"v\n" +
+	"\x13resend_available_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x11resendAvailableAt\"\x93\x01\n" +
 	"\rSignInRequest\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1a\n" +
 	"\bpassword\x18\x02 \x01(\tR\bpassword\x123\n" +
-	"\x06client\x18\x03 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\"w\n" +
+	"\x06client\x18\x03 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\x12\x1b\n" +
+	"\tdevice_id\x18\x04 \x01(\tR\bdeviceId\"w\n" +
 	"\x0eSignInResponse\x12-\n" +
 	"\x04user\x18\x01 \x01(\v2\x19.thumela.identity.v1.UserR\x04user\x126\n" +
 	"\asession\x18\x02 \x01(\v2\x1c.thumela.identity.v1.SessionR\asession\"5\n" +
 	"\x0eRefreshRequest\x12#\n" +
-	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"\x80\x02\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"\x9f\x02\n" +
 	"\x0fRefreshResponse\x12-\n" +
 	"\x04user\x18\x01 \x01(\v2\x19.thumela.identity.v1.UserR\x04user\x12!\n" +
 	"\faccess_token\x18\x02 \x01(\tR\vaccessToken\x12Q\n" +
 	"\x17access_token_expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x14accessTokenExpiresAt\x12H\n" +
-	"\x12session_expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x10sessionExpiresAt\"5\n" +
+	"\x12session_expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x10sessionExpiresAt\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x05 \x01(\tR\tsessionId\"5\n" +
 	"\x0eSignOutRequest\x12#\n" +
 	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"\x11\n" +
 	"\x0fSignOutResponse\"\x8a\x01\n" +
@@ -1670,11 +3061,95 @@ const file_thumela_identity_v1_identity_proto_rawDesc = "" +
 	"\x19IssueServiceTokenResponse\x12!\n" +
 	"\faccess_token\x18\x01 \x01(\tR\vaccessToken\x129\n" +
 	"\n" +
-	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt*q\n" +
+	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x93\x02\n" +
+	"\vSessionInfo\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\abrowser\x18\x02 \x01(\tR\abrowser\x12\x0e\n" +
+	"\x02os\x18\x03 \x01(\tR\x02os\x12\x1f\n" +
+	"\vdevice_type\x18\x04 \x01(\tR\n" +
+	"deviceType\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12<\n" +
+	"\flast_seen_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastSeenAt\x12\x18\n" +
+	"\acurrent\x18\a \x01(\bR\acurrent\x12\x16\n" +
+	"\x06method\x18\b \x01(\tR\x06method\":\n" +
+	"\x13ListSessionsRequest\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"T\n" +
+	"\x14ListSessionsResponse\x12<\n" +
+	"\bsessions\x18\x01 \x03(\v2 .thumela.identity.v1.SessionInfoR\bsessions\"Z\n" +
+	"\x14RevokeSessionRequest\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x02 \x01(\tR\tsessionId\"\x17\n" +
+	"\x15RevokeSessionResponse\"A\n" +
+	"\x1aRevokeOtherSessionsRequest\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"7\n" +
+	"\x1bRevokeOtherSessionsResponse\x12\x18\n" +
+	"\arevoked\x18\x01 \x01(\x05R\arevoked\"\xa6\x01\n" +
+	"\aPasskey\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
+	"\n" +
+	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12<\n" +
+	"\flast_used_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\"F\n" +
+	"\x1fBeginPasskeyRegistrationRequest\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"E\n" +
+	" BeginPasskeyRegistrationResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\fR\voptionsJson\"\xb9\x01\n" +
+	" FinishPasskeyRegistrationRequest\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\x12'\n" +
+	"\x0fcredential_json\x18\x02 \x01(\fR\x0ecredentialJson\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x123\n" +
+	"\x06client\x18\x04 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\"[\n" +
+	"!FinishPasskeyRegistrationResponse\x126\n" +
+	"\apasskey\x18\x01 \x01(\v2\x1c.thumela.identity.v1.PasskeyR\apasskey\":\n" +
+	"\x13ListPasskeysRequest\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"P\n" +
+	"\x14ListPasskeysResponse\x128\n" +
+	"\bpasskeys\x18\x01 \x03(\v2\x1c.thumela.identity.v1.PasskeyR\bpasskeys\"Z\n" +
+	"\x14DeletePasskeyRequest\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\x12\x1d\n" +
+	"\n" +
+	"passkey_id\x18\x02 \x01(\tR\tpasskeyId\"\x17\n" +
+	"\x15DeletePasskeyResponse\"P\n" +
+	"\x19BeginPasskeySignInRequest\x123\n" +
+	"\x06client\x18\x01 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\"b\n" +
+	"\x1aBeginPasskeySignInResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\fR\voptionsJson\x12!\n" +
+	"\fchallenge_id\x18\x02 \x01(\tR\vchallengeId\"\xba\x01\n" +
+	"\x1aFinishPasskeySignInRequest\x12!\n" +
+	"\fchallenge_id\x18\x01 \x01(\tR\vchallengeId\x12'\n" +
+	"\x0fcredential_json\x18\x02 \x01(\fR\x0ecredentialJson\x123\n" +
+	"\x06client\x18\x03 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\x12\x1b\n" +
+	"\tdevice_id\x18\x04 \x01(\tR\bdeviceId\"\x84\x01\n" +
+	"\x1bFinishPasskeySignInResponse\x12-\n" +
+	"\x04user\x18\x01 \x01(\v2\x19.thumela.identity.v1.UserR\x04user\x126\n" +
+	"\asession\x18\x02 \x01(\v2\x1c.thumela.identity.v1.SessionR\asession\"9\n" +
+	"\x12BeginStepUpRequest\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"u\n" +
+	"\x13BeginStepUpResponse\x12\x18\n" +
+	"\apasskey\x18\x01 \x01(\bR\apasskey\x12!\n" +
+	"\foptions_json\x18\x02 \x01(\fR\voptionsJson\x12!\n" +
+	"\fchallenge_id\x18\x03 \x01(\tR\vchallengeId\"\xd9\x01\n" +
+	"\x13FinishStepUpRequest\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\x12\x1c\n" +
+	"\bpassword\x18\x02 \x01(\tH\x00R\bpassword\x12A\n" +
+	"\apasskey\x18\x03 \x01(\v2%.thumela.identity.v1.PasskeyAssertionH\x00R\apasskey\x123\n" +
+	"\x06client\x18\x04 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06clientB\a\n" +
+	"\x05proof\"^\n" +
+	"\x10PasskeyAssertion\x12!\n" +
+	"\fchallenge_id\x18\x01 \x01(\tR\vchallengeId\x12'\n" +
+	"\x0fcredential_json\x18\x02 \x01(\fR\x0ecredentialJson\"\xd2\x01\n" +
+	"\x14FinishStepUpResponse\x12!\n" +
+	"\faccess_token\x18\x01 \x01(\tR\vaccessToken\x12Q\n" +
+	"\x17access_token_expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x14accessTokenExpiresAt\x12D\n" +
+	"\x10stepped_up_until\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0esteppedUpUntil*q\n" +
 	"\vCodePurpose\x12\x1c\n" +
 	"\x18CODE_PURPOSE_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fCODE_PURPOSE_EMAIL_VERIFICATION\x10\x01\x12\x1f\n" +
-	"\x1bCODE_PURPOSE_PASSWORD_RESET\x10\x022\xa6\t\n" +
+	"\x1bCODE_PURPOSE_PASSWORD_RESET\x10\x022\x89\x13\n" +
 	"\x0fIdentityService\x12Q\n" +
 	"\x06SignUp\x12\".thumela.identity.v1.SignUpRequest\x1a#.thumela.identity.v1.SignUpResponse\x12`\n" +
 	"\vVerifyEmail\x12'.thumela.identity.v1.VerifyEmailRequest\x1a(.thumela.identity.v1.VerifyEmailResponse\x12]\n" +
@@ -1688,7 +3163,18 @@ const file_thumela_identity_v1_identity_proto_rawDesc = "" +
 	"\rResetPassword\x12).thumela.identity.v1.ResetPasswordRequest\x1a*.thumela.identity.v1.ResetPasswordResponse\x12T\n" +
 	"\aGetUser\x12#.thumela.identity.v1.GetUserRequest\x1a$.thumela.identity.v1.GetUserResponse\x12f\n" +
 	"\rGetPublicKeys\x12).thumela.identity.v1.GetPublicKeysRequest\x1a*.thumela.identity.v1.GetPublicKeysResponse\x12r\n" +
-	"\x11IssueServiceToken\x12-.thumela.identity.v1.IssueServiceTokenRequest\x1a..thumela.identity.v1.IssueServiceTokenResponseB\xde\x01\n" +
+	"\x11IssueServiceToken\x12-.thumela.identity.v1.IssueServiceTokenRequest\x1a..thumela.identity.v1.IssueServiceTokenResponse\x12c\n" +
+	"\fListSessions\x12(.thumela.identity.v1.ListSessionsRequest\x1a).thumela.identity.v1.ListSessionsResponse\x12f\n" +
+	"\rRevokeSession\x12).thumela.identity.v1.RevokeSessionRequest\x1a*.thumela.identity.v1.RevokeSessionResponse\x12x\n" +
+	"\x13RevokeOtherSessions\x12/.thumela.identity.v1.RevokeOtherSessionsRequest\x1a0.thumela.identity.v1.RevokeOtherSessionsResponse\x12\x87\x01\n" +
+	"\x18BeginPasskeyRegistration\x124.thumela.identity.v1.BeginPasskeyRegistrationRequest\x1a5.thumela.identity.v1.BeginPasskeyRegistrationResponse\x12\x8a\x01\n" +
+	"\x19FinishPasskeyRegistration\x125.thumela.identity.v1.FinishPasskeyRegistrationRequest\x1a6.thumela.identity.v1.FinishPasskeyRegistrationResponse\x12c\n" +
+	"\fListPasskeys\x12(.thumela.identity.v1.ListPasskeysRequest\x1a).thumela.identity.v1.ListPasskeysResponse\x12f\n" +
+	"\rDeletePasskey\x12).thumela.identity.v1.DeletePasskeyRequest\x1a*.thumela.identity.v1.DeletePasskeyResponse\x12u\n" +
+	"\x12BeginPasskeySignIn\x12..thumela.identity.v1.BeginPasskeySignInRequest\x1a/.thumela.identity.v1.BeginPasskeySignInResponse\x12x\n" +
+	"\x13FinishPasskeySignIn\x12/.thumela.identity.v1.FinishPasskeySignInRequest\x1a0.thumela.identity.v1.FinishPasskeySignInResponse\x12`\n" +
+	"\vBeginStepUp\x12'.thumela.identity.v1.BeginStepUpRequest\x1a(.thumela.identity.v1.BeginStepUpResponse\x12c\n" +
+	"\fFinishStepUp\x12(.thumela.identity.v1.FinishStepUpRequest\x1a).thumela.identity.v1.FinishStepUpResponseB\xde\x01\n" +
 	"\x17com.thumela.identity.v1B\rIdentityProtoP\x01ZFgithub.com/thumela/thumela/proto/gen/go/thumela/identity/v1;identityv1\xa2\x02\x03TIX\xaa\x02\x13Thumela.Identity.V1\xca\x02\x13Thumela\\Identity\\V1\xe2\x02\x1fThumela\\Identity\\V1\\GPBMetadata\xea\x02\x15Thumela::Identity::V1b\x06proto3"
 
 var (
@@ -1704,94 +3190,157 @@ func file_thumela_identity_v1_identity_proto_rawDescGZIP() []byte {
 }
 
 var file_thumela_identity_v1_identity_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_thumela_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_thumela_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_thumela_identity_v1_identity_proto_goTypes = []any{
-	(CodePurpose)(0),                     // 0: thumela.identity.v1.CodePurpose
-	(*User)(nil),                         // 1: thumela.identity.v1.User
-	(*Client)(nil),                       // 2: thumela.identity.v1.Client
-	(*Session)(nil),                      // 3: thumela.identity.v1.Session
-	(*SignUpRequest)(nil),                // 4: thumela.identity.v1.SignUpRequest
-	(*SignUpResponse)(nil),               // 5: thumela.identity.v1.SignUpResponse
-	(*VerifyEmailRequest)(nil),           // 6: thumela.identity.v1.VerifyEmailRequest
-	(*VerifyEmailResponse)(nil),          // 7: thumela.identity.v1.VerifyEmailResponse
-	(*ResendCodeRequest)(nil),            // 8: thumela.identity.v1.ResendCodeRequest
-	(*ResendCodeResponse)(nil),           // 9: thumela.identity.v1.ResendCodeResponse
-	(*SignInRequest)(nil),                // 10: thumela.identity.v1.SignInRequest
-	(*SignInResponse)(nil),               // 11: thumela.identity.v1.SignInResponse
-	(*RefreshRequest)(nil),               // 12: thumela.identity.v1.RefreshRequest
-	(*RefreshResponse)(nil),              // 13: thumela.identity.v1.RefreshResponse
-	(*SignOutRequest)(nil),               // 14: thumela.identity.v1.SignOutRequest
-	(*SignOutResponse)(nil),              // 15: thumela.identity.v1.SignOutResponse
-	(*ChangePasswordRequest)(nil),        // 16: thumela.identity.v1.ChangePasswordRequest
-	(*ChangePasswordResponse)(nil),       // 17: thumela.identity.v1.ChangePasswordResponse
-	(*RequestPasswordResetRequest)(nil),  // 18: thumela.identity.v1.RequestPasswordResetRequest
-	(*RequestPasswordResetResponse)(nil), // 19: thumela.identity.v1.RequestPasswordResetResponse
-	(*ResetPasswordRequest)(nil),         // 20: thumela.identity.v1.ResetPasswordRequest
-	(*ResetPasswordResponse)(nil),        // 21: thumela.identity.v1.ResetPasswordResponse
-	(*GetUserRequest)(nil),               // 22: thumela.identity.v1.GetUserRequest
-	(*GetUserResponse)(nil),              // 23: thumela.identity.v1.GetUserResponse
-	(*GetPublicKeysRequest)(nil),         // 24: thumela.identity.v1.GetPublicKeysRequest
-	(*PublicKey)(nil),                    // 25: thumela.identity.v1.PublicKey
-	(*GetPublicKeysResponse)(nil),        // 26: thumela.identity.v1.GetPublicKeysResponse
-	(*IssueServiceTokenRequest)(nil),     // 27: thumela.identity.v1.IssueServiceTokenRequest
-	(*IssueServiceTokenResponse)(nil),    // 28: thumela.identity.v1.IssueServiceTokenResponse
-	(*timestamppb.Timestamp)(nil),        // 29: google.protobuf.Timestamp
+	(CodePurpose)(0),                          // 0: thumela.identity.v1.CodePurpose
+	(*User)(nil),                              // 1: thumela.identity.v1.User
+	(*Client)(nil),                            // 2: thumela.identity.v1.Client
+	(*Session)(nil),                           // 3: thumela.identity.v1.Session
+	(*SignUpRequest)(nil),                     // 4: thumela.identity.v1.SignUpRequest
+	(*SignUpResponse)(nil),                    // 5: thumela.identity.v1.SignUpResponse
+	(*VerifyEmailRequest)(nil),                // 6: thumela.identity.v1.VerifyEmailRequest
+	(*VerifyEmailResponse)(nil),               // 7: thumela.identity.v1.VerifyEmailResponse
+	(*ResendCodeRequest)(nil),                 // 8: thumela.identity.v1.ResendCodeRequest
+	(*ResendCodeResponse)(nil),                // 9: thumela.identity.v1.ResendCodeResponse
+	(*SignInRequest)(nil),                     // 10: thumela.identity.v1.SignInRequest
+	(*SignInResponse)(nil),                    // 11: thumela.identity.v1.SignInResponse
+	(*RefreshRequest)(nil),                    // 12: thumela.identity.v1.RefreshRequest
+	(*RefreshResponse)(nil),                   // 13: thumela.identity.v1.RefreshResponse
+	(*SignOutRequest)(nil),                    // 14: thumela.identity.v1.SignOutRequest
+	(*SignOutResponse)(nil),                   // 15: thumela.identity.v1.SignOutResponse
+	(*ChangePasswordRequest)(nil),             // 16: thumela.identity.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),            // 17: thumela.identity.v1.ChangePasswordResponse
+	(*RequestPasswordResetRequest)(nil),       // 18: thumela.identity.v1.RequestPasswordResetRequest
+	(*RequestPasswordResetResponse)(nil),      // 19: thumela.identity.v1.RequestPasswordResetResponse
+	(*ResetPasswordRequest)(nil),              // 20: thumela.identity.v1.ResetPasswordRequest
+	(*ResetPasswordResponse)(nil),             // 21: thumela.identity.v1.ResetPasswordResponse
+	(*GetUserRequest)(nil),                    // 22: thumela.identity.v1.GetUserRequest
+	(*GetUserResponse)(nil),                   // 23: thumela.identity.v1.GetUserResponse
+	(*GetPublicKeysRequest)(nil),              // 24: thumela.identity.v1.GetPublicKeysRequest
+	(*PublicKey)(nil),                         // 25: thumela.identity.v1.PublicKey
+	(*GetPublicKeysResponse)(nil),             // 26: thumela.identity.v1.GetPublicKeysResponse
+	(*IssueServiceTokenRequest)(nil),          // 27: thumela.identity.v1.IssueServiceTokenRequest
+	(*IssueServiceTokenResponse)(nil),         // 28: thumela.identity.v1.IssueServiceTokenResponse
+	(*SessionInfo)(nil),                       // 29: thumela.identity.v1.SessionInfo
+	(*ListSessionsRequest)(nil),               // 30: thumela.identity.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),              // 31: thumela.identity.v1.ListSessionsResponse
+	(*RevokeSessionRequest)(nil),              // 32: thumela.identity.v1.RevokeSessionRequest
+	(*RevokeSessionResponse)(nil),             // 33: thumela.identity.v1.RevokeSessionResponse
+	(*RevokeOtherSessionsRequest)(nil),        // 34: thumela.identity.v1.RevokeOtherSessionsRequest
+	(*RevokeOtherSessionsResponse)(nil),       // 35: thumela.identity.v1.RevokeOtherSessionsResponse
+	(*Passkey)(nil),                           // 36: thumela.identity.v1.Passkey
+	(*BeginPasskeyRegistrationRequest)(nil),   // 37: thumela.identity.v1.BeginPasskeyRegistrationRequest
+	(*BeginPasskeyRegistrationResponse)(nil),  // 38: thumela.identity.v1.BeginPasskeyRegistrationResponse
+	(*FinishPasskeyRegistrationRequest)(nil),  // 39: thumela.identity.v1.FinishPasskeyRegistrationRequest
+	(*FinishPasskeyRegistrationResponse)(nil), // 40: thumela.identity.v1.FinishPasskeyRegistrationResponse
+	(*ListPasskeysRequest)(nil),               // 41: thumela.identity.v1.ListPasskeysRequest
+	(*ListPasskeysResponse)(nil),              // 42: thumela.identity.v1.ListPasskeysResponse
+	(*DeletePasskeyRequest)(nil),              // 43: thumela.identity.v1.DeletePasskeyRequest
+	(*DeletePasskeyResponse)(nil),             // 44: thumela.identity.v1.DeletePasskeyResponse
+	(*BeginPasskeySignInRequest)(nil),         // 45: thumela.identity.v1.BeginPasskeySignInRequest
+	(*BeginPasskeySignInResponse)(nil),        // 46: thumela.identity.v1.BeginPasskeySignInResponse
+	(*FinishPasskeySignInRequest)(nil),        // 47: thumela.identity.v1.FinishPasskeySignInRequest
+	(*FinishPasskeySignInResponse)(nil),       // 48: thumela.identity.v1.FinishPasskeySignInResponse
+	(*BeginStepUpRequest)(nil),                // 49: thumela.identity.v1.BeginStepUpRequest
+	(*BeginStepUpResponse)(nil),               // 50: thumela.identity.v1.BeginStepUpResponse
+	(*FinishStepUpRequest)(nil),               // 51: thumela.identity.v1.FinishStepUpRequest
+	(*PasskeyAssertion)(nil),                  // 52: thumela.identity.v1.PasskeyAssertion
+	(*FinishStepUpResponse)(nil),              // 53: thumela.identity.v1.FinishStepUpResponse
+	(*timestamppb.Timestamp)(nil),             // 54: google.protobuf.Timestamp
 }
 var file_thumela_identity_v1_identity_proto_depIdxs = []int32{
-	29, // 0: thumela.identity.v1.User.created_at:type_name -> google.protobuf.Timestamp
-	29, // 1: thumela.identity.v1.Session.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 0: thumela.identity.v1.User.created_at:type_name -> google.protobuf.Timestamp
+	54, // 1: thumela.identity.v1.Session.expires_at:type_name -> google.protobuf.Timestamp
 	2,  // 2: thumela.identity.v1.SignUpRequest.client:type_name -> thumela.identity.v1.Client
-	29, // 3: thumela.identity.v1.SignUpResponse.code_expires_at:type_name -> google.protobuf.Timestamp
-	29, // 4: thumela.identity.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	54, // 3: thumela.identity.v1.SignUpResponse.code_expires_at:type_name -> google.protobuf.Timestamp
+	54, // 4: thumela.identity.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
 	2,  // 5: thumela.identity.v1.VerifyEmailRequest.client:type_name -> thumela.identity.v1.Client
 	1,  // 6: thumela.identity.v1.VerifyEmailResponse.user:type_name -> thumela.identity.v1.User
 	3,  // 7: thumela.identity.v1.VerifyEmailResponse.session:type_name -> thumela.identity.v1.Session
 	0,  // 8: thumela.identity.v1.ResendCodeRequest.purpose:type_name -> thumela.identity.v1.CodePurpose
 	2,  // 9: thumela.identity.v1.ResendCodeRequest.client:type_name -> thumela.identity.v1.Client
-	29, // 10: thumela.identity.v1.ResendCodeResponse.code_expires_at:type_name -> google.protobuf.Timestamp
-	29, // 11: thumela.identity.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	54, // 10: thumela.identity.v1.ResendCodeResponse.code_expires_at:type_name -> google.protobuf.Timestamp
+	54, // 11: thumela.identity.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
 	2,  // 12: thumela.identity.v1.SignInRequest.client:type_name -> thumela.identity.v1.Client
 	1,  // 13: thumela.identity.v1.SignInResponse.user:type_name -> thumela.identity.v1.User
 	3,  // 14: thumela.identity.v1.SignInResponse.session:type_name -> thumela.identity.v1.Session
 	1,  // 15: thumela.identity.v1.RefreshResponse.user:type_name -> thumela.identity.v1.User
-	29, // 16: thumela.identity.v1.RefreshResponse.access_token_expires_at:type_name -> google.protobuf.Timestamp
-	29, // 17: thumela.identity.v1.RefreshResponse.session_expires_at:type_name -> google.protobuf.Timestamp
+	54, // 16: thumela.identity.v1.RefreshResponse.access_token_expires_at:type_name -> google.protobuf.Timestamp
+	54, // 17: thumela.identity.v1.RefreshResponse.session_expires_at:type_name -> google.protobuf.Timestamp
 	2,  // 18: thumela.identity.v1.RequestPasswordResetRequest.client:type_name -> thumela.identity.v1.Client
-	29, // 19: thumela.identity.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	54, // 19: thumela.identity.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
 	2,  // 20: thumela.identity.v1.ResetPasswordRequest.client:type_name -> thumela.identity.v1.Client
 	1,  // 21: thumela.identity.v1.GetUserResponse.user:type_name -> thumela.identity.v1.User
-	29, // 22: thumela.identity.v1.PublicKey.not_after:type_name -> google.protobuf.Timestamp
+	54, // 22: thumela.identity.v1.PublicKey.not_after:type_name -> google.protobuf.Timestamp
 	25, // 23: thumela.identity.v1.GetPublicKeysResponse.keys:type_name -> thumela.identity.v1.PublicKey
-	29, // 24: thumela.identity.v1.IssueServiceTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	4,  // 25: thumela.identity.v1.IdentityService.SignUp:input_type -> thumela.identity.v1.SignUpRequest
-	6,  // 26: thumela.identity.v1.IdentityService.VerifyEmail:input_type -> thumela.identity.v1.VerifyEmailRequest
-	8,  // 27: thumela.identity.v1.IdentityService.ResendCode:input_type -> thumela.identity.v1.ResendCodeRequest
-	10, // 28: thumela.identity.v1.IdentityService.SignIn:input_type -> thumela.identity.v1.SignInRequest
-	12, // 29: thumela.identity.v1.IdentityService.Refresh:input_type -> thumela.identity.v1.RefreshRequest
-	14, // 30: thumela.identity.v1.IdentityService.SignOut:input_type -> thumela.identity.v1.SignOutRequest
-	16, // 31: thumela.identity.v1.IdentityService.ChangePassword:input_type -> thumela.identity.v1.ChangePasswordRequest
-	18, // 32: thumela.identity.v1.IdentityService.RequestPasswordReset:input_type -> thumela.identity.v1.RequestPasswordResetRequest
-	20, // 33: thumela.identity.v1.IdentityService.ResetPassword:input_type -> thumela.identity.v1.ResetPasswordRequest
-	22, // 34: thumela.identity.v1.IdentityService.GetUser:input_type -> thumela.identity.v1.GetUserRequest
-	24, // 35: thumela.identity.v1.IdentityService.GetPublicKeys:input_type -> thumela.identity.v1.GetPublicKeysRequest
-	27, // 36: thumela.identity.v1.IdentityService.IssueServiceToken:input_type -> thumela.identity.v1.IssueServiceTokenRequest
-	5,  // 37: thumela.identity.v1.IdentityService.SignUp:output_type -> thumela.identity.v1.SignUpResponse
-	7,  // 38: thumela.identity.v1.IdentityService.VerifyEmail:output_type -> thumela.identity.v1.VerifyEmailResponse
-	9,  // 39: thumela.identity.v1.IdentityService.ResendCode:output_type -> thumela.identity.v1.ResendCodeResponse
-	11, // 40: thumela.identity.v1.IdentityService.SignIn:output_type -> thumela.identity.v1.SignInResponse
-	13, // 41: thumela.identity.v1.IdentityService.Refresh:output_type -> thumela.identity.v1.RefreshResponse
-	15, // 42: thumela.identity.v1.IdentityService.SignOut:output_type -> thumela.identity.v1.SignOutResponse
-	17, // 43: thumela.identity.v1.IdentityService.ChangePassword:output_type -> thumela.identity.v1.ChangePasswordResponse
-	19, // 44: thumela.identity.v1.IdentityService.RequestPasswordReset:output_type -> thumela.identity.v1.RequestPasswordResetResponse
-	21, // 45: thumela.identity.v1.IdentityService.ResetPassword:output_type -> thumela.identity.v1.ResetPasswordResponse
-	23, // 46: thumela.identity.v1.IdentityService.GetUser:output_type -> thumela.identity.v1.GetUserResponse
-	26, // 47: thumela.identity.v1.IdentityService.GetPublicKeys:output_type -> thumela.identity.v1.GetPublicKeysResponse
-	28, // 48: thumela.identity.v1.IdentityService.IssueServiceToken:output_type -> thumela.identity.v1.IssueServiceTokenResponse
-	37, // [37:49] is the sub-list for method output_type
-	25, // [25:37] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	54, // 24: thumela.identity.v1.IssueServiceTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	54, // 25: thumela.identity.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	54, // 26: thumela.identity.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
+	29, // 27: thumela.identity.v1.ListSessionsResponse.sessions:type_name -> thumela.identity.v1.SessionInfo
+	54, // 28: thumela.identity.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	54, // 29: thumela.identity.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	2,  // 30: thumela.identity.v1.FinishPasskeyRegistrationRequest.client:type_name -> thumela.identity.v1.Client
+	36, // 31: thumela.identity.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> thumela.identity.v1.Passkey
+	36, // 32: thumela.identity.v1.ListPasskeysResponse.passkeys:type_name -> thumela.identity.v1.Passkey
+	2,  // 33: thumela.identity.v1.BeginPasskeySignInRequest.client:type_name -> thumela.identity.v1.Client
+	2,  // 34: thumela.identity.v1.FinishPasskeySignInRequest.client:type_name -> thumela.identity.v1.Client
+	1,  // 35: thumela.identity.v1.FinishPasskeySignInResponse.user:type_name -> thumela.identity.v1.User
+	3,  // 36: thumela.identity.v1.FinishPasskeySignInResponse.session:type_name -> thumela.identity.v1.Session
+	52, // 37: thumela.identity.v1.FinishStepUpRequest.passkey:type_name -> thumela.identity.v1.PasskeyAssertion
+	2,  // 38: thumela.identity.v1.FinishStepUpRequest.client:type_name -> thumela.identity.v1.Client
+	54, // 39: thumela.identity.v1.FinishStepUpResponse.access_token_expires_at:type_name -> google.protobuf.Timestamp
+	54, // 40: thumela.identity.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
+	4,  // 41: thumela.identity.v1.IdentityService.SignUp:input_type -> thumela.identity.v1.SignUpRequest
+	6,  // 42: thumela.identity.v1.IdentityService.VerifyEmail:input_type -> thumela.identity.v1.VerifyEmailRequest
+	8,  // 43: thumela.identity.v1.IdentityService.ResendCode:input_type -> thumela.identity.v1.ResendCodeRequest
+	10, // 44: thumela.identity.v1.IdentityService.SignIn:input_type -> thumela.identity.v1.SignInRequest
+	12, // 45: thumela.identity.v1.IdentityService.Refresh:input_type -> thumela.identity.v1.RefreshRequest
+	14, // 46: thumela.identity.v1.IdentityService.SignOut:input_type -> thumela.identity.v1.SignOutRequest
+	16, // 47: thumela.identity.v1.IdentityService.ChangePassword:input_type -> thumela.identity.v1.ChangePasswordRequest
+	18, // 48: thumela.identity.v1.IdentityService.RequestPasswordReset:input_type -> thumela.identity.v1.RequestPasswordResetRequest
+	20, // 49: thumela.identity.v1.IdentityService.ResetPassword:input_type -> thumela.identity.v1.ResetPasswordRequest
+	22, // 50: thumela.identity.v1.IdentityService.GetUser:input_type -> thumela.identity.v1.GetUserRequest
+	24, // 51: thumela.identity.v1.IdentityService.GetPublicKeys:input_type -> thumela.identity.v1.GetPublicKeysRequest
+	27, // 52: thumela.identity.v1.IdentityService.IssueServiceToken:input_type -> thumela.identity.v1.IssueServiceTokenRequest
+	30, // 53: thumela.identity.v1.IdentityService.ListSessions:input_type -> thumela.identity.v1.ListSessionsRequest
+	32, // 54: thumela.identity.v1.IdentityService.RevokeSession:input_type -> thumela.identity.v1.RevokeSessionRequest
+	34, // 55: thumela.identity.v1.IdentityService.RevokeOtherSessions:input_type -> thumela.identity.v1.RevokeOtherSessionsRequest
+	37, // 56: thumela.identity.v1.IdentityService.BeginPasskeyRegistration:input_type -> thumela.identity.v1.BeginPasskeyRegistrationRequest
+	39, // 57: thumela.identity.v1.IdentityService.FinishPasskeyRegistration:input_type -> thumela.identity.v1.FinishPasskeyRegistrationRequest
+	41, // 58: thumela.identity.v1.IdentityService.ListPasskeys:input_type -> thumela.identity.v1.ListPasskeysRequest
+	43, // 59: thumela.identity.v1.IdentityService.DeletePasskey:input_type -> thumela.identity.v1.DeletePasskeyRequest
+	45, // 60: thumela.identity.v1.IdentityService.BeginPasskeySignIn:input_type -> thumela.identity.v1.BeginPasskeySignInRequest
+	47, // 61: thumela.identity.v1.IdentityService.FinishPasskeySignIn:input_type -> thumela.identity.v1.FinishPasskeySignInRequest
+	49, // 62: thumela.identity.v1.IdentityService.BeginStepUp:input_type -> thumela.identity.v1.BeginStepUpRequest
+	51, // 63: thumela.identity.v1.IdentityService.FinishStepUp:input_type -> thumela.identity.v1.FinishStepUpRequest
+	5,  // 64: thumela.identity.v1.IdentityService.SignUp:output_type -> thumela.identity.v1.SignUpResponse
+	7,  // 65: thumela.identity.v1.IdentityService.VerifyEmail:output_type -> thumela.identity.v1.VerifyEmailResponse
+	9,  // 66: thumela.identity.v1.IdentityService.ResendCode:output_type -> thumela.identity.v1.ResendCodeResponse
+	11, // 67: thumela.identity.v1.IdentityService.SignIn:output_type -> thumela.identity.v1.SignInResponse
+	13, // 68: thumela.identity.v1.IdentityService.Refresh:output_type -> thumela.identity.v1.RefreshResponse
+	15, // 69: thumela.identity.v1.IdentityService.SignOut:output_type -> thumela.identity.v1.SignOutResponse
+	17, // 70: thumela.identity.v1.IdentityService.ChangePassword:output_type -> thumela.identity.v1.ChangePasswordResponse
+	19, // 71: thumela.identity.v1.IdentityService.RequestPasswordReset:output_type -> thumela.identity.v1.RequestPasswordResetResponse
+	21, // 72: thumela.identity.v1.IdentityService.ResetPassword:output_type -> thumela.identity.v1.ResetPasswordResponse
+	23, // 73: thumela.identity.v1.IdentityService.GetUser:output_type -> thumela.identity.v1.GetUserResponse
+	26, // 74: thumela.identity.v1.IdentityService.GetPublicKeys:output_type -> thumela.identity.v1.GetPublicKeysResponse
+	28, // 75: thumela.identity.v1.IdentityService.IssueServiceToken:output_type -> thumela.identity.v1.IssueServiceTokenResponse
+	31, // 76: thumela.identity.v1.IdentityService.ListSessions:output_type -> thumela.identity.v1.ListSessionsResponse
+	33, // 77: thumela.identity.v1.IdentityService.RevokeSession:output_type -> thumela.identity.v1.RevokeSessionResponse
+	35, // 78: thumela.identity.v1.IdentityService.RevokeOtherSessions:output_type -> thumela.identity.v1.RevokeOtherSessionsResponse
+	38, // 79: thumela.identity.v1.IdentityService.BeginPasskeyRegistration:output_type -> thumela.identity.v1.BeginPasskeyRegistrationResponse
+	40, // 80: thumela.identity.v1.IdentityService.FinishPasskeyRegistration:output_type -> thumela.identity.v1.FinishPasskeyRegistrationResponse
+	42, // 81: thumela.identity.v1.IdentityService.ListPasskeys:output_type -> thumela.identity.v1.ListPasskeysResponse
+	44, // 82: thumela.identity.v1.IdentityService.DeletePasskey:output_type -> thumela.identity.v1.DeletePasskeyResponse
+	46, // 83: thumela.identity.v1.IdentityService.BeginPasskeySignIn:output_type -> thumela.identity.v1.BeginPasskeySignInResponse
+	48, // 84: thumela.identity.v1.IdentityService.FinishPasskeySignIn:output_type -> thumela.identity.v1.FinishPasskeySignInResponse
+	50, // 85: thumela.identity.v1.IdentityService.BeginStepUp:output_type -> thumela.identity.v1.BeginStepUpResponse
+	53, // 86: thumela.identity.v1.IdentityService.FinishStepUp:output_type -> thumela.identity.v1.FinishStepUpResponse
+	64, // [64:87] is the sub-list for method output_type
+	41, // [41:64] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_thumela_identity_v1_identity_proto_init() }
@@ -1799,13 +3348,17 @@ func file_thumela_identity_v1_identity_proto_init() {
 	if File_thumela_identity_v1_identity_proto != nil {
 		return
 	}
+	file_thumela_identity_v1_identity_proto_msgTypes[50].OneofWrappers = []any{
+		(*FinishStepUpRequest_Password)(nil),
+		(*FinishStepUpRequest_Passkey)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_identity_v1_identity_proto_rawDesc), len(file_thumela_identity_v1_identity_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   28,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,18 +19,29 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	IdentityService_SignUp_FullMethodName               = "/thumela.identity.v1.IdentityService/SignUp"
-	IdentityService_VerifyEmail_FullMethodName          = "/thumela.identity.v1.IdentityService/VerifyEmail"
-	IdentityService_ResendCode_FullMethodName           = "/thumela.identity.v1.IdentityService/ResendCode"
-	IdentityService_SignIn_FullMethodName               = "/thumela.identity.v1.IdentityService/SignIn"
-	IdentityService_Refresh_FullMethodName              = "/thumela.identity.v1.IdentityService/Refresh"
-	IdentityService_SignOut_FullMethodName              = "/thumela.identity.v1.IdentityService/SignOut"
-	IdentityService_ChangePassword_FullMethodName       = "/thumela.identity.v1.IdentityService/ChangePassword"
-	IdentityService_RequestPasswordReset_FullMethodName = "/thumela.identity.v1.IdentityService/RequestPasswordReset"
-	IdentityService_ResetPassword_FullMethodName        = "/thumela.identity.v1.IdentityService/ResetPassword"
-	IdentityService_GetUser_FullMethodName              = "/thumela.identity.v1.IdentityService/GetUser"
-	IdentityService_GetPublicKeys_FullMethodName        = "/thumela.identity.v1.IdentityService/GetPublicKeys"
-	IdentityService_IssueServiceToken_FullMethodName    = "/thumela.identity.v1.IdentityService/IssueServiceToken"
+	IdentityService_SignUp_FullMethodName                    = "/thumela.identity.v1.IdentityService/SignUp"
+	IdentityService_VerifyEmail_FullMethodName               = "/thumela.identity.v1.IdentityService/VerifyEmail"
+	IdentityService_ResendCode_FullMethodName                = "/thumela.identity.v1.IdentityService/ResendCode"
+	IdentityService_SignIn_FullMethodName                    = "/thumela.identity.v1.IdentityService/SignIn"
+	IdentityService_Refresh_FullMethodName                   = "/thumela.identity.v1.IdentityService/Refresh"
+	IdentityService_SignOut_FullMethodName                   = "/thumela.identity.v1.IdentityService/SignOut"
+	IdentityService_ChangePassword_FullMethodName            = "/thumela.identity.v1.IdentityService/ChangePassword"
+	IdentityService_RequestPasswordReset_FullMethodName      = "/thumela.identity.v1.IdentityService/RequestPasswordReset"
+	IdentityService_ResetPassword_FullMethodName             = "/thumela.identity.v1.IdentityService/ResetPassword"
+	IdentityService_GetUser_FullMethodName                   = "/thumela.identity.v1.IdentityService/GetUser"
+	IdentityService_GetPublicKeys_FullMethodName             = "/thumela.identity.v1.IdentityService/GetPublicKeys"
+	IdentityService_IssueServiceToken_FullMethodName         = "/thumela.identity.v1.IdentityService/IssueServiceToken"
+	IdentityService_ListSessions_FullMethodName              = "/thumela.identity.v1.IdentityService/ListSessions"
+	IdentityService_RevokeSession_FullMethodName             = "/thumela.identity.v1.IdentityService/RevokeSession"
+	IdentityService_RevokeOtherSessions_FullMethodName       = "/thumela.identity.v1.IdentityService/RevokeOtherSessions"
+	IdentityService_BeginPasskeyRegistration_FullMethodName  = "/thumela.identity.v1.IdentityService/BeginPasskeyRegistration"
+	IdentityService_FinishPasskeyRegistration_FullMethodName = "/thumela.identity.v1.IdentityService/FinishPasskeyRegistration"
+	IdentityService_ListPasskeys_FullMethodName              = "/thumela.identity.v1.IdentityService/ListPasskeys"
+	IdentityService_DeletePasskey_FullMethodName             = "/thumela.identity.v1.IdentityService/DeletePasskey"
+	IdentityService_BeginPasskeySignIn_FullMethodName        = "/thumela.identity.v1.IdentityService/BeginPasskeySignIn"
+	IdentityService_FinishPasskeySignIn_FullMethodName       = "/thumela.identity.v1.IdentityService/FinishPasskeySignIn"
+	IdentityService_BeginStepUp_FullMethodName               = "/thumela.identity.v1.IdentityService/BeginStepUp"
+	IdentityService_FinishStepUp_FullMethodName              = "/thumela.identity.v1.IdentityService/FinishStepUp"
 )
 
 // IdentityServiceClient is the client API for IdentityService service.
@@ -77,6 +88,32 @@ type IdentityServiceClient interface {
 	// IssueServiceToken gives an internal service a short-lived token naming it, for calls that
 	// no user makes in the moment (the transfer worker charging a card).
 	IssueServiceToken(ctx context.Context, in *IssueServiceTokenRequest, opts ...grpc.CallOption) (*IssueServiceTokenResponse, error)
+	// --- Sessions you can see (Account -> Security). The session token names the user and the
+	// session asking; another user's session id answers NotFound. Every revocation (these two,
+	// SignOut, ChangePassword, ResetPassword) publishes SessionsRevoked so that every BFF drops
+	// its cached grants and ends the sessions' live streams at once.
+	ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error)
+	// RevokeSession ends one of the user's sessions (the current one included).
+	RevokeSession(ctx context.Context, in *RevokeSessionRequest, opts ...grpc.CallOption) (*RevokeSessionResponse, error)
+	// RevokeOtherSessions ends every session of the user except the one asking.
+	RevokeOtherSessions(ctx context.Context, in *RevokeOtherSessionsRequest, opts ...grpc.CallOption) (*RevokeOtherSessionsResponse, error)
+	// --- Passkeys (WebAuthn). Options and credentials travel as the JSON that the browser's
+	// navigator.credentials API (and @simplewebauthn/browser) reads and writes. Challenges are
+	// single-use, bound to their purpose (and session, where there is one) and expire in 5 min.
+	BeginPasskeyRegistration(ctx context.Context, in *BeginPasskeyRegistrationRequest, opts ...grpc.CallOption) (*BeginPasskeyRegistrationResponse, error)
+	FinishPasskeyRegistration(ctx context.Context, in *FinishPasskeyRegistrationRequest, opts ...grpc.CallOption) (*FinishPasskeyRegistrationResponse, error)
+	ListPasskeys(ctx context.Context, in *ListPasskeysRequest, opts ...grpc.CallOption) (*ListPasskeysResponse, error)
+	DeletePasskey(ctx context.Context, in *DeletePasskeyRequest, opts ...grpc.CallOption) (*DeletePasskeyResponse, error)
+	// BeginPasskeySignIn starts a discoverable-credential sign-in (no e-mail asked), usable by
+	// the browser's autofill (conditional) UI.
+	BeginPasskeySignIn(ctx context.Context, in *BeginPasskeySignInRequest, opts ...grpc.CallOption) (*BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the assertion and opens a session, as SignIn does.
+	FinishPasskeySignIn(ctx context.Context, in *FinishPasskeySignInRequest, opts ...grpc.CallOption) (*FinishPasskeySignInResponse, error)
+	// --- Step-up: a fresh proof of the user (a passkey, or the password where there is none)
+	// just before money moves. FinishStepUp stamps the session and answers a fresh access token
+	// whose "sua" claim (stepped-up-at) transfers checks for transfers that need it.
+	BeginStepUp(ctx context.Context, in *BeginStepUpRequest, opts ...grpc.CallOption) (*BeginStepUpResponse, error)
+	FinishStepUp(ctx context.Context, in *FinishStepUpRequest, opts ...grpc.CallOption) (*FinishStepUpResponse, error)
 }
 
 type identityServiceClient struct {
@@ -207,6 +244,116 @@ func (c *identityServiceClient) IssueServiceToken(ctx context.Context, in *Issue
 	return out, nil
 }
 
+func (c *identityServiceClient) ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSessionsResponse)
+	err := c.cc.Invoke(ctx, IdentityService_ListSessions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) RevokeSession(ctx context.Context, in *RevokeSessionRequest, opts ...grpc.CallOption) (*RevokeSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeSessionResponse)
+	err := c.cc.Invoke(ctx, IdentityService_RevokeSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) RevokeOtherSessions(ctx context.Context, in *RevokeOtherSessionsRequest, opts ...grpc.CallOption) (*RevokeOtherSessionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeOtherSessionsResponse)
+	err := c.cc.Invoke(ctx, IdentityService_RevokeOtherSessions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) BeginPasskeyRegistration(ctx context.Context, in *BeginPasskeyRegistrationRequest, opts ...grpc.CallOption) (*BeginPasskeyRegistrationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginPasskeyRegistrationResponse)
+	err := c.cc.Invoke(ctx, IdentityService_BeginPasskeyRegistration_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) FinishPasskeyRegistration(ctx context.Context, in *FinishPasskeyRegistrationRequest, opts ...grpc.CallOption) (*FinishPasskeyRegistrationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FinishPasskeyRegistrationResponse)
+	err := c.cc.Invoke(ctx, IdentityService_FinishPasskeyRegistration_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) ListPasskeys(ctx context.Context, in *ListPasskeysRequest, opts ...grpc.CallOption) (*ListPasskeysResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPasskeysResponse)
+	err := c.cc.Invoke(ctx, IdentityService_ListPasskeys_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) DeletePasskey(ctx context.Context, in *DeletePasskeyRequest, opts ...grpc.CallOption) (*DeletePasskeyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeletePasskeyResponse)
+	err := c.cc.Invoke(ctx, IdentityService_DeletePasskey_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) BeginPasskeySignIn(ctx context.Context, in *BeginPasskeySignInRequest, opts ...grpc.CallOption) (*BeginPasskeySignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginPasskeySignInResponse)
+	err := c.cc.Invoke(ctx, IdentityService_BeginPasskeySignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) FinishPasskeySignIn(ctx context.Context, in *FinishPasskeySignInRequest, opts ...grpc.CallOption) (*FinishPasskeySignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FinishPasskeySignInResponse)
+	err := c.cc.Invoke(ctx, IdentityService_FinishPasskeySignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) BeginStepUp(ctx context.Context, in *BeginStepUpRequest, opts ...grpc.CallOption) (*BeginStepUpResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginStepUpResponse)
+	err := c.cc.Invoke(ctx, IdentityService_BeginStepUp_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) FinishStepUp(ctx context.Context, in *FinishStepUpRequest, opts ...grpc.CallOption) (*FinishStepUpResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FinishStepUpResponse)
+	err := c.cc.Invoke(ctx, IdentityService_FinishStepUp_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IdentityServiceServer is the server API for IdentityService service.
 // All implementations must embed UnimplementedIdentityServiceServer
 // for forward compatibility.
@@ -251,6 +398,32 @@ type IdentityServiceServer interface {
 	// IssueServiceToken gives an internal service a short-lived token naming it, for calls that
 	// no user makes in the moment (the transfer worker charging a card).
 	IssueServiceToken(context.Context, *IssueServiceTokenRequest) (*IssueServiceTokenResponse, error)
+	// --- Sessions you can see (Account -> Security). The session token names the user and the
+	// session asking; another user's session id answers NotFound. Every revocation (these two,
+	// SignOut, ChangePassword, ResetPassword) publishes SessionsRevoked so that every BFF drops
+	// its cached grants and ends the sessions' live streams at once.
+	ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error)
+	// RevokeSession ends one of the user's sessions (the current one included).
+	RevokeSession(context.Context, *RevokeSessionRequest) (*RevokeSessionResponse, error)
+	// RevokeOtherSessions ends every session of the user except the one asking.
+	RevokeOtherSessions(context.Context, *RevokeOtherSessionsRequest) (*RevokeOtherSessionsResponse, error)
+	// --- Passkeys (WebAuthn). Options and credentials travel as the JSON that the browser's
+	// navigator.credentials API (and @simplewebauthn/browser) reads and writes. Challenges are
+	// single-use, bound to their purpose (and session, where there is one) and expire in 5 min.
+	BeginPasskeyRegistration(context.Context, *BeginPasskeyRegistrationRequest) (*BeginPasskeyRegistrationResponse, error)
+	FinishPasskeyRegistration(context.Context, *FinishPasskeyRegistrationRequest) (*FinishPasskeyRegistrationResponse, error)
+	ListPasskeys(context.Context, *ListPasskeysRequest) (*ListPasskeysResponse, error)
+	DeletePasskey(context.Context, *DeletePasskeyRequest) (*DeletePasskeyResponse, error)
+	// BeginPasskeySignIn starts a discoverable-credential sign-in (no e-mail asked), usable by
+	// the browser's autofill (conditional) UI.
+	BeginPasskeySignIn(context.Context, *BeginPasskeySignInRequest) (*BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the assertion and opens a session, as SignIn does.
+	FinishPasskeySignIn(context.Context, *FinishPasskeySignInRequest) (*FinishPasskeySignInResponse, error)
+	// --- Step-up: a fresh proof of the user (a passkey, or the password where there is none)
+	// just before money moves. FinishStepUp stamps the session and answers a fresh access token
+	// whose "sua" claim (stepped-up-at) transfers checks for transfers that need it.
+	BeginStepUp(context.Context, *BeginStepUpRequest) (*BeginStepUpResponse, error)
+	FinishStepUp(context.Context, *FinishStepUpRequest) (*FinishStepUpResponse, error)
 	mustEmbedUnimplementedIdentityServiceServer()
 }
 
@@ -296,6 +469,39 @@ func (UnimplementedIdentityServiceServer) GetPublicKeys(context.Context, *GetPub
 }
 func (UnimplementedIdentityServiceServer) IssueServiceToken(context.Context, *IssueServiceTokenRequest) (*IssueServiceTokenResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method IssueServiceToken not implemented")
+}
+func (UnimplementedIdentityServiceServer) ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSessions not implemented")
+}
+func (UnimplementedIdentityServiceServer) RevokeSession(context.Context, *RevokeSessionRequest) (*RevokeSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeSession not implemented")
+}
+func (UnimplementedIdentityServiceServer) RevokeOtherSessions(context.Context, *RevokeOtherSessionsRequest) (*RevokeOtherSessionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeOtherSessions not implemented")
+}
+func (UnimplementedIdentityServiceServer) BeginPasskeyRegistration(context.Context, *BeginPasskeyRegistrationRequest) (*BeginPasskeyRegistrationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginPasskeyRegistration not implemented")
+}
+func (UnimplementedIdentityServiceServer) FinishPasskeyRegistration(context.Context, *FinishPasskeyRegistrationRequest) (*FinishPasskeyRegistrationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FinishPasskeyRegistration not implemented")
+}
+func (UnimplementedIdentityServiceServer) ListPasskeys(context.Context, *ListPasskeysRequest) (*ListPasskeysResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPasskeys not implemented")
+}
+func (UnimplementedIdentityServiceServer) DeletePasskey(context.Context, *DeletePasskeyRequest) (*DeletePasskeyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeletePasskey not implemented")
+}
+func (UnimplementedIdentityServiceServer) BeginPasskeySignIn(context.Context, *BeginPasskeySignInRequest) (*BeginPasskeySignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginPasskeySignIn not implemented")
+}
+func (UnimplementedIdentityServiceServer) FinishPasskeySignIn(context.Context, *FinishPasskeySignInRequest) (*FinishPasskeySignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FinishPasskeySignIn not implemented")
+}
+func (UnimplementedIdentityServiceServer) BeginStepUp(context.Context, *BeginStepUpRequest) (*BeginStepUpResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginStepUp not implemented")
+}
+func (UnimplementedIdentityServiceServer) FinishStepUp(context.Context, *FinishStepUpRequest) (*FinishStepUpResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FinishStepUp not implemented")
 }
 func (UnimplementedIdentityServiceServer) mustEmbedUnimplementedIdentityServiceServer() {}
 func (UnimplementedIdentityServiceServer) testEmbeddedByValue()                         {}
@@ -534,6 +740,204 @@ func _IdentityService_IssueServiceToken_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdentityService_ListSessions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSessionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).ListSessions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_ListSessions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).ListSessions(ctx, req.(*ListSessionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_RevokeSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).RevokeSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_RevokeSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).RevokeSession(ctx, req.(*RevokeSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_RevokeOtherSessions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeOtherSessionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).RevokeOtherSessions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_RevokeOtherSessions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).RevokeOtherSessions(ctx, req.(*RevokeOtherSessionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_BeginPasskeyRegistration_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginPasskeyRegistrationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).BeginPasskeyRegistration(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_BeginPasskeyRegistration_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).BeginPasskeyRegistration(ctx, req.(*BeginPasskeyRegistrationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_FinishPasskeyRegistration_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishPasskeyRegistrationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).FinishPasskeyRegistration(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_FinishPasskeyRegistration_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).FinishPasskeyRegistration(ctx, req.(*FinishPasskeyRegistrationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_ListPasskeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPasskeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).ListPasskeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_ListPasskeys_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).ListPasskeys(ctx, req.(*ListPasskeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_DeletePasskey_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeletePasskeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).DeletePasskey(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_DeletePasskey_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).DeletePasskey(ctx, req.(*DeletePasskeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_BeginPasskeySignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginPasskeySignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).BeginPasskeySignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_BeginPasskeySignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).BeginPasskeySignIn(ctx, req.(*BeginPasskeySignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_FinishPasskeySignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishPasskeySignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).FinishPasskeySignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_FinishPasskeySignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).FinishPasskeySignIn(ctx, req.(*FinishPasskeySignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_BeginStepUp_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginStepUpRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).BeginStepUp(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_BeginStepUp_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).BeginStepUp(ctx, req.(*BeginStepUpRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_FinishStepUp_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishStepUpRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).FinishStepUp(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_FinishStepUp_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).FinishStepUp(ctx, req.(*FinishStepUpRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // IdentityService_ServiceDesc is the grpc.ServiceDesc for IdentityService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -588,6 +992,50 @@ var IdentityService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "IssueServiceToken",
 			Handler:    _IdentityService_IssueServiceToken_Handler,
+		},
+		{
+			MethodName: "ListSessions",
+			Handler:    _IdentityService_ListSessions_Handler,
+		},
+		{
+			MethodName: "RevokeSession",
+			Handler:    _IdentityService_RevokeSession_Handler,
+		},
+		{
+			MethodName: "RevokeOtherSessions",
+			Handler:    _IdentityService_RevokeOtherSessions_Handler,
+		},
+		{
+			MethodName: "BeginPasskeyRegistration",
+			Handler:    _IdentityService_BeginPasskeyRegistration_Handler,
+		},
+		{
+			MethodName: "FinishPasskeyRegistration",
+			Handler:    _IdentityService_FinishPasskeyRegistration_Handler,
+		},
+		{
+			MethodName: "ListPasskeys",
+			Handler:    _IdentityService_ListPasskeys_Handler,
+		},
+		{
+			MethodName: "DeletePasskey",
+			Handler:    _IdentityService_DeletePasskey_Handler,
+		},
+		{
+			MethodName: "BeginPasskeySignIn",
+			Handler:    _IdentityService_BeginPasskeySignIn_Handler,
+		},
+		{
+			MethodName: "FinishPasskeySignIn",
+			Handler:    _IdentityService_FinishPasskeySignIn_Handler,
+		},
+		{
+			MethodName: "BeginStepUp",
+			Handler:    _IdentityService_BeginStepUp_Handler,
+		},
+		{
+			MethodName: "FinishStepUp",
+			Handler:    _IdentityService_FinishStepUp_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -88,6 +88,9 @@ func (Channel) EnumDescriptor() ([]byte, []int) {
 //	VOUCHER_REFUNDED: first_name, recipient_name, total_cents, reason ("cancelled"|"expired"),
 //	  reference.
 //	SUPPORT_MESSAGE: ticket, kind, name, email, subject, message (and feedback's details).
+//	SIGN_UP_ATTEMPT: first_name, at: someone tried to sign up with the address of an existing
+//	  account (the owner is told instead of the visitor learning that the account exists).
+//	PASSKEY_ADDED: first_name, name, at.
 type Template int32
 
 const (
@@ -101,21 +104,25 @@ const (
 	Template_TEMPLATE_CASH_COLLECTED      Template = 7
 	Template_TEMPLATE_VOUCHER_REFUNDED    Template = 8
 	Template_TEMPLATE_SUPPORT_MESSAGE     Template = 9
+	Template_TEMPLATE_SIGN_UP_ATTEMPT     Template = 10
+	Template_TEMPLATE_PASSKEY_ADDED       Template = 11
 )
 
 // Enum value maps for Template.
 var (
 	Template_name = map[int32]string{
-		0: "TEMPLATE_UNSPECIFIED",
-		1: "TEMPLATE_SIGN_UP_CODE",
-		2: "TEMPLATE_PASSWORD_RESET_CODE",
-		3: "TEMPLATE_NEW_SIGN_IN",
-		4: "TEMPLATE_VOUCHER_ISSUED",
-		5: "TEMPLATE_VOUCHER_REMINDER",
-		6: "TEMPLATE_TRANSFER_RECEIPT",
-		7: "TEMPLATE_CASH_COLLECTED",
-		8: "TEMPLATE_VOUCHER_REFUNDED",
-		9: "TEMPLATE_SUPPORT_MESSAGE",
+		0:  "TEMPLATE_UNSPECIFIED",
+		1:  "TEMPLATE_SIGN_UP_CODE",
+		2:  "TEMPLATE_PASSWORD_RESET_CODE",
+		3:  "TEMPLATE_NEW_SIGN_IN",
+		4:  "TEMPLATE_VOUCHER_ISSUED",
+		5:  "TEMPLATE_VOUCHER_REMINDER",
+		6:  "TEMPLATE_TRANSFER_RECEIPT",
+		7:  "TEMPLATE_CASH_COLLECTED",
+		8:  "TEMPLATE_VOUCHER_REFUNDED",
+		9:  "TEMPLATE_SUPPORT_MESSAGE",
+		10: "TEMPLATE_SIGN_UP_ATTEMPT",
+		11: "TEMPLATE_PASSKEY_ADDED",
 	}
 	Template_value = map[string]int32{
 		"TEMPLATE_UNSPECIFIED":         0,
@@ -128,6 +135,8 @@ var (
 		"TEMPLATE_CASH_COLLECTED":      7,
 		"TEMPLATE_VOUCHER_REFUNDED":    8,
 		"TEMPLATE_SUPPORT_MESSAGE":     9,
+		"TEMPLATE_SIGN_UP_ATTEMPT":     10,
+		"TEMPLATE_PASSKEY_ADDED":       11,
 	}
 )
 
@@ -1013,7 +1022,7 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\aChannel\x12\x17\n" +
 	"\x13CHANNEL_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCHANNEL_EMAIL\x10\x01\x12\x0f\n" +
-	"\vCHANNEL_SMS\x10\x02*\xb0\x02\n" +
+	"\vCHANNEL_SMS\x10\x02*\xea\x02\n" +
 	"\bTemplate\x12\x18\n" +
 	"\x14TEMPLATE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEMPLATE_SIGN_UP_CODE\x10\x01\x12 \n" +
@@ -1024,7 +1033,10 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x19TEMPLATE_TRANSFER_RECEIPT\x10\x06\x12\x1b\n" +
 	"\x17TEMPLATE_CASH_COLLECTED\x10\a\x12\x1d\n" +
 	"\x19TEMPLATE_VOUCHER_REFUNDED\x10\b\x12\x1c\n" +
-	"\x18TEMPLATE_SUPPORT_MESSAGE\x10\t*\xa2\x01\n" +
+	"\x18TEMPLATE_SUPPORT_MESSAGE\x10\t\x12\x1c\n" +
+	"\x18TEMPLATE_SIGN_UP_ATTEMPT\x10\n" +
+	"\x12\x1a\n" +
+	"\x16TEMPLATE_PASSKEY_ADDED\x10\v*\xa2\x01\n" +
 	"\x0eDeliveryStatus\x12\x1f\n" +
 	"\x1bDELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DELIVERY_STATUS_QUEUED\x10\x01\x12\x18\n" +

@@ -44,6 +44,10 @@ type TransfersServiceClient interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
 	// transfer; with a different body, AlreadyExists.
+	// Step-up: a transfer above R1,000 or to a phone number the sender has never paid needs an
+	// access token whose "sua" (stepped-up-at) claim is at most 5 minutes old; without one it
+	// answers FailedPrecondition with a google.rpc.ErrorInfo of reason "STEP_UP_REQUIRED"
+	// (domain "transfers.thumela.co.za") and nothing is created.
 	CreateTransfer(ctx context.Context, in *CreateTransferRequest, opts ...grpc.CallOption) (*CreateTransferResponse, error)
 	GetTransfer(ctx context.Context, in *GetTransferRequest, opts ...grpc.CallOption) (*GetTransferResponse, error)
 	// ListTransfers pages through the user's transfers, newest first.
@@ -199,6 +203,10 @@ type TransfersServiceServer interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
 	// transfer; with a different body, AlreadyExists.
+	// Step-up: a transfer above R1,000 or to a phone number the sender has never paid needs an
+	// access token whose "sua" (stepped-up-at) claim is at most 5 minutes old; without one it
+	// answers FailedPrecondition with a google.rpc.ErrorInfo of reason "STEP_UP_REQUIRED"
+	// (domain "transfers.thumela.co.za") and nothing is created.
 	CreateTransfer(context.Context, *CreateTransferRequest) (*CreateTransferResponse, error)
 	GetTransfer(context.Context, *GetTransferRequest) (*GetTransferResponse, error)
 	// ListTransfers pages through the user's transfers, newest first.

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/identity/v1/events.proto.
  */
 export const file_thumela_identity_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiB0aHVtZWxhL2lkZW50aXR5L3YxL2V2ZW50cy5wcm90bxITdGh1bWVsYS5pZGVudGl0eS52MSKGAQoMVXNlclNpZ25lZFVwEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEgoKZmlyc3RfbmFtZRgDIAEoCRIRCglsYXN0X25hbWUYBCABKAkSLwoLb2NjdXJyZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlAKDFVzZXJWZXJpZmllZBIPCgd1c2VyX2lkGAEgASgJEi8KC29jY3VycmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcELcAQoXY29tLnRodW1lbGEuaWRlbnRpdHkudjFCC0V2ZW50c1Byb3RvUAFaRmdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL2lkZW50aXR5L3YxO2lkZW50aXR5djGiAgNUSViqAhNUaHVtZWxhLklkZW50aXR5LlYxygITVGh1bWVsYVxJZGVudGl0eVxWMeICH1RodW1lbGFcSWRlbnRpdHlcVjFcR1BCTWV0YWRhdGHqAhVUaHVtZWxhOjpJZGVudGl0eTo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiB0aHVtZWxhL2lkZW50aXR5L3YxL2V2ZW50cy5wcm90bxITdGh1bWVsYS5pZGVudGl0eS52MSKGAQoMVXNlclNpZ25lZFVwEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEgoKZmlyc3RfbmFtZRgDIAEoCRIRCglsYXN0X25hbWUYBCABKAkSLwoLb2NjdXJyZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlAKDFVzZXJWZXJpZmllZBIPCgd1c2VyX2lkGAEgASgJEi8KC29jY3VycmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ4Cg9TZXNzaW9uc1Jldm9rZWQSDwoHdXNlcl9pZBgBIAEoCRITCgtzZXNzaW9uX2lkcxgCIAMoCRIOCgZyZWFzb24YAyABKAkSLwoLb2NjdXJyZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQtwBChdjb20udGh1bWVsYS5pZGVudGl0eS52MUILRXZlbnRzUHJvdG9QAVpGZ2l0aHViLmNvbS90aHVtZWxhL3RodW1lbGEvcHJvdG8vZ2VuL2dvL3RodW1lbGEvaWRlbnRpdHkvdjE7aWRlbnRpdHl2MaICA1RJWKoCE1RodW1lbGEuSWRlbnRpdHkuVjHKAhNUaHVtZWxhXElkZW50aXR5XFYx4gIfVGh1bWVsYVxJZGVudGl0eVxWMVxHUEJNZXRhZGF0YeoCFVRodW1lbGE6OklkZW50aXR5OjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * UserSignedUp is published on thumela.identity.<user_id>.signed_up.
@@ -76,4 +76,43 @@ export type UserVerified = Message<"thumela.identity.v1.UserVerified"> & {
  */
 export const UserVerifiedSchema: GenMessage<UserVerified> = /*@__PURE__*/
   messageDesc(file_thumela_identity_v1_events, 1);
+
+/**
+ * SessionsRevoked is published on thumela.identity.<user_id>.sessions_revoked when sessions
+ * end before their time: a sign-out, "sign out" / "sign out all other sessions", a password
+ * change (every other session) or reset (every session). Every BFF replica drops the cached
+ * grants of these sessions and ends their live streams. It carries ids, never tokens.
+ *
+ * @generated from message thumela.identity.v1.SessionsRevoked
+ */
+export type SessionsRevoked = Message<"thumela.identity.v1.SessionsRevoked"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: repeated string session_ids = 2;
+   */
+  sessionIds: string[];
+
+  /**
+   * "sign_out" | "revoked" | "password_changed" | "password_reset".
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 4;
+   */
+  occurredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.identity.v1.SessionsRevoked.
+ * Use `create(SessionsRevokedSchema)` to create a new message.
+ */
+export const SessionsRevokedSchema: GenMessage<SessionsRevoked> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_events, 2);
 

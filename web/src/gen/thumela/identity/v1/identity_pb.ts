@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/identity/v1/identity.proto.
  */
 export const file_thumela_identity_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("CiJ0aHVtZWxhL2lkZW50aXR5L3YxL2lkZW50aXR5LnByb3RvEhN0aHVtZWxhLmlkZW50aXR5LnYxIpABCgRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEhIKCmZpcnN0X25hbWUYAyABKAkSEQoJbGFzdF9uYW1lGAQgASgJEhYKDmVtYWlsX3ZlcmlmaWVkGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIi0KBkNsaWVudBIPCgdhZGRyZXNzGAEgASgJEhIKCnVzZXJfYWdlbnQYAiABKAkiSAoHU2Vzc2lvbhINCgV0b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKEAQoNU2lnblVwUmVxdWVzdBISCgpmaXJzdF9uYW1lGAEgASgJEhEKCWxhc3RfbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIQCghwYXNzd29yZBgEIAEoCRIrCgZjbGllbnQYBSABKAsyGy50aHVtZWxhLmlkZW50aXR5LnYxLkNsaWVudCKeAQoOU2lnblVwUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIzCg9jb2RlX2V4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE3Jlc2VuZF9hdmFpbGFibGVfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl4KElZlcmlmeUVtYWlsUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIMCgRjb2RlGAIgASgJEisKBmNsaWVudBgDIAEoCzIbLnRodW1lbGEuaWRlbnRpdHkudjEuQ2xpZW50Im0KE1ZlcmlmeUVtYWlsUmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLnRodW1lbGEuaWRlbnRpdHkudjEuVXNlchItCgdzZXNzaW9uGAIgASgLMhwudGh1bWVsYS5pZGVudGl0eS52MS5TZXNzaW9uIoIBChFSZXNlbmRDb2RlUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIxCgdwdXJwb3NlGAIgASgOMiAudGh1bWVsYS5pZGVudGl0eS52MS5Db2RlUHVycG9zZRIrCgZjbGllbnQYAyABKAsyGy50aHVtZWxhLmlkZW50aXR5LnYxLkNsaWVudCKCAQoSUmVzZW5kQ29kZVJlc3BvbnNlEjMKD2NvZGVfZXhwaXJlc19hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNwoTcmVzZW5kX2F2YWlsYWJsZV9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXQoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIrCgZjbGllbnQYAyABKAsyGy50aHVtZWxhLmlkZW50aXR5LnYxLkNsaWVudCJoCg5TaWduSW5SZXNwb25zZRInCgR1c2VyGAEgASgLMhkudGh1bWVsYS5pZGVudGl0eS52MS5Vc2VyEi0KB3Nlc3Npb24YAiABKAsyHC50aHVtZWxhLmlkZW50aXR5LnYxLlNlc3Npb24iJwoOUmVmcmVzaFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSLFAQoPUmVmcmVzaFJlc3BvbnNlEicKBHVzZXIYASABKAsyGS50aHVtZWxhLmlkZW50aXR5LnYxLlVzZXISFAoMYWNjZXNzX3Rva2VuGAIgASgJEjsKF2FjY2Vzc190b2tlbl9leHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2ChJzZXNzaW9uX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIicKDlNpZ25PdXRSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkiEQoPU2lnbk91dFJlc3BvbnNlIl4KFUNoYW5nZVBhc3N3b3JkUmVxdWVzdBIYChBjdXJyZW50X3Bhc3N3b3JkGAEgASgJEhQKDG5ld19wYXNzd29yZBgCIAEoCRIVCg1zZXNzaW9uX3Rva2VuGAMgASgJIhgKFkNoYW5nZVBhc3N3b3JkUmVzcG9uc2UiWQobUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEisKBmNsaWVudBgCIAEoCzIbLnRodW1lbGEuaWRlbnRpdHkudjEuQ2xpZW50IlcKHFJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2USNwoTcmVzZW5kX2F2YWlsYWJsZV9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidgoUUmVzZXRQYXNzd29yZFJlcXVlc3QSDQoFZW1haWwYASABKAkSDAoEY29kZRgCIAEoCRIUCgxuZXdfcGFzc3dvcmQYAyABKAkSKwoGY2xpZW50GAQgASgLMhsudGh1bWVsYS5pZGVudGl0eS52MS5DbGllbnQiFwoVUmVzZXRQYXNzd29yZFJlc3BvbnNlIiEKDkdldFVzZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiOgoPR2V0VXNlclJlc3BvbnNlEicKBHVzZXIYASABKAsyGS50aHVtZWxhLmlkZW50aXR5LnYxLlVzZXIiFgoUR2V0UHVibGljS2V5c1JlcXVlc3QiZgoJUHVibGljS2V5Eg4KBmtleV9pZBgBIAEoCRIaChJlZDI1NTE5X3B1YmxpY19rZXkYAiABKAwSLQoJbm90X2FmdGVyGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJFChVHZXRQdWJsaWNLZXlzUmVzcG9uc2USLAoEa2V5cxgBIAMoCzIeLnRodW1lbGEuaWRlbnRpdHkudjEuUHVibGljS2V5IjsKGElzc3VlU2VydmljZVRva2VuUmVxdWVzdBIPCgdzZXJ2aWNlGAEgASgJEg4KBnNlY3JldBgCIAEoCSJhChlJc3N1ZVNlcnZpY2VUb2tlblJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCpxCgtDb2RlUHVycG9zZRIcChhDT0RFX1BVUlBPU0VfVU5TUEVDSUZJRUQQABIjCh9DT0RFX1BVUlBPU0VfRU1BSUxfVkVSSUZJQ0FUSU9OEAESHwobQ09ERV9QVVJQT1NFX1BBU1NXT1JEX1JFU0VUEAIypgkKD0lkZW50aXR5U2VydmljZRJRCgZTaWduVXASIi50aHVtZWxhLmlkZW50aXR5LnYxLlNpZ25VcFJlcXVlc3QaIy50aHVtZWxhLmlkZW50aXR5LnYxLlNpZ25VcFJlc3BvbnNlEmAKC1ZlcmlmeUVtYWlsEicudGh1bWVsYS5pZGVudGl0eS52MS5WZXJpZnlFbWFpbFJlcXVlc3QaKC50aHVtZWxhLmlkZW50aXR5LnYxLlZlcmlmeUVtYWlsUmVzcG9uc2USXQoKUmVzZW5kQ29kZRImLnRodW1lbGEuaWRlbnRpdHkudjEuUmVzZW5kQ29kZVJlcXVlc3QaJy50aHVtZWxhLmlkZW50aXR5LnYxLlJlc2VuZENvZGVSZXNwb25zZRJRCgZTaWduSW4SIi50aHVtZWxhLmlkZW50aXR5LnYxLlNpZ25JblJlcXVlc3QaIy50aHVtZWxhLmlkZW50aXR5LnYxLlNpZ25JblJlc3BvbnNlElQKB1JlZnJlc2gSIy50aHVtZWxhLmlkZW50aXR5LnYxLlJlZnJlc2hSZXF1ZXN0GiQudGh1bWVsYS5pZGVudGl0eS52MS5SZWZyZXNoUmVzcG9uc2USVAoHU2lnbk91dBIjLnRodW1lbGEuaWRlbnRpdHkudjEuU2lnbk91dFJlcXVlc3QaJC50aHVtZWxhLmlkZW50aXR5LnYxLlNpZ25PdXRSZXNwb25zZRJpCg5DaGFuZ2VQYXNzd29yZBIqLnRodW1lbGEuaWRlbnRpdHkudjEuQ2hhbmdlUGFzc3dvcmRSZXF1ZXN0GisudGh1bWVsYS5pZGVudGl0eS52MS5DaGFuZ2VQYXNzd29yZFJlc3BvbnNlEnsKFFJlcXVlc3RQYXNzd29yZFJlc2V0EjAudGh1bWVsYS5pZGVudGl0eS52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QaMS50aHVtZWxhLmlkZW50aXR5LnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2USZgoNUmVzZXRQYXNzd29yZBIpLnRodW1lbGEuaWRlbnRpdHkudjEuUmVzZXRQYXNzd29yZFJlcXVlc3QaKi50aHVtZWxhLmlkZW50aXR5LnYxLlJlc2V0UGFzc3dvcmRSZXNwb25zZRJUCgdHZXRVc2VyEiMudGh1bWVsYS5pZGVudGl0eS52MS5HZXRVc2VyUmVxdWVzdBokLnRodW1lbGEuaWRlbnRpdHkudjEuR2V0VXNlclJlc3BvbnNlEmYKDUdldFB1YmxpY0tleXMSKS50aHVtZWxhLmlkZW50aXR5LnYxLkdldFB1YmxpY0tleXNSZXF1ZXN0GioudGh1bWVsYS5pZGVudGl0eS52MS5HZXRQdWJsaWNLZXlzUmVzcG9uc2UScgoRSXNzdWVTZXJ2aWNlVG9rZW4SLS50aHVtZWxhLmlkZW50aXR5LnYxLklzc3VlU2VydmljZVRva2VuUmVxdWVzdBouLnRodW1lbGEuaWRlbnRpdHkudjEuSXNzdWVTZXJ2aWNlVG9rZW5SZXNwb25zZULeAQoXY29tLnRodW1lbGEuaWRlbnRpdHkudjFCDUlkZW50aXR5UHJvdG9QAVpGZ2l0aHViLmNvbS90aHVtZWxhL3RodW1lbGEvcHJvdG8vZ2VuL2dvL3RodW1lbGEvaWRlbnRpdHkvdjE7aWRlbnRpdHl2MaICA1RJWKoCE1RodW1lbGEuSWRlbnRpdHkuVjHKAhNUaHVtZWxhXElkZW50aXR5XFYx4gIfVGh1bWVsYVxJZGVudGl0eVxWMVxHUEJNZXRhZGF0YeoCFVRodW1lbGE6OklkZW50aXR5OjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiJ0aHVtZWxhL2lkZW50aXR5L3YxL2lkZW50aXR5LnByb3RvEhN0aHVtZWxhLmlkZW50aXR5LnYxIpABCgRVc2VyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEhIKCmZpcnN0X25hbWUYAyABKAkSEQoJbGFzdF9uYW1lGAQgASgJEhYKDmVtYWlsX3ZlcmlmaWVkGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIi0KBkNsaWVudBIPCgdhZGRyZXNzGAEgASgJEhIKCnVzZXJfYWdlbnQYAiABKAkiVAoHU2Vzc2lvbhINCgV0b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIKCgJpZBgDIAEoCSKEAQoNU2lnblVwUmVxdWVzdBISCgpmaXJzdF9uYW1lGAEgASgJEhEKCWxhc3RfbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIQCghwYXNzd29yZBgEIAEoCRIrCgZjbGllbnQYBSABKAsyGy50aHVtZWxhLmlkZW50aXR5LnYxLkNsaWVudCKcAQoOU2lnblVwUmVzcG9uc2USDQoFZW1haWwYAiABKAkSMwoPY29kZV9leHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNyZXNlbmRfYXZhaWxhYmxlX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEoECAEQAlIHdXNlcl9pZCJxChJWZXJpZnlFbWFpbFJlcXVlc3QSDQoFZW1haWwYASABKAkSDAoEY29kZRgCIAEoCRIrCgZjbGllbnQYAyABKAsyGy50aHVtZWxhLmlkZW50aXR5LnYxLkNsaWVudBIRCglkZXZpY2VfaWQYBCABKAkibQoTVmVyaWZ5RW1haWxSZXNwb25zZRInCgR1c2VyGAEgASgLMhkudGh1bWVsYS5pZGVudGl0eS52MS5Vc2VyEi0KB3Nlc3Npb24YAiABKAsyHC50aHVtZWxhLmlkZW50aXR5LnYxLlNlc3Npb24iggEKEVJlc2VuZENvZGVSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEjEKB3B1cnBvc2UYAiABKA4yIC50aHVtZWxhLmlkZW50aXR5LnYxLkNvZGVQdXJwb3NlEisKBmNsaWVudBgDIAEoCzIbLnRodW1lbGEuaWRlbnRpdHkudjEuQ2xpZW50IoIBChJSZXNlbmRDb2RlUmVzcG9uc2USMwoPY29kZV9leHBpcmVzX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNyZXNlbmRfYXZhaWxhYmxlX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJwCg1TaWduSW5SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEisKBmNsaWVudBgDIAEoCzIbLnRodW1lbGEuaWRlbnRpdHkudjEuQ2xpZW50EhEKCWRldmljZV9pZBgEIAEoCSJoCg5TaWduSW5SZXNwb25zZRInCgR1c2VyGAEgASgLMhkudGh1bWVsYS5pZGVudGl0eS52MS5Vc2VyEi0KB3Nlc3Npb24YAiABKAsyHC50aHVtZWxhLmlkZW50aXR5LnYxLlNlc3Npb24iJwoOUmVmcmVzaFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSLZAQoPUmVmcmVzaFJlc3BvbnNlEicKBHVzZXIYASABKAsyGS50aHVtZWxhLmlkZW50aXR5LnYxLlVzZXISFAoMYWNjZXNzX3Rva2VuGAIgASgJEjsKF2FjY2Vzc190b2tlbl9leHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI2ChJzZXNzaW9uX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnNlc3Npb25faWQYBSABKAkiJwoOU2lnbk91dFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSIRCg9TaWduT3V0UmVzcG9uc2UiXgoVQ2hhbmdlUGFzc3dvcmRSZXF1ZXN0EhgKEGN1cnJlbnRfcGFzc3dvcmQYASABKAkSFAoMbmV3X3Bhc3N3b3JkGAIgASgJEhUKDXNlc3Npb25fdG9rZW4YAyABKAkiGAoWQ2hhbmdlUGFzc3dvcmRSZXNwb25zZSJZChtSZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QSDQoFZW1haWwYASABKAkSKwoGY2xpZW50GAIgASgLMhsudGh1bWVsYS5pZGVudGl0eS52MS5DbGllbnQiVwocUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZRI3ChNyZXNlbmRfYXZhaWxhYmxlX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ2ChRSZXNldFBhc3N3b3JkUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIMCgRjb2RlGAIgASgJEhQKDG5ld19wYXNzd29yZBgDIAEoCRIrCgZjbGllbnQYBCABKAsyGy50aHVtZWxhLmlkZW50aXR5LnYxLkNsaWVudCIXChVSZXNldFBhc3N3b3JkUmVzcG9uc2UiIQoOR2V0VXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSI6Cg9HZXRVc2VyUmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLnRodW1lbGEuaWRlbnRpdHkudjEuVXNlciIWChRHZXRQdWJsaWNLZXlzUmVxdWVzdCJmCglQdWJsaWNLZXkSDgoGa2V5X2lkGAEgASgJEhoKEmVkMjU1MTlfcHVibGljX2tleRgCIAEoDBItCglub3RfYWZ0ZXIYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkUKFUdldFB1YmxpY0tleXNSZXNwb25zZRIsCgRrZXlzGAEgAygLMh4udGh1bWVsYS5pZGVudGl0eS52MS5QdWJsaWNLZXkiOwoYSXNzdWVTZXJ2aWNlVG9rZW5SZXF1ZXN0Eg8KB3NlcnZpY2UYASABKAkSDgoGc2VjcmV0GAIgASgJImEKGUlzc3VlU2VydmljZVRva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIs4BCgtTZXNzaW9uSW5mbxIKCgJpZBgBIAEoCRIPCgdicm93c2VyGAIgASgJEgoKAm9zGAMgASgJEhMKC2RldmljZV90eXBlGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3Rfc2Vlbl9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHY3VycmVudBgHIAEoCBIOCgZtZXRob2QYCCABKAkiLAoTTGlzdFNlc3Npb25zUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkoKFExpc3RTZXNzaW9uc1Jlc3BvbnNlEjIKCHNlc3Npb25zGAEgAygLMiAudGh1bWVsYS5pZGVudGl0eS52MS5TZXNzaW9uSW5mbyJBChRSZXZva2VTZXNzaW9uUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiFwoVUmV2b2tlU2Vzc2lvblJlc3BvbnNlIjMKGlJldm9rZU90aGVyU2Vzc2lvbnNSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkiLgobUmV2b2tlT3RoZXJTZXNzaW9uc1Jlc3BvbnNlEg8KB3Jldm9rZWQYASABKAUihQEKB1Bhc3NrZXkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3VzZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjgKH0JlZ2luUGFzc2tleVJlZ2lzdHJhdGlvblJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSI4CiBCZWdpblBhc3NrZXlSZWdpc3RyYXRpb25SZXNwb25zZRIUCgxvcHRpb25zX2pzb24YASABKAwijQEKIEZpbmlzaFBhc3NrZXlSZWdpc3RyYXRpb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFwoPY3JlZGVudGlhbF9qc29uGAIgASgMEgwKBG5hbWUYAyABKAkSKwoGY2xpZW50GAQgASgLMhsudGh1bWVsYS5pZGVudGl0eS52MS5DbGllbnQiUgohRmluaXNoUGFzc2tleVJlZ2lzdHJhdGlvblJlc3BvbnNlEi0KB3Bhc3NrZXkYASABKAsyHC50aHVtZWxhLmlkZW50aXR5LnYxLlBhc3NrZXkiLAoTTGlzdFBhc3NrZXlzUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkYKFExpc3RQYXNza2V5c1Jlc3BvbnNlEi4KCHBhc3NrZXlzGAEgAygLMhwudGh1bWVsYS5pZGVudGl0eS52MS5QYXNza2V5IkEKFERlbGV0ZVBhc3NrZXlSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSEgoKcGFzc2tleV9pZBgCIAEoCSIXChVEZWxldGVQYXNza2V5UmVzcG9uc2UiSAoZQmVnaW5QYXNza2V5U2lnbkluUmVxdWVzdBIrCgZjbGllbnQYASABKAsyGy50aHVtZWxhLmlkZW50aXR5LnYxLkNsaWVudCJIChpCZWdpblBhc3NrZXlTaWduSW5SZXNwb25zZRIUCgxvcHRpb25zX2pzb24YASABKAwSFAoMY2hhbGxlbmdlX2lkGAIgASgJIosBChpGaW5pc2hQYXNza2V5U2lnbkluUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSFwoPY3JlZGVudGlhbF9qc29uGAIgASgMEisKBmNsaWVudBgDIAEoCzIbLnRodW1lbGEuaWRlbnRpdHkudjEuQ2xpZW50EhEKCWRldmljZV9pZBgEIAEoCSJ1ChtGaW5pc2hQYXNza2V5U2lnbkluUmVzcG9uc2USJwoEdXNlchgBIAEoCzIZLnRodW1lbGEuaWRlbnRpdHkudjEuVXNlchItCgdzZXNzaW9uGAIgASgLMhwudGh1bWVsYS5pZGVudGl0eS52MS5TZXNzaW9uIisKEkJlZ2luU3RlcFVwUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIlIKE0JlZ2luU3RlcFVwUmVzcG9uc2USDwoHcGFzc2tleRgBIAEoCBIUCgxvcHRpb25zX2pzb24YAiABKAwSFAoMY2hhbGxlbmdlX2lkGAMgASgJIrABChNGaW5pc2hTdGVwVXBSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSEgoIcGFzc3dvcmQYAiABKAlIABI4CgdwYXNza2V5GAMgASgLMiUudGh1bWVsYS5pZGVudGl0eS52MS5QYXNza2V5QXNzZXJ0aW9uSAASKwoGY2xpZW50GAQgASgLMhsudGh1bWVsYS5pZGVudGl0eS52MS5DbGllbnRCBwoFcHJvb2YiQQoQUGFzc2tleUFzc2VydGlvbhIUCgxjaGFsbGVuZ2VfaWQYASABKAkSFwoPY3JlZGVudGlhbF9qc29uGAIgASgMIp8BChRGaW5pc2hTdGVwVXBSZXNwb25zZRIUCgxhY2Nlc3NfdG9rZW4YASABKAkSOwoXYWNjZXNzX3Rva2VuX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKEHN0ZXBwZWRfdXBfdW50aWwYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKnEKC0NvZGVQdXJwb3NlEhwKGENPREVfUFVSUE9TRV9VTlNQRUNJRklFRBAAEiMKH0NPREVfUFVSUE9TRV9FTUFJTF9WRVJJRklDQVRJT04QARIfChtDT0RFX1BVUlBPU0VfUEFTU1dPUkRfUkVTRVQQAjKJEwoPSWRlbnRpdHlTZXJ2aWNlElEKBlNpZ25VcBIiLnRodW1lbGEuaWRlbnRpdHkudjEuU2lnblVwUmVxdWVzdBojLnRodW1lbGEuaWRlbnRpdHkudjEuU2lnblVwUmVzcG9uc2USYAoLVmVyaWZ5RW1haWwSJy50aHVtZWxhLmlkZW50aXR5LnYxLlZlcmlmeUVtYWlsUmVxdWVzdBooLnRodW1lbGEuaWRlbnRpdHkudjEuVmVyaWZ5RW1haWxSZXNwb25zZRJdCgpSZXNlbmRDb2RlEiYudGh1bWVsYS5pZGVudGl0eS52MS5SZXNlbmRDb2RlUmVxdWVzdBonLnRodW1lbGEuaWRlbnRpdHkudjEuUmVzZW5kQ29kZVJlc3BvbnNlElEKBlNpZ25JbhIiLnRodW1lbGEuaWRlbnRpdHkudjEuU2lnbkluUmVxdWVzdBojLnRodW1lbGEuaWRlbnRpdHkudjEuU2lnbkluUmVzcG9uc2USVAoHUmVmcmVzaBIjLnRodW1lbGEuaWRlbnRpdHkudjEuUmVmcmVzaFJlcXVlc3QaJC50aHVtZWxhLmlkZW50aXR5LnYxLlJlZnJlc2hSZXNwb25zZRJUCgdTaWduT3V0EiMudGh1bWVsYS5pZGVudGl0eS52MS5TaWduT3V0UmVxdWVzdBokLnRodW1lbGEuaWRlbnRpdHkudjEuU2lnbk91dFJlc3BvbnNlEmkKDkNoYW5nZVBhc3N3b3JkEioudGh1bWVsYS5pZGVudGl0eS52MS5DaGFuZ2VQYXNzd29yZFJlcXVlc3QaKy50aHVtZWxhLmlkZW50aXR5LnYxLkNoYW5nZVBhc3N3b3JkUmVzcG9uc2USewoUUmVxdWVzdFBhc3N3b3JkUmVzZXQSMC50aHVtZWxhLmlkZW50aXR5LnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVxdWVzdBoxLnRodW1lbGEuaWRlbnRpdHkudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZRJmCg1SZXNldFBhc3N3b3JkEikudGh1bWVsYS5pZGVudGl0eS52MS5SZXNldFBhc3N3b3JkUmVxdWVzdBoqLnRodW1lbGEuaWRlbnRpdHkudjEuUmVzZXRQYXNzd29yZFJlc3BvbnNlElQKB0dldFVzZXISIy50aHVtZWxhLmlkZW50aXR5LnYxLkdldFVzZXJSZXF1ZXN0GiQudGh1bWVsYS5pZGVudGl0eS52MS5HZXRVc2VyUmVzcG9uc2USZgoNR2V0UHVibGljS2V5cxIpLnRodW1lbGEuaWRlbnRpdHkudjEuR2V0UHVibGljS2V5c1JlcXVlc3QaKi50aHVtZWxhLmlkZW50aXR5LnYxLkdldFB1YmxpY0tleXNSZXNwb25zZRJyChFJc3N1ZVNlcnZpY2VUb2tlbhItLnRodW1lbGEuaWRlbnRpdHkudjEuSXNzdWVTZXJ2aWNlVG9rZW5SZXF1ZXN0Gi4udGh1bWVsYS5pZGVudGl0eS52MS5Jc3N1ZVNlcnZpY2VUb2tlblJlc3BvbnNlEmMKDExpc3RTZXNzaW9ucxIoLnRodW1lbGEuaWRlbnRpdHkudjEuTGlzdFNlc3Npb25zUmVxdWVzdBopLnRodW1lbGEuaWRlbnRpdHkudjEuTGlzdFNlc3Npb25zUmVzcG9uc2USZgoNUmV2b2tlU2Vzc2lvbhIpLnRodW1lbGEuaWRlbnRpdHkudjEuUmV2b2tlU2Vzc2lvblJlcXVlc3QaKi50aHVtZWxhLmlkZW50aXR5LnYxLlJldm9rZVNlc3Npb25SZXNwb25zZRJ4ChNSZXZva2VPdGhlclNlc3Npb25zEi8udGh1bWVsYS5pZGVudGl0eS52MS5SZXZva2VPdGhlclNlc3Npb25zUmVxdWVzdBowLnRodW1lbGEuaWRlbnRpdHkudjEuUmV2b2tlT3RoZXJTZXNzaW9uc1Jlc3BvbnNlEocBChhCZWdpblBhc3NrZXlSZWdpc3RyYXRpb24SNC50aHVtZWxhLmlkZW50aXR5LnYxLkJlZ2luUGFzc2tleVJlZ2lzdHJhdGlvblJlcXVlc3QaNS50aHVtZWxhLmlkZW50aXR5LnYxLkJlZ2luUGFzc2tleVJlZ2lzdHJhdGlvblJlc3BvbnNlEooBChlGaW5pc2hQYXNza2V5UmVnaXN0cmF0aW9uEjUudGh1bWVsYS5pZGVudGl0eS52MS5GaW5pc2hQYXNza2V5UmVnaXN0cmF0aW9uUmVxdWVzdBo2LnRodW1lbGEuaWRlbnRpdHkudjEuRmluaXNoUGFzc2tleVJlZ2lzdHJhdGlvblJlc3BvbnNlEmMKDExpc3RQYXNza2V5cxIoLnRodW1lbGEuaWRlbnRpdHkudjEuTGlzdFBhc3NrZXlzUmVxdWVzdBopLnRodW1lbGEuaWRlbnRpdHkudjEuTGlzdFBhc3NrZXlzUmVzcG9uc2USZgoNRGVsZXRlUGFzc2tleRIpLnRodW1lbGEuaWRlbnRpdHkudjEuRGVsZXRlUGFzc2tleVJlcXVlc3QaKi50aHVtZWxhLmlkZW50aXR5LnYxLkRlbGV0ZVBhc3NrZXlSZXNwb25zZRJ1ChJCZWdpblBhc3NrZXlTaWduSW4SLi50aHVtZWxhLmlkZW50aXR5LnYxLkJlZ2luUGFzc2tleVNpZ25JblJlcXVlc3QaLy50aHVtZWxhLmlkZW50aXR5LnYxLkJlZ2luUGFzc2tleVNpZ25JblJlc3BvbnNlEngKE0ZpbmlzaFBhc3NrZXlTaWduSW4SLy50aHVtZWxhLmlkZW50aXR5LnYxLkZpbmlzaFBhc3NrZXlTaWduSW5SZXF1ZXN0GjAudGh1bWVsYS5pZGVudGl0eS52MS5GaW5pc2hQYXNza2V5U2lnbkluUmVzcG9uc2USYAoLQmVnaW5TdGVwVXASJy50aHVtZWxhLmlkZW50aXR5LnYxLkJlZ2luU3RlcFVwUmVxdWVzdBooLnRodW1lbGEuaWRlbnRpdHkudjEuQmVnaW5TdGVwVXBSZXNwb25zZRJjCgxGaW5pc2hTdGVwVXASKC50aHVtZWxhLmlkZW50aXR5LnYxLkZpbmlzaFN0ZXBVcFJlcXVlc3QaKS50aHVtZWxhLmlkZW50aXR5LnYxLkZpbmlzaFN0ZXBVcFJlc3BvbnNlQt4BChdjb20udGh1bWVsYS5pZGVudGl0eS52MUINSWRlbnRpdHlQcm90b1ABWkZnaXRodWIuY29tL3RodW1lbGEvdGh1bWVsYS9wcm90by9nZW4vZ28vdGh1bWVsYS9pZGVudGl0eS92MTtpZGVudGl0eXYxogIDVElYqgITVGh1bWVsYS5JZGVudGl0eS5WMcoCE1RodW1lbGFcSWRlbnRpdHlcVjHiAh9UaHVtZWxhXElkZW50aXR5XFYxXEdQQk1ldGFkYXRh6gIVVGh1bWVsYTo6SWRlbnRpdHk6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * User is an account holder as identity knows them.
@@ -102,6 +102,14 @@ export type Session = Message<"thumela.identity.v1.Session"> & {
    * @generated from field: google.protobuf.Timestamp expires_at = 2;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * The session's id (not a credential): the "sid" of its access tokens and the id that
+   * ListSessions and SessionsRevoked use.
+   *
+   * @generated from field: string id = 3;
+   */
+  id: string;
 };
 
 /**
@@ -149,14 +157,12 @@ export const SignUpRequestSchema: GenMessage<SignUpRequest> = /*@__PURE__*/
   messageDesc(file_thumela_identity_v1_identity, 3);
 
 /**
+ * SignUpResponse is the same whether or not the address already has an account (the owner of
+ * an existing account is e-mailed instead), so it names no user.
+ *
  * @generated from message thumela.identity.v1.SignUpResponse
  */
 export type SignUpResponse = Message<"thumela.identity.v1.SignUpResponse"> & {
-  /**
-   * @generated from field: string user_id = 1;
-   */
-  userId: string;
-
   /**
    * @generated from field: string email = 2;
    */
@@ -198,6 +204,13 @@ export type VerifyEmailRequest = Message<"thumela.identity.v1.VerifyEmailRequest
    * @generated from field: thumela.identity.v1.Client client = 3;
    */
   client?: Client | undefined;
+
+  /**
+   * As SignInRequest.device_id: the device that verified is known from then on.
+   *
+   * @generated from field: string device_id = 4;
+   */
+  deviceId: string;
 };
 
 /**
@@ -296,6 +309,15 @@ export type SignInRequest = Message<"thumela.identity.v1.SignInRequest"> & {
    * @generated from field: thumela.identity.v1.Client client = 3;
    */
   client?: Client | undefined;
+
+  /**
+   * The browser's long-lived device cookie (random, set by the BFF). A sign-in from a device
+   * the user has not signed in from before e-mails them (TEMPLATE_NEW_SIGN_IN). Only its hash
+   * is stored.
+   *
+   * @generated from field: string device_id = 4;
+   */
+  deviceId: string;
 };
 
 /**
@@ -371,6 +393,13 @@ export type RefreshResponse = Message<"thumela.identity.v1.RefreshResponse"> & {
    * @generated from field: google.protobuf.Timestamp session_expires_at = 4;
    */
   sessionExpiresAt?: Timestamp | undefined;
+
+  /**
+   * The session's id (the token's "sid").
+   *
+   * @generated from field: string session_id = 5;
+   */
+  sessionId: string;
 };
 
 /**
@@ -678,6 +707,600 @@ export const IssueServiceTokenResponseSchema: GenMessage<IssueServiceTokenRespon
   messageDesc(file_thumela_identity_v1_identity, 27);
 
 /**
+ * @generated from message thumela.identity.v1.SessionInfo
+ */
+export type SessionInfo = Message<"thumela.identity.v1.SessionInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Parsed from the user agent when the session was opened, e.g. "Chrome", "Windows",
+   * "desktop" | "mobile" | "tablet" | "" (unknown).
+   *
+   * @generated from field: string browser = 2;
+   */
+  browser: string;
+
+  /**
+   * @generated from field: string os = 3;
+   */
+  os: string;
+
+  /**
+   * @generated from field: string device_type = 4;
+   */
+  deviceType: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_seen_at = 6;
+   */
+  lastSeenAt?: Timestamp | undefined;
+
+  /**
+   * The session asking.
+   *
+   * @generated from field: bool current = 7;
+   */
+  current: boolean;
+
+  /**
+   * How it was opened: "password" | "passkey" | "email_code" (after verification).
+   *
+   * @generated from field: string method = 8;
+   */
+  method: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.SessionInfo.
+ * Use `create(SessionInfoSchema)` to create a new message.
+ */
+export const SessionInfoSchema: GenMessage<SessionInfo> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 28);
+
+/**
+ * @generated from message thumela.identity.v1.ListSessionsRequest
+ */
+export type ListSessionsRequest = Message<"thumela.identity.v1.ListSessionsRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.ListSessionsRequest.
+ * Use `create(ListSessionsRequestSchema)` to create a new message.
+ */
+export const ListSessionsRequestSchema: GenMessage<ListSessionsRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 29);
+
+/**
+ * @generated from message thumela.identity.v1.ListSessionsResponse
+ */
+export type ListSessionsResponse = Message<"thumela.identity.v1.ListSessionsResponse"> & {
+  /**
+   * Live sessions, the current one first, then the most recently seen.
+   *
+   * @generated from field: repeated thumela.identity.v1.SessionInfo sessions = 1;
+   */
+  sessions: SessionInfo[];
+};
+
+/**
+ * Describes the message thumela.identity.v1.ListSessionsResponse.
+ * Use `create(ListSessionsResponseSchema)` to create a new message.
+ */
+export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 30);
+
+/**
+ * @generated from message thumela.identity.v1.RevokeSessionRequest
+ */
+export type RevokeSessionRequest = Message<"thumela.identity.v1.RevokeSessionRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.RevokeSessionRequest.
+ * Use `create(RevokeSessionRequestSchema)` to create a new message.
+ */
+export const RevokeSessionRequestSchema: GenMessage<RevokeSessionRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 31);
+
+/**
+ * @generated from message thumela.identity.v1.RevokeSessionResponse
+ */
+export type RevokeSessionResponse = Message<"thumela.identity.v1.RevokeSessionResponse"> & {
+};
+
+/**
+ * Describes the message thumela.identity.v1.RevokeSessionResponse.
+ * Use `create(RevokeSessionResponseSchema)` to create a new message.
+ */
+export const RevokeSessionResponseSchema: GenMessage<RevokeSessionResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 32);
+
+/**
+ * @generated from message thumela.identity.v1.RevokeOtherSessionsRequest
+ */
+export type RevokeOtherSessionsRequest = Message<"thumela.identity.v1.RevokeOtherSessionsRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.RevokeOtherSessionsRequest.
+ * Use `create(RevokeOtherSessionsRequestSchema)` to create a new message.
+ */
+export const RevokeOtherSessionsRequestSchema: GenMessage<RevokeOtherSessionsRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 33);
+
+/**
+ * @generated from message thumela.identity.v1.RevokeOtherSessionsResponse
+ */
+export type RevokeOtherSessionsResponse = Message<"thumela.identity.v1.RevokeOtherSessionsResponse"> & {
+  /**
+   * @generated from field: int32 revoked = 1;
+   */
+  revoked: number;
+};
+
+/**
+ * Describes the message thumela.identity.v1.RevokeOtherSessionsResponse.
+ * Use `create(RevokeOtherSessionsResponseSchema)` to create a new message.
+ */
+export const RevokeOtherSessionsResponseSchema: GenMessage<RevokeOtherSessionsResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 34);
+
+/**
+ * @generated from message thumela.identity.v1.Passkey
+ */
+export type Passkey = Message<"thumela.identity.v1.Passkey"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * A name the user chose or one made from the authenticator's user agent ("Chrome on Android").
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Empty until first used.
+   *
+   * @generated from field: google.protobuf.Timestamp last_used_at = 4;
+   */
+  lastUsedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.identity.v1.Passkey.
+ * Use `create(PasskeySchema)` to create a new message.
+ */
+export const PasskeySchema: GenMessage<Passkey> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 35);
+
+/**
+ * @generated from message thumela.identity.v1.BeginPasskeyRegistrationRequest
+ */
+export type BeginPasskeyRegistrationRequest = Message<"thumela.identity.v1.BeginPasskeyRegistrationRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.BeginPasskeyRegistrationRequest.
+ * Use `create(BeginPasskeyRegistrationRequestSchema)` to create a new message.
+ */
+export const BeginPasskeyRegistrationRequestSchema: GenMessage<BeginPasskeyRegistrationRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 36);
+
+/**
+ * @generated from message thumela.identity.v1.BeginPasskeyRegistrationResponse
+ */
+export type BeginPasskeyRegistrationResponse = Message<"thumela.identity.v1.BeginPasskeyRegistrationResponse"> & {
+  /**
+   * PublicKeyCredentialCreationOptionsJSON (the "publicKey" member).
+   *
+   * @generated from field: bytes options_json = 1;
+   */
+  optionsJson: Uint8Array;
+};
+
+/**
+ * Describes the message thumela.identity.v1.BeginPasskeyRegistrationResponse.
+ * Use `create(BeginPasskeyRegistrationResponseSchema)` to create a new message.
+ */
+export const BeginPasskeyRegistrationResponseSchema: GenMessage<BeginPasskeyRegistrationResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 37);
+
+/**
+ * @generated from message thumela.identity.v1.FinishPasskeyRegistrationRequest
+ */
+export type FinishPasskeyRegistrationRequest = Message<"thumela.identity.v1.FinishPasskeyRegistrationRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * RegistrationResponseJSON from the browser.
+   *
+   * @generated from field: bytes credential_json = 2;
+   */
+  credentialJson: Uint8Array;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: thumela.identity.v1.Client client = 4;
+   */
+  client?: Client | undefined;
+};
+
+/**
+ * Describes the message thumela.identity.v1.FinishPasskeyRegistrationRequest.
+ * Use `create(FinishPasskeyRegistrationRequestSchema)` to create a new message.
+ */
+export const FinishPasskeyRegistrationRequestSchema: GenMessage<FinishPasskeyRegistrationRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 38);
+
+/**
+ * @generated from message thumela.identity.v1.FinishPasskeyRegistrationResponse
+ */
+export type FinishPasskeyRegistrationResponse = Message<"thumela.identity.v1.FinishPasskeyRegistrationResponse"> & {
+  /**
+   * @generated from field: thumela.identity.v1.Passkey passkey = 1;
+   */
+  passkey?: Passkey | undefined;
+};
+
+/**
+ * Describes the message thumela.identity.v1.FinishPasskeyRegistrationResponse.
+ * Use `create(FinishPasskeyRegistrationResponseSchema)` to create a new message.
+ */
+export const FinishPasskeyRegistrationResponseSchema: GenMessage<FinishPasskeyRegistrationResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 39);
+
+/**
+ * @generated from message thumela.identity.v1.ListPasskeysRequest
+ */
+export type ListPasskeysRequest = Message<"thumela.identity.v1.ListPasskeysRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.ListPasskeysRequest.
+ * Use `create(ListPasskeysRequestSchema)` to create a new message.
+ */
+export const ListPasskeysRequestSchema: GenMessage<ListPasskeysRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 40);
+
+/**
+ * @generated from message thumela.identity.v1.ListPasskeysResponse
+ */
+export type ListPasskeysResponse = Message<"thumela.identity.v1.ListPasskeysResponse"> & {
+  /**
+   * @generated from field: repeated thumela.identity.v1.Passkey passkeys = 1;
+   */
+  passkeys: Passkey[];
+};
+
+/**
+ * Describes the message thumela.identity.v1.ListPasskeysResponse.
+ * Use `create(ListPasskeysResponseSchema)` to create a new message.
+ */
+export const ListPasskeysResponseSchema: GenMessage<ListPasskeysResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 41);
+
+/**
+ * @generated from message thumela.identity.v1.DeletePasskeyRequest
+ */
+export type DeletePasskeyRequest = Message<"thumela.identity.v1.DeletePasskeyRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string passkey_id = 2;
+   */
+  passkeyId: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.DeletePasskeyRequest.
+ * Use `create(DeletePasskeyRequestSchema)` to create a new message.
+ */
+export const DeletePasskeyRequestSchema: GenMessage<DeletePasskeyRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 42);
+
+/**
+ * @generated from message thumela.identity.v1.DeletePasskeyResponse
+ */
+export type DeletePasskeyResponse = Message<"thumela.identity.v1.DeletePasskeyResponse"> & {
+};
+
+/**
+ * Describes the message thumela.identity.v1.DeletePasskeyResponse.
+ * Use `create(DeletePasskeyResponseSchema)` to create a new message.
+ */
+export const DeletePasskeyResponseSchema: GenMessage<DeletePasskeyResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 43);
+
+/**
+ * @generated from message thumela.identity.v1.BeginPasskeySignInRequest
+ */
+export type BeginPasskeySignInRequest = Message<"thumela.identity.v1.BeginPasskeySignInRequest"> & {
+  /**
+   * @generated from field: thumela.identity.v1.Client client = 1;
+   */
+  client?: Client | undefined;
+};
+
+/**
+ * Describes the message thumela.identity.v1.BeginPasskeySignInRequest.
+ * Use `create(BeginPasskeySignInRequestSchema)` to create a new message.
+ */
+export const BeginPasskeySignInRequestSchema: GenMessage<BeginPasskeySignInRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 44);
+
+/**
+ * @generated from message thumela.identity.v1.BeginPasskeySignInResponse
+ */
+export type BeginPasskeySignInResponse = Message<"thumela.identity.v1.BeginPasskeySignInResponse"> & {
+  /**
+   * PublicKeyCredentialRequestOptionsJSON (the "publicKey" member), with no allowCredentials.
+   *
+   * @generated from field: bytes options_json = 1;
+   */
+  optionsJson: Uint8Array;
+
+  /**
+   * Names the stored challenge; the BFF keeps it in a short-lived HttpOnly cookie.
+   *
+   * @generated from field: string challenge_id = 2;
+   */
+  challengeId: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.BeginPasskeySignInResponse.
+ * Use `create(BeginPasskeySignInResponseSchema)` to create a new message.
+ */
+export const BeginPasskeySignInResponseSchema: GenMessage<BeginPasskeySignInResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 45);
+
+/**
+ * @generated from message thumela.identity.v1.FinishPasskeySignInRequest
+ */
+export type FinishPasskeySignInRequest = Message<"thumela.identity.v1.FinishPasskeySignInRequest"> & {
+  /**
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+
+  /**
+   * AuthenticationResponseJSON from the browser.
+   *
+   * @generated from field: bytes credential_json = 2;
+   */
+  credentialJson: Uint8Array;
+
+  /**
+   * @generated from field: thumela.identity.v1.Client client = 3;
+   */
+  client?: Client | undefined;
+
+  /**
+   * @generated from field: string device_id = 4;
+   */
+  deviceId: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.FinishPasskeySignInRequest.
+ * Use `create(FinishPasskeySignInRequestSchema)` to create a new message.
+ */
+export const FinishPasskeySignInRequestSchema: GenMessage<FinishPasskeySignInRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 46);
+
+/**
+ * @generated from message thumela.identity.v1.FinishPasskeySignInResponse
+ */
+export type FinishPasskeySignInResponse = Message<"thumela.identity.v1.FinishPasskeySignInResponse"> & {
+  /**
+   * @generated from field: thumela.identity.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * @generated from field: thumela.identity.v1.Session session = 2;
+   */
+  session?: Session | undefined;
+};
+
+/**
+ * Describes the message thumela.identity.v1.FinishPasskeySignInResponse.
+ * Use `create(FinishPasskeySignInResponseSchema)` to create a new message.
+ */
+export const FinishPasskeySignInResponseSchema: GenMessage<FinishPasskeySignInResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 47);
+
+/**
+ * @generated from message thumela.identity.v1.BeginStepUpRequest
+ */
+export type BeginStepUpRequest = Message<"thumela.identity.v1.BeginStepUpRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.BeginStepUpRequest.
+ * Use `create(BeginStepUpRequestSchema)` to create a new message.
+ */
+export const BeginStepUpRequestSchema: GenMessage<BeginStepUpRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 48);
+
+/**
+ * @generated from message thumela.identity.v1.BeginStepUpResponse
+ */
+export type BeginStepUpResponse = Message<"thumela.identity.v1.BeginStepUpResponse"> & {
+  /**
+   * True when the user has a passkey: options_json is then set and a passkey is asked for;
+   * otherwise the password is.
+   *
+   * @generated from field: bool passkey = 1;
+   */
+  passkey: boolean;
+
+  /**
+   * @generated from field: bytes options_json = 2;
+   */
+  optionsJson: Uint8Array;
+
+  /**
+   * @generated from field: string challenge_id = 3;
+   */
+  challengeId: string;
+};
+
+/**
+ * Describes the message thumela.identity.v1.BeginStepUpResponse.
+ * Use `create(BeginStepUpResponseSchema)` to create a new message.
+ */
+export const BeginStepUpResponseSchema: GenMessage<BeginStepUpResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 49);
+
+/**
+ * @generated from message thumela.identity.v1.FinishStepUpRequest
+ */
+export type FinishStepUpRequest = Message<"thumela.identity.v1.FinishStepUpRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from oneof thumela.identity.v1.FinishStepUpRequest.proof
+   */
+  proof: {
+    /**
+     * @generated from field: string password = 2;
+     */
+    value: string;
+    case: "password";
+  } | {
+    /**
+     * @generated from field: thumela.identity.v1.PasskeyAssertion passkey = 3;
+     */
+    value: PasskeyAssertion;
+    case: "passkey";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * @generated from field: thumela.identity.v1.Client client = 4;
+   */
+  client?: Client | undefined;
+};
+
+/**
+ * Describes the message thumela.identity.v1.FinishStepUpRequest.
+ * Use `create(FinishStepUpRequestSchema)` to create a new message.
+ */
+export const FinishStepUpRequestSchema: GenMessage<FinishStepUpRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 50);
+
+/**
+ * @generated from message thumela.identity.v1.PasskeyAssertion
+ */
+export type PasskeyAssertion = Message<"thumela.identity.v1.PasskeyAssertion"> & {
+  /**
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+
+  /**
+   * @generated from field: bytes credential_json = 2;
+   */
+  credentialJson: Uint8Array;
+};
+
+/**
+ * Describes the message thumela.identity.v1.PasskeyAssertion.
+ * Use `create(PasskeyAssertionSchema)` to create a new message.
+ */
+export const PasskeyAssertionSchema: GenMessage<PasskeyAssertion> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 51);
+
+/**
+ * @generated from message thumela.identity.v1.FinishStepUpResponse
+ */
+export type FinishStepUpResponse = Message<"thumela.identity.v1.FinishStepUpResponse"> & {
+  /**
+   * A fresh grant for the session carrying the step-up ("sua" claim).
+   *
+   * @generated from field: string access_token = 1;
+   */
+  accessToken: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp access_token_expires_at = 2;
+   */
+  accessTokenExpiresAt?: Timestamp | undefined;
+
+  /**
+   * Until when the step-up counts (5 minutes after it).
+   *
+   * @generated from field: google.protobuf.Timestamp stepped_up_until = 3;
+   */
+  steppedUpUntil?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.identity.v1.FinishStepUpResponse.
+ * Use `create(FinishStepUpResponseSchema)` to create a new message.
+ */
+export const FinishStepUpResponseSchema: GenMessage<FinishStepUpResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_identity_v1_identity, 52);
+
+/**
  * CodePurpose says what a one-time code is for.
  *
  * @generated from enum thumela.identity.v1.CodePurpose
@@ -844,6 +1467,116 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof IssueServiceTokenRequestSchema;
     output: typeof IssueServiceTokenResponseSchema;
+  },
+  /**
+   * --- Sessions you can see (Account -> Security). The session token names the user and the
+   * session asking; another user's session id answers NotFound. Every revocation (these two,
+   * SignOut, ChangePassword, ResetPassword) publishes SessionsRevoked so that every BFF drops
+   * its cached grants and ends the sessions' live streams at once.
+   *
+   * @generated from rpc thumela.identity.v1.IdentityService.ListSessions
+   */
+  listSessions: {
+    methodKind: "unary";
+    input: typeof ListSessionsRequestSchema;
+    output: typeof ListSessionsResponseSchema;
+  },
+  /**
+   * RevokeSession ends one of the user's sessions (the current one included).
+   *
+   * @generated from rpc thumela.identity.v1.IdentityService.RevokeSession
+   */
+  revokeSession: {
+    methodKind: "unary";
+    input: typeof RevokeSessionRequestSchema;
+    output: typeof RevokeSessionResponseSchema;
+  },
+  /**
+   * RevokeOtherSessions ends every session of the user except the one asking.
+   *
+   * @generated from rpc thumela.identity.v1.IdentityService.RevokeOtherSessions
+   */
+  revokeOtherSessions: {
+    methodKind: "unary";
+    input: typeof RevokeOtherSessionsRequestSchema;
+    output: typeof RevokeOtherSessionsResponseSchema;
+  },
+  /**
+   * --- Passkeys (WebAuthn). Options and credentials travel as the JSON that the browser's
+   * navigator.credentials API (and @simplewebauthn/browser) reads and writes. Challenges are
+   * single-use, bound to their purpose (and session, where there is one) and expire in 5 min.
+   *
+   * @generated from rpc thumela.identity.v1.IdentityService.BeginPasskeyRegistration
+   */
+  beginPasskeyRegistration: {
+    methodKind: "unary";
+    input: typeof BeginPasskeyRegistrationRequestSchema;
+    output: typeof BeginPasskeyRegistrationResponseSchema;
+  },
+  /**
+   * @generated from rpc thumela.identity.v1.IdentityService.FinishPasskeyRegistration
+   */
+  finishPasskeyRegistration: {
+    methodKind: "unary";
+    input: typeof FinishPasskeyRegistrationRequestSchema;
+    output: typeof FinishPasskeyRegistrationResponseSchema;
+  },
+  /**
+   * @generated from rpc thumela.identity.v1.IdentityService.ListPasskeys
+   */
+  listPasskeys: {
+    methodKind: "unary";
+    input: typeof ListPasskeysRequestSchema;
+    output: typeof ListPasskeysResponseSchema;
+  },
+  /**
+   * @generated from rpc thumela.identity.v1.IdentityService.DeletePasskey
+   */
+  deletePasskey: {
+    methodKind: "unary";
+    input: typeof DeletePasskeyRequestSchema;
+    output: typeof DeletePasskeyResponseSchema;
+  },
+  /**
+   * BeginPasskeySignIn starts a discoverable-credential sign-in (no e-mail asked), usable by
+   * the browser's autofill (conditional) UI.
+   *
+   * @generated from rpc thumela.identity.v1.IdentityService.BeginPasskeySignIn
+   */
+  beginPasskeySignIn: {
+    methodKind: "unary";
+    input: typeof BeginPasskeySignInRequestSchema;
+    output: typeof BeginPasskeySignInResponseSchema;
+  },
+  /**
+   * FinishPasskeySignIn verifies the assertion and opens a session, as SignIn does.
+   *
+   * @generated from rpc thumela.identity.v1.IdentityService.FinishPasskeySignIn
+   */
+  finishPasskeySignIn: {
+    methodKind: "unary";
+    input: typeof FinishPasskeySignInRequestSchema;
+    output: typeof FinishPasskeySignInResponseSchema;
+  },
+  /**
+   * --- Step-up: a fresh proof of the user (a passkey, or the password where there is none)
+   * just before money moves. FinishStepUp stamps the session and answers a fresh access token
+   * whose "sua" claim (stepped-up-at) transfers checks for transfers that need it.
+   *
+   * @generated from rpc thumela.identity.v1.IdentityService.BeginStepUp
+   */
+  beginStepUp: {
+    methodKind: "unary";
+    input: typeof BeginStepUpRequestSchema;
+    output: typeof BeginStepUpResponseSchema;
+  },
+  /**
+   * @generated from rpc thumela.identity.v1.IdentityService.FinishStepUp
+   */
+  finishStepUp: {
+    methodKind: "unary";
+    input: typeof FinishStepUpRequestSchema;
+    output: typeof FinishStepUpResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_thumela_identity_v1_identity, 0);

@@ -1067,6 +1067,10 @@ export const TransfersService: GenService<{
    * CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
    * and issues the voucher. The same idempotency key with the same body returns the first
    * transfer; with a different body, AlreadyExists.
+   * Step-up: a transfer above R1,000 or to a phone number the sender has never paid needs an
+   * access token whose "sua" (stepped-up-at) claim is at most 5 minutes old; without one it
+   * answers FailedPrecondition with a google.rpc.ErrorInfo of reason "STEP_UP_REQUIRED"
+   * (domain "transfers.thumela.co.za") and nothing is created.
    *
    * @generated from rpc thumela.transfers.v1.TransfersService.CreateTransfer
    */

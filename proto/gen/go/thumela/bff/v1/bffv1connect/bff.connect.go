@@ -23,6 +23,8 @@ const _ = connect.IsAtLeastVersion1_13_0
 const (
 	// AuthServiceName is the fully-qualified name of the AuthService service.
 	AuthServiceName = "thumela.bff.v1.AuthService"
+	// SecurityServiceName is the fully-qualified name of the SecurityService service.
+	SecurityServiceName = "thumela.bff.v1.SecurityService"
 	// AccountServiceName is the fully-qualified name of the AccountService service.
 	AccountServiceName = "thumela.bff.v1.AccountService"
 	// PaymentMethodsServiceName is the fully-qualified name of the PaymentMethodsService service.
@@ -68,6 +70,39 @@ const (
 	// AuthServiceResetPasswordProcedure is the fully-qualified name of the AuthService's ResetPassword
 	// RPC.
 	AuthServiceResetPasswordProcedure = "/thumela.bff.v1.AuthService/ResetPassword"
+	// AuthServiceBeginPasskeySignInProcedure is the fully-qualified name of the AuthService's
+	// BeginPasskeySignIn RPC.
+	AuthServiceBeginPasskeySignInProcedure = "/thumela.bff.v1.AuthService/BeginPasskeySignIn"
+	// AuthServiceFinishPasskeySignInProcedure is the fully-qualified name of the AuthService's
+	// FinishPasskeySignIn RPC.
+	AuthServiceFinishPasskeySignInProcedure = "/thumela.bff.v1.AuthService/FinishPasskeySignIn"
+	// SecurityServiceListSessionsProcedure is the fully-qualified name of the SecurityService's
+	// ListSessions RPC.
+	SecurityServiceListSessionsProcedure = "/thumela.bff.v1.SecurityService/ListSessions"
+	// SecurityServiceRevokeSessionProcedure is the fully-qualified name of the SecurityService's
+	// RevokeSession RPC.
+	SecurityServiceRevokeSessionProcedure = "/thumela.bff.v1.SecurityService/RevokeSession"
+	// SecurityServiceRevokeOtherSessionsProcedure is the fully-qualified name of the SecurityService's
+	// RevokeOtherSessions RPC.
+	SecurityServiceRevokeOtherSessionsProcedure = "/thumela.bff.v1.SecurityService/RevokeOtherSessions"
+	// SecurityServiceListPasskeysProcedure is the fully-qualified name of the SecurityService's
+	// ListPasskeys RPC.
+	SecurityServiceListPasskeysProcedure = "/thumela.bff.v1.SecurityService/ListPasskeys"
+	// SecurityServiceBeginPasskeyRegistrationProcedure is the fully-qualified name of the
+	// SecurityService's BeginPasskeyRegistration RPC.
+	SecurityServiceBeginPasskeyRegistrationProcedure = "/thumela.bff.v1.SecurityService/BeginPasskeyRegistration"
+	// SecurityServiceFinishPasskeyRegistrationProcedure is the fully-qualified name of the
+	// SecurityService's FinishPasskeyRegistration RPC.
+	SecurityServiceFinishPasskeyRegistrationProcedure = "/thumela.bff.v1.SecurityService/FinishPasskeyRegistration"
+	// SecurityServiceDeletePasskeyProcedure is the fully-qualified name of the SecurityService's
+	// DeletePasskey RPC.
+	SecurityServiceDeletePasskeyProcedure = "/thumela.bff.v1.SecurityService/DeletePasskey"
+	// SecurityServiceBeginStepUpProcedure is the fully-qualified name of the SecurityService's
+	// BeginStepUp RPC.
+	SecurityServiceBeginStepUpProcedure = "/thumela.bff.v1.SecurityService/BeginStepUp"
+	// SecurityServiceFinishStepUpProcedure is the fully-qualified name of the SecurityService's
+	// FinishStepUp RPC.
+	SecurityServiceFinishStepUpProcedure = "/thumela.bff.v1.SecurityService/FinishStepUp"
 	// AccountServiceGetProfileProcedure is the fully-qualified name of the AccountService's GetProfile
 	// RPC.
 	AccountServiceGetProfileProcedure = "/thumela.bff.v1.AccountService/GetProfile"
@@ -146,6 +181,12 @@ type AuthServiceClient interface {
 	ChangePassword(context.Context, *v1.ChangePasswordRequest) (*v1.ChangePasswordResponse, error)
 	RequestPasswordReset(context.Context, *v1.RequestPasswordResetRequest) (*v1.RequestPasswordResetResponse, error)
 	ResetPassword(context.Context, *v1.ResetPasswordRequest) (*v1.ResetPasswordResponse, error)
+	// BeginPasskeySignIn answers WebAuthn request options for a discoverable credential (the
+	// login page's 'Sign in with a passkey' and the browser's autofill UI); the challenge id
+	// travels in a short-lived HttpOnly cookie.
+	BeginPasskeySignIn(context.Context, *v1.BeginPasskeySignInRequest) (*v1.BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the assertion and sets the session cookie, as SignIn does.
+	FinishPasskeySignIn(context.Context, *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error)
 }
 
 // NewAuthServiceClient constructs a client for the thumela.bff.v1.AuthService service. By default,
@@ -213,6 +254,18 @@ func NewAuthServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(authServiceMethods.ByName("ResetPassword")),
 			connect.WithClientOptions(opts...),
 		),
+		beginPasskeySignIn: connect.NewClient[v1.BeginPasskeySignInRequest, v1.BeginPasskeySignInResponse](
+			httpClient,
+			baseURL+AuthServiceBeginPasskeySignInProcedure,
+			connect.WithSchema(authServiceMethods.ByName("BeginPasskeySignIn")),
+			connect.WithClientOptions(opts...),
+		),
+		finishPasskeySignIn: connect.NewClient[v1.FinishPasskeySignInRequest, v1.FinishPasskeySignInResponse](
+			httpClient,
+			baseURL+AuthServiceFinishPasskeySignInProcedure,
+			connect.WithSchema(authServiceMethods.ByName("FinishPasskeySignIn")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -227,6 +280,8 @@ type authServiceClient struct {
 	changePassword       *connect.Client[v1.ChangePasswordRequest, v1.ChangePasswordResponse]
 	requestPasswordReset *connect.Client[v1.RequestPasswordResetRequest, v1.RequestPasswordResetResponse]
 	resetPassword        *connect.Client[v1.ResetPasswordRequest, v1.ResetPasswordResponse]
+	beginPasskeySignIn   *connect.Client[v1.BeginPasskeySignInRequest, v1.BeginPasskeySignInResponse]
+	finishPasskeySignIn  *connect.Client[v1.FinishPasskeySignInRequest, v1.FinishPasskeySignInResponse]
 }
 
 // SignUp calls thumela.bff.v1.AuthService.SignUp.
@@ -310,6 +365,24 @@ func (c *authServiceClient) ResetPassword(ctx context.Context, req *v1.ResetPass
 	return nil, err
 }
 
+// BeginPasskeySignIn calls thumela.bff.v1.AuthService.BeginPasskeySignIn.
+func (c *authServiceClient) BeginPasskeySignIn(ctx context.Context, req *v1.BeginPasskeySignInRequest) (*v1.BeginPasskeySignInResponse, error) {
+	response, err := c.beginPasskeySignIn.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// FinishPasskeySignIn calls thumela.bff.v1.AuthService.FinishPasskeySignIn.
+func (c *authServiceClient) FinishPasskeySignIn(ctx context.Context, req *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error) {
+	response, err := c.finishPasskeySignIn.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // AuthServiceHandler is an implementation of the thumela.bff.v1.AuthService service.
 type AuthServiceHandler interface {
 	// SignUp creates the account and e-mails the verification code. Weak-password reasons come
@@ -327,6 +400,12 @@ type AuthServiceHandler interface {
 	ChangePassword(context.Context, *v1.ChangePasswordRequest) (*v1.ChangePasswordResponse, error)
 	RequestPasswordReset(context.Context, *v1.RequestPasswordResetRequest) (*v1.RequestPasswordResetResponse, error)
 	ResetPassword(context.Context, *v1.ResetPasswordRequest) (*v1.ResetPasswordResponse, error)
+	// BeginPasskeySignIn answers WebAuthn request options for a discoverable credential (the
+	// login page's 'Sign in with a passkey' and the browser's autofill UI); the challenge id
+	// travels in a short-lived HttpOnly cookie.
+	BeginPasskeySignIn(context.Context, *v1.BeginPasskeySignInRequest) (*v1.BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the assertion and sets the session cookie, as SignIn does.
+	FinishPasskeySignIn(context.Context, *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error)
 }
 
 // NewAuthServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -390,6 +469,18 @@ func NewAuthServiceHandler(svc AuthServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(authServiceMethods.ByName("ResetPassword")),
 		connect.WithHandlerOptions(opts...),
 	)
+	authServiceBeginPasskeySignInHandler := connect.NewUnaryHandlerSimple(
+		AuthServiceBeginPasskeySignInProcedure,
+		svc.BeginPasskeySignIn,
+		connect.WithSchema(authServiceMethods.ByName("BeginPasskeySignIn")),
+		connect.WithHandlerOptions(opts...),
+	)
+	authServiceFinishPasskeySignInHandler := connect.NewUnaryHandlerSimple(
+		AuthServiceFinishPasskeySignInProcedure,
+		svc.FinishPasskeySignIn,
+		connect.WithSchema(authServiceMethods.ByName("FinishPasskeySignIn")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/thumela.bff.v1.AuthService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case AuthServiceSignUpProcedure:
@@ -410,6 +501,10 @@ func NewAuthServiceHandler(svc AuthServiceHandler, opts ...connect.HandlerOption
 			authServiceRequestPasswordResetHandler.ServeHTTP(w, r)
 		case AuthServiceResetPasswordProcedure:
 			authServiceResetPasswordHandler.ServeHTTP(w, r)
+		case AuthServiceBeginPasskeySignInProcedure:
+			authServiceBeginPasskeySignInHandler.ServeHTTP(w, r)
+		case AuthServiceFinishPasskeySignInProcedure:
+			authServiceFinishPasskeySignInHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -453,6 +548,342 @@ func (UnimplementedAuthServiceHandler) RequestPasswordReset(context.Context, *v1
 
 func (UnimplementedAuthServiceHandler) ResetPassword(context.Context, *v1.ResetPasswordRequest) (*v1.ResetPasswordResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.AuthService.ResetPassword is not implemented"))
+}
+
+func (UnimplementedAuthServiceHandler) BeginPasskeySignIn(context.Context, *v1.BeginPasskeySignInRequest) (*v1.BeginPasskeySignInResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.AuthService.BeginPasskeySignIn is not implemented"))
+}
+
+func (UnimplementedAuthServiceHandler) FinishPasskeySignIn(context.Context, *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.AuthService.FinishPasskeySignIn is not implemented"))
+}
+
+// SecurityServiceClient is a client for the thumela.bff.v1.SecurityService service.
+type SecurityServiceClient interface {
+	ListSessions(context.Context, *v1.ListSessionsRequest) (*v1.ListSessionsResponse, error)
+	// RevokeSession signs one session out, at once on every BFF replica (its live streams end).
+	RevokeSession(context.Context, *v1.RevokeSessionRequest) (*v1.RevokeSessionResponse, error)
+	// RevokeOtherSessions signs out every session but this one.
+	RevokeOtherSessions(context.Context, *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error)
+	ListPasskeys(context.Context, *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error)
+	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration.
+	BeginPasskeyRegistration(context.Context, *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error)
+	FinishPasskeyRegistration(context.Context, *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error)
+	DeletePasskey(context.Context, *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error)
+	// BeginStepUp says how the sender proves it is them before money moves: a passkey (with
+	// options for startAuthentication) or, with no passkey, the password.
+	BeginStepUp(context.Context, *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error)
+	// FinishStepUp checks the proof; CreateTransfer then accepts transfers that need a step-up
+	// for the next 5 minutes.
+	FinishStepUp(context.Context, *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error)
+}
+
+// NewSecurityServiceClient constructs a client for the thumela.bff.v1.SecurityService service. By
+// default, it uses the Connect protocol with the binary Protobuf Codec, asks for gzipped responses,
+// and sends uncompressed requests. To use the gRPC or gRPC-Web protocols, supply the
+// connect.WithGRPC() or connect.WithGRPCWeb() options.
+//
+// The URL supplied here should be the base URL for the Connect or gRPC server (for example,
+// http://api.acme.com or https://acme.com/grpc).
+func NewSecurityServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...connect.ClientOption) SecurityServiceClient {
+	baseURL = strings.TrimRight(baseURL, "/")
+	securityServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("SecurityService").Methods()
+	return &securityServiceClient{
+		listSessions: connect.NewClient[v1.ListSessionsRequest, v1.ListSessionsResponse](
+			httpClient,
+			baseURL+SecurityServiceListSessionsProcedure,
+			connect.WithSchema(securityServiceMethods.ByName("ListSessions")),
+			connect.WithClientOptions(opts...),
+		),
+		revokeSession: connect.NewClient[v1.RevokeSessionRequest, v1.RevokeSessionResponse](
+			httpClient,
+			baseURL+SecurityServiceRevokeSessionProcedure,
+			connect.WithSchema(securityServiceMethods.ByName("RevokeSession")),
+			connect.WithClientOptions(opts...),
+		),
+		revokeOtherSessions: connect.NewClient[v1.RevokeOtherSessionsRequest, v1.RevokeOtherSessionsResponse](
+			httpClient,
+			baseURL+SecurityServiceRevokeOtherSessionsProcedure,
+			connect.WithSchema(securityServiceMethods.ByName("RevokeOtherSessions")),
+			connect.WithClientOptions(opts...),
+		),
+		listPasskeys: connect.NewClient[v1.ListPasskeysRequest, v1.ListPasskeysResponse](
+			httpClient,
+			baseURL+SecurityServiceListPasskeysProcedure,
+			connect.WithSchema(securityServiceMethods.ByName("ListPasskeys")),
+			connect.WithClientOptions(opts...),
+		),
+		beginPasskeyRegistration: connect.NewClient[v1.BeginPasskeyRegistrationRequest, v1.BeginPasskeyRegistrationResponse](
+			httpClient,
+			baseURL+SecurityServiceBeginPasskeyRegistrationProcedure,
+			connect.WithSchema(securityServiceMethods.ByName("BeginPasskeyRegistration")),
+			connect.WithClientOptions(opts...),
+		),
+		finishPasskeyRegistration: connect.NewClient[v1.FinishPasskeyRegistrationRequest, v1.FinishPasskeyRegistrationResponse](
+			httpClient,
+			baseURL+SecurityServiceFinishPasskeyRegistrationProcedure,
+			connect.WithSchema(securityServiceMethods.ByName("FinishPasskeyRegistration")),
+			connect.WithClientOptions(opts...),
+		),
+		deletePasskey: connect.NewClient[v1.DeletePasskeyRequest, v1.DeletePasskeyResponse](
+			httpClient,
+			baseURL+SecurityServiceDeletePasskeyProcedure,
+			connect.WithSchema(securityServiceMethods.ByName("DeletePasskey")),
+			connect.WithClientOptions(opts...),
+		),
+		beginStepUp: connect.NewClient[v1.BeginStepUpRequest, v1.BeginStepUpResponse](
+			httpClient,
+			baseURL+SecurityServiceBeginStepUpProcedure,
+			connect.WithSchema(securityServiceMethods.ByName("BeginStepUp")),
+			connect.WithClientOptions(opts...),
+		),
+		finishStepUp: connect.NewClient[v1.FinishStepUpRequest, v1.FinishStepUpResponse](
+			httpClient,
+			baseURL+SecurityServiceFinishStepUpProcedure,
+			connect.WithSchema(securityServiceMethods.ByName("FinishStepUp")),
+			connect.WithClientOptions(opts...),
+		),
+	}
+}
+
+// securityServiceClient implements SecurityServiceClient.
+type securityServiceClient struct {
+	listSessions              *connect.Client[v1.ListSessionsRequest, v1.ListSessionsResponse]
+	revokeSession             *connect.Client[v1.RevokeSessionRequest, v1.RevokeSessionResponse]
+	revokeOtherSessions       *connect.Client[v1.RevokeOtherSessionsRequest, v1.RevokeOtherSessionsResponse]
+	listPasskeys              *connect.Client[v1.ListPasskeysRequest, v1.ListPasskeysResponse]
+	beginPasskeyRegistration  *connect.Client[v1.BeginPasskeyRegistrationRequest, v1.BeginPasskeyRegistrationResponse]
+	finishPasskeyRegistration *connect.Client[v1.FinishPasskeyRegistrationRequest, v1.FinishPasskeyRegistrationResponse]
+	deletePasskey             *connect.Client[v1.DeletePasskeyRequest, v1.DeletePasskeyResponse]
+	beginStepUp               *connect.Client[v1.BeginStepUpRequest, v1.BeginStepUpResponse]
+	finishStepUp              *connect.Client[v1.FinishStepUpRequest, v1.FinishStepUpResponse]
+}
+
+// ListSessions calls thumela.bff.v1.SecurityService.ListSessions.
+func (c *securityServiceClient) ListSessions(ctx context.Context, req *v1.ListSessionsRequest) (*v1.ListSessionsResponse, error) {
+	response, err := c.listSessions.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// RevokeSession calls thumela.bff.v1.SecurityService.RevokeSession.
+func (c *securityServiceClient) RevokeSession(ctx context.Context, req *v1.RevokeSessionRequest) (*v1.RevokeSessionResponse, error) {
+	response, err := c.revokeSession.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// RevokeOtherSessions calls thumela.bff.v1.SecurityService.RevokeOtherSessions.
+func (c *securityServiceClient) RevokeOtherSessions(ctx context.Context, req *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error) {
+	response, err := c.revokeOtherSessions.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ListPasskeys calls thumela.bff.v1.SecurityService.ListPasskeys.
+func (c *securityServiceClient) ListPasskeys(ctx context.Context, req *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error) {
+	response, err := c.listPasskeys.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// BeginPasskeyRegistration calls thumela.bff.v1.SecurityService.BeginPasskeyRegistration.
+func (c *securityServiceClient) BeginPasskeyRegistration(ctx context.Context, req *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error) {
+	response, err := c.beginPasskeyRegistration.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// FinishPasskeyRegistration calls thumela.bff.v1.SecurityService.FinishPasskeyRegistration.
+func (c *securityServiceClient) FinishPasskeyRegistration(ctx context.Context, req *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error) {
+	response, err := c.finishPasskeyRegistration.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// DeletePasskey calls thumela.bff.v1.SecurityService.DeletePasskey.
+func (c *securityServiceClient) DeletePasskey(ctx context.Context, req *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error) {
+	response, err := c.deletePasskey.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// BeginStepUp calls thumela.bff.v1.SecurityService.BeginStepUp.
+func (c *securityServiceClient) BeginStepUp(ctx context.Context, req *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error) {
+	response, err := c.beginStepUp.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// FinishStepUp calls thumela.bff.v1.SecurityService.FinishStepUp.
+func (c *securityServiceClient) FinishStepUp(ctx context.Context, req *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error) {
+	response, err := c.finishStepUp.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// SecurityServiceHandler is an implementation of the thumela.bff.v1.SecurityService service.
+type SecurityServiceHandler interface {
+	ListSessions(context.Context, *v1.ListSessionsRequest) (*v1.ListSessionsResponse, error)
+	// RevokeSession signs one session out, at once on every BFF replica (its live streams end).
+	RevokeSession(context.Context, *v1.RevokeSessionRequest) (*v1.RevokeSessionResponse, error)
+	// RevokeOtherSessions signs out every session but this one.
+	RevokeOtherSessions(context.Context, *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error)
+	ListPasskeys(context.Context, *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error)
+	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration.
+	BeginPasskeyRegistration(context.Context, *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error)
+	FinishPasskeyRegistration(context.Context, *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error)
+	DeletePasskey(context.Context, *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error)
+	// BeginStepUp says how the sender proves it is them before money moves: a passkey (with
+	// options for startAuthentication) or, with no passkey, the password.
+	BeginStepUp(context.Context, *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error)
+	// FinishStepUp checks the proof; CreateTransfer then accepts transfers that need a step-up
+	// for the next 5 minutes.
+	FinishStepUp(context.Context, *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error)
+}
+
+// NewSecurityServiceHandler builds an HTTP handler from the service implementation. It returns the
+// path on which to mount the handler and the handler itself.
+//
+// By default, handlers support the Connect, gRPC, and gRPC-Web protocols with the binary Protobuf
+// and JSON codecs. They also support gzip compression.
+func NewSecurityServiceHandler(svc SecurityServiceHandler, opts ...connect.HandlerOption) (string, http.Handler) {
+	securityServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("SecurityService").Methods()
+	securityServiceListSessionsHandler := connect.NewUnaryHandlerSimple(
+		SecurityServiceListSessionsProcedure,
+		svc.ListSessions,
+		connect.WithSchema(securityServiceMethods.ByName("ListSessions")),
+		connect.WithHandlerOptions(opts...),
+	)
+	securityServiceRevokeSessionHandler := connect.NewUnaryHandlerSimple(
+		SecurityServiceRevokeSessionProcedure,
+		svc.RevokeSession,
+		connect.WithSchema(securityServiceMethods.ByName("RevokeSession")),
+		connect.WithHandlerOptions(opts...),
+	)
+	securityServiceRevokeOtherSessionsHandler := connect.NewUnaryHandlerSimple(
+		SecurityServiceRevokeOtherSessionsProcedure,
+		svc.RevokeOtherSessions,
+		connect.WithSchema(securityServiceMethods.ByName("RevokeOtherSessions")),
+		connect.WithHandlerOptions(opts...),
+	)
+	securityServiceListPasskeysHandler := connect.NewUnaryHandlerSimple(
+		SecurityServiceListPasskeysProcedure,
+		svc.ListPasskeys,
+		connect.WithSchema(securityServiceMethods.ByName("ListPasskeys")),
+		connect.WithHandlerOptions(opts...),
+	)
+	securityServiceBeginPasskeyRegistrationHandler := connect.NewUnaryHandlerSimple(
+		SecurityServiceBeginPasskeyRegistrationProcedure,
+		svc.BeginPasskeyRegistration,
+		connect.WithSchema(securityServiceMethods.ByName("BeginPasskeyRegistration")),
+		connect.WithHandlerOptions(opts...),
+	)
+	securityServiceFinishPasskeyRegistrationHandler := connect.NewUnaryHandlerSimple(
+		SecurityServiceFinishPasskeyRegistrationProcedure,
+		svc.FinishPasskeyRegistration,
+		connect.WithSchema(securityServiceMethods.ByName("FinishPasskeyRegistration")),
+		connect.WithHandlerOptions(opts...),
+	)
+	securityServiceDeletePasskeyHandler := connect.NewUnaryHandlerSimple(
+		SecurityServiceDeletePasskeyProcedure,
+		svc.DeletePasskey,
+		connect.WithSchema(securityServiceMethods.ByName("DeletePasskey")),
+		connect.WithHandlerOptions(opts...),
+	)
+	securityServiceBeginStepUpHandler := connect.NewUnaryHandlerSimple(
+		SecurityServiceBeginStepUpProcedure,
+		svc.BeginStepUp,
+		connect.WithSchema(securityServiceMethods.ByName("BeginStepUp")),
+		connect.WithHandlerOptions(opts...),
+	)
+	securityServiceFinishStepUpHandler := connect.NewUnaryHandlerSimple(
+		SecurityServiceFinishStepUpProcedure,
+		svc.FinishStepUp,
+		connect.WithSchema(securityServiceMethods.ByName("FinishStepUp")),
+		connect.WithHandlerOptions(opts...),
+	)
+	return "/thumela.bff.v1.SecurityService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case SecurityServiceListSessionsProcedure:
+			securityServiceListSessionsHandler.ServeHTTP(w, r)
+		case SecurityServiceRevokeSessionProcedure:
+			securityServiceRevokeSessionHandler.ServeHTTP(w, r)
+		case SecurityServiceRevokeOtherSessionsProcedure:
+			securityServiceRevokeOtherSessionsHandler.ServeHTTP(w, r)
+		case SecurityServiceListPasskeysProcedure:
+			securityServiceListPasskeysHandler.ServeHTTP(w, r)
+		case SecurityServiceBeginPasskeyRegistrationProcedure:
+			securityServiceBeginPasskeyRegistrationHandler.ServeHTTP(w, r)
+		case SecurityServiceFinishPasskeyRegistrationProcedure:
+			securityServiceFinishPasskeyRegistrationHandler.ServeHTTP(w, r)
+		case SecurityServiceDeletePasskeyProcedure:
+			securityServiceDeletePasskeyHandler.ServeHTTP(w, r)
+		case SecurityServiceBeginStepUpProcedure:
+			securityServiceBeginStepUpHandler.ServeHTTP(w, r)
+		case SecurityServiceFinishStepUpProcedure:
+			securityServiceFinishStepUpHandler.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// UnimplementedSecurityServiceHandler returns CodeUnimplemented from all methods.
+type UnimplementedSecurityServiceHandler struct{}
+
+func (UnimplementedSecurityServiceHandler) ListSessions(context.Context, *v1.ListSessionsRequest) (*v1.ListSessionsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SecurityService.ListSessions is not implemented"))
+}
+
+func (UnimplementedSecurityServiceHandler) RevokeSession(context.Context, *v1.RevokeSessionRequest) (*v1.RevokeSessionResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SecurityService.RevokeSession is not implemented"))
+}
+
+func (UnimplementedSecurityServiceHandler) RevokeOtherSessions(context.Context, *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SecurityService.RevokeOtherSessions is not implemented"))
+}
+
+func (UnimplementedSecurityServiceHandler) ListPasskeys(context.Context, *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SecurityService.ListPasskeys is not implemented"))
+}
+
+func (UnimplementedSecurityServiceHandler) BeginPasskeyRegistration(context.Context, *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SecurityService.BeginPasskeyRegistration is not implemented"))
+}
+
+func (UnimplementedSecurityServiceHandler) FinishPasskeyRegistration(context.Context, *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SecurityService.FinishPasskeyRegistration is not implemented"))
+}
+
+func (UnimplementedSecurityServiceHandler) DeletePasskey(context.Context, *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SecurityService.DeletePasskey is not implemented"))
+}
+
+func (UnimplementedSecurityServiceHandler) BeginStepUp(context.Context, *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SecurityService.BeginStepUp is not implemented"))
+}
+
+func (UnimplementedSecurityServiceHandler) FinishStepUp(context.Context, *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SecurityService.FinishStepUp is not implemented"))
 }
 
 // AccountServiceClient is a client for the thumela.bff.v1.AccountService service.
@@ -758,6 +1189,9 @@ func (UnimplementedPaymentMethodsServiceHandler) DeletePaymentMethod(context.Con
 type TransfersServiceClient interface {
 	ListBanks(context.Context, *v1.ListBanksRequest) (*v1.ListBanksResponse, error)
 	QuoteFee(context.Context, *v1.QuoteFeeRequest) (*v1.QuoteFeeResponse, error)
+	// CreateTransfer answers FailedPrecondition with ErrorInfo reason "STEP_UP_REQUIRED" when the
+	// transfer (above R1,000, or to a phone number never paid before) needs a fresh step-up
+	// (SecurityService.FinishStepUp); the client asks for it and sends again with the same key.
 	CreateTransfer(context.Context, *v1.CreateTransferRequest) (*v1.CreateTransferResponse, error)
 	GetTransfer(context.Context, *v1.GetTransferRequest) (*v1.GetTransferResponse, error)
 	ListTransfers(context.Context, *v1.ListTransfersRequest) (*v1.ListTransfersResponse, error)
@@ -940,6 +1374,9 @@ func (c *transfersServiceClient) ChangeRecipientPhone(ctx context.Context, req *
 type TransfersServiceHandler interface {
 	ListBanks(context.Context, *v1.ListBanksRequest) (*v1.ListBanksResponse, error)
 	QuoteFee(context.Context, *v1.QuoteFeeRequest) (*v1.QuoteFeeResponse, error)
+	// CreateTransfer answers FailedPrecondition with ErrorInfo reason "STEP_UP_REQUIRED" when the
+	// transfer (above R1,000, or to a phone number never paid before) needs a fresh step-up
+	// (SecurityService.FinishStepUp); the client asks for it and sends again with the same key.
 	CreateTransfer(context.Context, *v1.CreateTransferRequest) (*v1.CreateTransferResponse, error)
 	GetTransfer(context.Context, *v1.GetTransferRequest) (*v1.GetTransferResponse, error)
 	ListTransfers(context.Context, *v1.ListTransfersRequest) (*v1.ListTransfersResponse, error)

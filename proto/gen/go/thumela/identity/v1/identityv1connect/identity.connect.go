@@ -64,6 +64,39 @@ const (
 	// IdentityServiceIssueServiceTokenProcedure is the fully-qualified name of the IdentityService's
 	// IssueServiceToken RPC.
 	IdentityServiceIssueServiceTokenProcedure = "/thumela.identity.v1.IdentityService/IssueServiceToken"
+	// IdentityServiceListSessionsProcedure is the fully-qualified name of the IdentityService's
+	// ListSessions RPC.
+	IdentityServiceListSessionsProcedure = "/thumela.identity.v1.IdentityService/ListSessions"
+	// IdentityServiceRevokeSessionProcedure is the fully-qualified name of the IdentityService's
+	// RevokeSession RPC.
+	IdentityServiceRevokeSessionProcedure = "/thumela.identity.v1.IdentityService/RevokeSession"
+	// IdentityServiceRevokeOtherSessionsProcedure is the fully-qualified name of the IdentityService's
+	// RevokeOtherSessions RPC.
+	IdentityServiceRevokeOtherSessionsProcedure = "/thumela.identity.v1.IdentityService/RevokeOtherSessions"
+	// IdentityServiceBeginPasskeyRegistrationProcedure is the fully-qualified name of the
+	// IdentityService's BeginPasskeyRegistration RPC.
+	IdentityServiceBeginPasskeyRegistrationProcedure = "/thumela.identity.v1.IdentityService/BeginPasskeyRegistration"
+	// IdentityServiceFinishPasskeyRegistrationProcedure is the fully-qualified name of the
+	// IdentityService's FinishPasskeyRegistration RPC.
+	IdentityServiceFinishPasskeyRegistrationProcedure = "/thumela.identity.v1.IdentityService/FinishPasskeyRegistration"
+	// IdentityServiceListPasskeysProcedure is the fully-qualified name of the IdentityService's
+	// ListPasskeys RPC.
+	IdentityServiceListPasskeysProcedure = "/thumela.identity.v1.IdentityService/ListPasskeys"
+	// IdentityServiceDeletePasskeyProcedure is the fully-qualified name of the IdentityService's
+	// DeletePasskey RPC.
+	IdentityServiceDeletePasskeyProcedure = "/thumela.identity.v1.IdentityService/DeletePasskey"
+	// IdentityServiceBeginPasskeySignInProcedure is the fully-qualified name of the IdentityService's
+	// BeginPasskeySignIn RPC.
+	IdentityServiceBeginPasskeySignInProcedure = "/thumela.identity.v1.IdentityService/BeginPasskeySignIn"
+	// IdentityServiceFinishPasskeySignInProcedure is the fully-qualified name of the IdentityService's
+	// FinishPasskeySignIn RPC.
+	IdentityServiceFinishPasskeySignInProcedure = "/thumela.identity.v1.IdentityService/FinishPasskeySignIn"
+	// IdentityServiceBeginStepUpProcedure is the fully-qualified name of the IdentityService's
+	// BeginStepUp RPC.
+	IdentityServiceBeginStepUpProcedure = "/thumela.identity.v1.IdentityService/BeginStepUp"
+	// IdentityServiceFinishStepUpProcedure is the fully-qualified name of the IdentityService's
+	// FinishStepUp RPC.
+	IdentityServiceFinishStepUpProcedure = "/thumela.identity.v1.IdentityService/FinishStepUp"
 )
 
 // IdentityServiceClient is a client for the thumela.identity.v1.IdentityService service.
@@ -98,6 +131,32 @@ type IdentityServiceClient interface {
 	// IssueServiceToken gives an internal service a short-lived token naming it, for calls that
 	// no user makes in the moment (the transfer worker charging a card).
 	IssueServiceToken(context.Context, *v1.IssueServiceTokenRequest) (*v1.IssueServiceTokenResponse, error)
+	// --- Sessions you can see (Account -> Security). The session token names the user and the
+	// session asking; another user's session id answers NotFound. Every revocation (these two,
+	// SignOut, ChangePassword, ResetPassword) publishes SessionsRevoked so that every BFF drops
+	// its cached grants and ends the sessions' live streams at once.
+	ListSessions(context.Context, *v1.ListSessionsRequest) (*v1.ListSessionsResponse, error)
+	// RevokeSession ends one of the user's sessions (the current one included).
+	RevokeSession(context.Context, *v1.RevokeSessionRequest) (*v1.RevokeSessionResponse, error)
+	// RevokeOtherSessions ends every session of the user except the one asking.
+	RevokeOtherSessions(context.Context, *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error)
+	// --- Passkeys (WebAuthn). Options and credentials travel as the JSON that the browser's
+	// navigator.credentials API (and @simplewebauthn/browser) reads and writes. Challenges are
+	// single-use, bound to their purpose (and session, where there is one) and expire in 5 min.
+	BeginPasskeyRegistration(context.Context, *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error)
+	FinishPasskeyRegistration(context.Context, *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error)
+	ListPasskeys(context.Context, *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error)
+	DeletePasskey(context.Context, *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error)
+	// BeginPasskeySignIn starts a discoverable-credential sign-in (no e-mail asked), usable by
+	// the browser's autofill (conditional) UI.
+	BeginPasskeySignIn(context.Context, *v1.BeginPasskeySignInRequest) (*v1.BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the assertion and opens a session, as SignIn does.
+	FinishPasskeySignIn(context.Context, *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error)
+	// --- Step-up: a fresh proof of the user (a passkey, or the password where there is none)
+	// just before money moves. FinishStepUp stamps the session and answers a fresh access token
+	// whose "sua" claim (stepped-up-at) transfers checks for transfers that need it.
+	BeginStepUp(context.Context, *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error)
+	FinishStepUp(context.Context, *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error)
 }
 
 // NewIdentityServiceClient constructs a client for the thumela.identity.v1.IdentityService service.
@@ -183,23 +242,100 @@ func NewIdentityServiceClient(httpClient connect.HTTPClient, baseURL string, opt
 			connect.WithSchema(identityServiceMethods.ByName("IssueServiceToken")),
 			connect.WithClientOptions(opts...),
 		),
+		listSessions: connect.NewClient[v1.ListSessionsRequest, v1.ListSessionsResponse](
+			httpClient,
+			baseURL+IdentityServiceListSessionsProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("ListSessions")),
+			connect.WithClientOptions(opts...),
+		),
+		revokeSession: connect.NewClient[v1.RevokeSessionRequest, v1.RevokeSessionResponse](
+			httpClient,
+			baseURL+IdentityServiceRevokeSessionProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("RevokeSession")),
+			connect.WithClientOptions(opts...),
+		),
+		revokeOtherSessions: connect.NewClient[v1.RevokeOtherSessionsRequest, v1.RevokeOtherSessionsResponse](
+			httpClient,
+			baseURL+IdentityServiceRevokeOtherSessionsProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("RevokeOtherSessions")),
+			connect.WithClientOptions(opts...),
+		),
+		beginPasskeyRegistration: connect.NewClient[v1.BeginPasskeyRegistrationRequest, v1.BeginPasskeyRegistrationResponse](
+			httpClient,
+			baseURL+IdentityServiceBeginPasskeyRegistrationProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("BeginPasskeyRegistration")),
+			connect.WithClientOptions(opts...),
+		),
+		finishPasskeyRegistration: connect.NewClient[v1.FinishPasskeyRegistrationRequest, v1.FinishPasskeyRegistrationResponse](
+			httpClient,
+			baseURL+IdentityServiceFinishPasskeyRegistrationProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("FinishPasskeyRegistration")),
+			connect.WithClientOptions(opts...),
+		),
+		listPasskeys: connect.NewClient[v1.ListPasskeysRequest, v1.ListPasskeysResponse](
+			httpClient,
+			baseURL+IdentityServiceListPasskeysProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("ListPasskeys")),
+			connect.WithClientOptions(opts...),
+		),
+		deletePasskey: connect.NewClient[v1.DeletePasskeyRequest, v1.DeletePasskeyResponse](
+			httpClient,
+			baseURL+IdentityServiceDeletePasskeyProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("DeletePasskey")),
+			connect.WithClientOptions(opts...),
+		),
+		beginPasskeySignIn: connect.NewClient[v1.BeginPasskeySignInRequest, v1.BeginPasskeySignInResponse](
+			httpClient,
+			baseURL+IdentityServiceBeginPasskeySignInProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("BeginPasskeySignIn")),
+			connect.WithClientOptions(opts...),
+		),
+		finishPasskeySignIn: connect.NewClient[v1.FinishPasskeySignInRequest, v1.FinishPasskeySignInResponse](
+			httpClient,
+			baseURL+IdentityServiceFinishPasskeySignInProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("FinishPasskeySignIn")),
+			connect.WithClientOptions(opts...),
+		),
+		beginStepUp: connect.NewClient[v1.BeginStepUpRequest, v1.BeginStepUpResponse](
+			httpClient,
+			baseURL+IdentityServiceBeginStepUpProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("BeginStepUp")),
+			connect.WithClientOptions(opts...),
+		),
+		finishStepUp: connect.NewClient[v1.FinishStepUpRequest, v1.FinishStepUpResponse](
+			httpClient,
+			baseURL+IdentityServiceFinishStepUpProcedure,
+			connect.WithSchema(identityServiceMethods.ByName("FinishStepUp")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // identityServiceClient implements IdentityServiceClient.
 type identityServiceClient struct {
-	signUp               *connect.Client[v1.SignUpRequest, v1.SignUpResponse]
-	verifyEmail          *connect.Client[v1.VerifyEmailRequest, v1.VerifyEmailResponse]
-	resendCode           *connect.Client[v1.ResendCodeRequest, v1.ResendCodeResponse]
-	signIn               *connect.Client[v1.SignInRequest, v1.SignInResponse]
-	refresh              *connect.Client[v1.RefreshRequest, v1.RefreshResponse]
-	signOut              *connect.Client[v1.SignOutRequest, v1.SignOutResponse]
-	changePassword       *connect.Client[v1.ChangePasswordRequest, v1.ChangePasswordResponse]
-	requestPasswordReset *connect.Client[v1.RequestPasswordResetRequest, v1.RequestPasswordResetResponse]
-	resetPassword        *connect.Client[v1.ResetPasswordRequest, v1.ResetPasswordResponse]
-	getUser              *connect.Client[v1.GetUserRequest, v1.GetUserResponse]
-	getPublicKeys        *connect.Client[v1.GetPublicKeysRequest, v1.GetPublicKeysResponse]
-	issueServiceToken    *connect.Client[v1.IssueServiceTokenRequest, v1.IssueServiceTokenResponse]
+	signUp                    *connect.Client[v1.SignUpRequest, v1.SignUpResponse]
+	verifyEmail               *connect.Client[v1.VerifyEmailRequest, v1.VerifyEmailResponse]
+	resendCode                *connect.Client[v1.ResendCodeRequest, v1.ResendCodeResponse]
+	signIn                    *connect.Client[v1.SignInRequest, v1.SignInResponse]
+	refresh                   *connect.Client[v1.RefreshRequest, v1.RefreshResponse]
+	signOut                   *connect.Client[v1.SignOutRequest, v1.SignOutResponse]
+	changePassword            *connect.Client[v1.ChangePasswordRequest, v1.ChangePasswordResponse]
+	requestPasswordReset      *connect.Client[v1.RequestPasswordResetRequest, v1.RequestPasswordResetResponse]
+	resetPassword             *connect.Client[v1.ResetPasswordRequest, v1.ResetPasswordResponse]
+	getUser                   *connect.Client[v1.GetUserRequest, v1.GetUserResponse]
+	getPublicKeys             *connect.Client[v1.GetPublicKeysRequest, v1.GetPublicKeysResponse]
+	issueServiceToken         *connect.Client[v1.IssueServiceTokenRequest, v1.IssueServiceTokenResponse]
+	listSessions              *connect.Client[v1.ListSessionsRequest, v1.ListSessionsResponse]
+	revokeSession             *connect.Client[v1.RevokeSessionRequest, v1.RevokeSessionResponse]
+	revokeOtherSessions       *connect.Client[v1.RevokeOtherSessionsRequest, v1.RevokeOtherSessionsResponse]
+	beginPasskeyRegistration  *connect.Client[v1.BeginPasskeyRegistrationRequest, v1.BeginPasskeyRegistrationResponse]
+	finishPasskeyRegistration *connect.Client[v1.FinishPasskeyRegistrationRequest, v1.FinishPasskeyRegistrationResponse]
+	listPasskeys              *connect.Client[v1.ListPasskeysRequest, v1.ListPasskeysResponse]
+	deletePasskey             *connect.Client[v1.DeletePasskeyRequest, v1.DeletePasskeyResponse]
+	beginPasskeySignIn        *connect.Client[v1.BeginPasskeySignInRequest, v1.BeginPasskeySignInResponse]
+	finishPasskeySignIn       *connect.Client[v1.FinishPasskeySignInRequest, v1.FinishPasskeySignInResponse]
+	beginStepUp               *connect.Client[v1.BeginStepUpRequest, v1.BeginStepUpResponse]
+	finishStepUp              *connect.Client[v1.FinishStepUpRequest, v1.FinishStepUpResponse]
 }
 
 // SignUp calls thumela.identity.v1.IdentityService.SignUp.
@@ -310,6 +446,105 @@ func (c *identityServiceClient) IssueServiceToken(ctx context.Context, req *v1.I
 	return nil, err
 }
 
+// ListSessions calls thumela.identity.v1.IdentityService.ListSessions.
+func (c *identityServiceClient) ListSessions(ctx context.Context, req *v1.ListSessionsRequest) (*v1.ListSessionsResponse, error) {
+	response, err := c.listSessions.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// RevokeSession calls thumela.identity.v1.IdentityService.RevokeSession.
+func (c *identityServiceClient) RevokeSession(ctx context.Context, req *v1.RevokeSessionRequest) (*v1.RevokeSessionResponse, error) {
+	response, err := c.revokeSession.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// RevokeOtherSessions calls thumela.identity.v1.IdentityService.RevokeOtherSessions.
+func (c *identityServiceClient) RevokeOtherSessions(ctx context.Context, req *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error) {
+	response, err := c.revokeOtherSessions.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// BeginPasskeyRegistration calls thumela.identity.v1.IdentityService.BeginPasskeyRegistration.
+func (c *identityServiceClient) BeginPasskeyRegistration(ctx context.Context, req *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error) {
+	response, err := c.beginPasskeyRegistration.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// FinishPasskeyRegistration calls thumela.identity.v1.IdentityService.FinishPasskeyRegistration.
+func (c *identityServiceClient) FinishPasskeyRegistration(ctx context.Context, req *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error) {
+	response, err := c.finishPasskeyRegistration.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ListPasskeys calls thumela.identity.v1.IdentityService.ListPasskeys.
+func (c *identityServiceClient) ListPasskeys(ctx context.Context, req *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error) {
+	response, err := c.listPasskeys.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// DeletePasskey calls thumela.identity.v1.IdentityService.DeletePasskey.
+func (c *identityServiceClient) DeletePasskey(ctx context.Context, req *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error) {
+	response, err := c.deletePasskey.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// BeginPasskeySignIn calls thumela.identity.v1.IdentityService.BeginPasskeySignIn.
+func (c *identityServiceClient) BeginPasskeySignIn(ctx context.Context, req *v1.BeginPasskeySignInRequest) (*v1.BeginPasskeySignInResponse, error) {
+	response, err := c.beginPasskeySignIn.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// FinishPasskeySignIn calls thumela.identity.v1.IdentityService.FinishPasskeySignIn.
+func (c *identityServiceClient) FinishPasskeySignIn(ctx context.Context, req *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error) {
+	response, err := c.finishPasskeySignIn.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// BeginStepUp calls thumela.identity.v1.IdentityService.BeginStepUp.
+func (c *identityServiceClient) BeginStepUp(ctx context.Context, req *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error) {
+	response, err := c.beginStepUp.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// FinishStepUp calls thumela.identity.v1.IdentityService.FinishStepUp.
+func (c *identityServiceClient) FinishStepUp(ctx context.Context, req *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error) {
+	response, err := c.finishStepUp.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // IdentityServiceHandler is an implementation of the thumela.identity.v1.IdentityService service.
 type IdentityServiceHandler interface {
 	// SignUp creates an unverified account and e-mails a 6-digit verification code.
@@ -342,6 +577,32 @@ type IdentityServiceHandler interface {
 	// IssueServiceToken gives an internal service a short-lived token naming it, for calls that
 	// no user makes in the moment (the transfer worker charging a card).
 	IssueServiceToken(context.Context, *v1.IssueServiceTokenRequest) (*v1.IssueServiceTokenResponse, error)
+	// --- Sessions you can see (Account -> Security). The session token names the user and the
+	// session asking; another user's session id answers NotFound. Every revocation (these two,
+	// SignOut, ChangePassword, ResetPassword) publishes SessionsRevoked so that every BFF drops
+	// its cached grants and ends the sessions' live streams at once.
+	ListSessions(context.Context, *v1.ListSessionsRequest) (*v1.ListSessionsResponse, error)
+	// RevokeSession ends one of the user's sessions (the current one included).
+	RevokeSession(context.Context, *v1.RevokeSessionRequest) (*v1.RevokeSessionResponse, error)
+	// RevokeOtherSessions ends every session of the user except the one asking.
+	RevokeOtherSessions(context.Context, *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error)
+	// --- Passkeys (WebAuthn). Options and credentials travel as the JSON that the browser's
+	// navigator.credentials API (and @simplewebauthn/browser) reads and writes. Challenges are
+	// single-use, bound to their purpose (and session, where there is one) and expire in 5 min.
+	BeginPasskeyRegistration(context.Context, *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error)
+	FinishPasskeyRegistration(context.Context, *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error)
+	ListPasskeys(context.Context, *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error)
+	DeletePasskey(context.Context, *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error)
+	// BeginPasskeySignIn starts a discoverable-credential sign-in (no e-mail asked), usable by
+	// the browser's autofill (conditional) UI.
+	BeginPasskeySignIn(context.Context, *v1.BeginPasskeySignInRequest) (*v1.BeginPasskeySignInResponse, error)
+	// FinishPasskeySignIn verifies the assertion and opens a session, as SignIn does.
+	FinishPasskeySignIn(context.Context, *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error)
+	// --- Step-up: a fresh proof of the user (a passkey, or the password where there is none)
+	// just before money moves. FinishStepUp stamps the session and answers a fresh access token
+	// whose "sua" claim (stepped-up-at) transfers checks for transfers that need it.
+	BeginStepUp(context.Context, *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error)
+	FinishStepUp(context.Context, *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error)
 }
 
 // NewIdentityServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -423,6 +684,72 @@ func NewIdentityServiceHandler(svc IdentityServiceHandler, opts ...connect.Handl
 		connect.WithSchema(identityServiceMethods.ByName("IssueServiceToken")),
 		connect.WithHandlerOptions(opts...),
 	)
+	identityServiceListSessionsHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceListSessionsProcedure,
+		svc.ListSessions,
+		connect.WithSchema(identityServiceMethods.ByName("ListSessions")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceRevokeSessionHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceRevokeSessionProcedure,
+		svc.RevokeSession,
+		connect.WithSchema(identityServiceMethods.ByName("RevokeSession")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceRevokeOtherSessionsHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceRevokeOtherSessionsProcedure,
+		svc.RevokeOtherSessions,
+		connect.WithSchema(identityServiceMethods.ByName("RevokeOtherSessions")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceBeginPasskeyRegistrationHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceBeginPasskeyRegistrationProcedure,
+		svc.BeginPasskeyRegistration,
+		connect.WithSchema(identityServiceMethods.ByName("BeginPasskeyRegistration")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceFinishPasskeyRegistrationHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceFinishPasskeyRegistrationProcedure,
+		svc.FinishPasskeyRegistration,
+		connect.WithSchema(identityServiceMethods.ByName("FinishPasskeyRegistration")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceListPasskeysHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceListPasskeysProcedure,
+		svc.ListPasskeys,
+		connect.WithSchema(identityServiceMethods.ByName("ListPasskeys")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceDeletePasskeyHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceDeletePasskeyProcedure,
+		svc.DeletePasskey,
+		connect.WithSchema(identityServiceMethods.ByName("DeletePasskey")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceBeginPasskeySignInHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceBeginPasskeySignInProcedure,
+		svc.BeginPasskeySignIn,
+		connect.WithSchema(identityServiceMethods.ByName("BeginPasskeySignIn")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceFinishPasskeySignInHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceFinishPasskeySignInProcedure,
+		svc.FinishPasskeySignIn,
+		connect.WithSchema(identityServiceMethods.ByName("FinishPasskeySignIn")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceBeginStepUpHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceBeginStepUpProcedure,
+		svc.BeginStepUp,
+		connect.WithSchema(identityServiceMethods.ByName("BeginStepUp")),
+		connect.WithHandlerOptions(opts...),
+	)
+	identityServiceFinishStepUpHandler := connect.NewUnaryHandlerSimple(
+		IdentityServiceFinishStepUpProcedure,
+		svc.FinishStepUp,
+		connect.WithSchema(identityServiceMethods.ByName("FinishStepUp")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/thumela.identity.v1.IdentityService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case IdentityServiceSignUpProcedure:
@@ -449,6 +776,28 @@ func NewIdentityServiceHandler(svc IdentityServiceHandler, opts ...connect.Handl
 			identityServiceGetPublicKeysHandler.ServeHTTP(w, r)
 		case IdentityServiceIssueServiceTokenProcedure:
 			identityServiceIssueServiceTokenHandler.ServeHTTP(w, r)
+		case IdentityServiceListSessionsProcedure:
+			identityServiceListSessionsHandler.ServeHTTP(w, r)
+		case IdentityServiceRevokeSessionProcedure:
+			identityServiceRevokeSessionHandler.ServeHTTP(w, r)
+		case IdentityServiceRevokeOtherSessionsProcedure:
+			identityServiceRevokeOtherSessionsHandler.ServeHTTP(w, r)
+		case IdentityServiceBeginPasskeyRegistrationProcedure:
+			identityServiceBeginPasskeyRegistrationHandler.ServeHTTP(w, r)
+		case IdentityServiceFinishPasskeyRegistrationProcedure:
+			identityServiceFinishPasskeyRegistrationHandler.ServeHTTP(w, r)
+		case IdentityServiceListPasskeysProcedure:
+			identityServiceListPasskeysHandler.ServeHTTP(w, r)
+		case IdentityServiceDeletePasskeyProcedure:
+			identityServiceDeletePasskeyHandler.ServeHTTP(w, r)
+		case IdentityServiceBeginPasskeySignInProcedure:
+			identityServiceBeginPasskeySignInHandler.ServeHTTP(w, r)
+		case IdentityServiceFinishPasskeySignInProcedure:
+			identityServiceFinishPasskeySignInHandler.ServeHTTP(w, r)
+		case IdentityServiceBeginStepUpProcedure:
+			identityServiceBeginStepUpHandler.ServeHTTP(w, r)
+		case IdentityServiceFinishStepUpProcedure:
+			identityServiceFinishStepUpHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -504,4 +853,48 @@ func (UnimplementedIdentityServiceHandler) GetPublicKeys(context.Context, *v1.Ge
 
 func (UnimplementedIdentityServiceHandler) IssueServiceToken(context.Context, *v1.IssueServiceTokenRequest) (*v1.IssueServiceTokenResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.IssueServiceToken is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) ListSessions(context.Context, *v1.ListSessionsRequest) (*v1.ListSessionsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.ListSessions is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) RevokeSession(context.Context, *v1.RevokeSessionRequest) (*v1.RevokeSessionResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.RevokeSession is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) RevokeOtherSessions(context.Context, *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.RevokeOtherSessions is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) BeginPasskeyRegistration(context.Context, *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.BeginPasskeyRegistration is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) FinishPasskeyRegistration(context.Context, *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.FinishPasskeyRegistration is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) ListPasskeys(context.Context, *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.ListPasskeys is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) DeletePasskey(context.Context, *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.DeletePasskey is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) BeginPasskeySignIn(context.Context, *v1.BeginPasskeySignInRequest) (*v1.BeginPasskeySignInResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.BeginPasskeySignIn is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) FinishPasskeySignIn(context.Context, *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.FinishPasskeySignIn is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) BeginStepUp(context.Context, *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.BeginStepUp is not implemented"))
+}
+
+func (UnimplementedIdentityServiceHandler) FinishStepUp(context.Context, *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.identity.v1.IdentityService.FinishStepUp is not implemented"))
 }

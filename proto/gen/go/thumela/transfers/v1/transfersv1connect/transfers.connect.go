@@ -67,6 +67,10 @@ type TransfersServiceClient interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
 	// transfer; with a different body, AlreadyExists.
+	// Step-up: a transfer above R1,000 or to a phone number the sender has never paid needs an
+	// access token whose "sua" (stepped-up-at) claim is at most 5 minutes old; without one it
+	// answers FailedPrecondition with a google.rpc.ErrorInfo of reason "STEP_UP_REQUIRED"
+	// (domain "transfers.thumela.co.za") and nothing is created.
 	CreateTransfer(context.Context, *v1.CreateTransferRequest) (*v1.CreateTransferResponse, error)
 	GetTransfer(context.Context, *v1.GetTransferRequest) (*v1.GetTransferResponse, error)
 	// ListTransfers pages through the user's transfers, newest first.
@@ -278,6 +282,10 @@ type TransfersServiceHandler interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
 	// transfer; with a different body, AlreadyExists.
+	// Step-up: a transfer above R1,000 or to a phone number the sender has never paid needs an
+	// access token whose "sua" (stepped-up-at) claim is at most 5 minutes old; without one it
+	// answers FailedPrecondition with a google.rpc.ErrorInfo of reason "STEP_UP_REQUIRED"
+	// (domain "transfers.thumela.co.za") and nothing is created.
 	CreateTransfer(context.Context, *v1.CreateTransferRequest) (*v1.CreateTransferResponse, error)
 	GetTransfer(context.Context, *v1.GetTransferRequest) (*v1.GetTransferResponse, error)
 	// ListTransfers pages through the user's transfers, newest first.
