@@ -7,10 +7,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
-// TestSecretsDocumented: every Secret the manifests reference (name and key), and the
-// Ingress's TLS Secret, is documented in docs/deployment.md for the operator to create.
+// TestSecretsDocumented: every Secret the manifests reference (name and key, from variables
+// and from volumes), and the Ingress's TLS Secret, is documented in docs/deployment.md for the operator to create.
 func TestSecretsDocumented(t *testing.T) {
 	f := load(t)
 	doc, err := os.ReadFile(filepath.Join(f.root, "docs", "deployment.md"))
@@ -19,11 +21,34 @@ func TestSecretsDocumented(t *testing.T) {
 	}
 	refs := map[string]bool{}
 	for _, r := range f.overlays {
+		var pods []corev1.PodSpec
 		for _, d := range r.Deployments {
-			for _, c := range d.Spec.Template.Spec.Containers {
+			pods = append(pods, d.Spec.Template.Spec)
+		}
+		for _, s := range r.StatefulSets {
+			pods = append(pods, s.Spec.Template.Spec)
+		}
+		for _, pod := range pods {
+			for _, c := range pod.Containers {
 				for _, e := range c.Env {
 					if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
 						refs[e.ValueFrom.SecretKeyRef.Name+"\x00"+e.ValueFrom.SecretKeyRef.Key] = true
+					}
+				}
+			}
+			// Secrets mounted as files (the NATS credentials and certificates).
+			for _, v := range pod.Volumes {
+				switch {
+				case v.Secret != nil:
+					refs[v.Secret.SecretName+"\x00"] = true
+				case v.Projected != nil:
+					for _, src := range v.Projected.Sources {
+						if src.Secret == nil {
+							continue
+						}
+						for _, it := range src.Secret.Items {
+							refs[src.Secret.Name+"\x00"+it.Key] = true
+						}
 					}
 				}
 			}

@@ -2,10 +2,14 @@ package bus_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,11 +27,7 @@ var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func TestEnsureStreamsIsIdempotent(t *testing.T) {
 	t.Parallel()
-	nc, js, err := bus.Connect(t.Context(), natstest.Run(t), "bus-test", discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	_, js := natstest.Start(t).Connect(t, bus.IdentityAdmin)
 
 	for range 2 {
 		if err := bus.EnsureStreams(t.Context(), js); err != nil {
@@ -108,7 +108,7 @@ func TestConnectSurvivesNATSDown(t *testing.T) {
 func TestConnectReconnectsAfterRestart(t *testing.T) {
 	t.Parallel()
 	srv := natstest.Start(t)
-	nc, _, err := bus.Connect(t.Context(), srv.URL(), "bus-test", discard)
+	nc, _, err := bus.Connect(t.Context(), srv.URL(), "bus-test", discard, bus.WithCredentials(srv.Credentials("profiles")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,11 +156,8 @@ func TestTraceRoundTrip(t *testing.T) {
 // place; EnsureStreams replaces it, and leaves the work queue alone afterwards.
 func TestEnsureStreamsReplacesTheLegacyNotificationsStream(t *testing.T) {
 	t.Parallel()
-	nc, js, err := bus.Connect(t.Context(), natstest.Run(t), "bus-test", discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	// Deleting a stream is no service's right: an operator (here the admin) replaces it.
+	_, js := natstest.Start(t).Connect(t, bus.IdentityAdmin)
 	if _, err := js.CreateStream(t.Context(), jetstream.StreamConfig{
 		Name: bus.StreamNotifications, Subjects: []string{"thumela.notifications.>"},
 		Retention: jetstream.LimitsPolicy, MaxAge: 7 * 24 * time.Hour,
@@ -187,3 +184,74 @@ func TestEnsureStreamsReplacesTheLegacyNotificationsStream(t *testing.T) {
 		t.Fatalf("retention %v with %d messages; want a new, empty work queue", info.Config.Retention, info.State.Msgs)
 	}
 }
+
+// A service creates only the streams it publishes to: the table lets it create no other.
+func TestEnsureStreamsCreatesTheIdentitysOwnStreams(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	_, profiles := srv.Connect(t, "profiles")
+	if err := bus.EnsureStreams(t.Context(), profiles); err != nil {
+		t.Fatalf("EnsureStreams as profiles: %v", err)
+	}
+	_, fees := srv.Connect(t, "fees")
+	if err := bus.EnsureStreams(t.Context(), fees); err != nil {
+		t.Fatalf("EnsureStreams as fees (owns none): %v", err)
+	}
+	_, admin := srv.Connect(t, bus.IdentityAdmin)
+	var names []string
+	for n := range admin.StreamNames(t.Context()).Name() {
+		names = append(names, n)
+	}
+	if !slices.Equal(names, []string{bus.StreamEvents}) {
+		t.Errorf("streams = %v, want only %s (what profiles publishes to)", names, bus.StreamEvents)
+	}
+}
+
+// A permission violation is logged at error level with what was refused.
+func TestConnectLogsPermissionViolations(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	var mu sync.Mutex
+	var logged strings.Builder
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}), nil))
+	nc, _, err := bus.Connect(t.Context(), srv.URL(), "fees", logger, bus.WithCredentials(srv.Credentials("fees")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if err := nc.Publish("thumela.profiles.u1.updated", []byte("forged")); err != nil {
+		t.Fatal(err)
+	}
+	_ = nc.Flush()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		out := logged.String()
+		mu.Unlock()
+		if strings.Contains(out, "level=ERROR") && strings.Contains(out, "NATS REFUSED") && strings.Contains(out, "thumela.profiles.u1.updated") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no error logged for the refused publish; log:\n%s", out)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestConnectRefusesUnusableCredentials(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, c := range []bus.Credentials{{NKeySeedFile: missing}, {CAFile: missing}} {
+		if _, _, err := bus.Connect(t.Context(), "nats://127.0.0.1:4222", "bus-test", discard, bus.WithCredentials(c)); !errors.Is(err, bus.ErrCredentials) {
+			t.Errorf("Connect with %+v = %v, want ErrCredentials", c, err)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

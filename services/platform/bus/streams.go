@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -101,9 +103,17 @@ func StreamConfigs(opts ...StreamOption) []jetstream.StreamConfig {
 }
 
 // EnsureStreams creates Thumela's streams or updates them to StreamConfigs. It is idempotent
-// and every service may call it at start, so no start order between services is needed.
+// and every service may call it at start, so no start order between services is needed. A
+// connection with credentials (its inbox prefix names its identity, see Connect) ensures only
+// the streams that identity publishes to, the only ones the permission table lets it create;
+// a service that only consumes a stream waits for a publisher to create it. Without
+// credentials (a server without authorization) it ensures them all.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
+	owned := ownedStreams(js)
 	for _, cfg := range StreamConfigs(opts...) {
+		if owned != nil && !slices.Contains(owned, cfg.Name) {
+			continue
+		}
 		if err := replaceLegacyNotifications(ctx, js, cfg); err != nil {
 			return err
 		}
@@ -112,6 +122,24 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOp
 		}
 	}
 	return nil
+}
+
+// ownedStreams returns the streams the connection's identity owns, nil when the connection
+// names no identity of the table.
+func ownedStreams(js jetstream.JetStream) []string {
+	nc := js.Conn()
+	if nc == nil {
+		return nil
+	}
+	name, ok := strings.CutPrefix(nc.Opts.InboxPrefix, InboxPrefix(""))
+	if !ok {
+		return nil
+	}
+	id, ok := Lookup(name)
+	if !ok {
+		return nil
+	}
+	return append(id.OwnedStreams(), "") // non-nil even when empty
 }
 
 // replaceLegacyNotifications deletes a notifications stream of the first design (limits

@@ -7,12 +7,18 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"
 )
 
 func TestRunServesJetStream(t *testing.T) {
 	t.Parallel()
-	nc, err := nats.Connect(natstest.Run(t))
+	srv := natstest.Start(t)
+	if nc, err := nats.Connect(srv.URL()); err == nil {
+		nc.Close()
+		t.Fatal("the server let a client without credentials in")
+	}
+	nc, err := nats.Connect(srv.URL(), srv.Options(bus.IdentityAdmin)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +36,7 @@ func TestRestartKeepsPortAndStreams(t *testing.T) {
 	t.Parallel()
 	srv := natstest.Start(t)
 	url := srv.URL()
-	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))
+	nc, err := nats.Connect(url, append(srv.Options(bus.IdentityAdmin), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))...)
 	if err != nil {
 		t.Fatal(err)
 	}

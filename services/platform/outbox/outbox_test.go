@@ -59,7 +59,7 @@ func newEnv(tb testing.TB) *env {
 	if err := postgres.Migrate(context.Background(), e.pool, schema, outbox.Migrations); err != nil {
 		tb.Fatal(err)
 	}
-	_, e.js = connect(tb, e.nats.URL())
+	_, e.js = connect(tb, e.nats)
 	if err := bus.EnsureStreams(context.Background(), e.js); err != nil {
 		tb.Fatal(err)
 	}
@@ -77,9 +77,11 @@ func (e *env) openPool(tb testing.TB) *pgxpool.Pool {
 	return pool
 }
 
-func connect(tb testing.TB, url string) (*nats.Conn, jetstream.JetStream) {
+// connect connects as the test admin: the relay under test publishes the test's subjects,
+// which no service's row of the permission table grants.
+func connect(tb testing.TB, srv *natstest.Server) (*nats.Conn, jetstream.JetStream) {
 	tb.Helper()
-	nc, js, err := bus.Connect(context.Background(), url, tb.Name(), discard)
+	nc, js, err := bus.Connect(context.Background(), srv.URL(), tb.Name(), discard, bus.WithCredentials(srv.Credentials(bus.IdentityAdmin)))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func (e *env) startRelay(tb testing.TB, pool *pgxpool.Pool, opts ...outbox.Relay
 	if pool == nil {
 		pool = e.pool
 	}
-	_, js := connect(tb, e.nats.URL())
+	_, js := connect(tb, e.nats)
 	r, err := outbox.NewRelay(pool, js, schema, discard, opts...)
 	if err != nil {
 		tb.Fatal(err)
@@ -322,7 +324,7 @@ func TestTwoRelaysPublishEachMessageOnce(t *testing.T) {
 
 	// Count what reaches NATS at all, duplicates included: JetStream would hide duplicates
 	// from the stream's count, a core subscription does not.
-	sub, _ := connect(t, e.nats.URL())
+	sub, _ := connect(t, e.nats)
 	var mu sync.Mutex
 	deliveries := map[string]int{}
 	var total atomic.Int64

@@ -46,6 +46,10 @@ type Base struct {
 	// MetricsAddr, when set (":9464" in Kubernetes), serves the Prometheus metrics at /metrics
 	// on a listener of its own, away from the gRPC port; empty (the default) serves none.
 	MetricsAddr string `env:"METRICS_ADDR"`
+
+	// NATS are the process's NATS credentials and TLS trust (NATS_NKEY_SEED_FILE,
+	// NATS_CA_FILE); the service's name is its identity in the permission table.
+	NATS bus.Credentials
 }
 
 // Development reports whether the service runs in the local dev stack.
@@ -142,12 +146,15 @@ func Run(ctx context.Context, spec Spec) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 
-	nc, js, err := bus.Connect(ctx, base.NatsURL, spec.Name, logger)
+	creds := base.NATS
+	creds.Identity = spec.Name
+	nc, js, err := bus.Connect(ctx, base.NatsURL, spec.Name, logger, bus.WithCredentials(creds))
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	// Streams are created by whoever starts first; a NATS that is down now only delays it.
+	// Each service creates the streams it publishes to (the only ones its NATS identity may
+	// create), whoever starts first; a NATS that is down now only delays it.
 	if err := bus.EnsureStreams(ctx, js, bus.WithReplicas(base.StreamReplicas)); err != nil {
 		logger.Warn("could not ensure the streams yet; the relay retries publishing", "err", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/service"
@@ -24,7 +25,10 @@ type testConfig struct {
 func TestRunServesHealthAndStopsCleanly(t *testing.T) {
 	addr := servicetest.FreeAddr(t)
 	t.Setenv("DATABASE_URL", pgtest.NewDatabase(t))
-	t.Setenv("NATS_URL", natstest.Run(t))
+	// svctest is no service of the permission table: it connects as the test admin.
+	for k, v := range natstest.Start(t).Env(bus.IdentityAdmin) {
+		t.Setenv(k, v)
+	}
 	t.Setenv("SVCTEST_GRPC_ADDR", addr)
 
 	var cfg testConfig

@@ -22,6 +22,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"
 	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/service"
@@ -40,12 +41,17 @@ type Service struct {
 	Signer      auth.Signer
 	stopped     chan struct{} // closed when service.Run returns, with err set
 	err         error
+
+	// NATS is the embedded server Start ran (nil when Options.Env named one): a test connects
+	// to it as another identity with NATS.Connect(t, "transfers") or bus.IdentityObserver.
+	NATS *natstest.Server
 }
 
 // Options are Start's choices beyond the defaults.
 type Options struct {
 	// Env adds variables (e.g. secrets) or replaces the defaults. With NATS_URL set, no
-	// embedded NATS is started: a test that stops and restarts NATS passes its own.
+	// embedded NATS is started: a test that stops and restarts NATS passes its own, with
+	// NATS_NKEY_SEED_FILE (natstest.Server.Env(name)).
 	Env map[string]string
 	// Signer signs the test tokens and is the key the service is given; zero means a fresh
 	// one. A test whose fake peers must trust the same key (as identity would) passes its own.
@@ -65,7 +71,15 @@ func StartWith(t *testing.T, name string, spec func(keys auth.KeySource) service
 	addr := FreeAddr(t)
 	s := &Service{Name: name, DatabaseURL: pgtest.NewDatabase(t), NATSURL: opts.Env["NATS_URL"], Signer: opts.Signer, stopped: make(chan struct{})}
 	if s.NATSURL == "" {
-		s.NATSURL = natstest.Run(t)
+		// The service connects with its own credentials, so its test enforces its row of the
+		// permission table; a skeleton test's made-up service connects as the test admin.
+		s.NATS = natstest.Start(t)
+		s.NATSURL = s.NATS.URL()
+		identity := name
+		if _, ok := bus.Lookup(name); !ok {
+			identity = bus.IdentityAdmin
+		}
+		t.Setenv("NATS_NKEY_SEED_FILE", s.NATS.SeedFile(identity))
 	}
 	if s.Signer.Key == nil {
 		s.Signer = NewSigner(t)
@@ -157,6 +171,14 @@ func (s *Service) ServiceContext(t *testing.T, caller string) context.Context {
 // UserClaims are a signed-up user's claims: subject, with the names Thandi Nkosi.
 func UserClaims(subject string) auth.Claims {
 	return auth.Claims{Subject: subject, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi"}
+}
+
+// SteppedUp returns c with a step-up made now (the "sua" claim identity adds after
+// SecurityService.FinishStepUp), for calls that need a fresh one, such as creating a transfer
+// above R1,000 or to a phone the sender never paid.
+func SteppedUp(c auth.Claims) auth.Claims {
+	c.SteppedUpAt = time.Now()
+	return c
 }
 
 // BearerContext returns the test's context carrying c as an access token from identity
