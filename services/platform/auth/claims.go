@@ -37,15 +37,19 @@ const (
 
 // Claims are the verified contents of an access token.
 type Claims struct {
-	Subject    string    // sub: user id, or service name for KindService
-	Kind       Kind      // knd
-	Email      string    // email (user tokens)
-	GivenName  string    // given_name
-	FamilyName string    // family_name
-	SessionID  string    // sid: the session the token was issued for (user tokens)
-	IssuedAt   time.Time // iat
-	ExpiresAt  time.Time // exp
-	Issuer     string    // iss
+	Subject    string // sub: user id, or service name for KindService
+	Kind       Kind   // knd
+	Email      string // email (user tokens)
+	GivenName  string // given_name
+	FamilyName string // family_name
+	SessionID  string // sid: the session the token was issued for (user tokens)
+	// SteppedUpAt is sua (unix seconds): when the session last proved the user afresh (a passkey
+	// or the password, just before money moves). Zero when absent. Services that need a recent
+	// step-up compare it with their own window (SteppedUpWithin).
+	SteppedUpAt time.Time
+	IssuedAt    time.Time // iat
+	ExpiresAt   time.Time // exp
+	Issuer      string    // iss
 }
 
 // LogValue keeps personal data (e-mail, names) out of logs when claims are logged whole.
@@ -56,6 +60,16 @@ func (c Claims) LogValue() slog.Value {
 		slog.String("sid", c.SessionID),
 		slog.Time("exp", c.ExpiresAt),
 	)
+}
+
+// SteppedUpWithin reports whether the token carries a step-up no older than window at now
+// (and not in the future beyond a small clock skew, which would be a forged or broken clock).
+func (c Claims) SteppedUpWithin(window time.Duration, now time.Time) bool {
+	if c.SteppedUpAt.IsZero() {
+		return false
+	}
+	age := now.Sub(c.SteppedUpAt)
+	return age <= window && age >= -time.Minute
 }
 
 // IsUser reports whether the claims are a user's.

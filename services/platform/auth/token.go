@@ -56,6 +56,7 @@ type payload struct {
 	GivenName  string       `json:"given_name,omitempty"`
 	FamilyName string       `json:"family_name,omitempty"`
 	Sid        string       `json:"sid,omitempty"`
+	Sua        *json.Number `json:"sua,omitempty"`
 	Iat        *json.Number `json:"iat"`
 	Exp        *json.Number `json:"exp"`
 	Iss        string       `json:"iss,omitempty"`
@@ -103,9 +104,17 @@ func (s Signer) Sign(c Claims) (string, error) {
 	}
 	iat := json.Number(strconv.FormatInt(c.IssuedAt.Unix(), 10))
 	exp := json.Number(strconv.FormatInt(c.ExpiresAt.Unix(), 10))
+	var sua *json.Number
+	if !c.SteppedUpAt.IsZero() {
+		if c.Kind != KindUser {
+			return "", fmt.Errorf("%w: a step-up on a %s token", ErrCannotSign, c.Kind)
+		}
+		n := json.Number(strconv.FormatInt(c.SteppedUpAt.Unix(), 10))
+		sua = &n
+	}
 	p, err := json.Marshal(payload{
 		Sub: c.Subject, Knd: c.Kind, Email: c.Email, GivenName: c.GivenName, FamilyName: c.FamilyName,
-		Sid: c.SessionID, Iat: &iat, Exp: &exp, Iss: c.Issuer,
+		Sid: c.SessionID, Sua: sua, Iat: &iat, Exp: &exp, Iss: c.Issuer,
 	})
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrCannotSign, err)
@@ -189,9 +198,16 @@ func (p parsed) claims() (Claims, error) {
 	if err != nil {
 		return Claims{}, fmt.Errorf("%w: exp", ErrInvalidClaims)
 	}
+	var sua time.Time
+	if w.Sua != nil {
+		// A step-up only means something for a user's session.
+		if sua, err = numericDate(*w.Sua); err != nil || w.Knd != KindUser {
+			return Claims{}, fmt.Errorf("%w: sua", ErrInvalidClaims)
+		}
+	}
 	return Claims{
 		Subject: w.Sub, Kind: w.Knd, Email: w.Email, GivenName: w.GivenName, FamilyName: w.FamilyName,
-		SessionID: w.Sid, IssuedAt: iat, ExpiresAt: exp, Issuer: w.Iss,
+		SessionID: w.Sid, SteppedUpAt: sua, IssuedAt: iat, ExpiresAt: exp, Issuer: w.Iss,
 	}, nil
 }
 

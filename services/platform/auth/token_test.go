@@ -140,6 +140,8 @@ func TestVerifyRefuses(t *testing.T) {
 		{name: "unknown kind", token: rawToken(s.Key, okHeader, `{"sub":"u","knd":"admin","iat":1772366400,"exp":1772366700,"iss":"thumela-identity"}`), want: auth.ErrInvalidClaims},
 		{name: "fractional dates accepted", token: rawToken(s.Key, okHeader, `{"sub":"u","knd":"user","iat":1772366400.5,"exp":1772366700.25,"iss":"thumela-identity"}`), want: nil},
 		{name: "too long", token: strings.Repeat("a", 9000), want: auth.ErrMalformed},
+		{name: "sua not a date", token: rawToken(s.Key, okHeader, `{"sub":"u","knd":"user","sua":"soon","iat":1772366400,"exp":1772366700,"iss":"thumela-identity"}`), want: auth.ErrMalformed},
+		{name: "sua on a service token", token: rawToken(s.Key, okHeader, `{"sub":"transfers","knd":"service","sua":1772366400,"iat":1772366400,"exp":1772366700,"iss":"thumela-identity"}`), want: auth.ErrInvalidClaims},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,6 +173,7 @@ func TestSignRefuses(t *testing.T) {
 		{"no kid", auth.Signer{Key: s.Key}, func(*auth.Claims) {}},
 		{"no subject", s, func(c *auth.Claims) { c.Subject = "" }},
 		{"bad kind", s, func(c *auth.Claims) { c.Kind = "admin" }},
+		{"step-up on a service token", s, func(c *auth.Claims) { c.Kind, c.SteppedUpAt = auth.KindService, t0 }},
 		{"no expiry", s, func(c *auth.Claims) { c.ExpiresAt = time.Time{} }},
 		{"expiry before issue", s, func(c *auth.Claims) { c.ExpiresAt = c.IssuedAt.Add(-time.Second) }},
 	}
@@ -192,4 +195,59 @@ func TestClaimsLogValueHidesPersonalData(t *testing.T) {
 	if strings.Contains(v, "thandi") || strings.Contains(v, "Nkosi") || !strings.Contains(v, "0b9f8c1e-user") {
 		t.Fatalf("LogValue = %s", v)
 	}
+}
+
+func TestSteppedUpClaim(t *testing.T) {
+	t.Parallel()
+	s := newSigner(t, "k1")
+	v := verifierAt(t0.Add(time.Minute), s.PublicKey())
+
+	plain, err := v.Verify(context.Background(), mustSign(t, s, userClaims()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plain.SteppedUpAt.IsZero() || plain.SteppedUpWithin(5*time.Minute, t0) {
+		t.Fatalf("a token without sua reads as stepped up: %v", plain.SteppedUpAt)
+	}
+	if _, payload, _ := strings.Cut(mustSign(t, s, userClaims()), "."); strings.Contains(decodePayload(t, payload), "sua") {
+		t.Fatal("sua written for a token without a step-up")
+	}
+
+	c := userClaims()
+	c.SteppedUpAt = t0.Add(-90*time.Second + 400*time.Millisecond) // sub-second is dropped
+	tok := mustSign(t, s, c)
+	_, rest, _ := strings.Cut(tok, ".")
+	if p := decodePayload(t, rest); !strings.Contains(p, `"sua":1772366310`) {
+		t.Fatalf("payload = %s, want sua in unix seconds", p)
+	}
+	got, err := v.Verify(context.Background(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := t0.Add(-90 * time.Second); !got.SteppedUpAt.Equal(want) {
+		t.Fatalf("SteppedUpAt = %v, want %v", got.SteppedUpAt, want)
+	}
+	for _, tt := range []struct {
+		now  time.Time
+		want bool
+	}{
+		{t0, true},
+		{t0.Add(3*time.Minute + 30*time.Second), true},  // exactly 5 minutes after
+		{t0.Add(3*time.Minute + 31*time.Second), false}, // just past the window
+		{t0.Add(-3 * time.Minute), false},               // stamped in the future: not trusted
+	} {
+		if ok := got.SteppedUpWithin(5*time.Minute, tt.now); ok != tt.want {
+			t.Errorf("SteppedUpWithin(5m, %v) = %v, want %v", tt.now, ok, tt.want)
+		}
+	}
+}
+
+func decodePayload(t *testing.T, rest string) string {
+	t.Helper()
+	part, _, _ := strings.Cut(rest, ".")
+	b, err := enc.DecodeString(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

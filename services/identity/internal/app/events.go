@@ -20,8 +20,17 @@ import (
 
 // Event names: the last token of thumela.identity.<user_id>.<event>.
 const (
-	EventSignedUp = "signed_up"
-	EventVerified = "verified"
+	EventSignedUp        = "signed_up"
+	EventVerified        = "verified"
+	EventSessionsRevoked = "sessions_revoked"
+)
+
+// Why sessions were revoked (SessionsRevoked.reason).
+const (
+	RevokedSignOut         = "sign_out"
+	RevokedByUser          = "revoked"
+	RevokedPasswordChanged = "password_changed"
+	RevokedPasswordReset   = "password_reset"
 )
 
 // SourceService names identity on the notification requests it writes.
@@ -84,6 +93,51 @@ func codeEmail(sealTo seal.PublicKey, u domain.User, purpose domain.CodePurpose,
 			"ttl_minutes": strconv.Itoa(minutes),
 		},
 		Secrets:       &notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box},
+		UserId:        u.ID,
+		Reference:     u.ID,
+		SourceService: SourceService,
+		CreatedAt:     timestamppb.New(now),
+	}}, nil
+}
+
+// sessionsRevokedMessage tells every BFF replica to drop the cached grants of these sessions
+// and end their live streams. It names sessions, never tokens.
+func sessionsRevokedMessage(userID string, sessionIDs []string, reason string, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainIdentity, userID, EventSessionsRevoked)
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	return outbox.Message{Subject: subject, Payload: &identityv1.SessionsRevoked{
+		UserId: userID, SessionIds: sessionIDs, Reason: reason, OccurredAt: timestamppb.New(now),
+	}}, nil
+}
+
+// newSignInEmail tells the owner that their account was signed in to from a device it had not
+// been signed in from before. It carries no secret, but it does carry the address and the
+// device, so its outbox row goes as soon as the stream has it, as a code e-mail's does.
+func newSignInEmail(u domain.User, device domain.Device, address string, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	if address == "" {
+		address = "unknown"
+	}
+	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
+		Id:        id.String(),
+		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
+		Recipient: u.Email.String(),
+		Template:  notificationsv1.Template_TEMPLATE_NEW_SIGN_IN,
+		Params: map[string]string{
+			"first_name": u.Name.First(),
+			"device":     device.Label(),
+			"address":    address,
+			"at":         now.UTC().Format(time.RFC3339),
+		},
 		UserId:        u.ID,
 		Reference:     u.ID,
 		SourceService: SourceService,

@@ -74,7 +74,7 @@ func (s *Service) ChangePassword(ctx context.Context, caller auth.Claims, curren
 		if _, err := uuid.Parse(keep); err != nil {
 			keep = ""
 		}
-		if err := tx.RevokeUserSessions(ctx, u.ID, keep, now); err != nil {
+		if _, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: u.ID, Except: keep, At: now}, RevokedPasswordChanged); err != nil {
 			return err
 		}
 		return tx.DeleteCodes(ctx, u.ID)
@@ -108,7 +108,10 @@ func (s *Service) RequestPasswordReset(ctx context.Context, rawEmail string, cli
 }
 
 // ResetPassword sets a new password with an e-mailed reset code and revokes every session. The
-// code proves the address is the user's, so an unverified account becomes verified.
+// code proves the address is the user's, so an unverified account becomes verified. As in
+// VerifyEmail, every refusal is the one domain.ErrCodeInvalid (no "tries left", which would
+// tell that a reset is pending) and counts against the code throttle, account or not; the
+// new password is hashed before the lookup, so the time taken tells nothing either.
 func (s *Service) ResetPassword(ctx context.Context, rawEmail, digits, next string, client domain.Client) error {
 	email, err := s.parseCodeRequest(rawEmail, digits)
 	if err != nil {
@@ -120,24 +123,21 @@ func (s *Service) ResetPassword(ctx context.Context, rawEmail, digits, next stri
 		return err
 	}
 	now := s.now()
-	if err := s.checkCodeThrottle(ctx, email, now); err != nil {
+	if err := s.checkCodeThrottle(ctx, email, client.Address, now); err != nil {
 		return err
 	}
 	hash, err := domain.HashPassword(next)
 	if err != nil {
 		return err
 	}
-	var wrong error
+	var ok bool
 	err = s.store.InTx(ctx, func(tx Tx) error {
 		u, c, found, err := lockUserAndCode(ctx, tx, email, domain.PurposePasswordReset)
 		if err != nil {
 			return err
 		}
-		if !found {
-			return domain.ErrCodeExpired
-		}
-		if wrong, err = s.checkCode(ctx, tx, &c, email, digits, client, now); wrong != nil || err != nil {
-			return err
+		if ok, err = s.tryCode(ctx, tx, c, found, email, digits, client, now); !ok || err != nil {
+			return err // a refused try is committed: the count is the point
 		}
 		u.PasswordHash, u.PasswordChangedAt, u.UpdatedAt = hash, now, now
 		if !u.Verified() {
@@ -153,7 +153,7 @@ func (s *Service) ResetPassword(ctx context.Context, rawEmail, digits, next stri
 		if err := tx.UpdateUser(ctx, u); err != nil {
 			return err
 		}
-		if err := tx.RevokeUserSessions(ctx, u.ID, "", now); err != nil {
+		if _, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: u.ID, At: now}, RevokedPasswordReset); err != nil {
 			return err
 		}
 		return tx.DeleteCodes(ctx, u.ID)
@@ -161,5 +161,8 @@ func (s *Service) ResetPassword(ctx context.Context, rawEmail, digits, next stri
 	if err != nil {
 		return err
 	}
-	return wrong
+	if !ok {
+		return domain.ErrCodeInvalid
+	}
+	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
+
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/seal"
 
@@ -33,6 +35,8 @@ type Config struct {
 	ServiceSecrets map[string]string
 	// SealTo is the notifications service's public key: the codes e-mailed travel sealed to it.
 	SealTo seal.PublicKey
+	// Passkeys is the WebAuthn relying party; an empty RPID turns passkeys off.
+	Passkeys PasskeyConfig
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -45,6 +49,8 @@ type Service struct {
 	now      func() time.Time
 	logger   *slog.Logger
 	services map[string][sha256.Size]byte
+	// rp verifies passkeys; nil when they are off.
+	rp *webauthn.WebAuthn
 }
 
 // New checks cfg and returns the service.
@@ -56,8 +62,8 @@ func New(store Store, cfg Config) (*Service, error) {
 		return nil, errors.New("code TTL, resend interval and attempts must be positive")
 	case cfg.Sessions.IdleTTL <= 0 || cfg.Sessions.AbsoluteTTL < cfg.Sessions.IdleTTL:
 		return nil, errors.New("session idle TTL must be positive and at most the absolute TTL")
-	case cfg.Throttle.Window <= 0 || cfg.Throttle.AccountFailures < 1 || cfg.Throttle.AddressFailures < 1 || cfg.Throttle.CodeFailures < 1:
-		return nil, errors.New("throttle window and limits must be positive")
+	case cfg.Throttle.validate() != nil:
+		return nil, cfg.Throttle.validate()
 	case cfg.Signer.KeyID == "" || len(cfg.Signer.Key) == 0:
 		return nil, errors.New("no signing key")
 	case cfg.Issuer == "":
@@ -65,7 +71,11 @@ func New(store Store, cfg Config) (*Service, error) {
 	case cfg.SealTo.ID == "":
 		return nil, errors.New("no notifications public key to seal codes to")
 	}
-	s := &Service{store: store, cfg: cfg, logger: cfg.Logger, services: map[string][sha256.Size]byte{}}
+	rp, err := NewRelyingParty(cfg.Passkeys)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{store: store, cfg: cfg, logger: cfg.Logger, services: map[string][sha256.Size]byte{}, rp: rp}
 	clock := cfg.Now
 	if clock == nil {
 		clock = time.Now

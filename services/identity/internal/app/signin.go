@@ -8,14 +8,13 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/thumela/thumela/services/platform/auth"
-
 	"github.com/thumela/thumela/services/identity/internal/domain"
 )
 
 // Authenticated is an opened session.
 type Authenticated struct {
 	User             domain.User
+	SessionID        string
 	SessionToken     string
 	SessionExpiresAt time.Time
 }
@@ -23,6 +22,7 @@ type Authenticated struct {
 // Grant is an access token for a live session.
 type Grant struct {
 	User             domain.User
+	SessionID        string
 	AccessToken      string
 	ExpiresAt        time.Time
 	SessionExpiresAt time.Time
@@ -117,20 +117,21 @@ func (s *Service) Refresh(ctx context.Context, token string) (Grant, error) {
 		if err != nil {
 			return err
 		}
-		sess.Touch(now, s.cfg.Sessions)
-		if err := tx.UpdateSession(ctx, sess); err != nil {
-			return err
+		// Written at most once a minute per session (Touch says when).
+		if sess.Touch(now, s.cfg.Sessions) {
+			if err := tx.UpdateSession(ctx, sess); err != nil {
+				return err
+			}
 		}
-		exp := now.Add(s.cfg.AccessTokenTTL)
-		access, err := s.cfg.Signer.Sign(auth.Claims{
-			Subject: u.ID, Kind: auth.KindUser, Email: u.Email.String(),
-			GivenName: u.Name.First(), FamilyName: u.Name.Last(), SessionID: sess.ID,
-			IssuedAt: now, ExpiresAt: exp, Issuer: s.cfg.Issuer,
-		})
+		steppedUpAt, err := tx.SessionSteppedUpAt(ctx, sess.ID)
 		if err != nil {
 			return err
 		}
-		out = Grant{User: u, AccessToken: access, ExpiresAt: exp.Truncate(time.Second), SessionExpiresAt: sess.ExpiresAt()}
+		access, exp, err := s.userAccessToken(u, sess.ID, steppedUpAt, now)
+		if err != nil {
+			return err
+		}
+		out = Grant{User: u, SessionID: sess.ID, AccessToken: access, ExpiresAt: exp, SessionExpiresAt: sess.ExpiresAt()}
 		return nil
 	})
 	if err != nil {
@@ -139,13 +140,24 @@ func (s *Service) Refresh(ctx context.Context, token string) (Grant, error) {
 	return out, nil
 }
 
-// SignOut revokes the session. An unknown or already revoked token is not an error: the
-// browser is signed out either way.
+// SignOut revokes the session and tells every BFF (SessionsRevoked). An unknown or already
+// revoked token is not an error: the browser is signed out either way.
 func (s *Service) SignOut(ctx context.Context, token string) error {
 	if !domain.WellFormedSessionToken(token) {
 		return nil
 	}
-	return s.store.RevokeSession(ctx, domain.HashSessionToken(token), s.now())
+	now := s.now()
+	return s.store.InTx(ctx, func(tx Tx) error {
+		sess, err := tx.SessionByTokenHash(ctx, domain.HashSessionToken(token))
+		if errors.Is(err, domain.ErrSessionInvalid) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		_, err = s.revokeSessions(ctx, tx, RevokeQuery{UserID: sess.UserID, Only: sess.ID, At: now}, RevokedSignOut)
+		return err
+	})
 }
 
 func (s *Service) lookup(ctx context.Context, rawEmail string) (domain.User, bool, error) {
@@ -160,8 +172,14 @@ func (s *Service) lookup(ctx context.Context, rawEmail string) (domain.User, boo
 	return u, err == nil, err
 }
 
-// openSession starts a session for u.
+// openSession starts a session for u opened with a password.
 func (s *Service) openSession(ctx context.Context, tx Tx, u domain.User, c domain.Client, now time.Time) (Authenticated, error) {
+	return s.openSessionBy(ctx, tx, u, c, domain.MethodPassword, now)
+}
+
+// openSessionBy starts a session for u opened by method, recording its device (and e-mailing
+// the owner about a new one). u's row must be locked by tx.
+func (s *Service) openSessionBy(ctx context.Context, tx Tx, u domain.User, c domain.Client, method domain.SignInMethod, now time.Time) (Authenticated, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return Authenticated{}, err
@@ -170,8 +188,12 @@ func (s *Service) openSession(ctx context.Context, tx Tx, u domain.User, c domai
 	if err != nil {
 		return Authenticated{}, err
 	}
+	sess.Method = method
+	if err := s.noteDevice(ctx, tx, u, sess, now); err != nil {
+		return Authenticated{}, err
+	}
 	if err := tx.InsertSession(ctx, sess); err != nil {
 		return Authenticated{}, err
 	}
-	return Authenticated{User: u, SessionToken: token, SessionExpiresAt: sess.ExpiresAt()}, nil
+	return Authenticated{User: u, SessionID: sess.ID, SessionToken: token, SessionExpiresAt: sess.ExpiresAt()}, nil
 }

@@ -7,13 +7,19 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
+	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/outbox"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
 )
 
-// SignedUp is the answer to SignUp.
+// SignedUp is the answer to SignUp. It is the same whether or not the address already has an
+// account, so it names no user.
 type SignedUp struct {
-	User              domain.User
+	Email             domain.Email
 	CodeExpiresAt     time.Time
 	ResendAvailableAt time.Time
 }
@@ -34,14 +40,21 @@ type SignUpInput struct {
 // SignUp creates an unverified account and e-mails a verification code: the user, the code,
 // user.signed_up and the e-mail notification are written in one transaction.
 //
-// An e-mail that is taken by a verified account answers domain.ErrEmailTaken. One taken by an
-// account that was never verified is treated as the same person coming back only when the
-// password matches the one chosen then: the names are updated and a fresh code is sent (or,
-// within the resend interval, the one already sent stands). With another password it answers
-// ErrEmailTaken too. Letting a second sign-up replace the password of an unverified account
-// would let anyone who knows an address set the password that its owner then unknowingly
-// verifies; the owner who forgot their password uses the reset flow, which proves ownership
-// of the address.
+// The answer never tells whether the address already has an account: every valid form gets
+// "check your e-mail" with the times a fresh code would have, after the same argon2id work.
+// What happens behind it depends on the address:
+//   - new: the account is created and the code e-mailed;
+//   - taken by a verified account: nothing changes, and the owner is e-mailed that someone tried
+//     to sign up with their address (TEMPLATE_SIGN_UP_ATTEMPT), with the way to reset the
+//     password if it was them;
+//   - taken by an account that was never verified, with the password chosen then: the same
+//     person coming back. The names are updated and a fresh code is sent (or, within the resend
+//     interval, the one already sent stands);
+//   - taken by an unverified account, with another password: nothing changes and the owner gets
+//     the sign-up-attempt e-mail. Letting a second sign-up replace the password of an unverified
+//     account would let anyone who knows an address set the password that its owner then
+//     unknowingly verifies; the owner who forgot their password uses the reset flow, which
+//     proves ownership of the address (and verifies it).
 func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) {
 	v := &domain.ValidationError{}
 	name, err := domain.ParseName(in.FirstName, in.LastName)
@@ -52,17 +65,33 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) 
 	if err := v.Err(); err != nil {
 		return SignedUp{}, err
 	}
+	// Two argon2id computations on every path, outside the transaction: the new password's hash
+	// and a check against the unverified account's hash (or a dummy one), so the time taken
+	// does not tell an address with an account from one without.
 	hash, err := domain.HashPassword(in.Password)
 	if err != nil {
 		return SignedUp{}, err
+	}
+	prior, err := s.store.UserByEmail(ctx, email)
+	if err != nil && !errors.Is(err, domain.ErrUserNotFound) {
+		return SignedUp{}, err
+	}
+	samePassword := false
+	if err == nil && !prior.Verified() {
+		if samePassword, err = domain.VerifyPassword(prior.PasswordHash, in.Password); err != nil {
+			return SignedUp{}, err
+		}
+	} else {
+		domain.VerifyDummy(in.Password)
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return SignedUp{}, err
 	}
 	now := s.now()
-	var out SignedUp
-	err = s.store.InTx(ctx, func(tx Tx) error {
+	sent := s.pretendSent(now)
+	out := SignedUp{Email: email, CodeExpiresAt: sent.CodeExpiresAt, ResendAvailableAt: sent.ResendAvailableAt}
+	signUp := func(tx Tx) error {
 		existing, err := tx.UserByEmailForUpdate(ctx, email)
 		switch {
 		case errors.Is(err, domain.ErrUserNotFound):
@@ -84,19 +113,22 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) 
 			if err != nil {
 				return err
 			}
-			out = SignedUp{User: u, CodeExpiresAt: c.ExpiresAt, ResendAvailableAt: c.ResendAvailableAt(s.cfg.Codes)}
+			out.CodeExpiresAt, out.ResendAvailableAt = c.ExpiresAt, c.ResendAvailableAt(s.cfg.Codes)
 			return nil
 		case err != nil:
 			return err
 		case existing.Verified():
-			return domain.ErrEmailTaken
+			return s.tellOwnerOfSignUpAttempt(ctx, tx, existing, now)
 		}
-		same, err := domain.VerifyPassword(existing.PasswordHash, in.Password)
-		if err != nil {
-			return err
+		same := samePassword
+		if existing.PasswordHash != prior.PasswordHash {
+			// Changed (or created) since the read above by a concurrent call: check again.
+			if same, err = domain.VerifyPassword(existing.PasswordHash, in.Password); err != nil {
+				return err
+			}
 		}
 		if !same {
-			return domain.ErrEmailTaken
+			return s.tellOwnerOfSignUpAttempt(ctx, tx, existing, now)
 		}
 		existing.Name = name
 		existing.UpdatedAt = now
@@ -107,41 +139,80 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) 
 		if err != nil {
 			return err
 		}
-		out = SignedUp{User: existing, CodeExpiresAt: c.ExpiresAt, ResendAvailableAt: c.ResendAvailableAt(s.cfg.Codes)}
+		// Only the person who knows the password sees the times of the code already sent.
+		out.CodeExpiresAt, out.ResendAvailableAt = c.ExpiresAt, c.ResendAvailableAt(s.cfg.Codes)
 		return nil
-	})
+	}
+	err = s.store.InTx(ctx, signUp)
+	if errors.Is(err, domain.ErrEmailTaken) {
+		// A concurrent sign-up of the same address inserted it first (the row did not exist to
+		// lock): run again, now as a sign-up for an existing account.
+		err = s.store.InTx(ctx, signUp)
+	}
 	if err != nil {
 		return SignedUp{}, err
 	}
 	return out, nil
 }
 
+// tellOwnerOfSignUpAttempt e-mails the owner of an existing account that someone tried to sign
+// up with their address. It names neither the names nor the password that were typed: the
+// e-mail is the owner's, and the form's contents are a stranger's.
+func (s *Service) tellOwnerOfSignUpAttempt(ctx context.Context, tx Tx, u domain.User, now time.Time) error {
+	msg, err := signUpAttemptEmail(u, now)
+	if err != nil {
+		return err
+	}
+	return tx.Publish(ctx, msg)
+}
+
+func signUpAttemptEmail(u domain.User, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
+		Id:        id.String(),
+		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
+		Recipient: u.Email.String(),
+		Template:  notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT,
+		Params: map[string]string{
+			"first_name": u.Name.First(),
+			"at":         now.UTC().Format(time.RFC3339),
+		},
+		UserId:        u.ID,
+		Reference:     u.ID,
+		SourceService: SourceService,
+		CreatedAt:     timestamppb.New(now),
+	}}, nil
+}
+
 // VerifyEmail checks the e-mailed code, marks the account verified (publishing user.verified)
-// and opens a session.
+// and opens a session. Every refusal (no account, no code, a wrong, expired, used or dead
+// code, an account already verified) is the one domain.ErrCodeInvalid, counted against the
+// code throttle alike, so the form tells nobody which addresses have accounts.
 func (s *Service) VerifyEmail(ctx context.Context, rawEmail, digits string, client domain.Client) (Authenticated, error) {
 	email, err := s.parseCodeRequest(rawEmail, digits)
 	if err != nil {
 		return Authenticated{}, err
 	}
 	now := s.now()
-	if err := s.checkCodeThrottle(ctx, email, now); err != nil {
+	if err := s.checkCodeThrottle(ctx, email, client.Address, now); err != nil {
 		return Authenticated{}, err
 	}
 	var out Authenticated
-	var wrong error
+	var ok bool
 	err = s.store.InTx(ctx, func(tx Tx) error {
 		u, c, found, err := lockUserAndCode(ctx, tx, email, domain.PurposeEmailVerification)
 		if err != nil {
 			return err
 		}
-		if u.Verified() && (!found || !c.UsedAt.IsZero()) {
-			return domain.ErrAlreadyVerified
-		}
-		if !found {
-			return domain.ErrCodeExpired
-		}
-		if wrong, err = s.checkCode(ctx, tx, &c, email, digits, client, now); wrong != nil || err != nil {
-			return err // a wrong try is committed: the count is the point
+		if ok, err = s.tryCode(ctx, tx, c, found, email, digits, client, now); !ok || err != nil {
+			return err // a refused try is committed: the count is the point
 		}
 		if !u.Verified() {
 			u.EmailVerifiedAt, u.UpdatedAt = now, now
@@ -156,22 +227,23 @@ func (s *Service) VerifyEmail(ctx context.Context, rawEmail, digits string, clie
 				return err
 			}
 		}
-		out, err = s.openSession(ctx, tx, u, client, now)
+		out, err = s.openSessionBy(ctx, tx, u, client, domain.MethodEmailCode, now)
 		return err
 	})
 	if err != nil {
 		return Authenticated{}, err
 	}
-	if wrong != nil {
-		return Authenticated{}, wrong
+	if !ok {
+		return Authenticated{}, domain.ErrCodeInvalid
 	}
 	return out, nil
 }
 
-// ResendCode sends a new code for purpose, killing the previous one. For an e-mail without an
-// account (or, for verification, with a verified one) it answers as if it had sent one and
-// sends nothing. A verification code asked for within the resend interval is refused with a
-// *domain.ThrottledError; a reset code is then silently not sent (as RequestPasswordReset).
+// ResendCode sends a new code for purpose, killing the previous one. The answer is the same
+// for every address: the times a fresh code would have. A verification code goes only to an
+// account that is not verified yet, and only once the resend interval since the last one has
+// passed (the form counts it down from the answer); otherwise nothing is sent. A reset code
+// follows RequestPasswordReset.
 func (s *Service) ResendCode(ctx context.Context, rawEmail string, purpose domain.CodePurpose, client domain.Client) (CodeSent, error) {
 	switch purpose {
 	case domain.PurposePasswordReset:
@@ -187,7 +259,6 @@ func (s *Service) ResendCode(ctx context.Context, rawEmail string, purpose domai
 		return CodeSent{}, err
 	}
 	now := s.now()
-	out := s.pretendSent(now)
 	err = s.store.InTx(ctx, func(tx Tx) error {
 		u, err := tx.UserByEmailForUpdate(ctx, email)
 		if errors.Is(err, domain.ErrUserNotFound) {
@@ -199,17 +270,14 @@ func (s *Service) ResendCode(ctx context.Context, rawEmail string, purpose domai
 		if u.Verified() {
 			return nil
 		}
-		c, err := s.resend(ctx, tx, u, domain.PurposeEmailVerification, now)
-		if err != nil {
-			return err
-		}
-		out = CodeSent{CodeExpiresAt: c.ExpiresAt, ResendAvailableAt: c.ResendAvailableAt(s.cfg.Codes)}
-		return nil
+		_, err = s.resend(ctx, tx, u, domain.PurposeEmailVerification, now)
+		return err
 	})
-	if err != nil {
+	var throttled *domain.ThrottledError
+	if err != nil && !errors.As(err, &throttled) {
 		return CodeSent{}, err
 	}
-	return out, nil
+	return s.pretendSent(now), nil
 }
 
 // parseCodeRequest checks the e-mail and that the code is 6 digits.
@@ -224,12 +292,13 @@ func (s *Service) parseCodeRequest(rawEmail, digits string) (domain.Email, error
 }
 
 // lockUserAndCode locks the account of email for the rest of tx and reads its code for purpose
-// (found reports whether there is one). An unknown e-mail answers ErrCodeExpired, the answer a
-// wrong or stale code gets, so a code form does not tell which addresses have accounts.
+// (found reports whether there is one). An unknown e-mail is no error: it has no code (found is
+// false), which is refused like any other try, so a code form does not tell which addresses
+// have accounts.
 func lockUserAndCode(ctx context.Context, tx Tx, email domain.Email, purpose domain.CodePurpose) (u domain.User, c domain.Code, found bool, err error) {
 	u, err = tx.UserByEmailForUpdate(ctx, email)
 	if errors.Is(err, domain.ErrUserNotFound) {
-		return u, c, false, domain.ErrCodeExpired
+		return domain.User{}, c, false, nil
 	}
 	if err != nil {
 		return u, c, false, err
@@ -238,25 +307,27 @@ func lockUserAndCode(ctx context.Context, tx Tx, email domain.Email, purpose dom
 	return u, c, found, err
 }
 
-// checkCode tries digits against c and stores the result. It returns the user's error for a
-// wrong code (to be answered after the commit that keeps the count) or a fault.
-func (s *Service) checkCode(ctx context.Context, tx Tx, c *domain.Code, email domain.Email, digits string, client domain.Client, now time.Time) (wrong, fault error) {
-	checkErr := c.Check(digits, now, s.cfg.Codes)
-	var incorrect *domain.CodeIncorrectError
-	switch {
-	case checkErr == nil:
-		return nil, tx.SaveCode(ctx, *c)
-	case errors.As(checkErr, &incorrect), errors.Is(checkErr, domain.ErrTooManyCodeAttempts):
-		if err := tx.SaveCode(ctx, *c); err != nil {
-			return nil, err
+// tryCode tries digits against the code (found false: there is none, or no account) and stores
+// the result. Any refusal records a code failure for the address typed, known or not, so the
+// throttle treats every address alike; ok is false for a refusal, which the caller answers
+// with domain.ErrCodeInvalid after committing, and err is a fault.
+func (s *Service) tryCode(ctx context.Context, tx Tx, c domain.Code, found bool, email domain.Email, digits string, client domain.Client, now time.Time) (ok bool, err error) {
+	if found {
+		checkErr := c.Check(digits, now, s.cfg.Codes)
+		var incorrect *domain.CodeIncorrectError
+		switch {
+		case checkErr == nil:
+			return true, tx.SaveCode(ctx, c)
+		case errors.As(checkErr, &incorrect), errors.Is(checkErr, domain.ErrTooManyCodeAttempts):
+			if err := tx.SaveCode(ctx, c); err != nil { // the try counts against the code
+				return false, err
+			}
+		case errors.Is(checkErr, domain.ErrCodeExpired):
+		default:
+			return false, checkErr
 		}
-		if err := tx.RecordFailure(ctx, Failure{Kind: FailureCode, Account: email.String(), Address: client.Address, At: now}); err != nil {
-			return nil, err
-		}
-		return checkErr, nil
-	default:
-		return nil, checkErr
 	}
+	return false, tx.RecordFailure(ctx, Failure{Kind: FailureCode, Account: email.String(), Address: client.Address, At: now})
 }
 
 // resend sends a new code unless one was sent within the resend interval

@@ -21,14 +21,12 @@ type Store interface {
 
 // Queries are the reads and writes that need no transaction around them.
 type Queries interface {
+	SessionQueries
+	PasskeyQueries
 	// UserByEmail and UserByID answer domain.ErrUserNotFound when there is no such user.
 	UserByEmail(ctx context.Context, email domain.Email) (domain.User, error)
 	UserByID(ctx context.Context, id string) (domain.User, error)
-	// RecordFailure stores a failed attempt for the throttles.
-	RecordFailure(ctx context.Context, f Failure) error
-	// NthRecentFailure returns the time of the n-th most recent failure matching q since
-	// q.Since, or false when there are fewer than n.
-	NthRecentFailure(ctx context.Context, q FailureQuery) (time.Time, bool, error)
+	ThrottleQueries
 	// RevokeSession marks the session with this token hash revoked; unknown hashes are ignored.
 	RevokeSession(ctx context.Context, tokenHash []byte, at time.Time) error
 	// Cleanup deletes what no rule will read again: failures older than failuresBefore,
@@ -79,11 +77,12 @@ type Failure struct {
 	At      time.Time
 }
 
-// FailureQuery selects failures of one kind by account or by address (exactly one is set).
+// FailureQuery selects failures of one kind since Since by the pair, the address or the
+// account (By says which of Account and Address count).
 type FailureQuery struct {
 	Kind    FailureKind
+	By      FailureKey
 	Account string
 	Address string
 	Since   time.Time
-	N       int
 }

@@ -19,6 +19,26 @@ func (s *Service) GetUser(ctx context.Context, caller auth.Claims, id string) (d
 	return s.store.UserByID(ctx, id)
 }
 
+// userAccessToken signs an access token for u's session. steppedUpAt (the session's last
+// step-up) goes in as "sua" while it is within StepUpWindow of now, so that every token of
+// a freshly stepped-up session carries it, Refresh's included, and none after the window.
+func (s *Service) userAccessToken(u domain.User, sessionID string, steppedUpAt, now time.Time) (string, time.Time, error) {
+	var sua time.Time
+	if !steppedUpAt.IsZero() && now.Sub(steppedUpAt) < StepUpWindow && !steppedUpAt.After(now) {
+		sua = steppedUpAt
+	}
+	exp := now.Add(s.cfg.AccessTokenTTL)
+	access, err := s.cfg.Signer.Sign(auth.Claims{
+		Subject: u.ID, Kind: auth.KindUser, Email: u.Email.String(),
+		GivenName: u.Name.First(), FamilyName: u.Name.Last(), SessionID: sessionID, SteppedUpAt: sua,
+		IssuedAt: now, ExpiresAt: exp, Issuer: s.cfg.Issuer,
+	})
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return access, exp.Truncate(time.Second), nil
+}
+
 // PublicKeys lists the keys that verify access tokens: the current one first.
 func (s *Service) PublicKeys() []auth.PublicKey {
 	return append([]auth.PublicKey{s.cfg.Signer.PublicKey()}, s.cfg.Previous...)

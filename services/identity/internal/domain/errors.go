@@ -12,7 +12,8 @@ import (
 
 // Sentinel errors. The ports layer maps each to a gRPC code and the message users see.
 var (
-	// ErrEmailTaken: an account with this e-mail exists (AlreadyExists).
+	// ErrEmailTaken: an account with this e-mail exists. Only the storage says it: SignUp
+	// answers the same for a taken address as for a new one.
 	ErrEmailTaken = errors.New("an account with this email already exists")
 	// ErrInvalidCredentials: unknown e-mail or wrong password; the two are never told apart
 	// (Unauthenticated).
@@ -20,13 +21,16 @@ var (
 	// ErrEmailNotVerified: the password is right but the e-mail is not verified yet
 	// (FailedPrecondition).
 	ErrEmailNotVerified = errors.New("email not verified")
+	// ErrCodeInvalid: a code form's one refusal: no such account, no code, or a wrong,
+	// expired, used or dead code, or an account already verified. The cases are never told
+	// apart, so the forms reveal nothing about which addresses have accounts (InvalidArgument
+	// on "code").
+	ErrCodeInvalid = errors.New("code invalid or expired")
 	// ErrCodeExpired: no live code: never sent, expired, already used, replaced, or out of
-	// tries (FailedPrecondition).
+	// tries. Code.Check's answer; the app answers ErrCodeInvalid.
 	ErrCodeExpired = errors.New("code expired")
-	// ErrTooManyCodeAttempts: the code took its last wrong try (FailedPrecondition).
+	// ErrTooManyCodeAttempts: the code took its last wrong try (Code.Check's answer).
 	ErrTooManyCodeAttempts = errors.New("too many wrong codes")
-	// ErrAlreadyVerified: the code was used and the account is verified (FailedPrecondition).
-	ErrAlreadyVerified = errors.New("email already verified")
 	// ErrSessionInvalid: unknown, revoked or expired session (Unauthenticated).
 	ErrSessionInvalid = errors.New("session invalid")
 	// ErrUserNotFound: no such user, or not the caller (NotFound).
@@ -40,7 +44,8 @@ var (
 	ErrUnauthenticated = errors.New("unauthenticated")
 )
 
-// CodeIncorrectError is a wrong code that still has tries left (InvalidArgument).
+// CodeIncorrectError is a wrong code that still has tries left (Code.Check's answer; the app
+// answers ErrCodeInvalid, never the count).
 type CodeIncorrectError struct {
 	Remaining int
 }

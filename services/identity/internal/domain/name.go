@@ -1,22 +1,24 @@
 package domain
 
 import (
-	"strings"
-	"unicode"
-	"unicode/utf8"
+	"fmt"
+
+	"github.com/thumela/thumela/services/platform/personname"
 )
 
-// MaxNameLen is the longest first or last name accepted, in characters.
-const MaxNameLen = 100
+// MaxNameLen is the longest first or last name accepted, in characters (the rule every
+// service applies to a person's name: platform/personname).
+const MaxNameLen = personname.MaxLen
 
 // Name is a person's first and last name, trimmed and checked. Build it with ParseName.
 type Name struct {
 	first, last string
 }
 
-// ParseName trims both names and checks that each is present, at most MaxNameLen characters,
-// valid UTF-8 and free of control characters. Violations are reported on "first_name" and
-// "last_name".
+// ParseName trims both names and checks each with personname.Parse: present, at most
+// MaxNameLen characters, letters, marks, spaces, apostrophes, hyphens and full stops only (no
+// control, format or bidirectional-override characters: names reach other people's SMS and
+// e-mail). Violations are reported on "first_name" and "last_name".
 func ParseName(first, last string) (Name, error) {
 	v := &ValidationError{}
 	f := checkName(v, "first_name", "First name", first)
@@ -34,14 +36,16 @@ func (n Name) First() string { return n.first }
 func (n Name) Last() string { return n.last }
 
 func checkName(v *ValidationError, field, label, raw string) string {
-	s := strings.TrimSpace(raw)
-	switch {
-	case s == "":
+	name, problem := personname.Parse(raw)
+	switch problem {
+	case personname.Empty:
 		v.Add(field, label+" is required.")
-	case !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0:
-		v.Add(field, label+" contains characters that are not allowed.")
-	case utf8.RuneCountInString(s) > MaxNameLen:
-		v.Add(field, label+" must be at most 100 characters.")
+	case personname.TooLong:
+		v.Add(field, fmt.Sprintf("%s must be at most %d characters.", label, MaxNameLen))
+	case personname.NoLetter:
+		v.Add(field, label+" must include at least one letter.")
+	case personname.Characters:
+		v.Add(field, personname.MsgCharacters)
 	}
-	return s
+	return name
 }

@@ -2,13 +2,18 @@ package domain
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"crypto/rand"
 	"crypto/subtle"
 	_ "embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -27,29 +32,81 @@ const (
 const (
 	MsgPasswordTooShort  = "Password must be at least 8 characters."
 	MsgPasswordTooLong   = "Password must be at most 128 characters."
+	MsgPasswordBlank     = "Password must not be only spaces."
 	MsgPasswordCommon    = "This password is too common. Please choose one that is harder to guess."
-	MsgPasswordIsEmail   = "Password must not be your email address."
+	MsgPasswordIsEmail   = "Password must not contain your email address."
 	MsgPasswordUnchanged = "New password must be different from your current password."
 )
 
-//go:embed common_passwords.txt
-var commonPasswordsFile string
+// minLocalPartInPassword is the shortest e-mail local part looked for inside a password: "jo"
+// inside "enjoyable-walks" is chance, "thandi" inside "Thandi2024!" is not.
+const minLocalPartInPassword = 3
 
-var commonPasswords = sync.OnceValue(func() map[string]struct{} {
-	set := make(map[string]struct{}, 1024)
-	sc := bufio.NewScanner(strings.NewReader(commonPasswordsFile))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		set[strings.ToLower(line)] = struct{}{}
+// breachedPasswords is the top 100,000 of a public list of breached passwords, lower-cased, one
+// a line, gzipped (passwords/README.md says where it comes from and under which licence).
+//
+//go:embed passwords/breached-100k.txt.gz
+var breachedPasswords []byte
+
+// localPasswords are the South African favourites the breached list lacks.
+//
+//go:embed passwords/za.txt
+var localPasswords string
+
+// passwordSet is the common passwords held as a sorted slice of 64-bit hashes: 8 bytes an
+// entry (under 1 MiB for the list) where a map of strings would take ten times that for the
+// life of the process. The seed is drawn per process, so nobody can craft a password that
+// collides with a listed one; a chance collision (about 1 in 10^14 per check) would only refuse
+// a good password.
+type passwordSet struct {
+	seed   maphash.Seed
+	hashes []uint64
+}
+
+func (p *passwordSet) add(pw string) { p.hashes = append(p.hashes, maphash.String(p.seed, pw)) }
+
+func (p *passwordSet) has(pw string) bool {
+	_, ok := slices.BinarySearch(p.hashes, maphash.String(p.seed, pw))
+	return ok
+}
+
+// commonPasswords loads the embedded lists once, on first use (or at WarmUp).
+var commonPasswords = sync.OnceValue(func() *passwordSet {
+	p := &passwordSet{seed: maphash.MakeSeed(), hashes: make([]uint64, 0, 100_100)}
+	zr, err := gzip.NewReader(bytes.NewReader(breachedPasswords))
+	if err != nil {
+		panic(fmt.Sprintf("embedded password list: %v", err)) // the build embeds a valid file
 	}
-	return set
+	readPasswordList(p, zr, false)
+	readPasswordList(p, strings.NewReader(localPasswords), true)
+	slices.Sort(p.hashes)
+	p.hashes = slices.Compact(p.hashes)
+	return p
 })
 
+// readPasswordList adds every line of r; with comments, lines starting with # are skipped (the
+// breached list has real passwords that start with #).
+func readPasswordList(p *passwordSet, r io.Reader, comments bool) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || comments && strings.HasPrefix(line, "#") {
+			continue
+		}
+		p.add(strings.ToLower(line))
+	}
+	if err := sc.Err(); err != nil {
+		panic(fmt.Sprintf("embedded password list: %v", err))
+	}
+}
+
+// CommonPasswordCount is how many distinct common passwords are loaded (for tests and the
+// documentation's figures).
+func CommonPasswordCount() int { return len(commonPasswords().hashes) }
+
 // PasswordProblems returns every reason the policy refuses pw for the account email (nil when
-// it is acceptable): too short, too long, too common, or the e-mail address itself.
+// it is acceptable): too short, too long, only white space, too common, or containing the
+// e-mail address (or its local part, when that has at least 3 characters).
 func PasswordProblems(pw string, email Email) []string {
 	var reasons []string
 	n := utf8.RuneCountInString(pw)
@@ -59,12 +116,17 @@ func PasswordProblems(pw string, email Email) []string {
 	case n > MaxPasswordLen:
 		reasons = append(reasons, MsgPasswordTooLong)
 	}
+	if n > 0 && strings.TrimSpace(pw) == "" {
+		reasons = append(reasons, MsgPasswordBlank)
+	}
 	if IsCommonPassword(pw) {
 		reasons = append(reasons, MsgPasswordCommon)
 	}
 	if !email.IsZero() {
-		lower := strings.ToLower(strings.TrimSpace(pw))
-		if lower == email.String() || lower == email.LocalPart() {
+		lower := strings.ToLower(pw)
+		local := email.LocalPart()
+		if strings.Contains(lower, email.String()) ||
+			(len(local) >= minLocalPartInPassword && strings.Contains(lower, local)) {
 			reasons = append(reasons, MsgPasswordIsEmail)
 		}
 	}
@@ -89,7 +151,7 @@ func IsCommonPassword(pw string) bool {
 		if len(candidate) < 4 && candidate != lower {
 			continue // "abc" left after stripping "abc2024!" is not evidence of anything
 		}
-		if _, ok := set[candidate]; ok {
+		if set.has(candidate) {
 			return true
 		}
 	}
@@ -208,8 +270,12 @@ func VerifyDummy(pw string) {
 	_, _ = VerifyPassword(dummyHash(), pw)
 }
 
-// WarmUp computes the dummy hash ahead of the first sign-in.
-func WarmUp() { _ = dummyHash() }
+// WarmUp computes the dummy hash and loads the common-password list ahead of the first
+// sign-up or sign-in.
+func WarmUp() {
+	_ = dummyHash()
+	_ = commonPasswords()
+}
 
 func argonKey(pw, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte {
 	hashSlots <- struct{}{}

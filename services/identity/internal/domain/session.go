@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -26,7 +27,31 @@ type SessionPolicy struct {
 type Client struct {
 	Address   string
 	UserAgent string
+	// DeviceID is the browser's long-lived device cookie (empty when the caller sent none).
+	DeviceID string
 }
+
+// WithDevice returns c with the device id the BFF forwarded, bounded like the rest.
+func (c Client) WithDevice(deviceID string) Client {
+	c.DeviceID = clip(deviceID, maxDeviceID)
+	return c
+}
+
+// SignInMethod says how a session was opened.
+type SignInMethod string
+
+const (
+	MethodPassword  SignInMethod = "password"
+	MethodPasskey   SignInMethod = "passkey"
+	MethodEmailCode SignInMethod = "email_code"
+)
+
+// ErrSessionNotFound: no live session of the user has that id (another user's included).
+var ErrSessionNotFound = errors.New("session not found")
+
+// touchEvery is how often a session's last use is written at most: the list shows "last
+// seen" to the minute, and a busy tab must not turn every token exchange into a write.
+const touchEvery = time.Minute
 
 // NewClient trims and bounds what the BFF sent; these are recorded, never trusted.
 func NewClient(address, userAgent string) Client {
@@ -53,10 +78,13 @@ type Session struct {
 	AbsoluteExpiresAt time.Time
 	RevokedAt         time.Time // zero while not revoked
 	Client            Client
+	// Device is parsed from Client.UserAgent when the session opens.
+	Device Device
+	Method SignInMethod
 }
 
 // NewSession opens a session and returns it with its token, which goes to the browser (through
-// the BFF) and is never stored.
+// the BFF) and is never stored. Its method is MethodPassword until the caller says otherwise.
 func NewSession(id, userID string, now time.Time, p SessionPolicy, c Client) (Session, string, error) {
 	raw := make([]byte, sessionTokenBytes)
 	if _, err := rand.Read(raw); err != nil {
@@ -71,6 +99,8 @@ func NewSession(id, userID string, now time.Time, p SessionPolicy, c Client) (Se
 		LastSeenAt:        now,
 		AbsoluteExpiresAt: now.Add(p.AbsoluteTTL),
 		Client:            c,
+		Device:            ParseUserAgent(c.UserAgent),
+		Method:            MethodPassword,
 	}
 	s.IdleExpiresAt = minTime(now.Add(p.IdleTTL), s.AbsoluteExpiresAt)
 	return s, token, nil
@@ -97,10 +127,16 @@ func (s *Session) Active(now time.Time) bool {
 	return s.RevokedAt.IsZero() && now.Before(s.IdleExpiresAt) && now.Before(s.AbsoluteExpiresAt)
 }
 
-// Touch slides the idle expiry for a use at now, never past the absolute one.
-func (s *Session) Touch(now time.Time, p SessionPolicy) {
+// Touch slides the idle expiry for a use at now, never past the absolute one. It reports
+// whether anything changed enough to be written: a use within a minute of the last one
+// recorded changes nothing (the idle expiry then lags by under a minute).
+func (s *Session) Touch(now time.Time, p SessionPolicy) bool {
+	if now.Sub(s.LastSeenAt) < touchEvery {
+		return false
+	}
 	s.LastSeenAt = now
 	s.IdleExpiresAt = minTime(now.Add(p.IdleTTL), s.AbsoluteExpiresAt)
+	return true
 }
 
 // ExpiresAt is when the session ends if it is not used again.

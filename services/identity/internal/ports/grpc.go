@@ -25,17 +25,17 @@ import (
 
 // Messages users see, verbatim.
 const (
-	MsgEmailTaken          = "An account with this email already exists."
-	MsgInvalidCredentials  = "Invalid email or password."
-	MsgVerifyEmail         = "Please verify your email address to continue."
-	MsgCodeExpired         = "The code has expired. Please request a new one."
-	MsgTooManyCodeAttempts = "Too many incorrect attempts. Please request a new code."
-	MsgAlreadyVerified     = "Your email address is already verified. Please log in."
-	MsgSessionInvalid      = "Your session has expired. Please log in again."
-	MsgUserNotFound        = "User not found."
-	MsgWrongCurrentPwd     = "Current password is incorrect"
-	MsgServiceCredentials  = "Invalid service credentials."
-	MsgUnauthenticated     = "You must be logged in to perform this action."
+	MsgInvalidCredentials = "Invalid email or password."
+	MsgVerifyEmail        = "Please verify your email address to continue."
+	// MsgCodeInvalid is every refusal of a code form: wrong, expired, used, dead, or an address
+	// with no account or one already verified. Telling them apart would tell which addresses
+	// have accounts (and which have a reset pending).
+	MsgCodeInvalid        = "The code is incorrect or has expired. Please check it or request a new one."
+	MsgSessionInvalid     = "Your session has expired. Please log in again."
+	MsgUserNotFound       = "User not found."
+	MsgWrongCurrentPwd    = "Current password is incorrect"
+	MsgServiceCredentials = "Invalid service credentials."
+	MsgUnauthenticated    = "You must be logged in to perform this action."
 )
 
 // Policy says who may call each method: everything a signed-out browser needs (through the
@@ -55,6 +55,19 @@ func Policy() auth.Policy {
 		identityv1.IdentityService_IssueServiceToken_FullMethodName:    auth.Public,
 		identityv1.IdentityService_GetUser_FullMethodName:              auth.User,
 		identityv1.IdentityService_ChangePassword_FullMethodName:       auth.User,
+		identityv1.IdentityService_ListSessions_FullMethodName:         auth.User,
+		identityv1.IdentityService_RevokeSession_FullMethodName:        auth.User,
+		identityv1.IdentityService_RevokeOtherSessions_FullMethodName:  auth.User,
+		// Passkeys and step-up: the signed-out calls start and finish a passkey sign-in; the
+		// rest need the user's token and the session token of the same user.
+		identityv1.IdentityService_BeginPasskeySignIn_FullMethodName:        auth.Public,
+		identityv1.IdentityService_FinishPasskeySignIn_FullMethodName:       auth.Public,
+		identityv1.IdentityService_BeginPasskeyRegistration_FullMethodName:  auth.User,
+		identityv1.IdentityService_FinishPasskeyRegistration_FullMethodName: auth.User,
+		identityv1.IdentityService_ListPasskeys_FullMethodName:              auth.User,
+		identityv1.IdentityService_DeletePasskey_FullMethodName:             auth.User,
+		identityv1.IdentityService_BeginStepUp_FullMethodName:               auth.User,
+		identityv1.IdentityService_FinishStepUp_FullMethodName:              auth.User,
 	}
 }
 
@@ -88,14 +101,14 @@ func (s *Server) SignUp(ctx context.Context, req *identityv1.SignUpRequest) (*id
 		return nil, s.toStatus(ctx, err)
 	}
 	return &identityv1.SignUpResponse{
-		Email:             res.User.Email.String(),
+		Email:             res.Email.String(),
 		CodeExpiresAt:     timestamppb.New(res.CodeExpiresAt),
 		ResendAvailableAt: timestamppb.New(res.ResendAvailableAt),
 	}, nil
 }
 
 func (s *Server) VerifyEmail(ctx context.Context, req *identityv1.VerifyEmailRequest) (*identityv1.VerifyEmailResponse, error) {
-	res, err := s.app.VerifyEmail(ctx, req.GetEmail(), req.GetCode(), client(req.GetClient()))
+	res, err := s.app.VerifyEmail(ctx, req.GetEmail(), req.GetCode(), client(req.GetClient()).WithDevice(req.GetDeviceId()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -121,7 +134,7 @@ func (s *Server) ResendCode(ctx context.Context, req *identityv1.ResendCodeReque
 }
 
 func (s *Server) SignIn(ctx context.Context, req *identityv1.SignInRequest) (*identityv1.SignInResponse, error) {
-	res, err := s.app.SignIn(ctx, req.GetEmail(), req.GetPassword(), client(req.GetClient()))
+	res, err := s.app.SignIn(ctx, req.GetEmail(), req.GetPassword(), client(req.GetClient()).WithDevice(req.GetDeviceId()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -138,6 +151,7 @@ func (s *Server) Refresh(ctx context.Context, req *identityv1.RefreshRequest) (*
 		AccessToken:          g.AccessToken,
 		AccessTokenExpiresAt: timestamppb.New(g.ExpiresAt),
 		SessionExpiresAt:     timestamppb.New(g.SessionExpiresAt),
+		SessionId:            g.SessionID,
 	}, nil
 }
 
@@ -215,7 +229,7 @@ func userToProto(u domain.User) *identityv1.User {
 }
 
 func sessionToProto(a app.Authenticated) *identityv1.Session {
-	return &identityv1.Session{Token: a.SessionToken, ExpiresAt: timestamppb.New(a.SessionExpiresAt)}
+	return &identityv1.Session{Token: a.SessionToken, ExpiresAt: timestamppb.New(a.SessionExpiresAt), Id: a.SessionID}
 }
 
 // toStatus maps an error of the app or domain to the gRPC status the caller sees. Anything
@@ -233,28 +247,17 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 			violations = append(violations, grpcserver.FieldViolation{Field: v.Field, Description: v.Description})
 		}
 		return grpcserver.BadRequestOrdered(validation.Message(), violations...)
-	case errors.As(err, &incorrect):
-		msg := fmt.Sprintf("The code is incorrect. You have %d tries left.", incorrect.Remaining)
-		if incorrect.Remaining == 1 {
-			msg = "The code is incorrect. You have 1 try left."
-		}
-		return grpcserver.BadRequestOrdered(msg, grpcserver.FieldViolation{Field: "code", Description: msg})
+	case errors.Is(err, domain.ErrCodeInvalid), errors.As(err, &incorrect), errors.Is(err, domain.ErrCodeExpired),
+		errors.Is(err, domain.ErrTooManyCodeAttempts):
+		return grpcserver.BadRequestOrdered(MsgCodeInvalid, grpcserver.FieldViolation{Field: "code", Description: MsgCodeInvalid})
 	case errors.As(err, &throttled):
 		// Whole seconds, rounded up: a client that waits as told is never early.
 		wait := time.Duration(math.Ceil(throttled.RetryAfter.Seconds())) * time.Second
 		return grpcserver.WithRetryInfo(codes.ResourceExhausted, throttleMessage(throttled), wait)
-	case errors.Is(err, domain.ErrEmailTaken):
-		return status.Error(codes.AlreadyExists, MsgEmailTaken)
 	case errors.Is(err, domain.ErrInvalidCredentials):
 		return status.Error(codes.Unauthenticated, MsgInvalidCredentials)
 	case errors.Is(err, domain.ErrEmailNotVerified):
 		return status.Error(codes.FailedPrecondition, MsgVerifyEmail)
-	case errors.Is(err, domain.ErrCodeExpired):
-		return status.Error(codes.FailedPrecondition, MsgCodeExpired)
-	case errors.Is(err, domain.ErrTooManyCodeAttempts):
-		return status.Error(codes.FailedPrecondition, MsgTooManyCodeAttempts)
-	case errors.Is(err, domain.ErrAlreadyVerified):
-		return status.Error(codes.FailedPrecondition, MsgAlreadyVerified)
 	case errors.Is(err, domain.ErrSessionInvalid):
 		return status.Error(codes.Unauthenticated, MsgSessionInvalid)
 	case errors.Is(err, domain.ErrUserNotFound):

@@ -91,10 +91,19 @@ func (b *lockedBuffer) String() string {
 
 type option func(*app.Config)
 
+// withThrottle makes the throttle strict, as a test of a refusal wants it: delays start after
+// account failures of one account (per pair and per account alike), address failures per
+// address, and codes wrong codes of one account.
 func withThrottle(account, address, codes int) option {
-	return func(c *app.Config) {
-		c.Throttle.AccountFailures, c.Throttle.AddressFailures, c.Throttle.CodeFailures = account, address, codes
-	}
+	return withThrottlePolicy(func(p *app.ThrottlePolicy) {
+		p.PairFailures, p.AccountFailures, p.AddressFailures = account, account, address
+		p.CodePairFailures, p.CodeAccountFailures = codes, codes
+	})
+}
+
+// withThrottlePolicy edits the throttle policy.
+func withThrottlePolicy(edit func(*app.ThrottlePolicy)) option {
+	return func(c *app.Config) { edit(&c.Throttle) }
 }
 
 const testServiceSecret = "transfers-secret-0123456789abcdef=="
@@ -125,9 +134,14 @@ func newEnv(t *testing.T, opts ...option) *env {
 		CodeResendAfter:            60 * time.Second,
 		CodeMaxAttempts:            5,
 		ThrottleWindow:             15 * time.Minute,
-		SignInFailuresAccount:      10,
+		ThrottleBaseDelay:          2 * time.Second,
+		ThrottleMaxDelay:           15 * time.Minute,
+		SignInFailuresPair:         10,
 		SignInFailuresAddress:      50,
-		CodeFailuresPerAccount:     10,
+		SignInFailuresAccount:      100,
+		CodeFailuresPerPair:        10,
+		CodeFailuresPerAddress:     20,
+		CodeFailuresPerAccount:     50,
 	}
 	logs := &lockedBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

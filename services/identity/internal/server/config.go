@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
@@ -40,6 +41,13 @@ type Config struct {
 	// read them. A public key: not a secret.
 	NotificationsSealPublicKey string `env:"NOTIFICATIONS_SEAL_PUBLIC_KEY,noprefix" required:"true"`
 
+	// Passkeys (WebAuthn). WebAuthnRPID is the site's registrable domain (the host the
+	// browser shows, or a parent of it); WebAuthnOrigins lists every origin pages are served
+	// from, exactly ("https://thumela.co.za"). An empty RP id turns passkeys off.
+	WebAuthnRPID    string   `env:"WEBAUTHN_RP_ID"`
+	WebAuthnRPName  string   `env:"WEBAUTHN_RP_NAME" default:"Thumela"`
+	WebAuthnOrigins []string `env:"WEBAUTHN_ORIGINS"`
+
 	AccessTokenTTL     time.Duration `env:"ACCESS_TOKEN_TTL" default:"10m"`
 	SessionIdleTTL     time.Duration `env:"SESSION_IDLE_TTL" default:"720h"`
 	SessionAbsoluteTTL time.Duration `env:"SESSION_ABSOLUTE_TTL" default:"2160h"`
@@ -47,11 +55,19 @@ type Config struct {
 	CodeResendAfter    time.Duration `env:"CODE_RESEND_AFTER" default:"60s"`
 	CodeMaxAttempts    int           `env:"CODE_MAX_ATTEMPTS" default:"5"`
 
-	// Throttles: failures counted per ThrottleWindow.
-	ThrottleWindow         time.Duration `env:"THROTTLE_WINDOW" default:"15m"`
-	SignInFailuresAccount  int           `env:"SIGNIN_FAILURES_PER_ACCOUNT" default:"10"`
+	// Throttles (app.ThrottlePolicy, docs/security-ratelimits.md): failures counted per
+	// ThrottleWindow; past a key's free failures each further one doubles the wait, from
+	// ThrottleBaseDelay up to ThrottleMaxDelay. Per (account, address) is the tight key; per
+	// account is a high ceiling, so a stranger cannot lock the owner out.
+	ThrottleWindow         time.Duration `env:"THROTTLE_WINDOW" default:"1h"`
+	ThrottleBaseDelay      time.Duration `env:"THROTTLE_BASE_DELAY" default:"2s"`
+	ThrottleMaxDelay       time.Duration `env:"THROTTLE_MAX_DELAY" default:"15m"`
+	SignInFailuresPair     int           `env:"SIGNIN_FAILURES_PER_PAIR" default:"5"`
 	SignInFailuresAddress  int           `env:"SIGNIN_FAILURES_PER_ADDRESS" default:"50"`
-	CodeFailuresPerAccount int           `env:"CODE_FAILURES_PER_ACCOUNT" default:"10"`
+	SignInFailuresAccount  int           `env:"SIGNIN_FAILURES_PER_ACCOUNT" default:"100"`
+	CodeFailuresPerPair    int           `env:"CODE_FAILURES_PER_PAIR" default:"10"`
+	CodeFailuresPerAddress int           `env:"CODE_FAILURES_PER_ADDRESS" default:"20"`
+	CodeFailuresPerAccount int           `env:"CODE_FAILURES_PER_ACCOUNT" default:"50"`
 }
 
 // AppConfig checks c and turns it into the use cases' configuration.
@@ -80,6 +96,10 @@ func (c *Config) AppConfig(logger *slog.Logger) (app.Config, error) {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("NOTIFICATIONS_SEAL_PUBLIC_KEY: %w", err))
 	}
+	passkeys := app.PasskeyConfig{RPID: strings.TrimSpace(c.WebAuthnRPID), RPName: c.WebAuthnRPName, Origins: c.WebAuthnOrigins}
+	if err := checkPasskeys(passkeys, c.Development()); err != nil {
+		errs = append(errs, err)
+	}
 	if c.AccessTokenTTL <= 0 || c.AccessTokenTTL > app.MaxAccessTokenTTL {
 		errs = append(errs, fmt.Errorf("IDENTITY_ACCESS_TOKEN_TTL must be between 1s and %s", app.MaxAccessTokenTTL))
 	}
@@ -91,16 +111,49 @@ func (c *Config) AppConfig(logger *slog.Logger) (app.Config, error) {
 		Sessions:       domain.SessionPolicy{IdleTTL: c.SessionIdleTTL, AbsoluteTTL: c.SessionAbsoluteTTL},
 		AccessTokenTTL: c.AccessTokenTTL,
 		Throttle: app.ThrottlePolicy{
-			Window: c.ThrottleWindow, AccountFailures: c.SignInFailuresAccount,
-			AddressFailures: c.SignInFailuresAddress, CodeFailures: c.CodeFailuresPerAccount,
+			Window: c.ThrottleWindow, BaseDelay: c.ThrottleBaseDelay, MaxDelay: c.ThrottleMaxDelay,
+			PairFailures: c.SignInFailuresPair, AddressFailures: c.SignInFailuresAddress,
+			AccountFailures: c.SignInFailuresAccount, CodePairFailures: c.CodeFailuresPerPair,
+			CodeAddressFailures: c.CodeFailuresPerAddress, CodeAccountFailures: c.CodeFailuresPerAccount,
 		},
 		Issuer:         service.TokenIssuer,
 		Signer:         signer,
 		Previous:       previous,
 		ServiceSecrets: secrets,
 		SealTo:         sealTo,
+		Passkeys:       passkeys,
 		Logger:         logger,
 	}, nil
+}
+
+// checkPasskeys refuses a relying party a browser would refuse: origins must be https (plain
+// http only in development, where browsers allow it on localhost), and each origin's host must
+// be the RP id or under it.
+func checkPasskeys(p app.PasskeyConfig, development bool) error {
+	if p.RPID == "" {
+		if len(p.Origins) > 0 {
+			return errors.New("IDENTITY_WEBAUTHN_ORIGINS is set without IDENTITY_WEBAUTHN_RP_ID")
+		}
+		return nil
+	}
+	if len(p.Origins) == 0 {
+		return errors.New("IDENTITY_WEBAUTHN_ORIGINS: at least one origin is needed with IDENTITY_WEBAUTHN_RP_ID")
+	}
+	for _, raw := range p.Origins {
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+			return fmt.Errorf("IDENTITY_WEBAUTHN_ORIGINS: %q is not an origin (scheme://host[:port])", raw)
+		}
+		if u.Scheme != "https" && !(development && u.Scheme == "http") {
+			return fmt.Errorf("IDENTITY_WEBAUTHN_ORIGINS: %q must be https", raw)
+		}
+		host := strings.ToLower(u.Hostname())
+		rp := strings.ToLower(p.RPID)
+		if host != rp && !strings.HasSuffix(host, "."+rp) && !(development && host == "127.0.0.1") {
+			return fmt.Errorf("IDENTITY_WEBAUTHN_ORIGINS: %q is not on IDENTITY_WEBAUTHN_RP_ID %q", raw, p.RPID)
+		}
+	}
+	return nil
 }
 
 // ParseSigningKey reads the base64 (standard or URL alphabet, padded or not) of a 32-byte

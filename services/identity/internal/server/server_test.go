@@ -155,7 +155,8 @@ func TestServiceEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	nc, err := nats.Connect(svc.NATSURL)
+	// The test reads the stream as the dev tools' read-only identity.
+	nc, err := nats.Connect(svc.NATSURL, svc.NATS.Options(bus.IdentityObserver)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestServiceEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var userID string
-	if err := pgxQueryRow(t, svc.DatabaseURL, `SELECT id FROM users WHERE email = $1`, res.GetEmail(), &userID); err != nil {
+	if err := pgxQueryRow(t, svc.DatabaseURL, `SELECT id FROM identity.users WHERE email = $1`, res.GetEmail(), &userID); err != nil {
 		t.Fatal(err)
 	}
 	subject, _ := bus.Subject(bus.DomainNotifications, userID, "email")

@@ -51,6 +51,7 @@ func crashTest(t *testing.T, bin, channel string) {
 	env = append(env,
 		"DATABASE_URL="+dbURL,
 		"NATS_URL="+nats.URL(),
+		"NATS_NKEY_SEED_FILE="+nats.SeedFile("notifications"),
 		"NOTIFICATIONS_GRPC_ADDR="+addr,
 		"NOTIFICATIONS_SEND_TIMEOUT=1s", // AckWait 3s: the request comes back 3s after the crash
 		"NOTIFICATIONS_SHUTDOWN_TIMEOUT=5s",
@@ -59,7 +60,7 @@ func crashTest(t *testing.T, bin, channel string) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	nc, js, err := bus.Connect(ctx, nats.URL(), "test", testkit.Discard)
+	nc, js, err := bus.Connect(ctx, nats.URL(), "test", testkit.Discard, bus.WithCredentials(nats.Credentials(bus.IdentityAdmin)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	nc, js, err := bus.Connect(ctx, svc.NATSURL, "test", testkit.Discard)
+	nc, js, err := bus.Connect(ctx, svc.NATSURL, "test", testkit.Discard, bus.WithCredentials(svc.NATS.Credentials(bus.IdentityAdmin)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,14 @@ package domain_test
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 
 	"github.com/thumela/thumela/services/notifications/internal/domain"
 )
@@ -17,6 +20,10 @@ func fullParams(t domain.Template) (params, secrets map[string]string) {
 	switch t {
 	case domain.TemplateSignUpCode, domain.TemplatePasswordResetCode:
 		return map[string]string{"first_name": "Thandi", "ttl_minutes": "10"}, map[string]string{"code": "482913"}
+	case domain.TemplateSignUpAttempt:
+		return map[string]string{"first_name": "Thandi", "at": "2026-03-18T10:05:00Z"}, nil
+	case domain.TemplatePasskeyAdded:
+		return map[string]string{"first_name": "Thandi", "name": "Chrome on Windows", "at": "2026-03-18T10:05:00Z"}, nil
 	case domain.TemplateNewSignIn:
 		return map[string]string{"first_name": "Thandi", "device": "Chrome on Android", "address": "196.25.1.1",
 			"at": "2026-03-18T10:05:00Z"}, nil
@@ -46,8 +53,16 @@ func fullParams(t domain.Template) (params, secrets map[string]string) {
 
 func TestEveryTemplateRenders(t *testing.T) {
 	t.Parallel()
-	if len(domain.Templates()) != 9 {
-		t.Fatalf("templates = %v, want the contract's nine", domain.Templates())
+	// Exactly the contract's templates (every TEMPLATE_* but UNSPECIFIED).
+	var contract []domain.Template
+	for n, name := range notificationsv1.Template_name {
+		if n != 0 {
+			contract = append(contract, domain.Template(strings.ToLower(strings.TrimPrefix(name, "TEMPLATE_"))))
+		}
+	}
+	slices.Sort(contract)
+	if !slices.Equal(domain.Templates(), contract) {
+		t.Fatalf("templates = %v, want the contract's %v", domain.Templates(), contract)
 	}
 	for _, tmpl := range domain.Templates() {
 		t.Run(string(tmpl), func(t *testing.T) {
@@ -374,5 +389,30 @@ func TestTicketsAndRateLimits(t *testing.T) {
 	}
 	if got := l.RetryAfter(times[:2], now); got != 0 {
 		t.Errorf("RetryAfter under the limit = %s", got)
+	}
+}
+
+// TestSignUpAttemptEmail: the owner's e-mail says what happened and how to reset the password,
+// and a name that slipped past an older rule (controls, ESC, a right-to-left override, markup)
+// reaches neither part as it was typed.
+func TestSignUpAttemptEmail(t *testing.T) {
+	t.Parallel()
+	params := map[string]string{"first_name": "\u202eThandi\x1b[31m\x00\a <b>x</b>", "at": "2026-03-18T10:05:00Z"}
+	msg, err := domain.Render(domain.TemplateSignUpAttempt, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg.Subject, "tried to sign up") || !strings.Contains(msg.Text, "Forgot password?") ||
+		!strings.Contains(msg.Text, "18 Mar 2026, 12:05") || !strings.Contains(msg.HTML, "Forgot password?") {
+		t.Fatalf("message = %+v", msg)
+	}
+	for _, part := range []string{msg.Subject, msg.Text, msg.HTML} {
+		if strings.ContainsAny(part, "\u202e\x1b\x00\a") {
+			t.Fatalf("a control or bidi character reached the e-mail: %q", part)
+		}
+	}
+	if !strings.Contains(msg.Text, "Hi Thandi[31m <b>x</b>,") || strings.Contains(msg.HTML, "<b>x</b>") ||
+		!strings.Contains(msg.HTML, "&lt;b&gt;x&lt;/b&gt;") {
+		t.Fatalf("name not neutralised: text %q", msg.Text)
 	}
 }

@@ -22,6 +22,8 @@ const (
 	TemplateSignUpCode        Template = "sign_up_code"
 	TemplatePasswordResetCode Template = "password_reset_code"
 	TemplateNewSignIn         Template = "new_sign_in"
+	TemplateSignUpAttempt     Template = "sign_up_attempt"
+	TemplatePasskeyAdded      Template = "passkey_added"
 	TemplateVoucherIssued     Template = "voucher_issued"
 	TemplateVoucherReminder   Template = "voucher_reminder"
 	TemplateTransferReceipt   Template = "transfer_receipt"
@@ -120,6 +122,10 @@ var specs = map[Template]spec{
 	TemplateNewSignIn: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamDevice, kindText, false},
 			{ParamAddress, kindText, false}, {ParamAt, kindTime, false}}},
+	TemplateSignUpAttempt: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamAt, kindTime, false}}},
+	TemplatePasskeyAdded: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamName, kindText, false}, {ParamAt, kindTime, false}}},
 	TemplateVoucherIssued: {channel: ChannelSMS,
 		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
 			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false}},

@@ -101,7 +101,14 @@ func New(t testing.TB, opts Options) *Env {
 	e.Pool = pgtest.NewPool(t, Schema, outbox.Migrations, postgres.Migrations)
 	e.NATS = natstest.Start(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	nc, js, err := bus.Connect(ctx, e.NATS.URL(), "notifications-test", logger)
+	// The test publishes and inspects as the test admin (fixtures no service would send); the
+	// relay and the consumer under test run with notifications' own credentials, so the
+	// permission table is enforced on them.
+	nc, js, err := bus.Connect(ctx, e.NATS.URL(), "notifications-test", logger, bus.WithCredentials(e.NATS.Credentials(bus.IdentityAdmin)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcNC, svcJS, err := bus.Connect(ctx, e.NATS.URL(), "notifications", logger, bus.WithCredentials(e.NATS.Credentials("notifications")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +141,11 @@ func New(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 
-	relay, err := outbox.NewRelay(e.Pool, js, Schema, logger)
+	relay, err := outbox.NewRelay(e.Pool, svcJS, Schema, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	consumer := events.New(js, e.Deliverer, events.Config{Workers: 4, AckWait: 20 * time.Second}, logger)
+	consumer := events.New(svcJS, e.Deliverer, events.Config{Workers: 4, AckWait: 20 * time.Second}, logger)
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = relay.Run(ctx) })
 	wg.Go(func() { _ = consumer.Run(ctx) })
@@ -146,6 +153,7 @@ func New(t testing.TB, opts Options) *Env {
 		cancel()
 		wg.Wait()
 		nc.Close()
+		svcNC.Close()
 	})
 
 	hook := httptest.NewServer(webhook.New(e.Deliverer, WebhookToken, logger).ServeMux())

@@ -55,13 +55,24 @@ func TestNewChange(t *testing.T) {
 		wantMessages       []string
 	}{
 		{name: "valid", first: " Thandi ", last: " Nkosi ", phone: "082 123 4567"},
-		{name: "100 characters", first: long, last: long},
+		{name: "50 characters", first: long, last: long},
+		{name: "names people have", first: "Mary-Jane", last: "O'Brien-Ndlovu Jr."},
 		{name: "first missing", first: "  ", last: "Nkosi",
 			wantFields: []string{"first_name"}, wantMessages: []string{"First name is required"}},
 		{name: "last missing", first: "Thandi", last: "",
 			wantFields: []string{"last_name"}, wantMessages: []string{"Last name is required"}},
 		{name: "too long", first: long + "x", last: "Nkosi",
-			wantFields: []string{"first_name"}, wantMessages: []string{"First name must be at most 100 characters"}},
+			wantFields: []string{"first_name"}, wantMessages: []string{"First name must be at most 50 characters"}},
+		// NUL gave a 500 (PostgreSQL refuses it in text); ESC, BEL and U+202E were stored and
+		// reached the recipient's SMS through the sender's name.
+		{name: "NUL", first: "Tha\x00ndi", last: "Nkosi",
+			wantFields: []string{"first_name"}, wantMessages: []string{domain.MsgNameCharacters}},
+		{name: "ESC, BEL and right-to-left override", first: "Thandi", last: "\u202eisokN\x1b[2J\a",
+			wantFields: []string{"last_name"}, wantMessages: []string{domain.MsgNameCharacters}},
+		{name: "zero-width joiner", first: "Tha\u200dndi", last: "Nkosi",
+			wantFields: []string{"first_name"}, wantMessages: []string{domain.MsgNameCharacters}},
+		{name: "no letter", first: "Thandi", last: "--",
+			wantFields: []string{"last_name"}, wantMessages: []string{"Last name must include at least one letter"}},
 		{name: "everything wrong", first: "", last: "", phone: "011 123 4567",
 			wantFields:   []string{"first_name", "last_name", "phone_number"},
 			wantMessages: []string{"First name is required", "Last name is required", "Please enter a valid South African mobile number."}},
@@ -99,6 +110,9 @@ func TestSignUpName(t *testing.T) {
 	t.Parallel()
 	if got := domain.SignUpName("  Thandi "); got != "Thandi" {
 		t.Errorf("SignUpName trims: %q", got)
+	}
+	if got := domain.SignUpName("\u202eThandi\x00\x1b "); got != "Thandi" {
+		t.Errorf("SignUpName keeps what the name rule allows: %q", got)
 	}
 	if got := domain.SignUpName(strings.Repeat("a", 150)); len(got) != domain.MaxNameLength {
 		t.Errorf("SignUpName cuts to %d: got %d", domain.MaxNameLength, len(got))

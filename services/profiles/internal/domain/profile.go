@@ -6,16 +6,18 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/thumela/thumela/services/platform/personname"
 )
 
 // ErrNotFound: no profile for that user id (or one the caller may not see).
 var ErrNotFound = errors.New("profile not found")
 
-// MaxNameLength is the longest first or last name, in characters.
-const MaxNameLength = 100
+// MaxNameLength is the longest first or last name, in characters (the rule every service
+// applies to a person's name: platform/personname).
+const MaxNameLength = personname.MaxLen
 
 // Field names, as in the API's request messages, so violations map onto form fields.
 const (
@@ -28,9 +30,14 @@ const (
 const (
 	MsgFirstNameRequired = "First name is required"
 	MsgLastNameRequired  = "Last name is required"
-	MsgFirstNameTooLong  = "First name must be at most 100 characters"
-	MsgLastNameTooLong   = "Last name must be at most 100 characters"
-	MsgInvalidPhone      = "Please enter a valid South African mobile number."
+	MsgFirstNameTooLong  = "First name must be at most 50 characters"
+	MsgLastNameTooLong   = "Last name must be at most 50 characters"
+	MsgFirstNameNoLetter = "First name must include at least one letter"
+	MsgLastNameNoLetter  = "Last name must include at least one letter"
+	// MsgNameCharacters: a name with a control, format or bidirectional-override character (or
+	// a digit, a symbol, an emoji). Names reach other people's SMS and e-mail.
+	MsgNameCharacters = personname.MsgCharacters
+	MsgInvalidPhone   = "Please enter a valid South African mobile number."
 )
 
 // FieldViolation is one invalid field.
@@ -75,14 +82,14 @@ func (c Change) LastName() string { return c.lastName }
 // Phone is the normalised mobile number, zero when cleared.
 func (c Change) Phone() Phone { return c.phone }
 
-// NewChange validates a change: both names required after trimming and at most
-// MaxNameLength characters; phone empty (cleared) or a South African mobile number in any
+// NewChange validates a change: both names required after trimming, at most MaxNameLength
+// characters, letters, marks, spaces, apostrophes, hyphens and full stops only; phone empty (cleared) or a South African mobile number in any
 // common notation. All violations are reported at once.
 func NewChange(firstName, lastName, phone string) (Change, error) {
 	var violations []FieldViolation
-	first, v := validateName(firstName, FieldFirstName, MsgFirstNameRequired, MsgFirstNameTooLong)
+	first, v := validateName(firstName, FieldFirstName, MsgFirstNameRequired, MsgFirstNameTooLong, MsgFirstNameNoLetter)
 	violations = append(violations, v...)
-	last, v := validateName(lastName, FieldLastName, MsgLastNameRequired, MsgLastNameTooLong)
+	last, v := validateName(lastName, FieldLastName, MsgLastNameRequired, MsgLastNameTooLong, MsgLastNameNoLetter)
 	violations = append(violations, v...)
 	p, err := ParsePhone(phone)
 	if err != nil {
@@ -94,24 +101,28 @@ func NewChange(firstName, lastName, phone string) (Change, error) {
 	return Change{firstName: first, lastName: last, phone: p}, nil
 }
 
-func validateName(name, field, required, tooLong string) (string, []FieldViolation) {
-	name = strings.TrimSpace(name)
-	switch {
-	case name == "":
-		return "", []FieldViolation{{Field: field, Message: required}}
-	case utf8.RuneCountInString(name) > MaxNameLength:
-		return "", []FieldViolation{{Field: field, Message: tooLong}}
+func validateName(raw, field, required, tooLong, noLetter string) (string, []FieldViolation) {
+	name, problem := personname.Parse(raw)
+	msg := ""
+	switch problem {
+	case personname.OK:
+		return name, nil
+	case personname.Empty:
+		msg = required
+	case personname.TooLong:
+		msg = tooLong
+	case personname.NoLetter:
+		msg = noLetter
+	default:
+		msg = MsgNameCharacters
 	}
-	return name, nil
+	return "", []FieldViolation{{Field: field, Message: msg}}
 }
 
 // SignUpName prepares a name carried by the access token (the one given at sign-up) for a new
-// profile: trimmed and cut to MaxNameLength characters. It may be empty; the user then fills
+// profile: what the name rule allows of it (an account made before the rule may carry a
+// control character), cut to MaxNameLength characters. It may be empty; the user then fills
 // it in on the profile page.
 func SignUpName(name string) string {
-	name = strings.ToValidUTF8(strings.TrimSpace(name), "")
-	if utf8.RuneCountInString(name) > MaxNameLength {
-		name = strings.TrimSpace(string([]rune(name)[:MaxNameLength]))
-	}
-	return name
+	return personname.Clean(name)
 }

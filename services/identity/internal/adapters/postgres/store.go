@@ -106,36 +106,6 @@ func (q queries) UserByID(ctx context.Context, id string) (domain.User, error) {
 	return scanUser(q.db.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 }
 
-func (q queries) RecordFailure(ctx context.Context, f app.Failure) error {
-	_, err := q.db.Exec(ctx, `INSERT INTO sign_in_attempts (kind, account, client_address, attempted_at)
-		VALUES ($1, $2, $3, $4)`, string(f.Kind), f.Account, f.Address, f.At)
-	if err != nil {
-		return fmt.Errorf("record failure: %w", err)
-	}
-	return nil
-}
-
-func (q queries) NthRecentFailure(ctx context.Context, fq app.FailureQuery) (time.Time, bool, error) {
-	if fq.N < 1 {
-		return time.Time{}, false, errors.New("n must be at least 1")
-	}
-	column, key := "account", fq.Account
-	if fq.Address != "" {
-		column, key = "client_address", fq.Address
-	}
-	var at time.Time
-	err := q.db.QueryRow(ctx, `SELECT attempted_at FROM sign_in_attempts
-		WHERE kind = $1 AND `+column+` = $2 AND attempted_at > $3
-		ORDER BY attempted_at DESC OFFSET $4 LIMIT 1`, string(fq.Kind), key, fq.Since, fq.N-1).Scan(&at)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return time.Time{}, false, nil
-	}
-	if err != nil {
-		return time.Time{}, false, fmt.Errorf("count failures: %w", err)
-	}
-	return at, true, nil
-}
-
 func (q queries) RevokeSession(ctx context.Context, tokenHash []byte, at time.Time) error {
 	_, err := q.db.Exec(ctx, `UPDATE sessions SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL`, tokenHash, at)
 	if err != nil {
@@ -239,10 +209,11 @@ func (t *txQueries) DeleteCodes(ctx context.Context, userID string) error {
 }
 
 func (t *txQueries) InsertSession(ctx context.Context, s domain.Session) error {
-	_, err := t.db.Exec(ctx, `INSERT INTO sessions (id, user_id, token_hash, created_at, last_seen_at, idle_expires_at,
-		absolute_expires_at, revoked_at, client_address, user_agent) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	_, err := t.db.Exec(ctx, `INSERT INTO sessions (`+sessionColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		s.ID, s.UserID, s.TokenHash, s.CreatedAt, s.LastSeenAt, s.IdleExpiresAt, s.AbsoluteExpiresAt,
-		nullTime(s.RevokedAt), s.Client.Address, s.Client.UserAgent)
+		nullTime(s.RevokedAt), s.Client.Address, s.Client.UserAgent, s.Device.Browser, s.Device.OS, s.Device.Type,
+		string(s.Method))
 	if err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
@@ -250,24 +221,11 @@ func (t *txQueries) InsertSession(ctx context.Context, s domain.Session) error {
 }
 
 func (t *txQueries) SessionByTokenHash(ctx context.Context, tokenHash []byte) (domain.Session, error) {
-	var (
-		s       domain.Session
-		revoked *time.Time
-	)
-	err := t.db.QueryRow(ctx, `SELECT id, user_id, token_hash, created_at, last_seen_at, idle_expires_at,
-		absolute_expires_at, revoked_at, client_address, user_agent FROM sessions WHERE token_hash = $1 FOR UPDATE`, tokenHash).
-		Scan(&s.ID, &s.UserID, &s.TokenHash, &s.CreatedAt, &s.LastSeenAt, &s.IdleExpiresAt, &s.AbsoluteExpiresAt,
-			&revoked, &s.Client.Address, &s.Client.UserAgent)
+	s, err := scanSession(t.db.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE token_hash = $1 FOR UPDATE`, tokenHash))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return domain.Session{}, domain.ErrSessionInvalid
 	}
-	if err != nil {
-		return domain.Session{}, fmt.Errorf("read session: %w", err)
-	}
-	if revoked != nil {
-		s.RevokedAt = *revoked
-	}
-	return s, nil
+	return s, err
 }
 
 func (t *txQueries) UpdateSession(ctx context.Context, s domain.Session) error {
