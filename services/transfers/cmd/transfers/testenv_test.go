@@ -43,6 +43,7 @@ func newTestEnv(t *testing.T) *testEnv {
 func (e *testEnv) vars() map[string]string {
 	return map[string]string{
 		"NATS_URL":                      e.nats.URL(),
+		"NATS_NKEY_SEED_FILE":           e.nats.SeedFile("transfers"),
 		"IDENTITY_ADDR":                 e.peers.IdentityAddr,
 		"PAYMENTMETHODS_ADDR":           e.peers.PaymentMethodsAddr,
 		"FEES_ADDR":                     e.peers.FeesAddr,
@@ -53,10 +54,11 @@ func (e *testEnv) vars() map[string]string {
 }
 
 // userContext returns the test's context carrying a user token for user, with an e-mail
-// address (testkit.SenderEmail), signed with the key identity (the fake) serves.
+// address (testkit.SenderEmail) and a step-up made now (so it may create any transfer), signed
+// with the key identity (the fake) serves.
 func (e *testEnv) userContext(t *testing.T, user string) context.Context {
 	t.Helper()
-	claims := servicetest.UserClaims(user)
+	claims := servicetest.SteppedUp(servicetest.UserClaims(user))
 	claims.Email = testkit.SenderEmail
 	return servicetest.BearerContext(t, e.signer, claims)
 }
@@ -114,7 +116,8 @@ func requestsOf(rs []streamRequest, transferID string) map[notificationsv1.Templ
 // jetStream connects to the embedded NATS, reconnecting across its restarts.
 func (e *testEnv) jetStream(t *testing.T) jetstream.JetStream {
 	t.Helper()
-	nc, err := nats.Connect(e.nats.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	// The test only reads the streams: as the dev tools' read-only identity.
+	nc, err := nats.Connect(e.nats.URL(), append(e.nats.Options(bus.IdentityObserver), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,6 +93,9 @@ type UserState struct {
 	Usage domain.Usage
 	// HasTransferred: the sender has a transfer that has not failed (the waiver is used).
 	HasTransferred bool
+	// PaidPhoneBefore: the sender has a transfer to the request's recipient phone that was
+	// charged (completed), so the phone is not new to them (domain.NeedsStepUp).
+	PaidPhoneBefore bool
 }
 
 // ListFilter selects and pages a sender's transfers.
@@ -112,10 +115,13 @@ type Repository interface {
 	// domain.ErrNotFound.
 	FindByKey(ctx context.Context, userID uuid.UUID, key string) (*domain.Transfer, error)
 	// Create runs, under a lock per sender: if a transfer with the key exists it is returned
-	// with replayed=true; otherwise decide is given the sender's usage in periods and whether
-	// they have transferred before, and the transfer it returns is inserted with its events.
-	Create(ctx context.Context, userID uuid.UUID, key string, periods domain.Periods,
+	// with replayed=true; otherwise decide is given the sender's usage in periods, whether
+	// they have transferred before and whether they have paid phone before, and the transfer
+	// it returns is inserted with its events.
+	Create(ctx context.Context, userID uuid.UUID, key string, phone domain.Phone, periods domain.Periods,
 		decide func(UserState) (*domain.Transfer, error)) (t *domain.Transfer, replayed bool, err error)
+	// PaidPhone reports whether the sender has a charged (completed) transfer to phone.
+	PaidPhone(ctx context.Context, userID uuid.UUID, phone domain.Phone) (bool, error)
 	// Get returns the sender's transfer, or domain.ErrNotFound (also for another user's).
 	Get(ctx context.Context, userID, id uuid.UUID) (*domain.Transfer, error)
 	// List returns a page of the sender's transfers, newest first, and how many match.
@@ -189,6 +195,9 @@ type Caller struct {
 	FamilyName string
 	// Email is the sender's verified address, where their e-mails about a transfer go.
 	Email string
+	// SteppedUpAt is when the sender's session last proved it is them (the token's "sua");
+	// zero when it never did. Transfers that need it (domain.NeedsStepUp) check it.
+	SteppedUpAt time.Time
 }
 
 // sender is the caller as a transfer keeps them: named in the recipient's SMS, greeted and
@@ -221,6 +230,10 @@ type Config struct {
 	// PINs verifies the PINs typed at ATMs, MACs the PINs senders choose and the PINs of
 	// re-issued vouchers (TRANSFERS_PIN_KEY); required.
 	PINs *domain.PINHasher
+	// Wall is the clock a caller's step-up time is judged by (time.Now by default). The step-up
+	// time is identity's wall clock, like the token's expiry that the verifier checks against
+	// time.Now, so it is not Now, which tests move across days and months.
+	Wall func() time.Time
 }
 
 // Service implements the sender's use cases.
@@ -230,6 +243,7 @@ type Service struct {
 	fees     Fees
 	limits   domain.Limits
 	now      func() time.Time
+	wall     func() time.Time
 	newID    func() uuid.UUID
 	pins     *domain.PINHasher
 	logger   *slog.Logger
@@ -249,7 +263,10 @@ func New(repo Repository, payments PaymentMethods, fees Fees, cfg Config, logger
 	if cfg.NewID == nil {
 		cfg.NewID = uuid.New
 	}
-	return &Service{repo: repo, payments: payments, fees: fees, limits: cfg.Limits, now: cfg.Now, newID: cfg.NewID,
+	if cfg.Wall == nil {
+		cfg.Wall = time.Now
+	}
+	return &Service{repo: repo, payments: payments, fees: fees, limits: cfg.Limits, now: cfg.Now, wall: cfg.Wall, newID: cfg.NewID,
 		pins: cfg.PINs, logger: logger}, nil
 }
 
@@ -282,6 +299,9 @@ func replay(t *domain.Transfer, hashes [][]byte) (*domain.Transfer, error) {
 
 // CreateTransfer accepts a transfer, pending; the worker charges the card. The same key with
 // the same request returns the first transfer; with a different one, ErrIdempotencyConflict.
+// A transfer that needs a step-up (domain.NeedsStepUp) without a fresh one in the caller's
+// token is domain.ErrStepUpRequired and nothing is created; a replay of a transfer already
+// created needs none (the step-up was checked when it was).
 func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser string, in domain.RequestInput) (*domain.Transfer, error) {
 	userID, err := self(c, requestedUser)
 	if err != nil {
@@ -338,9 +358,15 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 
 	now := s.now()
 	ref := domain.PaymentMethodRef{ID: pm.ID, Name: pm.Name, LastFour: pm.LastFour, Token: pm.Token}
-	t, replayed, err := s.repo.Create(ctx, userID, req.IdempotencyKey(), domain.PeriodsAt(now),
+	t, replayed, err := s.repo.Create(ctx, userID, req.IdempotencyKey(), req.RecipientPhone(), domain.PeriodsAt(now),
 		func(st UserState) (*domain.Transfer, error) {
 			if err := s.limits.Check(req.Amount(), st.Usage); err != nil {
+				return nil, err
+			}
+			// After the limits: a transfer that cannot be sent anyway should not first ask the
+			// sender to prove it is them. Decided under the sender's lock, on the same snapshot
+			// as the limits, so the phone's history cannot change in between.
+			if err := domain.CheckStepUp(req.Amount(), st.PaidPhoneBefore, c.SteppedUpAt, s.wall()); err != nil {
 				return nil, err
 			}
 			fee := domain.DecideFee(quote, st.HasTransferred)
@@ -524,14 +550,32 @@ func (s *Service) ResendVoucher(ctx context.Context, c Caller, requestedUser, id
 
 // ChangeRecipientPhone re-issues the caller's voucher awaiting collection to another South
 // African mobile number (validated like at create); at most domain.MaxPhoneChanges times.
+// Sending the voucher to a phone is moving the money there, so it needs a step-up as a create
+// would (domain.CheckStepUp: a phone the sender never paid, or a voucher above R1,000);
+// otherwise it would be the way round the create's check.
 func (s *Service) ChangeRecipientPhone(ctx context.Context, c Caller, requestedUser, id, phone string) (*domain.Transfer, error) {
 	p, ok := domain.ParsePhone(phone)
 	if !ok {
 		return nil, &domain.ValidationError{Violations: []domain.Violation{
 			{Field: "recipient_phone", Message: "Please enter a valid South African mobile number."}}}
 	}
+	paid := true // only looked up when the caller's step-up does not already cover it
+	if !domain.SteppedUp(c.SteppedUpAt, s.wall()) {
+		userID, err := self(c, requestedUser)
+		if err != nil {
+			return nil, err
+		}
+		if paid, err = s.repo.PaidPhone(ctx, userID, p); err != nil {
+			return nil, err
+		}
+	}
 	return s.reissue(ctx, c, requestedUser, id, func(t *domain.Transfer, v domain.IssuedVoucher, now time.Time) error {
-		return t.ChangeRecipientPhone(p, v, now)
+		// Checked on the locked transfer, after ChangeRecipientPhone's own refusals (the same
+		// number, a voucher not awaiting collection): those say more than a step-up would.
+		if err := t.ChangeRecipientPhone(p, v, now); err != nil {
+			return err
+		}
+		return domain.CheckStepUp(t.Amount(), paid, c.SteppedUpAt, s.wall())
 	})
 }
 

@@ -3,15 +3,18 @@ package domain
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/thumela/thumela/services/platform/personname"
 )
 
 // Field limits of a transfer request.
 const (
-	MaxRecipientName   = 100
+	MaxRecipientName   = personname.MaxLen
 	MaxLocationName    = 100
 	MaxIdempotencyKey  = 128
 	MaxPaymentMethodID = 64
@@ -82,14 +85,18 @@ func NewRequest(in RequestInput) (Request, error) {
 	case len(key) > MaxIdempotencyKey || !printable(key):
 		verr.add("idempotency_key", "The idempotency key is not valid.")
 	}
-	name := strings.Join(strings.Fields(in.RecipientName), " ")
-	switch {
-	case name == "":
+	// The one rule for a person's name (platform/personname): the name is shown to the
+	// recipient and the bank, so no control, format or bidirectional-override characters.
+	name, problem := personname.Parse(in.RecipientName)
+	switch problem {
+	case personname.Empty:
 		verr.add("recipient_name", "Please enter the recipient's name.")
-	case utf8.RuneCountInString(name) > MaxRecipientName:
-		verr.add("recipient_name", "The recipient's name must be at most 100 characters.")
-	case !printable(name):
-		verr.add("recipient_name", "The recipient's name contains characters that are not allowed.")
+	case personname.TooLong:
+		verr.add("recipient_name", fmt.Sprintf("The recipient's name must be at most %d characters.", MaxRecipientName))
+	case personname.NoLetter:
+		verr.add("recipient_name", "The recipient's name must include at least one letter.")
+	case personname.Characters:
+		verr.add("recipient_name", personname.MsgCharacters)
 	}
 	phone, ok := ParsePhone(in.RecipientPhone)
 	if !ok {

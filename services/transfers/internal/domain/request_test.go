@@ -42,7 +42,12 @@ func TestNewRequestRefuses(t *testing.T) {
 		{"idempotency_key", func(in *domain.RequestInput) { in.IdempotencyKey = " " }},
 		{"idempotency_key", func(in *domain.RequestInput) { in.IdempotencyKey = strings.Repeat("k", 129) }},
 		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = "" }},
-		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = strings.Repeat("a", 101) }},
+		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = strings.Repeat("a", 51) }},
+		// Shown in the SMS and to the bank: no NUL, ESC, BEL or bidirectional override.
+		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = "Sipho\x00" }},
+		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = "Sipho\x1b[2J\a" }},
+		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = "\u202eomalD ohpiS" }},
+		{"recipient_name", func(in *domain.RequestInput) { in.RecipientName = "-" }},
 		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "" }},
 		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "011 123 4567" }},    // landline
 		{"recipient_phone", func(in *domain.RequestInput) { in.RecipientPhone = "+44 7911 123456" }}, // UK mobile

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -59,7 +60,8 @@ func caller(ctx context.Context) (app.Caller, error) {
 	if err != nil {
 		return app.Caller{}, err
 	}
-	return app.Caller{UserID: c.Subject, GivenName: c.GivenName, FamilyName: c.FamilyName, Email: c.Email}, nil
+	return app.Caller{UserID: c.Subject, GivenName: c.GivenName, FamilyName: c.FamilyName, Email: c.Email,
+		SteppedUpAt: c.SteppedUpAt}, nil
 }
 
 // CreateTransfer accepts a transfer, pending.
@@ -305,6 +307,22 @@ func refusalStatus(r domain.Refusal) error {
 	return st.Err()
 }
 
+// Step-up refusal, as transfers.proto documents it: the BFF passes the ErrorInfo through and
+// the wizard, seeing the reason, asks the sender to confirm it is them and sends again.
+const (
+	ReasonStepUpRequired = "STEP_UP_REQUIRED"
+	ErrorDomain          = "transfers.thumela.co.za"
+	msgStepUpRequired    = "Please confirm it's you before sending this money."
+)
+
+func stepUpStatus() error {
+	st := status.New(codes.FailedPrecondition, msgStepUpRequired)
+	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: ReasonStepUpRequired, Domain: ErrorDomain}); err == nil {
+		st = d
+	}
+	return st.Err()
+}
+
 func (s *Server) toStatus(ctx context.Context, err error) error {
 	var (
 		verr  *domain.ValidationError
@@ -330,6 +348,8 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 			st = d
 		}
 		return st.Err()
+	case errors.Is(err, domain.ErrStepUpRequired):
+		return stepUpStatus()
 	case errors.Is(err, domain.ErrNotFound):
 		return status.Error(codes.NotFound, "transfer not found")
 	case errors.Is(err, domain.ErrCollectionConflict):

@@ -374,7 +374,7 @@ func TestListTransfers(t *testing.T) {
 		{"Lerato Sithole", "071 222 3333"},
 		{"sipho khumalo", "060 987 6543"},
 		{"Johan van Wyk", "082 999 8888"},
-		{"Nomsa 50%_off", "084 444 5555"},
+		{"Nomsa Mthembu", "084 444 5555"}, // renamed below: the name rule refuses % and _
 		{"Pieter Botha", "072 111 2222"},
 	}
 	var ids []string
@@ -383,6 +383,11 @@ func TestListTransfers(t *testing.T) {
 		req := testkit.Request(fmt.Sprintf("k%d", i), pm)
 		req.RecipientName, req.RecipientPhone, req.AmountCents = r.name, r.phone, int64(1000*(i+1))
 		ids = append(ids, create(t, e, ctx, req).GetId())
+	}
+	// A name stored before the name rule (platform/personname), to prove that a search's % and _
+	// are literal.
+	if _, err := e.Pool.Exec(ctx, `UPDATE transfers SET recipient_name = 'Nomsa 50%_off' WHERE id = $1`, ids[5]); err != nil {
+		t.Fatal(err)
 	}
 	// Two of them failed.
 	for _, id := range []string{ids[1], ids[4]} {

@@ -157,7 +157,9 @@ func (e *Env) NewUser(token ...string) (userID, paymentMethodID string) {
 	return userID, paymentMethodID
 }
 
-// Ctx returns a context whose calls carry userID's access token (Thandi Nkosi, SenderEmail).
+// Ctx returns a context whose calls carry userID's access token (Thandi Nkosi, SenderEmail),
+// stepped up a moment ago, so that any transfer may be created with it; the step-up tests use
+// CtxSteppedUpAt.
 func (e *Env) Ctx(t testing.TB, userID string) context.Context {
 	t.Helper()
 	return e.CtxWithEmail(t, userID, SenderEmail)
@@ -166,9 +168,21 @@ func (e *Env) Ctx(t testing.TB, userID string) context.Context {
 // CtxWithEmail is Ctx with another e-mail address in the token.
 func (e *Env) CtxWithEmail(t testing.TB, userID, email string) context.Context {
 	t.Helper()
+	return e.token(t, userID, email, time.Now())
+}
+
+// CtxSteppedUpAt is Ctx with the token's step-up ("sua") at steppedUpAt; a zero time gives a
+// token with no step-up.
+func (e *Env) CtxSteppedUpAt(t testing.TB, userID string, steppedUpAt time.Time) context.Context {
+	t.Helper()
+	return e.token(t, userID, SenderEmail, steppedUpAt)
+}
+
+func (e *Env) token(t testing.TB, userID, email string, steppedUpAt time.Time) context.Context {
+	t.Helper()
 	token, err := e.signer.Sign(auth.Claims{
 		Subject: userID, Kind: auth.KindUser, GivenName: "Thandi", FamilyName: "Nkosi", Email: email,
-		Issuer: service.TokenIssuer, ExpiresAt: time.Now().Add(10 * time.Minute),
+		SteppedUpAt: steppedUpAt, Issuer: service.TokenIssuer, ExpiresAt: time.Now().Add(10 * time.Minute),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -193,9 +207,9 @@ func (e *Env) ServiceCtx(t testing.TB, name string) context.Context {
 // SenderEmail is the test senders' address, in their access tokens.
 const SenderEmail = "thandi@example.com"
 
-// Caller is userID as the app sees a caller.
+// Caller is userID as the app sees a caller, stepped up a moment ago (as Ctx's token is).
 func Caller(userID string) app.Caller {
-	return app.Caller{UserID: userID, GivenName: "Thandi", FamilyName: "Nkosi", Email: SenderEmail}
+	return app.Caller{UserID: userID, GivenName: "Thandi", FamilyName: "Nkosi", Email: SenderEmail, SteppedUpAt: time.Now()}
 }
 
 // Request is a valid create request for R500 to Capitec with paymentMethodID.

@@ -234,12 +234,26 @@ func (r *Transfers) Usage(ctx context.Context, userID uuid.UUID, p domain.Period
 	return st.Usage, err
 }
 
+// paidPhoneSQL tells whether the sender ($1) has a charged transfer to the phone ($2): one
+// probe of transfers_paid_phone_idx (0007), however long the sender's history.
+const paidPhoneSQL = `SELECT EXISTS (SELECT 1 FROM transfers
+	WHERE user_id = $1 AND recipient_phone = $2 AND status = 'completed')`
+
+// PaidPhone implements app.Repository.
+func (r *Transfers) PaidPhone(ctx context.Context, userID uuid.UUID, phone domain.Phone) (bool, error) {
+	var paid bool
+	if err := r.pool.QueryRow(ctx, paidPhoneSQL, userID, phone.E164()).Scan(&paid); err != nil {
+		return false, fmt.Errorf("phone history: %w", err)
+	}
+	return paid, nil
+}
+
 // Create implements app.Repository. The transaction takes an advisory lock on the sender
-// first, so the idempotency look-up, the limits and the waiver are decided on a usage no
-// concurrent create of the same sender can change before this one commits. The lock, the
-// look-up and the usage travel in one batch, then the insert and the outbox event; the commit
-// wakes this process's worker.
-func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p domain.Periods,
+// first, so the idempotency look-up, the limits, the waiver and the step-up are decided on a
+// history no concurrent create of the same sender can change before this one commits. The
+// lock, the look-up, the usage and the phone's history travel in one batch, then the insert
+// and the outbox event; the commit wakes this process's worker.
+func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, phone domain.Phone, p domain.Periods,
 	decide func(app.UserState) (*domain.Transfer, error)) (*domain.Transfer, bool, error) {
 	var (
 		out      *domain.Transfer
@@ -250,6 +264,7 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p 
 		batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(userLockClass), userID.String())
 		batch.Queue(`SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
 		batch.Queue(usageSQL, userID, p.DayStart, p.MonthStart, p.YearStart)
+		batch.Queue(paidPhoneSQL, userID, phone.E164())
 		br := tx.SendBatch(ctx, batch)
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
@@ -261,6 +276,11 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, p 
 			return err
 		}
 		st, err := scanUsage(br.QueryRow())
+		if err == nil {
+			if err = br.QueryRow().Scan(&st.PaidPhoneBefore); err != nil {
+				err = fmt.Errorf("phone history: %w", err)
+			}
+		}
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}

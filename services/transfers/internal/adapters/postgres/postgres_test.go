@@ -3,10 +3,12 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
@@ -155,5 +157,45 @@ func TestDatabaseAdmitsOnlyAReversalBack(t *testing.T) {
 		if err := exec(s.sql); (err == nil) != s.ok {
 			t.Fatalf("%s: err = %v, want ok=%v", s.sql, err, s.ok)
 		}
+	}
+}
+
+// The phone-history question every create asks (has the sender paid this phone?) is one
+// probe of transfers_paid_phone_idx, not a walk through the sender's history: with thousands
+// of the sender's completed transfers, and others', the planner reads the index alone.
+func TestPaidPhoneLookupUsesItsIndex(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	user, pm := e.NewUser()
+	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), "", testkit.Input("k", pm, 50000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// History: 2,000 completed transfers of this sender to other phones, and 20,000 of other
+	// senders, a few to this phone; copied from the first (no voucher: allowed for a bare row).
+	if _, err := e.Pool.Exec(ctx, `INSERT INTO transfers SELECT r.*
+		FROM transfers t, generate_series(2, 22000) g, LATERAL jsonb_populate_record(t, jsonb_build_object(
+			'id', gen_random_uuid(), 'idempotency_key', 'h' || g, 'status', 'completed',
+			'user_id', CASE WHEN g <= 2000 THEN t.user_id ELSE gen_random_uuid() END,
+			'recipient_phone', CASE WHEN g > 2000 AND g % 1000 = 1 THEN t.recipient_phone ELSE '+2783' || lpad(g::text, 7, '0') END)) r
+		WHERE t.id = $1`, tr.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Pool.Exec(ctx, `ANALYZE transfers`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := e.Pool.Query(ctx, `EXPLAIN (FORMAT TEXT) SELECT EXISTS (SELECT 1 FROM transfers
+		WHERE user_id = $1 AND recipient_phone = $2 AND status = 'completed')`, uuid.MustParse(user), "+27821234567")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(lines, "\n")
+	if !strings.Contains(plan, "transfers_paid_phone_idx") {
+		t.Fatalf("the paid-phone look-up does not use its index:\n%s", plan)
 	}
 }

@@ -88,6 +88,9 @@ type TransfersServiceClient interface {
 	// times per transfer), re-issuing it like ResendVoucher: the old number stops working at once.
 	// The current number, or one that is not a South African mobile, is InvalidArgument on
 	// recipient_phone. A PIN the sender chose is kept by both: only the number is new.
+	// A number the sender has never paid needs a fresh step-up, as CreateTransfer does
+	// (FailedPrecondition, ErrorInfo "STEP_UP_REQUIRED"): otherwise a stolen session could send
+	// R10 to a known number and then redirect the voucher to its own.
 	ChangeRecipientPhone(ctx context.Context, in *ChangeRecipientPhoneRequest, opts ...grpc.CallOption) (*ChangeRecipientPhoneResponse, error)
 }
 
@@ -247,6 +250,9 @@ type TransfersServiceServer interface {
 	// times per transfer), re-issuing it like ResendVoucher: the old number stops working at once.
 	// The current number, or one that is not a South African mobile, is InvalidArgument on
 	// recipient_phone. A PIN the sender chose is kept by both: only the number is new.
+	// A number the sender has never paid needs a fresh step-up, as CreateTransfer does
+	// (FailedPrecondition, ErrorInfo "STEP_UP_REQUIRED"): otherwise a stolen session could send
+	// R10 to a known number and then redirect the voucher to its own.
 	ChangeRecipientPhone(context.Context, *ChangeRecipientPhoneRequest) (*ChangeRecipientPhoneResponse, error)
 	mustEmbedUnimplementedTransfersServiceServer()
 }
