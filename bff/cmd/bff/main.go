@@ -34,6 +34,7 @@ import (
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/live"
+	"github.com/thumela/thumela/bff/internal/revocation"
 	"github.com/thumela/thumela/bff/internal/server"
 	"github.com/thumela/thumela/bff/internal/session"
 	"github.com/thumela/thumela/bff/internal/upstream"
@@ -132,7 +133,7 @@ func run() error {
 		// First: it stops last, so a scrape during shutdown still sees the last requests.
 		components = append(components, telemetry.MetricsServer(cfg.MetricsAddr, logger))
 	}
-	opts := server.Options{Deps: deps, System: system, WebDir: cfg.WebDir, AllowedOrigins: cfg.AllowedOrigins}
+	opts := server.Options{Deps: deps, System: system, WebDir: cfg.WebDir, AllowedOrigins: cfg.AllowedOrigins, RateLimits: cfg.RateLimitConfig()}
 	if cfg.DevMode {
 		target, err := cfg.DevTools()
 		if err != nil {
@@ -143,7 +144,9 @@ func run() error {
 	}
 	// NATS carries the users' events (and the deliveries of their recipients' SMS) to their
 	// live streams. NATS being down delays live events; pages still load.
-	nc, js, err := bus.Connect(ctx, cfg.NatsURL, "bff", logger)
+	natsCreds := cfg.NATS
+	natsCreds.Identity = "bff"
+	nc, js, err := bus.Connect(ctx, cfg.NatsURL, "bff", logger, bus.WithCredentials(natsCreds))
 	if err != nil {
 		return err
 	}
@@ -152,6 +155,8 @@ func run() error {
 		logger.Warn("could not ensure the streams yet", "err", err)
 	}
 	deps.JS = js
+	// Sessions revoked anywhere stop working here at once (their grants and live streams end).
+	components = append(components, lifecycle.Component{Name: "revocations", Start: revocation.New(js, deps.Tokens, logger).Run})
 	// One consumer of the users' events for every live stream of this process, from the
 	// stream's end at start; the streams refuse with Unavailable until it reads the stream.
 	deps.Live = handlers.NewLiveHub(js, logger, live.Limits{})

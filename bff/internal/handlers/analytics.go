@@ -48,7 +48,15 @@ var AnalyticsEvents = map[string]bool{
 const (
 	maxAnalyticsBatch      = 50
 	maxAnalyticsEventBytes = 8 << 10
+	// maxAnalyticsBatchBytes bounds what one call may add to THUMELA_ANALYTICS: with the rate
+	// limit (docs/security-ratelimits.md) one address needs close to an hour, not a few
+	// thousand calls, to push a gibibyte through the stream.
+	maxAnalyticsBatchBytes = 64 << 10
 )
+
+// MaxTrackRequestBytes is the largest Track request the BFF reads at all (the server's read
+// limit for AnalyticsService): a batch at its limit plus the JSON's overhead.
+const MaxTrackRequestBytes = 2 * maxAnalyticsBatchBytes
 
 var anonymousID = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
 
@@ -70,6 +78,9 @@ func (a *Analytics) Track(ctx context.Context, req *bffv1.TrackRequest) (*bffv1.
 	}
 	if !anonymousID.MatchString(req.GetAnonymousId()) {
 		return nil, rpcerr.InvalidArgument("anonymous_id is missing or malformed")
+	}
+	if proto.Size(req) > maxAnalyticsBatchBytes {
+		return nil, rpcerr.InvalidArgument("the batch is too large")
 	}
 	for _, ev := range req.GetEvents() {
 		if !AnalyticsEvents[ev.GetName()] {

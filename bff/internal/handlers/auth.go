@@ -49,9 +49,10 @@ func (a *Auth) SignUp(ctx context.Context, req *bffv1.SignUpRequest) (*bffv1.Sig
 
 func (a *Auth) VerifyEmail(ctx context.Context, req *bffv1.VerifyEmailRequest) (*bffv1.VerifyEmailResponse, error) {
 	res, err := a.Identity.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{
-		Email:  req.GetEmail(),
-		Code:   req.GetCode(),
-		Client: a.client(ctx),
+		Email:    req.GetEmail(),
+		Code:     req.GetCode(),
+		Client:   a.client(ctx),
+		DeviceId: a.deviceID(ctx),
 	})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, a.Logger, err)
@@ -80,6 +81,7 @@ func (a *Auth) SignIn(ctx context.Context, req *bffv1.SignInRequest) (*bffv1.Sig
 		Email:    req.GetEmail(),
 		Password: req.GetPassword(),
 		Client:   a.client(ctx),
+		DeviceId: a.deviceID(ctx),
 	})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, a.Logger, err)

@@ -94,6 +94,10 @@ func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest,
 		}
 		from = live.After(n)
 	}
+	// A revocation heard from identity (any replica's sign-out, a password change, "sign out
+	// other sessions") ends the stream at once.
+	revoked, unwatch := e.Tokens.Watch(g.SessionID)
+	defer unwatch()
 	sub, err := e.Live.Subscribe(g.UserID, from)
 	if err != nil {
 		return e.unavailable(ctx, err)
@@ -118,6 +122,8 @@ func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest,
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-revoked.Done():
+			return rpcerr.Unauthenticated()
 		case <-ticker.C:
 			// A session signed out (or expired) elsewhere ends the stream.
 			if _, err := e.Tokens.Grant(ctx, sessionToken); errors.Is(err, session.ErrNoSession) {

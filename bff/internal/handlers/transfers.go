@@ -4,6 +4,10 @@ import (
 	"context"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
@@ -11,6 +15,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 
 	"github.com/thumela/thumela/bff/internal/rpcerr"
+	"github.com/thumela/thumela/bff/internal/session"
 )
 
 // Transfers implements thumela.bff.v1.TransfersService: banks and quotes from fees, the
@@ -55,6 +60,7 @@ func (t *Transfers) QuoteFee(ctx context.Context, req *bffv1.QuoteFeeRequest) (*
 }
 
 func (t *Transfers) CreateTransfer(ctx context.Context, req *bffv1.CreateTransferRequest) (*bffv1.CreateTransferResponse, error) {
+	callCtx := ctx
 	ctx, g, err := t.authed(ctx)
 	if err != nil {
 		return nil, err
@@ -75,10 +81,41 @@ func (t *Transfers) CreateTransfer(ctx context.Context, req *bffv1.CreateTransfe
 		in.WithdrawalLocation = &transfersv1.WithdrawalLocation{Name: l.GetName(), Type: l.GetType()}
 	}
 	res, err := t.Deps.Transfers.CreateTransfer(ctx, in)
+	if err != nil && stepUpRequired(err) {
+		if retryCtx, ok := t.freshGrant(callCtx, g); ok {
+			res, err = t.Deps.Transfers.CreateTransfer(retryCtx, in)
+		}
+	}
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
 	return &bffv1.CreateTransferResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
+}
+
+// freshGrant answers transfers' STEP_UP_REQUIRED: the session may have stepped up through
+// another replica, whose fresh grant carries the "sua" claim while g, cached here before, does
+// not. It drops g and asks identity for a new grant; ok when that is another token, and the
+// call may be made once more with the returned context. Without a step-up, identity's grant
+// has none either, and the refusal goes to the browser unchanged.
+func (t *Transfers) freshGrant(callCtx context.Context, g session.Grant) (context.Context, bool) {
+	t.Tokens.Forget(t.sessionToken(callCtx))
+	ctx, fresh, err := t.authed(callCtx)
+	return ctx, err == nil && fresh.AccessToken != g.AccessToken
+}
+
+// stepUpRequired reports whether transfers refused a create for want of a fresh step-up
+// (transfers.proto: FailedPrecondition with ErrorInfo reason STEP_UP_REQUIRED).
+func stepUpRequired(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.FailedPrecondition {
+		return false
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == "STEP_UP_REQUIRED" && info.GetDomain() == "transfers.thumela.co.za" {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *Transfers) GetTransfer(ctx context.Context, req *bffv1.GetTransferRequest) (*bffv1.GetTransferResponse, error) {
@@ -161,15 +198,22 @@ func (t *Transfers) ResendVoucher(ctx context.Context, req *bffv1.ResendVoucherR
 }
 
 func (t *Transfers) ChangeRecipientPhone(ctx context.Context, req *bffv1.ChangeRecipientPhoneRequest) (*bffv1.ChangeRecipientPhoneResponse, error) {
+	callCtx := ctx
 	ctx, g, err := t.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.Deps.Transfers.ChangeRecipientPhone(ctx, &transfersv1.ChangeRecipientPhoneRequest{
+	in := &transfersv1.ChangeRecipientPhoneRequest{
 		UserId:         g.UserID,
 		TransferId:     req.GetId(),
 		RecipientPhone: req.GetRecipientPhone(),
-	})
+	}
+	res, err := t.Deps.Transfers.ChangeRecipientPhone(ctx, in)
+	if err != nil && stepUpRequired(err) {
+		if retryCtx, ok := t.freshGrant(callCtx, g); ok {
+			res, err = t.Deps.Transfers.ChangeRecipientPhone(retryCtx, in)
+		}
+	}
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}

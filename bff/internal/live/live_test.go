@@ -56,7 +56,8 @@ func seqs(ms []*Message[string]) []uint64 {
 func startHub(t *testing.T, limits Limits) (*Hub[string], jetstream.JetStream) {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	nc, js, err := bus.Connect(context.Background(), natstest.Run(t), "live-test", logger)
+	srv := natstest.Start(t)
+	nc, js, err := bus.Connect(context.Background(), srv.URL(), "live-test", logger, bus.WithCredentials(srv.Credentials(bus.IdentityAdmin)))
 	if err != nil {
 		t.Fatal(err)
 	}

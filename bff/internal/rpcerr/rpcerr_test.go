@@ -46,3 +46,33 @@ func TestFromService(t *testing.T) {
 		})
 	}
 }
+
+// transfers' step-up refusal reaches the browser as it left transfers: FailedPrecondition, the
+// message, and the ErrorInfo whose reason the wizard reads to open "Confirm it's you".
+func TestFromServiceKeepsTheStepUpErrorInfo(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := status.New(codes.FailedPrecondition, "Please confirm it's you before sending this money.").WithDetails(
+		&errdetails.ErrorInfo{Reason: "STEP_UP_REQUIRED", Domain: "transfers.thumela.co.za"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ce *connect.Error
+	if !errors.As(FromService(context.Background(), logger, st.Err()), &ce) {
+		t.Fatal("not a connect error")
+	}
+	if ce.Code() != connect.CodeFailedPrecondition || ce.Message() != "Please confirm it's you before sending this money." {
+		t.Fatalf("%v %q", ce.Code(), ce.Message())
+	}
+	var info *errdetails.ErrorInfo
+	for _, d := range ce.Details() {
+		if m, err := d.Value(); err == nil {
+			if i, ok := m.(*errdetails.ErrorInfo); ok {
+				info = i
+			}
+		}
+	}
+	if info.GetReason() != "STEP_UP_REQUIRED" || info.GetDomain() != "transfers.thumela.co.za" || len(ce.Details()) != 1 {
+		t.Fatalf("details %v, want the one STEP_UP_REQUIRED ErrorInfo", ce.Details())
+	}
+}

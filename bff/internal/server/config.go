@@ -3,9 +3,13 @@ package server
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/thumela/thumela/bff/internal/ratelimit"
+	"github.com/thumela/thumela/services/platform/bus"
 )
 
 // Config is the BFF's configuration, read from BFF_* variables (shared ones unprefixed).
@@ -14,8 +18,12 @@ type Config struct {
 	// WebDir holds the built web client (web/dist).
 	WebDir string `env:"WEB_DIR" default:"web/dist"`
 	// DevMode proxies every /dev/ path (the dev outbox, the SMS sink's failure switches, the
-	// ATM stand-in) to DevToolsURL. Never in production: refused with an https PublicOrigin.
+	// ATM stand-in) to DevToolsURL. Never in production: refused with an https PublicOrigin,
+	// and unless HTTPAddr is a loopback address or Environment is "development".
 	DevMode bool `env:"DEV_MODE" default:"false"`
+	// Environment is the deployment's kind (THUMELA_ENV, shared by every service):
+	// "development" allows DevMode on any address.
+	Environment string `env:"THUMELA_ENV,noprefix" default:"production"`
 	// DevToolsURL is the development stack's dev-tools server (http://127.0.0.1:…), required
 	// with DevMode and ignored without it.
 	DevToolsURL string `env:"DEV_TOOLS_URL"`
@@ -41,16 +49,31 @@ type Config struct {
 	NotificationsAddr  string `env:"NOTIFICATIONS_ADDR,noprefix" required:"true"`
 	NatsURL            string `env:"NATS_URL,noprefix" default:"nats://127.0.0.1:4222"`
 	StreamReplicas     int    `env:"STREAM_REPLICAS,noprefix" default:"1"`
+	// NATS are the BFF's NATS credentials and TLS trust (NATS_NKEY_SEED_FILE, NATS_CA_FILE):
+	// identity "bff" of the permission table (services/platform/bus/permissions.go).
+	NATS bus.Credentials
 
 	LogLevel        string        `env:"LOG_LEVEL,noprefix" default:"info"`
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"15s"`
 	// MetricsAddr, when set (":9464" in Kubernetes), serves the Prometheus metrics at /metrics
 	// on a listener of its own, never on the public HTTPAddr; empty (the default) serves none.
 	MetricsAddr string `env:"METRICS_ADDR"`
+	// RateLimits overrides rules of the rate-limit table (docs/security-ratelimits.md):
+	// comma-separated "<policy>.<address|account|pair>=<rate>/<period>+<burst>", e.g.
+	// "signup.address=60/1m+20"; rate 0 turns a rule off. Empty keeps the defaults.
+	RateLimits string `env:"RATE_LIMITS"`
+}
+
+// RateLimitConfig is the rate limiter's part of the configuration.
+func (c Config) RateLimitConfig() ratelimit.Config {
+	return ratelimit.Config{Overrides: c.RateLimits, Replicas: c.StreamReplicas}
 }
 
 // Validate checks what the variables cannot say one by one.
 func (c Config) Validate() error {
+	if err := ratelimit.ApplyOverrides(ratelimit.DefaultPolicies(), c.RateLimits); err != nil {
+		return err
+	}
 	if !c.DevMode {
 		return nil
 	}
@@ -59,6 +82,11 @@ func (c Config) Validate() error {
 	if strings.HasPrefix(strings.ToLower(c.PublicOrigin), "https://") {
 		return errors.New("BFF_DEV_MODE is for development only and refused with an https BFF_PUBLIC_ORIGIN")
 	}
+	// A BFF reachable from other machines exposes them to whoever can reach it: only a
+	// deployment that says it is for development may do that.
+	if !loopback(c.HTTPAddr) && c.Environment != "development" {
+		return fmt.Errorf("BFF_DEV_MODE needs BFF_HTTP_ADDR on a loopback address (127.0.0.1, [::1] or localhost), not %q, or THUMELA_ENV=development", c.HTTPAddr)
+	}
 	if c.DevToolsURL == "" {
 		return errors.New("BFF_DEV_TOOLS_URL is required with BFF_DEV_MODE")
 	}
@@ -66,6 +94,20 @@ func (c Config) Validate() error {
 		return err
 	}
 	return nil
+}
+
+// loopback reports whether addr (host:port) listens on a loopback address only; ":8080" and
+// "0.0.0.0:8080" listen on every interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // DevTools is DevToolsURL parsed: an absolute http(s) URL.

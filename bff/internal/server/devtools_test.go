@@ -62,17 +62,28 @@ func TestDevPathsGoToTheDevToolsInDevModeOnly(t *testing.T) {
 
 func TestDevModeIsRefusedOverHTTPSAndNeedsTheDevToolsURL(t *testing.T) {
 	t.Parallel()
+	const local = "127.0.0.1:8080"
 	tests := []struct {
 		name string
 		cfg  server.Config
 		ok   bool
 	}{
-		{"production", server.Config{PublicOrigin: "https://app.thumela.co.za"}, true},
-		{"development", server.Config{DevMode: true, DevToolsURL: "http://127.0.0.1:9099", PublicOrigin: "http://localhost:8080"}, true},
-		{"development without an origin", server.Config{DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, true},
-		{"dev mode over https", server.Config{DevMode: true, DevToolsURL: "http://127.0.0.1:9099", PublicOrigin: "HTTPS://app.thumela.co.za"}, false},
-		{"dev mode without dev tools", server.Config{DevMode: true}, false},
-		{"dev tools URL not a URL", server.Config{DevMode: true, DevToolsURL: "127.0.0.1:9099"}, false},
+		{"production", server.Config{HTTPAddr: ":8080", PublicOrigin: "https://app.thumela.co.za"}, true},
+		{"development", server.Config{HTTPAddr: local, DevMode: true, DevToolsURL: "http://127.0.0.1:9099", PublicOrigin: "http://localhost:8080"}, true},
+		{"development without an origin", server.Config{HTTPAddr: local, DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, true},
+		{"development on ::1", server.Config{HTTPAddr: "[::1]:8080", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, true},
+		{"development on localhost", server.Config{HTTPAddr: "localhost:8080", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, true},
+		// /dev/outbox reads every code and voucher: not on an address other machines reach...
+		{"dev mode on every interface", server.Config{HTTPAddr: ":8080", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, false},
+		{"dev mode on 0.0.0.0", server.Config{HTTPAddr: "0.0.0.0:8080", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, false},
+		{"dev mode on a LAN address", server.Config{HTTPAddr: "192.0.2.10:8080", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, false},
+		{"dev mode in production", server.Config{HTTPAddr: ":8080", Environment: "production", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, false},
+		// ...unless the deployment says it is for development.
+		{"development on every interface", server.Config{HTTPAddr: ":8080", Environment: "development", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, true},
+		{"development over https still refused", server.Config{HTTPAddr: local, Environment: "development", DevMode: true, DevToolsURL: "http://127.0.0.1:9099", PublicOrigin: "https://app.thumela.co.za"}, false},
+		{"dev mode over https", server.Config{HTTPAddr: local, DevMode: true, DevToolsURL: "http://127.0.0.1:9099", PublicOrigin: "HTTPS://app.thumela.co.za"}, false},
+		{"dev mode without dev tools", server.Config{HTTPAddr: local, DevMode: true}, false},
+		{"dev tools URL not a URL", server.Config{HTTPAddr: local, DevMode: true, DevToolsURL: "127.0.0.1:9099"}, false},
 	}
 	for _, tt := range tests {
 		if err := tt.cfg.Validate(); (err == nil) != tt.ok {

@@ -42,10 +42,11 @@ import (
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// jetStreamOn connects to the NATS at url (reconnecting as the BFF does) and ensures the streams.
-func jetStreamOn(t testing.TB, url string) jetstream.JetStream {
+// jetStreamOn connects to srv (reconnecting as the BFF does) and ensures the streams. It
+// connects as the test admin: the same connection publishes the services' events.
+func jetStreamOn(t testing.TB, srv *natstest.Server) jetstream.JetStream {
 	t.Helper()
-	nc, js, err := bus.Connect(context.Background(), url, "bff-test", quietLogger())
+	nc, js, err := bus.Connect(context.Background(), srv.URL(), "bff-test", quietLogger(), bus.WithCredentials(srv.Credentials(bus.IdentityAdmin)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func jetStreamOn(t testing.TB, url string) jetstream.JetStream {
 
 func jetStream(t testing.TB) jetstream.JetStream {
 	t.Helper()
-	return jetStreamOn(t, natstest.Run(t))
+	return jetStreamOn(t, natstest.Start(t))
 }
 
 // publish publishes m and returns its stream sequence (the cursor a tab gets with it).
@@ -515,7 +516,7 @@ func TestLiveEventsEndASlowTabAndKeepServingTheOthers(t *testing.T) {
 func TestLiveEventsSurviveANATSRestart(t *testing.T) {
 	t.Parallel()
 	nats := natstest.Start(t)
-	js := jetStreamOn(t, nats.URL())
+	js := jetStreamOn(t, nats)
 	bff := newLiveBFF(t, js, live.Limits{})
 	events := bff.signIn(t, "u1")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -4,14 +4,17 @@ package server
 
 import (
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
+	"slices"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/otelconnect"
 
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
+	"github.com/thumela/thumela/bff/internal/ratelimit"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 )
 
@@ -24,6 +27,9 @@ type Options struct {
 	// DevTools serves every /dev/ path when set (development mode only: the proxy to the dev
 	// stack's dev tools). Unset, /dev/ paths are the web client's (its 404 page).
 	DevTools http.Handler
+	// RateLimits tunes the per-address and per-account limits (zero: the defaults), shared
+	// across replicas through Deps.JS's KV bucket.
+	RateLimits ratelimit.Config
 }
 
 // compressMinBytes is the smallest Connect message the BFF compresses.
@@ -35,8 +41,25 @@ func New(o Options) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	limiter, err := ratelimit.New(ratelimit.Options{
+		Config: o.RateLimits, JS: o.Deps.JS, ClientAddr: o.Deps.ClientAddr, Logger: o.Deps.Logger,
+		SessionUser: func(ctx context.Context, h http.Header) string {
+			if o.Deps.Tokens == nil {
+				return ""
+			}
+			g, err := o.Deps.Tokens.Grant(ctx, o.Deps.Cookies.Token(h))
+			if err != nil {
+				return ""
+			}
+			return g.UserID
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
 	opts := []connect.HandlerOption{
-		connect.WithInterceptors(otel),
+		// Rate limits after tracing, so a refusal is traced and counted like any answer.
+		connect.WithInterceptors(otel, limiter.Interceptor()),
 		// A browser request is small; anything bigger is a mistake or an attack.
 		connect.WithReadMaxBytes(1 << 20),
 		// Compression cost a third of the BFF's CPU on the history page while saving little:
@@ -53,15 +76,18 @@ func New(o Options) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	// Each service's handler is mounted at its own path ("/thumela.bff.v1.AuthService/"),
-	// behind the cross-site guard.
-	api := func(path string, h http.Handler) { mux.Handle(path, httpx.SameOrigin(o.AllowedOrigins, h)) }
+	// behind the cross-site guard; no answer may be cached (httpx.NoStore).
+	api := func(path string, h http.Handler) {
+		mux.Handle(path, httpx.NoStore(httpx.SameOrigin(o.AllowedOrigins, h)))
+	}
 	api(bffv1connect.NewAuthServiceHandler(&handlers.Auth{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewAccountServiceHandler(&handlers.Account{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewSystemServiceHandler(o.System, opts...))
 	api(bffv1connect.NewPaymentMethodsServiceHandler(&handlers.PaymentMethods{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewTransfersServiceHandler(&handlers.Transfers{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewEventsServiceHandler(&handlers.Events{Deps: o.Deps}, opts...))
-	api(bffv1connect.NewAnalyticsServiceHandler(&handlers.Analytics{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewAnalyticsServiceHandler(&handlers.Analytics{Deps: o.Deps},
+		slices.Concat(opts, []connect.HandlerOption{connect.WithReadMaxBytes(handlers.MaxTrackRequestBytes)})...))
 	api(bffv1connect.NewSupportServiceHandler(&handlers.Support{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewSecurityServiceHandler(&handlers.Security{Deps: o.Deps}, opts...))
 
@@ -71,7 +97,7 @@ func New(o Options) (http.Handler, error) {
 	})
 	if o.DevTools != nil {
 		// Behind the cross-site guard too: the failure switches are POSTs.
-		mux.Handle("/dev/", httpx.SameOrigin(o.AllowedOrigins, o.DevTools))
+		mux.Handle("/dev/", httpx.NoStore(httpx.SameOrigin(o.AllowedOrigins, o.DevTools)))
 	}
 	mux.Handle("/", httpx.WebClient(o.WebDir))
 	return mux, nil

@@ -218,7 +218,13 @@ func TestSignInSetsAHardenedCookieAndGetSessionUsesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	setCookie := res.Header.Get("Set-Cookie")
+	// The session's cookie (the device cookie, thumela_device, is set beside it).
+	var setCookie string
+	for _, v := range res.Header.Values("Set-Cookie") {
+		if strings.HasPrefix(v, "thumela_session=") {
+			setCookie = v
+		}
+	}
 	for _, want := range []string{"thumela_session=", "HttpOnly", "Secure", "SameSite=Lax", "Path=/"} {
 		if !strings.Contains(setCookie, want) {
 			t.Errorf("Set-Cookie %q lacks %s", setCookie, want)
@@ -245,15 +251,23 @@ func TestSignOutClearsTheCookieAndAReplayIsRefused(t *testing.T) {
 	if _, err := auth.SignIn(ctx, &bffv1.SignInRequest{Email: "thandi@example.co.za", Password: "right-password"}); err != nil {
 		t.Fatal(err)
 	}
-	cookies := hc.Jar.Cookies(mustURL(t, srv.URL))
-	if len(cookies) != 1 {
-		t.Fatalf("cookies after sign-in: %v", cookies)
+	// The session's cookie; the device cookie (thumela_device) is no credential and stays.
+	sessionCookie := func() *http.Cookie {
+		for _, c := range hc.Jar.Cookies(mustURL(t, srv.URL)) {
+			if c.Name == "thumela_session" {
+				return c
+			}
+		}
+		return nil
 	}
-	stolen := cookies[0]
+	stolen := sessionCookie()
+	if stolen == nil {
+		t.Fatalf("no session cookie after sign-in: %v", hc.Jar.Cookies(mustURL(t, srv.URL)))
+	}
 	if _, err := auth.SignOut(ctx, &bffv1.SignOutRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if left := hc.Jar.Cookies(mustURL(t, srv.URL)); len(left) != 0 {
+	if left := sessionCookie(); left != nil {
 		t.Fatalf("cookie not cleared: %v", left)
 	}
 

@@ -26,6 +26,7 @@ func (r SessionRefresher) Refresh(ctx context.Context, sessionToken string) (ses
 		return session.Grant{}, err
 	}
 	return session.Grant{
+		SessionID:        res.GetSessionId(),
 		UserID:           res.GetUser().GetId(),
 		Email:            res.GetUser().GetEmail(),
 		AccessToken:      res.GetAccessToken(),
