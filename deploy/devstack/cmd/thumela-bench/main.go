@@ -291,6 +291,11 @@ func (b *bencher) run(ctx context.Context) int {
 		"TRANSFERS_LIMIT_DAILY_CENTS=100000000000",
 		"TRANSFERS_LIMIT_MONTHLY_CENTS=100000000000",
 		"TRANSFERS_LIMIT_YEARLY_CENTS=100000000000",
+		// Likewise the BFF's rate limits (docs/security-ratelimits.md): every bench user comes
+		// from one address, and each sends thousands of transfers. The limiter still runs on
+		// every call (its rules off decide nothing); the rest keep their defaults.
+		"BFF_RATE_LIMITS=signup.address=0/1m+0,verify.address=0/1m+0,signin.address=0/1m+0,signin.account=0/1m+0," +
+			"signin.pair=0/1m+0,addcard.address=0/1m+0,stepup.address=0/1m+0,transfer.address=0/1m+0,transfer.account=0/1m+0",
 	}
 	if o.SandboxDelay != "" {
 		childEnv = append(childEnv, "PAYMENTMETHODS_SANDBOX_DELAY="+o.SandboxDelay)
@@ -482,6 +487,14 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	// createLoad drives CreateTransfer through the whole stack, one worker per user.
 	createLoad := func(phase string, senders []*bench.User, warmup, d time.Duration) (bench.Summary, bench.CPUUsage, int64) {
 		b.step("%s: %d clients, %s warm-up + %s", phase, len(senders), warmup, d)
+		// Each sender confirms it is them (FinishStepUp with the password, as the wizard's
+		// "Confirm it's you") before its transfers, untimed: the bench's recipient is new to
+		// it, and every create then runs transfers' step-up check on a fresh "sua" claim.
+		if err := bench.StepUpAll(ctx, senders, 8); err != nil {
+			b.fail(phase, "", err)
+			b.step("%s: could not step the senders up: %v", phase, err)
+			return bench.Summary{}, bench.CPUUsage{}, 0
+		}
 		var limitErrors atomic.Int64
 		from, logFrom := meter(), logSize()
 		s := bench.ClosedLoop(ctx, len(senders), warmup, d, func(ctx context.Context, w, _ int) error {
@@ -628,7 +641,7 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		b.step("%s over %s (%s), %d transfers at %.0f/s", phase, count(k, "user"), o.StreamsProtocol, o.LevelTransfers, o.EventRate)
 		from, logFrom := meter(), logSize()
 		ev, err := bench.Events(ctx, watchers, bench.EventsConfig{
-			Streams: n, OpenParallel: 50, Transfers: o.LevelTransfers, Rate: o.EventRate, Wait: o.EventWait, NatsURL: ready.NatsURL,
+			Streams: n, OpenParallel: 50, Transfers: o.LevelTransfers, Rate: o.EventRate, Wait: o.EventWait, NatsURL: ready.NatsURL, NatsSeedFile: ready.NatsObserverSeedFile,
 		})
 		cpu(phase, from)
 		rpcs(phase, logFrom)
@@ -651,7 +664,7 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	from, logFrom = meter(), logSize()
 	ev, err := bench.Events(ctx, streamUsers, bench.EventsConfig{
 		Streams: o.Streams, OpenParallel: 50, Transfers: o.EventTransfers, Rate: o.EventRate, Wait: o.EventWait,
-		NatsURL: ready.NatsURL,
+		NatsURL: ready.NatsURL, NatsSeedFile: ready.NatsObserverSeedFile,
 		WhileOpen: func() {
 			open := readRSS(ready.PIDs)
 			b.raw["rss_streams_open_bytes"] = open

@@ -129,3 +129,20 @@ func TestProcCPUReadsThisProcess(t *testing.T) {
 		t.Fatalf("rss %d, %v", rss, err)
 	}
 }
+
+// Bench users' names take letters only (identity refuses digits in names): distinct per user.
+func TestLettersNameEveryUser(t *testing.T) {
+	seen := map[string]bool{}
+	for i, want := range map[int]string{0: "A", 25: "Z", 26: "AA", 27: "AB", 701: "ZZ", 702: "AAA"} {
+		if got := letters(i); got != want {
+			t.Errorf("letters(%d) = %q, want %q", i, got, want)
+		}
+	}
+	for i := range 2000 {
+		s := letters(i)
+		if seen[s] {
+			t.Fatalf("letters(%d) = %q again", i, s)
+		}
+		seen[s] = true
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+	"github.com/thumela/thumela/services/platform/bus"
 )
 
 // EventsConfig says how the live-event latency is measured.
@@ -32,6 +33,8 @@ type EventsConfig struct {
 	// NatsURL, when set, is tapped (a plain subscription to the transfers' status subjects) to
 	// split each latency at the moment the event reached NATS.
 	NatsURL string
+	// NatsSeedFile is the observer's NKey seed (stack.Ready's NatsObserverSeedFile).
+	NatsSeedFile string
 }
 
 // EventsResult is what the live-event phase measured.
@@ -92,7 +95,11 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 	// Tap NATS.
 	natsAt := map[obsKey]time.Time{}
 	if cfg.NatsURL != "" {
-		nc, err := nats.Connect(cfg.NatsURL, nats.Name("thumela-bench"))
+		creds, err := bus.Credentials{NKeySeedFile: cfg.NatsSeedFile, Identity: bus.IdentityObserver}.Options()
+		if err != nil {
+			return res, fmt.Errorf("tap NATS: %w", err)
+		}
+		nc, err := nats.Connect(cfg.NatsURL, append(creds, nats.Name("thumela-bench"))...)
 		if err != nil {
 			return res, fmt.Errorf("tap NATS: %w", err)
 		}
@@ -207,6 +214,11 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 	res.OpenErrors = int(openErrors.Load()) // reported; the streams that opened are measured
 	if res.OpenErrors == cfg.Streams {
 		return res, fmt.Errorf("no stream opened: %v", sampler.samples)
+	}
+	// The senders confirm it is them (StepUp) before their transfers, untimed: each event's
+	// latency runs from its create, which passes transfers' step-up check.
+	if err := StepUpAll(ctx, users[:min(len(users), cfg.Transfers)], 8); err != nil {
+		return res, err
 	}
 	// Let the consumers settle before the first event.
 	time.Sleep(500 * time.Millisecond)

@@ -13,11 +13,11 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/bench"
+	"github.com/thumela/thumela/deploy/devstack/internal/stack"
 	"github.com/thumela/thumela/deploy/devstack/internal/stacktest"
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
@@ -89,7 +89,13 @@ func TestScaleOut(t *testing.T) {
 			via[b] = append(via[b], client.Via(u, st.BaseURLs[b]))
 		}
 	}
-	phase("%d senders signed up with a card", senders)
+	// Each sender confirms it is them (through BFF 0) before its transfers: the recipient is
+	// new to it. BFF 1's grants, cached before, lack the step-up: its CreateTransfer fetches a
+	// fresh grant when transfers asks for one.
+	if err := bench.StepUpAll(ctx, users, 4); err != nil {
+		t.Fatal(err)
+	}
+	phase("%d senders signed up with a card and stepped up", senders)
 
 	// Live streams: sender u watches on BFF u%2 until the end of the test.
 	var bffDead [2]atomic.Bool
@@ -229,7 +235,7 @@ func TestScaleOut(t *testing.T) {
 	checkTransfersAndCharges(t, ctx, pool, userIDs, results)
 
 	// What the stream holds for these senders: the truth the BFFs deliver from.
-	onStream, err := readEventsStream(ctx, st.NatsURL, userIDs)
+	onStream, err := readEventsStream(ctx, st.Ready, userIDs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,6 +314,9 @@ func startStack(t *testing.T) *stacktest.Stack {
 			// leased for this + 5 s before the taking-over worker may finish it (30 s by
 			// default); the sandbox answers in 300 ms.
 			"PAYMENTMETHODS_PROCESSOR_TIMEOUT=5s",
+			// The senders' creates are a load from one address, not a person: the rate limits
+			// on CreateTransfer (docs/security-ratelimits.md) would refuse most of it.
+			"BFF_RATE_LIMITS=transfer.address=0/1m+0,transfer.account=0/1m+0",
 		},
 	})
 	if len(st.BaseURLs) != 2 {
@@ -422,8 +431,8 @@ type streamEvent struct {
 
 // readEventsStream reads every transfer event of the senders from THUMELA_EVENTS, by sender,
 // in stream order.
-func readEventsStream(ctx context.Context, natsURL string, userIDs []string) (map[string][]streamEvent, error) {
-	nc, err := nats.Connect(natsURL, nats.Name("scaleout-test"))
+func readEventsStream(ctx context.Context, st stack.Ready, userIDs []string) (map[string][]streamEvent, error) {
+	nc, err := stack.ConnectNATS(st.NatsURL, st.NatsObserverSeedFile, "scaleout-test")
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/bench"
+	"github.com/thumela/thumela/deploy/devstack/internal/stack"
 	"github.com/thumela/thumela/deploy/devstack/internal/stacktest"
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
@@ -44,7 +45,7 @@ var sixDigits = regexp.MustCompile(`\b(\d{6})\b`)
 func TestNoSecretRestsInTheDatabaseOrOnTheBus(t *testing.T) {
 	st := stacktest.Start(t, stacktest.Options{Name: "secretsleak", KeepLogEnv: "SECRETSLEAK_KEEP_LOG"})
 	ctx := st.Context(t, 5*time.Minute)
-	nc, err := nats.Connect(st.NatsURL, nats.Name("secretsleak-test"))
+	nc, err := stack.ConnectNATS(st.NatsURL, st.NatsObserverSeedFile, "secretsleak-test")
 	if err != nil {
 		t.Fatalf("connect to the stack's NATS: %v", err)
 	}

@@ -32,10 +32,12 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/devatm"
 	"github.com/thumela/thumela/deploy/devstack/internal/devsinks"
 	"github.com/thumela/thumela/services/cashout/atmnet"
+	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/seal"
 )
 
@@ -97,6 +99,10 @@ type Ready struct {
 	DatabaseURL string
 	// NatsURL is the NATS server the services use.
 	NatsURL string
+	// NatsObserverSeedFile is the NKey seed of the read-only observer identity (bus.Observer),
+	// for the tools and tests that read the streams (ConnectNATS); empty when NATS_URL named a
+	// server of the caller's, which the stack gives no credentials.
+	NatsObserverSeedFile string
 	// PIDs are the children's process ids by name (the services, the BFF and, when the stack
 	// runs its own cluster, postgres; replicas as <name>-<n>). A test may signal one; with
 	// Config.TolerateExit the others keep running.
@@ -211,9 +217,17 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	// NATS.
+	// NATS, with the production permission table: each child gets its own NKey, made for this
+	// run (docs/security-nats.md).
 	natsURL := cfg.NatsURL
+	var natsKeys *bus.KeySet
 	if natsURL == "" {
+		keys, cleanup, err := natsCredentials(cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		natsKeys = &keys
 		storeDir := filepath.Join(cfg.DataDir, "nats")
 		if cfg.Ephemeral {
 			var err error
@@ -222,7 +236,7 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 			defer os.RemoveAll(storeDir)
 		}
-		ns, err := startNATS(storeDir, cfg.NATSMaxConsumers)
+		ns, err := startNATS(storeDir, cfg.NATSMaxConsumers, keys)
 		if err != nil {
 			return err
 		}
@@ -258,6 +272,12 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	take := func() string { a := free[0]; free = free[1:]; return a }
+	// The BFFs' addresses are known before the services start: identity's WebAuthn relying
+	// party must list every origin the pages are served from.
+	bffAddrs := []string{cfg.HTTPAddr}
+	for range names["bff"][1:] {
+		bffAddrs = append(bffAddrs, take())
+	}
 	addrs := map[string][]string{}
 	for _, svc := range Services {
 		for range names[svc] {
@@ -334,12 +354,14 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	for _, svc := range Services {
 		for i, name := range names[svc] {
-			extra := []string{strings.ToUpper(svc) + "_GRPC_ADDR=" + addrs[svc][i]}
+			extra := append([]string{strings.ToUpper(svc) + "_GRPC_ADDR=" + addrs[svc][i]}, natsEnv(natsKeys, svc)...)
 			switch svc {
 			case "notifications":
 				extra = append(append(extra, notificationsEnv...), "NOTIFICATIONS_WEBHOOK_ADDR="+webhookAddrs[i])
 			case "cashout":
 				extra = append(append(extra, cashoutEnv...), "CASHOUT_ISO_ADDR="+isoAddrs[i])
+			case "identity":
+				extra = append(extra, webauthnEnv(bffAddrs)...)
 			}
 			if err := start(name, svc, extra...); err != nil {
 				return err
@@ -348,18 +370,15 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	var httpAddrs, bases []string
 	for i, name := range names["bff"] {
-		httpAddr := cfg.HTTPAddr
-		if i > 0 {
-			httpAddr = take()
-		}
+		httpAddr := bffAddrs[i]
 		httpAddrs = append(httpAddrs, httpAddr)
 		bases = append(bases, "http://"+httpAddr)
-		if err := start(name, "bff",
+		if err := start(name, "bff", append(natsEnv(natsKeys, "bff"),
 			"BFF_HTTP_ADDR="+httpAddr,
 			"BFF_WEB_DIR="+filepath.Join(cfg.Root, "web", "dist"),
 			"BFF_DEV_MODE=true",
 			"BFF_DEV_TOOLS_URL="+sinks.DevToolsURL(),
-		); err != nil {
+		)...); err != nil {
 			return err
 		}
 	}
@@ -400,8 +419,12 @@ func Run(ctx context.Context, cfg Config) error {
 		for _, p := range procs {
 			pids[p.name] = p.cmd.Process.Pid
 		}
+		observerSeed := ""
+		if natsKeys != nil {
+			observerSeed = natsKeys.SeedFile(bus.IdentityObserver)
+		}
 		cfg.Ready(Ready{
-			BaseURL: bases[0], BaseURLs: bases, DatabaseURL: databaseURL, NatsURL: natsURL, PIDs: pids,
+			BaseURL: bases[0], BaseURLs: bases, DatabaseURL: databaseURL, NatsURL: natsURL, NatsObserverSeedFile: observerSeed, PIDs: pids,
 			DataDir: cfg.DataDir, DevToolsURL: sinks.DevToolsURL(), SMTPAddr: sinks.SMTPAddr(), SMTPCAFile: sinks.CAFile,
 			BulkSMSURL: sinks.BulkSMSURL(), WebhookURL: webhookURL,
 			ISOAddr: isoAddrs[0], ISOAddrs: isoAddrs, ZonePINKey: strings.TrimSpace(strings.Split(secrets["CASHOUT_ZONE_PIN_KEYS"], ",")[0]),
@@ -428,6 +451,20 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 }
 
+// webauthnEnv is identity's passkey relying party in development: RP id "localhost" (browsers
+// allow WebAuthn on http://localhost), and each BFF's origin as the browser tests open it
+// (localhost) and as the stack reports it (127.0.0.1).
+func webauthnEnv(bffAddrs []string) []string {
+	var origins []string
+	for _, a := range bffAddrs {
+		origins = append(origins, displayURL(a))
+		if _, port, err := net.SplitHostPort(a); err == nil {
+			origins = append(origins, "http://"+net.JoinHostPort("127.0.0.1", port))
+		}
+	}
+	return []string{"IDENTITY_WEBAUTHN_RP_ID=localhost", "IDENTITY_WEBAUTHN_ORIGINS=" + strings.Join(slices.Compact(origins), ",")}
+}
+
 func displayURL(addr string) string {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -439,15 +476,60 @@ func displayURL(addr string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-func startNATS(storeDir string, maxConsumers int) (*server.Server, error) {
-	opts := &server.Options{
-		Host:      "127.0.0.1",
-		Port:      server.RANDOM_PORT,
-		JetStream: true,
-		StoreDir:  storeDir,
-		NoSigs:    true,
-		NoLog:     true,
+// natsCredentials makes this run's NKeys (a folder of 0600 seeds under the data folder,
+// removed when the stack stops) and the authorization file the embedded server reads.
+func natsCredentials(dataDir string) (bus.KeySet, func(), error) {
+	dir, err := os.MkdirTemp(dataDir, "nats-keys-")
+	if err != nil {
+		return bus.KeySet{}, nil, err
 	}
+	cleanup := func() { _ = os.RemoveAll(dir) }
+	ids := append(bus.Services(), bus.Observer())
+	keys, err := bus.GenerateKeys(dir, ids)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "auth.conf"), []byte(bus.AuthConf(ids, keys.Key)), 0o600)
+	}
+	if err != nil {
+		cleanup()
+		return bus.KeySet{}, nil, fmt.Errorf("NATS credentials: %w", err)
+	}
+	return keys, cleanup, nil
+}
+
+// natsEnv gives a child its own NATS credentials: none with a NATS of the caller's, nor to
+// cashout, which does not use NATS.
+func natsEnv(keys *bus.KeySet, identity string) []string {
+	if _, ok := bus.Lookup(identity); keys == nil || !ok {
+		return nil
+	}
+	return []string{"NATS_NKEY_SEED_FILE=" + keys.SeedFile(identity)}
+}
+
+// ConnectNATS connects to the stack's NATS as the observer whose seed is seedFile (Ready's
+// NatsObserverSeedFile; empty: without credentials), read-only, for the tools and tests that
+// read the streams or tap subjects.
+func ConnectNATS(url, seedFile, name string, opts ...nats.Option) (*nats.Conn, error) {
+	creds := bus.Credentials{NKeySeedFile: seedFile, Identity: bus.IdentityObserver}
+	credOpts, err := creds.Options()
+	if err != nil {
+		return nil, err
+	}
+	return nats.Connect(url, append(append(credOpts, nats.Name(name)), opts...)...)
+}
+
+func startNATS(storeDir string, maxConsumers int, keys bus.KeySet) (*server.Server, error) {
+	// The authorization is the rendered permission table, read as nats-server reads its
+	// configuration in production.
+	opts, err := server.ProcessConfigFile(filepath.Join(keys.Dir, "auth.conf"))
+	if err != nil {
+		return nil, fmt.Errorf("embedded NATS: %w", err)
+	}
+	opts.Host = "127.0.0.1"
+	opts.Port = server.RANDOM_PORT
+	opts.JetStream = true
+	opts.StoreDir = storeDir
+	opts.NoSigs = true
+	opts.NoLog = true
 	opts.JetStreamLimits.DefaultMaxConsumers = maxConsumers
 	ns, err := server.NewServer(opts)
 	if err != nil {

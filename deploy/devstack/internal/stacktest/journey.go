@@ -81,13 +81,17 @@ type Sent struct {
 	PIN      string
 }
 
-// SendMoney makes the transfer req as u and waits, up to 90 s, until it has completed with a
+// SendMoney steps u up (bench.User.StepUp), makes the transfer req as u and waits, up to 90 s, until it has completed with a
 // voucher (the sandbox approves 4242…), then, up to 60 s, until /dev/outbox shows the voucher
 // SMS to req's recipient (who must be in E.164 form, as bench.TransferRequest's is), with the
 // status smsStatus unless that is "". It fails the test when any of that does not happen or the
 // SMS gives no PIN.
 func (s *Stack) SendMoney(t testing.TB, ctx context.Context, u *bench.User, req *bffv1.CreateTransferRequest, smsStatus string) Sent {
 	t.Helper()
+	// As the wizard's "Confirm it's you": bench.TransferRequest's phone is new to a new user.
+	if err := u.StepUp(ctx); err != nil {
+		s.Fatalf(t, ctx, "%v", err)
+	}
 	created, err := u.Transfers.CreateTransfer(ctx, req)
 	if err != nil {
 		s.Fatalf(t, ctx, "CreateTransfer: %v", err)

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/bench"
+	"github.com/thumela/thumela/deploy/devstack/internal/stack"
 	"github.com/thumela/thumela/deploy/devstack/internal/stacktest"
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
@@ -72,7 +73,7 @@ func TestOneTracePerTransfer(t *testing.T) {
 	t.Cleanup(user.CloseStreams)
 
 	// Tap NATS to learn each status event's message id and the trace context in its headers.
-	tap := tapStatusEvents(t, st.NatsURL, user.ID)
+	tap := tapStatusEvents(t, st.Ready, user.ID)
 
 	// The live stream, open (its first message, a heartbeat, has arrived) before the transfer.
 	updates := watchTransfers(t, ctx, user)
@@ -81,6 +82,10 @@ func TestOneTracePerTransfer(t *testing.T) {
 	traceID, browserSpanID := randomHex(16), randomHex(8)
 	callCtx, call := connect.NewClientContext(ctx)
 	call.RequestHeader().Set("traceparent", "00-"+traceID+"-"+browserSpanID+"-01")
+	// "Confirm it's you" first (untraced): the recipient is new to this user.
+	if err := user.StepUp(ctx); err != nil {
+		t.Fatalf("%v%s", err, stacktest.Why(ctx))
+	}
 	created, err := user.Transfers.CreateTransfer(callCtx, bench.TransferRequest(user))
 	if err != nil {
 		t.Fatalf("CreateTransfer: %v%s\n%s", err, stacktest.Why(ctx), st.Tail(80))
@@ -438,9 +443,9 @@ func (s *statusTap) describe() string {
 
 // tapStatusEvents subscribes (plain NATS, beside JetStream) to the user's transfer status
 // subject and records each event's message id and traceparent header.
-func tapStatusEvents(t *testing.T, natsURL, userID string) *statusTap {
+func tapStatusEvents(t *testing.T, st stack.Ready, userID string) *statusTap {
 	t.Helper()
-	nc, err := nats.Connect(natsURL, nats.Name("tracechain-test"))
+	nc, err := stack.ConnectNATS(st.NatsURL, st.NatsObserverSeedFile, "tracechain-test")
 	if err != nil {
 		t.Fatalf("connect to the stack's NATS: %v", err)
 	}
