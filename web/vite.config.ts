@@ -20,7 +20,9 @@ export default defineConfig({
   },
   build: {
     outDir: "dist",
-    sourcemap: true,
+    // No source maps in the build the BFF serves: they would hand anyone the client's whole
+    // source, comments included. Vite's dev server still maps everything for development.
+    sourcemap: false,
   },
   test: {
     environment: "jsdom",

@@ -4,7 +4,7 @@
 // reached through the BFF's dev proxy as a person reaches it).
 import assert from "node:assert/strict";
 import { smsFor } from "./harness.mjs";
-import { toast } from "./flows.mjs";
+import { PASSWORD, clickSendMoney, toast } from "./flows.mjs";
 
 const NEXT_YEAR = String(new Date().getFullYear() + 1);
 
@@ -26,7 +26,7 @@ export async function addCardInDialog(page, { name = "Personal Visa", number = "
  * one from the wizard. `senderPin` ticks 'I'll give {name} the PIN myself' and types it. Returns
  * the completed panel's text.
  */
-export async function sendMoney(page, baseURL, { amount, name, phone, bank = "FNB", senderPin }) {
+export async function sendMoney(page, baseURL, { amount, name, phone, bank = "FNB", senderPin, password = PASSWORD }) {
   await page.goto(`${baseURL}/send-money`);
   await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
   await page.getByLabel("Amount to Send (ZAR)").fill(amount);
@@ -49,7 +49,7 @@ export async function sendMoney(page, baseURL, { amount, name, phone, bank = "FN
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("heading", { name: "Confirm your transfer" }).waitFor();
   const confirmation = await page.getByRole("region", { name: "Transfer details" }).innerText();
-  await page.getByRole("button", { name: "Send Money" }).click();
+  await clickSendMoney(page, { password });
   await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 30_000 });
   const panel = await page.getByRole("status").filter({ hasText: "Voucher number" }).innerText();
   return { confirmation, panel };

@@ -61,3 +61,26 @@ export async function logOut(page) {
   await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Log Out" }).click();
   await page.getByRole("heading", { name: "Welcome Back" }).waitFor();
 }
+
+/**
+ * Clicks 'Send Money' on the wizard's confirmation step and, when the wizard asks "Confirm it's
+ * you" (a transfer above R1,000 or to a phone the sender never paid), enters the password and
+ * confirms. Resolves whether it was asked, once the transfer went out (or was refused).
+ */
+export async function clickSendMoney(page, { password = PASSWORD } = {}) {
+  await page.getByRole("button", { name: "Send Money" }).click();
+  const dialog = page.getByRole("dialog", { name: "Confirm it's you" });
+  // Whichever comes first: the question, or what follows a transfer sent without it (the
+  // processing panel, the result, or an error toast).
+  await dialog
+    .or(page.getByRole("heading", { name: "Processing your transfer..." }))
+    .or(page.locator("#transfer-result-title"))
+    .or(page.locator("[data-sonner-toast][data-type='error']"))
+    .first()
+    .waitFor({ timeout: 20_000 });
+  if (!(await dialog.isVisible())) return false;
+  await dialog.getByLabel("Password", { exact: true }).fill(password);
+  await dialog.getByRole("button", { name: "Confirm and send" }).click();
+  await dialog.waitFor({ state: "detached" });
+  return true;
+}

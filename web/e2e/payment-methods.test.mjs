@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launchBrowser, startStack } from "./harness.mjs";
-import { signUpVerified, toast } from "./flows.mjs";
+import { clickSendMoney, signUpVerified, toast } from "./flows.mjs";
 
 let stack;
 let chromium;
@@ -138,7 +138,7 @@ test("a card used by a transfer cannot be deleted, and the dialog stays open", a
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("radio", { name: /Used Visa/ }).check();
   await page.getByRole("button", { name: "Next" }).click();
-  await page.getByRole("button", { name: "Send Money" }).click();
+  await clickSendMoney(page);
   await toast(page, "Transfer initiated").waitFor({ timeout: 20_000 });
 
   await page.goto(`${stack.baseURL}/payment-methods`);

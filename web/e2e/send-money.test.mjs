@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { clearSmsFailures, failSms, launchBrowser, smsFor, startStack } from "./harness.mjs";
-import { signUpVerified, toast } from "./flows.mjs";
+import { clickSendMoney, signUpVerified, toast } from "./flows.mjs";
 
 let stack;
 let chromium;
@@ -73,7 +73,7 @@ test("a new user adds a card in the wizard and sends R150.00; the recipient gets
   const details = page.getByRole("region", { name: "Transfer details" });
   await details.getByText("Personal Visa").waitFor();
   await page.getByRole("region", { name: "Recipient" }).getByText("Standard Bank", { exact: true }).waitFor();
-  await page.getByRole("button", { name: "Send Money" }).click();
+  await clickSendMoney(page);
 
   // Accepted (pending), charged by the sandbox processor, then completed with a voucher.
   await page.getByRole("heading", { name: "Processing your transfer..." }).waitFor();
@@ -135,7 +135,7 @@ test("a card without funds ends in 'Transfer Failed'; Try Again with a good card
   // The sandbox accepts this card but declines every charge for insufficient funds.
   await addCardInDialog(page, { name: "Empty Visa", number: "4000000000009995" });
   await page.getByRole("button", { name: "Next" }).click();
-  await page.getByRole("button", { name: "Send Money" }).click();
+  await clickSendMoney(page);
   await page.getByRole("heading", { name: "Transfer Failed" }).waitFor({ timeout: 20_000 });
   await page.getByText(/insufficient funds/i).first().waitFor();
 
@@ -143,7 +143,7 @@ test("a card without funds ends in 'Transfer Failed'; Try Again with a good card
   await page.getByRole("button", { name: "Add New Card" }).click();
   await addCardInDialog(page, { name: "Good Mastercard", number: "5555555555554444" });
   await page.getByRole("button", { name: "Next" }).click();
-  await page.getByRole("button", { name: "Send Money" }).click();
+  await clickSendMoney(page);
   await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 20_000 });
   await smsFor(stack.baseURL, "082 555 0143", /Voucher number/);
 
@@ -180,7 +180,7 @@ test("the details dialog, opened while the transfer is processing, shows the rec
   // voucher, and so before the SMS, exists.
   await addCardInDialog(page, { name: "Slow Visa", number: "4000000000000259" });
   await page.getByRole("button", { name: "Next" }).click();
-  await page.getByRole("button", { name: "Send Money" }).click();
+  await clickSendMoney(page);
   await toast(page, "Transfer initiated").waitFor();
   await page.getByRole("link", { name: "Back to Dashboard" }).click();
   await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
@@ -223,7 +223,7 @@ test("a number the SMS provider refuses for good shows 'We could not deliver the
   await page.getByRole("button", { name: "Add Payment Method" }).click();
   await addCardInDialog(page, { name: "Personal Visa", number: "4242424242424242" });
   await page.getByRole("button", { name: "Next" }).click();
-  await page.getByRole("button", { name: "Send Money" }).click();
+  await clickSendMoney(page);
   await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 20_000 });
 
   await page.getByRole("link", { name: "Back to Dashboard" }).click();

@@ -69,6 +69,60 @@ test("a wrong code is refused and the user stays on the verification screen", as
   await page.close();
 });
 
+test("signing up with an address that has an account looks like any sign-up, and its owner is told", async () => {
+  // The owner's account, verified.
+  const owner = await chromium.browser.newPage();
+  const email = uniqueEmail("taken");
+  await signUpForm(owner, { first: "Thandi", last: "Nkosi", email });
+  await owner.getByRole("heading", { name: "Verify Your Identity" }).waitFor();
+  const codeMail = await latestMessage(stack.baseURL, email, { template: "sign_up_code" });
+  await owner.getByLabel(/code/i).fill(/\b(\d{6})\b/.exec(codeMail.body)[1]);
+  await owner.getByRole("button", { name: /verify/i }).click();
+  await owner.getByRole("heading", { name: "Quick Actions" }).waitFor();
+  await owner.close();
+
+  // A stranger tries the same address: the same screens and words as a new address, no
+  // "already exists".
+  const stranger = await (await chromium.browser.newContext()).newPage();
+  await signUpForm(stranger, { first: "Mallory", last: "Stranger", email });
+  await stranger.getByRole("heading", { name: "Verify Your Identity" }).waitFor();
+  assert.match(stranger.url(), /\/otp-verification/);
+  await stranger.getByText("Check your email").first().waitFor();
+  const body = await stranger.locator("body").innerText();
+  assert.doesNotMatch(body, /already (exists|registered|verified)|account (has been )?created/i);
+
+  // The owner hears about it, by their own name, with the way back in.
+  const attempt = await latestMessage(stack.baseURL, email, { template: "sign_up_attempt" });
+  assert.match(attempt.body, /Hi Thandi,/);
+  assert.match(attempt.body, /Forgot password\?/);
+  assert.doesNotMatch(attempt.body, /Mallory/);
+
+  // A code typed for that address is refused in the words any wrong code gets.
+  await stranger.getByLabel(/code/i).fill("000000");
+  await stranger.getByRole("button", { name: /verify/i }).click();
+  await stranger.getByText("The code is incorrect or has expired. Please check it or request a new one.").first().waitFor();
+  await stranger.context().close();
+});
+
+test("a name with control or direction-changing characters is refused with a clear reason", async () => {
+  const page = await chromium.browser.newPage();
+  await signUpForm(page, { first: "Thandi", last: "\u202eisokN", email: uniqueEmail("bidi") });
+  await page.getByText("Names may only contain letters, spaces, apostrophes, hyphens and full stops.").first().waitFor();
+  assert.match(page.url(), /\/signup/);
+  await page.close();
+});
+
+async function signUpForm(page, { first, last, email }) {
+  await page.goto(`${stack.baseURL}/signup`);
+  await page.getByRole("heading", { name: "Create Your Account" }).waitFor();
+  await page.getByLabel("First name").fill(first);
+  await page.getByLabel("Last name").fill(last);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill("Correct-Horse-42");
+  await page.getByLabel("Confirm password").fill("Correct-Horse-42");
+  await page.getByRole("button", { name: /create account|sign up/i }).click();
+}
+
 test("a signed-out visitor of /dashboard is sent to the login page", async () => {
   const page = await chromium.browser.newPage();
   await page.goto(`${stack.baseURL}/dashboard`);

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { badRequestDetail, errorWithDetails, retryInfoDetail } from "@/test/error-details";
-import { errorMessage, fieldViolations, hasCode, retryAfterSeconds } from "./errors";
+import { errorMessage, fieldViolations, hasCode, rateLimitMessage, retryAfterSeconds, tooManyAttempts } from "./errors";
 
 describe("errorMessage", () => {
   it("shows the server's message", () => {
@@ -47,5 +47,31 @@ describe("error details", () => {
   it("survives a detail that does not decode", () => {
     const error = errorWithDetails("x", Code.ResourceExhausted, { type: "google.rpc.RetryInfo", value: new Uint8Array([0x0a, 0xff]) });
     expect(retryAfterSeconds(error)).toBeUndefined();
+  });
+});
+
+describe("rate limits", () => {
+  it("words the wait in seconds, then minutes", () => {
+    expect(tooManyAttempts(0.3)).toBe("Too many attempts. Please wait 1 second and try again.");
+    expect(tooManyAttempts(12)).toBe("Too many attempts. Please wait 12 seconds and try again.");
+    expect(tooManyAttempts(75)).toBe("Too many attempts. Please wait 1 minute and try again.");
+    expect(tooManyAttempts(14 * 60 + 5)).toBe("Too many attempts. Please wait 15 minutes and try again.");
+  });
+
+  it("shows the BFF's refusal from RetryInfo", () => {
+    const err = errorWithDetails("Too many attempts. Please wait 7 seconds and try again.", Code.ResourceExhausted, retryInfoDetail(420));
+    expect(errorMessage(err, "fallback")).toBe("Too many attempts. Please wait 7 minutes and try again.");
+  });
+
+  it("reads Retry-After when there is no RetryInfo", () => {
+    const err = new ConnectError("", Code.ResourceExhausted, new Headers({ "Retry-After": "30" }));
+    expect(errorMessage(err, "fallback")).toBe("Too many attempts. Please wait 30 seconds and try again.");
+    expect(rateLimitMessage(new ConnectError("", Code.ResourceExhausted, new Headers({ "Retry-After": "soon" })))).toBeUndefined();
+  });
+
+  it("leaves the services' own ResourceExhausted answers and other codes alone", () => {
+    const resend = errorWithDetails("Please wait 40 seconds before requesting a new code.", Code.ResourceExhausted, retryInfoDetail(40));
+    expect(errorMessage(resend, "fallback")).toBe("Please wait 40 seconds before requesting a new code.");
+    expect(rateLimitMessage(new ConnectError("Too many attempts.", Code.InvalidArgument))).toBeUndefined();
   });
 });

@@ -8,10 +8,42 @@ const TRANSPORT_CODES = new Set([Code.Unknown, Code.Unavailable, Code.Canceled])
 
 /** The message to show for a failed call: the server's message when there is one, else the fallback. */
 export function errorMessage(error: unknown, fallback: string): string {
+  const limited = rateLimitMessage(error);
+  if (limited) return limited;
   if (error instanceof ConnectError && !TRANSPORT_CODES.has(error.code)) {
     return error.rawMessage.trim() || fallback;
   }
   return fallback;
+}
+
+/** "Too many attempts. Please wait 12 seconds and try again." (minutes from 90 seconds on). */
+export function tooManyAttempts(seconds: number): string {
+  const secs = Math.max(1, Math.ceil(seconds));
+  if (secs < 60) return `Too many attempts. Please wait ${secs} ${secs === 1 ? "second" : "seconds"} and try again.`;
+  const mins = secs <= 90 ? 1 : Math.ceil(secs / 60);
+  return `Too many attempts. Please wait ${mins} ${mins === 1 ? "minute" : "minutes"} and try again.`;
+}
+
+/**
+ * The text for the BFF's rate limit (ResourceExhausted with a retry delay in RetryInfo or the
+ * Retry-After header, and either no message or its "Too many attempts." one); undefined for
+ * anything else, so the services' own ResourceExhausted answers (a locked voucher, too many
+ * wrong codes, a resend interval) keep their specific wording.
+ */
+export function rateLimitMessage(error: unknown): string | undefined {
+  if (!(error instanceof ConnectError) || error.code !== Code.ResourceExhausted) return undefined;
+  const message = error.rawMessage.trim();
+  if (message !== "" && !message.startsWith("Too many attempts.")) return undefined;
+  const seconds = retryAfterSeconds(error) ?? retryAfterHeader(error);
+  if (seconds === undefined) return message || undefined;
+  return tooManyAttempts(seconds);
+}
+
+// Retry-After in whole seconds (the BFF never sends the HTTP-date form).
+function retryAfterHeader(error: ConnectError): number | undefined {
+  const raw = error.metadata.get("Retry-After");
+  if (raw === null || !/^\d+$/.test(raw.trim())) return undefined;
+  return Number(raw.trim());
 }
 
 export function hasCode(error: unknown, code: Code): boolean {

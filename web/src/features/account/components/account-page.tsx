@@ -6,7 +6,9 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { hasCode } from "@/lib/errors";
 import { useProfile } from "../api/profile";
 import { ProfileSection } from "./profile-section";
+import { PasskeysSection } from "./passkeys-section";
 import { SecuritySection } from "./security-section";
+import { SessionsSection } from "./sessions-section";
 
 const tabClasses =
   "rounded-md px-4 py-2 text-sm font-medium text-slate-600 transition-colors hover:text-slate-900 " +
@@ -50,8 +52,10 @@ export function AccountPage({ email }: { email: string }) {
         <Tabs.Content value="profile" className="mt-4 focus-visible:outline-2">
           <ProfileSection profile={profile.data?.profile} email={email} />
         </Tabs.Content>
-        <Tabs.Content value="security" className="mt-4 focus-visible:outline-2">
+        <Tabs.Content value="security" className="mt-4 space-y-4 focus-visible:outline-2">
           <SecuritySection />
+          <PasskeysSection />
+          <SessionsSection />
         </Tabs.Content>
       </Tabs.Root>
     </div>

@@ -21,6 +21,7 @@ import {
 import type { SignInValues } from "../api/sign-in";
 import { safeRedirect } from "../lib/safe-redirect";
 import { textLinkClasses } from "./auth-card";
+import { PasskeySignIn } from "./passkey-sign-in";
 
 export function LoginForm() {
   const navigate = useNavigate();
@@ -64,7 +65,7 @@ export function LoginForm() {
         <Input
           id="login-email"
           type="email"
-          autoComplete="email"
+          autoComplete="username webauthn"
           placeholder="you@example.co.za"
           aria-invalid={errors.email ? true : undefined}
           {...register("email")}
@@ -89,6 +90,7 @@ export function LoginForm() {
       <Button type="submit" size="lg" className="w-full" busy={busy}>
         {busy ? "Logging in..." : "Log In"}
       </Button>
+      <PasskeySignIn />
     </form>
   );
 }

@@ -52,17 +52,23 @@ describe("OTP verification", () => {
     expect(window.sessionStorage.getItem("thumela.pendingVerification")).toBeNull();
   });
 
-  it("shows the server's message for a wrong code", async () => {
+  it("shows the server's one message for any refused code", async () => {
     savePendingVerification({ email: "thandi@example.co.za" });
     const { user } = renderApp("/otp-verification", {
       routes: (r) =>
         r.rpc(AuthService.method.verifyEmail, () => {
-          throw new ConnectError("That code is not right. 4 tries left.", Code.InvalidArgument);
+          throw new ConnectError(
+            "The code is incorrect or has expired. Please check it or request a new one.",
+            Code.InvalidArgument,
+          );
         }),
     });
     await user.type(await screen.findByRole("textbox", { name: "Verification code" }), "000000");
     await user.click(screen.getByRole("button", { name: "Verify" }));
-    expect(await screen.findByText("That code is not right. 4 tries left.")).toBeInTheDocument();
+    expect(
+      await screen.findByText("The code is incorrect or has expired. Please check it or request a new one."),
+    ).toBeInTheDocument();
+    expect(screen.getByRole("textbox", { name: "Verification code" })).toBeInTheDocument();
   });
 
   it("counts down before a resend, then resends and restarts the countdown", async () => {

@@ -103,7 +103,8 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
           onChange={(event) => setCode(sanitizeOtp(event.target.value))}
         />
         <p id="otp-code-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
-          Enter the {OTP_LENGTH}-digit code from the e-mail.
+          Enter the {OTP_LENGTH}-digit code from the e-mail. If you already have an account with this
+          address, we've e-mailed you how to log in instead.
         </p>
       </div>
       <Button type="submit" size="lg" className="w-full" disabled={!complete} busy={verify.isPending}>

@@ -51,7 +51,31 @@ describe("sign-up", () => {
     );
   });
 
-  it("creates the account, says so and goes to verification with the e-mail", async () => {
+  it("refuses names with control or direction-changing characters before asking the server", async () => {
+    const signUp = vi.fn();
+    const { user } = renderApp("/signup", { routes: (r) => r.rpc(AuthService.method.signUp, signUp) });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    // U+202E (right-to-left override) would make the name read backwards in a recipient's SMS.
+    await fillSignUp(user, { ...VALID, last: "\u202eaneokoM" });
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(
+      "Names may only contain letters, spaces, apostrophes, hyphens and full stops.",
+    );
+    expect(screen.getByLabelText("Last name")).toHaveAttribute("aria-invalid", "true");
+    expect(signUp).not.toHaveBeenCalled();
+  });
+
+  it("accepts the names people have", async () => {
+    const signUp = vi.fn((request: SignUpRequest) => ({ email: request.email }));
+    const { user } = renderApp("/signup", { routes: (r) => r.rpc(AuthService.method.signUp, signUp) });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    await fillSignUp(user, { ...VALID, first: "Mary-Jane", last: "O'Brien-Ndlovu Jr." });
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    expect(await screen.findByRole("heading", { name: "Verify Your Identity" })).toBeInTheDocument();
+    expect(signUp).toHaveBeenCalledOnce();
+  });
+
+  it("goes to verification with the e-mail, in words that do not say whether the account is new", async () => {
     let received: SignUpRequest | undefined;
     const { user, router } = renderApp("/signup", {
       routes: (r) =>
@@ -70,10 +94,13 @@ describe("sign-up", () => {
     expect(screen.getByText("00:45")).toBeInTheDocument();
     expect(received).toMatchObject({ firstName: "Thandi", lastName: "Mokoena", email: "thandi@example.co.za" });
 
-    const toast = await screen.findByText("Account created");
+    // The server answers an address that already has an account the same way (and e-mails its
+    // owner), so nothing here may claim an account was made.
+    const toast = await screen.findByText("Check your email");
     expect(within(toast.closest("li")!).getByText(
-      "Your account has been created successfully. Please verify your email.",
+      "We've sent a 6-digit code to thandi@example.co.za. Enter it to finish creating your account.",
     )).toBeInTheDocument();
+    expect(screen.queryByText(/account (has been )?created|already exists/i)).not.toBeInTheDocument();
     // A reload of the verification page still knows the e-mail.
     expect(window.sessionStorage.getItem("thumela.pendingVerification")).toContain("thandi@example.co.za");
   });

@@ -12,6 +12,7 @@ import { errorMessage } from "@/lib/errors";
 import { savePendingVerification } from "../api/pending-verification";
 import type { PendingVerification } from "../api/pending-verification";
 import {
+  MAX_NAME_LENGTH,
   MIN_PASSWORD_LENGTH,
   SIGNUP_FAILURE_FALLBACK,
   SIGNUP_FIELDS,
@@ -41,8 +42,10 @@ export function SignUpForm() {
         resendAvailableAt: response.resendAvailableAt ? timestampMs(response.resendAvailableAt) : undefined,
       };
       savePendingVerification(pending);
-      toast.success("Account created", {
-        description: "Your account has been created successfully. Please verify your email.",
+      // The same words whether or not the address already has an account (the server answers
+      // alike and e-mails an existing owner instead): the form must not tell who banks with us.
+      toast.success("Check your email", {
+        description: `We've sent a 6-digit code to ${pending.email}. Enter it to finish creating your account.`,
       });
       navigate("/otp-verification", { state: pending });
     } catch (error) {
@@ -63,11 +66,23 @@ export function SignUpForm() {
       <div className="grid gap-5 sm:grid-cols-2">
         <div>
           <Label htmlFor="signup-first-name">First name</Label>
-          <Input id="signup-first-name" autoComplete="given-name" aria-invalid={invalid("firstName")} {...register("firstName")} />
+          <Input
+            id="signup-first-name"
+            autoComplete="given-name"
+            maxLength={MAX_NAME_LENGTH}
+            aria-invalid={invalid("firstName")}
+            {...register("firstName")}
+          />
         </div>
         <div>
           <Label htmlFor="signup-last-name">Last name</Label>
-          <Input id="signup-last-name" autoComplete="family-name" aria-invalid={invalid("lastName")} {...register("lastName")} />
+          <Input
+            id="signup-last-name"
+            autoComplete="family-name"
+            maxLength={MAX_NAME_LENGTH}
+            aria-invalid={invalid("lastName")}
+            {...register("lastName")}
+          />
         </div>
       </div>
       <div>
@@ -91,7 +106,7 @@ export function SignUpForm() {
           {...register("password")}
         />
         <p id="signup-password-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
-          At least {MIN_PASSWORD_LENGTH} characters.
+          At least {MIN_PASSWORD_LENGTH} characters. Avoid common passwords and your email address.
         </p>
       </div>
       <div>

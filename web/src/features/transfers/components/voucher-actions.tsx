@@ -12,6 +12,8 @@ import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
 import { INVALID_MOBILE, PHONE_PLACEHOLDER, formatPhone, saMobileE164 } from "@/lib/phone";
 import { useChangeRecipientPhone, useRememberTransfer, useResendVoucher } from "../api/transfers";
+import { isStepUpRequired } from "../lib/step-up";
+import { StepUpDialog } from "./send-money/step-up-dialog";
 
 /**
  * The sender's two ways to get a voucher that waits for collection to the recipient again. Both
@@ -174,8 +176,12 @@ function ChangePhoneForm({ id, transfer, onCancel, onChanged }: ChangePhoneFormP
   });
   const inputId = `${id}-phone`;
   const error = errors.phone?.message;
+  // The number waiting for "Confirm it's you": sending a voucher to a phone never paid moves the
+  // money there, so the server asks for a step-up as it does for a new transfer.
+  const [stepUpFor, setStepUpFor] = useState<string>();
 
-  const submit = async ({ phone }: { phone: string }) => {
+  const submit = ({ phone }: { phone: string }) => send(phone, false);
+  const send = async (phone: string, steppedUp: boolean) => {
     try {
       const response = await change.mutateAsync({ id: transfer.id, recipientPhone: phone });
       const changed = response.transfer ?? transfer;
@@ -185,6 +191,10 @@ function ChangePhoneForm({ id, transfer, onCancel, onChanged }: ChangePhoneFormP
         description: `The voucher was sent to ${formatPhone(changed.recipientPhone)} with ${newDetails(changed)}. The old voucher number no longer works.`,
       });
     } catch (failure) {
+      if (!steppedUp && isStepUpRequired(failure)) {
+        setStepUpFor(phone);
+        return;
+      }
       // The server's word on the number goes under the field; anything else is a toast.
       const violation = fieldViolations(failure).find((v) => v.field === "recipient_phone");
       if (violation || hasCode(failure, Code.InvalidArgument)) {
@@ -196,33 +206,44 @@ function ChangePhoneForm({ id, transfer, onCancel, onChanged }: ChangePhoneFormP
   };
 
   return (
-    <form id={id} aria-label="Change phone number" noValidate onSubmit={(event) => void handleSubmit(submit)(event)} className="mt-3 space-y-3">
-      <div>
-        <Label htmlFor={inputId}>New phone number</Label>
-        <Input
-          id={inputId}
-          type="tel"
-          autoComplete="off"
-          autoFocus
-          placeholder={PHONE_PLACEHOLDER}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `${inputId}-hint ${inputId}-error` : `${inputId}-hint`}
-          {...register("phone")}
-        />
-        <p id={`${inputId}-hint`} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
-          A South African mobile number. {transfer.recipientName || "The recipient"} gets {newDetails(transfer)} on it; the old
-          voucher number stops working.
-        </p>
-        <FieldError id={`${inputId}-error`} message={error} />
-      </div>
-      <div className="flex flex-col-reverse gap-2 sm:flex-row">
-        <Button variant="ghost" size="sm" onClick={onCancel} disabled={change.isPending}>
-          Cancel
-        </Button>
-        <Button type="submit" size="sm" busy={change.isPending}>
-          {change.isPending ? "Sending..." : "Send to this number"}
-        </Button>
-      </div>
-    </form>
+    <>
+      <form id={id} aria-label="Change phone number" noValidate onSubmit={(event) => void handleSubmit(submit)(event)} className="mt-3 space-y-3">
+        <div>
+          <Label htmlFor={inputId}>New phone number</Label>
+          <Input
+            id={inputId}
+            type="tel"
+            autoComplete="off"
+            autoFocus
+            placeholder={PHONE_PLACEHOLDER}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? `${inputId}-hint ${inputId}-error` : `${inputId}-hint`}
+            {...register("phone")}
+          />
+          <p id={`${inputId}-hint`} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+            A South African mobile number. {transfer.recipientName || "The recipient"} gets {newDetails(transfer)} on it; the old
+            voucher number stops working.
+          </p>
+          <FieldError id={`${inputId}-error`} message={error} />
+        </div>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row">
+          <Button variant="ghost" size="sm" onClick={onCancel} disabled={change.isPending}>
+            Cancel
+          </Button>
+          <Button type="submit" size="sm" busy={change.isPending}>
+            {change.isPending ? "Sending..." : "Send to this number"}
+          </Button>
+        </div>
+      </form>
+      <StepUpDialog
+        open={stepUpFor !== undefined}
+        onCancel={() => setStepUpFor(undefined)}
+        onConfirmed={() => {
+          const phone = stepUpFor;
+          setStepUpFor(undefined);
+          if (phone !== undefined) void send(phone, true);
+        }}
+      />
+    </>
   );
 }

@@ -1,15 +1,18 @@
 import { zodResolver } from "@hookform/resolvers/zod";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { useTransport } from "@connectrpc/connect-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { ComponentType, FormEvent } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { useSearchParams } from "react-router";
 import { toast } from "sonner";
 import { Card } from "@/components/ui/card";
+import { TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Bank, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { track } from "@/lib/analytics";
 import { errorMessage } from "@/lib/errors";
 import { centsToDecimal, parseRandToCents } from "@/lib/money";
+import { saMobileE164 } from "@/lib/phone";
 import { useDebouncedValue } from "@/lib/use-debounced-value";
 import {
   DEFAULT_LOCATION,
@@ -25,9 +28,11 @@ import {
 } from "../../api/send-money";
 import type { SendMoneyValues, WithdrawalLocationInit, WizardStep } from "../../api/send-money";
 import { useBanks, useCreateTransfer, usePaymentCards, useRememberTransfer } from "../../api/transfers";
+import { isStepUpRequired, predictStepUp } from "../../lib/step-up";
 import { StepIndicator } from "./step-indicator";
 import { AmountStep, ConfirmStep, PaymentStep, RecipientStep, StepActions } from "./steps";
 import { TransactionSummary } from "./transaction-summary";
+import { StepUpDialog } from "./step-up-dialog";
 import { SubmittingPanel, TransferResult } from "./transfer-result";
 
 /** The add-card dialog the payment-methods feature provides (composed in by the route). */
@@ -63,6 +68,17 @@ interface Attempt {
 
 const freshAttempt = (): Attempt => ({ key: newIdempotencyKey(), refused: false });
 
+/** A create request without its idempotency key (kept by the attempt). */
+interface CreateBody {
+  recipientName: string;
+  recipientPhone: string;
+  bank: Bank;
+  amountCents: bigint;
+  paymentMethodId: string;
+  withdrawalLocation: WithdrawalLocationInit;
+  senderPin: string;
+}
+
 /** Amount → recipient → payment → confirmation, then the result panel. */
 export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   const [searchParams, setSearchParams] = useSearchParams();
@@ -87,6 +103,11 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   }, [payment.cards, addedCard]);
   const create = useCreateTransfer();
   const remember = useRememberTransfer();
+  const transport = useTransport();
+  const transfersClient = useMemo(() => createClient(TransfersService, transport), [transport]);
+  // The transfer waiting for "Confirm it's you": sent (with its key) once the sender confirms.
+  const [stepUp, setStepUp] = useState<{ body: CreateBody; attempt: Attempt; amount: string }>();
+  const [checking, setChecking] = useState(false);
 
   // The default card is preselected when none is chosen yet, otherwise the first.
   useEffect(() => {
@@ -114,7 +135,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
 
   const send = async (values: SendMoneyValues) => {
     const amountCents = parseRandToCents(values.amount) ?? 0n;
-    const body = {
+    const body: CreateBody = {
       recipientName: values.recipientName.trim(),
       recipientPhone: values.recipientPhone.trim(),
       bank: Number(values.bank) as Bank,
@@ -132,6 +153,17 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
 
     const amount = centsToDecimal(amountCents);
     track("transaction_started", { amount, recipientName: body.recipientName });
+    // Above R1,000 or to a phone never paid, the server wants a fresh step-up: ask first.
+    setChecking(true);
+    const ask = await predictStepUp(transfersClient, amountCents, saMobileE164(body.recipientPhone)).finally(() => setChecking(false));
+    if (ask) {
+      setStepUp({ body, attempt: current, amount });
+      return;
+    }
+    await submit(body, current, amount, false);
+  };
+
+  const submit = async (body: CreateBody, current: Attempt, amount: string, steppedUp: boolean) => {
     try {
       const { transfer } = await create.mutateAsync({ idempotencyKey: current.key, ...body });
       if (!transfer) throw new Error("The server did not return the transfer.");
@@ -142,6 +174,12 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       track("transaction_step_completed", { step: 4, stepName: "confirmation" });
       toast.success(MESSAGES.initiated.title, { description: MESSAGES.initiated.description });
     } catch (error) {
+      if (!steppedUp && isStepUpRequired(error)) {
+        // The server's backstop (the prediction missed): ask, then send again with the same key.
+        create.reset();
+        setStepUp({ body, attempt: current, amount });
+        return;
+      }
       current.refused = error instanceof ConnectError && REFUSAL_CODES.has(error.code);
       const description = errorMessage(error, MESSAGES.transferFailedFallback);
       toast.error(MESSAGES.transferFailed, { description });
@@ -216,6 +254,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
                     <StepActions
                       onBack={step > 1 ? () => setStep((step - 1) as WizardStep) : undefined}
                       next={step === 4 ? "Send Money" : "Next"}
+                      busy={checking}
                     />
                   </form>
                 </FormProvider>
@@ -227,6 +266,15 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
           </aside>
         </div>
       )}
+      <StepUpDialog
+        open={stepUp !== undefined}
+        onCancel={() => setStepUp(undefined)}
+        onConfirmed={() => {
+          const pending = stepUp;
+          setStepUp(undefined);
+          if (pending) void submit(pending.body, pending.attempt, pending.amount, true);
+        }}
+      />
       {AddCardDialog && <AddCardDialog open={addCardOpen} onOpenChange={setAddCardOpen} onAdded={onCardAdded} />}
     </div>
   );
