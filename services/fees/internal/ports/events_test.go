@@ -53,22 +53,18 @@ func quote(t *testing.T, e env) *feesv1.Quote {
 func TestFirstTransferWaiverFollowsTransferEvents(t *testing.T) {
 	t.Parallel()
 	e := start(t, withHistory())
-	nc, err := nats.Connect(natstest.Run(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The events arrive as the transfers service publishes them; fees reads them with its own
+	// NATS credentials, so the permission table is what the consumer runs under.
+	srv := natstest.Start(t)
+	_, js := srv.Connect(t, "transfers")
+	_, feesJS := srv.Connect(t, "fees")
 	if err := bus.EnsureStreams(t.Context(), js); err != nil {
 		t.Fatal(err)
 	}
 	svc := app.New(postgres.NewBankFees(e.pool), postgres.NewTransferHistory(e.pool), discardLogger)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ports.ConsumeTransferEvents(ctx, js, svc, discardLogger) }()
+	go func() { done <- ports.ConsumeTransferEvents(ctx, feesJS, svc, discardLogger) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	// A new sender's quote is waived: nothing to pay, the fee that would have applied shown.
@@ -90,7 +86,7 @@ func TestFirstTransferWaiverFollowsTransferEvents(t *testing.T) {
 	} {
 		publish(t, js, failed, e.userID, s)
 	}
-	waitConsumed(t, js, 4)
+	waitConsumed(t, feesJS, 4)
 	if q := quote(t, e); !q.GetWaived() {
 		t.Fatalf("after a failed transfer: %v, want waived", q)
 	}
@@ -98,13 +94,13 @@ func TestFirstTransferWaiverFollowsTransferEvents(t *testing.T) {
 	pending := uuid.NewString()
 	publish(t, js, pending, e.userID, transfersv1.TransferStatus_TRANSFER_STATUS_PENDING)
 	publish(t, js, pending, e.userID, transfersv1.TransferStatus_TRANSFER_STATUS_PENDING)
-	waitConsumed(t, js, 6)
+	waitConsumed(t, feesJS, 6)
 	if q := quote(t, e); q.GetWaived() || q.GetTotalFeeCents() != 880 || q.GetWaivedFeeCents() != 0 {
 		t.Fatalf("after a pending transfer: %v, want 880 c charged", q)
 	}
 	// Another user's transfers are theirs.
 	publish(t, js, uuid.NewString(), uuid.NewString(), transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED)
-	waitConsumed(t, js, 7)
+	waitConsumed(t, feesJS, 7)
 	var n int
 	if err := e.pool.QueryRow(t.Context(), `SELECT count(*) FROM sender_transfers`).Scan(&n); err != nil || n != 3 {
 		t.Fatalf("%d transfers recorded (%v), want 3", n, err)

@@ -87,7 +87,9 @@ func checkAPI(t *testing.T, ctx context.Context, client paymentmethodsv1.Payment
 func TestRefusesToStartWithoutVaultKeys(t *testing.T) {
 	// Not parallel: it sets the environment.
 	t.Setenv("DATABASE_URL", pgtest.NewDatabase(t))
-	t.Setenv("NATS_URL", natstest.Run(t))
+	for k, v := range natstest.Start(t).Env("paymentmethods") {
+		t.Setenv(k, v)
+	}
 	t.Setenv("LOG_LEVEL", "error")
 	good := base64.StdEncoding.EncodeToString(randomBytes(t, 32))
 	for _, tt := range []struct {

@@ -180,11 +180,19 @@ func start(t *testing.T, opt ...options) *env {
 	}
 	e.pool = pool
 
-	nc, js, err := bus.Connect(ctx, natstest.Run(t), "paymentmethods-test", logger)
+	// The test publishes and inspects as the test admin; the relay and the consumer under test
+	// run with paymentmethods' own credentials, so the permission table is enforced on them.
+	ns := natstest.Start(t)
+	nc, js, err := bus.Connect(ctx, ns.URL(), "paymentmethods-test", logger, bus.WithCredentials(ns.Credentials(bus.IdentityAdmin)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
+	svcNC, svcJS, err := bus.Connect(ctx, ns.URL(), "paymentmethods", logger, bus.WithCredentials(ns.Credentials("paymentmethods")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svcNC.Close)
 	if err := bus.EnsureStreams(ctx, js); err != nil {
 		t.Fatal(err)
 	}
@@ -200,12 +208,12 @@ func start(t *testing.T, opt ...options) *env {
 	e.processor = &countingProcessor{next: sandbox.New(sandbox.Options{Delay: o.sandboxDelay, SlowDelay: o.slowDelay})}
 	e.svc = app.New(postgres.New(pool), e.keyring, fp, e.processor, app.Options{ProcessorTimeout: 5 * time.Second, Logger: logger})
 
-	relay, err := outbox.NewRelay(pool, js, "paymentmethods", logger, outbox.WithFallbackInterval(200*time.Millisecond))
+	relay, err := outbox.NewRelay(pool, svcJS, "paymentmethods", logger, outbox.WithFallbackInterval(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 	background.Go(func() { _ = relay.Run(ctx) })
-	consumer := natsconsumer.New(js, e.svc, logger, 1)
+	consumer := natsconsumer.New(svcJS, e.svc, logger, 1)
 	background.Go(func() { _ = consumer.Run(ctx) })
 
 	_, key, err := ed25519.GenerateKey(rand.Reader)
