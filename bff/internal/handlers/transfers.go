@@ -21,6 +21,8 @@ import (
 // Transfers implements thumela.bff.v1.TransfersService: banks and quotes from fees, the
 // transfers themselves from transfers.
 type Transfers struct {
+	// Unimplemented answers CodeUnimplemented for an RPC not written yet.
+	bffv1connect.UnimplementedTransfersServiceHandler
 	*Deps
 }
 

@@ -90,6 +90,7 @@ func New(o Options) (http.Handler, error) {
 		slices.Concat(opts, []connect.HandlerOption{connect.WithReadMaxBytes(handlers.MaxTrackRequestBytes)})...))
 	api(bffv1connect.NewSupportServiceHandler(&handlers.Support{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewSecurityServiceHandler(&handlers.Security{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewRecipientsServiceHandler(&handlers.Recipients{Deps: o.Deps}, opts...))
 
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")

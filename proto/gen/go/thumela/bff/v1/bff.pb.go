@@ -4009,9 +4009,10 @@ type Transfer struct {
 	SmsDelivery *SmsDelivery `protobuf:"bytes,19,opt,name=sms_delivery,json=smsDelivery,proto3" json:"sms_delivery,omitempty"`
 	// The refund of a cancelled or expired voucher; a transfer is "refunded" only once this says
 	// REFUNDED.
-	RefundStatus  RefundStatus `protobuf:"varint,20,opt,name=refund_status,json=refundStatus,proto3,enum=thumela.bff.v1.RefundStatus" json:"refund_status,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RefundStatus            RefundStatus `protobuf:"varint,20,opt,name=refund_status,json=refundStatus,proto3,enum=thumela.bff.v1.RefundStatus" json:"refund_status,omitempty"`
+	RecipientKnownConfirmed bool         `protobuf:"varint,21,opt,name=recipient_known_confirmed,json=recipientKnownConfirmed,proto3" json:"recipient_known_confirmed,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
 }
 
 func (x *Transfer) Reset() {
@@ -4184,6 +4185,13 @@ func (x *Transfer) GetRefundStatus() RefundStatus {
 	return RefundStatus_REFUND_STATUS_UNSPECIFIED
 }
 
+func (x *Transfer) GetRecipientKnownConfirmed() bool {
+	if x != nil {
+		return x.RecipientKnownConfirmed
+	}
+	return false
+}
+
 // SmsDelivery is the state of the SMS that carries the recipient's voucher. It never holds the
 // message's text.
 type SmsDelivery struct {
@@ -4269,9 +4277,14 @@ type CreateTransferRequest struct {
 	// Optional: a 4-digit PIN the sender chooses and gives the recipient themselves (not 4 equal
 	// digits, not a run such as 1234 or 4321); the recipient's SMS then carries only the voucher
 	// number. Forwarded to the transfers service and never logged.
-	SenderPin     string `protobuf:"bytes,8,opt,name=sender_pin,json=senderPin,proto3" json:"sender_pin,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	SenderPin string `protobuf:"bytes,8,opt,name=sender_pin,json=senderPin,proto3" json:"sender_pin,omitempty"`
+	// The sender unticked 'Save {name} for next time'.
+	DoNotSaveRecipient bool `protobuf:"varint,9,opt,name=do_not_save_recipient,json=doNotSaveRecipient,proto3" json:"do_not_save_recipient,omitempty"`
+	// The sender ticked "Do you know {name} personally? ..."; needed on a first payment to a
+	// phone (else FailedPrecondition, ErrorInfo reason "RECIPIENT_CONFIRMATION_REQUIRED").
+	RecipientKnownConfirmed bool `protobuf:"varint,10,opt,name=recipient_known_confirmed,json=recipientKnownConfirmed,proto3" json:"recipient_known_confirmed,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
 }
 
 func (x *CreateTransferRequest) Reset() {
@@ -4358,6 +4371,20 @@ func (x *CreateTransferRequest) GetSenderPin() string {
 		return x.SenderPin
 	}
 	return ""
+}
+
+func (x *CreateTransferRequest) GetDoNotSaveRecipient() bool {
+	if x != nil {
+		return x.DoNotSaveRecipient
+	}
+	return false
+}
+
+func (x *CreateTransferRequest) GetRecipientKnownConfirmed() bool {
+	if x != nil {
+		return x.RecipientKnownConfirmed
+	}
+	return false
 }
 
 type CreateTransferResponse struct {
@@ -4990,10 +5017,13 @@ func (*GetLimitsRequest) Descriptor() ([]byte, []int) {
 }
 
 type GetLimitsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Limits        []*LimitUsage          `protobuf:"bytes,1,rep,name=limits,proto3" json:"limits,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Limits []*LimitUsage          `protobuf:"bytes,1,rep,name=limits,proto3" json:"limits,omitempty"`
+	// Money waiting in vouchers not collected yet (amounts, fees excluded).
+	UncollectedCents    int64 `protobuf:"varint,2,opt,name=uncollected_cents,json=uncollectedCents,proto3" json:"uncollected_cents,omitempty"`
+	UncollectedVouchers int32 `protobuf:"varint,3,opt,name=uncollected_vouchers,json=uncollectedVouchers,proto3" json:"uncollected_vouchers,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *GetLimitsResponse) Reset() {
@@ -5033,6 +5063,612 @@ func (x *GetLimitsResponse) GetLimits() []*LimitUsage {
 	return nil
 }
 
+func (x *GetLimitsResponse) GetUncollectedCents() int64 {
+	if x != nil {
+		return x.UncollectedCents
+	}
+	return 0
+}
+
+func (x *GetLimitsResponse) GetUncollectedVouchers() int32 {
+	if x != nil {
+		return x.UncollectedVouchers
+	}
+	return 0
+}
+
+type GetLimitPolicyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLimitPolicyRequest) Reset() {
+	*x = GetLimitPolicyRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[84]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLimitPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLimitPolicyRequest) ProtoMessage() {}
+
+func (x *GetLimitPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[84]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLimitPolicyRequest.ProtoReflect.Descriptor instead.
+func (*GetLimitPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{84}
+}
+
+type LimitPolicy struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          LimitKind              `protobuf:"varint,1,opt,name=kind,proto3,enum=thumela.bff.v1.LimitKind" json:"kind,omitempty"`
+	LimitCents    int64                  `protobuf:"varint,2,opt,name=limit_cents,json=limitCents,proto3" json:"limit_cents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LimitPolicy) Reset() {
+	*x = LimitPolicy{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[85]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LimitPolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LimitPolicy) ProtoMessage() {}
+
+func (x *LimitPolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[85]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LimitPolicy.ProtoReflect.Descriptor instead.
+func (*LimitPolicy) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{85}
+}
+
+func (x *LimitPolicy) GetKind() LimitKind {
+	if x != nil {
+		return x.Kind
+	}
+	return LimitKind_LIMIT_KIND_UNSPECIFIED
+}
+
+func (x *LimitPolicy) GetLimitCents() int64 {
+	if x != nil {
+		return x.LimitCents
+	}
+	return 0
+}
+
+type GetLimitPolicyResponse struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	Limits              []*LimitPolicy         `protobuf:"bytes,1,rep,name=limits,proto3" json:"limits,omitempty"`
+	AmountMultipleCents int64                  `protobuf:"varint,2,opt,name=amount_multiple_cents,json=amountMultipleCents,proto3" json:"amount_multiple_cents,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *GetLimitPolicyResponse) Reset() {
+	*x = GetLimitPolicyResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[86]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLimitPolicyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLimitPolicyResponse) ProtoMessage() {}
+
+func (x *GetLimitPolicyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[86]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLimitPolicyResponse.ProtoReflect.Descriptor instead.
+func (*GetLimitPolicyResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{86}
+}
+
+func (x *GetLimitPolicyResponse) GetLimits() []*LimitPolicy {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+func (x *GetLimitPolicyResponse) GetAmountMultipleCents() int64 {
+	if x != nil {
+		return x.AmountMultipleCents
+	}
+	return 0
+}
+
+type FreezeVouchersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FreezeVouchersRequest) Reset() {
+	*x = FreezeVouchersRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[87]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FreezeVouchersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FreezeVouchersRequest) ProtoMessage() {}
+
+func (x *FreezeVouchersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[87]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FreezeVouchersRequest.ProtoReflect.Descriptor instead.
+func (*FreezeVouchersRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{87}
+}
+
+type FreezeVouchersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cancelled     []*Transfer            `protobuf:"bytes,1,rep,name=cancelled,proto3" json:"cancelled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FreezeVouchersResponse) Reset() {
+	*x = FreezeVouchersResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[88]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FreezeVouchersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FreezeVouchersResponse) ProtoMessage() {}
+
+func (x *FreezeVouchersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[88]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FreezeVouchersResponse.ProtoReflect.Descriptor instead.
+func (*FreezeVouchersResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{88}
+}
+
+func (x *FreezeVouchersResponse) GetCancelled() []*Transfer {
+	if x != nil {
+		return x.Cancelled
+	}
+	return nil
+}
+
+type Recipient struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Phone         string                 `protobuf:"bytes,3,opt,name=phone,proto3" json:"phone,omitempty"`
+	Bank          Bank                   `protobuf:"varint,4,opt,name=bank,proto3,enum=thumela.bff.v1.Bank" json:"bank,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	LastPaidAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=last_paid_at,json=lastPaidAt,proto3" json:"last_paid_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Recipient) Reset() {
+	*x = Recipient{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[89]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Recipient) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Recipient) ProtoMessage() {}
+
+func (x *Recipient) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[89]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Recipient.ProtoReflect.Descriptor instead.
+func (*Recipient) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{89}
+}
+
+func (x *Recipient) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Recipient) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Recipient) GetPhone() string {
+	if x != nil {
+		return x.Phone
+	}
+	return ""
+}
+
+func (x *Recipient) GetBank() Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return Bank_BANK_UNSPECIFIED
+}
+
+func (x *Recipient) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Recipient) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *Recipient) GetLastPaidAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastPaidAt
+	}
+	return nil
+}
+
+type ListRecipientsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Query         string                 `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRecipientsRequest) Reset() {
+	*x = ListRecipientsRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[90]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRecipientsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRecipientsRequest) ProtoMessage() {}
+
+func (x *ListRecipientsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[90]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRecipientsRequest.ProtoReflect.Descriptor instead.
+func (*ListRecipientsRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{90}
+}
+
+func (x *ListRecipientsRequest) GetQuery() string {
+	if x != nil {
+		return x.Query
+	}
+	return ""
+}
+
+type ListRecipientsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Recipients    []*Recipient           `protobuf:"bytes,1,rep,name=recipients,proto3" json:"recipients,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRecipientsResponse) Reset() {
+	*x = ListRecipientsResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[91]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRecipientsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRecipientsResponse) ProtoMessage() {}
+
+func (x *ListRecipientsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[91]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRecipientsResponse.ProtoReflect.Descriptor instead.
+func (*ListRecipientsResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{91}
+}
+
+func (x *ListRecipientsResponse) GetRecipients() []*Recipient {
+	if x != nil {
+		return x.Recipients
+	}
+	return nil
+}
+
+type UpdateRecipientRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RecipientId   string                 `protobuf:"bytes,1,opt,name=recipient_id,json=recipientId,proto3" json:"recipient_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Phone         string                 `protobuf:"bytes,3,opt,name=phone,proto3" json:"phone,omitempty"`
+	Bank          Bank                   `protobuf:"varint,4,opt,name=bank,proto3,enum=thumela.bff.v1.Bank" json:"bank,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateRecipientRequest) Reset() {
+	*x = UpdateRecipientRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[92]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateRecipientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateRecipientRequest) ProtoMessage() {}
+
+func (x *UpdateRecipientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[92]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateRecipientRequest.ProtoReflect.Descriptor instead.
+func (*UpdateRecipientRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{92}
+}
+
+func (x *UpdateRecipientRequest) GetRecipientId() string {
+	if x != nil {
+		return x.RecipientId
+	}
+	return ""
+}
+
+func (x *UpdateRecipientRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UpdateRecipientRequest) GetPhone() string {
+	if x != nil {
+		return x.Phone
+	}
+	return ""
+}
+
+func (x *UpdateRecipientRequest) GetBank() Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return Bank_BANK_UNSPECIFIED
+}
+
+type UpdateRecipientResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Recipient     *Recipient             `protobuf:"bytes,1,opt,name=recipient,proto3" json:"recipient,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateRecipientResponse) Reset() {
+	*x = UpdateRecipientResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[93]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateRecipientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateRecipientResponse) ProtoMessage() {}
+
+func (x *UpdateRecipientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[93]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateRecipientResponse.ProtoReflect.Descriptor instead.
+func (*UpdateRecipientResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{93}
+}
+
+func (x *UpdateRecipientResponse) GetRecipient() *Recipient {
+	if x != nil {
+		return x.Recipient
+	}
+	return nil
+}
+
+type DeleteRecipientRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RecipientId   string                 `protobuf:"bytes,1,opt,name=recipient_id,json=recipientId,proto3" json:"recipient_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRecipientRequest) Reset() {
+	*x = DeleteRecipientRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[94]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRecipientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRecipientRequest) ProtoMessage() {}
+
+func (x *DeleteRecipientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[94]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRecipientRequest.ProtoReflect.Descriptor instead.
+func (*DeleteRecipientRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{94}
+}
+
+func (x *DeleteRecipientRequest) GetRecipientId() string {
+	if x != nil {
+		return x.RecipientId
+	}
+	return ""
+}
+
+type DeleteRecipientResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRecipientResponse) Reset() {
+	*x = DeleteRecipientResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[95]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRecipientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRecipientResponse) ProtoMessage() {}
+
+func (x *DeleteRecipientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[95]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRecipientResponse.ProtoReflect.Descriptor instead.
+func (*DeleteRecipientResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{95}
+}
+
 type WatchEventsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The cursor of the last event seen; empty for "from now".
@@ -5043,7 +5679,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[84]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5055,7 +5691,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[84]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5068,7 +5704,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{84}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *WatchEventsRequest) GetResumeAfter() string {
@@ -5087,7 +5723,7 @@ type TransferUpdated struct {
 
 func (x *TransferUpdated) Reset() {
 	*x = TransferUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[85]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5099,7 +5735,7 @@ func (x *TransferUpdated) String() string {
 func (*TransferUpdated) ProtoMessage() {}
 
 func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[85]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5112,7 +5748,7 @@ func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferUpdated.ProtoReflect.Descriptor instead.
 func (*TransferUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{85}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *TransferUpdated) GetTransfer() *Transfer {
@@ -5131,7 +5767,7 @@ type ProfileUpdated struct {
 
 func (x *ProfileUpdated) Reset() {
 	*x = ProfileUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[86]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5143,7 +5779,7 @@ func (x *ProfileUpdated) String() string {
 func (*ProfileUpdated) ProtoMessage() {}
 
 func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[86]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5156,7 +5792,7 @@ func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileUpdated.ProtoReflect.Descriptor instead.
 func (*ProfileUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{86}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *ProfileUpdated) GetProfile() *Profile {
@@ -5175,7 +5811,7 @@ type PaymentMethodsChanged struct {
 
 func (x *PaymentMethodsChanged) Reset() {
 	*x = PaymentMethodsChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[87]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5187,7 +5823,7 @@ func (x *PaymentMethodsChanged) String() string {
 func (*PaymentMethodsChanged) ProtoMessage() {}
 
 func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[87]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5200,7 +5836,7 @@ func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentMethodsChanged.ProtoReflect.Descriptor instead.
 func (*PaymentMethodsChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{87}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *PaymentMethodsChanged) GetPaymentMethodId() string {
@@ -5221,7 +5857,7 @@ type SmsDeliveryChanged struct {
 
 func (x *SmsDeliveryChanged) Reset() {
 	*x = SmsDeliveryChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[88]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5233,7 +5869,7 @@ func (x *SmsDeliveryChanged) String() string {
 func (*SmsDeliveryChanged) ProtoMessage() {}
 
 func (x *SmsDeliveryChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[88]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5246,7 +5882,7 @@ func (x *SmsDeliveryChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SmsDeliveryChanged.ProtoReflect.Descriptor instead.
 func (*SmsDeliveryChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{88}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *SmsDeliveryChanged) GetTransferId() string {
@@ -5264,6 +5900,43 @@ func (x *SmsDeliveryChanged) GetSmsDelivery() *SmsDelivery {
 }
 
 // Heartbeat keeps idle connections open through proxies.
+// RecipientsChanged: the saved recipients changed; the client lists them again.
+type RecipientsChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecipientsChanged) Reset() {
+	*x = RecipientsChanged{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[101]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecipientsChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecipientsChanged) ProtoMessage() {}
+
+func (x *RecipientsChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[101]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecipientsChanged.ProtoReflect.Descriptor instead.
+func (*RecipientsChanged) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{101}
+}
+
 type Heartbeat struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -5272,7 +5945,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[89]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5284,7 +5957,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[89]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5297,7 +5970,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{89}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{102}
 }
 
 type WatchEventsResponse struct {
@@ -5311,6 +5984,7 @@ type WatchEventsResponse struct {
 	//	*WatchEventsResponse_PaymentMethodsChanged
 	//	*WatchEventsResponse_Heartbeat
 	//	*WatchEventsResponse_SmsDeliveryChanged
+	//	*WatchEventsResponse_RecipientsChanged
 	Event         isWatchEventsResponse_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -5318,7 +5992,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[90]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5330,7 +6004,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[90]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5343,7 +6017,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{90}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *WatchEventsResponse) GetCursor() string {
@@ -5405,6 +6079,15 @@ func (x *WatchEventsResponse) GetSmsDeliveryChanged() *SmsDeliveryChanged {
 	return nil
 }
 
+func (x *WatchEventsResponse) GetRecipientsChanged() *RecipientsChanged {
+	if x != nil {
+		if x, ok := x.Event.(*WatchEventsResponse_RecipientsChanged); ok {
+			return x.RecipientsChanged
+		}
+	}
+	return nil
+}
+
 type isWatchEventsResponse_Event interface {
 	isWatchEventsResponse_Event()
 }
@@ -5429,6 +6112,10 @@ type WatchEventsResponse_SmsDeliveryChanged struct {
 	SmsDeliveryChanged *SmsDeliveryChanged `protobuf:"bytes,6,opt,name=sms_delivery_changed,json=smsDeliveryChanged,proto3,oneof"`
 }
 
+type WatchEventsResponse_RecipientsChanged struct {
+	RecipientsChanged *RecipientsChanged `protobuf:"bytes,7,opt,name=recipients_changed,json=recipientsChanged,proto3,oneof"`
+}
+
 func (*WatchEventsResponse_TransferUpdated) isWatchEventsResponse_Event() {}
 
 func (*WatchEventsResponse_ProfileUpdated) isWatchEventsResponse_Event() {}
@@ -5438,6 +6125,8 @@ func (*WatchEventsResponse_PaymentMethodsChanged) isWatchEventsResponse_Event() 
 func (*WatchEventsResponse_Heartbeat) isWatchEventsResponse_Event() {}
 
 func (*WatchEventsResponse_SmsDeliveryChanged) isWatchEventsResponse_Event() {}
+
+func (*WatchEventsResponse_RecipientsChanged) isWatchEventsResponse_Event() {}
 
 type SubmitSupportMessageRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -5455,7 +6144,7 @@ type SubmitSupportMessageRequest struct {
 
 func (x *SubmitSupportMessageRequest) Reset() {
 	*x = SubmitSupportMessageRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[91]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5467,7 +6156,7 @@ func (x *SubmitSupportMessageRequest) String() string {
 func (*SubmitSupportMessageRequest) ProtoMessage() {}
 
 func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[91]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5480,7 +6169,7 @@ func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageRequest.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{91}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *SubmitSupportMessageRequest) GetKind() SupportMessageKind {
@@ -5535,7 +6224,7 @@ type SubmitSupportMessageResponse struct {
 
 func (x *SubmitSupportMessageResponse) Reset() {
 	*x = SubmitSupportMessageResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[92]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5547,7 +6236,7 @@ func (x *SubmitSupportMessageResponse) String() string {
 func (*SubmitSupportMessageResponse) ProtoMessage() {}
 
 func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[92]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5560,7 +6249,7 @@ func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageResponse.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{92}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *SubmitSupportMessageResponse) GetTicket() string {
@@ -5582,7 +6271,7 @@ type AnalyticsEvent struct {
 
 func (x *AnalyticsEvent) Reset() {
 	*x = AnalyticsEvent{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[93]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5594,7 +6283,7 @@ func (x *AnalyticsEvent) String() string {
 func (*AnalyticsEvent) ProtoMessage() {}
 
 func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[93]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5607,7 +6296,7 @@ func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyticsEvent.ProtoReflect.Descriptor instead.
 func (*AnalyticsEvent) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{93}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *AnalyticsEvent) GetName() string {
@@ -5649,7 +6338,7 @@ type TrackRequest struct {
 
 func (x *TrackRequest) Reset() {
 	*x = TrackRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[94]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5661,7 +6350,7 @@ func (x *TrackRequest) String() string {
 func (*TrackRequest) ProtoMessage() {}
 
 func (x *TrackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[94]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5674,7 +6363,7 @@ func (x *TrackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackRequest.ProtoReflect.Descriptor instead.
 func (*TrackRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{94}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *TrackRequest) GetAnonymousId() string {
@@ -5700,7 +6389,7 @@ type TrackResponse struct {
 
 func (x *TrackResponse) Reset() {
 	*x = TrackResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[95]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5712,7 +6401,7 @@ func (x *TrackResponse) String() string {
 func (*TrackResponse) ProtoMessage() {}
 
 func (x *TrackResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[95]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5725,7 +6414,7 @@ func (x *TrackResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackResponse.ProtoReflect.Descriptor instead.
 func (*TrackResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{95}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *TrackResponse) GetAccepted() int32 {
@@ -5743,7 +6432,7 @@ type CheckConnectionRequest struct {
 
 func (x *CheckConnectionRequest) Reset() {
 	*x = CheckConnectionRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5755,7 +6444,7 @@ func (x *CheckConnectionRequest) String() string {
 func (*CheckConnectionRequest) ProtoMessage() {}
 
 func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5768,7 +6457,7 @@ func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionRequest.ProtoReflect.Descriptor instead.
 func (*CheckConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{96}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{109}
 }
 
 type CheckConnectionResponse struct {
@@ -5780,7 +6469,7 @@ type CheckConnectionResponse struct {
 
 func (x *CheckConnectionResponse) Reset() {
 	*x = CheckConnectionResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5792,7 +6481,7 @@ func (x *CheckConnectionResponse) String() string {
 func (*CheckConnectionResponse) ProtoMessage() {}
 
 func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5805,7 +6494,7 @@ func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionResponse.ProtoReflect.Descriptor instead.
 func (*CheckConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{97}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *CheckConnectionResponse) GetOk() bool {
@@ -6026,7 +6715,7 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x15collected_at_location\x18\x05 \x01(\tR\x13collectedAtLocation\x12/\n" +
 	"\x14pin_chosen_by_sender\x18\x06 \x01(\bR\x11pinChosenBySender\x12!\n" +
 	"\fresends_left\x18\a \x01(\x05R\vresendsLeft\x12,\n" +
-	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xb4\a\n" +
+	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xf0\a\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
 	"\treference\x18\x02 \x01(\tR\treference\x12%\n" +
@@ -6051,13 +6740,14 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\n" +
 	"updated_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12>\n" +
 	"\fsms_delivery\x18\x13 \x01(\v2\x1b.thumela.bff.v1.SmsDeliveryR\vsmsDelivery\x12A\n" +
-	"\rrefund_status\x18\x14 \x01(\x0e2\x1c.thumela.bff.v1.RefundStatusR\frefundStatus\"\xc8\x01\n" +
+	"\rrefund_status\x18\x14 \x01(\x0e2\x1c.thumela.bff.v1.RefundStatusR\frefundStatus\x12:\n" +
+	"\x19recipient_known_confirmed\x18\x15 \x01(\bR\x17recipientKnownConfirmed\"\xc8\x01\n" +
 	"\vSmsDelivery\x129\n" +
 	"\x06status\x18\x01 \x01(\x0e2!.thumela.bff.v1.SmsDeliveryStatusR\x06status\x12\x1c\n" +
 	"\trecipient\x18\x02 \x01(\tR\trecipient\x129\n" +
 	"\n" +
 	"updated_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12%\n" +
-	"\x0efailure_reason\x18\x04 \x01(\tR\rfailureReason\"\xfd\x02\n" +
+	"\x0efailure_reason\x18\x04 \x01(\tR\rfailureReason\"\xec\x03\n" +
 	"\x15CreateTransferRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12%\n" +
 	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +
@@ -6067,7 +6757,10 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x11payment_method_id\x18\x06 \x01(\tR\x0fpaymentMethodId\x12S\n" +
 	"\x13withdrawal_location\x18\a \x01(\v2\".thumela.bff.v1.WithdrawalLocationR\x12withdrawalLocation\x12\x1d\n" +
 	"\n" +
-	"sender_pin\x18\b \x01(\tR\tsenderPin\"N\n" +
+	"sender_pin\x18\b \x01(\tR\tsenderPin\x121\n" +
+	"\x15do_not_save_recipient\x18\t \x01(\bR\x12doNotSaveRecipient\x12:\n" +
+	"\x19recipient_known_confirmed\x18\n" +
+	" \x01(\bR\x17recipientKnownConfirmed\"N\n" +
 	"\x16CreateTransferResponse\x124\n" +
 	"\btransfer\x18\x01 \x01(\v2\x18.thumela.bff.v1.TransferR\btransfer\"$\n" +
 	"\x12GetTransferRequest\x12\x0e\n" +
@@ -6104,9 +6797,49 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\n" +
 	"used_cents\x18\x03 \x01(\x03R\tusedCents\x12'\n" +
 	"\x0fremaining_cents\x18\x04 \x01(\x03R\x0eremainingCents\"\x12\n" +
-	"\x10GetLimitsRequest\"G\n" +
+	"\x10GetLimitsRequest\"\xa7\x01\n" +
 	"\x11GetLimitsResponse\x122\n" +
-	"\x06limits\x18\x01 \x03(\v2\x1a.thumela.bff.v1.LimitUsageR\x06limits\"7\n" +
+	"\x06limits\x18\x01 \x03(\v2\x1a.thumela.bff.v1.LimitUsageR\x06limits\x12+\n" +
+	"\x11uncollected_cents\x18\x02 \x01(\x03R\x10uncollectedCents\x121\n" +
+	"\x14uncollected_vouchers\x18\x03 \x01(\x05R\x13uncollectedVouchers\"\x17\n" +
+	"\x15GetLimitPolicyRequest\"]\n" +
+	"\vLimitPolicy\x12-\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x19.thumela.bff.v1.LimitKindR\x04kind\x12\x1f\n" +
+	"\vlimit_cents\x18\x02 \x01(\x03R\n" +
+	"limitCents\"\x81\x01\n" +
+	"\x16GetLimitPolicyResponse\x123\n" +
+	"\x06limits\x18\x01 \x03(\v2\x1b.thumela.bff.v1.LimitPolicyR\x06limits\x122\n" +
+	"\x15amount_multiple_cents\x18\x02 \x01(\x03R\x13amountMultipleCents\"\x17\n" +
+	"\x15FreezeVouchersRequest\"P\n" +
+	"\x16FreezeVouchersResponse\x126\n" +
+	"\tcancelled\x18\x01 \x03(\v2\x18.thumela.bff.v1.TransferR\tcancelled\"\xa3\x02\n" +
+	"\tRecipient\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05phone\x18\x03 \x01(\tR\x05phone\x12(\n" +
+	"\x04bank\x18\x04 \x01(\x0e2\x14.thumela.bff.v1.BankR\x04bank\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12<\n" +
+	"\flast_paid_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastPaidAt\"-\n" +
+	"\x15ListRecipientsRequest\x12\x14\n" +
+	"\x05query\x18\x01 \x01(\tR\x05query\"S\n" +
+	"\x16ListRecipientsResponse\x129\n" +
+	"\n" +
+	"recipients\x18\x01 \x03(\v2\x19.thumela.bff.v1.RecipientR\n" +
+	"recipients\"\x8f\x01\n" +
+	"\x16UpdateRecipientRequest\x12!\n" +
+	"\frecipient_id\x18\x01 \x01(\tR\vrecipientId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05phone\x18\x03 \x01(\tR\x05phone\x12(\n" +
+	"\x04bank\x18\x04 \x01(\x0e2\x14.thumela.bff.v1.BankR\x04bank\"R\n" +
+	"\x17UpdateRecipientResponse\x127\n" +
+	"\trecipient\x18\x01 \x01(\v2\x19.thumela.bff.v1.RecipientR\trecipient\";\n" +
+	"\x16DeleteRecipientRequest\x12!\n" +
+	"\frecipient_id\x18\x01 \x01(\tR\vrecipientId\"\x19\n" +
+	"\x17DeleteRecipientResponse\"7\n" +
 	"\x12WatchEventsRequest\x12!\n" +
 	"\fresume_after\x18\x01 \x01(\tR\vresumeAfter\"G\n" +
 	"\x0fTransferUpdated\x124\n" +
@@ -6118,15 +6851,17 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x12SmsDeliveryChanged\x12\x1f\n" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12>\n" +
-	"\fsms_delivery\x18\x02 \x01(\v2\x1b.thumela.bff.v1.SmsDeliveryR\vsmsDelivery\"\v\n" +
-	"\tHeartbeat\"\xc3\x03\n" +
+	"\fsms_delivery\x18\x02 \x01(\v2\x1b.thumela.bff.v1.SmsDeliveryR\vsmsDelivery\"\x13\n" +
+	"\x11RecipientsChanged\"\v\n" +
+	"\tHeartbeat\"\x97\x04\n" +
 	"\x13WatchEventsResponse\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12L\n" +
 	"\x10transfer_updated\x18\x02 \x01(\v2\x1f.thumela.bff.v1.TransferUpdatedH\x00R\x0ftransferUpdated\x12I\n" +
 	"\x0fprofile_updated\x18\x03 \x01(\v2\x1e.thumela.bff.v1.ProfileUpdatedH\x00R\x0eprofileUpdated\x12_\n" +
 	"\x17payment_methods_changed\x18\x04 \x01(\v2%.thumela.bff.v1.PaymentMethodsChangedH\x00R\x15paymentMethodsChanged\x129\n" +
 	"\theartbeat\x18\x05 \x01(\v2\x19.thumela.bff.v1.HeartbeatH\x00R\theartbeat\x12V\n" +
-	"\x14sms_delivery_changed\x18\x06 \x01(\v2\".thumela.bff.v1.SmsDeliveryChangedH\x00R\x12smsDeliveryChangedB\a\n" +
+	"\x14sms_delivery_changed\x18\x06 \x01(\v2\".thumela.bff.v1.SmsDeliveryChangedH\x00R\x12smsDeliveryChanged\x12R\n" +
+	"\x12recipients_changed\x18\a \x01(\v2!.thumela.bff.v1.RecipientsChangedH\x00R\x11recipientsChangedB\a\n" +
 	"\x05event\"\xc3\x02\n" +
 	"\x1bSubmitSupportMessageRequest\x126\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\".thumela.bff.v1.SupportMessageKindR\x04kind\x12\x12\n" +
@@ -6243,7 +6978,7 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\aAddCard\x12\x1e.thumela.bff.v1.AddCardRequest\x1a\x1f.thumela.bff.v1.AddCardResponse\x12n\n" +
 	"\x13UpdatePaymentMethod\x12*.thumela.bff.v1.UpdatePaymentMethodRequest\x1a+.thumela.bff.v1.UpdatePaymentMethodResponse\x12z\n" +
 	"\x17SetDefaultPaymentMethod\x12..thumela.bff.v1.SetDefaultPaymentMethodRequest\x1a/.thumela.bff.v1.SetDefaultPaymentMethodResponse\x12n\n" +
-	"\x13DeletePaymentMethod\x12*.thumela.bff.v1.DeletePaymentMethodRequest\x1a+.thumela.bff.v1.DeletePaymentMethodResponse2\xce\x06\n" +
+	"\x13DeletePaymentMethod\x12*.thumela.bff.v1.DeletePaymentMethodRequest\x1a+.thumela.bff.v1.DeletePaymentMethodResponse2\x90\b\n" +
 	"\x10TransfersService\x12P\n" +
 	"\tListBanks\x12 .thumela.bff.v1.ListBanksRequest\x1a!.thumela.bff.v1.ListBanksResponse\x12M\n" +
 	"\bQuoteFee\x12\x1f.thumela.bff.v1.QuoteFeeRequest\x1a .thumela.bff.v1.QuoteFeeResponse\x12_\n" +
@@ -6251,9 +6986,15 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\vGetTransfer\x12\".thumela.bff.v1.GetTransferRequest\x1a#.thumela.bff.v1.GetTransferResponse\x12\\\n" +
 	"\rListTransfers\x12$.thumela.bff.v1.ListTransfersRequest\x1a%.thumela.bff.v1.ListTransfersResponse\x12_\n" +
 	"\x0eCancelTransfer\x12%.thumela.bff.v1.CancelTransferRequest\x1a&.thumela.bff.v1.CancelTransferResponse\x12P\n" +
-	"\tGetLimits\x12 .thumela.bff.v1.GetLimitsRequest\x1a!.thumela.bff.v1.GetLimitsResponse\x12\\\n" +
+	"\tGetLimits\x12 .thumela.bff.v1.GetLimitsRequest\x1a!.thumela.bff.v1.GetLimitsResponse\x12_\n" +
+	"\x0eGetLimitPolicy\x12%.thumela.bff.v1.GetLimitPolicyRequest\x1a&.thumela.bff.v1.GetLimitPolicyResponse\x12_\n" +
+	"\x0eFreezeVouchers\x12%.thumela.bff.v1.FreezeVouchersRequest\x1a&.thumela.bff.v1.FreezeVouchersResponse\x12\\\n" +
 	"\rResendVoucher\x12$.thumela.bff.v1.ResendVoucherRequest\x1a%.thumela.bff.v1.ResendVoucherResponse\x12q\n" +
-	"\x14ChangeRecipientPhone\x12+.thumela.bff.v1.ChangeRecipientPhoneRequest\x1a,.thumela.bff.v1.ChangeRecipientPhoneResponse2i\n" +
+	"\x14ChangeRecipientPhone\x12+.thumela.bff.v1.ChangeRecipientPhoneRequest\x1a,.thumela.bff.v1.ChangeRecipientPhoneResponse2\xbc\x02\n" +
+	"\x11RecipientsService\x12_\n" +
+	"\x0eListRecipients\x12%.thumela.bff.v1.ListRecipientsRequest\x1a&.thumela.bff.v1.ListRecipientsResponse\x12b\n" +
+	"\x0fUpdateRecipient\x12&.thumela.bff.v1.UpdateRecipientRequest\x1a'.thumela.bff.v1.UpdateRecipientResponse\x12b\n" +
+	"\x0fDeleteRecipient\x12&.thumela.bff.v1.DeleteRecipientRequest\x1a'.thumela.bff.v1.DeleteRecipientResponse2i\n" +
 	"\rEventsService\x12X\n" +
 	"\vWatchEvents\x12\".thumela.bff.v1.WatchEventsRequest\x1a#.thumela.bff.v1.WatchEventsResponse0\x012\x83\x01\n" +
 	"\x0eSupportService\x12q\n" +
@@ -6277,7 +7018,7 @@ func file_thumela_bff_v1_bff_proto_rawDescGZIP() []byte {
 }
 
 var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 99)
+var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 112)
 var file_thumela_bff_v1_bff_proto_goTypes = []any{
 	(CodePurpose)(0),                          // 0: thumela.bff.v1.CodePurpose
 	(PaymentMethodType)(0),                    // 1: thumela.bff.v1.PaymentMethodType
@@ -6373,47 +7114,60 @@ var file_thumela_bff_v1_bff_proto_goTypes = []any{
 	(*LimitUsage)(nil),                        // 91: thumela.bff.v1.LimitUsage
 	(*GetLimitsRequest)(nil),                  // 92: thumela.bff.v1.GetLimitsRequest
 	(*GetLimitsResponse)(nil),                 // 93: thumela.bff.v1.GetLimitsResponse
-	(*WatchEventsRequest)(nil),                // 94: thumela.bff.v1.WatchEventsRequest
-	(*TransferUpdated)(nil),                   // 95: thumela.bff.v1.TransferUpdated
-	(*ProfileUpdated)(nil),                    // 96: thumela.bff.v1.ProfileUpdated
-	(*PaymentMethodsChanged)(nil),             // 97: thumela.bff.v1.PaymentMethodsChanged
-	(*SmsDeliveryChanged)(nil),                // 98: thumela.bff.v1.SmsDeliveryChanged
-	(*Heartbeat)(nil),                         // 99: thumela.bff.v1.Heartbeat
-	(*WatchEventsResponse)(nil),               // 100: thumela.bff.v1.WatchEventsResponse
-	(*SubmitSupportMessageRequest)(nil),       // 101: thumela.bff.v1.SubmitSupportMessageRequest
-	(*SubmitSupportMessageResponse)(nil),      // 102: thumela.bff.v1.SubmitSupportMessageResponse
-	(*AnalyticsEvent)(nil),                    // 103: thumela.bff.v1.AnalyticsEvent
-	(*TrackRequest)(nil),                      // 104: thumela.bff.v1.TrackRequest
-	(*TrackResponse)(nil),                     // 105: thumela.bff.v1.TrackResponse
-	(*CheckConnectionRequest)(nil),            // 106: thumela.bff.v1.CheckConnectionRequest
-	(*CheckConnectionResponse)(nil),           // 107: thumela.bff.v1.CheckConnectionResponse
-	nil,                                       // 108: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	(*timestamppb.Timestamp)(nil),             // 109: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                   // 110: google.protobuf.Struct
+	(*GetLimitPolicyRequest)(nil),             // 94: thumela.bff.v1.GetLimitPolicyRequest
+	(*LimitPolicy)(nil),                       // 95: thumela.bff.v1.LimitPolicy
+	(*GetLimitPolicyResponse)(nil),            // 96: thumela.bff.v1.GetLimitPolicyResponse
+	(*FreezeVouchersRequest)(nil),             // 97: thumela.bff.v1.FreezeVouchersRequest
+	(*FreezeVouchersResponse)(nil),            // 98: thumela.bff.v1.FreezeVouchersResponse
+	(*Recipient)(nil),                         // 99: thumela.bff.v1.Recipient
+	(*ListRecipientsRequest)(nil),             // 100: thumela.bff.v1.ListRecipientsRequest
+	(*ListRecipientsResponse)(nil),            // 101: thumela.bff.v1.ListRecipientsResponse
+	(*UpdateRecipientRequest)(nil),            // 102: thumela.bff.v1.UpdateRecipientRequest
+	(*UpdateRecipientResponse)(nil),           // 103: thumela.bff.v1.UpdateRecipientResponse
+	(*DeleteRecipientRequest)(nil),            // 104: thumela.bff.v1.DeleteRecipientRequest
+	(*DeleteRecipientResponse)(nil),           // 105: thumela.bff.v1.DeleteRecipientResponse
+	(*WatchEventsRequest)(nil),                // 106: thumela.bff.v1.WatchEventsRequest
+	(*TransferUpdated)(nil),                   // 107: thumela.bff.v1.TransferUpdated
+	(*ProfileUpdated)(nil),                    // 108: thumela.bff.v1.ProfileUpdated
+	(*PaymentMethodsChanged)(nil),             // 109: thumela.bff.v1.PaymentMethodsChanged
+	(*SmsDeliveryChanged)(nil),                // 110: thumela.bff.v1.SmsDeliveryChanged
+	(*RecipientsChanged)(nil),                 // 111: thumela.bff.v1.RecipientsChanged
+	(*Heartbeat)(nil),                         // 112: thumela.bff.v1.Heartbeat
+	(*WatchEventsResponse)(nil),               // 113: thumela.bff.v1.WatchEventsResponse
+	(*SubmitSupportMessageRequest)(nil),       // 114: thumela.bff.v1.SubmitSupportMessageRequest
+	(*SubmitSupportMessageResponse)(nil),      // 115: thumela.bff.v1.SubmitSupportMessageResponse
+	(*AnalyticsEvent)(nil),                    // 116: thumela.bff.v1.AnalyticsEvent
+	(*TrackRequest)(nil),                      // 117: thumela.bff.v1.TrackRequest
+	(*TrackResponse)(nil),                     // 118: thumela.bff.v1.TrackResponse
+	(*CheckConnectionRequest)(nil),            // 119: thumela.bff.v1.CheckConnectionRequest
+	(*CheckConnectionResponse)(nil),           // 120: thumela.bff.v1.CheckConnectionResponse
+	nil,                                       // 121: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	(*timestamppb.Timestamp)(nil),             // 122: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                   // 123: google.protobuf.Struct
 }
 var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
-	109, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
-	109, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
-	109, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	122, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
+	122, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
+	122, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
 	10,  // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
 	11,  // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
 	0,   // 5: thumela.bff.v1.ResendCodeRequest.purpose:type_name -> thumela.bff.v1.CodePurpose
-	109, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	122, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
 	10,  // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
 	11,  // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
 	10,  // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
 	11,  // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
-	109, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	122, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
 	10,  // 12: thumela.bff.v1.FinishPasskeySignInResponse.user:type_name -> thumela.bff.v1.User
 	11,  // 13: thumela.bff.v1.FinishPasskeySignInResponse.profile:type_name -> thumela.bff.v1.Profile
-	109, // 14: thumela.bff.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	109, // 15: thumela.bff.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
+	122, // 14: thumela.bff.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	122, // 15: thumela.bff.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
 	34,  // 16: thumela.bff.v1.ListSessionsResponse.sessions:type_name -> thumela.bff.v1.SessionInfo
-	109, // 17: thumela.bff.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
-	109, // 18: thumela.bff.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	122, // 17: thumela.bff.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	122, // 18: thumela.bff.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
 	41,  // 19: thumela.bff.v1.ListPasskeysResponse.passkeys:type_name -> thumela.bff.v1.Passkey
 	41,  // 20: thumela.bff.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> thumela.bff.v1.Passkey
-	109, // 21: thumela.bff.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
+	122, // 21: thumela.bff.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
 	11,  // 22: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
 	11,  // 23: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
 	1,   // 24: thumela.bff.v1.PaymentMethod.type:type_name -> thumela.bff.v1.PaymentMethodType
@@ -6427,18 +7181,18 @@ var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
 	3,   // 32: thumela.bff.v1.QuoteFeeRequest.bank:type_name -> thumela.bff.v1.Bank
 	73,  // 33: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
 	5,   // 34: thumela.bff.v1.Voucher.collection_status:type_name -> thumela.bff.v1.CollectionStatus
-	109, // 35: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	109, // 36: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	122, // 35: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	122, // 36: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
 	3,   // 37: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
 	4,   // 38: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
 	75,  // 39: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
 	76,  // 40: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
-	109, // 41: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	109, // 42: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	122, // 41: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	122, // 42: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
 	78,  // 43: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
 	6,   // 44: thumela.bff.v1.Transfer.refund_status:type_name -> thumela.bff.v1.RefundStatus
 	7,   // 45: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
-	109, // 46: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
+	122, // 46: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
 	3,   // 47: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
 	75,  // 48: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
 	77,  // 49: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
@@ -6450,104 +7204,125 @@ var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
 	77,  // 55: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
 	8,   // 56: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
 	91,  // 57: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
-	77,  // 58: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
-	11,  // 59: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
-	78,  // 60: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	95,  // 61: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
-	96,  // 62: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
-	97,  // 63: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
-	99,  // 64: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
-	98,  // 65: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
-	9,   // 66: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
-	108, // 67: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	110, // 68: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
-	109, // 69: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
-	103, // 70: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
-	12,  // 71: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
-	14,  // 72: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
-	16,  // 73: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
-	18,  // 74: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
-	20,  // 75: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
-	22,  // 76: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
-	24,  // 77: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
-	26,  // 78: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
-	28,  // 79: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
-	30,  // 80: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
-	32,  // 81: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
-	35,  // 82: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
-	37,  // 83: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
-	39,  // 84: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
-	42,  // 85: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
-	44,  // 86: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
-	46,  // 87: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
-	48,  // 88: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
-	50,  // 89: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
-	52,  // 90: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
-	54,  // 91: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
-	56,  // 92: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
-	59,  // 93: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
-	61,  // 94: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
-	63,  // 95: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
-	65,  // 96: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
-	67,  // 97: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
-	70,  // 98: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
-	72,  // 99: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
-	79,  // 100: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
-	81,  // 101: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
-	83,  // 102: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
-	85,  // 103: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
-	92,  // 104: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
-	87,  // 105: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
-	89,  // 106: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
-	94,  // 107: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
-	101, // 108: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
-	104, // 109: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
-	106, // 110: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
-	13,  // 111: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
-	15,  // 112: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
-	17,  // 113: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
-	19,  // 114: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
-	21,  // 115: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
-	23,  // 116: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
-	25,  // 117: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
-	27,  // 118: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
-	29,  // 119: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
-	31,  // 120: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
-	33,  // 121: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
-	36,  // 122: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
-	38,  // 123: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
-	40,  // 124: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
-	43,  // 125: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
-	45,  // 126: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
-	47,  // 127: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
-	49,  // 128: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
-	51,  // 129: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
-	53,  // 130: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
-	55,  // 131: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
-	57,  // 132: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
-	60,  // 133: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
-	62,  // 134: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
-	64,  // 135: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
-	66,  // 136: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
-	68,  // 137: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
-	71,  // 138: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
-	74,  // 139: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
-	80,  // 140: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
-	82,  // 141: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
-	84,  // 142: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
-	86,  // 143: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
-	93,  // 144: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
-	88,  // 145: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
-	90,  // 146: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
-	100, // 147: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
-	102, // 148: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
-	105, // 149: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
-	107, // 150: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
-	111, // [111:151] is the sub-list for method output_type
-	71,  // [71:111] is the sub-list for method input_type
-	71,  // [71:71] is the sub-list for extension type_name
-	71,  // [71:71] is the sub-list for extension extendee
-	0,   // [0:71] is the sub-list for field type_name
+	8,   // 58: thumela.bff.v1.LimitPolicy.kind:type_name -> thumela.bff.v1.LimitKind
+	95,  // 59: thumela.bff.v1.GetLimitPolicyResponse.limits:type_name -> thumela.bff.v1.LimitPolicy
+	77,  // 60: thumela.bff.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.bff.v1.Transfer
+	3,   // 61: thumela.bff.v1.Recipient.bank:type_name -> thumela.bff.v1.Bank
+	122, // 62: thumela.bff.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
+	122, // 63: thumela.bff.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
+	122, // 64: thumela.bff.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
+	99,  // 65: thumela.bff.v1.ListRecipientsResponse.recipients:type_name -> thumela.bff.v1.Recipient
+	3,   // 66: thumela.bff.v1.UpdateRecipientRequest.bank:type_name -> thumela.bff.v1.Bank
+	99,  // 67: thumela.bff.v1.UpdateRecipientResponse.recipient:type_name -> thumela.bff.v1.Recipient
+	77,  // 68: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
+	11,  // 69: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
+	78,  // 70: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	107, // 71: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
+	108, // 72: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
+	109, // 73: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
+	112, // 74: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
+	110, // 75: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
+	111, // 76: thumela.bff.v1.WatchEventsResponse.recipients_changed:type_name -> thumela.bff.v1.RecipientsChanged
+	9,   // 77: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
+	121, // 78: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	123, // 79: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
+	122, // 80: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
+	116, // 81: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
+	12,  // 82: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
+	14,  // 83: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
+	16,  // 84: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
+	18,  // 85: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
+	20,  // 86: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
+	22,  // 87: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
+	24,  // 88: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
+	26,  // 89: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
+	28,  // 90: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
+	30,  // 91: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
+	32,  // 92: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
+	35,  // 93: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
+	37,  // 94: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
+	39,  // 95: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
+	42,  // 96: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
+	44,  // 97: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
+	46,  // 98: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
+	48,  // 99: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
+	50,  // 100: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
+	52,  // 101: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
+	54,  // 102: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
+	56,  // 103: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
+	59,  // 104: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
+	61,  // 105: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
+	63,  // 106: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
+	65,  // 107: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
+	67,  // 108: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
+	70,  // 109: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
+	72,  // 110: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
+	79,  // 111: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
+	81,  // 112: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
+	83,  // 113: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
+	85,  // 114: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
+	92,  // 115: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
+	94,  // 116: thumela.bff.v1.TransfersService.GetLimitPolicy:input_type -> thumela.bff.v1.GetLimitPolicyRequest
+	97,  // 117: thumela.bff.v1.TransfersService.FreezeVouchers:input_type -> thumela.bff.v1.FreezeVouchersRequest
+	87,  // 118: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
+	89,  // 119: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
+	100, // 120: thumela.bff.v1.RecipientsService.ListRecipients:input_type -> thumela.bff.v1.ListRecipientsRequest
+	102, // 121: thumela.bff.v1.RecipientsService.UpdateRecipient:input_type -> thumela.bff.v1.UpdateRecipientRequest
+	104, // 122: thumela.bff.v1.RecipientsService.DeleteRecipient:input_type -> thumela.bff.v1.DeleteRecipientRequest
+	106, // 123: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
+	114, // 124: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
+	117, // 125: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
+	119, // 126: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
+	13,  // 127: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
+	15,  // 128: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
+	17,  // 129: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
+	19,  // 130: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
+	21,  // 131: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
+	23,  // 132: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
+	25,  // 133: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
+	27,  // 134: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
+	29,  // 135: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
+	31,  // 136: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
+	33,  // 137: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
+	36,  // 138: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
+	38,  // 139: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
+	40,  // 140: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
+	43,  // 141: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
+	45,  // 142: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
+	47,  // 143: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
+	49,  // 144: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
+	51,  // 145: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
+	53,  // 146: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
+	55,  // 147: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
+	57,  // 148: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
+	60,  // 149: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
+	62,  // 150: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
+	64,  // 151: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
+	66,  // 152: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
+	68,  // 153: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
+	71,  // 154: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
+	74,  // 155: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
+	80,  // 156: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
+	82,  // 157: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
+	84,  // 158: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
+	86,  // 159: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
+	93,  // 160: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
+	96,  // 161: thumela.bff.v1.TransfersService.GetLimitPolicy:output_type -> thumela.bff.v1.GetLimitPolicyResponse
+	98,  // 162: thumela.bff.v1.TransfersService.FreezeVouchers:output_type -> thumela.bff.v1.FreezeVouchersResponse
+	88,  // 163: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
+	90,  // 164: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
+	101, // 165: thumela.bff.v1.RecipientsService.ListRecipients:output_type -> thumela.bff.v1.ListRecipientsResponse
+	103, // 166: thumela.bff.v1.RecipientsService.UpdateRecipient:output_type -> thumela.bff.v1.UpdateRecipientResponse
+	105, // 167: thumela.bff.v1.RecipientsService.DeleteRecipient:output_type -> thumela.bff.v1.DeleteRecipientResponse
+	113, // 168: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
+	115, // 169: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
+	118, // 170: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
+	120, // 171: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
+	127, // [127:172] is the sub-list for method output_type
+	82,  // [82:127] is the sub-list for method input_type
+	82,  // [82:82] is the sub-list for extension type_name
+	82,  // [82:82] is the sub-list for extension extendee
+	0,   // [0:82] is the sub-list for field type_name
 }
 
 func init() { file_thumela_bff_v1_bff_proto_init() }
@@ -6559,12 +7334,13 @@ func file_thumela_bff_v1_bff_proto_init() {
 		(*FinishStepUpRequest_Password)(nil),
 		(*FinishStepUpRequest_PasskeyCredentialJson)(nil),
 	}
-	file_thumela_bff_v1_bff_proto_msgTypes[90].OneofWrappers = []any{
+	file_thumela_bff_v1_bff_proto_msgTypes[103].OneofWrappers = []any{
 		(*WatchEventsResponse_TransferUpdated)(nil),
 		(*WatchEventsResponse_ProfileUpdated)(nil),
 		(*WatchEventsResponse_PaymentMethodsChanged)(nil),
 		(*WatchEventsResponse_Heartbeat)(nil),
 		(*WatchEventsResponse_SmsDeliveryChanged)(nil),
+		(*WatchEventsResponse_RecipientsChanged)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -6572,9 +7348,9 @@ func file_thumela_bff_v1_bff_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_bff_v1_bff_proto_rawDesc), len(file_thumela_bff_v1_bff_proto_rawDesc)),
 			NumEnums:      10,
-			NumMessages:   99,
+			NumMessages:   112,
 			NumExtensions: 0,
-			NumServices:   9,
+			NumServices:   10,
 		},
 		GoTypes:           file_thumela_bff_v1_bff_proto_goTypes,
 		DependencyIndexes: file_thumela_bff_v1_bff_proto_depIdxs,

@@ -1346,6 +1346,8 @@ const (
 	TransfersService_ListTransfers_FullMethodName        = "/thumela.bff.v1.TransfersService/ListTransfers"
 	TransfersService_CancelTransfer_FullMethodName       = "/thumela.bff.v1.TransfersService/CancelTransfer"
 	TransfersService_GetLimits_FullMethodName            = "/thumela.bff.v1.TransfersService/GetLimits"
+	TransfersService_GetLimitPolicy_FullMethodName       = "/thumela.bff.v1.TransfersService/GetLimitPolicy"
+	TransfersService_FreezeVouchers_FullMethodName       = "/thumela.bff.v1.TransfersService/FreezeVouchers"
 	TransfersService_ResendVoucher_FullMethodName        = "/thumela.bff.v1.TransfersService/ResendVoucher"
 	TransfersService_ChangeRecipientPhone_FullMethodName = "/thumela.bff.v1.TransfersService/ChangeRecipientPhone"
 )
@@ -1364,6 +1366,10 @@ type TransfersServiceClient interface {
 	ListTransfers(ctx context.Context, in *ListTransfersRequest, opts ...grpc.CallOption) (*ListTransfersResponse, error)
 	CancelTransfer(ctx context.Context, in *CancelTransferRequest, opts ...grpc.CallOption) (*CancelTransferResponse, error)
 	GetLimits(ctx context.Context, in *GetLimitsRequest, opts ...grpc.CallOption) (*GetLimitsResponse, error)
+	// GetLimitPolicy needs no session: the public pages read the enforced figures from it.
+	GetLimitPolicy(ctx context.Context, in *GetLimitPolicyRequest, opts ...grpc.CallOption) (*GetLimitPolicyResponse, error)
+	// FreezeVouchers cancels every voucher awaiting collection, each with a full refund.
+	FreezeVouchers(ctx context.Context, in *FreezeVouchersRequest, opts ...grpc.CallOption) (*FreezeVouchersResponse, error)
 	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
 	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
 	// number stops working at once. Only for a completed transfer whose voucher awaits collection
@@ -1453,6 +1459,26 @@ func (c *transfersServiceClient) GetLimits(ctx context.Context, in *GetLimitsReq
 	return out, nil
 }
 
+func (c *transfersServiceClient) GetLimitPolicy(ctx context.Context, in *GetLimitPolicyRequest, opts ...grpc.CallOption) (*GetLimitPolicyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLimitPolicyResponse)
+	err := c.cc.Invoke(ctx, TransfersService_GetLimitPolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) FreezeVouchers(ctx context.Context, in *FreezeVouchersRequest, opts ...grpc.CallOption) (*FreezeVouchersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FreezeVouchersResponse)
+	err := c.cc.Invoke(ctx, TransfersService_FreezeVouchers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *transfersServiceClient) ResendVoucher(ctx context.Context, in *ResendVoucherRequest, opts ...grpc.CallOption) (*ResendVoucherResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ResendVoucherResponse)
@@ -1487,6 +1513,10 @@ type TransfersServiceServer interface {
 	ListTransfers(context.Context, *ListTransfersRequest) (*ListTransfersResponse, error)
 	CancelTransfer(context.Context, *CancelTransferRequest) (*CancelTransferResponse, error)
 	GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error)
+	// GetLimitPolicy needs no session: the public pages read the enforced figures from it.
+	GetLimitPolicy(context.Context, *GetLimitPolicyRequest) (*GetLimitPolicyResponse, error)
+	// FreezeVouchers cancels every voucher awaiting collection, each with a full refund.
+	FreezeVouchers(context.Context, *FreezeVouchersRequest) (*FreezeVouchersResponse, error)
 	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
 	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
 	// number stops working at once. Only for a completed transfer whose voucher awaits collection
@@ -1526,6 +1556,12 @@ func (UnimplementedTransfersServiceServer) CancelTransfer(context.Context, *Canc
 }
 func (UnimplementedTransfersServiceServer) GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetLimits not implemented")
+}
+func (UnimplementedTransfersServiceServer) GetLimitPolicy(context.Context, *GetLimitPolicyRequest) (*GetLimitPolicyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLimitPolicy not implemented")
+}
+func (UnimplementedTransfersServiceServer) FreezeVouchers(context.Context, *FreezeVouchersRequest) (*FreezeVouchersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FreezeVouchers not implemented")
 }
 func (UnimplementedTransfersServiceServer) ResendVoucher(context.Context, *ResendVoucherRequest) (*ResendVoucherResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ResendVoucher not implemented")
@@ -1680,6 +1716,42 @@ func _TransfersService_GetLimits_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransfersService_GetLimitPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLimitPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).GetLimitPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_GetLimitPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).GetLimitPolicy(ctx, req.(*GetLimitPolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_FreezeVouchers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FreezeVouchersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).FreezeVouchers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_FreezeVouchers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).FreezeVouchers(ctx, req.(*FreezeVouchersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TransfersService_ResendVoucher_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ResendVoucherRequest)
 	if err := dec(in); err != nil {
@@ -1752,12 +1824,198 @@ var TransfersService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _TransfersService_GetLimits_Handler,
 		},
 		{
+			MethodName: "GetLimitPolicy",
+			Handler:    _TransfersService_GetLimitPolicy_Handler,
+		},
+		{
+			MethodName: "FreezeVouchers",
+			Handler:    _TransfersService_FreezeVouchers_Handler,
+		},
+		{
 			MethodName: "ResendVoucher",
 			Handler:    _TransfersService_ResendVoucher_Handler,
 		},
 		{
 			MethodName: "ChangeRecipientPhone",
 			Handler:    _TransfersService_ChangeRecipientPhone_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "thumela/bff/v1/bff.proto",
+}
+
+const (
+	RecipientsService_ListRecipients_FullMethodName  = "/thumela.bff.v1.RecipientsService/ListRecipients"
+	RecipientsService_UpdateRecipient_FullMethodName = "/thumela.bff.v1.RecipientsService/UpdateRecipient"
+	RecipientsService_DeleteRecipient_FullMethodName = "/thumela.bff.v1.RecipientsService/DeleteRecipient"
+)
+
+// RecipientsServiceClient is the client API for RecipientsService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+type RecipientsServiceClient interface {
+	ListRecipients(ctx context.Context, in *ListRecipientsRequest, opts ...grpc.CallOption) (*ListRecipientsResponse, error)
+	UpdateRecipient(ctx context.Context, in *UpdateRecipientRequest, opts ...grpc.CallOption) (*UpdateRecipientResponse, error)
+	DeleteRecipient(ctx context.Context, in *DeleteRecipientRequest, opts ...grpc.CallOption) (*DeleteRecipientResponse, error)
+}
+
+type recipientsServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewRecipientsServiceClient(cc grpc.ClientConnInterface) RecipientsServiceClient {
+	return &recipientsServiceClient{cc}
+}
+
+func (c *recipientsServiceClient) ListRecipients(ctx context.Context, in *ListRecipientsRequest, opts ...grpc.CallOption) (*ListRecipientsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRecipientsResponse)
+	err := c.cc.Invoke(ctx, RecipientsService_ListRecipients_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *recipientsServiceClient) UpdateRecipient(ctx context.Context, in *UpdateRecipientRequest, opts ...grpc.CallOption) (*UpdateRecipientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateRecipientResponse)
+	err := c.cc.Invoke(ctx, RecipientsService_UpdateRecipient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *recipientsServiceClient) DeleteRecipient(ctx context.Context, in *DeleteRecipientRequest, opts ...grpc.CallOption) (*DeleteRecipientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteRecipientResponse)
+	err := c.cc.Invoke(ctx, RecipientsService_DeleteRecipient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RecipientsServiceServer is the server API for RecipientsService service.
+// All implementations must embed UnimplementedRecipientsServiceServer
+// for forward compatibility.
+type RecipientsServiceServer interface {
+	ListRecipients(context.Context, *ListRecipientsRequest) (*ListRecipientsResponse, error)
+	UpdateRecipient(context.Context, *UpdateRecipientRequest) (*UpdateRecipientResponse, error)
+	DeleteRecipient(context.Context, *DeleteRecipientRequest) (*DeleteRecipientResponse, error)
+	mustEmbedUnimplementedRecipientsServiceServer()
+}
+
+// UnimplementedRecipientsServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedRecipientsServiceServer struct{}
+
+func (UnimplementedRecipientsServiceServer) ListRecipients(context.Context, *ListRecipientsRequest) (*ListRecipientsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRecipients not implemented")
+}
+func (UnimplementedRecipientsServiceServer) UpdateRecipient(context.Context, *UpdateRecipientRequest) (*UpdateRecipientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateRecipient not implemented")
+}
+func (UnimplementedRecipientsServiceServer) DeleteRecipient(context.Context, *DeleteRecipientRequest) (*DeleteRecipientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteRecipient not implemented")
+}
+func (UnimplementedRecipientsServiceServer) mustEmbedUnimplementedRecipientsServiceServer() {}
+func (UnimplementedRecipientsServiceServer) testEmbeddedByValue()                           {}
+
+// UnsafeRecipientsServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to RecipientsServiceServer will
+// result in compilation errors.
+type UnsafeRecipientsServiceServer interface {
+	mustEmbedUnimplementedRecipientsServiceServer()
+}
+
+func RegisterRecipientsServiceServer(s grpc.ServiceRegistrar, srv RecipientsServiceServer) {
+	// If the following call panics, it indicates UnimplementedRecipientsServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&RecipientsService_ServiceDesc, srv)
+}
+
+func _RecipientsService_ListRecipients_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRecipientsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RecipientsServiceServer).ListRecipients(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RecipientsService_ListRecipients_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RecipientsServiceServer).ListRecipients(ctx, req.(*ListRecipientsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RecipientsService_UpdateRecipient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateRecipientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RecipientsServiceServer).UpdateRecipient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RecipientsService_UpdateRecipient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RecipientsServiceServer).UpdateRecipient(ctx, req.(*UpdateRecipientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RecipientsService_DeleteRecipient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteRecipientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RecipientsServiceServer).DeleteRecipient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RecipientsService_DeleteRecipient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RecipientsServiceServer).DeleteRecipient(ctx, req.(*DeleteRecipientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// RecipientsService_ServiceDesc is the grpc.ServiceDesc for RecipientsService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var RecipientsService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "thumela.bff.v1.RecipientsService",
+	HandlerType: (*RecipientsServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListRecipients",
+			Handler:    _RecipientsService_ListRecipients_Handler,
+		},
+		{
+			MethodName: "UpdateRecipient",
+			Handler:    _RecipientsService_UpdateRecipient_Handler,
+		},
+		{
+			MethodName: "DeleteRecipient",
+			Handler:    _RecipientsService_DeleteRecipient_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -156,6 +156,60 @@ func (x *VoucherChanged) GetTransfer() *Transfer {
 	return nil
 }
 
+// RecipientsChanged is published on thumela.transfers.<user_id>.recipients when a saved
+// recipient is added, edited or deleted.
+type RecipientsChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecipientsChanged) Reset() {
+	*x = RecipientsChanged{}
+	mi := &file_thumela_transfers_v1_events_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecipientsChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecipientsChanged) ProtoMessage() {}
+
+func (x *RecipientsChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_events_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecipientsChanged.ProtoReflect.Descriptor instead.
+func (*RecipientsChanged) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_events_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RecipientsChanged) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *RecipientsChanged) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_thumela_transfers_v1_events_proto protoreflect.FileDescriptor
 
 const file_thumela_transfers_v1_events_proto_rawDesc = "" +
@@ -172,7 +226,11 @@ const file_thumela_transfers_v1_events_proto_rawDesc = "" +
 	"\avoucher\x18\x02 \x01(\v2\x1d.thumela.transfers.v1.VoucherR\avoucher\x12;\n" +
 	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAt\x12:\n" +
-	"\btransfer\x18\x04 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransferB\xe3\x01\n" +
+	"\btransfer\x18\x04 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"i\n" +
+	"\x11RecipientsChanged\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12;\n" +
+	"\voccurred_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAtB\xe3\x01\n" +
 	"\x18com.thumela.transfers.v1B\vEventsProtoP\x01ZHgithub.com/thumela/thumela/proto/gen/go/thumela/transfers/v1;transfersv1\xa2\x02\x03TTX\xaa\x02\x14Thumela.Transfers.V1\xca\x02\x14Thumela\\Transfers\\V1\xe2\x02 Thumela\\Transfers\\V1\\GPBMetadata\xea\x02\x16Thumela::Transfers::V1b\x06proto3"
 
 var (
@@ -187,27 +245,29 @@ func file_thumela_transfers_v1_events_proto_rawDescGZIP() []byte {
 	return file_thumela_transfers_v1_events_proto_rawDescData
 }
 
-var file_thumela_transfers_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_thumela_transfers_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_thumela_transfers_v1_events_proto_goTypes = []any{
 	(*TransferStatusChanged)(nil), // 0: thumela.transfers.v1.TransferStatusChanged
 	(*VoucherChanged)(nil),        // 1: thumela.transfers.v1.VoucherChanged
-	(*Transfer)(nil),              // 2: thumela.transfers.v1.Transfer
-	(TransferStatus)(0),           // 3: thumela.transfers.v1.TransferStatus
-	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
-	(*Voucher)(nil),               // 5: thumela.transfers.v1.Voucher
+	(*RecipientsChanged)(nil),     // 2: thumela.transfers.v1.RecipientsChanged
+	(*Transfer)(nil),              // 3: thumela.transfers.v1.Transfer
+	(TransferStatus)(0),           // 4: thumela.transfers.v1.TransferStatus
+	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
+	(*Voucher)(nil),               // 6: thumela.transfers.v1.Voucher
 }
 var file_thumela_transfers_v1_events_proto_depIdxs = []int32{
-	2, // 0: thumela.transfers.v1.TransferStatusChanged.transfer:type_name -> thumela.transfers.v1.Transfer
-	3, // 1: thumela.transfers.v1.TransferStatusChanged.previous_status:type_name -> thumela.transfers.v1.TransferStatus
-	4, // 2: thumela.transfers.v1.TransferStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
-	5, // 3: thumela.transfers.v1.VoucherChanged.voucher:type_name -> thumela.transfers.v1.Voucher
-	4, // 4: thumela.transfers.v1.VoucherChanged.occurred_at:type_name -> google.protobuf.Timestamp
-	2, // 5: thumela.transfers.v1.VoucherChanged.transfer:type_name -> thumela.transfers.v1.Transfer
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	3, // 0: thumela.transfers.v1.TransferStatusChanged.transfer:type_name -> thumela.transfers.v1.Transfer
+	4, // 1: thumela.transfers.v1.TransferStatusChanged.previous_status:type_name -> thumela.transfers.v1.TransferStatus
+	5, // 2: thumela.transfers.v1.TransferStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	6, // 3: thumela.transfers.v1.VoucherChanged.voucher:type_name -> thumela.transfers.v1.Voucher
+	5, // 4: thumela.transfers.v1.VoucherChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	3, // 5: thumela.transfers.v1.VoucherChanged.transfer:type_name -> thumela.transfers.v1.Transfer
+	5, // 6: thumela.transfers.v1.RecipientsChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_events_proto_init() }
@@ -222,7 +282,7 @@ func file_thumela_transfers_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_transfers_v1_events_proto_rawDesc), len(file_thumela_transfers_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -325,7 +325,7 @@ func (x CollectionRefused_Reason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CollectionRefused_Reason.Descriptor instead.
 func (CollectionRefused_Reason) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{16, 0}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{28, 0}
 }
 
 type WithdrawalLocation struct {
@@ -514,8 +514,12 @@ type Transfer struct {
 	CreatedAt             *timestamppb.Timestamp `protobuf:"bytes,20,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt             *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	RefundStatus          RefundStatus           `protobuf:"varint,22,opt,name=refund_status,json=refundStatus,proto3,enum=thumela.transfers.v1.RefundStatus" json:"refund_status,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// The sender confirmed knowing the recipient (asked on a first payment to the phone).
+	RecipientKnownConfirmed bool `protobuf:"varint,23,opt,name=recipient_known_confirmed,json=recipientKnownConfirmed,proto3" json:"recipient_known_confirmed,omitempty"`
+	// Whether the recipient is saved for next time once the transfer completes.
+	SaveRecipient bool `protobuf:"varint,24,opt,name=save_recipient,json=saveRecipient,proto3" json:"save_recipient,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Transfer) Reset() {
@@ -702,6 +706,20 @@ func (x *Transfer) GetRefundStatus() RefundStatus {
 	return RefundStatus_REFUND_STATUS_UNSPECIFIED
 }
 
+func (x *Transfer) GetRecipientKnownConfirmed() bool {
+	if x != nil {
+		return x.RecipientKnownConfirmed
+	}
+	return false
+}
+
+func (x *Transfer) GetSaveRecipient() bool {
+	if x != nil {
+		return x.SaveRecipient
+	}
+	return false
+}
+
 type CreateTransferRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	UserId string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
@@ -716,9 +734,16 @@ type CreateTransferRequest struct {
 	// Optional: a 4-digit PIN the sender chooses and gives the recipient themselves (not 4 equal
 	// digits, not a run such as 1234 or 4321). The recipient's SMS then carries only the voucher
 	// number. Never stored or logged in clear.
-	SenderPin     string `protobuf:"bytes,9,opt,name=sender_pin,json=senderPin,proto3" json:"sender_pin,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	SenderPin string `protobuf:"bytes,9,opt,name=sender_pin,json=senderPin,proto3" json:"sender_pin,omitempty"`
+	// The sender unticked 'Save {name} for next time'.
+	DoNotSaveRecipient bool `protobuf:"varint,10,opt,name=do_not_save_recipient,json=doNotSaveRecipient,proto3" json:"do_not_save_recipient,omitempty"`
+	// The sender ticked "Do you know {name} personally? ..." A transfer to a phone the sender has
+	// never paid without it answers FailedPrecondition with ErrorInfo reason
+	// "RECIPIENT_CONFIRMATION_REQUIRED" (domain "transfers.thumela.co.za"). Recorded on the
+	// transfer.
+	RecipientKnownConfirmed bool `protobuf:"varint,11,opt,name=recipient_known_confirmed,json=recipientKnownConfirmed,proto3" json:"recipient_known_confirmed,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
 }
 
 func (x *CreateTransferRequest) Reset() {
@@ -812,6 +837,20 @@ func (x *CreateTransferRequest) GetSenderPin() string {
 		return x.SenderPin
 	}
 	return ""
+}
+
+func (x *CreateTransferRequest) GetDoNotSaveRecipient() bool {
+	if x != nil {
+		return x.DoNotSaveRecipient
+	}
+	return false
+}
+
+func (x *CreateTransferRequest) GetRecipientKnownConfirmed() bool {
+	if x != nil {
+		return x.RecipientKnownConfirmed
+	}
+	return false
 }
 
 type CreateTransferResponse struct {
@@ -964,7 +1003,10 @@ type ListTransfersRequest struct {
 	// 1-based.
 	Page int32 `protobuf:"varint,4,opt,name=page,proto3" json:"page,omitempty"`
 	// Default 5, at most 50.
-	PageSize      int32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageSize int32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// Optional window on created_at (a statement's period): from inclusive, before exclusive.
+	CreatedFrom   *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_from,json=createdFrom,proto3" json:"created_from,omitempty"`
+	CreatedBefore *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_before,json=createdBefore,proto3" json:"created_before,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1032,6 +1074,20 @@ func (x *ListTransfersRequest) GetPageSize() int32 {
 		return x.PageSize
 	}
 	return 0
+}
+
+func (x *ListTransfersRequest) GetCreatedFrom() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedFrom
+	}
+	return nil
+}
+
+func (x *ListTransfersRequest) GetCreatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedBefore
+	}
+	return nil
 }
 
 type ListTransfersResponse struct {
@@ -1295,10 +1351,13 @@ func (x *LimitUsage) GetRemainingCents() int64 {
 }
 
 type GetLimitsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Limits        []*LimitUsage          `protobuf:"bytes,1,rep,name=limits,proto3" json:"limits,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Limits []*LimitUsage          `protobuf:"bytes,1,rep,name=limits,proto3" json:"limits,omitempty"`
+	// Money waiting in the user's vouchers not collected yet (their amounts, fees excluded).
+	UncollectedCents    int64 `protobuf:"varint,2,opt,name=uncollected_cents,json=uncollectedCents,proto3" json:"uncollected_cents,omitempty"`
+	UncollectedVouchers int32 `protobuf:"varint,3,opt,name=uncollected_vouchers,json=uncollectedVouchers,proto3" json:"uncollected_vouchers,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *GetLimitsResponse) Reset() {
@@ -1338,6 +1397,650 @@ func (x *GetLimitsResponse) GetLimits() []*LimitUsage {
 	return nil
 }
 
+func (x *GetLimitsResponse) GetUncollectedCents() int64 {
+	if x != nil {
+		return x.UncollectedCents
+	}
+	return 0
+}
+
+func (x *GetLimitsResponse) GetUncollectedVouchers() int32 {
+	if x != nil {
+		return x.UncollectedVouchers
+	}
+	return 0
+}
+
+type GetLimitPolicyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLimitPolicyRequest) Reset() {
+	*x = GetLimitPolicyRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLimitPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLimitPolicyRequest) ProtoMessage() {}
+
+func (x *GetLimitPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLimitPolicyRequest.ProtoReflect.Descriptor instead.
+func (*GetLimitPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{14}
+}
+
+type LimitPolicy struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          LimitKind              `protobuf:"varint,1,opt,name=kind,proto3,enum=thumela.transfers.v1.LimitKind" json:"kind,omitempty"`
+	LimitCents    int64                  `protobuf:"varint,2,opt,name=limit_cents,json=limitCents,proto3" json:"limit_cents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LimitPolicy) Reset() {
+	*x = LimitPolicy{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LimitPolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LimitPolicy) ProtoMessage() {}
+
+func (x *LimitPolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LimitPolicy.ProtoReflect.Descriptor instead.
+func (*LimitPolicy) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *LimitPolicy) GetKind() LimitKind {
+	if x != nil {
+		return x.Kind
+	}
+	return LimitKind_LIMIT_KIND_UNSPECIFIED
+}
+
+func (x *LimitPolicy) GetLimitCents() int64 {
+	if x != nil {
+		return x.LimitCents
+	}
+	return 0
+}
+
+type GetLimitPolicyResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Limits []*LimitPolicy         `protobuf:"bytes,1,rep,name=limits,proto3" json:"limits,omitempty"`
+	// Amounts are whole multiples of this (R10 = 1000 cents).
+	AmountMultipleCents int64 `protobuf:"varint,2,opt,name=amount_multiple_cents,json=amountMultipleCents,proto3" json:"amount_multiple_cents,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *GetLimitPolicyResponse) Reset() {
+	*x = GetLimitPolicyResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLimitPolicyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLimitPolicyResponse) ProtoMessage() {}
+
+func (x *GetLimitPolicyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLimitPolicyResponse.ProtoReflect.Descriptor instead.
+func (*GetLimitPolicyResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GetLimitPolicyResponse) GetLimits() []*LimitPolicy {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+func (x *GetLimitPolicyResponse) GetAmountMultipleCents() int64 {
+	if x != nil {
+		return x.AmountMultipleCents
+	}
+	return 0
+}
+
+type Recipient struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// E.164.
+	Phone     string                 `protobuf:"bytes,3,opt,name=phone,proto3" json:"phone,omitempty"`
+	Bank      v1.Bank                `protobuf:"varint,4,opt,name=bank,proto3,enum=thumela.fees.v1.Bank" json:"bank,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// The last completed transfer to this phone.
+	LastPaidAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=last_paid_at,json=lastPaidAt,proto3" json:"last_paid_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Recipient) Reset() {
+	*x = Recipient{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Recipient) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Recipient) ProtoMessage() {}
+
+func (x *Recipient) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Recipient.ProtoReflect.Descriptor instead.
+func (*Recipient) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *Recipient) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Recipient) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Recipient) GetPhone() string {
+	if x != nil {
+		return x.Phone
+	}
+	return ""
+}
+
+func (x *Recipient) GetBank() v1.Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return v1.Bank(0)
+}
+
+func (x *Recipient) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Recipient) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *Recipient) GetLastPaidAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastPaidAt
+	}
+	return nil
+}
+
+type ListRecipientsRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	UserId string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// Case-insensitive substring of the name, or substring of the phone.
+	Query         string `protobuf:"bytes,2,opt,name=query,proto3" json:"query,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRecipientsRequest) Reset() {
+	*x = ListRecipientsRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRecipientsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRecipientsRequest) ProtoMessage() {}
+
+func (x *ListRecipientsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRecipientsRequest.ProtoReflect.Descriptor instead.
+func (*ListRecipientsRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ListRecipientsRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *ListRecipientsRequest) GetQuery() string {
+	if x != nil {
+		return x.Query
+	}
+	return ""
+}
+
+type ListRecipientsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Most recently paid first.
+	Recipients    []*Recipient `protobuf:"bytes,1,rep,name=recipients,proto3" json:"recipients,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRecipientsResponse) Reset() {
+	*x = ListRecipientsResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRecipientsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRecipientsResponse) ProtoMessage() {}
+
+func (x *ListRecipientsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRecipientsResponse.ProtoReflect.Descriptor instead.
+func (*ListRecipientsResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListRecipientsResponse) GetRecipients() []*Recipient {
+	if x != nil {
+		return x.Recipients
+	}
+	return nil
+}
+
+type UpdateRecipientRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	RecipientId   string                 `protobuf:"bytes,2,opt,name=recipient_id,json=recipientId,proto3" json:"recipient_id,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Phone         string                 `protobuf:"bytes,4,opt,name=phone,proto3" json:"phone,omitempty"`
+	Bank          v1.Bank                `protobuf:"varint,5,opt,name=bank,proto3,enum=thumela.fees.v1.Bank" json:"bank,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateRecipientRequest) Reset() {
+	*x = UpdateRecipientRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateRecipientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateRecipientRequest) ProtoMessage() {}
+
+func (x *UpdateRecipientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateRecipientRequest.ProtoReflect.Descriptor instead.
+func (*UpdateRecipientRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *UpdateRecipientRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *UpdateRecipientRequest) GetRecipientId() string {
+	if x != nil {
+		return x.RecipientId
+	}
+	return ""
+}
+
+func (x *UpdateRecipientRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UpdateRecipientRequest) GetPhone() string {
+	if x != nil {
+		return x.Phone
+	}
+	return ""
+}
+
+func (x *UpdateRecipientRequest) GetBank() v1.Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return v1.Bank(0)
+}
+
+type UpdateRecipientResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Recipient     *Recipient             `protobuf:"bytes,1,opt,name=recipient,proto3" json:"recipient,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateRecipientResponse) Reset() {
+	*x = UpdateRecipientResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateRecipientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateRecipientResponse) ProtoMessage() {}
+
+func (x *UpdateRecipientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateRecipientResponse.ProtoReflect.Descriptor instead.
+func (*UpdateRecipientResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *UpdateRecipientResponse) GetRecipient() *Recipient {
+	if x != nil {
+		return x.Recipient
+	}
+	return nil
+}
+
+type DeleteRecipientRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	RecipientId   string                 `protobuf:"bytes,2,opt,name=recipient_id,json=recipientId,proto3" json:"recipient_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRecipientRequest) Reset() {
+	*x = DeleteRecipientRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRecipientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRecipientRequest) ProtoMessage() {}
+
+func (x *DeleteRecipientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRecipientRequest.ProtoReflect.Descriptor instead.
+func (*DeleteRecipientRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *DeleteRecipientRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *DeleteRecipientRequest) GetRecipientId() string {
+	if x != nil {
+		return x.RecipientId
+	}
+	return ""
+}
+
+type DeleteRecipientResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRecipientResponse) Reset() {
+	*x = DeleteRecipientResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRecipientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRecipientResponse) ProtoMessage() {}
+
+func (x *DeleteRecipientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRecipientResponse.ProtoReflect.Descriptor instead.
+func (*DeleteRecipientResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{23}
+}
+
+type FreezeVouchersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FreezeVouchersRequest) Reset() {
+	*x = FreezeVouchersRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FreezeVouchersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FreezeVouchersRequest) ProtoMessage() {}
+
+func (x *FreezeVouchersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FreezeVouchersRequest.ProtoReflect.Descriptor instead.
+func (*FreezeVouchersRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *FreezeVouchersRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+type FreezeVouchersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The transfers whose vouchers were cancelled (each refunded in full).
+	Cancelled     []*Transfer `protobuf:"bytes,1,rep,name=cancelled,proto3" json:"cancelled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FreezeVouchersResponse) Reset() {
+	*x = FreezeVouchersResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FreezeVouchersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FreezeVouchersResponse) ProtoMessage() {}
+
+func (x *FreezeVouchersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FreezeVouchersResponse.ProtoReflect.Descriptor instead.
+func (*FreezeVouchersResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *FreezeVouchersResponse) GetCancelled() []*Transfer {
+	if x != nil {
+		return x.Cancelled
+	}
+	return nil
+}
+
 // LimitExceeded is the error detail of a refused transfer.
 type LimitExceeded struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
@@ -1350,7 +2053,7 @@ type LimitExceeded struct {
 
 func (x *LimitExceeded) Reset() {
 	*x = LimitExceeded{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[14]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1362,7 +2065,7 @@ func (x *LimitExceeded) String() string {
 func (*LimitExceeded) ProtoMessage() {}
 
 func (x *LimitExceeded) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[14]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1375,7 +2078,7 @@ func (x *LimitExceeded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LimitExceeded.ProtoReflect.Descriptor instead.
 func (*LimitExceeded) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{14}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *LimitExceeded) GetKind() LimitKind {
@@ -1426,7 +2129,7 @@ type CollectVoucherRequest struct {
 
 func (x *CollectVoucherRequest) Reset() {
 	*x = CollectVoucherRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1438,7 +2141,7 @@ func (x *CollectVoucherRequest) String() string {
 func (*CollectVoucherRequest) ProtoMessage() {}
 
 func (x *CollectVoucherRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1451,7 +2154,7 @@ func (x *CollectVoucherRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollectVoucherRequest.ProtoReflect.Descriptor instead.
 func (*CollectVoucherRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{15}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CollectVoucherRequest) GetVoucherNumber() string {
@@ -1529,7 +2232,7 @@ type CollectionRefused struct {
 
 func (x *CollectionRefused) Reset() {
 	*x = CollectionRefused{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1541,7 +2244,7 @@ func (x *CollectionRefused) String() string {
 func (*CollectionRefused) ProtoMessage() {}
 
 func (x *CollectionRefused) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1554,7 +2257,7 @@ func (x *CollectionRefused) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollectionRefused.ProtoReflect.Descriptor instead.
 func (*CollectionRefused) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{16}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CollectionRefused) GetReason() CollectionRefused_Reason {
@@ -1583,7 +2286,7 @@ type ReverseCollectionRequest struct {
 
 func (x *ReverseCollectionRequest) Reset() {
 	*x = ReverseCollectionRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1595,7 +2298,7 @@ func (x *ReverseCollectionRequest) String() string {
 func (*ReverseCollectionRequest) ProtoMessage() {}
 
 func (x *ReverseCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1608,7 +2311,7 @@ func (x *ReverseCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverseCollectionRequest.ProtoReflect.Descriptor instead.
 func (*ReverseCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{17}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ReverseCollectionRequest) GetBank() v1.Bank {
@@ -1644,7 +2347,7 @@ type ReverseCollectionResponse struct {
 
 func (x *ReverseCollectionResponse) Reset() {
 	*x = ReverseCollectionResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +2359,7 @@ func (x *ReverseCollectionResponse) String() string {
 func (*ReverseCollectionResponse) ProtoMessage() {}
 
 func (x *ReverseCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +2372,7 @@ func (x *ReverseCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverseCollectionResponse.ProtoReflect.Descriptor instead.
 func (*ReverseCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{18}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ReverseCollectionResponse) GetReversed() bool {
@@ -1698,7 +2401,7 @@ type CollectVoucherResponse struct {
 
 func (x *CollectVoucherResponse) Reset() {
 	*x = CollectVoucherResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1710,7 +2413,7 @@ func (x *CollectVoucherResponse) String() string {
 func (*CollectVoucherResponse) ProtoMessage() {}
 
 func (x *CollectVoucherResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1723,7 +2426,7 @@ func (x *CollectVoucherResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollectVoucherResponse.ProtoReflect.Descriptor instead.
 func (*CollectVoucherResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{19}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CollectVoucherResponse) GetTransferId() string {
@@ -1757,7 +2460,7 @@ type ResendVoucherRequest struct {
 
 func (x *ResendVoucherRequest) Reset() {
 	*x = ResendVoucherRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1769,7 +2472,7 @@ func (x *ResendVoucherRequest) String() string {
 func (*ResendVoucherRequest) ProtoMessage() {}
 
 func (x *ResendVoucherRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1782,7 +2485,7 @@ func (x *ResendVoucherRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendVoucherRequest.ProtoReflect.Descriptor instead.
 func (*ResendVoucherRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{20}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ResendVoucherRequest) GetUserId() string {
@@ -1808,7 +2511,7 @@ type ResendVoucherResponse struct {
 
 func (x *ResendVoucherResponse) Reset() {
 	*x = ResendVoucherResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1820,7 +2523,7 @@ func (x *ResendVoucherResponse) String() string {
 func (*ResendVoucherResponse) ProtoMessage() {}
 
 func (x *ResendVoucherResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1833,7 +2536,7 @@ func (x *ResendVoucherResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendVoucherResponse.ProtoReflect.Descriptor instead.
 func (*ResendVoucherResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{21}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ResendVoucherResponse) GetTransfer() *Transfer {
@@ -1855,7 +2558,7 @@ type ChangeRecipientPhoneRequest struct {
 
 func (x *ChangeRecipientPhoneRequest) Reset() {
 	*x = ChangeRecipientPhoneRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1867,7 +2570,7 @@ func (x *ChangeRecipientPhoneRequest) String() string {
 func (*ChangeRecipientPhoneRequest) ProtoMessage() {}
 
 func (x *ChangeRecipientPhoneRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1880,7 +2583,7 @@ func (x *ChangeRecipientPhoneRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeRecipientPhoneRequest.ProtoReflect.Descriptor instead.
 func (*ChangeRecipientPhoneRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{22}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ChangeRecipientPhoneRequest) GetUserId() string {
@@ -1913,7 +2616,7 @@ type ChangeRecipientPhoneResponse struct {
 
 func (x *ChangeRecipientPhoneResponse) Reset() {
 	*x = ChangeRecipientPhoneResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1925,7 +2628,7 @@ func (x *ChangeRecipientPhoneResponse) String() string {
 func (*ChangeRecipientPhoneResponse) ProtoMessage() {}
 
 func (x *ChangeRecipientPhoneResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1938,7 +2641,7 @@ func (x *ChangeRecipientPhoneResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeRecipientPhoneResponse.ProtoReflect.Descriptor instead.
 func (*ChangeRecipientPhoneResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{23}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ChangeRecipientPhoneResponse) GetTransfer() *Transfer {
@@ -1965,7 +2668,7 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x15collected_at_location\x18\x05 \x01(\tR\x13collectedAtLocation\x12/\n" +
 	"\x14pin_chosen_by_sender\x18\x06 \x01(\bR\x11pinChosenBySender\x12!\n" +
 	"\fresends_left\x18\a \x01(\x05R\vresendsLeft\x12,\n" +
-	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xfa\a\n" +
+	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xdd\b\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x1c\n" +
@@ -1992,7 +2695,9 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"created_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12G\n" +
-	"\rrefund_status\x18\x16 \x01(\x0e2\".thumela.transfers.v1.RefundStatusR\frefundStatus\"\x9d\x03\n" +
+	"\rrefund_status\x18\x16 \x01(\x0e2\".thumela.transfers.v1.RefundStatusR\frefundStatus\x12:\n" +
+	"\x19recipient_known_confirmed\x18\x17 \x01(\bR\x17recipientKnownConfirmed\x12%\n" +
+	"\x0esave_recipient\x18\x18 \x01(\bR\rsaveRecipient\"\x8c\x04\n" +
 	"\x15CreateTransferRequest\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12%\n" +
@@ -2003,7 +2708,10 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x11payment_method_id\x18\a \x01(\tR\x0fpaymentMethodId\x12Y\n" +
 	"\x13withdrawal_location\x18\b \x01(\v2(.thumela.transfers.v1.WithdrawalLocationR\x12withdrawalLocation\x12\x1d\n" +
 	"\n" +
-	"sender_pin\x18\t \x01(\tR\tsenderPin\"T\n" +
+	"sender_pin\x18\t \x01(\tR\tsenderPin\x121\n" +
+	"\x15do_not_save_recipient\x18\n" +
+	" \x01(\bR\x12doNotSaveRecipient\x12:\n" +
+	"\x19recipient_known_confirmed\x18\v \x01(\bR\x17recipientKnownConfirmed\"T\n" +
 	"\x16CreateTransferResponse\x12:\n" +
 	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"N\n" +
 	"\x12GetTransferRequest\x12\x17\n" +
@@ -2011,13 +2719,15 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
 	"transferId\"Q\n" +
 	"\x13GetTransferResponse\x12:\n" +
-	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\xb4\x01\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\xb6\x02\n" +
 	"\x14ListTransfersRequest\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\x12<\n" +
 	"\x06status\x18\x03 \x01(\x0e2$.thumela.transfers.v1.TransferStatusR\x06status\x12\x12\n" +
 	"\x04page\x18\x04 \x01(\x05R\x04page\x12\x1b\n" +
-	"\tpage_size\x18\x05 \x01(\x05R\bpageSize\"v\n" +
+	"\tpage_size\x18\x05 \x01(\x05R\bpageSize\x12=\n" +
+	"\fcreated_from\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vcreatedFrom\x12A\n" +
+	"\x0ecreated_before\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBefore\"v\n" +
 	"\x15ListTransfersResponse\x12<\n" +
 	"\ttransfers\x18\x01 \x03(\v2\x1e.thumela.transfers.v1.TransferR\ttransfers\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x05R\n" +
@@ -2037,9 +2747,53 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"limitCents\x12\x1d\n" +
 	"\n" +
 	"used_cents\x18\x03 \x01(\x03R\tusedCents\x12'\n" +
-	"\x0fremaining_cents\x18\x04 \x01(\x03R\x0eremainingCents\"M\n" +
+	"\x0fremaining_cents\x18\x04 \x01(\x03R\x0eremainingCents\"\xad\x01\n" +
 	"\x11GetLimitsResponse\x128\n" +
-	"\x06limits\x18\x01 \x03(\v2 .thumela.transfers.v1.LimitUsageR\x06limits\"\x8e\x01\n" +
+	"\x06limits\x18\x01 \x03(\v2 .thumela.transfers.v1.LimitUsageR\x06limits\x12+\n" +
+	"\x11uncollected_cents\x18\x02 \x01(\x03R\x10uncollectedCents\x121\n" +
+	"\x14uncollected_vouchers\x18\x03 \x01(\x05R\x13uncollectedVouchers\"\x17\n" +
+	"\x15GetLimitPolicyRequest\"c\n" +
+	"\vLimitPolicy\x123\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1f.thumela.transfers.v1.LimitKindR\x04kind\x12\x1f\n" +
+	"\vlimit_cents\x18\x02 \x01(\x03R\n" +
+	"limitCents\"\x87\x01\n" +
+	"\x16GetLimitPolicyResponse\x129\n" +
+	"\x06limits\x18\x01 \x03(\v2!.thumela.transfers.v1.LimitPolicyR\x06limits\x122\n" +
+	"\x15amount_multiple_cents\x18\x02 \x01(\x03R\x13amountMultipleCents\"\xa4\x02\n" +
+	"\tRecipient\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05phone\x18\x03 \x01(\tR\x05phone\x12)\n" +
+	"\x04bank\x18\x04 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12<\n" +
+	"\flast_paid_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastPaidAt\"F\n" +
+	"\x15ListRecipientsRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x14\n" +
+	"\x05query\x18\x02 \x01(\tR\x05query\"Y\n" +
+	"\x16ListRecipientsResponse\x12?\n" +
+	"\n" +
+	"recipients\x18\x01 \x03(\v2\x1f.thumela.transfers.v1.RecipientR\n" +
+	"recipients\"\xa9\x01\n" +
+	"\x16UpdateRecipientRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12!\n" +
+	"\frecipient_id\x18\x02 \x01(\tR\vrecipientId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x14\n" +
+	"\x05phone\x18\x04 \x01(\tR\x05phone\x12)\n" +
+	"\x04bank\x18\x05 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\"X\n" +
+	"\x17UpdateRecipientResponse\x12=\n" +
+	"\trecipient\x18\x01 \x01(\v2\x1f.thumela.transfers.v1.RecipientR\trecipient\"T\n" +
+	"\x16DeleteRecipientRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12!\n" +
+	"\frecipient_id\x18\x02 \x01(\tR\vrecipientId\"\x19\n" +
+	"\x17DeleteRecipientResponse\"0\n" +
+	"\x15FreezeVouchersRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\"V\n" +
+	"\x16FreezeVouchersResponse\x12<\n" +
+	"\tcancelled\x18\x01 \x03(\v2\x1e.thumela.transfers.v1.TransferR\tcancelled\"\x8e\x01\n" +
 	"\rLimitExceeded\x123\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1f.thumela.transfers.v1.LimitKindR\x04kind\x12\x1f\n" +
 	"\vlimit_cents\x18\x02 \x01(\x03R\n" +
@@ -2118,13 +2872,18 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x10LIMIT_KIND_DAILY\x10\x02\x12\x16\n" +
 	"\x12LIMIT_KIND_MONTHLY\x10\x03\x12\x15\n" +
 	"\x11LIMIT_KIND_YEARLY\x10\x04\x12\x16\n" +
-	"\x12LIMIT_KIND_MINIMUM\x10\x052\xe4\a\n" +
+	"\x12LIMIT_KIND_MINIMUM\x10\x052\x8b\f\n" +
 	"\x10TransfersService\x12k\n" +
 	"\x0eCreateTransfer\x12+.thumela.transfers.v1.CreateTransferRequest\x1a,.thumela.transfers.v1.CreateTransferResponse\x12b\n" +
 	"\vGetTransfer\x12(.thumela.transfers.v1.GetTransferRequest\x1a).thumela.transfers.v1.GetTransferResponse\x12h\n" +
 	"\rListTransfers\x12*.thumela.transfers.v1.ListTransfersRequest\x1a+.thumela.transfers.v1.ListTransfersResponse\x12k\n" +
 	"\x0eCancelTransfer\x12+.thumela.transfers.v1.CancelTransferRequest\x1a,.thumela.transfers.v1.CancelTransferResponse\x12\\\n" +
 	"\tGetLimits\x12&.thumela.transfers.v1.GetLimitsRequest\x1a'.thumela.transfers.v1.GetLimitsResponse\x12k\n" +
+	"\x0eGetLimitPolicy\x12+.thumela.transfers.v1.GetLimitPolicyRequest\x1a,.thumela.transfers.v1.GetLimitPolicyResponse\x12k\n" +
+	"\x0eListRecipients\x12+.thumela.transfers.v1.ListRecipientsRequest\x1a,.thumela.transfers.v1.ListRecipientsResponse\x12n\n" +
+	"\x0fUpdateRecipient\x12,.thumela.transfers.v1.UpdateRecipientRequest\x1a-.thumela.transfers.v1.UpdateRecipientResponse\x12n\n" +
+	"\x0fDeleteRecipient\x12,.thumela.transfers.v1.DeleteRecipientRequest\x1a-.thumela.transfers.v1.DeleteRecipientResponse\x12k\n" +
+	"\x0eFreezeVouchers\x12+.thumela.transfers.v1.FreezeVouchersRequest\x1a,.thumela.transfers.v1.FreezeVouchersResponse\x12k\n" +
 	"\x0eCollectVoucher\x12+.thumela.transfers.v1.CollectVoucherRequest\x1a,.thumela.transfers.v1.CollectVoucherResponse\x12t\n" +
 	"\x11ReverseCollection\x12..thumela.transfers.v1.ReverseCollectionRequest\x1a/.thumela.transfers.v1.ReverseCollectionResponse\x12h\n" +
 	"\rResendVoucher\x12*.thumela.transfers.v1.ResendVoucherRequest\x1a+.thumela.transfers.v1.ResendVoucherResponse\x12}\n" +
@@ -2144,7 +2903,7 @@ func file_thumela_transfers_v1_transfers_proto_rawDescGZIP() []byte {
 }
 
 var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
 	(TransferStatus)(0),                  // 0: thumela.transfers.v1.TransferStatus
 	(CollectionStatus)(0),                // 1: thumela.transfers.v1.CollectionStatus
@@ -2165,69 +2924,103 @@ var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
 	(*GetLimitsRequest)(nil),             // 16: thumela.transfers.v1.GetLimitsRequest
 	(*LimitUsage)(nil),                   // 17: thumela.transfers.v1.LimitUsage
 	(*GetLimitsResponse)(nil),            // 18: thumela.transfers.v1.GetLimitsResponse
-	(*LimitExceeded)(nil),                // 19: thumela.transfers.v1.LimitExceeded
-	(*CollectVoucherRequest)(nil),        // 20: thumela.transfers.v1.CollectVoucherRequest
-	(*CollectionRefused)(nil),            // 21: thumela.transfers.v1.CollectionRefused
-	(*ReverseCollectionRequest)(nil),     // 22: thumela.transfers.v1.ReverseCollectionRequest
-	(*ReverseCollectionResponse)(nil),    // 23: thumela.transfers.v1.ReverseCollectionResponse
-	(*CollectVoucherResponse)(nil),       // 24: thumela.transfers.v1.CollectVoucherResponse
-	(*ResendVoucherRequest)(nil),         // 25: thumela.transfers.v1.ResendVoucherRequest
-	(*ResendVoucherResponse)(nil),        // 26: thumela.transfers.v1.ResendVoucherResponse
-	(*ChangeRecipientPhoneRequest)(nil),  // 27: thumela.transfers.v1.ChangeRecipientPhoneRequest
-	(*ChangeRecipientPhoneResponse)(nil), // 28: thumela.transfers.v1.ChangeRecipientPhoneResponse
-	(*timestamppb.Timestamp)(nil),        // 29: google.protobuf.Timestamp
-	(v1.Bank)(0),                         // 30: thumela.fees.v1.Bank
+	(*GetLimitPolicyRequest)(nil),        // 19: thumela.transfers.v1.GetLimitPolicyRequest
+	(*LimitPolicy)(nil),                  // 20: thumela.transfers.v1.LimitPolicy
+	(*GetLimitPolicyResponse)(nil),       // 21: thumela.transfers.v1.GetLimitPolicyResponse
+	(*Recipient)(nil),                    // 22: thumela.transfers.v1.Recipient
+	(*ListRecipientsRequest)(nil),        // 23: thumela.transfers.v1.ListRecipientsRequest
+	(*ListRecipientsResponse)(nil),       // 24: thumela.transfers.v1.ListRecipientsResponse
+	(*UpdateRecipientRequest)(nil),       // 25: thumela.transfers.v1.UpdateRecipientRequest
+	(*UpdateRecipientResponse)(nil),      // 26: thumela.transfers.v1.UpdateRecipientResponse
+	(*DeleteRecipientRequest)(nil),       // 27: thumela.transfers.v1.DeleteRecipientRequest
+	(*DeleteRecipientResponse)(nil),      // 28: thumela.transfers.v1.DeleteRecipientResponse
+	(*FreezeVouchersRequest)(nil),        // 29: thumela.transfers.v1.FreezeVouchersRequest
+	(*FreezeVouchersResponse)(nil),       // 30: thumela.transfers.v1.FreezeVouchersResponse
+	(*LimitExceeded)(nil),                // 31: thumela.transfers.v1.LimitExceeded
+	(*CollectVoucherRequest)(nil),        // 32: thumela.transfers.v1.CollectVoucherRequest
+	(*CollectionRefused)(nil),            // 33: thumela.transfers.v1.CollectionRefused
+	(*ReverseCollectionRequest)(nil),     // 34: thumela.transfers.v1.ReverseCollectionRequest
+	(*ReverseCollectionResponse)(nil),    // 35: thumela.transfers.v1.ReverseCollectionResponse
+	(*CollectVoucherResponse)(nil),       // 36: thumela.transfers.v1.CollectVoucherResponse
+	(*ResendVoucherRequest)(nil),         // 37: thumela.transfers.v1.ResendVoucherRequest
+	(*ResendVoucherResponse)(nil),        // 38: thumela.transfers.v1.ResendVoucherResponse
+	(*ChangeRecipientPhoneRequest)(nil),  // 39: thumela.transfers.v1.ChangeRecipientPhoneRequest
+	(*ChangeRecipientPhoneResponse)(nil), // 40: thumela.transfers.v1.ChangeRecipientPhoneResponse
+	(*timestamppb.Timestamp)(nil),        // 41: google.protobuf.Timestamp
+	(v1.Bank)(0),                         // 42: thumela.fees.v1.Bank
 }
 var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	1,  // 0: thumela.transfers.v1.Voucher.collection_status:type_name -> thumela.transfers.v1.CollectionStatus
-	29, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	29, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	30, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
+	41, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	41, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	42, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
 	0,  // 4: thumela.transfers.v1.Transfer.status:type_name -> thumela.transfers.v1.TransferStatus
 	5,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
 	6,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
-	29, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	29, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	41, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	41, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
 	2,  // 9: thumela.transfers.v1.Transfer.refund_status:type_name -> thumela.transfers.v1.RefundStatus
-	30, // 10: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
+	42, // 10: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
 	5,  // 11: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
 	7,  // 12: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	7,  // 13: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	0,  // 14: thumela.transfers.v1.ListTransfersRequest.status:type_name -> thumela.transfers.v1.TransferStatus
-	7,  // 15: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
-	7,  // 16: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	3,  // 17: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
-	17, // 18: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
-	3,  // 19: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
-	30, // 20: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
-	4,  // 21: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
-	30, // 22: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
-	29, // 23: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
-	7,  // 24: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	7,  // 25: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	8,  // 26: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
-	10, // 27: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
-	12, // 28: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
-	14, // 29: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
-	16, // 30: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
-	20, // 31: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
-	22, // 32: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
-	25, // 33: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
-	27, // 34: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
-	9,  // 35: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
-	11, // 36: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
-	13, // 37: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
-	15, // 38: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
-	18, // 39: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
-	24, // 40: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
-	23, // 41: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
-	26, // 42: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
-	28, // 43: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
-	35, // [35:44] is the sub-list for method output_type
-	26, // [26:35] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	41, // 15: thumela.transfers.v1.ListTransfersRequest.created_from:type_name -> google.protobuf.Timestamp
+	41, // 16: thumela.transfers.v1.ListTransfersRequest.created_before:type_name -> google.protobuf.Timestamp
+	7,  // 17: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
+	7,  // 18: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	3,  // 19: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
+	17, // 20: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
+	3,  // 21: thumela.transfers.v1.LimitPolicy.kind:type_name -> thumela.transfers.v1.LimitKind
+	20, // 22: thumela.transfers.v1.GetLimitPolicyResponse.limits:type_name -> thumela.transfers.v1.LimitPolicy
+	42, // 23: thumela.transfers.v1.Recipient.bank:type_name -> thumela.fees.v1.Bank
+	41, // 24: thumela.transfers.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
+	41, // 25: thumela.transfers.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
+	41, // 26: thumela.transfers.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
+	22, // 27: thumela.transfers.v1.ListRecipientsResponse.recipients:type_name -> thumela.transfers.v1.Recipient
+	42, // 28: thumela.transfers.v1.UpdateRecipientRequest.bank:type_name -> thumela.fees.v1.Bank
+	22, // 29: thumela.transfers.v1.UpdateRecipientResponse.recipient:type_name -> thumela.transfers.v1.Recipient
+	7,  // 30: thumela.transfers.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.transfers.v1.Transfer
+	3,  // 31: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
+	42, // 32: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 33: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
+	42, // 34: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
+	41, // 35: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
+	7,  // 36: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	7,  // 37: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	8,  // 38: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
+	10, // 39: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
+	12, // 40: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
+	14, // 41: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
+	16, // 42: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
+	19, // 43: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
+	23, // 44: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
+	25, // 45: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
+	27, // 46: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
+	29, // 47: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
+	32, // 48: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
+	34, // 49: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
+	37, // 50: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
+	39, // 51: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
+	9,  // 52: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
+	11, // 53: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
+	13, // 54: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
+	15, // 55: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
+	18, // 56: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
+	21, // 57: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
+	24, // 58: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
+	26, // 59: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
+	28, // 60: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
+	30, // 61: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
+	36, // 62: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
+	35, // 63: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
+	38, // 64: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
+	40, // 65: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
+	52, // [52:66] is the sub-list for method output_type
+	38, // [38:52] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_transfers_proto_init() }
@@ -2241,7 +3034,7 @@ func file_thumela_transfers_v1_transfers_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_transfers_v1_transfers_proto_rawDesc), len(file_thumela_transfers_v1_transfers_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   24,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -24,6 +24,11 @@ const (
 	TransfersService_ListTransfers_FullMethodName        = "/thumela.transfers.v1.TransfersService/ListTransfers"
 	TransfersService_CancelTransfer_FullMethodName       = "/thumela.transfers.v1.TransfersService/CancelTransfer"
 	TransfersService_GetLimits_FullMethodName            = "/thumela.transfers.v1.TransfersService/GetLimits"
+	TransfersService_GetLimitPolicy_FullMethodName       = "/thumela.transfers.v1.TransfersService/GetLimitPolicy"
+	TransfersService_ListRecipients_FullMethodName       = "/thumela.transfers.v1.TransfersService/ListRecipients"
+	TransfersService_UpdateRecipient_FullMethodName      = "/thumela.transfers.v1.TransfersService/UpdateRecipient"
+	TransfersService_DeleteRecipient_FullMethodName      = "/thumela.transfers.v1.TransfersService/DeleteRecipient"
+	TransfersService_FreezeVouchers_FullMethodName       = "/thumela.transfers.v1.TransfersService/FreezeVouchers"
 	TransfersService_CollectVoucher_FullMethodName       = "/thumela.transfers.v1.TransfersService/CollectVoucher"
 	TransfersService_ReverseCollection_FullMethodName    = "/thumela.transfers.v1.TransfersService/ReverseCollection"
 	TransfersService_ResendVoucher_FullMethodName        = "/thumela.transfers.v1.TransfersService/ResendVoucher"
@@ -56,6 +61,19 @@ type TransfersServiceClient interface {
 	CancelTransfer(ctx context.Context, in *CancelTransferRequest, opts ...grpc.CallOption) (*CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(ctx context.Context, in *GetLimitsRequest, opts ...grpc.CallOption) (*GetLimitsResponse, error)
+	// GetLimitPolicy answers the configured limits with no user (the public pages: Help Center,
+	// FAQ, terms, compliance), so that no copy of them can disagree with what is enforced.
+	GetLimitPolicy(ctx context.Context, in *GetLimitPolicyRequest, opts ...grpc.CallOption) (*GetLimitPolicyResponse, error)
+	// --- Saved recipients. A completed transfer saves its recipient (name, phone, bank) unless
+	// the sender unticked it (CreateTransferRequest.do_not_save_recipient); one per (user, phone).
+	// Every change publishes RecipientsChanged on thumela.transfers.<user_id>.recipients.
+	// Another user's id answers NotFound.
+	ListRecipients(ctx context.Context, in *ListRecipientsRequest, opts ...grpc.CallOption) (*ListRecipientsResponse, error)
+	UpdateRecipient(ctx context.Context, in *UpdateRecipientRequest, opts ...grpc.CallOption) (*UpdateRecipientResponse, error)
+	DeleteRecipient(ctx context.Context, in *DeleteRecipientRequest, opts ...grpc.CallOption) (*DeleteRecipientResponse, error)
+	// FreezeVouchers cancels every voucher of the user still awaiting collection, each with a
+	// full refund, in one call ('Freeze my vouchers': a sender who fears a scam or lost a phone).
+	FreezeVouchers(ctx context.Context, in *FreezeVouchersRequest, opts ...grpc.CallOption) (*FreezeVouchersResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -152,6 +170,56 @@ func (c *transfersServiceClient) GetLimits(ctx context.Context, in *GetLimitsReq
 	return out, nil
 }
 
+func (c *transfersServiceClient) GetLimitPolicy(ctx context.Context, in *GetLimitPolicyRequest, opts ...grpc.CallOption) (*GetLimitPolicyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLimitPolicyResponse)
+	err := c.cc.Invoke(ctx, TransfersService_GetLimitPolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) ListRecipients(ctx context.Context, in *ListRecipientsRequest, opts ...grpc.CallOption) (*ListRecipientsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRecipientsResponse)
+	err := c.cc.Invoke(ctx, TransfersService_ListRecipients_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) UpdateRecipient(ctx context.Context, in *UpdateRecipientRequest, opts ...grpc.CallOption) (*UpdateRecipientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateRecipientResponse)
+	err := c.cc.Invoke(ctx, TransfersService_UpdateRecipient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) DeleteRecipient(ctx context.Context, in *DeleteRecipientRequest, opts ...grpc.CallOption) (*DeleteRecipientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteRecipientResponse)
+	err := c.cc.Invoke(ctx, TransfersService_DeleteRecipient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) FreezeVouchers(ctx context.Context, in *FreezeVouchersRequest, opts ...grpc.CallOption) (*FreezeVouchersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FreezeVouchersResponse)
+	err := c.cc.Invoke(ctx, TransfersService_FreezeVouchers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *transfersServiceClient) CollectVoucher(ctx context.Context, in *CollectVoucherRequest, opts ...grpc.CallOption) (*CollectVoucherResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CollectVoucherResponse)
@@ -218,6 +286,19 @@ type TransfersServiceServer interface {
 	CancelTransfer(context.Context, *CancelTransferRequest) (*CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error)
+	// GetLimitPolicy answers the configured limits with no user (the public pages: Help Center,
+	// FAQ, terms, compliance), so that no copy of them can disagree with what is enforced.
+	GetLimitPolicy(context.Context, *GetLimitPolicyRequest) (*GetLimitPolicyResponse, error)
+	// --- Saved recipients. A completed transfer saves its recipient (name, phone, bank) unless
+	// the sender unticked it (CreateTransferRequest.do_not_save_recipient); one per (user, phone).
+	// Every change publishes RecipientsChanged on thumela.transfers.<user_id>.recipients.
+	// Another user's id answers NotFound.
+	ListRecipients(context.Context, *ListRecipientsRequest) (*ListRecipientsResponse, error)
+	UpdateRecipient(context.Context, *UpdateRecipientRequest) (*UpdateRecipientResponse, error)
+	DeleteRecipient(context.Context, *DeleteRecipientRequest) (*DeleteRecipientResponse, error)
+	// FreezeVouchers cancels every voucher of the user still awaiting collection, each with a
+	// full refund, in one call ('Freeze my vouchers': a sender who fears a scam or lost a phone).
+	FreezeVouchers(context.Context, *FreezeVouchersRequest) (*FreezeVouchersResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -278,6 +359,21 @@ func (UnimplementedTransfersServiceServer) CancelTransfer(context.Context, *Canc
 }
 func (UnimplementedTransfersServiceServer) GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetLimits not implemented")
+}
+func (UnimplementedTransfersServiceServer) GetLimitPolicy(context.Context, *GetLimitPolicyRequest) (*GetLimitPolicyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLimitPolicy not implemented")
+}
+func (UnimplementedTransfersServiceServer) ListRecipients(context.Context, *ListRecipientsRequest) (*ListRecipientsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRecipients not implemented")
+}
+func (UnimplementedTransfersServiceServer) UpdateRecipient(context.Context, *UpdateRecipientRequest) (*UpdateRecipientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateRecipient not implemented")
+}
+func (UnimplementedTransfersServiceServer) DeleteRecipient(context.Context, *DeleteRecipientRequest) (*DeleteRecipientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteRecipient not implemented")
+}
+func (UnimplementedTransfersServiceServer) FreezeVouchers(context.Context, *FreezeVouchersRequest) (*FreezeVouchersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FreezeVouchers not implemented")
 }
 func (UnimplementedTransfersServiceServer) CollectVoucher(context.Context, *CollectVoucherRequest) (*CollectVoucherResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CollectVoucher not implemented")
@@ -402,6 +498,96 @@ func _TransfersService_GetLimits_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransfersService_GetLimitPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLimitPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).GetLimitPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_GetLimitPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).GetLimitPolicy(ctx, req.(*GetLimitPolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_ListRecipients_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRecipientsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).ListRecipients(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_ListRecipients_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).ListRecipients(ctx, req.(*ListRecipientsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_UpdateRecipient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateRecipientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).UpdateRecipient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_UpdateRecipient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).UpdateRecipient(ctx, req.(*UpdateRecipientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_DeleteRecipient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteRecipientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).DeleteRecipient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_DeleteRecipient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).DeleteRecipient(ctx, req.(*DeleteRecipientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_FreezeVouchers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FreezeVouchersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).FreezeVouchers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_FreezeVouchers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).FreezeVouchers(ctx, req.(*FreezeVouchersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TransfersService_CollectVoucher_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CollectVoucherRequest)
 	if err := dec(in); err != nil {
@@ -500,6 +686,26 @@ var TransfersService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetLimits",
 			Handler:    _TransfersService_GetLimits_Handler,
+		},
+		{
+			MethodName: "GetLimitPolicy",
+			Handler:    _TransfersService_GetLimitPolicy_Handler,
+		},
+		{
+			MethodName: "ListRecipients",
+			Handler:    _TransfersService_ListRecipients_Handler,
+		},
+		{
+			MethodName: "UpdateRecipient",
+			Handler:    _TransfersService_UpdateRecipient_Handler,
+		},
+		{
+			MethodName: "DeleteRecipient",
+			Handler:    _TransfersService_DeleteRecipient_Handler,
+		},
+		{
+			MethodName: "FreezeVouchers",
+			Handler:    _TransfersService_FreezeVouchers_Handler,
 		},
 		{
 			MethodName: "CollectVoucher",

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/transfers/v1/events.proto.
  */
 export const file_thumela_transfers_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiF0aHVtZWxhL3RyYW5zZmVycy92MS9ldmVudHMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIrkBChVUcmFuc2ZlclN0YXR1c0NoYW5nZWQSMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlchI9Cg9wcmV2aW91c19zdGF0dXMYAiABKA4yJC50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlclN0YXR1cxIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiuAEKDlZvdWNoZXJDaGFuZ2VkEhMKC3RyYW5zZmVyX2lkGAEgASgJEi4KB3ZvdWNoZXIYAiABKAsyHS50aHVtZWxhLnRyYW5zZmVycy52MS5Wb3VjaGVyEi8KC29jY3VycmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgh0cmFuc2ZlchgEIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyQuMBChhjb20udGh1bWVsYS50cmFuc2ZlcnMudjFCC0V2ZW50c1Byb3RvUAFaSGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL3RyYW5zZmVycy92MTt0cmFuc2ZlcnN2MaICA1RUWKoCFFRodW1lbGEuVHJhbnNmZXJzLlYxygIUVGh1bWVsYVxUcmFuc2ZlcnNcVjHiAiBUaHVtZWxhXFRyYW5zZmVyc1xWMVxHUEJNZXRhZGF0YeoCFlRodW1lbGE6OlRyYW5zZmVyczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_thumela_transfers_v1_transfers]);
+  fileDesc("CiF0aHVtZWxhL3RyYW5zZmVycy92MS9ldmVudHMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIrkBChVUcmFuc2ZlclN0YXR1c0NoYW5nZWQSMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlchI9Cg9wcmV2aW91c19zdGF0dXMYAiABKA4yJC50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlclN0YXR1cxIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiuAEKDlZvdWNoZXJDaGFuZ2VkEhMKC3RyYW5zZmVyX2lkGAEgASgJEi4KB3ZvdWNoZXIYAiABKAsyHS50aHVtZWxhLnRyYW5zZmVycy52MS5Wb3VjaGVyEi8KC29jY3VycmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgh0cmFuc2ZlchgEIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyIlUKEVJlY2lwaWVudHNDaGFuZ2VkEg8KB3VzZXJfaWQYASABKAkSLwoLb2NjdXJyZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQuMBChhjb20udGh1bWVsYS50cmFuc2ZlcnMudjFCC0V2ZW50c1Byb3RvUAFaSGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL3RyYW5zZmVycy92MTt0cmFuc2ZlcnN2MaICA1RUWKoCFFRodW1lbGEuVHJhbnNmZXJzLlYxygIUVGh1bWVsYVxUcmFuc2ZlcnNcVjHiAiBUaHVtZWxhXFRyYW5zZmVyc1xWMVxHUEJNZXRhZGF0YeoCFlRodW1lbGE6OlRyYW5zZmVyczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_thumela_transfers_v1_transfers]);
 
 /**
  * TransferStatusChanged is published on thumela.transfers.<user_id>.status at every step,
@@ -83,4 +83,29 @@ export type VoucherChanged = Message<"thumela.transfers.v1.VoucherChanged"> & {
  */
 export const VoucherChangedSchema: GenMessage<VoucherChanged> = /*@__PURE__*/
   messageDesc(file_thumela_transfers_v1_events, 1);
+
+/**
+ * RecipientsChanged is published on thumela.transfers.<user_id>.recipients when a saved
+ * recipient is added, edited or deleted.
+ *
+ * @generated from message thumela.transfers.v1.RecipientsChanged
+ */
+export type RecipientsChanged = Message<"thumela.transfers.v1.RecipientsChanged"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 2;
+   */
+  occurredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.RecipientsChanged.
+ * Use `create(RecipientsChangedSchema)` to create a new message.
+ */
+export const RecipientsChangedSchema: GenMessage<RecipientsChanged> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_events, 2);
 

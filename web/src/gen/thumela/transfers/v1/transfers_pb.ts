@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/transfers/v1/transfers.proto.
  */
 export const file_thumela_transfers_v1_transfers: GenFile = /*@__PURE__*/
-  fileDesc("CiR0aHVtZWxhL3RyYW5zZmVycy92MS90cmFuc2ZlcnMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIjAKEldpdGhkcmF3YWxMb2NhdGlvbhIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkirQIKB1ZvdWNoZXISDgoGbnVtYmVyGAEgASgJEkEKEWNvbGxlY3Rpb25fc3RhdHVzGAIgASgOMiYudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblN0YXR1cxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb2xsZWN0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KFWNvbGxlY3RlZF9hdF9sb2NhdGlvbhgFIAEoCRIcChRwaW5fY2hvc2VuX2J5X3NlbmRlchgGIAEoCBIUCgxyZXNlbmRzX2xlZnQYByABKAUSGgoScGhvbmVfY2hhbmdlc19sZWZ0GAggASgFItcFCghUcmFuc2ZlchIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgEIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBSABKAkSIwoEYmFuaxgGIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgHIAEoAxIWCg5iYW5rX2ZlZV9jZW50cxgIIAEoAxIaChJwbGF0Zm9ybV9mZWVfY2VudHMYCSABKAMSEQoJZmVlX2NlbnRzGAogASgDEhoKEnRvdGFsX2Ftb3VudF9jZW50cxgLIAEoAxISCgpmZWVfd2FpdmVkGAwgASgIEjQKBnN0YXR1cxgNIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEhYKDmZhaWx1cmVfcmVhc29uGA4gASgJEhkKEXBheW1lbnRfbWV0aG9kX2lkGA8gASgJEhsKE3BheW1lbnRfbWV0aG9kX25hbWUYECABKAkSIAoYcGF5bWVudF9tZXRob2RfbGFzdF9mb3VyGBEgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YEiABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SLgoHdm91Y2hlchgTIAEoCzIdLnRodW1lbGEudHJhbnNmZXJzLnYxLlZvdWNoZXISLgoKY3JlYXRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoNcmVmdW5kX3N0YXR1cxgWIAEoDjIiLnRodW1lbGEudHJhbnNmZXJzLnYxLlJlZnVuZFN0YXR1cyKjAgoVQ3JlYXRlVHJhbnNmZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEhYKDnJlY2lwaWVudF9uYW1lGAMgASgJEhcKD3JlY2lwaWVudF9waG9uZRgEIAEoCRIjCgRiYW5rGAUgASgOMhUudGh1bWVsYS5mZWVzLnYxLkJhbmsSFAoMYW1vdW50X2NlbnRzGAYgASgDEhkKEXBheW1lbnRfbWV0aG9kX2lkGAcgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YCCABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SEgoKc2VuZGVyX3BpbhgJIAEoCSJKChZDcmVhdGVUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIiOgoSR2V0VHJhbnNmZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEwoLdHJhbnNmZXJfaWQYAiABKAkiRwoTR2V0VHJhbnNmZXJSZXNwb25zZRIwCgh0cmFuc2ZlchgBIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyIo0BChRMaXN0VHJhbnNmZXJzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEjQKBnN0YXR1cxgDIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEgwKBHBhZ2UYBCABKAUSEQoJcGFnZV9zaXplGAUgASgFIl8KFUxpc3RUcmFuc2ZlcnNSZXNwb25zZRIxCgl0cmFuc2ZlcnMYASADKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlchITCgt0b3RhbF9jb3VudBgCIAEoBSI9ChVDYW5jZWxUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJKChZDYW5jZWxUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIiIwoQR2V0TGltaXRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIn0KCkxpbWl0VXNhZ2USLQoEa2luZBgBIAEoDjIfLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0S2luZBITCgtsaW1pdF9jZW50cxgCIAEoAxISCgp1c2VkX2NlbnRzGAMgASgDEhcKD3JlbWFpbmluZ19jZW50cxgEIAEoAyJFChFHZXRMaW1pdHNSZXNwb25zZRIwCgZsaW1pdHMYASADKAsyIC50aHVtZWxhLnRyYW5zZmVycy52MS5MaW1pdFVzYWdlImwKDUxpbWl0RXhjZWVkZWQSLQoEa2luZBgBIAEoDjIfLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0S2luZBITCgtsaW1pdF9jZW50cxgCIAEoAxIXCg9yZW1haW5pbmdfY2VudHMYAyABKAMi9gEKFUNvbGxlY3RWb3VjaGVyUmVxdWVzdBIWCg52b3VjaGVyX251bWJlchgBIAEoCRILCgNwaW4YAiABKAkSFwoPcmVjaXBpZW50X3Bob25lGAMgASgJEiMKBGJhbmsYBCABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIOCgZhdG1faWQYBSABKAkSFAoMYW1vdW50X2NlbnRzGAYgASgDEiEKGXN5c3RlbV90cmFjZV9hdWRpdF9udW1iZXIYByABKAkSGwoTcmV0cmlldmFsX3JlZmVyZW5jZRgIIAEoCRIUCgxhdG1fbG9jYXRpb24YCSABKAki5wIKEUNvbGxlY3Rpb25SZWZ1c2VkEj4KBnJlYXNvbhgBIAEoDjIuLnRodW1lbGEudHJhbnNmZXJzLnYxLkNvbGxlY3Rpb25SZWZ1c2VkLlJlYXNvbhIVCg1hdHRlbXB0c19sZWZ0GAIgASgFIvoBCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYUkVBU09OX1dST05HX0NSRURFTlRJQUxTEAESEQoNUkVBU09OX0xPQ0tFRBACEhIKDlJFQVNPTl9FWFBJUkVEEAMSFAoQUkVBU09OX0NBTkNFTExFRBAEEhwKGFJFQVNPTl9BTFJFQURZX0NPTExFQ1RFRBAFEhUKEVJFQVNPTl9XUk9OR19CQU5LEAYSFwoTUkVBU09OX1dST05HX0FNT1VOVBAHEhoKFlJFQVNPTl9JTlZBTElEX1ZPVUNIRVIQCBITCg9SRUFTT05fUkVWRVJTRUQQCSJ/ChhSZXZlcnNlQ29sbGVjdGlvblJlcXVlc3QSIwoEYmFuaxgBIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhsKE3JldHJpZXZhbF9yZWZlcmVuY2UYAiABKAkSIQoZc3lzdGVtX3RyYWNlX2F1ZGl0X251bWJlchgDIAEoCSJCChlSZXZlcnNlQ29sbGVjdGlvblJlc3BvbnNlEhAKCHJldmVyc2VkGAEgASgIEhMKC3RyYW5zZmVyX2lkGAIgASgJInUKFkNvbGxlY3RWb3VjaGVyUmVzcG9uc2USEwoLdHJhbnNmZXJfaWQYASABKAkSFAoMYW1vdW50X2NlbnRzGAIgASgDEjAKDGNvbGxlY3RlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiPAoUUmVzZW5kVm91Y2hlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJJChVSZXNlbmRWb3VjaGVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciJcChtDaGFuZ2VSZWNpcGllbnRQaG9uZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYAyABKAkiUAocQ2hhbmdlUmVjaXBpZW50UGhvbmVSZXNwb25zZRIwCgh0cmFuc2ZlchgBIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyKqkBCg5UcmFuc2ZlclN0YXR1cxIfChtUUkFOU0ZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdUUkFOU0ZFUl9TVEFUVVNfUEVORElORxABEh4KGlRSQU5TRkVSX1NUQVRVU19QUk9DRVNTSU5HEAISHQoZVFJBTlNGRVJfU1RBVFVTX0NPTVBMRVRFRBADEhoKFlRSQU5TRkVSX1NUQVRVU19GQUlMRUQQBCrBAQoQQ29sbGVjdGlvblN0YXR1cxIhCh1DT0xMRUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEikKJUNPTExFQ1RJT05fU1RBVFVTX0FXQUlUSU5HX0NPTExFQ1RJT04QARIfChtDT0xMRUNUSU9OX1NUQVRVU19DT0xMRUNURUQQAhIfChtDT0xMRUNUSU9OX1NUQVRVU19DQU5DRUxMRUQQAxIdChlDT0xMRUNUSU9OX1NUQVRVU19FWFBJUkVEEAQqfAoMUmVmdW5kU3RhdHVzEh0KGVJFRlVORF9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJSRUZVTkRfU1RBVFVTX05PTkUQARIZChVSRUZVTkRfU1RBVFVTX1BFTkRJTkcQAhIaChZSRUZVTkRfU1RBVFVTX1JFRlVOREVEEAMqoQEKCUxpbWl0S2luZBIaChZMSU1JVF9LSU5EX1VOU1BFQ0lGSUVEEAASGwoXTElNSVRfS0lORF9QRVJfVFJBTlNGRVIQARIUChBMSU1JVF9LSU5EX0RBSUxZEAISFgoSTElNSVRfS0lORF9NT05USExZEAMSFQoRTElNSVRfS0lORF9ZRUFSTFkQBBIWChJMSU1JVF9LSU5EX01JTklNVU0QBTLkBwoQVHJhbnNmZXJzU2VydmljZRJrCg5DcmVhdGVUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USYgoLR2V0VHJhbnNmZXISKC50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlcXVlc3QaKS50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlc3BvbnNlEmgKDUxpc3RUcmFuc2ZlcnMSKi50aHVtZWxhLnRyYW5zZmVycy52MS5MaXN0VHJhbnNmZXJzUmVxdWVzdBorLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RUcmFuc2ZlcnNSZXNwb25zZRJrCg5DYW5jZWxUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USXAoJR2V0TGltaXRzEiYudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRzUmVxdWVzdBonLnRodW1lbGEudHJhbnNmZXJzLnYxLkdldExpbWl0c1Jlc3BvbnNlEmsKDkNvbGxlY3RWb3VjaGVyEisudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdFZvdWNoZXJSZXF1ZXN0GiwudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdFZvdWNoZXJSZXNwb25zZRJ0ChFSZXZlcnNlQ29sbGVjdGlvbhIuLnRodW1lbGEudHJhbnNmZXJzLnYxLlJldmVyc2VDb2xsZWN0aW9uUmVxdWVzdBovLnRodW1lbGEudHJhbnNmZXJzLnYxLlJldmVyc2VDb2xsZWN0aW9uUmVzcG9uc2USaAoNUmVzZW5kVm91Y2hlchIqLnRodW1lbGEudHJhbnNmZXJzLnYxLlJlc2VuZFZvdWNoZXJSZXF1ZXN0GisudGh1bWVsYS50cmFuc2ZlcnMudjEuUmVzZW5kVm91Y2hlclJlc3BvbnNlEn0KFENoYW5nZVJlY2lwaWVudFBob25lEjEudGh1bWVsYS50cmFuc2ZlcnMudjEuQ2hhbmdlUmVjaXBpZW50UGhvbmVSZXF1ZXN0GjIudGh1bWVsYS50cmFuc2ZlcnMudjEuQ2hhbmdlUmVjaXBpZW50UGhvbmVSZXNwb25zZULmAQoYY29tLnRodW1lbGEudHJhbnNmZXJzLnYxQg5UcmFuc2ZlcnNQcm90b1ABWkhnaXRodWIuY29tL3RodW1lbGEvdGh1bWVsYS9wcm90by9nZW4vZ28vdGh1bWVsYS90cmFuc2ZlcnMvdjE7dHJhbnNmZXJzdjGiAgNUVFiqAhRUaHVtZWxhLlRyYW5zZmVycy5WMcoCFFRodW1lbGFcVHJhbnNmZXJzXFYx4gIgVGh1bWVsYVxUcmFuc2ZlcnNcVjFcR1BCTWV0YWRhdGHqAhZUaHVtZWxhOjpUcmFuc2ZlcnM6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_thumela_fees_v1_fees]);
+  fileDesc("CiR0aHVtZWxhL3RyYW5zZmVycy92MS90cmFuc2ZlcnMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIjAKEldpdGhkcmF3YWxMb2NhdGlvbhIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkirQIKB1ZvdWNoZXISDgoGbnVtYmVyGAEgASgJEkEKEWNvbGxlY3Rpb25fc3RhdHVzGAIgASgOMiYudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblN0YXR1cxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb2xsZWN0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KFWNvbGxlY3RlZF9hdF9sb2NhdGlvbhgFIAEoCRIcChRwaW5fY2hvc2VuX2J5X3NlbmRlchgGIAEoCBIUCgxyZXNlbmRzX2xlZnQYByABKAUSGgoScGhvbmVfY2hhbmdlc19sZWZ0GAggASgFIpIGCghUcmFuc2ZlchIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgEIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBSABKAkSIwoEYmFuaxgGIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgHIAEoAxIWCg5iYW5rX2ZlZV9jZW50cxgIIAEoAxIaChJwbGF0Zm9ybV9mZWVfY2VudHMYCSABKAMSEQoJZmVlX2NlbnRzGAogASgDEhoKEnRvdGFsX2Ftb3VudF9jZW50cxgLIAEoAxISCgpmZWVfd2FpdmVkGAwgASgIEjQKBnN0YXR1cxgNIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEhYKDmZhaWx1cmVfcmVhc29uGA4gASgJEhkKEXBheW1lbnRfbWV0aG9kX2lkGA8gASgJEhsKE3BheW1lbnRfbWV0aG9kX25hbWUYECABKAkSIAoYcGF5bWVudF9tZXRob2RfbGFzdF9mb3VyGBEgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YEiABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SLgoHdm91Y2hlchgTIAEoCzIdLnRodW1lbGEudHJhbnNmZXJzLnYxLlZvdWNoZXISLgoKY3JlYXRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoNcmVmdW5kX3N0YXR1cxgWIAEoDjIiLnRodW1lbGEudHJhbnNmZXJzLnYxLlJlZnVuZFN0YXR1cxIhChlyZWNpcGllbnRfa25vd25fY29uZmlybWVkGBcgASgIEhYKDnNhdmVfcmVjaXBpZW50GBggASgIIuUCChVDcmVhdGVUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSFgoOcmVjaXBpZW50X25hbWUYAyABKAkSFwoPcmVjaXBpZW50X3Bob25lGAQgASgJEiMKBGJhbmsYBSABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIUCgxhbW91bnRfY2VudHMYBiABKAMSGQoRcGF5bWVudF9tZXRob2RfaWQYByABKAkSRQoTd2l0aGRyYXdhbF9sb2NhdGlvbhgIIAEoCzIoLnRodW1lbGEudHJhbnNmZXJzLnYxLldpdGhkcmF3YWxMb2NhdGlvbhISCgpzZW5kZXJfcGluGAkgASgJEh0KFWRvX25vdF9zYXZlX3JlY2lwaWVudBgKIAEoCBIhChlyZWNpcGllbnRfa25vd25fY29uZmlybWVkGAsgASgIIkoKFkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciI6ChJHZXRUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJHChNHZXRUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIi8wEKFExpc3RUcmFuc2ZlcnNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSNAoGc3RhdHVzGAMgASgOMiQudGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXJTdGF0dXMSDAoEcGFnZRgEIAEoBRIRCglwYWdlX3NpemUYBSABKAUSMAoMY3JlYXRlZF9mcm9tGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5jcmVhdGVkX2JlZm9yZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXwoVTGlzdFRyYW5zZmVyc1Jlc3BvbnNlEjEKCXRyYW5zZmVycxgBIAMoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyEhMKC3RvdGFsX2NvdW50GAIgASgFIj0KFUNhbmNlbFRyYW5zZmVyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhMKC3RyYW5zZmVyX2lkGAIgASgJIkoKFkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciIjChBHZXRMaW1pdHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkifQoKTGltaXRVc2FnZRItCgRraW5kGAEgASgOMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRLaW5kEhMKC2xpbWl0X2NlbnRzGAIgASgDEhIKCnVzZWRfY2VudHMYAyABKAMSFwoPcmVtYWluaW5nX2NlbnRzGAQgASgDIn4KEUdldExpbWl0c1Jlc3BvbnNlEjAKBmxpbWl0cxgBIAMoCzIgLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0VXNhZ2USGQoRdW5jb2xsZWN0ZWRfY2VudHMYAiABKAMSHAoUdW5jb2xsZWN0ZWRfdm91Y2hlcnMYAyABKAUiFwoVR2V0TGltaXRQb2xpY3lSZXF1ZXN0IlEKC0xpbWl0UG9saWN5Ei0KBGtpbmQYASABKA4yHy50aHVtZWxhLnRyYW5zZmVycy52MS5MaW1pdEtpbmQSEwoLbGltaXRfY2VudHMYAiABKAMiagoWR2V0TGltaXRQb2xpY3lSZXNwb25zZRIxCgZsaW1pdHMYASADKAsyIS50aHVtZWxhLnRyYW5zZmVycy52MS5MaW1pdFBvbGljeRIdChVhbW91bnRfbXVsdGlwbGVfY2VudHMYAiABKAMi6wEKCVJlY2lwaWVudBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg0KBXBob25lGAMgASgJEiMKBGJhbmsYBCABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3BhaWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKFUxpc3RSZWNpcGllbnRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJIk0KFkxpc3RSZWNpcGllbnRzUmVzcG9uc2USMwoKcmVjaXBpZW50cxgBIAMoCzIfLnRodW1lbGEudHJhbnNmZXJzLnYxLlJlY2lwaWVudCKBAQoWVXBkYXRlUmVjaXBpZW50UmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhQKDHJlY2lwaWVudF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBXBob25lGAQgASgJEiMKBGJhbmsYBSABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuayJNChdVcGRhdGVSZWNpcGllbnRSZXNwb25zZRIyCglyZWNpcGllbnQYASABKAsyHy50aHVtZWxhLnRyYW5zZmVycy52MS5SZWNpcGllbnQiPwoWRGVsZXRlUmVjaXBpZW50UmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhQKDHJlY2lwaWVudF9pZBgCIAEoCSIZChdEZWxldGVSZWNpcGllbnRSZXNwb25zZSIoChVGcmVlemVWb3VjaGVyc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJLChZGcmVlemVWb3VjaGVyc1Jlc3BvbnNlEjEKCWNhbmNlbGxlZBgBIAMoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyImwKDUxpbWl0RXhjZWVkZWQSLQoEa2luZBgBIAEoDjIfLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0S2luZBITCgtsaW1pdF9jZW50cxgCIAEoAxIXCg9yZW1haW5pbmdfY2VudHMYAyABKAMi9gEKFUNvbGxlY3RWb3VjaGVyUmVxdWVzdBIWCg52b3VjaGVyX251bWJlchgBIAEoCRILCgNwaW4YAiABKAkSFwoPcmVjaXBpZW50X3Bob25lGAMgASgJEiMKBGJhbmsYBCABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIOCgZhdG1faWQYBSABKAkSFAoMYW1vdW50X2NlbnRzGAYgASgDEiEKGXN5c3RlbV90cmFjZV9hdWRpdF9udW1iZXIYByABKAkSGwoTcmV0cmlldmFsX3JlZmVyZW5jZRgIIAEoCRIUCgxhdG1fbG9jYXRpb24YCSABKAki5wIKEUNvbGxlY3Rpb25SZWZ1c2VkEj4KBnJlYXNvbhgBIAEoDjIuLnRodW1lbGEudHJhbnNmZXJzLnYxLkNvbGxlY3Rpb25SZWZ1c2VkLlJlYXNvbhIVCg1hdHRlbXB0c19sZWZ0GAIgASgFIvoBCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYUkVBU09OX1dST05HX0NSRURFTlRJQUxTEAESEQoNUkVBU09OX0xPQ0tFRBACEhIKDlJFQVNPTl9FWFBJUkVEEAMSFAoQUkVBU09OX0NBTkNFTExFRBAEEhwKGFJFQVNPTl9BTFJFQURZX0NPTExFQ1RFRBAFEhUKEVJFQVNPTl9XUk9OR19CQU5LEAYSFwoTUkVBU09OX1dST05HX0FNT1VOVBAHEhoKFlJFQVNPTl9JTlZBTElEX1ZPVUNIRVIQCBITCg9SRUFTT05fUkVWRVJTRUQQCSJ/ChhSZXZlcnNlQ29sbGVjdGlvblJlcXVlc3QSIwoEYmFuaxgBIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhsKE3JldHJpZXZhbF9yZWZlcmVuY2UYAiABKAkSIQoZc3lzdGVtX3RyYWNlX2F1ZGl0X251bWJlchgDIAEoCSJCChlSZXZlcnNlQ29sbGVjdGlvblJlc3BvbnNlEhAKCHJldmVyc2VkGAEgASgIEhMKC3RyYW5zZmVyX2lkGAIgASgJInUKFkNvbGxlY3RWb3VjaGVyUmVzcG9uc2USEwoLdHJhbnNmZXJfaWQYASABKAkSFAoMYW1vdW50X2NlbnRzGAIgASgDEjAKDGNvbGxlY3RlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiPAoUUmVzZW5kVm91Y2hlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJJChVSZXNlbmRWb3VjaGVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciJcChtDaGFuZ2VSZWNpcGllbnRQaG9uZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYAyABKAkiUAocQ2hhbmdlUmVjaXBpZW50UGhvbmVSZXNwb25zZRIwCgh0cmFuc2ZlchgBIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyKqkBCg5UcmFuc2ZlclN0YXR1cxIfChtUUkFOU0ZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdUUkFOU0ZFUl9TVEFUVVNfUEVORElORxABEh4KGlRSQU5TRkVSX1NUQVRVU19QUk9DRVNTSU5HEAISHQoZVFJBTlNGRVJfU1RBVFVTX0NPTVBMRVRFRBADEhoKFlRSQU5TRkVSX1NUQVRVU19GQUlMRUQQBCrBAQoQQ29sbGVjdGlvblN0YXR1cxIhCh1DT0xMRUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEikKJUNPTExFQ1RJT05fU1RBVFVTX0FXQUlUSU5HX0NPTExFQ1RJT04QARIfChtDT0xMRUNUSU9OX1NUQVRVU19DT0xMRUNURUQQAhIfChtDT0xMRUNUSU9OX1NUQVRVU19DQU5DRUxMRUQQAxIdChlDT0xMRUNUSU9OX1NUQVRVU19FWFBJUkVEEAQqfAoMUmVmdW5kU3RhdHVzEh0KGVJFRlVORF9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJSRUZVTkRfU1RBVFVTX05PTkUQARIZChVSRUZVTkRfU1RBVFVTX1BFTkRJTkcQAhIaChZSRUZVTkRfU1RBVFVTX1JFRlVOREVEEAMqoQEKCUxpbWl0S2luZBIaChZMSU1JVF9LSU5EX1VOU1BFQ0lGSUVEEAASGwoXTElNSVRfS0lORF9QRVJfVFJBTlNGRVIQARIUChBMSU1JVF9LSU5EX0RBSUxZEAISFgoSTElNSVRfS0lORF9NT05USExZEAMSFQoRTElNSVRfS0lORF9ZRUFSTFkQBBIWChJMSU1JVF9LSU5EX01JTklNVU0QBTKLDAoQVHJhbnNmZXJzU2VydmljZRJrCg5DcmVhdGVUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USYgoLR2V0VHJhbnNmZXISKC50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlcXVlc3QaKS50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlc3BvbnNlEmgKDUxpc3RUcmFuc2ZlcnMSKi50aHVtZWxhLnRyYW5zZmVycy52MS5MaXN0VHJhbnNmZXJzUmVxdWVzdBorLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RUcmFuc2ZlcnNSZXNwb25zZRJrCg5DYW5jZWxUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USXAoJR2V0TGltaXRzEiYudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRzUmVxdWVzdBonLnRodW1lbGEudHJhbnNmZXJzLnYxLkdldExpbWl0c1Jlc3BvbnNlEmsKDkdldExpbWl0UG9saWN5EisudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRQb2xpY3lSZXF1ZXN0GiwudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRQb2xpY3lSZXNwb25zZRJrCg5MaXN0UmVjaXBpZW50cxIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RSZWNpcGllbnRzUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RSZWNpcGllbnRzUmVzcG9uc2USbgoPVXBkYXRlUmVjaXBpZW50EiwudGh1bWVsYS50cmFuc2ZlcnMudjEuVXBkYXRlUmVjaXBpZW50UmVxdWVzdBotLnRodW1lbGEudHJhbnNmZXJzLnYxLlVwZGF0ZVJlY2lwaWVudFJlc3BvbnNlEm4KD0RlbGV0ZVJlY2lwaWVudBIsLnRodW1lbGEudHJhbnNmZXJzLnYxLkRlbGV0ZVJlY2lwaWVudFJlcXVlc3QaLS50aHVtZWxhLnRyYW5zZmVycy52MS5EZWxldGVSZWNpcGllbnRSZXNwb25zZRJrCg5GcmVlemVWb3VjaGVycxIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkZyZWV6ZVZvdWNoZXJzUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkZyZWV6ZVZvdWNoZXJzUmVzcG9uc2USawoOQ29sbGVjdFZvdWNoZXISKy50aHVtZWxhLnRyYW5zZmVycy52MS5Db2xsZWN0Vm91Y2hlclJlcXVlc3QaLC50aHVtZWxhLnRyYW5zZmVycy52MS5Db2xsZWN0Vm91Y2hlclJlc3BvbnNlEnQKEVJldmVyc2VDb2xsZWN0aW9uEi4udGh1bWVsYS50cmFuc2ZlcnMudjEuUmV2ZXJzZUNvbGxlY3Rpb25SZXF1ZXN0Gi8udGh1bWVsYS50cmFuc2ZlcnMudjEuUmV2ZXJzZUNvbGxlY3Rpb25SZXNwb25zZRJoCg1SZXNlbmRWb3VjaGVyEioudGh1bWVsYS50cmFuc2ZlcnMudjEuUmVzZW5kVm91Y2hlclJlcXVlc3QaKy50aHVtZWxhLnRyYW5zZmVycy52MS5SZXNlbmRWb3VjaGVyUmVzcG9uc2USfQoUQ2hhbmdlUmVjaXBpZW50UGhvbmUSMS50aHVtZWxhLnRyYW5zZmVycy52MS5DaGFuZ2VSZWNpcGllbnRQaG9uZVJlcXVlc3QaMi50aHVtZWxhLnRyYW5zZmVycy52MS5DaGFuZ2VSZWNpcGllbnRQaG9uZVJlc3BvbnNlQuYBChhjb20udGh1bWVsYS50cmFuc2ZlcnMudjFCDlRyYW5zZmVyc1Byb3RvUAFaSGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL3RyYW5zZmVycy92MTt0cmFuc2ZlcnN2MaICA1RUWKoCFFRodW1lbGEuVHJhbnNmZXJzLlYxygIUVGh1bWVsYVxUcmFuc2ZlcnNcVjHiAiBUaHVtZWxhXFRyYW5zZmVyc1xWMVxHUEJNZXRhZGF0YeoCFlRodW1lbGE6OlRyYW5zZmVyczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_thumela_fees_v1_fees]);
 
 /**
  * @generated from message thumela.transfers.v1.WithdrawalLocation
@@ -220,6 +220,20 @@ export type Transfer = Message<"thumela.transfers.v1.Transfer"> & {
    * @generated from field: thumela.transfers.v1.RefundStatus refund_status = 22;
    */
   refundStatus: RefundStatus;
+
+  /**
+   * The sender confirmed knowing the recipient (asked on a first payment to the phone).
+   *
+   * @generated from field: bool recipient_known_confirmed = 23;
+   */
+  recipientKnownConfirmed: boolean;
+
+  /**
+   * Whether the recipient is saved for next time once the transfer completes.
+   *
+   * @generated from field: bool save_recipient = 24;
+   */
+  saveRecipient: boolean;
 };
 
 /**
@@ -283,6 +297,23 @@ export type CreateTransferRequest = Message<"thumela.transfers.v1.CreateTransfer
    * @generated from field: string sender_pin = 9;
    */
   senderPin: string;
+
+  /**
+   * The sender unticked 'Save {name} for next time'.
+   *
+   * @generated from field: bool do_not_save_recipient = 10;
+   */
+  doNotSaveRecipient: boolean;
+
+  /**
+   * The sender ticked "Do you know {name} personally? ..." A transfer to a phone the sender has
+   * never paid without it answers FailedPrecondition with ErrorInfo reason
+   * "RECIPIENT_CONFIRMATION_REQUIRED" (domain "transfers.thumela.co.za"). Recorded on the
+   * transfer.
+   *
+   * @generated from field: bool recipient_known_confirmed = 11;
+   */
+  recipientKnownConfirmed: boolean;
 };
 
 /**
@@ -384,6 +415,18 @@ export type ListTransfersRequest = Message<"thumela.transfers.v1.ListTransfersRe
    * @generated from field: int32 page_size = 5;
    */
   pageSize: number;
+
+  /**
+   * Optional window on created_at (a statement's period): from inclusive, before exclusive.
+   *
+   * @generated from field: google.protobuf.Timestamp created_from = 6;
+   */
+  createdFrom?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_before = 7;
+   */
+  createdBefore?: Timestamp | undefined;
 };
 
 /**
@@ -511,6 +554,18 @@ export type GetLimitsResponse = Message<"thumela.transfers.v1.GetLimitsResponse"
    * @generated from field: repeated thumela.transfers.v1.LimitUsage limits = 1;
    */
   limits: LimitUsage[];
+
+  /**
+   * Money waiting in the user's vouchers not collected yet (their amounts, fees excluded).
+   *
+   * @generated from field: int64 uncollected_cents = 2;
+   */
+  uncollectedCents: bigint;
+
+  /**
+   * @generated from field: int32 uncollected_vouchers = 3;
+   */
+  uncollectedVouchers: number;
 };
 
 /**
@@ -519,6 +574,284 @@ export type GetLimitsResponse = Message<"thumela.transfers.v1.GetLimitsResponse"
  */
 export const GetLimitsResponseSchema: GenMessage<GetLimitsResponse> = /*@__PURE__*/
   messageDesc(file_thumela_transfers_v1_transfers, 13);
+
+/**
+ * @generated from message thumela.transfers.v1.GetLimitPolicyRequest
+ */
+export type GetLimitPolicyRequest = Message<"thumela.transfers.v1.GetLimitPolicyRequest"> & {
+};
+
+/**
+ * Describes the message thumela.transfers.v1.GetLimitPolicyRequest.
+ * Use `create(GetLimitPolicyRequestSchema)` to create a new message.
+ */
+export const GetLimitPolicyRequestSchema: GenMessage<GetLimitPolicyRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 14);
+
+/**
+ * @generated from message thumela.transfers.v1.LimitPolicy
+ */
+export type LimitPolicy = Message<"thumela.transfers.v1.LimitPolicy"> & {
+  /**
+   * @generated from field: thumela.transfers.v1.LimitKind kind = 1;
+   */
+  kind: LimitKind;
+
+  /**
+   * @generated from field: int64 limit_cents = 2;
+   */
+  limitCents: bigint;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.LimitPolicy.
+ * Use `create(LimitPolicySchema)` to create a new message.
+ */
+export const LimitPolicySchema: GenMessage<LimitPolicy> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 15);
+
+/**
+ * @generated from message thumela.transfers.v1.GetLimitPolicyResponse
+ */
+export type GetLimitPolicyResponse = Message<"thumela.transfers.v1.GetLimitPolicyResponse"> & {
+  /**
+   * @generated from field: repeated thumela.transfers.v1.LimitPolicy limits = 1;
+   */
+  limits: LimitPolicy[];
+
+  /**
+   * Amounts are whole multiples of this (R10 = 1000 cents).
+   *
+   * @generated from field: int64 amount_multiple_cents = 2;
+   */
+  amountMultipleCents: bigint;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.GetLimitPolicyResponse.
+ * Use `create(GetLimitPolicyResponseSchema)` to create a new message.
+ */
+export const GetLimitPolicyResponseSchema: GenMessage<GetLimitPolicyResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 16);
+
+/**
+ * @generated from message thumela.transfers.v1.Recipient
+ */
+export type Recipient = Message<"thumela.transfers.v1.Recipient"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * E.164.
+   *
+   * @generated from field: string phone = 3;
+   */
+  phone: string;
+
+  /**
+   * @generated from field: thumela.fees.v1.Bank bank = 4;
+   */
+  bank: Bank;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 6;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * The last completed transfer to this phone.
+   *
+   * @generated from field: google.protobuf.Timestamp last_paid_at = 7;
+   */
+  lastPaidAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.Recipient.
+ * Use `create(RecipientSchema)` to create a new message.
+ */
+export const RecipientSchema: GenMessage<Recipient> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 17);
+
+/**
+ * @generated from message thumela.transfers.v1.ListRecipientsRequest
+ */
+export type ListRecipientsRequest = Message<"thumela.transfers.v1.ListRecipientsRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * Case-insensitive substring of the name, or substring of the phone.
+   *
+   * @generated from field: string query = 2;
+   */
+  query: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ListRecipientsRequest.
+ * Use `create(ListRecipientsRequestSchema)` to create a new message.
+ */
+export const ListRecipientsRequestSchema: GenMessage<ListRecipientsRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 18);
+
+/**
+ * @generated from message thumela.transfers.v1.ListRecipientsResponse
+ */
+export type ListRecipientsResponse = Message<"thumela.transfers.v1.ListRecipientsResponse"> & {
+  /**
+   * Most recently paid first.
+   *
+   * @generated from field: repeated thumela.transfers.v1.Recipient recipients = 1;
+   */
+  recipients: Recipient[];
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ListRecipientsResponse.
+ * Use `create(ListRecipientsResponseSchema)` to create a new message.
+ */
+export const ListRecipientsResponseSchema: GenMessage<ListRecipientsResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 19);
+
+/**
+ * @generated from message thumela.transfers.v1.UpdateRecipientRequest
+ */
+export type UpdateRecipientRequest = Message<"thumela.transfers.v1.UpdateRecipientRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string recipient_id = 2;
+   */
+  recipientId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string phone = 4;
+   */
+  phone: string;
+
+  /**
+   * @generated from field: thumela.fees.v1.Bank bank = 5;
+   */
+  bank: Bank;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.UpdateRecipientRequest.
+ * Use `create(UpdateRecipientRequestSchema)` to create a new message.
+ */
+export const UpdateRecipientRequestSchema: GenMessage<UpdateRecipientRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 20);
+
+/**
+ * @generated from message thumela.transfers.v1.UpdateRecipientResponse
+ */
+export type UpdateRecipientResponse = Message<"thumela.transfers.v1.UpdateRecipientResponse"> & {
+  /**
+   * @generated from field: thumela.transfers.v1.Recipient recipient = 1;
+   */
+  recipient?: Recipient | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.UpdateRecipientResponse.
+ * Use `create(UpdateRecipientResponseSchema)` to create a new message.
+ */
+export const UpdateRecipientResponseSchema: GenMessage<UpdateRecipientResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 21);
+
+/**
+ * @generated from message thumela.transfers.v1.DeleteRecipientRequest
+ */
+export type DeleteRecipientRequest = Message<"thumela.transfers.v1.DeleteRecipientRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string recipient_id = 2;
+   */
+  recipientId: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.DeleteRecipientRequest.
+ * Use `create(DeleteRecipientRequestSchema)` to create a new message.
+ */
+export const DeleteRecipientRequestSchema: GenMessage<DeleteRecipientRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 22);
+
+/**
+ * @generated from message thumela.transfers.v1.DeleteRecipientResponse
+ */
+export type DeleteRecipientResponse = Message<"thumela.transfers.v1.DeleteRecipientResponse"> & {
+};
+
+/**
+ * Describes the message thumela.transfers.v1.DeleteRecipientResponse.
+ * Use `create(DeleteRecipientResponseSchema)` to create a new message.
+ */
+export const DeleteRecipientResponseSchema: GenMessage<DeleteRecipientResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 23);
+
+/**
+ * @generated from message thumela.transfers.v1.FreezeVouchersRequest
+ */
+export type FreezeVouchersRequest = Message<"thumela.transfers.v1.FreezeVouchersRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.FreezeVouchersRequest.
+ * Use `create(FreezeVouchersRequestSchema)` to create a new message.
+ */
+export const FreezeVouchersRequestSchema: GenMessage<FreezeVouchersRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 24);
+
+/**
+ * @generated from message thumela.transfers.v1.FreezeVouchersResponse
+ */
+export type FreezeVouchersResponse = Message<"thumela.transfers.v1.FreezeVouchersResponse"> & {
+  /**
+   * The transfers whose vouchers were cancelled (each refunded in full).
+   *
+   * @generated from field: repeated thumela.transfers.v1.Transfer cancelled = 1;
+   */
+  cancelled: Transfer[];
+};
+
+/**
+ * Describes the message thumela.transfers.v1.FreezeVouchersResponse.
+ * Use `create(FreezeVouchersResponseSchema)` to create a new message.
+ */
+export const FreezeVouchersResponseSchema: GenMessage<FreezeVouchersResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 25);
 
 /**
  * LimitExceeded is the error detail of a refused transfer.
@@ -547,7 +880,7 @@ export type LimitExceeded = Message<"thumela.transfers.v1.LimitExceeded"> & {
  * Use `create(LimitExceededSchema)` to create a new message.
  */
 export const LimitExceededSchema: GenMessage<LimitExceeded> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 14);
+  messageDesc(file_thumela_transfers_v1_transfers, 26);
 
 /**
  * @generated from message thumela.transfers.v1.CollectVoucherRequest
@@ -622,7 +955,7 @@ export type CollectVoucherRequest = Message<"thumela.transfers.v1.CollectVoucher
  * Use `create(CollectVoucherRequestSchema)` to create a new message.
  */
 export const CollectVoucherRequestSchema: GenMessage<CollectVoucherRequest> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 15);
+  messageDesc(file_thumela_transfers_v1_transfers, 27);
 
 /**
  * CollectionRefused is the error detail of a refused CollectVoucher.
@@ -648,7 +981,7 @@ export type CollectionRefused = Message<"thumela.transfers.v1.CollectionRefused"
  * Use `create(CollectionRefusedSchema)` to create a new message.
  */
 export const CollectionRefusedSchema: GenMessage<CollectionRefused> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 16);
+  messageDesc(file_thumela_transfers_v1_transfers, 28);
 
 /**
  * @generated from enum thumela.transfers.v1.CollectionRefused.Reason
@@ -722,7 +1055,7 @@ export enum CollectionRefused_Reason {
  * Describes the enum thumela.transfers.v1.CollectionRefused.Reason.
  */
 export const CollectionRefused_ReasonSchema: GenEnum<CollectionRefused_Reason> = /*@__PURE__*/
-  enumDesc(file_thumela_transfers_v1_transfers, 16, 0);
+  enumDesc(file_thumela_transfers_v1_transfers, 28, 0);
 
 /**
  * @generated from message thumela.transfers.v1.ReverseCollectionRequest
@@ -751,7 +1084,7 @@ export type ReverseCollectionRequest = Message<"thumela.transfers.v1.ReverseColl
  * Use `create(ReverseCollectionRequestSchema)` to create a new message.
  */
 export const ReverseCollectionRequestSchema: GenMessage<ReverseCollectionRequest> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 17);
+  messageDesc(file_thumela_transfers_v1_transfers, 29);
 
 /**
  * @generated from message thumela.transfers.v1.ReverseCollectionResponse
@@ -776,7 +1109,7 @@ export type ReverseCollectionResponse = Message<"thumela.transfers.v1.ReverseCol
  * Use `create(ReverseCollectionResponseSchema)` to create a new message.
  */
 export const ReverseCollectionResponseSchema: GenMessage<ReverseCollectionResponse> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 18);
+  messageDesc(file_thumela_transfers_v1_transfers, 30);
 
 /**
  * @generated from message thumela.transfers.v1.CollectVoucherResponse
@@ -805,7 +1138,7 @@ export type CollectVoucherResponse = Message<"thumela.transfers.v1.CollectVouche
  * Use `create(CollectVoucherResponseSchema)` to create a new message.
  */
 export const CollectVoucherResponseSchema: GenMessage<CollectVoucherResponse> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 19);
+  messageDesc(file_thumela_transfers_v1_transfers, 31);
 
 /**
  * @generated from message thumela.transfers.v1.ResendVoucherRequest
@@ -827,7 +1160,7 @@ export type ResendVoucherRequest = Message<"thumela.transfers.v1.ResendVoucherRe
  * Use `create(ResendVoucherRequestSchema)` to create a new message.
  */
 export const ResendVoucherRequestSchema: GenMessage<ResendVoucherRequest> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 20);
+  messageDesc(file_thumela_transfers_v1_transfers, 32);
 
 /**
  * @generated from message thumela.transfers.v1.ResendVoucherResponse
@@ -844,7 +1177,7 @@ export type ResendVoucherResponse = Message<"thumela.transfers.v1.ResendVoucherR
  * Use `create(ResendVoucherResponseSchema)` to create a new message.
  */
 export const ResendVoucherResponseSchema: GenMessage<ResendVoucherResponse> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 21);
+  messageDesc(file_thumela_transfers_v1_transfers, 33);
 
 /**
  * @generated from message thumela.transfers.v1.ChangeRecipientPhoneRequest
@@ -873,7 +1206,7 @@ export type ChangeRecipientPhoneRequest = Message<"thumela.transfers.v1.ChangeRe
  * Use `create(ChangeRecipientPhoneRequestSchema)` to create a new message.
  */
 export const ChangeRecipientPhoneRequestSchema: GenMessage<ChangeRecipientPhoneRequest> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 22);
+  messageDesc(file_thumela_transfers_v1_transfers, 34);
 
 /**
  * @generated from message thumela.transfers.v1.ChangeRecipientPhoneResponse
@@ -890,7 +1223,7 @@ export type ChangeRecipientPhoneResponse = Message<"thumela.transfers.v1.ChangeR
  * Use `create(ChangeRecipientPhoneResponseSchema)` to create a new message.
  */
 export const ChangeRecipientPhoneResponseSchema: GenMessage<ChangeRecipientPhoneResponse> = /*@__PURE__*/
-  messageDesc(file_thumela_transfers_v1_transfers, 23);
+  messageDesc(file_thumela_transfers_v1_transfers, 35);
 
 /**
  * @generated from enum thumela.transfers.v1.TransferStatus
@@ -1116,6 +1449,57 @@ export const TransfersService: GenService<{
     methodKind: "unary";
     input: typeof GetLimitsRequestSchema;
     output: typeof GetLimitsResponseSchema;
+  },
+  /**
+   * GetLimitPolicy answers the configured limits with no user (the public pages: Help Center,
+   * FAQ, terms, compliance), so that no copy of them can disagree with what is enforced.
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.GetLimitPolicy
+   */
+  getLimitPolicy: {
+    methodKind: "unary";
+    input: typeof GetLimitPolicyRequestSchema;
+    output: typeof GetLimitPolicyResponseSchema;
+  },
+  /**
+   * --- Saved recipients. A completed transfer saves its recipient (name, phone, bank) unless
+   * the sender unticked it (CreateTransferRequest.do_not_save_recipient); one per (user, phone).
+   * Every change publishes RecipientsChanged on thumela.transfers.<user_id>.recipients.
+   * Another user's id answers NotFound.
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.ListRecipients
+   */
+  listRecipients: {
+    methodKind: "unary";
+    input: typeof ListRecipientsRequestSchema;
+    output: typeof ListRecipientsResponseSchema;
+  },
+  /**
+   * @generated from rpc thumela.transfers.v1.TransfersService.UpdateRecipient
+   */
+  updateRecipient: {
+    methodKind: "unary";
+    input: typeof UpdateRecipientRequestSchema;
+    output: typeof UpdateRecipientResponseSchema;
+  },
+  /**
+   * @generated from rpc thumela.transfers.v1.TransfersService.DeleteRecipient
+   */
+  deleteRecipient: {
+    methodKind: "unary";
+    input: typeof DeleteRecipientRequestSchema;
+    output: typeof DeleteRecipientResponseSchema;
+  },
+  /**
+   * FreezeVouchers cancels every voucher of the user still awaiting collection, each with a
+   * full refund, in one call ('Freeze my vouchers': a sender who fears a scam or lost a phone).
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.FreezeVouchers
+   */
+  freezeVouchers: {
+    methodKind: "unary";
+    input: typeof FreezeVouchersRequestSchema;
+    output: typeof FreezeVouchersResponseSchema;
   },
   /**
    * CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN

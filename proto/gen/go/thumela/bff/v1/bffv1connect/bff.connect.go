@@ -31,6 +31,8 @@ const (
 	PaymentMethodsServiceName = "thumela.bff.v1.PaymentMethodsService"
 	// TransfersServiceName is the fully-qualified name of the TransfersService service.
 	TransfersServiceName = "thumela.bff.v1.TransfersService"
+	// RecipientsServiceName is the fully-qualified name of the RecipientsService service.
+	RecipientsServiceName = "thumela.bff.v1.RecipientsService"
 	// EventsServiceName is the fully-qualified name of the EventsService service.
 	EventsServiceName = "thumela.bff.v1.EventsService"
 	// SupportServiceName is the fully-qualified name of the SupportService service.
@@ -145,12 +147,27 @@ const (
 	// TransfersServiceGetLimitsProcedure is the fully-qualified name of the TransfersService's
 	// GetLimits RPC.
 	TransfersServiceGetLimitsProcedure = "/thumela.bff.v1.TransfersService/GetLimits"
+	// TransfersServiceGetLimitPolicyProcedure is the fully-qualified name of the TransfersService's
+	// GetLimitPolicy RPC.
+	TransfersServiceGetLimitPolicyProcedure = "/thumela.bff.v1.TransfersService/GetLimitPolicy"
+	// TransfersServiceFreezeVouchersProcedure is the fully-qualified name of the TransfersService's
+	// FreezeVouchers RPC.
+	TransfersServiceFreezeVouchersProcedure = "/thumela.bff.v1.TransfersService/FreezeVouchers"
 	// TransfersServiceResendVoucherProcedure is the fully-qualified name of the TransfersService's
 	// ResendVoucher RPC.
 	TransfersServiceResendVoucherProcedure = "/thumela.bff.v1.TransfersService/ResendVoucher"
 	// TransfersServiceChangeRecipientPhoneProcedure is the fully-qualified name of the
 	// TransfersService's ChangeRecipientPhone RPC.
 	TransfersServiceChangeRecipientPhoneProcedure = "/thumela.bff.v1.TransfersService/ChangeRecipientPhone"
+	// RecipientsServiceListRecipientsProcedure is the fully-qualified name of the RecipientsService's
+	// ListRecipients RPC.
+	RecipientsServiceListRecipientsProcedure = "/thumela.bff.v1.RecipientsService/ListRecipients"
+	// RecipientsServiceUpdateRecipientProcedure is the fully-qualified name of the RecipientsService's
+	// UpdateRecipient RPC.
+	RecipientsServiceUpdateRecipientProcedure = "/thumela.bff.v1.RecipientsService/UpdateRecipient"
+	// RecipientsServiceDeleteRecipientProcedure is the fully-qualified name of the RecipientsService's
+	// DeleteRecipient RPC.
+	RecipientsServiceDeleteRecipientProcedure = "/thumela.bff.v1.RecipientsService/DeleteRecipient"
 	// EventsServiceWatchEventsProcedure is the fully-qualified name of the EventsService's WatchEvents
 	// RPC.
 	EventsServiceWatchEventsProcedure = "/thumela.bff.v1.EventsService/WatchEvents"
@@ -1197,6 +1214,10 @@ type TransfersServiceClient interface {
 	ListTransfers(context.Context, *v1.ListTransfersRequest) (*v1.ListTransfersResponse, error)
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// GetLimitPolicy needs no session: the public pages read the enforced figures from it.
+	GetLimitPolicy(context.Context, *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error)
+	// FreezeVouchers cancels every voucher awaiting collection, each with a full refund.
+	FreezeVouchers(context.Context, *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error)
 	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
 	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
 	// number stops working at once. Only for a completed transfer whose voucher awaits collection
@@ -1261,6 +1282,18 @@ func NewTransfersServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 			connect.WithClientOptions(opts...),
 		),
+		getLimitPolicy: connect.NewClient[v1.GetLimitPolicyRequest, v1.GetLimitPolicyResponse](
+			httpClient,
+			baseURL+TransfersServiceGetLimitPolicyProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("GetLimitPolicy")),
+			connect.WithClientOptions(opts...),
+		),
+		freezeVouchers: connect.NewClient[v1.FreezeVouchersRequest, v1.FreezeVouchersResponse](
+			httpClient,
+			baseURL+TransfersServiceFreezeVouchersProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("FreezeVouchers")),
+			connect.WithClientOptions(opts...),
+		),
 		resendVoucher: connect.NewClient[v1.ResendVoucherRequest, v1.ResendVoucherResponse](
 			httpClient,
 			baseURL+TransfersServiceResendVoucherProcedure,
@@ -1285,6 +1318,8 @@ type transfersServiceClient struct {
 	listTransfers        *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
 	cancelTransfer       *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
 	getLimits            *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
+	getLimitPolicy       *connect.Client[v1.GetLimitPolicyRequest, v1.GetLimitPolicyResponse]
+	freezeVouchers       *connect.Client[v1.FreezeVouchersRequest, v1.FreezeVouchersResponse]
 	resendVoucher        *connect.Client[v1.ResendVoucherRequest, v1.ResendVoucherResponse]
 	changeRecipientPhone *connect.Client[v1.ChangeRecipientPhoneRequest, v1.ChangeRecipientPhoneResponse]
 }
@@ -1352,6 +1387,24 @@ func (c *transfersServiceClient) GetLimits(ctx context.Context, req *v1.GetLimit
 	return nil, err
 }
 
+// GetLimitPolicy calls thumela.bff.v1.TransfersService.GetLimitPolicy.
+func (c *transfersServiceClient) GetLimitPolicy(ctx context.Context, req *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error) {
+	response, err := c.getLimitPolicy.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// FreezeVouchers calls thumela.bff.v1.TransfersService.FreezeVouchers.
+func (c *transfersServiceClient) FreezeVouchers(ctx context.Context, req *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error) {
+	response, err := c.freezeVouchers.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // ResendVoucher calls thumela.bff.v1.TransfersService.ResendVoucher.
 func (c *transfersServiceClient) ResendVoucher(ctx context.Context, req *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error) {
 	response, err := c.resendVoucher.CallUnary(ctx, connect.NewRequest(req))
@@ -1382,6 +1435,10 @@ type TransfersServiceHandler interface {
 	ListTransfers(context.Context, *v1.ListTransfersRequest) (*v1.ListTransfersResponse, error)
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// GetLimitPolicy needs no session: the public pages read the enforced figures from it.
+	GetLimitPolicy(context.Context, *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error)
+	// FreezeVouchers cancels every voucher awaiting collection, each with a full refund.
+	FreezeVouchers(context.Context, *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error)
 	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
 	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
 	// number stops working at once. Only for a completed transfer whose voucher awaits collection
@@ -1442,6 +1499,18 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 		connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 		connect.WithHandlerOptions(opts...),
 	)
+	transfersServiceGetLimitPolicyHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceGetLimitPolicyProcedure,
+		svc.GetLimitPolicy,
+		connect.WithSchema(transfersServiceMethods.ByName("GetLimitPolicy")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceFreezeVouchersHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceFreezeVouchersProcedure,
+		svc.FreezeVouchers,
+		connect.WithSchema(transfersServiceMethods.ByName("FreezeVouchers")),
+		connect.WithHandlerOptions(opts...),
+	)
 	transfersServiceResendVoucherHandler := connect.NewUnaryHandlerSimple(
 		TransfersServiceResendVoucherProcedure,
 		svc.ResendVoucher,
@@ -1470,6 +1539,10 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 			transfersServiceCancelTransferHandler.ServeHTTP(w, r)
 		case TransfersServiceGetLimitsProcedure:
 			transfersServiceGetLimitsHandler.ServeHTTP(w, r)
+		case TransfersServiceGetLimitPolicyProcedure:
+			transfersServiceGetLimitPolicyHandler.ServeHTTP(w, r)
+		case TransfersServiceFreezeVouchersProcedure:
+			transfersServiceFreezeVouchersHandler.ServeHTTP(w, r)
 		case TransfersServiceResendVoucherProcedure:
 			transfersServiceResendVoucherHandler.ServeHTTP(w, r)
 		case TransfersServiceChangeRecipientPhoneProcedure:
@@ -1511,12 +1584,154 @@ func (UnimplementedTransfersServiceHandler) GetLimits(context.Context, *v1.GetLi
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.TransfersService.GetLimits is not implemented"))
 }
 
+func (UnimplementedTransfersServiceHandler) GetLimitPolicy(context.Context, *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.TransfersService.GetLimitPolicy is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) FreezeVouchers(context.Context, *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.TransfersService.FreezeVouchers is not implemented"))
+}
+
 func (UnimplementedTransfersServiceHandler) ResendVoucher(context.Context, *v1.ResendVoucherRequest) (*v1.ResendVoucherResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.TransfersService.ResendVoucher is not implemented"))
 }
 
 func (UnimplementedTransfersServiceHandler) ChangeRecipientPhone(context.Context, *v1.ChangeRecipientPhoneRequest) (*v1.ChangeRecipientPhoneResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.TransfersService.ChangeRecipientPhone is not implemented"))
+}
+
+// RecipientsServiceClient is a client for the thumela.bff.v1.RecipientsService service.
+type RecipientsServiceClient interface {
+	ListRecipients(context.Context, *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error)
+	UpdateRecipient(context.Context, *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error)
+	DeleteRecipient(context.Context, *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error)
+}
+
+// NewRecipientsServiceClient constructs a client for the thumela.bff.v1.RecipientsService service.
+// By default, it uses the Connect protocol with the binary Protobuf Codec, asks for gzipped
+// responses, and sends uncompressed requests. To use the gRPC or gRPC-Web protocols, supply the
+// connect.WithGRPC() or connect.WithGRPCWeb() options.
+//
+// The URL supplied here should be the base URL for the Connect or gRPC server (for example,
+// http://api.acme.com or https://acme.com/grpc).
+func NewRecipientsServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...connect.ClientOption) RecipientsServiceClient {
+	baseURL = strings.TrimRight(baseURL, "/")
+	recipientsServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("RecipientsService").Methods()
+	return &recipientsServiceClient{
+		listRecipients: connect.NewClient[v1.ListRecipientsRequest, v1.ListRecipientsResponse](
+			httpClient,
+			baseURL+RecipientsServiceListRecipientsProcedure,
+			connect.WithSchema(recipientsServiceMethods.ByName("ListRecipients")),
+			connect.WithClientOptions(opts...),
+		),
+		updateRecipient: connect.NewClient[v1.UpdateRecipientRequest, v1.UpdateRecipientResponse](
+			httpClient,
+			baseURL+RecipientsServiceUpdateRecipientProcedure,
+			connect.WithSchema(recipientsServiceMethods.ByName("UpdateRecipient")),
+			connect.WithClientOptions(opts...),
+		),
+		deleteRecipient: connect.NewClient[v1.DeleteRecipientRequest, v1.DeleteRecipientResponse](
+			httpClient,
+			baseURL+RecipientsServiceDeleteRecipientProcedure,
+			connect.WithSchema(recipientsServiceMethods.ByName("DeleteRecipient")),
+			connect.WithClientOptions(opts...),
+		),
+	}
+}
+
+// recipientsServiceClient implements RecipientsServiceClient.
+type recipientsServiceClient struct {
+	listRecipients  *connect.Client[v1.ListRecipientsRequest, v1.ListRecipientsResponse]
+	updateRecipient *connect.Client[v1.UpdateRecipientRequest, v1.UpdateRecipientResponse]
+	deleteRecipient *connect.Client[v1.DeleteRecipientRequest, v1.DeleteRecipientResponse]
+}
+
+// ListRecipients calls thumela.bff.v1.RecipientsService.ListRecipients.
+func (c *recipientsServiceClient) ListRecipients(ctx context.Context, req *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error) {
+	response, err := c.listRecipients.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// UpdateRecipient calls thumela.bff.v1.RecipientsService.UpdateRecipient.
+func (c *recipientsServiceClient) UpdateRecipient(ctx context.Context, req *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error) {
+	response, err := c.updateRecipient.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// DeleteRecipient calls thumela.bff.v1.RecipientsService.DeleteRecipient.
+func (c *recipientsServiceClient) DeleteRecipient(ctx context.Context, req *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error) {
+	response, err := c.deleteRecipient.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// RecipientsServiceHandler is an implementation of the thumela.bff.v1.RecipientsService service.
+type RecipientsServiceHandler interface {
+	ListRecipients(context.Context, *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error)
+	UpdateRecipient(context.Context, *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error)
+	DeleteRecipient(context.Context, *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error)
+}
+
+// NewRecipientsServiceHandler builds an HTTP handler from the service implementation. It returns
+// the path on which to mount the handler and the handler itself.
+//
+// By default, handlers support the Connect, gRPC, and gRPC-Web protocols with the binary Protobuf
+// and JSON codecs. They also support gzip compression.
+func NewRecipientsServiceHandler(svc RecipientsServiceHandler, opts ...connect.HandlerOption) (string, http.Handler) {
+	recipientsServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("RecipientsService").Methods()
+	recipientsServiceListRecipientsHandler := connect.NewUnaryHandlerSimple(
+		RecipientsServiceListRecipientsProcedure,
+		svc.ListRecipients,
+		connect.WithSchema(recipientsServiceMethods.ByName("ListRecipients")),
+		connect.WithHandlerOptions(opts...),
+	)
+	recipientsServiceUpdateRecipientHandler := connect.NewUnaryHandlerSimple(
+		RecipientsServiceUpdateRecipientProcedure,
+		svc.UpdateRecipient,
+		connect.WithSchema(recipientsServiceMethods.ByName("UpdateRecipient")),
+		connect.WithHandlerOptions(opts...),
+	)
+	recipientsServiceDeleteRecipientHandler := connect.NewUnaryHandlerSimple(
+		RecipientsServiceDeleteRecipientProcedure,
+		svc.DeleteRecipient,
+		connect.WithSchema(recipientsServiceMethods.ByName("DeleteRecipient")),
+		connect.WithHandlerOptions(opts...),
+	)
+	return "/thumela.bff.v1.RecipientsService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case RecipientsServiceListRecipientsProcedure:
+			recipientsServiceListRecipientsHandler.ServeHTTP(w, r)
+		case RecipientsServiceUpdateRecipientProcedure:
+			recipientsServiceUpdateRecipientHandler.ServeHTTP(w, r)
+		case RecipientsServiceDeleteRecipientProcedure:
+			recipientsServiceDeleteRecipientHandler.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// UnimplementedRecipientsServiceHandler returns CodeUnimplemented from all methods.
+type UnimplementedRecipientsServiceHandler struct{}
+
+func (UnimplementedRecipientsServiceHandler) ListRecipients(context.Context, *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.RecipientsService.ListRecipients is not implemented"))
+}
+
+func (UnimplementedRecipientsServiceHandler) UpdateRecipient(context.Context, *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.RecipientsService.UpdateRecipient is not implemented"))
+}
+
+func (UnimplementedRecipientsServiceHandler) DeleteRecipient(context.Context, *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.RecipientsService.DeleteRecipient is not implemented"))
 }
 
 // EventsServiceClient is a client for the thumela.bff.v1.EventsService service.

@@ -48,6 +48,21 @@ const (
 	// TransfersServiceGetLimitsProcedure is the fully-qualified name of the TransfersService's
 	// GetLimits RPC.
 	TransfersServiceGetLimitsProcedure = "/thumela.transfers.v1.TransfersService/GetLimits"
+	// TransfersServiceGetLimitPolicyProcedure is the fully-qualified name of the TransfersService's
+	// GetLimitPolicy RPC.
+	TransfersServiceGetLimitPolicyProcedure = "/thumela.transfers.v1.TransfersService/GetLimitPolicy"
+	// TransfersServiceListRecipientsProcedure is the fully-qualified name of the TransfersService's
+	// ListRecipients RPC.
+	TransfersServiceListRecipientsProcedure = "/thumela.transfers.v1.TransfersService/ListRecipients"
+	// TransfersServiceUpdateRecipientProcedure is the fully-qualified name of the TransfersService's
+	// UpdateRecipient RPC.
+	TransfersServiceUpdateRecipientProcedure = "/thumela.transfers.v1.TransfersService/UpdateRecipient"
+	// TransfersServiceDeleteRecipientProcedure is the fully-qualified name of the TransfersService's
+	// DeleteRecipient RPC.
+	TransfersServiceDeleteRecipientProcedure = "/thumela.transfers.v1.TransfersService/DeleteRecipient"
+	// TransfersServiceFreezeVouchersProcedure is the fully-qualified name of the TransfersService's
+	// FreezeVouchers RPC.
+	TransfersServiceFreezeVouchersProcedure = "/thumela.transfers.v1.TransfersService/FreezeVouchers"
 	// TransfersServiceCollectVoucherProcedure is the fully-qualified name of the TransfersService's
 	// CollectVoucher RPC.
 	TransfersServiceCollectVoucherProcedure = "/thumela.transfers.v1.TransfersService/CollectVoucher"
@@ -79,6 +94,19 @@ type TransfersServiceClient interface {
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// GetLimitPolicy answers the configured limits with no user (the public pages: Help Center,
+	// FAQ, terms, compliance), so that no copy of them can disagree with what is enforced.
+	GetLimitPolicy(context.Context, *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error)
+	// --- Saved recipients. A completed transfer saves its recipient (name, phone, bank) unless
+	// the sender unticked it (CreateTransferRequest.do_not_save_recipient); one per (user, phone).
+	// Every change publishes RecipientsChanged on thumela.transfers.<user_id>.recipients.
+	// Another user's id answers NotFound.
+	ListRecipients(context.Context, *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error)
+	UpdateRecipient(context.Context, *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error)
+	DeleteRecipient(context.Context, *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error)
+	// FreezeVouchers cancels every voucher of the user still awaiting collection, each with a
+	// full refund, in one call ('Freeze my vouchers': a sender who fears a scam or lost a phone).
+	FreezeVouchers(context.Context, *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -158,6 +186,36 @@ func NewTransfersServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 			connect.WithClientOptions(opts...),
 		),
+		getLimitPolicy: connect.NewClient[v1.GetLimitPolicyRequest, v1.GetLimitPolicyResponse](
+			httpClient,
+			baseURL+TransfersServiceGetLimitPolicyProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("GetLimitPolicy")),
+			connect.WithClientOptions(opts...),
+		),
+		listRecipients: connect.NewClient[v1.ListRecipientsRequest, v1.ListRecipientsResponse](
+			httpClient,
+			baseURL+TransfersServiceListRecipientsProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("ListRecipients")),
+			connect.WithClientOptions(opts...),
+		),
+		updateRecipient: connect.NewClient[v1.UpdateRecipientRequest, v1.UpdateRecipientResponse](
+			httpClient,
+			baseURL+TransfersServiceUpdateRecipientProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("UpdateRecipient")),
+			connect.WithClientOptions(opts...),
+		),
+		deleteRecipient: connect.NewClient[v1.DeleteRecipientRequest, v1.DeleteRecipientResponse](
+			httpClient,
+			baseURL+TransfersServiceDeleteRecipientProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("DeleteRecipient")),
+			connect.WithClientOptions(opts...),
+		),
+		freezeVouchers: connect.NewClient[v1.FreezeVouchersRequest, v1.FreezeVouchersResponse](
+			httpClient,
+			baseURL+TransfersServiceFreezeVouchersProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("FreezeVouchers")),
+			connect.WithClientOptions(opts...),
+		),
 		collectVoucher: connect.NewClient[v1.CollectVoucherRequest, v1.CollectVoucherResponse](
 			httpClient,
 			baseURL+TransfersServiceCollectVoucherProcedure,
@@ -192,6 +250,11 @@ type transfersServiceClient struct {
 	listTransfers        *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
 	cancelTransfer       *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
 	getLimits            *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
+	getLimitPolicy       *connect.Client[v1.GetLimitPolicyRequest, v1.GetLimitPolicyResponse]
+	listRecipients       *connect.Client[v1.ListRecipientsRequest, v1.ListRecipientsResponse]
+	updateRecipient      *connect.Client[v1.UpdateRecipientRequest, v1.UpdateRecipientResponse]
+	deleteRecipient      *connect.Client[v1.DeleteRecipientRequest, v1.DeleteRecipientResponse]
+	freezeVouchers       *connect.Client[v1.FreezeVouchersRequest, v1.FreezeVouchersResponse]
 	collectVoucher       *connect.Client[v1.CollectVoucherRequest, v1.CollectVoucherResponse]
 	reverseCollection    *connect.Client[v1.ReverseCollectionRequest, v1.ReverseCollectionResponse]
 	resendVoucher        *connect.Client[v1.ResendVoucherRequest, v1.ResendVoucherResponse]
@@ -237,6 +300,51 @@ func (c *transfersServiceClient) CancelTransfer(ctx context.Context, req *v1.Can
 // GetLimits calls thumela.transfers.v1.TransfersService.GetLimits.
 func (c *transfersServiceClient) GetLimits(ctx context.Context, req *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error) {
 	response, err := c.getLimits.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// GetLimitPolicy calls thumela.transfers.v1.TransfersService.GetLimitPolicy.
+func (c *transfersServiceClient) GetLimitPolicy(ctx context.Context, req *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error) {
+	response, err := c.getLimitPolicy.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ListRecipients calls thumela.transfers.v1.TransfersService.ListRecipients.
+func (c *transfersServiceClient) ListRecipients(ctx context.Context, req *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error) {
+	response, err := c.listRecipients.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// UpdateRecipient calls thumela.transfers.v1.TransfersService.UpdateRecipient.
+func (c *transfersServiceClient) UpdateRecipient(ctx context.Context, req *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error) {
+	response, err := c.updateRecipient.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// DeleteRecipient calls thumela.transfers.v1.TransfersService.DeleteRecipient.
+func (c *transfersServiceClient) DeleteRecipient(ctx context.Context, req *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error) {
+	response, err := c.deleteRecipient.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// FreezeVouchers calls thumela.transfers.v1.TransfersService.FreezeVouchers.
+func (c *transfersServiceClient) FreezeVouchers(ctx context.Context, req *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error) {
+	response, err := c.freezeVouchers.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
 	}
@@ -297,6 +405,19 @@ type TransfersServiceHandler interface {
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// GetLimitPolicy answers the configured limits with no user (the public pages: Help Center,
+	// FAQ, terms, compliance), so that no copy of them can disagree with what is enforced.
+	GetLimitPolicy(context.Context, *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error)
+	// --- Saved recipients. A completed transfer saves its recipient (name, phone, bank) unless
+	// the sender unticked it (CreateTransferRequest.do_not_save_recipient); one per (user, phone).
+	// Every change publishes RecipientsChanged on thumela.transfers.<user_id>.recipients.
+	// Another user's id answers NotFound.
+	ListRecipients(context.Context, *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error)
+	UpdateRecipient(context.Context, *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error)
+	DeleteRecipient(context.Context, *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error)
+	// FreezeVouchers cancels every voucher of the user still awaiting collection, each with a
+	// full refund, in one call ('Freeze my vouchers': a sender who fears a scam or lost a phone).
+	FreezeVouchers(context.Context, *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -372,6 +493,36 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 		connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 		connect.WithHandlerOptions(opts...),
 	)
+	transfersServiceGetLimitPolicyHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceGetLimitPolicyProcedure,
+		svc.GetLimitPolicy,
+		connect.WithSchema(transfersServiceMethods.ByName("GetLimitPolicy")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceListRecipientsHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceListRecipientsProcedure,
+		svc.ListRecipients,
+		connect.WithSchema(transfersServiceMethods.ByName("ListRecipients")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceUpdateRecipientHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceUpdateRecipientProcedure,
+		svc.UpdateRecipient,
+		connect.WithSchema(transfersServiceMethods.ByName("UpdateRecipient")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceDeleteRecipientHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceDeleteRecipientProcedure,
+		svc.DeleteRecipient,
+		connect.WithSchema(transfersServiceMethods.ByName("DeleteRecipient")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceFreezeVouchersHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceFreezeVouchersProcedure,
+		svc.FreezeVouchers,
+		connect.WithSchema(transfersServiceMethods.ByName("FreezeVouchers")),
+		connect.WithHandlerOptions(opts...),
+	)
 	transfersServiceCollectVoucherHandler := connect.NewUnaryHandlerSimple(
 		TransfersServiceCollectVoucherProcedure,
 		svc.CollectVoucher,
@@ -408,6 +559,16 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 			transfersServiceCancelTransferHandler.ServeHTTP(w, r)
 		case TransfersServiceGetLimitsProcedure:
 			transfersServiceGetLimitsHandler.ServeHTTP(w, r)
+		case TransfersServiceGetLimitPolicyProcedure:
+			transfersServiceGetLimitPolicyHandler.ServeHTTP(w, r)
+		case TransfersServiceListRecipientsProcedure:
+			transfersServiceListRecipientsHandler.ServeHTTP(w, r)
+		case TransfersServiceUpdateRecipientProcedure:
+			transfersServiceUpdateRecipientHandler.ServeHTTP(w, r)
+		case TransfersServiceDeleteRecipientProcedure:
+			transfersServiceDeleteRecipientHandler.ServeHTTP(w, r)
+		case TransfersServiceFreezeVouchersProcedure:
+			transfersServiceFreezeVouchersHandler.ServeHTTP(w, r)
 		case TransfersServiceCollectVoucherProcedure:
 			transfersServiceCollectVoucherHandler.ServeHTTP(w, r)
 		case TransfersServiceReverseCollectionProcedure:
@@ -443,6 +604,26 @@ func (UnimplementedTransfersServiceHandler) CancelTransfer(context.Context, *v1.
 
 func (UnimplementedTransfersServiceHandler) GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.GetLimits is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) GetLimitPolicy(context.Context, *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.GetLimitPolicy is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) ListRecipients(context.Context, *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.ListRecipients is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) UpdateRecipient(context.Context, *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.UpdateRecipient is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) DeleteRecipient(context.Context, *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.DeleteRecipient is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) FreezeVouchers(context.Context, *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.FreezeVouchers is not implemented"))
 }
 
 func (UnimplementedTransfersServiceHandler) CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error) {
