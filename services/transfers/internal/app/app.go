@@ -104,6 +104,8 @@ type ListFilter struct {
 	// phone (its digits also matched against the stored E.164, so "082" finds "+2782…").
 	Query  string
 	Status domain.Status // "" for all
+	// Window bounds created_at (a statement's period); zero bounds are open.
+	Window Window
 	Offset int
 	Limit  int
 }
@@ -122,12 +124,18 @@ type Repository interface {
 		decide func(UserState) (*domain.Transfer, error)) (t *domain.Transfer, replayed bool, err error)
 	// PaidPhone reports whether the sender has a charged (completed) transfer to phone.
 	PaidPhone(ctx context.Context, userID uuid.UUID, phone domain.Phone) (bool, error)
+	// AwaitingCollection returns the ids of the sender's vouchers awaiting collection, oldest
+	// first (what FreezeVouchers cancels).
+	AwaitingCollection(ctx context.Context, userID uuid.UUID) ([]uuid.UUID, error)
 	// Get returns the sender's transfer, or domain.ErrNotFound (also for another user's).
 	Get(ctx context.Context, userID, id uuid.UUID) (*domain.Transfer, error)
 	// List returns a page of the sender's transfers, newest first, and how many match.
 	List(ctx context.Context, userID uuid.UUID, f ListFilter) ([]*domain.Transfer, int, error)
 	// Usage returns the sender's usage in periods.
 	Usage(ctx context.Context, userID uuid.UUID, periods domain.Periods) (domain.Usage, error)
+	// Uncollected returns the amounts (fees excluded) and the number of the sender's vouchers
+	// awaiting collection.
+	Uncollected(ctx context.Context, userID uuid.UUID) (domain.Money, int, error)
 	// Update locks the transfer, runs fn, and stores the result with its events; an error
 	// from fn rolls back. userID may be uuid.Nil for the worker (no scoping).
 	Update(ctx context.Context, userID, id uuid.UUID, fn func(*domain.Transfer) error) (*domain.Transfer, error)
@@ -160,6 +168,8 @@ type Repository interface {
 	// PruneUnknownNumbers deletes up to limit wrong-attempt counts of unknown voucher numbers
 	// last tried before before, and returns how many.
 	PruneUnknownNumbers(ctx context.Context, before time.Time, limit int) (int, error)
+	// The saved recipients (recipients.go).
+	RecipientRepository
 }
 
 // CollectJudge decides a first ATM request inside the repository's transaction: t is the
@@ -301,7 +311,9 @@ func replay(t *domain.Transfer, hashes [][]byte) (*domain.Transfer, error) {
 // the same request returns the first transfer; with a different one, ErrIdempotencyConflict.
 // A transfer that needs a step-up (domain.NeedsStepUp) without a fresh one in the caller's
 // token is domain.ErrStepUpRequired and nothing is created; a replay of a transfer already
-// created needs none (the step-up was checked when it was).
+// created needs none (the step-up was checked when it was). Likewise a first payment to a phone
+// without the sender's confirmation that they know the recipient is
+// domain.ErrRecipientConfirmationRequired (checked before the step-up), and a replay needs none.
 func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser string, in domain.RequestInput) (*domain.Transfer, error) {
 	userID, err := self(c, requestedUser)
 	if err != nil {
@@ -366,6 +378,12 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 			// After the limits: a transfer that cannot be sent anyway should not first ask the
 			// sender to prove it is them. Decided under the sender's lock, on the same snapshot
 			// as the limits, so the phone's history cannot change in between.
+			// The first-payment question comes before the step-up: it is the sender's own
+			// answer, asked on the review step, and proving it is them should come last, just
+			// before money moves, not be spent on a request that still lacks their answer.
+			if err := domain.CheckRecipientKnown(st.PaidPhoneBefore, req.RecipientKnownConfirmed()); err != nil {
+				return nil, err
+			}
 			if err := domain.CheckStepUp(req.Amount(), st.PaidPhoneBefore, c.SteppedUpAt, s.wall()); err != nil {
 				return nil, err
 			}
@@ -415,7 +433,7 @@ type Page struct {
 
 // ListTransfers pages through the caller's transfers, newest first. page is 1-based (values
 // below 1 mean 1); size defaults to 5 and is capped at 50.
-func (s *Service) ListTransfers(ctx context.Context, c Caller, requestedUser, query string, status domain.Status, page, size int) (Page, error) {
+func (s *Service) ListTransfers(ctx context.Context, c Caller, requestedUser, query string, status domain.Status, w Window, page, size int) (Page, error) {
 	userID, err := self(c, requestedUser)
 	if err != nil {
 		return Page{}, err
@@ -429,7 +447,10 @@ func (s *Service) ListTransfers(ctx context.Context, c Caller, requestedUser, qu
 	if len([]rune(query)) > 100 {
 		query = string([]rune(query)[:100])
 	}
-	list, total, err := s.repo.List(ctx, userID, ListFilter{Query: query, Status: status, Offset: (page - 1) * size, Limit: size})
+	if err := w.validate(); err != nil {
+		return Page{}, err
+	}
+	list, total, err := s.repo.List(ctx, userID, ListFilter{Query: query, Status: status, Window: w, Offset: (page - 1) * size, Limit: size})
 	if err != nil {
 		return Page{}, err
 	}
@@ -449,19 +470,6 @@ func (s *Service) CancelTransfer(ctx context.Context, c Caller, requestedUser, i
 	}
 	now := s.now()
 	return s.repo.Update(ctx, userID, tid, func(t *domain.Transfer) error { return t.Cancel(now) })
-}
-
-// GetLimits reports the caller's usage against each limit, in Johannesburg time.
-func (s *Service) GetLimits(ctx context.Context, c Caller, requestedUser string) ([]domain.LimitUsage, error) {
-	userID, err := self(c, requestedUser)
-	if err != nil {
-		return nil, err
-	}
-	usage, err := s.repo.Usage(ctx, userID, domain.PeriodsAt(s.now()))
-	if err != nil {
-		return nil, err
-	}
-	return s.limits.Report(usage), nil
 }
 
 // Collected is an approved withdrawal: the ATM dispenses Amount.

@@ -54,6 +54,11 @@ type RequestInput struct {
 	// SenderPIN is the PIN the sender chose to give the recipient themselves; "" for a PIN
 	// drawn at random and sent in the recipient's SMS.
 	SenderPIN string
+	// RecipientKnownConfirmed: the sender ticked "Do you know {name} personally?" (needed on a
+	// first payment to a phone, see CheckRecipientKnown).
+	RecipientKnownConfirmed bool
+	// DoNotSaveRecipient: the sender unticked 'Save {name} for next time'.
+	DoNotSaveRecipient bool
 }
 
 // Request is a validated, normalised create-transfer request.
@@ -72,6 +77,14 @@ type Request struct {
 	// the idempotency hash, under the current key first and then each retired one.
 	pins       *PINHasher
 	pinDigests [][]byte
+	// recipientKnownConfirmed is the sender's answer to the first-payment question. It is not
+	// part of the idempotency hash: it is the sender's statement about the recipient, not what
+	// the transfer is, so a retry that repeats or omits it still replays the first transfer.
+	recipientKnownConfirmed bool
+	// saveRecipient: the recipient is saved once the transfer completes. Like the answer
+	// above, not part of the idempotency hash: it is about the sender's address book, not the
+	// money, so a retry that differs only in it replays the first transfer.
+	saveRecipient bool
 }
 
 // NewRequest validates in and normalises it: names trimmed, the phone in E.164, the default
@@ -143,6 +156,8 @@ func NewRequest(in RequestInput) (Request, error) {
 	return Request{
 		key: key, recipientName: name, recipientPhone: phone, bank: in.Bank,
 		amount: Cents(in.AmountCents), paymentMethodID: pm, location: loc, senderPIN: pin,
+		recipientKnownConfirmed: in.RecipientKnownConfirmed,
+		saveRecipient:           !in.DoNotSaveRecipient,
 	}, nil
 }
 
@@ -196,6 +211,12 @@ func (r Request) PaymentMethodID() string { return r.paymentMethodID }
 
 // Location is the withdrawal location, defaulted.
 func (r Request) Location() Location { return r.location }
+
+// RecipientKnownConfirmed reports whether the sender confirmed knowing the recipient.
+func (r Request) RecipientKnownConfirmed() bool { return r.recipientKnownConfirmed }
+
+// SaveRecipient reports whether the recipient is to be saved once the transfer completes.
+func (r Request) SaveRecipient() bool { return r.saveRecipient }
 
 // HasSenderPIN reports whether the sender chose the voucher's PIN.
 func (r Request) HasSenderPIN() bool { return r.senderPIN != "" }

@@ -105,6 +105,12 @@ type State struct {
 	// request that created the transfer, so that the worker's steps join that request's trace.
 	// Opaque here; nil when there was none.
 	TraceContext map[string]string
+	// RecipientKnownConfirmed is the sender's answer to the first-payment question ("Do you know
+	// {name} personally?") as the create request carried it.
+	RecipientKnownConfirmed bool
+	// SaveRecipient: when the transfer completes, its recipient is saved (or updated) in the
+	// sender's recipients; false when the sender unticked 'Save {name} for next time'.
+	SaveRecipient bool
 }
 
 // Event is something that happened to a transfer, to be published through the outbox in the
@@ -238,6 +244,8 @@ func NewTransfer(id, userID uuid.UUID, req Request, pm PaymentMethodRef, fee Fee
 		// MACed as a voucher's PIN is, bound to this transfer; the clear PIN goes no further.
 		t.s.SenderPINHash = req.pins.Hash(id, req.senderPIN)
 	}
+	t.s.RecipientKnownConfirmed = req.RecipientKnownConfirmed()
+	t.s.SaveRecipient = req.SaveRecipient()
 	t.events = append(t.events, StatusChanged{At: now})
 	return t
 }

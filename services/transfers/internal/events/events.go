@@ -120,7 +120,7 @@ var refunds = map[domain.RefundStatus]transfersv1.RefundStatus{
 // inside the service.
 func Transfer(t *domain.Transfer) *transfersv1.Transfer {
 	s := t.State()
-	return &transfersv1.Transfer{
+	out := &transfersv1.Transfer{
 		Id:                    s.ID.String(),
 		UserId:                s.UserID.String(),
 		Reference:             t.Reference(),
@@ -144,6 +144,9 @@ func Transfer(t *domain.Transfer) *transfersv1.Transfer {
 		UpdatedAt:             timestamppb.New(s.UpdatedAt),
 		RefundStatus:          refunds[s.Refund.Status],
 	}
+	out.RecipientKnownConfirmed = s.RecipientKnownConfirmed
+	out.SaveRecipient = s.SaveRecipient
+	return out
 }
 
 // eventID derives an event's id from the transfer and what happened: each step happens once

@@ -29,15 +29,21 @@ const ATMGatewayService = "atm-gateway"
 
 // Policy: every method but CollectVoucher and ReverseCollection acts on the calling user's own
 // transfers; those two are for the ATM gateway alone (no user may collect or reverse, not even
-// the sender).
+// the sender). GetLimitPolicy is public: the configured limits, nobody's data, asked by the
+// BFF for its public pages with no user token.
 var Policy = auth.Policy{
 	transfersv1.TransfersService_CreateTransfer_FullMethodName:       auth.User,
 	transfersv1.TransfersService_GetTransfer_FullMethodName:          auth.User,
 	transfersv1.TransfersService_ListTransfers_FullMethodName:        auth.User,
 	transfersv1.TransfersService_CancelTransfer_FullMethodName:       auth.User,
 	transfersv1.TransfersService_GetLimits_FullMethodName:            auth.User,
+	transfersv1.TransfersService_GetLimitPolicy_FullMethodName:       auth.Public,
 	transfersv1.TransfersService_ResendVoucher_FullMethodName:        auth.User,
 	transfersv1.TransfersService_ChangeRecipientPhone_FullMethodName: auth.User,
+	transfersv1.TransfersService_ListRecipients_FullMethodName:       auth.User,
+	transfersv1.TransfersService_UpdateRecipient_FullMethodName:      auth.User,
+	transfersv1.TransfersService_DeleteRecipient_FullMethodName:      auth.User,
+	transfersv1.TransfersService_FreezeVouchers_FullMethodName:       auth.User,
 	transfersv1.TransfersService_CollectVoucher_FullMethodName:       auth.Services(ATMGatewayService),
 	transfersv1.TransfersService_ReverseCollection_FullMethodName:    auth.Services(ATMGatewayService),
 }
@@ -81,7 +87,9 @@ func (s *Server) CreateTransfer(ctx context.Context, req *transfersv1.CreateTran
 			Name: req.GetWithdrawalLocation().GetName(),
 			Type: req.GetWithdrawalLocation().GetType(),
 		},
-		SenderPIN: req.GetSenderPin(),
+		SenderPIN:               req.GetSenderPin(),
+		DoNotSaveRecipient:      req.GetDoNotSaveRecipient(),
+		RecipientKnownConfirmed: req.GetRecipientKnownConfirmed(),
 	})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -112,7 +120,14 @@ func (s *Server) ListTransfers(ctx context.Context, req *transfersv1.ListTransfe
 	if st == "" && req.GetStatus() != transfersv1.TransferStatus_TRANSFER_STATUS_UNSPECIFIED {
 		return nil, grpcserver.BadRequestOrdered("Unknown status.", grpcserver.FieldViolation{Field: "status", Description: "Unknown status."})
 	}
-	page, err := s.app.ListTransfers(ctx, c, req.GetUserId(), req.GetQuery(), st, int(req.GetPage()), int(req.GetPageSize()))
+	w := app.Window{}
+	if req.GetCreatedFrom() != nil {
+		w.From = req.GetCreatedFrom().AsTime()
+	}
+	if req.GetCreatedBefore() != nil {
+		w.Before = req.GetCreatedBefore().AsTime()
+	}
+	page, err := s.app.ListTransfers(ctx, c, req.GetUserId(), req.GetQuery(), st, w, int(req.GetPage()), int(req.GetPageSize()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -142,28 +157,6 @@ var limitKinds = map[domain.LimitKind]transfersv1.LimitKind{
 	domain.LimitMonthly:     transfersv1.LimitKind_LIMIT_KIND_MONTHLY,
 	domain.LimitYearly:      transfersv1.LimitKind_LIMIT_KIND_YEARLY,
 	domain.LimitMinimum:     transfersv1.LimitKind_LIMIT_KIND_MINIMUM,
-}
-
-// GetLimits reports the caller's usage against each limit.
-func (s *Server) GetLimits(ctx context.Context, req *transfersv1.GetLimitsRequest) (*transfersv1.GetLimitsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	limits, err := s.app.GetLimits(ctx, c, req.GetUserId())
-	if err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
-	res := &transfersv1.GetLimitsResponse{}
-	for _, l := range limits {
-		res.Limits = append(res.Limits, &transfersv1.LimitUsage{
-			Kind:           limitKinds[l.Kind],
-			LimitCents:     l.Limit.Cents(),
-			UsedCents:      l.Used.Cents(),
-			RemainingCents: l.Remaining.Cents(),
-		})
-	}
-	return res, nil
 }
 
 // ResendVoucher re-issues the caller's voucher and sends its SMS again.
@@ -350,6 +343,8 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return st.Err()
 	case errors.Is(err, domain.ErrStepUpRequired):
 		return stepUpStatus()
+	case errors.Is(err, domain.ErrRecipientConfirmationRequired):
+		return recipientConfirmationStatus()
 	case errors.Is(err, domain.ErrNotFound):
 		return status.Error(codes.NotFound, "transfer not found")
 	case errors.Is(err, domain.ErrCollectionConflict):

@@ -212,23 +212,27 @@ func Caller(userID string) app.Caller {
 	return app.Caller{UserID: userID, GivenName: "Thandi", FamilyName: "Nkosi", Email: SenderEmail, SteppedUpAt: time.Now()}
 }
 
-// Request is a valid create request for R500 to Capitec with paymentMethodID.
+// Request is a valid create request for R500 to Capitec with paymentMethodID, with the
+// sender's confirmation that they know the recipient (needed on a first payment to a phone).
 func Request(key, paymentMethodID string) *transfersv1.CreateTransferRequest {
 	return &transfersv1.CreateTransferRequest{
-		IdempotencyKey:  key,
-		RecipientName:   "Sipho Dlamini",
-		RecipientPhone:  "082 123 4567",
-		Bank:            feesv1.Bank_BANK_CAPITEC,
-		AmountCents:     50_000,
-		PaymentMethodId: paymentMethodID,
+		IdempotencyKey:          key,
+		RecipientName:           "Sipho Dlamini",
+		RecipientPhone:          "082 123 4567",
+		Bank:                    feesv1.Bank_BANK_CAPITEC,
+		AmountCents:             50_000,
+		PaymentMethodId:         paymentMethodID,
+		RecipientKnownConfirmed: true,
 	}
 }
 
-// Input is a valid app-level create input for amount cents with paymentMethodID.
+// Input is a valid app-level create input for amount cents with paymentMethodID, with the
+// sender's confirmation that they know the recipient.
 func Input(key, paymentMethodID string, amount int64) domain.RequestInput {
 	return domain.RequestInput{
 		IdempotencyKey: key, RecipientName: "Sipho Dlamini", RecipientPhone: "082 123 4567",
 		Bank: domain.Capitec, AmountCents: amount, PaymentMethodID: paymentMethodID,
+		RecipientKnownConfirmed: true,
 	}
 }
 

@@ -105,7 +105,8 @@ const columns = `id, user_id, idempotency_key, request_hash, sender_name, recipi
 	voucher_number, voucher_pin_hash, collection_status, voucher_expires_at, collected_at,
 	refund_status, refund_id, refund_reason, created_at, updated_at, trace_context,
 	voucher_failed_attempts, voucher_locked_until, collected_atm_id, sender_first_name, sender_email,
-	collected_location, collected_rrn, sender_pin_hash, voucher_resends, recipient_phone_changes, reminder_sent_at`
+	collected_location, collected_rrn, sender_pin_hash, voucher_resends, recipient_phone_changes, reminder_sent_at,
+	recipient_known_confirmed, save_recipient`
 
 func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 	var (
@@ -124,7 +125,8 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 		&voucherNumber, &pinHash, &collection, &expires, &collected,
 		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt, &s.TraceContext,
 		&s.Voucher.FailedAttempts, &locked, &atmID, &s.SenderFirstName, &s.SenderEmail,
-		&location, &rrn, &senderPIN, &s.Voucher.Resends, &s.Voucher.PhoneChanges, &reminded)
+		&location, &rrn, &senderPIN, &s.Voucher.Resends, &s.Voucher.PhoneChanges, &reminded,
+		&s.RecipientKnownConfirmed, &s.SaveRecipient)
 	if err != nil {
 		return nil, err
 	}
@@ -202,38 +204,6 @@ func (r *Transfers) one(ctx context.Context, q querier, sql string, args ...any)
 	return t, nil
 }
 
-// counts is the condition for a transfer to count against the limits: not failed, and its
-// voucher not cancelled or expired (the money went back).
-const counts = `status <> 'failed' AND (collection_status IS NULL OR collection_status NOT IN ('cancelled', 'expired'))`
-
-// usageSQL sums the sender's amounts per period ($2 day, $3 month, $4 year starts) and tells
-// whether they have any transfer that has not failed (the first-transfer waiver is used),
-// in one round trip.
-const usageSQL = `SELECT
-	coalesce(sum(amount_cents) FILTER (WHERE created_at >= $2), 0),
-	coalesce(sum(amount_cents) FILTER (WHERE created_at >= $3), 0),
-	coalesce(sum(amount_cents), 0),
-	EXISTS (SELECT 1 FROM transfers WHERE user_id = $1 AND status <> 'failed')
-	FROM transfers WHERE user_id = $1 AND created_at >= $4 AND ` + counts
-
-func scanUsage(row pgx.Row) (app.UserState, error) {
-	var (
-		day, month, year int64
-		st               app.UserState
-	)
-	if err := row.Scan(&day, &month, &year, &st.HasTransferred); err != nil {
-		return app.UserState{}, fmt.Errorf("usage: %w", err)
-	}
-	st.Usage = domain.Usage{Day: domain.Cents(day), Month: domain.Cents(month), Year: domain.Cents(year)}
-	return st, nil
-}
-
-// Usage implements app.Repository.
-func (r *Transfers) Usage(ctx context.Context, userID uuid.UUID, p domain.Periods) (domain.Usage, error) {
-	st, err := scanUsage(r.pool.QueryRow(ctx, usageSQL, userID, p.DayStart, p.MonthStart, p.YearStart))
-	return st.Usage, err
-}
-
 // paidPhoneSQL tells whether the sender ($1) has a charged transfer to the phone ($2): one
 // probe of transfers_paid_phone_idx (0007), however long the sender's history.
 const paidPhoneSQL = `SELECT EXISTS (SELECT 1 FROM transfers
@@ -263,7 +233,7 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 		batch := &pgx.Batch{}
 		batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(userLockClass), userID.String())
 		batch.Queue(`SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
-		batch.Queue(usageSQL, userID, p.DayStart, p.MonthStart, p.YearStart)
+		batch.Queue(usageSQL, usageArgs(userID, p)...)
 		batch.Queue(paidPhoneSQL, userID, phone.E164())
 		br := tx.SendBatch(ctx, batch)
 		if _, err := br.Exec(); err != nil {
@@ -323,14 +293,15 @@ func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 		recipient_name, recipient_phone, bank, amount_cents, bank_fee_cents, platform_fee_cents, fee_cents,
 		total_cents, fee_waived, status, payment_method_id, payment_method_name, payment_method_last_four,
 		payment_method_token, location_name, location_type, created_at, updated_at, trace_context,
-		sender_first_name, sender_email, sender_pin_hash)
+		sender_first_name, sender_email, sender_pin_hash, recipient_known_confirmed, save_recipient)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
-		$25, $26, $27)`,
+		$25, $26, $27, $28, $29)`,
 		s.ID, s.UserID, s.IdempotencyKey, s.RequestHash, s.SenderName,
 		s.RecipientName, s.RecipientPhone.E164(), string(s.Bank), s.Amount.Cents(), s.Fee.BankFee.Cents(), s.Fee.PlatformFee.Cents(),
 		s.Fee.Charged().Cents(), t.Total().Cents(), s.Fee.Waived, string(s.Status), s.PaymentMethod.ID, s.PaymentMethod.Name,
 		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt,
-		traceContextArg(s.TraceContext), s.SenderFirstName, s.SenderEmail, nullString(s.SenderPINHash))
+		traceContextArg(s.TraceContext), s.SenderFirstName, s.SenderEmail, nullString(s.SenderPINHash), s.RecipientKnownConfirmed,
+		s.SaveRecipient)
 	if err != nil {
 		return fmt.Errorf("insert transfer: %w", err)
 	}
@@ -385,6 +356,10 @@ func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was
 		return fmt.Errorf("%w: status of %s changed under its lock", domain.ErrInvalidTransition, s.ID)
 	}
 	if err := r.writeEvents(ctx, tx, t); err != nil {
+		return err
+	}
+	// The completion saves the recipient in this same transaction (recipients.go).
+	if err := r.saveRecipientOnCompletion(ctx, tx, t, was); err != nil {
 		return err
 	}
 	if s.Refund.Status == domain.RefundPending && was.Refund.Status != domain.RefundPending {
@@ -803,6 +778,14 @@ func (r *Transfers) List(ctx context.Context, userID uuid.UUID, f app.ListFilter
 	}
 	if f.Status != "" {
 		where = append(where, "status = "+arg(string(f.Status)))
+	}
+	// The window rides on transfers_user_created_idx (user_id, created_at DESC, id DESC): a
+	// statement reads a range of that index, whatever the sender's history before or after.
+	if !f.Window.From.IsZero() {
+		where = append(where, "created_at >= "+arg(f.Window.From))
+	}
+	if !f.Window.Before.IsZero() {
+		where = append(where, "created_at < "+arg(f.Window.Before))
 	}
 	if q := f.Query; q != "" {
 		like := "%" + escapeLike(q) + "%"
