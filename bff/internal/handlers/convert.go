@@ -53,6 +53,7 @@ func transferToBFF(t *transfersv1.Transfer) *bffv1.Transfer {
 		UpdatedAt:             t.GetUpdatedAt(),
 		RefundStatus:          bffv1.RefundStatus(t.GetRefundStatus()),
 	}
+	out.RecipientKnownConfirmed = t.GetRecipientKnownConfirmed()
 	if l := t.GetWithdrawalLocation(); l != nil {
 		out.WithdrawalLocation = &bffv1.WithdrawalLocation{Name: l.GetName(), Type: l.GetType()}
 	}

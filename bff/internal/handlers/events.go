@@ -258,6 +258,15 @@ func decodeEvent(r live.Raw) (*liveEvent, bool) {
 		return &liveEvent{resp: &bffv1.WatchEventsResponse{Cursor: cursor, Event: &bffv1.WatchEventsResponse_PaymentMethodsChanged{
 			PaymentMethodsChanged: &bffv1.PaymentMethodsChanged{PaymentMethodId: ev.GetPaymentMethodId()},
 		}}}, true
+	case bus.DomainTransfers + ".recipients":
+		// The tab lists the recipients again; the event carries nothing it needs.
+		var ev transfersv1.RecipientsChanged
+		if proto.Unmarshal(r.Data, &ev) != nil {
+			return nil, false
+		}
+		return &liveEvent{resp: &bffv1.WatchEventsResponse{Cursor: cursor, Event: &bffv1.WatchEventsResponse_RecipientsChanged{
+			RecipientsChanged: &bffv1.RecipientsChanged{},
+		}}}, true
 	case bus.DomainDeliveries + ".changed":
 		var ev notificationsv1.DeliveryChanged
 		if proto.Unmarshal(r.Data, &ev) != nil {

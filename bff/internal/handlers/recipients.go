@@ -1,8 +1,19 @@
 package handlers
 
-import "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+import (
+	"context"
+
+	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
+	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+
+	"github.com/thumela/thumela/bff/internal/rpcerr"
+)
 
 // Recipients implements thumela.bff.v1.RecipientsService: the sender's saved recipients.
+// transfers keeps them (a completed transfer saves its recipient) and scopes them to the
+// session's user; the BFF forwards.
 type Recipients struct {
 	// Unimplemented answers CodeUnimplemented for an RPC not written yet.
 	bffv1connect.UnimplementedRecipientsServiceHandler
@@ -10,3 +21,54 @@ type Recipients struct {
 }
 
 var _ bffv1connect.RecipientsServiceHandler = (*Recipients)(nil)
+
+func (r *Recipients) ListRecipients(ctx context.Context, req *bffv1.ListRecipientsRequest) (*bffv1.ListRecipientsResponse, error) {
+	ctx, g, err := r.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Deps.Transfers.ListRecipients(ctx, &transfersv1.ListRecipientsRequest{UserId: g.UserID, Query: req.GetQuery()})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, r.Logger, err)
+	}
+	out := &bffv1.ListRecipientsResponse{Recipients: make([]*bffv1.Recipient, 0, len(res.GetRecipients()))}
+	for _, rec := range res.GetRecipients() {
+		out.Recipients = append(out.Recipients, recipientToBFF(rec))
+	}
+	return out, nil
+}
+
+func (r *Recipients) UpdateRecipient(ctx context.Context, req *bffv1.UpdateRecipientRequest) (*bffv1.UpdateRecipientResponse, error) {
+	ctx, g, err := r.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Deps.Transfers.UpdateRecipient(ctx, &transfersv1.UpdateRecipientRequest{
+		UserId: g.UserID, RecipientId: req.GetRecipientId(), Name: req.GetName(), Phone: req.GetPhone(), Bank: feesv1.Bank(req.GetBank()),
+	})
+	if err != nil {
+		return nil, rpcerr.FromService(ctx, r.Logger, err)
+	}
+	return &bffv1.UpdateRecipientResponse{Recipient: recipientToBFF(res.GetRecipient())}, nil
+}
+
+func (r *Recipients) DeleteRecipient(ctx context.Context, req *bffv1.DeleteRecipientRequest) (*bffv1.DeleteRecipientResponse, error) {
+	ctx, g, err := r.authed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Deps.Transfers.DeleteRecipient(ctx, &transfersv1.DeleteRecipientRequest{UserId: g.UserID, RecipientId: req.GetRecipientId()}); err != nil {
+		return nil, rpcerr.FromService(ctx, r.Logger, err)
+	}
+	return &bffv1.DeleteRecipientResponse{}, nil
+}
+
+func recipientToBFF(r *transfersv1.Recipient) *bffv1.Recipient {
+	if r == nil {
+		return nil
+	}
+	return &bffv1.Recipient{
+		Id: r.GetId(), Name: r.GetName(), Phone: r.GetPhone(), Bank: bffv1.Bank(r.GetBank()),
+		CreatedAt: r.GetCreatedAt(), UpdatedAt: r.GetUpdatedAt(), LastPaidAt: r.GetLastPaidAt(),
+	}
+}

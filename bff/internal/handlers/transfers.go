@@ -24,6 +24,8 @@ type Transfers struct {
 	// Unimplemented answers CodeUnimplemented for an RPC not written yet.
 	bffv1connect.UnimplementedTransfersServiceHandler
 	*Deps
+	// limitPolicy caches GetLimitPolicy (limits.go).
+	limitPolicy policyCache
 }
 
 var _ bffv1connect.TransfersServiceHandler = (*Transfers)(nil)
@@ -77,7 +79,12 @@ func (t *Transfers) CreateTransfer(ctx context.Context, req *bffv1.CreateTransfe
 		PaymentMethodId: req.GetPaymentMethodId(),
 		// The sender's PIN goes through as it came: transfers validates it (and keeps only its
 		// keyed hash). The BFF never logs a request's body, so it appears nowhere else.
-		SenderPin: req.GetSenderPin(),
+		SenderPin:          req.GetSenderPin(),
+		DoNotSaveRecipient: req.GetDoNotSaveRecipient(),
+		// The sender's answer to "Do you know {name} personally?"; without it on a first payment
+		// to a phone, transfers answers RECIPIENT_CONFIRMATION_REQUIRED, which goes to the
+		// browser with its ErrorInfo like STEP_UP_REQUIRED (rpcerr keeps the details).
+		RecipientKnownConfirmed: req.GetRecipientKnownConfirmed(),
 	}
 	if l := req.GetWithdrawalLocation(); l != nil {
 		in.WithdrawalLocation = &transfersv1.WithdrawalLocation{Name: l.GetName(), Type: l.GetType()}
@@ -220,16 +227,4 @@ func (t *Transfers) ChangeRecipientPhone(ctx context.Context, req *bffv1.ChangeR
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
 	return &bffv1.ChangeRecipientPhoneResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
-}
-
-func (t *Transfers) GetLimits(ctx context.Context, _ *bffv1.GetLimitsRequest) (*bffv1.GetLimitsResponse, error) {
-	ctx, g, err := t.authed(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := t.Deps.Transfers.GetLimits(ctx, &transfersv1.GetLimitsRequest{UserId: g.UserID})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, t.Logger, err)
-	}
-	return &bffv1.GetLimitsResponse{Limits: limitsToBFF(res.GetLimits())}, nil
 }

@@ -116,6 +116,11 @@ func DefaultPolicies() map[string]Policy {
 			r(ByAddress, 300, minute, 100),
 			r(ByAccount, 120, minute, 60),
 		}},
+		// Public and answered from the BFF's cache: each public page asks once; only a
+		// scraper hammering it from one address meets this.
+		bffv1connect.TransfersServiceGetLimitPolicyProcedure: {Name: "limit_policy", Rules: []Rule{
+			r(ByAddress, 120, minute, 60),
+		}},
 		bffv1connect.SystemServiceCheckConnectionProcedure: {Name: "check", Rules: []Rule{
 			r(ByAddress, 60, minute, 20),
 		}},
@@ -132,6 +137,22 @@ func DefaultPolicies() map[string]Policy {
 			// account; the address allows a busy shared address and the test suite.
 			r(ByAddress, 60, hour, 20),
 			r(ByAccount, 10, hour, 5),
+		}},
+		// The file endpoints (statements, proofs of payment): each answer reads up to a year of
+		// transfers and renders a PDF, so they are counted like the costly RPCs.
+		StatementEndpoint: {Name: "statement", Account: FromSession, Rules: []Rule{
+			r(ByAddress, 60, minute, 20),
+			r(ByAccount, 20, minute, 10),
+		}},
+		ProofOfPaymentEndpoint: {Name: "proof", Account: FromSession, Rules: []Rule{
+			r(ByAddress, 60, minute, 20),
+			r(ByAccount, 30, minute, 15),
+		}},
+		// Freezing cancels every voucher in one call, a transaction and its e-mails per voucher: a
+		// frightened sender presses it a few times, a script does not get to press it hundreds.
+		bffv1connect.TransfersServiceFreezeVouchersProcedure: {Name: "freeze", Account: FromSession, Rules: []Rule{
+			r(ByAddress, 60, minute, 20),
+			r(ByAccount, 10, minute, 5),
 		}},
 		bffv1connect.SecurityServiceFinishStepUpProcedure: {Name: "stepup", Account: FromSession, Rules: []Rule{
 			r(ByAddress, 30, minute, 10),

@@ -165,7 +165,7 @@ func (l *Limiter) Interceptor() connect.Interceptor {
 	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
 		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 			if p := l.policies[req.Spec().Procedure]; p != nil {
-				if err := l.check(ctx, p, req); err != nil {
+				if err := l.check(ctx, p, req.Peer().Addr, req.Header(), req.Any()); err != nil {
 					return nil, err
 				}
 			}
@@ -176,14 +176,15 @@ func (l *Limiter) Interceptor() connect.Interceptor {
 
 type emailer interface{ GetEmail() string }
 
-func (l *Limiter) check(ctx context.Context, p *policy, req connect.AnyRequest) error {
-	addr := addressKey(l.clientAddr.Of(req.Peer().Addr, req.Header()))
+// check counts one call (its TCP peer, headers and request message) against p's rules.
+func (l *Limiter) check(ctx context.Context, p *policy, peer string, header http.Header, msg any) error {
+	addr := addressKey(l.clientAddr.Of(peer, header))
 	// The account is looked up only when a rule needs it, after the address rule (listed
 	// first): a flood from one address is refused before any session look-up.
 	account, resolved := "", false
 	accountOf := func() string {
 		if !resolved {
-			account, resolved = l.account(ctx, p, req), true
+			account, resolved = l.account(ctx, p, header, msg), true
 		}
 		return account
 	}
@@ -211,14 +212,14 @@ func (l *Limiter) check(ctx context.Context, p *policy, req connect.AnyRequest) 
 
 // account names the call's account for p: "user:<id>" for a signed-in caller where the
 // policy counts sessions, else "email:<typed e-mail>" where it counts e-mails, else "".
-func (l *Limiter) account(ctx context.Context, p *policy, req connect.AnyRequest) string {
+func (l *Limiter) account(ctx context.Context, p *policy, header http.Header, msg any) string {
 	if (p.Account == FromSession || p.Account == FromSessionOrEmail) && l.sessionUser != nil {
-		if id := l.sessionUser(ctx, req.Header()); id != "" {
+		if id := l.sessionUser(ctx, header); id != "" {
 			return "user:" + id
 		}
 	}
 	if p.Account == FromEmail || p.Account == FromSessionOrEmail {
-		if m, ok := req.Any().(emailer); ok {
+		if m, ok := msg.(emailer); ok {
 			if e := normaliseEmail(m.GetEmail()); e != "" {
 				return "email:" + e
 			}

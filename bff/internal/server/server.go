@@ -15,6 +15,7 @@ import (
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/ratelimit"
+	"github.com/thumela/thumela/bff/internal/statements"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 )
 
@@ -91,6 +92,15 @@ func New(o Options) (http.Handler, error) {
 	api(bffv1connect.NewSupportServiceHandler(&handlers.Support{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewSecurityServiceHandler(&handlers.Security{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewRecipientsServiceHandler(&handlers.Recipients{Deps: o.Deps}, opts...))
+
+	// Statements and proofs of payment are files (a link the browser downloads with the
+	// session cookie), not RPCs: the same guard, no-store and rate limits as the API.
+	files := &statements.Handler{
+		Logger: o.Deps.Logger, Tokens: o.Deps.Tokens, Cookies: o.Deps.Cookies,
+		Transfers: o.Deps.Transfers, Profiles: o.Deps.Profiles, Fees: o.Deps.Fees,
+	}
+	api(ratelimit.StatementEndpoint, limiter.HTTP(ratelimit.StatementEndpoint, http.HandlerFunc(files.Statement)))
+	api(ratelimit.ProofOfPaymentEndpoint, limiter.HTTP(ratelimit.ProofOfPaymentEndpoint, http.HandlerFunc(files.ProofOfPayment)))
 
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")

@@ -381,15 +381,17 @@ func forEach(ctx context.Context, users []*User, parallel int, f func(context.Co
 // NewIdempotencyKey returns a fresh random key.
 func NewIdempotencyKey() string { return "bench-" + randomHex(16) }
 
-// TransferRequest is the bench's transfer: R10.00, the minimum, to one recipient at FNB.
+// TransferRequest is the bench's transfer: R10.00, the minimum, to one recipient at FNB, with
+// the sender's tick on "Do you know {name} personally?" (a new user has never paid the phone).
 func TransferRequest(u *User) *bffv1.CreateTransferRequest {
 	return &bffv1.CreateTransferRequest{
-		IdempotencyKey:  NewIdempotencyKey(),
-		RecipientName:   "Lerato Bench",
-		RecipientPhone:  "+27821234567",
-		Bank:            bffv1.Bank_BANK_FNB,
-		AmountCents:     1000,
-		PaymentMethodId: u.CardID,
+		IdempotencyKey:          NewIdempotencyKey(),
+		RecipientName:           "Lerato Bench",
+		RecipientPhone:          "+27821234567",
+		Bank:                    bffv1.Bank_BANK_FNB,
+		AmountCents:             1000,
+		PaymentMethodId:         u.CardID,
+		RecipientKnownConfirmed: true,
 	}
 }
 

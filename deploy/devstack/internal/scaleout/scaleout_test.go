@@ -138,6 +138,8 @@ func TestScaleOut(t *testing.T) {
 					Bank:            bffv1.Bank_BANK_FNB,
 					AmountCents:     1000 + int64(i%7)*1000, // whole multiples of R10: ATMs pay out notes
 					PaymentMethodId: users[u].CardID,
+					// The first payment to the phone needs the sender's answer.
+					RecipientKnownConfirmed: true,
 				}
 				var res *bffv1.CreateTransferResponse
 				var err error

@@ -92,6 +92,8 @@ func (s *Stack) SendMoney(t testing.TB, ctx context.Context, u *bench.User, req 
 	if err := u.StepUp(ctx); err != nil {
 		s.Fatalf(t, ctx, "%v", err)
 	}
+	// As the wizard's first-payment question: the sender knows the recipient.
+	req.RecipientKnownConfirmed = true
 	created, err := u.Transfers.CreateTransfer(ctx, req)
 	if err != nil {
 		s.Fatalf(t, ctx, "CreateTransfer: %v", err)
