@@ -16,6 +16,7 @@ export default defineConfig({
   server: {
     proxy: {
       "^/thumela\\.": { target: BFF_URL },
+      "^/api/": { target: BFF_URL },
     },
   },
   build: {

@@ -63,11 +63,29 @@ export async function logOut(page) {
 }
 
 /**
+ * On the wizard's confirmation step: a first payment to a phone asks "Do you know {name}
+ * personally? ..." and keeps 'Send Money' disabled until it is ticked (scam-friction.test.mjs).
+ * Waits until the wizard has decided whether to ask (it reads the sender's history) and ticks
+ * the box as the sender would. Resolves whether it was asked.
+ */
+export async function answerRecipientQuestion(page) {
+  const known = page.getByRole("checkbox", { name: /^Yes, I know .+ personally$/ });
+  await known
+    .or(page.locator("form[aria-label='Send money'] button[type='submit']:enabled"))
+    .first()
+    .waitFor({ timeout: 20_000 });
+  if (!(await known.isVisible())) return false;
+  if (!(await known.isChecked())) await known.check();
+  return true;
+}
+
+/**
  * Clicks 'Send Money' on the wizard's confirmation step and, when the wizard asks "Confirm it's
  * you" (a transfer above R1,000 or to a phone the sender never paid), enters the password and
  * confirms. Resolves whether it was asked, once the transfer went out (or was refused).
  */
 export async function clickSendMoney(page, { password = PASSWORD } = {}) {
+  await answerRecipientQuestion(page);
   await page.getByRole("button", { name: "Send Money" }).click();
   const dialog = page.getByRole("dialog", { name: "Confirm it's you" });
   // Whichever comes first: the question, or what follows a transfer sent without it (the

@@ -22,11 +22,15 @@ function freePort() {
   });
 }
 
-/** Starts bin/thumela-dev in ephemeral mode and resolves once the BFF is healthy. */
-export async function startStack() {
+/**
+ * Starts bin/thumela-dev in ephemeral mode and resolves once the BFF is healthy. `env` (optional,
+ * e.g. { TRANSFERS_LIMIT_DAILY_CENTS: "437000" }) is added to the stack's environment, which
+ * every service of the stack inherits.
+ */
+export async function startStack({ env: extraEnv = {} } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "thumela-e2e-"));
-  const env = { ...process.env };
+  const env = { ...process.env, ...extraEnv };
   delete env.NATS_URL; // always an embedded, throw-away NATS
   env.DATABASE_URL =
     process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launchBrowser, startStack } from "./harness.mjs";
-import { PASSWORD, signUpVerified, toast } from "./flows.mjs";
+import { PASSWORD, answerRecipientQuestion, signUpVerified, toast } from "./flows.mjs";
 import { addVirtualAuthenticator } from "./webauthn.mjs";
 
 let stack;
@@ -49,6 +49,8 @@ async function toConfirmation(page, { amount, name, phone, bank = "FNB" }) {
   }
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("heading", { name: "Confirm your transfer" }).waitFor();
+  // A first payment to a phone asks "Do you know {name} personally?" before any step-up.
+  await answerRecipientQuestion(page);
 }
 
 /** The rows of the transaction history naming `name`. */

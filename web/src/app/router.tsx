@@ -62,6 +62,7 @@ export const routes: RouteObject[] = [
         children: [
           { path: "/dashboard", handle: title("Dashboard"), lazy: page(() => import("./routes/app/dashboard")) },
           { path: "/send-money", handle: title("Send Money"), lazy: page(() => import("./routes/app/send-money")) },
+          { path: "/recipients", handle: title("Recipients"), lazy: page(() => import("./routes/app/recipients")) },
           {
             path: "/payment-methods",
             handle: title("Payment Methods"),

@@ -10,7 +10,10 @@ import { AppProvider, createAppQueryClient } from "@/app/provider";
 import { routes } from "@/app/router";
 import {
   AuthService,
+  GetLimitPolicyResponseSchema,
+  GetLimitsResponseSchema,
   GetSessionResponseSchema,
+  LimitKind,
   ListTransfersResponseSchema,
   SystemService,
   TransfersService,
@@ -26,6 +29,32 @@ export const SIGNED_IN: SessionInit = {
   user: { id: "u-1", email: "thandi@example.co.za" },
   profile: { firstName: "Thandi", lastName: "Mokoena" },
 };
+
+/**
+ * The limits the fake BFF answers: deliberately not the production defaults, so that a page
+ * quoting a copy of its own instead of the server's figures fails its test.
+ */
+export const TEST_LIMIT_POLICY = create(GetLimitPolicyResponseSchema, {
+  limits: [
+    { kind: LimitKind.MINIMUM, limitCents: 2_000n },
+    { kind: LimitKind.PER_TRANSFER, limitCents: 250_000n },
+    { kind: LimitKind.DAILY, limitCents: 420_000n },
+    { kind: LimitKind.MONTHLY, limitCents: 1_900_000n },
+    { kind: LimitKind.YEARLY, limitCents: 8_800_000n },
+  ],
+  amountMultipleCents: 1_000n,
+});
+
+/** A new sender's usage under TEST_LIMIT_POLICY: nothing sent, nothing waiting. */
+export const TEST_LIMITS = create(GetLimitsResponseSchema, {
+  limits: [
+    { kind: LimitKind.PER_TRANSFER, limitCents: 250_000n, remainingCents: 250_000n },
+    { kind: LimitKind.DAILY, limitCents: 420_000n, remainingCents: 420_000n },
+    { kind: LimitKind.MONTHLY, limitCents: 1_900_000n, remainingCents: 1_900_000n },
+    { kind: LimitKind.YEARLY, limitCents: 8_800_000n, remainingCents: 8_800_000n },
+    { kind: LimitKind.MINIMUM, limitCents: 2_000n },
+  ],
+});
 
 interface FakeBackend {
   /** The session GetSession answers; undefined → Unauthenticated. */
@@ -54,6 +83,8 @@ export function fakeTransport({ session, routes: extra }: FakeBackend = {}) {
     router.service(SystemService, { checkConnection: () => ({ ok: true }) });
     router.service(TransfersService, {
       listTransfers: () => create(ListTransfersResponseSchema, { transfers: [], totalCount: 0 }),
+      getLimitPolicy: () => TEST_LIMIT_POLICY,
+      getLimits: () => TEST_LIMITS,
     });
     extra?.(router, state);
   });

@@ -5,6 +5,7 @@ import { SIGNED_IN, renderApp } from "@/test/render-app";
 const ORDER = [
   "Dashboard",
   "Send Money",
+  "Recipients",
   "Payment Methods",
   "Transaction History",
   "Account",

@@ -1,4 +1,4 @@
-import { CircleHelp, CreditCard, FlaskConical, Gift, History, LayoutDashboard, Send, UserRound } from "lucide-react";
+import { CircleHelp, CreditCard, FlaskConical, Gift, History, LayoutDashboard, Send, UserRound, UsersRound } from "lucide-react";
 import type { LucideIcon } from "lucide-react";
 
 export interface NavItem {
@@ -11,6 +11,7 @@ export interface NavItem {
 export const NAV_ITEMS: readonly NavItem[] = [
   { to: "/dashboard", label: "Dashboard", icon: LayoutDashboard },
   { to: "/send-money", label: "Send Money", icon: Send },
+  { to: "/recipients", label: "Recipients", icon: UsersRound },
   { to: "/payment-methods", label: "Payment Methods", icon: CreditCard },
   { to: "/transactions", label: "Transaction History", icon: History },
   { to: "/account", label: "Account", icon: UserRound },

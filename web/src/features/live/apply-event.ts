@@ -6,6 +6,7 @@ import {
   CollectionStatus,
   GetTransferResponseSchema,
   PaymentMethodsService,
+  RecipientsService,
   RefundStatus,
   TransferSchema,
   TransfersService,
@@ -47,6 +48,12 @@ export function applyLiveEvent(
     case "paymentMethodsChanged":
       void queryClient.invalidateQueries({
         queryKey: createConnectQueryKey({ schema: PaymentMethodsService.method.listPaymentMethods, cardinality: undefined }),
+      });
+      break;
+    case "recipientsChanged":
+      // Every list of them (the page's searches, the wizard's) is read again.
+      void queryClient.invalidateQueries({
+        queryKey: createConnectQueryKey({ schema: RecipientsService.method.listRecipients, cardinality: undefined }),
       });
       break;
     case "transferUpdated": {

@@ -1,5 +1,7 @@
 import { NewTransactionCard, ResendLastTransactionCard } from "@/features/transfers/components/quick-action-cards";
 import { RecentTransactionsCard } from "@/features/transfers/components/recent-transactions-card";
+import { LimitsCard } from "@/features/transfers/components/limits-meter";
+import { FreezeVouchersCard } from "@/features/transfers/components/freeze-vouchers-card";
 
 export default function DashboardPage() {
   return (
@@ -12,6 +14,10 @@ export default function DashboardPage() {
       </div>
       <div className="mt-6">
         <RecentTransactionsCard />
+      </div>
+      <div className="mt-6 grid gap-6 md:grid-cols-2">
+        <LimitsCard />
+        <FreezeVouchersCard />
       </div>
     </div>
   );

@@ -6,13 +6,15 @@ import { ARTICLES } from "@/features/blog/content/articles";
 import { flushAnalytics, setAnalyticsSender } from "@/lib/analytics";
 import type { AnalyticsEventInit } from "@/lib/analytics";
 import { resetPageViewTracking } from "@/lib/analytics-react";
-import { LIMITS } from "@/lib/limits";
+import { policyFigures } from "@/lib/limit-policy";
 import { routes } from "@/app/router";
-import { renderApp } from "@/test/render-app";
+import { TEST_LIMIT_POLICY, renderApp } from "@/test/render-app";
 import { buildSitemap } from "./sitemap";
 import { STATIC_PAGES } from "./static-pages";
 
 const SLOW = { timeout: 10_000 };
+/** The figures the fake BFF answers: not the production defaults, so no copy can pass. */
+const LIMITS = policyFigures(TEST_LIMIT_POLICY) as Record<string, string>;
 /** Testing Library collapses the non-breaking spaces of en-ZA amounts into plain spaces. */
 const text = (value: string) => value.replace(/\s/g, " ");
 
@@ -156,8 +158,8 @@ describe("blog", () => {
     expect(
       await screen.findByRole("heading", { level: 1, name: "Why money transfers have limits, and what ours are" }, SLOW),
     ).toBeInTheDocument();
-    // The limits come from lib/limits.ts, the one source.
-    expect(screen.getByText(new RegExp(`at most ${text(LIMITS.perTransfer)}`))).toBeInTheDocument();
+    // The limits come from the server (GetLimitPolicy), the one source.
+    await waitFor(() => expect(text(document.body.textContent ?? "")).toContain(`at most ${text(LIMITS.perTransfer)}`), SLOW);
     expect(screen.getByRole("link", { name: "All articles" })).toHaveAttribute("href", "/blog");
   });
 
@@ -219,11 +221,11 @@ describe("sitemap", () => {
 });
 
 describe("static pages quote the one source of limits", () => {
-  it("compliance shows every limit from lib/limits.ts, and Africa/Johannesburg time", async () => {
+  it("compliance shows every limit the server answers (GetLimitPolicy), and Africa/Johannesburg time", async () => {
     renderApp("/compliance");
     await screen.findByRole("heading", { level: 1, name: "Compliance" }, SLOW);
     const table = screen.getByRole("table", { name: "Transfer limits" });
-    for (const value of Object.values(LIMITS)) expect(within(table).getByText(text(value))).toBeInTheDocument();
+    for (const value of Object.values(LIMITS)) expect(await within(table).findByText(text(value))).toBeInTheDocument();
     expect(screen.getByText(/Africa\/Johannesburg/)).toBeInTheDocument();
     expect(screen.getByRole("heading", { name: "FICA: knowing our customers" })).toBeInTheDocument();
   });

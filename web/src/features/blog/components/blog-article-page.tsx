@@ -1,6 +1,7 @@
 import { ArrowLeft } from "lucide-react";
 import { Link } from "react-router";
 import { proseLink } from "@/components/layout/public-shell-page";
+import { LimitText } from "@/components/limit-text";
 import type { Article } from "../content/articles";
 import { ARTICLES, formatArticleDate } from "../content/articles";
 import { ArticleIllustration } from "./article-illustration";
@@ -27,7 +28,9 @@ export function BlogArticlePage({ article }: { article: Article }) {
           <section key={index} className="space-y-4 text-slate-700 dark:text-slate-300">
             {section.heading && <h2 className="text-xl font-semibold text-slate-900 dark:text-white">{section.heading}</h2>}
             {section.paragraphs.map((paragraph) => (
-              <p key={paragraph}>{paragraph}</p>
+              <p key={paragraph}>
+                <LimitText text={paragraph} />
+              </p>
             ))}
           </section>
         ))}

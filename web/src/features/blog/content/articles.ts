@@ -1,4 +1,4 @@
-import { LIMITS, VOUCHER_VALID_DAYS } from "@/lib/limits";
+import { VOUCHER_VALID_DAYS } from "@/lib/voucher";
 import { PLATFORM_FEE_TEXT } from "@/lib/fee-schedule";
 
 export type ArticleArt = "voucher" | "shield" | "gift" | "gauge" | "home";
@@ -114,11 +114,8 @@ export const ARTICLES: readonly Article[] = [
         heading: "How it shows up",
         paragraphs: [
           "On your first transfer the fee summary shows the usual fee struck through and a total equal to the amount you send. Nothing else changes: the voucher, the SMS and the 7-day collection window are the same as for every transfer.",
-          "The offer is for your first transfer only, whatever its amount within the normal limits of " +
-            LIMITS.minimum +
-            " to " +
-            LIMITS.perTransfer +
-            ". If that first transfer fails (the card is declined, for example), your next one is still free.",
+          // "{limit:…}" tokens: the limits the server enforces, filled in on the page (LimitText).
+          "The offer is for your first transfer only, whatever its amount within the normal limits of {limit:minimum} to {limit:perTransfer}. If that first transfer fails (the card is declined, for example), your next one is still free.",
         ],
       },
     ],
@@ -142,7 +139,7 @@ export const ARTICLES: readonly Article[] = [
       {
         heading: "Our limits",
         paragraphs: [
-          `Each transfer must be at least ${LIMITS.minimum} and at most ${LIMITS.perTransfer}. Across all your transfers you can send up to ${LIMITS.perDay} per day, ${LIMITS.perMonth} per calendar month and ${LIMITS.perYear} per calendar year. Days, months and years follow South African time, and fees do not count towards the limits.`,
+          `Each transfer must be at least {limit:minimum} and at most {limit:perTransfer}. Across all your transfers you can send up to {limit:perDay} per day, {limit:perMonth} per calendar month and {limit:perYear} per calendar year. Days, months and years follow South African time, and fees do not count towards the limits.`,
           "If a transfer would go over a limit, Thumela tells you which limit and how much you can still send, before anything is charged.",
         ],
       },

@@ -1,5 +1,6 @@
 import { ChevronDown } from "lucide-react";
 import { Accordion } from "radix-ui";
+import { LimitText } from "@/components/limit-text";
 import type { FaqGroup } from "../content/faq";
 
 /**
@@ -27,7 +28,7 @@ export function FaqAccordion({ groups }: { groups: readonly FaqGroup[] }) {
                   </Accordion.Trigger>
                 </Accordion.Header>
                 <Accordion.Content className="px-4 pb-4 text-sm text-slate-700 dark:text-slate-300">
-                  {item.answer}
+                  <LimitText text={item.answer} />
                 </Accordion.Content>
               </Accordion.Item>
             ))}

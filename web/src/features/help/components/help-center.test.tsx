@@ -1,12 +1,12 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import { SupportMessageKind, SupportService } from "@/gen/thumela/bff/v1/bff_pb";
+import { SupportMessageKind, SupportService, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { SubmitSupportMessageRequest } from "@/gen/thumela/bff/v1/bff_pb";
-import { LIMITS } from "@/lib/limits";
+import { policyFigures } from "@/lib/limit-policy";
 import { badRequestDetail, errorWithDetails, retryInfoDetail } from "@/test/error-details";
-import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { SIGNED_IN, TEST_LIMIT_POLICY, renderApp } from "@/test/render-app";
 import { expectToast } from "@/test/toasts";
 import { HELP_FAQ } from "../content/faq";
 
@@ -54,13 +54,30 @@ describe("Help Center", () => {
     expect(screen.queryAllByRole("button", { expanded: true })).toHaveLength(0);
   });
 
-  it("FAQ: the limits answer quotes lib/limits.ts", async () => {
+  it("FAQ: the limits answer quotes the server's figures (GetLimitPolicy)", async () => {
     const { user } = await openHelp();
     await user.click(screen.getByRole("button", { name: "How much can I send?" }));
     const answer = screen.getByRole("region", { name: "How much can I send?" });
-    for (const value of [LIMITS.minimum, LIMITS.perTransfer, LIMITS.perDay, LIMITS.perMonth, LIMITS.perYear]) {
+    const limits = policyFigures(TEST_LIMIT_POLICY);
+    await waitFor(() => expect(answer.querySelector("[data-limit-loading]")).toBeNull());
+    for (const value of [limits.minimum, limits.perTransfer, limits.perDay, limits.perMonth, limits.perYear]) {
+      expect(value).toBeDefined();
       expect(answer.textContent).toContain(value);
     }
+    // R3 000,00 is the production default: the page must not carry its own copy.
+    expect(answer.textContent).not.toMatch(/R3.000,00/);
+  });
+
+  it("FAQ: the limits answer says so while the figures load, and never guesses when they fail", async () => {
+    const { user } = await openHelp("/help", (router) => {
+      router.rpc(TransfersService.method.getLimitPolicy, () => {
+        throw new ConnectError("down", Code.Unavailable);
+      });
+    });
+    await user.click(screen.getByRole("button", { name: "How much can I send?" }));
+    const answer = screen.getByRole("region", { name: "How much can I send?" });
+    await waitFor(() => expect(answer.textContent).toContain("the current limit"), SLOW);
+    expect(answer.querySelector("[data-limit]")).toBeNull();
   });
 
   it("Contact Us: Question by default; refuses a missing subject or message with the spec's text", async () => {

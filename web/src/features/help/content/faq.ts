@@ -1,5 +1,5 @@
 import { BANK_FEES, PLATFORM_FEE_TEXT } from "@/lib/fee-schedule";
-import { LIMITS, LIMITS_SENTENCE, VOUCHER_VALID_DAYS } from "@/lib/limits";
+import { VOUCHER_VALID_DAYS } from "@/lib/voucher";
 import { formatMoney } from "@/lib/money";
 import { PARTNER_BANKS, SUPPORT_HOURS } from "@/lib/site";
 
@@ -25,7 +25,9 @@ const A = {
   noBankAccount:
     "No. Your recipient only needs a mobile phone that can receive an SMS. They withdraw the cash at an ATM of the bank you chose when sending, with the voucher number, the PIN and their phone number.",
   whichBanks: `You choose one bank when you send: ${banks}. Your recipient collects the cash at any ATM of that bank, and only there (each bank pays out its own cash vouchers), so pick the one with an ATM close to them.`,
-  howMuch: `${LIMITS_SENTENCE} ATMs pay out notes, so the amount is whole rand in multiples of R10.`,
+  // "{limit:…}" tokens are the limits the server enforces, filled in where the answer is shown
+  // (LimitText): the web keeps no copy of them.
+  howMuch: `You can send from {limit:minimum} up to {limit:perTransfer} per transfer, with at most {limit:perDay} per day, {limit:perMonth} per calendar month and {limit:perYear} per calendar year (South African time). Fees do not count towards the limits. ATMs pay out notes, so the amount is whole rand in multiples of R10.`,
   howLong: `The voucher is valid for ${VOUCHER_VALID_DAYS} days. If it is not collected in time, it expires and we refund the full amount, fee included, to your card.`,
   cost: `You pay the cash-send fee of your recipient's bank (${formatMoney(cheapest)} to ${formatMoney(dearest)}) plus a ${PLATFORM_FEE_TEXT} platform fee. Your first transfer is free. The exact fee is shown before you confirm; see the Fee Schedule for every bank.`,
   cards:
@@ -48,7 +50,7 @@ const A = {
   wrongNumber:
     "Open the transfer in your Transaction History and choose Change phone number: we send the voucher to the right number with a new voucher number, and the old one stops working at once. You can also cancel the voucher for a full refund. If the cash was already collected, contact us at once.",
   firstFree: "Yes. Your first transfer has no bank fee and no platform fee, whatever its amount within the normal limits.",
-  limitsWhy: `South African law (FICA) asks us to limit abuse of money transfers. Each transfer must be at least ${LIMITS.minimum}. If a transfer would go over a limit, the app tells you which one and how much you can still send.`,
+  limitsWhy: `South African law (FICA) asks us to limit abuse of money transfers. Each transfer must be at least {limit:minimum}. If a transfer would go over a limit, the app tells you which one and how much you can still send.`,
   withdraw:
     "At any ATM of the bank you chose when sending (another bank's ATM will not pay out the voucher), your recipient selects the cash-send or instant-money option, enters their phone number, the voucher number, the PIN and the full amount, and takes the cash. If you chose to give them the PIN yourself, the SMS carries only the voucher number.",
   pinAsk:

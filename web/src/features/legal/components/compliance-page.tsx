@@ -1,6 +1,8 @@
 import { Link } from "react-router";
 import { BulletList, InfoTable, PageSection, PublicPage, proseLink } from "@/components/layout/public-shell-page";
-import { LIMIT_ROWS, LIMITS_TIME_ZONE_LABEL, VOUCHER_VALID_DAYS } from "@/lib/limits";
+import { LimitText } from "@/components/limit-text";
+import { LIMIT_ROW_LABELS, LIMITS_TIME_ZONE_LABEL } from "@/lib/limit-policy";
+import { VOUCHER_VALID_DAYS } from "@/lib/voucher";
 import { COMPANY, DOCUMENTS_LAST_UPDATED } from "@/lib/site";
 
 export default function CompliancePage() {
@@ -34,7 +36,7 @@ export default function CompliancePage() {
         <InfoTable
           caption="Transfer limits"
           columns={["Limit", "Amount"]}
-          rows={LIMIT_ROWS.map((row) => [row.label, row.value])}
+          rows={LIMIT_ROW_LABELS.map((row) => [row.label, <LimitText key={row.figure} text={`{limit:${row.figure}}`} />])}
         />
         <p>
           When a transfer would go over a limit, we tell you which limit and how much you can still send, before anything is

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { InfoTable, PageSection, PublicPage, proseLink } from "@/components/layout/public-shell-page";
 import { BANK_FEES, PLATFORM_FEE_TEXT, feeExample, platformFeeCents } from "@/lib/fee-schedule";
-import { LIMITS } from "@/lib/limits";
+import { LimitText } from "@/components/limit-text";
 import { formatMoney } from "@/lib/money";
 import { DOCUMENTS_LAST_UPDATED } from "@/lib/site";
 
@@ -54,7 +54,7 @@ export default function FeesPage() {
       <PageSection id="notes" title="Good to know">
         <p>
           Fees are confirmed by the app before you pay and may change if a bank changes its rates; we update this page when
-          they do. Transfers range from {LIMITS.minimum} to {LIMITS.perTransfer}; see all{" "}
+          they do. <LimitText text="Transfers range from {limit:minimum} to {limit:perTransfer};" /> see all{" "}
           <Link to="/compliance#limits" className={proseLink}>
             transfer limits
           </Link>

@@ -1,7 +1,9 @@
 import { Link } from "react-router";
 import { BulletList, PageSection, PublicPage, proseLink } from "@/components/layout/public-shell-page";
 import { PLATFORM_FEE_TEXT } from "@/lib/fee-schedule";
-import { LIMITS, LIMITS_TIME_ZONE_LABEL, VOUCHER_VALID_DAYS } from "@/lib/limits";
+import { LimitText } from "@/components/limit-text";
+import { LIMITS_TIME_ZONE_LABEL } from "@/lib/limit-policy";
+import { VOUCHER_VALID_DAYS } from "@/lib/voucher";
 import { COMPANY, DOCUMENTS_LAST_UPDATED } from "@/lib/site";
 
 export default function TermsPage() {
@@ -42,9 +44,10 @@ export default function TermsPage() {
 
       <PageSection id="limits" title="4. Limits">
         <p>
-          A transfer must be at least {LIMITS.minimum} and at most {LIMITS.perTransfer}. Your transfers together may not
-          exceed {LIMITS.perDay} per day, {LIMITS.perMonth} per calendar month or {LIMITS.perYear} per calendar year,
-          measured in {LIMITS_TIME_ZONE_LABEL}. We may lower your limits, or ask for more information, where the law or our
+          <LimitText
+            text={`A transfer must be at least {limit:minimum} and at most {limit:perTransfer}. Your transfers together may not exceed {limit:perDay} per day, {limit:perMonth} per calendar month or {limit:perYear} per calendar year, measured in ${LIMITS_TIME_ZONE_LABEL}.`}
+          />{" "}
+          We may lower your limits, or ask for more information, where the law or our
           risk assessment requires it.
         </p>
       </PageSection>

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { LIMITS, TRANSFER_LIMITS_CENTS } from "@/lib/limits";
 import { parseRandToCents } from "@/lib/money";
 import { presetRecipient } from "../lib/preset-recipients";
 
@@ -17,11 +16,11 @@ export const MESSAGES = {
 
 /**
  * The amount rules beyond the spec's (DECISIONS.md): ATMs pay out notes, so the amount is whole
- * rand in multiples of R10, from R10 up to the per-transfer limit.
+ * rand in multiples of R10. The limits are the server's alone: the amount step's meter shows
+ * them (GetLimits) and the server refuses, naming the limit, what would pass one.
  */
 export const AMOUNT_MESSAGES = {
   notes: "ATMs pay out notes: choose an amount in multiples of R10.",
-  tooMuch: `You can send up to ${LIMITS.perTransfer} per transfer.`,
 } as const;
 
 /** The smallest note ATMs pay out, in cents: every amount is a multiple of it. */
@@ -32,7 +31,6 @@ export function amountProblem(text: string): string | undefined {
   const cents = parseRandToCents(text);
   if (cents === undefined || cents <= 0n) return MESSAGES.invalidAmount.description;
   if (cents % NOTE_CENTS !== 0n) return AMOUNT_MESSAGES.notes;
-  if (cents > BigInt(TRANSFER_LIMITS_CENTS.perTransfer)) return AMOUNT_MESSAGES.tooMuch;
   return undefined;
 }
 
@@ -79,6 +77,8 @@ export const sendMoneySchema = z
     paymentMethodId: z.string().min(1, MESSAGES.missingPaymentMethod.description),
     ownPin: z.boolean(),
     senderPin: z.string(),
+    /** 'Save {name} for next time' (ticked by default; only false means unticked). */
+    saveRecipient: z.boolean().optional(),
   })
   .superRefine((values, ctx) => {
     if (!values.ownPin) return;
@@ -118,6 +118,7 @@ export const EMPTY_VALUES: SendMoneyValues = {
   paymentMethodId: "",
   ownPin: false,
   senderPin: "",
+  saveRecipient: true,
 };
 
 /**
@@ -135,12 +136,15 @@ export function prefillFromSearch(params: URLSearchParams): {
   const preset = presetRecipient(recipient);
   const phone = params.get("phone")?.trim() ?? "";
   const location = params.get("location")?.trim() ?? "";
+  // The bank's enum number (Send Similar, Resend); anything else is left for the sender.
+  const bank = /^[1-9]\d*$/.test(params.get("bank")?.trim() ?? "") ? (params.get("bank")?.trim() ?? "") : "";
   return {
     values: {
       ...EMPTY_VALUES,
       amount,
       recipientName: preset ? preset.name : recipient,
       recipientPhone: phone || preset?.phone || "",
+      bank,
     },
     location: location ? { name: location, type: "param" } : DEFAULT_LOCATION,
   };

@@ -188,13 +188,17 @@ export function transferReference(transfer: Pick<Transfer, "id">): string {
   return transfer.id.slice(0, 8);
 }
 
-/** /send-money prefilled with a past transfer's amount, recipient and phone. */
+/**
+ * /send-money prefilled with a past transfer's amount, recipient, phone and bank; the wizard
+ * then prefers the saved recipient's current name and bank for that phone, if there is one.
+ */
 export function sendAgainPath(transfer: Transfer): string {
   const params = new URLSearchParams({
     amount: centsToDecimal(transfer.amountCents),
     recipient: transfer.recipientName,
     phone: transfer.recipientPhone,
   });
+  if (transfer.bank) params.set("bank", String(transfer.bank));
   return `/send-money?${params.toString()}`;
 }
 

@@ -6,7 +6,7 @@ import { Link } from "react-router";
 import { toast } from "sonner";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Dialog, DialogContent } from "@/components/ui/dialog";
-import { SmsDeliveryStatus } from "@/gen/thumela/bff/v1/bff_pb";
+import { SmsDeliveryStatus, TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
 import type { SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
 import { formatLongDateTime, formatRecentDate, toDate } from "@/lib/date";
@@ -27,6 +27,7 @@ import {
 } from "../api/transfers";
 import { VOUCHER_TONE_CLASS, collectionPlace, isAwaitingCollection, refundText, voucherState } from "../lib/voucher-state";
 import { VoucherActions } from "./voucher-actions";
+import { proofOfPaymentUrl } from "../lib/statement";
 
 export const COPIED_MESSAGE = "Reference number copied to clipboard";
 
@@ -153,6 +154,11 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
 
       <div className="flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
         {awaiting && <CancelVoucherButton transfer={transfer} onCancelled={setUpdated} />}
+        {transfer.status === TransferStatus.COMPLETED && (
+          <a href={proofOfPaymentUrl(transfer.id)} className={buttonClasses("outline")}>
+            Proof of payment (PDF)
+          </a>
+        )}
         <Link to={sendAgainPath(transfer)} className={buttonClasses("primary")}>
           Send Similar
         </Link>

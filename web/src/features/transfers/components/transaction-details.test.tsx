@@ -84,6 +84,7 @@ describe("transaction details dialog", () => {
       amount: "150.00",
       recipient: "Sipho Dlamini",
       phone: "+27821234567",
+      bank: "1",
     });
   });
 

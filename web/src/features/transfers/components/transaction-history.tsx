@@ -22,6 +22,7 @@ import {
 } from "../api/transfers";
 import { VOUCHER_TONE_CLASS, voucherState } from "../lib/voucher-state";
 import { TransactionDetailsDialog } from "./transaction-details-dialog";
+import { StatementDialog } from "./statement-dialog";
 
 export const SEARCH_DEBOUNCE_MS = 300;
 
@@ -76,8 +77,13 @@ export function TransactionHistory() {
 
   return (
     <div className="mx-auto w-full max-w-5xl">
-      <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Transaction History</h1>
-      <p className="mt-1 text-slate-600 dark:text-slate-400">Every transfer you have sent, newest first.</p>
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div>
+          <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Transaction History</h1>
+          <p className="mt-1 text-slate-600 dark:text-slate-400">Every transfer you have sent, newest first.</p>
+        </div>
+        <StatementDialog />
+      </div>
 
       <div className="mt-6 flex flex-col gap-3 sm:flex-row">
         <div className="relative flex-1">

@@ -46,6 +46,15 @@ export function recentlySteppedUp(now = Date.now()): boolean {
  * other google.rpc details.
  */
 export function isStepUpRequired(error: unknown): boolean {
+  return hasErrorInfo(error, STEP_UP_REASON);
+}
+
+/**
+ * Whether error carries a google.rpc.ErrorInfo with reason in the transfers domain (the
+ * transfers service's refusals that the wizard answers: STEP_UP_REQUIRED,
+ * RECIPIENT_CONFIRMATION_REQUIRED).
+ */
+export function hasErrorInfo(error: unknown, wanted: string): boolean {
   if (!(error instanceof ConnectError)) return false;
   for (const detail of error.details) {
     if (!("type" in detail) || detail.type !== "google.rpc.ErrorInfo" || !(detail.value instanceof Uint8Array)) continue;
@@ -59,7 +68,7 @@ export function isStepUpRequired(error: unknown): boolean {
         else if (field === 2 && wireType === WireType.LengthDelimited) domain = info.string();
         else info.skip(wireType);
       }
-      if (reason === STEP_UP_REASON && domain === STEP_UP_DOMAIN) return true;
+      if (reason === wanted && domain === STEP_UP_DOMAIN) return true;
     } catch {
       // A malformed detail says nothing.
     }

@@ -29,10 +29,13 @@ import {
 import type { SendMoneyValues, WithdrawalLocationInit, WizardStep } from "../../api/send-money";
 import { useBanks, useCreateTransfer, usePaymentCards, useRememberTransfer } from "../../api/transfers";
 import { isStepUpRequired, predictStepUp } from "../../lib/step-up";
+import { isRecipientConfirmationRequired, recipientKey, usePaidBefore } from "../../lib/recipient-confirmation";
+import { RecipientQuestion } from "./recipient-question";
 import { StepIndicator } from "./step-indicator";
 import { AmountStep, ConfirmStep, PaymentStep, RecipientStep, StepActions } from "./steps";
 import { TransactionSummary } from "./transaction-summary";
 import { StepUpDialog } from "./step-up-dialog";
+import { usePreferSavedRecipient } from "./saved-recipients";
 import { SubmittingPanel, TransferResult } from "./transfer-result";
 
 /** The add-card dialog the payment-methods feature provides (composed in by the route). */
@@ -77,7 +80,14 @@ interface CreateBody {
   paymentMethodId: string;
   withdrawalLocation: WithdrawalLocationInit;
   senderPin: string;
+  /** The sender unticked 'Save {name} for next time'. */
+  doNotSaveRecipient: boolean;
+  /** The sender ticked "Do you know {name} personally? ..." (a first payment to the phone). */
+  recipientKnownConfirmed: boolean;
 }
+
+/** The toast when the server asks the first-payment question the page did not predict. */
+const MESSAGES_RECIPIENT_QUESTION = "Please answer the question below, then press Send Money again.";
 
 /** Amount → recipient → payment → confirmation, then the result panel. */
 export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
@@ -85,6 +95,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   const [initial] = useState(() => prefillFromSearch(searchParams));
   const [location, setLocation] = useState<WithdrawalLocationInit>(initial.location);
   const form = useForm<SendMoneyValues>({ resolver: zodResolver(sendMoneySchema), defaultValues: initial.values });
+  usePreferSavedRecipient(form, initial.values.recipientPhone);
   const [step, setStep] = useState<WizardStep>(1);
   const [transferId, setTransferId] = useState<string>();
   const attempt = useRef<Attempt>(undefined);
@@ -108,6 +119,16 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   // The transfer waiting for "Confirm it's you": sent (with its key) once the sender confirms.
   const [stepUp, setStepUp] = useState<{ body: CreateBody; attempt: Attempt; amount: string }>();
   const [checking, setChecking] = useState(false);
+  // The first-payment question: the recipient (recipientKey) the sender ticked "I know them" for,
+  // and the one the server asked about when this page's prediction missed.
+  const [knownFor, setKnownFor] = useState<string>();
+  const [askedFor, setAskedFor] = useState<string>();
+  const [recipientNameText, recipientPhoneText] = useWatch({ control: form.control, name: ["recipientName", "recipientPhone"] });
+  const recipientPhoneE164 = saMobileE164(recipientPhoneText ?? "");
+  const reviewedRecipient = recipientKey(recipientNameText ?? "", recipientPhoneE164);
+  const paid = usePaidBefore(transfersClient, recipientPhoneE164, step === 4 && !transferId);
+  const askKnown = paid === false || askedFor === reviewedRecipient;
+  const unanswered = askKnown && knownFor !== reviewedRecipient;
 
   // The default card is preselected when none is chosen yet, otherwise the first.
   useEffect(() => {
@@ -144,6 +165,8 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       withdrawalLocation: location,
       // Only when the sender chose to give the PIN themselves; it lives in this request alone.
       senderPin: values.ownPin ? values.senderPin : "",
+      doNotSaveRecipient: values.saveRecipient === false,
+      recipientKnownConfirmed: knownFor === recipientKey(values.recipientName, saMobileE164(values.recipientPhone)),
     };
     const fingerprint = JSON.stringify({ ...body, amountCents: amountCents.toString() });
     let current = attempt.current ?? freshAttempt();
@@ -174,6 +197,16 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       track("transaction_step_completed", { step: 4, stepName: "confirmation" });
       toast.success(MESSAGES.initiated.title, { description: MESSAGES.initiated.description });
     } catch (error) {
+      if (isRecipientConfirmationRequired(error)) {
+        // The server's backstop (the history could not be read, or changed): ask the question;
+        // nothing was created, so the sender's answer goes out as a new attempt.
+        create.reset();
+        current.refused = true;
+        setKnownFor(undefined);
+        setAskedFor(recipientKey(body.recipientName, saMobileE164(body.recipientPhone)));
+        toast.error(`Do you know ${body.recipientName} personally?`, { description: MESSAGES_RECIPIENT_QUESTION });
+        return;
+      }
       if (!steppedUp && isStepUpRequired(error)) {
         // The server's backstop (the prediction missed): ask, then send again with the same key.
         create.reset();
@@ -191,6 +224,11 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
     if (step < 4) {
       event.preventDefault();
       void nextStep();
+      return;
+    }
+    if (unanswered || paid === "loading") {
+      // Enter on the review step while 'Send Money' waits for the sender's answer.
+      event.preventDefault();
       return;
     }
     void form.handleSubmit(send, () => toast.error(MESSAGES.incomplete))(event);
@@ -251,10 +289,18 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
                       />
                     )}
                     {step === 4 && <ConfirmStep location={location} banks={bankOptions} cards={cards} />}
+                    {step === 4 && askKnown && (
+                      <RecipientQuestion
+                        name={recipientNameText ?? ""}
+                        checked={knownFor === reviewedRecipient}
+                        onCheckedChange={(checked) => setKnownFor(checked ? reviewedRecipient : undefined)}
+                      />
+                    )}
                     <StepActions
                       onBack={step > 1 ? () => setStep((step - 1) as WizardStep) : undefined}
                       next={step === 4 ? "Send Money" : "Next"}
                       busy={checking}
+                      disabled={step === 4 && (unanswered || paid === "loading")}
                     />
                   </form>
                 </FormProvider>

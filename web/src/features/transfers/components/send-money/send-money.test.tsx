@@ -593,7 +593,9 @@ describe("the amount: ATMs pay out notes", () => {
     expect(amount).toHaveAttribute("min", "0");
     expect(amount).toHaveAttribute("step", "0.01");
     expect(amount).toHaveAccessibleDescription(expect.stringContaining(NOTES));
-    expect(amount).toHaveAccessibleDescription(expect.stringMatching(/From R10,00 up to R3.000,00 per transfer\./));
+    // The limits are the server's (GetLimits; the fake answers non-default figures): a meter, no copy.
+    const meter = await screen.findByTestId("limits-meter");
+    expect(meter.textContent?.replace(/\s/g, " ")).toContain("R4 200,00 of R4 200,00 left today · R19 000,00 this month");
   });
 
   it.each([["155"], ["150.50"], ["5"]])("refuses R%s with the notes rule, as the field's error and in the toast", async (typed) => {
@@ -610,13 +612,15 @@ describe("the amount: ATMs pay out notes", () => {
     await expectStep("Amount");
   });
 
-  it("refuses more than the per-transfer limit", async () => {
+  it("warns, from the server's figures, when the amount is more than the next transfer may be", async () => {
     const { user } = renderWizard("/send-money");
-    await user.type(await screen.findByLabelText("Amount to Send (ZAR)"), "3010");
-    await user.click(next());
-    expect(await screen.findByText("Invalid amount")).toBeInTheDocument();
-    expect(document.getElementById("send-amount-error")?.textContent).toMatch(/^You can send up to R3.000,00 per transfer\.$/);
-    await expectStep("Amount");
+    const amount = await screen.findByLabelText("Amount to Send (ZAR)");
+    await screen.findByTestId("limits-allowance");
+    await user.type(amount, "2500");
+    expect(screen.queryByText(/in one transfer now/)).toBeNull();
+    await user.type(amount, "0"); // R25 000: over the fake's R2 500 per transfer
+    const warning = await screen.findByText(/in one transfer now/);
+    expect(warning.textContent?.replace(/\s/g, " ")).toBe("You can send up to R2 500,00 in one transfer now.");
   });
 });
 

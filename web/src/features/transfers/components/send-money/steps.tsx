@@ -8,10 +8,11 @@ import { Input, Label } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { LoadingBlock } from "@/components/ui/spinner";
 import type { BankOption, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
-import { LIMITS } from "@/lib/limits";
 import { formatMoney, parseRandToCents } from "@/lib/money";
 import { AMOUNT_MESSAGES } from "../../api/send-money";
 import type { SendMoneyValues, WithdrawalLocationInit } from "../../api/send-money";
+import { SaveRecipientOption, SavedRecipientPicker } from "./saved-recipients";
+import { LimitsMeter } from "../limits-meter";
 
 export function StepHeading({ id, children }: { id?: string; children: ReactNode }) {
   return (
@@ -22,7 +23,18 @@ export function StepHeading({ id, children }: { id?: string; children: ReactNode
 }
 
 /** Back (except on the first step) and the step's primary action, which submits the form. */
-export function StepActions({ onBack, next = "Next", busy = false }: { onBack?: () => void; next?: string; busy?: boolean }) {
+export function StepActions({
+  onBack,
+  next = "Next",
+  busy = false,
+  disabled = false,
+}: {
+  onBack?: () => void;
+  next?: string;
+  busy?: boolean;
+  /** Not yet (the review step's question is unanswered). */
+  disabled?: boolean;
+}) {
   return (
     <div className="mt-6 flex justify-between gap-3">
       {onBack ? (
@@ -32,22 +44,30 @@ export function StepActions({ onBack, next = "Next", busy = false }: { onBack?: 
       ) : (
         <span />
       )}
-      <Button type="submit" busy={busy}>
+      <Button type="submit" busy={busy} disabled={disabled}>
         {next}
       </Button>
     </div>
   );
 }
 
+/** The typed amount in cents for the meter's warning; undefined while it is not an amount. */
+function typedAmount(text: string | undefined): bigint | undefined {
+  const cents = text === undefined ? undefined : parseRandToCents(text);
+  return cents !== undefined && cents > 0n ? cents : undefined;
+}
+
 export function AmountStep() {
   const {
     register,
+    control,
     formState: { errors },
   } = useFormContext<SendMoneyValues>();
   const error = errors.amount?.message;
   // The rule is the hint; when it is also the error, it is said once, as the error.
   const hint = error === AMOUNT_MESSAGES.notes ? undefined : AMOUNT_MESSAGES.notes;
-  const describedBy = [hint && "send-amount-hint", "send-amount-range", error && "send-amount-error"].filter(Boolean).join(" ");
+  const describedBy = [hint && "send-amount-hint", error && "send-amount-error"].filter(Boolean).join(" ");
+  const amountText = useWatch({ control, name: "amount" });
   return (
     <div>
       <StepHeading>How much are you sending?</StepHeading>
@@ -75,10 +95,8 @@ export function AmountStep() {
             {hint}
           </p>
         )}
-        <p id="send-amount-range" className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-          From {LIMITS.minimum} up to {LIMITS.perTransfer} per transfer.
-        </p>
         <FieldError id="send-amount-error" message={error} />
+        <LimitsMeter className="mt-4" amountCents={typedAmount(amountText)} />
       </div>
     </div>
   );
@@ -96,6 +114,7 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
   return (
     <div>
       <StepHeading>Who are you sending to?</StepHeading>
+      <SavedRecipientPicker />
       <div className="mt-4 space-y-4">
         <div>
           <Label htmlFor="recipient-name">Recipient Name</Label>
@@ -149,6 +168,7 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
           message={errors.recipientName?.message ?? errors.recipientPhone?.message ?? errors.bank?.message}
         />
         <SenderPinOption name={name} />
+        <SaveRecipientOption name={name} />
       </div>
     </div>
   );

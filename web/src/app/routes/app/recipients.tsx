@@ -1,0 +1,5 @@
+import { RecipientsPage } from "@/features/recipients";
+
+export default function RecipientsRoute() {
+  return <RecipientsPage />;
+}

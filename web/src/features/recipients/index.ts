@@ -1,0 +1,5 @@
+/**
+ * The saved recipients feature: the /recipients page. The wizard reads the same list through
+ * lib/recipients.ts (features do not import each other).
+ */
+export { RecipientsPage } from "./components/recipients-page";
