@@ -69,7 +69,12 @@ const (
 	durableFeesTransferHistory         = "fees-transfer-history"
 	durablePaymentMethodsTransferUsage = "paymentmethods-transfer-usage"
 	durableNotifications               = "notifications"
-	transferStatusFilter               = Root + "." + DomainTransfers + ".*.status"
+	// DurableTransfersReferrals is transfers' consumer of identity's UserVerified events (the
+	// referral code typed at sign-up pays the friend's welcome credit).
+	DurableTransfersReferrals = "transfers-referrals"
+	// UserVerifiedFilter matches identity's UserVerified events of every user.
+	UserVerifiedFilter   = Root + "." + DomainIdentity + ".*.verified"
+	transferStatusFilter = Root + "." + DomainTransfers + ".*.status"
 )
 
 // BucketRateLimits is the BFF's KV bucket of rate-limit counters.
@@ -100,8 +105,11 @@ var identities = []Identity{
 	},
 	{
 		Name: "transfers",
-		// Its status and voucher events, and the SMS and e-mails it asks for.
+		// Its status, voucher, recipients, schedules and credit events, and the SMS and e-mails it
+		// asks for.
 		Publishes: []string{subjectsOf(DomainTransfers), subjectsOf(DomainNotifications)},
+		// New users' verification, for the referral credit.
+		Durables: []Durable{{Stream: StreamEvents, Name: DurableTransfersReferrals, Filter: UserVerifiedFilter}},
 	},
 	{
 		Name: "notifications",

@@ -514,6 +514,162 @@ func (LimitKind) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{8}
 }
 
+type ScheduleFrequency int32
+
+const (
+	ScheduleFrequency_SCHEDULE_FREQUENCY_UNSPECIFIED ScheduleFrequency = 0
+	ScheduleFrequency_SCHEDULE_FREQUENCY_WEEKLY      ScheduleFrequency = 1
+	ScheduleFrequency_SCHEDULE_FREQUENCY_MONTHLY     ScheduleFrequency = 2
+)
+
+// Enum value maps for ScheduleFrequency.
+var (
+	ScheduleFrequency_name = map[int32]string{
+		0: "SCHEDULE_FREQUENCY_UNSPECIFIED",
+		1: "SCHEDULE_FREQUENCY_WEEKLY",
+		2: "SCHEDULE_FREQUENCY_MONTHLY",
+	}
+	ScheduleFrequency_value = map[string]int32{
+		"SCHEDULE_FREQUENCY_UNSPECIFIED": 0,
+		"SCHEDULE_FREQUENCY_WEEKLY":      1,
+		"SCHEDULE_FREQUENCY_MONTHLY":     2,
+	}
+)
+
+func (x ScheduleFrequency) Enum() *ScheduleFrequency {
+	p := new(ScheduleFrequency)
+	*p = x
+	return p
+}
+
+func (x ScheduleFrequency) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ScheduleFrequency) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_bff_v1_bff_proto_enumTypes[9].Descriptor()
+}
+
+func (ScheduleFrequency) Type() protoreflect.EnumType {
+	return &file_thumela_bff_v1_bff_proto_enumTypes[9]
+}
+
+func (x ScheduleFrequency) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ScheduleFrequency.Descriptor instead.
+func (ScheduleFrequency) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{9}
+}
+
+type ScheduleState int32
+
+const (
+	ScheduleState_SCHEDULE_STATE_UNSPECIFIED ScheduleState = 0
+	ScheduleState_SCHEDULE_STATE_ACTIVE      ScheduleState = 1
+	ScheduleState_SCHEDULE_STATE_PAUSED      ScheduleState = 2
+	ScheduleState_SCHEDULE_STATE_ENDED       ScheduleState = 3
+)
+
+// Enum value maps for ScheduleState.
+var (
+	ScheduleState_name = map[int32]string{
+		0: "SCHEDULE_STATE_UNSPECIFIED",
+		1: "SCHEDULE_STATE_ACTIVE",
+		2: "SCHEDULE_STATE_PAUSED",
+		3: "SCHEDULE_STATE_ENDED",
+	}
+	ScheduleState_value = map[string]int32{
+		"SCHEDULE_STATE_UNSPECIFIED": 0,
+		"SCHEDULE_STATE_ACTIVE":      1,
+		"SCHEDULE_STATE_PAUSED":      2,
+		"SCHEDULE_STATE_ENDED":       3,
+	}
+)
+
+func (x ScheduleState) Enum() *ScheduleState {
+	p := new(ScheduleState)
+	*p = x
+	return p
+}
+
+func (x ScheduleState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ScheduleState) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_bff_v1_bff_proto_enumTypes[10].Descriptor()
+}
+
+func (ScheduleState) Type() protoreflect.EnumType {
+	return &file_thumela_bff_v1_bff_proto_enumTypes[10]
+}
+
+func (x ScheduleState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ScheduleState.Descriptor instead.
+func (ScheduleState) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{10}
+}
+
+type CreditMovementKind int32
+
+const (
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_UNSPECIFIED      CreditMovementKind = 0
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME CreditMovementKind = 1
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_REFERRAL_REWARD  CreditMovementKind = 2
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_SPENT            CreditMovementKind = 3
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_RETURNED         CreditMovementKind = 4
+)
+
+// Enum value maps for CreditMovementKind.
+var (
+	CreditMovementKind_name = map[int32]string{
+		0: "CREDIT_MOVEMENT_KIND_UNSPECIFIED",
+		1: "CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME",
+		2: "CREDIT_MOVEMENT_KIND_REFERRAL_REWARD",
+		3: "CREDIT_MOVEMENT_KIND_SPENT",
+		4: "CREDIT_MOVEMENT_KIND_RETURNED",
+	}
+	CreditMovementKind_value = map[string]int32{
+		"CREDIT_MOVEMENT_KIND_UNSPECIFIED":      0,
+		"CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME": 1,
+		"CREDIT_MOVEMENT_KIND_REFERRAL_REWARD":  2,
+		"CREDIT_MOVEMENT_KIND_SPENT":            3,
+		"CREDIT_MOVEMENT_KIND_RETURNED":         4,
+	}
+)
+
+func (x CreditMovementKind) Enum() *CreditMovementKind {
+	p := new(CreditMovementKind)
+	*p = x
+	return p
+}
+
+func (x CreditMovementKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CreditMovementKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_bff_v1_bff_proto_enumTypes[11].Descriptor()
+}
+
+func (CreditMovementKind) Type() protoreflect.EnumType {
+	return &file_thumela_bff_v1_bff_proto_enumTypes[11]
+}
+
+func (x CreditMovementKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CreditMovementKind.Descriptor instead.
+func (CreditMovementKind) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{11}
+}
+
 // SupportMessageKind: the Help Center's Contact Us types, and /contact. The numbers are the
 // notifications service's SupportMessageKind.
 type SupportMessageKind int32
@@ -555,11 +711,11 @@ func (x SupportMessageKind) String() string {
 }
 
 func (SupportMessageKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[9].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[12].Descriptor()
 }
 
 func (SupportMessageKind) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[9]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[12]
 }
 
 func (x SupportMessageKind) Number() protoreflect.EnumNumber {
@@ -568,7 +724,7 @@ func (x SupportMessageKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SupportMessageKind.Descriptor instead.
 func (SupportMessageKind) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{9}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{12}
 }
 
 type User struct {
@@ -707,8 +863,10 @@ type SignUpRequest struct {
 	Email           string                 `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
 	Password        string                 `protobuf:"bytes,4,opt,name=password,proto3" json:"password,omitempty"`
 	ConfirmPassword string                 `protobuf:"bytes,5,opt,name=confirm_password,json=confirmPassword,proto3" json:"confirm_password,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Optional: the friend's code from /signup?ref=<code>; forwarded to identity.
+	ReferralCode  string `protobuf:"bytes,6,opt,name=referral_code,json=referralCode,proto3" json:"referral_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SignUpRequest) Reset() {
@@ -772,6 +930,13 @@ func (x *SignUpRequest) GetPassword() string {
 func (x *SignUpRequest) GetConfirmPassword() string {
 	if x != nil {
 		return x.ConfirmPassword
+	}
+	return ""
+}
+
+func (x *SignUpRequest) GetReferralCode() string {
+	if x != nil {
+		return x.ReferralCode
 	}
 	return ""
 }
@@ -4011,8 +4176,14 @@ type Transfer struct {
 	// REFUNDED.
 	RefundStatus            RefundStatus `protobuf:"varint,20,opt,name=refund_status,json=refundStatus,proto3,enum=thumela.bff.v1.RefundStatus" json:"refund_status,omitempty"`
 	RecipientKnownConfirmed bool         `protobuf:"varint,21,opt,name=recipient_known_confirmed,json=recipientKnownConfirmed,proto3" json:"recipient_known_confirmed,omitempty"`
-	unknownFields           protoimpl.UnknownFields
-	sizeCache               protoimpl.SizeCache
+	// Set when a recurring send created the transfer.
+	ScheduleId     string `protobuf:"bytes,22,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	OccurrenceDate string `protobuf:"bytes,23,opt,name=occurrence_date,json=occurrenceDate,proto3" json:"occurrence_date,omitempty"`
+	// Credit spent on the transfer, and what the card is charged (their sum is the total).
+	CreditAppliedCents int64 `protobuf:"varint,24,opt,name=credit_applied_cents,json=creditAppliedCents,proto3" json:"credit_applied_cents,omitempty"`
+	CardChargeCents    int64 `protobuf:"varint,25,opt,name=card_charge_cents,json=cardChargeCents,proto3" json:"card_charge_cents,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Transfer) Reset() {
@@ -4190,6 +4361,34 @@ func (x *Transfer) GetRecipientKnownConfirmed() bool {
 		return x.RecipientKnownConfirmed
 	}
 	return false
+}
+
+func (x *Transfer) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+func (x *Transfer) GetOccurrenceDate() string {
+	if x != nil {
+		return x.OccurrenceDate
+	}
+	return ""
+}
+
+func (x *Transfer) GetCreditAppliedCents() int64 {
+	if x != nil {
+		return x.CreditAppliedCents
+	}
+	return 0
+}
+
+func (x *Transfer) GetCardChargeCents() int64 {
+	if x != nil {
+		return x.CardChargeCents
+	}
+	return 0
 }
 
 // SmsDelivery is the state of the SMS that carries the recipient's voucher. It never holds the
@@ -5669,6 +5868,931 @@ func (*DeleteRecipientResponse) Descriptor() ([]byte, []int) {
 	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{95}
 }
 
+type ScheduleOccurrence struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// YYYY-MM-DD, South African time.
+	Date          string                 `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
+	TransferId    string                 `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	FailureReason string                 `protobuf:"bytes,3,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScheduleOccurrence) Reset() {
+	*x = ScheduleOccurrence{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScheduleOccurrence) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScheduleOccurrence) ProtoMessage() {}
+
+func (x *ScheduleOccurrence) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScheduleOccurrence.ProtoReflect.Descriptor instead.
+func (*ScheduleOccurrence) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{96}
+}
+
+func (x *ScheduleOccurrence) GetDate() string {
+	if x != nil {
+		return x.Date
+	}
+	return ""
+}
+
+func (x *ScheduleOccurrence) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *ScheduleOccurrence) GetFailureReason() string {
+	if x != nil {
+		return x.FailureReason
+	}
+	return ""
+}
+
+func (x *ScheduleOccurrence) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+type Schedule struct {
+	state                 protoimpl.MessageState `protogen:"open.v1"`
+	Id                    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	RecipientName         string                 `protobuf:"bytes,2,opt,name=recipient_name,json=recipientName,proto3" json:"recipient_name,omitempty"`
+	RecipientPhone        string                 `protobuf:"bytes,3,opt,name=recipient_phone,json=recipientPhone,proto3" json:"recipient_phone,omitempty"`
+	Bank                  Bank                   `protobuf:"varint,4,opt,name=bank,proto3,enum=thumela.bff.v1.Bank" json:"bank,omitempty"`
+	AmountCents           int64                  `protobuf:"varint,5,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	PaymentMethodId       string                 `protobuf:"bytes,6,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
+	PaymentMethodName     string                 `protobuf:"bytes,7,opt,name=payment_method_name,json=paymentMethodName,proto3" json:"payment_method_name,omitempty"`
+	PaymentMethodLastFour string                 `protobuf:"bytes,8,opt,name=payment_method_last_four,json=paymentMethodLastFour,proto3" json:"payment_method_last_four,omitempty"`
+	Frequency             ScheduleFrequency      `protobuf:"varint,9,opt,name=frequency,proto3,enum=thumela.bff.v1.ScheduleFrequency" json:"frequency,omitempty"`
+	StartDate             string                 `protobuf:"bytes,10,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
+	EndDate               string                 `protobuf:"bytes,11,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
+	State                 ScheduleState          `protobuf:"varint,12,opt,name=state,proto3,enum=thumela.bff.v1.ScheduleState" json:"state,omitempty"`
+	NextDate              string                 `protobuf:"bytes,13,opt,name=next_date,json=nextDate,proto3" json:"next_date,omitempty"`
+	RecentOccurrences     []*ScheduleOccurrence  `protobuf:"bytes,14,rep,name=recent_occurrences,json=recentOccurrences,proto3" json:"recent_occurrences,omitempty"`
+	CreatedAt             *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt             *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *Schedule) Reset() {
+	*x = Schedule{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Schedule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Schedule) ProtoMessage() {}
+
+func (x *Schedule) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Schedule.ProtoReflect.Descriptor instead.
+func (*Schedule) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{97}
+}
+
+func (x *Schedule) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Schedule) GetRecipientName() string {
+	if x != nil {
+		return x.RecipientName
+	}
+	return ""
+}
+
+func (x *Schedule) GetRecipientPhone() string {
+	if x != nil {
+		return x.RecipientPhone
+	}
+	return ""
+}
+
+func (x *Schedule) GetBank() Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return Bank_BANK_UNSPECIFIED
+}
+
+func (x *Schedule) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *Schedule) GetPaymentMethodId() string {
+	if x != nil {
+		return x.PaymentMethodId
+	}
+	return ""
+}
+
+func (x *Schedule) GetPaymentMethodName() string {
+	if x != nil {
+		return x.PaymentMethodName
+	}
+	return ""
+}
+
+func (x *Schedule) GetPaymentMethodLastFour() string {
+	if x != nil {
+		return x.PaymentMethodLastFour
+	}
+	return ""
+}
+
+func (x *Schedule) GetFrequency() ScheduleFrequency {
+	if x != nil {
+		return x.Frequency
+	}
+	return ScheduleFrequency_SCHEDULE_FREQUENCY_UNSPECIFIED
+}
+
+func (x *Schedule) GetStartDate() string {
+	if x != nil {
+		return x.StartDate
+	}
+	return ""
+}
+
+func (x *Schedule) GetEndDate() string {
+	if x != nil {
+		return x.EndDate
+	}
+	return ""
+}
+
+func (x *Schedule) GetState() ScheduleState {
+	if x != nil {
+		return x.State
+	}
+	return ScheduleState_SCHEDULE_STATE_UNSPECIFIED
+}
+
+func (x *Schedule) GetNextDate() string {
+	if x != nil {
+		return x.NextDate
+	}
+	return ""
+}
+
+func (x *Schedule) GetRecentOccurrences() []*ScheduleOccurrence {
+	if x != nil {
+		return x.RecentOccurrences
+	}
+	return nil
+}
+
+func (x *Schedule) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Schedule) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+type CreateScheduleRequest struct {
+	state                   protoimpl.MessageState `protogen:"open.v1"`
+	IdempotencyKey          string                 `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	RecipientName           string                 `protobuf:"bytes,2,opt,name=recipient_name,json=recipientName,proto3" json:"recipient_name,omitempty"`
+	RecipientPhone          string                 `protobuf:"bytes,3,opt,name=recipient_phone,json=recipientPhone,proto3" json:"recipient_phone,omitempty"`
+	Bank                    Bank                   `protobuf:"varint,4,opt,name=bank,proto3,enum=thumela.bff.v1.Bank" json:"bank,omitempty"`
+	AmountCents             int64                  `protobuf:"varint,5,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	PaymentMethodId         string                 `protobuf:"bytes,6,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
+	Frequency               ScheduleFrequency      `protobuf:"varint,7,opt,name=frequency,proto3,enum=thumela.bff.v1.ScheduleFrequency" json:"frequency,omitempty"`
+	StartDate               string                 `protobuf:"bytes,8,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
+	EndDate                 string                 `protobuf:"bytes,9,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
+	RecipientKnownConfirmed bool                   `protobuf:"varint,10,opt,name=recipient_known_confirmed,json=recipientKnownConfirmed,proto3" json:"recipient_known_confirmed,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *CreateScheduleRequest) Reset() {
+	*x = CreateScheduleRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[98]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateScheduleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateScheduleRequest) ProtoMessage() {}
+
+func (x *CreateScheduleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[98]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateScheduleRequest.ProtoReflect.Descriptor instead.
+func (*CreateScheduleRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{98}
+}
+
+func (x *CreateScheduleRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetRecipientName() string {
+	if x != nil {
+		return x.RecipientName
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetRecipientPhone() string {
+	if x != nil {
+		return x.RecipientPhone
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetBank() Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return Bank_BANK_UNSPECIFIED
+}
+
+func (x *CreateScheduleRequest) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *CreateScheduleRequest) GetPaymentMethodId() string {
+	if x != nil {
+		return x.PaymentMethodId
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetFrequency() ScheduleFrequency {
+	if x != nil {
+		return x.Frequency
+	}
+	return ScheduleFrequency_SCHEDULE_FREQUENCY_UNSPECIFIED
+}
+
+func (x *CreateScheduleRequest) GetStartDate() string {
+	if x != nil {
+		return x.StartDate
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetEndDate() string {
+	if x != nil {
+		return x.EndDate
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetRecipientKnownConfirmed() bool {
+	if x != nil {
+		return x.RecipientKnownConfirmed
+	}
+	return false
+}
+
+type CreateScheduleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Schedule      *Schedule              `protobuf:"bytes,1,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateScheduleResponse) Reset() {
+	*x = CreateScheduleResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[99]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateScheduleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateScheduleResponse) ProtoMessage() {}
+
+func (x *CreateScheduleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[99]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateScheduleResponse.ProtoReflect.Descriptor instead.
+func (*CreateScheduleResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{99}
+}
+
+func (x *CreateScheduleResponse) GetSchedule() *Schedule {
+	if x != nil {
+		return x.Schedule
+	}
+	return nil
+}
+
+type ListSchedulesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSchedulesRequest) Reset() {
+	*x = ListSchedulesRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[100]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSchedulesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSchedulesRequest) ProtoMessage() {}
+
+func (x *ListSchedulesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[100]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSchedulesRequest.ProtoReflect.Descriptor instead.
+func (*ListSchedulesRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{100}
+}
+
+type ListSchedulesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Schedules     []*Schedule            `protobuf:"bytes,1,rep,name=schedules,proto3" json:"schedules,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSchedulesResponse) Reset() {
+	*x = ListSchedulesResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[101]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSchedulesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSchedulesResponse) ProtoMessage() {}
+
+func (x *ListSchedulesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[101]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSchedulesResponse.ProtoReflect.Descriptor instead.
+func (*ListSchedulesResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{101}
+}
+
+func (x *ListSchedulesResponse) GetSchedules() []*Schedule {
+	if x != nil {
+		return x.Schedules
+	}
+	return nil
+}
+
+type PauseScheduleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ScheduleId    string                 `protobuf:"bytes,1,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseScheduleRequest) Reset() {
+	*x = PauseScheduleRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[102]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseScheduleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseScheduleRequest) ProtoMessage() {}
+
+func (x *PauseScheduleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[102]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseScheduleRequest.ProtoReflect.Descriptor instead.
+func (*PauseScheduleRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{102}
+}
+
+func (x *PauseScheduleRequest) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+type PauseScheduleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Schedule      *Schedule              `protobuf:"bytes,1,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseScheduleResponse) Reset() {
+	*x = PauseScheduleResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[103]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseScheduleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseScheduleResponse) ProtoMessage() {}
+
+func (x *PauseScheduleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[103]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseScheduleResponse.ProtoReflect.Descriptor instead.
+func (*PauseScheduleResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{103}
+}
+
+func (x *PauseScheduleResponse) GetSchedule() *Schedule {
+	if x != nil {
+		return x.Schedule
+	}
+	return nil
+}
+
+type ResumeScheduleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ScheduleId    string                 `protobuf:"bytes,1,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeScheduleRequest) Reset() {
+	*x = ResumeScheduleRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[104]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeScheduleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeScheduleRequest) ProtoMessage() {}
+
+func (x *ResumeScheduleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[104]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeScheduleRequest.ProtoReflect.Descriptor instead.
+func (*ResumeScheduleRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{104}
+}
+
+func (x *ResumeScheduleRequest) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+type ResumeScheduleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Schedule      *Schedule              `protobuf:"bytes,1,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeScheduleResponse) Reset() {
+	*x = ResumeScheduleResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[105]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeScheduleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeScheduleResponse) ProtoMessage() {}
+
+func (x *ResumeScheduleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[105]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeScheduleResponse.ProtoReflect.Descriptor instead.
+func (*ResumeScheduleResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{105}
+}
+
+func (x *ResumeScheduleResponse) GetSchedule() *Schedule {
+	if x != nil {
+		return x.Schedule
+	}
+	return nil
+}
+
+type DeleteScheduleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ScheduleId    string                 `protobuf:"bytes,1,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteScheduleRequest) Reset() {
+	*x = DeleteScheduleRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[106]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteScheduleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteScheduleRequest) ProtoMessage() {}
+
+func (x *DeleteScheduleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[106]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteScheduleRequest.ProtoReflect.Descriptor instead.
+func (*DeleteScheduleRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{106}
+}
+
+func (x *DeleteScheduleRequest) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+type DeleteScheduleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteScheduleResponse) Reset() {
+	*x = DeleteScheduleResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[107]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteScheduleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteScheduleResponse) ProtoMessage() {}
+
+func (x *DeleteScheduleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[107]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteScheduleResponse.ProtoReflect.Descriptor instead.
+func (*DeleteScheduleResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{107}
+}
+
+type CreditMovement struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Kind          CreditMovementKind     `protobuf:"varint,2,opt,name=kind,proto3,enum=thumela.bff.v1.CreditMovementKind" json:"kind,omitempty"`
+	AmountCents   int64                  `protobuf:"varint,3,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	TransferId    string                 `protobuf:"bytes,4,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreditMovement) Reset() {
+	*x = CreditMovement{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[108]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreditMovement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreditMovement) ProtoMessage() {}
+
+func (x *CreditMovement) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[108]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreditMovement.ProtoReflect.Descriptor instead.
+func (*CreditMovement) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{108}
+}
+
+func (x *CreditMovement) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CreditMovement) GetKind() CreditMovementKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CreditMovementKind_CREDIT_MOVEMENT_KIND_UNSPECIFIED
+}
+
+func (x *CreditMovement) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *CreditMovement) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *CreditMovement) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+type GetCreditRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCreditRequest) Reset() {
+	*x = GetCreditRequest{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[109]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCreditRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCreditRequest) ProtoMessage() {}
+
+func (x *GetCreditRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[109]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCreditRequest.ProtoReflect.Descriptor instead.
+func (*GetCreditRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{109}
+}
+
+type GetCreditResponse struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	BalanceCents       int64                  `protobuf:"varint,1,opt,name=balance_cents,json=balanceCents,proto3" json:"balance_cents,omitempty"`
+	ReferralCode       string                 `protobuf:"bytes,2,opt,name=referral_code,json=referralCode,proto3" json:"referral_code,omitempty"`
+	FriendsJoined      int32                  `protobuf:"varint,3,opt,name=friends_joined,json=friendsJoined,proto3" json:"friends_joined,omitempty"`
+	FriendsRewarded    int32                  `protobuf:"varint,4,opt,name=friends_rewarded,json=friendsRewarded,proto3" json:"friends_rewarded,omitempty"`
+	RewardsEarnedCents int64                  `protobuf:"varint,5,opt,name=rewards_earned_cents,json=rewardsEarnedCents,proto3" json:"rewards_earned_cents,omitempty"`
+	RecentMovements    []*CreditMovement      `protobuf:"bytes,6,rep,name=recent_movements,json=recentMovements,proto3" json:"recent_movements,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *GetCreditResponse) Reset() {
+	*x = GetCreditResponse{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[110]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCreditResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCreditResponse) ProtoMessage() {}
+
+func (x *GetCreditResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[110]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCreditResponse.ProtoReflect.Descriptor instead.
+func (*GetCreditResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{110}
+}
+
+func (x *GetCreditResponse) GetBalanceCents() int64 {
+	if x != nil {
+		return x.BalanceCents
+	}
+	return 0
+}
+
+func (x *GetCreditResponse) GetReferralCode() string {
+	if x != nil {
+		return x.ReferralCode
+	}
+	return ""
+}
+
+func (x *GetCreditResponse) GetFriendsJoined() int32 {
+	if x != nil {
+		return x.FriendsJoined
+	}
+	return 0
+}
+
+func (x *GetCreditResponse) GetFriendsRewarded() int32 {
+	if x != nil {
+		return x.FriendsRewarded
+	}
+	return 0
+}
+
+func (x *GetCreditResponse) GetRewardsEarnedCents() int64 {
+	if x != nil {
+		return x.RewardsEarnedCents
+	}
+	return 0
+}
+
+func (x *GetCreditResponse) GetRecentMovements() []*CreditMovement {
+	if x != nil {
+		return x.RecentMovements
+	}
+	return nil
+}
+
 type WatchEventsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The cursor of the last event seen; empty for "from now".
@@ -5679,7 +6803,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5691,7 +6815,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[96]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5704,7 +6828,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{96}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *WatchEventsRequest) GetResumeAfter() string {
@@ -5723,7 +6847,7 @@ type TransferUpdated struct {
 
 func (x *TransferUpdated) Reset() {
 	*x = TransferUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5735,7 +6859,7 @@ func (x *TransferUpdated) String() string {
 func (*TransferUpdated) ProtoMessage() {}
 
 func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[97]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5748,7 +6872,7 @@ func (x *TransferUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferUpdated.ProtoReflect.Descriptor instead.
 func (*TransferUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{97}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *TransferUpdated) GetTransfer() *Transfer {
@@ -5767,7 +6891,7 @@ type ProfileUpdated struct {
 
 func (x *ProfileUpdated) Reset() {
 	*x = ProfileUpdated{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[98]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5779,7 +6903,7 @@ func (x *ProfileUpdated) String() string {
 func (*ProfileUpdated) ProtoMessage() {}
 
 func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[98]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5792,7 +6916,7 @@ func (x *ProfileUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProfileUpdated.ProtoReflect.Descriptor instead.
 func (*ProfileUpdated) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{98}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *ProfileUpdated) GetProfile() *Profile {
@@ -5811,7 +6935,7 @@ type PaymentMethodsChanged struct {
 
 func (x *PaymentMethodsChanged) Reset() {
 	*x = PaymentMethodsChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[99]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5823,7 +6947,7 @@ func (x *PaymentMethodsChanged) String() string {
 func (*PaymentMethodsChanged) ProtoMessage() {}
 
 func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[99]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5836,7 +6960,7 @@ func (x *PaymentMethodsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentMethodsChanged.ProtoReflect.Descriptor instead.
 func (*PaymentMethodsChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{99}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{114}
 }
 
 func (x *PaymentMethodsChanged) GetPaymentMethodId() string {
@@ -5857,7 +6981,7 @@ type SmsDeliveryChanged struct {
 
 func (x *SmsDeliveryChanged) Reset() {
 	*x = SmsDeliveryChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[100]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5869,7 +6993,7 @@ func (x *SmsDeliveryChanged) String() string {
 func (*SmsDeliveryChanged) ProtoMessage() {}
 
 func (x *SmsDeliveryChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[100]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5882,7 +7006,7 @@ func (x *SmsDeliveryChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SmsDeliveryChanged.ProtoReflect.Descriptor instead.
 func (*SmsDeliveryChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{100}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *SmsDeliveryChanged) GetTransferId() string {
@@ -5909,7 +7033,7 @@ type RecipientsChanged struct {
 
 func (x *RecipientsChanged) Reset() {
 	*x = RecipientsChanged{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[101]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5921,7 +7045,7 @@ func (x *RecipientsChanged) String() string {
 func (*RecipientsChanged) ProtoMessage() {}
 
 func (x *RecipientsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[101]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5934,7 +7058,89 @@ func (x *RecipientsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecipientsChanged.ProtoReflect.Descriptor instead.
 func (*RecipientsChanged) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{101}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{116}
+}
+
+// SchedulesChanged: the recurring sends changed; the client lists them again.
+type SchedulesChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SchedulesChanged) Reset() {
+	*x = SchedulesChanged{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[117]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SchedulesChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SchedulesChanged) ProtoMessage() {}
+
+func (x *SchedulesChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[117]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SchedulesChanged.ProtoReflect.Descriptor instead.
+func (*SchedulesChanged) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{117}
+}
+
+// CreditChanged: the credit balance or referral figures changed.
+type CreditChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	BalanceCents  int64                  `protobuf:"varint,1,opt,name=balance_cents,json=balanceCents,proto3" json:"balance_cents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreditChanged) Reset() {
+	*x = CreditChanged{}
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[118]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreditChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreditChanged) ProtoMessage() {}
+
+func (x *CreditChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[118]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreditChanged.ProtoReflect.Descriptor instead.
+func (*CreditChanged) Descriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{118}
+}
+
+func (x *CreditChanged) GetBalanceCents() int64 {
+	if x != nil {
+		return x.BalanceCents
+	}
+	return 0
 }
 
 type Heartbeat struct {
@@ -5945,7 +7151,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[102]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5957,7 +7163,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[102]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5970,7 +7176,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{102}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{119}
 }
 
 type WatchEventsResponse struct {
@@ -5985,6 +7191,8 @@ type WatchEventsResponse struct {
 	//	*WatchEventsResponse_Heartbeat
 	//	*WatchEventsResponse_SmsDeliveryChanged
 	//	*WatchEventsResponse_RecipientsChanged
+	//	*WatchEventsResponse_SchedulesChanged
+	//	*WatchEventsResponse_CreditChanged
 	Event         isWatchEventsResponse_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -5992,7 +7200,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[103]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6004,7 +7212,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[103]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6017,7 +7225,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{103}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *WatchEventsResponse) GetCursor() string {
@@ -6088,6 +7296,24 @@ func (x *WatchEventsResponse) GetRecipientsChanged() *RecipientsChanged {
 	return nil
 }
 
+func (x *WatchEventsResponse) GetSchedulesChanged() *SchedulesChanged {
+	if x != nil {
+		if x, ok := x.Event.(*WatchEventsResponse_SchedulesChanged); ok {
+			return x.SchedulesChanged
+		}
+	}
+	return nil
+}
+
+func (x *WatchEventsResponse) GetCreditChanged() *CreditChanged {
+	if x != nil {
+		if x, ok := x.Event.(*WatchEventsResponse_CreditChanged); ok {
+			return x.CreditChanged
+		}
+	}
+	return nil
+}
+
 type isWatchEventsResponse_Event interface {
 	isWatchEventsResponse_Event()
 }
@@ -6116,6 +7342,14 @@ type WatchEventsResponse_RecipientsChanged struct {
 	RecipientsChanged *RecipientsChanged `protobuf:"bytes,7,opt,name=recipients_changed,json=recipientsChanged,proto3,oneof"`
 }
 
+type WatchEventsResponse_SchedulesChanged struct {
+	SchedulesChanged *SchedulesChanged `protobuf:"bytes,8,opt,name=schedules_changed,json=schedulesChanged,proto3,oneof"`
+}
+
+type WatchEventsResponse_CreditChanged struct {
+	CreditChanged *CreditChanged `protobuf:"bytes,9,opt,name=credit_changed,json=creditChanged,proto3,oneof"`
+}
+
 func (*WatchEventsResponse_TransferUpdated) isWatchEventsResponse_Event() {}
 
 func (*WatchEventsResponse_ProfileUpdated) isWatchEventsResponse_Event() {}
@@ -6127,6 +7361,10 @@ func (*WatchEventsResponse_Heartbeat) isWatchEventsResponse_Event() {}
 func (*WatchEventsResponse_SmsDeliveryChanged) isWatchEventsResponse_Event() {}
 
 func (*WatchEventsResponse_RecipientsChanged) isWatchEventsResponse_Event() {}
+
+func (*WatchEventsResponse_SchedulesChanged) isWatchEventsResponse_Event() {}
+
+func (*WatchEventsResponse_CreditChanged) isWatchEventsResponse_Event() {}
 
 type SubmitSupportMessageRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -6144,7 +7382,7 @@ type SubmitSupportMessageRequest struct {
 
 func (x *SubmitSupportMessageRequest) Reset() {
 	*x = SubmitSupportMessageRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[104]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6156,7 +7394,7 @@ func (x *SubmitSupportMessageRequest) String() string {
 func (*SubmitSupportMessageRequest) ProtoMessage() {}
 
 func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[104]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6169,7 +7407,7 @@ func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageRequest.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{104}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *SubmitSupportMessageRequest) GetKind() SupportMessageKind {
@@ -6224,7 +7462,7 @@ type SubmitSupportMessageResponse struct {
 
 func (x *SubmitSupportMessageResponse) Reset() {
 	*x = SubmitSupportMessageResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[105]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[122]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6236,7 +7474,7 @@ func (x *SubmitSupportMessageResponse) String() string {
 func (*SubmitSupportMessageResponse) ProtoMessage() {}
 
 func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[105]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[122]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6249,7 +7487,7 @@ func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageResponse.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{105}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{122}
 }
 
 func (x *SubmitSupportMessageResponse) GetTicket() string {
@@ -6271,7 +7509,7 @@ type AnalyticsEvent struct {
 
 func (x *AnalyticsEvent) Reset() {
 	*x = AnalyticsEvent{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[106]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[123]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6283,7 +7521,7 @@ func (x *AnalyticsEvent) String() string {
 func (*AnalyticsEvent) ProtoMessage() {}
 
 func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[106]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[123]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6296,7 +7534,7 @@ func (x *AnalyticsEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyticsEvent.ProtoReflect.Descriptor instead.
 func (*AnalyticsEvent) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{106}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{123}
 }
 
 func (x *AnalyticsEvent) GetName() string {
@@ -6338,7 +7576,7 @@ type TrackRequest struct {
 
 func (x *TrackRequest) Reset() {
 	*x = TrackRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[107]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[124]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6350,7 +7588,7 @@ func (x *TrackRequest) String() string {
 func (*TrackRequest) ProtoMessage() {}
 
 func (x *TrackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[107]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[124]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6363,7 +7601,7 @@ func (x *TrackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackRequest.ProtoReflect.Descriptor instead.
 func (*TrackRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{107}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{124}
 }
 
 func (x *TrackRequest) GetAnonymousId() string {
@@ -6389,7 +7627,7 @@ type TrackResponse struct {
 
 func (x *TrackResponse) Reset() {
 	*x = TrackResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[108]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[125]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6401,7 +7639,7 @@ func (x *TrackResponse) String() string {
 func (*TrackResponse) ProtoMessage() {}
 
 func (x *TrackResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[108]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[125]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6414,7 +7652,7 @@ func (x *TrackResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackResponse.ProtoReflect.Descriptor instead.
 func (*TrackResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{108}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{125}
 }
 
 func (x *TrackResponse) GetAccepted() int32 {
@@ -6432,7 +7670,7 @@ type CheckConnectionRequest struct {
 
 func (x *CheckConnectionRequest) Reset() {
 	*x = CheckConnectionRequest{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[109]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[126]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6444,7 +7682,7 @@ func (x *CheckConnectionRequest) String() string {
 func (*CheckConnectionRequest) ProtoMessage() {}
 
 func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[109]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[126]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6457,7 +7695,7 @@ func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionRequest.ProtoReflect.Descriptor instead.
 func (*CheckConnectionRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{109}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{126}
 }
 
 type CheckConnectionResponse struct {
@@ -6469,7 +7707,7 @@ type CheckConnectionResponse struct {
 
 func (x *CheckConnectionResponse) Reset() {
 	*x = CheckConnectionResponse{}
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[110]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[127]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6481,7 +7719,7 @@ func (x *CheckConnectionResponse) String() string {
 func (*CheckConnectionResponse) ProtoMessage() {}
 
 func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_bff_v1_bff_proto_msgTypes[110]
+	mi := &file_thumela_bff_v1_bff_proto_msgTypes[127]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6494,7 +7732,7 @@ func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConnectionResponse.ProtoReflect.Descriptor instead.
 func (*CheckConnectionResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{110}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{127}
 }
 
 func (x *CheckConnectionResponse) GetOk() bool {
@@ -6520,14 +7758,15 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xa8\x01\n" +
+	"updated_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xcd\x01\n" +
 	"\rSignUpRequest\x12\x1d\n" +
 	"\n" +
 	"first_name\x18\x01 \x01(\tR\tfirstName\x12\x1b\n" +
 	"\tlast_name\x18\x02 \x01(\tR\blastName\x12\x14\n" +
 	"\x05email\x18\x03 \x01(\tR\x05email\x12\x1a\n" +
 	"\bpassword\x18\x04 \x01(\tR\bpassword\x12)\n" +
-	"\x10confirm_password\x18\x05 \x01(\tR\x0fconfirmPassword\"r\n" +
+	"\x10confirm_password\x18\x05 \x01(\tR\x0fconfirmPassword\x12#\n" +
+	"\rreferral_code\x18\x06 \x01(\tR\freferralCode\"r\n" +
 	"\x0eSignUpResponse\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12J\n" +
 	"\x13resend_available_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x11resendAvailableAt\">\n" +
@@ -6715,7 +7954,7 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x15collected_at_location\x18\x05 \x01(\tR\x13collectedAtLocation\x12/\n" +
 	"\x14pin_chosen_by_sender\x18\x06 \x01(\bR\x11pinChosenBySender\x12!\n" +
 	"\fresends_left\x18\a \x01(\x05R\vresendsLeft\x12,\n" +
-	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xf0\a\n" +
+	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\x98\t\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
 	"\treference\x18\x02 \x01(\tR\treference\x12%\n" +
@@ -6741,7 +7980,12 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"updated_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12>\n" +
 	"\fsms_delivery\x18\x13 \x01(\v2\x1b.thumela.bff.v1.SmsDeliveryR\vsmsDelivery\x12A\n" +
 	"\rrefund_status\x18\x14 \x01(\x0e2\x1c.thumela.bff.v1.RefundStatusR\frefundStatus\x12:\n" +
-	"\x19recipient_known_confirmed\x18\x15 \x01(\bR\x17recipientKnownConfirmed\"\xc8\x01\n" +
+	"\x19recipient_known_confirmed\x18\x15 \x01(\bR\x17recipientKnownConfirmed\x12\x1f\n" +
+	"\vschedule_id\x18\x16 \x01(\tR\n" +
+	"scheduleId\x12'\n" +
+	"\x0foccurrence_date\x18\x17 \x01(\tR\x0eoccurrenceDate\x120\n" +
+	"\x14credit_applied_cents\x18\x18 \x01(\x03R\x12creditAppliedCents\x12*\n" +
+	"\x11card_charge_cents\x18\x19 \x01(\x03R\x0fcardChargeCents\"\xc8\x01\n" +
 	"\vSmsDelivery\x129\n" +
 	"\x06status\x18\x01 \x01(\x0e2!.thumela.bff.v1.SmsDeliveryStatusR\x06status\x12\x1c\n" +
 	"\trecipient\x18\x02 \x01(\tR\trecipient\x129\n" +
@@ -6839,7 +8083,83 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\trecipient\x18\x01 \x01(\v2\x19.thumela.bff.v1.RecipientR\trecipient\";\n" +
 	"\x16DeleteRecipientRequest\x12!\n" +
 	"\frecipient_id\x18\x01 \x01(\tR\vrecipientId\"\x19\n" +
-	"\x17DeleteRecipientResponse\"7\n" +
+	"\x17DeleteRecipientResponse\"\xab\x01\n" +
+	"\x12ScheduleOccurrence\x12\x12\n" +
+	"\x04date\x18\x01 \x01(\tR\x04date\x12\x1f\n" +
+	"\vtransfer_id\x18\x02 \x01(\tR\n" +
+	"transferId\x12%\n" +
+	"\x0efailure_reason\x18\x03 \x01(\tR\rfailureReason\x129\n" +
+	"\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xe2\x05\n" +
+	"\bSchedule\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
+	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +
+	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhone\x12(\n" +
+	"\x04bank\x18\x04 \x01(\x0e2\x14.thumela.bff.v1.BankR\x04bank\x12!\n" +
+	"\famount_cents\x18\x05 \x01(\x03R\vamountCents\x12*\n" +
+	"\x11payment_method_id\x18\x06 \x01(\tR\x0fpaymentMethodId\x12.\n" +
+	"\x13payment_method_name\x18\a \x01(\tR\x11paymentMethodName\x127\n" +
+	"\x18payment_method_last_four\x18\b \x01(\tR\x15paymentMethodLastFour\x12?\n" +
+	"\tfrequency\x18\t \x01(\x0e2!.thumela.bff.v1.ScheduleFrequencyR\tfrequency\x12\x1d\n" +
+	"\n" +
+	"start_date\x18\n" +
+	" \x01(\tR\tstartDate\x12\x19\n" +
+	"\bend_date\x18\v \x01(\tR\aendDate\x123\n" +
+	"\x05state\x18\f \x01(\x0e2\x1d.thumela.bff.v1.ScheduleStateR\x05state\x12\x1b\n" +
+	"\tnext_date\x18\r \x01(\tR\bnextDate\x12Q\n" +
+	"\x12recent_occurrences\x18\x0e \x03(\v2\".thumela.bff.v1.ScheduleOccurrenceR\x11recentOccurrences\x129\n" +
+	"\n" +
+	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xc0\x03\n" +
+	"\x15CreateScheduleRequest\x12'\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12%\n" +
+	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +
+	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhone\x12(\n" +
+	"\x04bank\x18\x04 \x01(\x0e2\x14.thumela.bff.v1.BankR\x04bank\x12!\n" +
+	"\famount_cents\x18\x05 \x01(\x03R\vamountCents\x12*\n" +
+	"\x11payment_method_id\x18\x06 \x01(\tR\x0fpaymentMethodId\x12?\n" +
+	"\tfrequency\x18\a \x01(\x0e2!.thumela.bff.v1.ScheduleFrequencyR\tfrequency\x12\x1d\n" +
+	"\n" +
+	"start_date\x18\b \x01(\tR\tstartDate\x12\x19\n" +
+	"\bend_date\x18\t \x01(\tR\aendDate\x12:\n" +
+	"\x19recipient_known_confirmed\x18\n" +
+	" \x01(\bR\x17recipientKnownConfirmed\"N\n" +
+	"\x16CreateScheduleResponse\x124\n" +
+	"\bschedule\x18\x01 \x01(\v2\x18.thumela.bff.v1.ScheduleR\bschedule\"\x16\n" +
+	"\x14ListSchedulesRequest\"O\n" +
+	"\x15ListSchedulesResponse\x126\n" +
+	"\tschedules\x18\x01 \x03(\v2\x18.thumela.bff.v1.ScheduleR\tschedules\"7\n" +
+	"\x14PauseScheduleRequest\x12\x1f\n" +
+	"\vschedule_id\x18\x01 \x01(\tR\n" +
+	"scheduleId\"M\n" +
+	"\x15PauseScheduleResponse\x124\n" +
+	"\bschedule\x18\x01 \x01(\v2\x18.thumela.bff.v1.ScheduleR\bschedule\"8\n" +
+	"\x15ResumeScheduleRequest\x12\x1f\n" +
+	"\vschedule_id\x18\x01 \x01(\tR\n" +
+	"scheduleId\"N\n" +
+	"\x16ResumeScheduleResponse\x124\n" +
+	"\bschedule\x18\x01 \x01(\v2\x18.thumela.bff.v1.ScheduleR\bschedule\"8\n" +
+	"\x15DeleteScheduleRequest\x12\x1f\n" +
+	"\vschedule_id\x18\x01 \x01(\tR\n" +
+	"scheduleId\"\x18\n" +
+	"\x16DeleteScheduleResponse\"\xd9\x01\n" +
+	"\x0eCreditMovement\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x126\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\".thumela.bff.v1.CreditMovementKindR\x04kind\x12!\n" +
+	"\famount_cents\x18\x03 \x01(\x03R\vamountCents\x12\x1f\n" +
+	"\vtransfer_id\x18\x04 \x01(\tR\n" +
+	"transferId\x12;\n" +
+	"\voccurred_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\x12\n" +
+	"\x10GetCreditRequest\"\xac\x02\n" +
+	"\x11GetCreditResponse\x12#\n" +
+	"\rbalance_cents\x18\x01 \x01(\x03R\fbalanceCents\x12#\n" +
+	"\rreferral_code\x18\x02 \x01(\tR\freferralCode\x12%\n" +
+	"\x0efriends_joined\x18\x03 \x01(\x05R\rfriendsJoined\x12)\n" +
+	"\x10friends_rewarded\x18\x04 \x01(\x05R\x0ffriendsRewarded\x120\n" +
+	"\x14rewards_earned_cents\x18\x05 \x01(\x03R\x12rewardsEarnedCents\x12I\n" +
+	"\x10recent_movements\x18\x06 \x03(\v2\x1e.thumela.bff.v1.CreditMovementR\x0frecentMovements\"7\n" +
 	"\x12WatchEventsRequest\x12!\n" +
 	"\fresume_after\x18\x01 \x01(\tR\vresumeAfter\"G\n" +
 	"\x0fTransferUpdated\x124\n" +
@@ -6852,8 +8172,11 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12>\n" +
 	"\fsms_delivery\x18\x02 \x01(\v2\x1b.thumela.bff.v1.SmsDeliveryR\vsmsDelivery\"\x13\n" +
-	"\x11RecipientsChanged\"\v\n" +
-	"\tHeartbeat\"\x97\x04\n" +
+	"\x11RecipientsChanged\"\x12\n" +
+	"\x10SchedulesChanged\"4\n" +
+	"\rCreditChanged\x12#\n" +
+	"\rbalance_cents\x18\x01 \x01(\x03R\fbalanceCents\"\v\n" +
+	"\tHeartbeat\"\xb0\x05\n" +
 	"\x13WatchEventsResponse\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12L\n" +
 	"\x10transfer_updated\x18\x02 \x01(\v2\x1f.thumela.bff.v1.TransferUpdatedH\x00R\x0ftransferUpdated\x12I\n" +
@@ -6861,7 +8184,9 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x17payment_methods_changed\x18\x04 \x01(\v2%.thumela.bff.v1.PaymentMethodsChangedH\x00R\x15paymentMethodsChanged\x129\n" +
 	"\theartbeat\x18\x05 \x01(\v2\x19.thumela.bff.v1.HeartbeatH\x00R\theartbeat\x12V\n" +
 	"\x14sms_delivery_changed\x18\x06 \x01(\v2\".thumela.bff.v1.SmsDeliveryChangedH\x00R\x12smsDeliveryChanged\x12R\n" +
-	"\x12recipients_changed\x18\a \x01(\v2!.thumela.bff.v1.RecipientsChangedH\x00R\x11recipientsChangedB\a\n" +
+	"\x12recipients_changed\x18\a \x01(\v2!.thumela.bff.v1.RecipientsChangedH\x00R\x11recipientsChanged\x12O\n" +
+	"\x11schedules_changed\x18\b \x01(\v2 .thumela.bff.v1.SchedulesChangedH\x00R\x10schedulesChanged\x12F\n" +
+	"\x0ecredit_changed\x18\t \x01(\v2\x1d.thumela.bff.v1.CreditChangedH\x00R\rcreditChangedB\a\n" +
 	"\x05event\"\xc3\x02\n" +
 	"\x1bSubmitSupportMessageRequest\x126\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\".thumela.bff.v1.SupportMessageKindR\x04kind\x12\x12\n" +
@@ -6938,7 +8263,22 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x10LIMIT_KIND_DAILY\x10\x02\x12\x16\n" +
 	"\x12LIMIT_KIND_MONTHLY\x10\x03\x12\x15\n" +
 	"\x11LIMIT_KIND_YEARLY\x10\x04\x12\x16\n" +
-	"\x12LIMIT_KIND_MINIMUM\x10\x05*\xc2\x01\n" +
+	"\x12LIMIT_KIND_MINIMUM\x10\x05*v\n" +
+	"\x11ScheduleFrequency\x12\"\n" +
+	"\x1eSCHEDULE_FREQUENCY_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19SCHEDULE_FREQUENCY_WEEKLY\x10\x01\x12\x1e\n" +
+	"\x1aSCHEDULE_FREQUENCY_MONTHLY\x10\x02*\x7f\n" +
+	"\rScheduleState\x12\x1e\n" +
+	"\x1aSCHEDULE_STATE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15SCHEDULE_STATE_ACTIVE\x10\x01\x12\x19\n" +
+	"\x15SCHEDULE_STATE_PAUSED\x10\x02\x12\x18\n" +
+	"\x14SCHEDULE_STATE_ENDED\x10\x03*\xd2\x01\n" +
+	"\x12CreditMovementKind\x12$\n" +
+	" CREDIT_MOVEMENT_KIND_UNSPECIFIED\x10\x00\x12)\n" +
+	"%CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME\x10\x01\x12(\n" +
+	"$CREDIT_MOVEMENT_KIND_REFERRAL_REWARD\x10\x02\x12\x1e\n" +
+	"\x1aCREDIT_MOVEMENT_KIND_SPENT\x10\x03\x12!\n" +
+	"\x1dCREDIT_MOVEMENT_KIND_RETURNED\x10\x04*\xc2\x01\n" +
 	"\x12SupportMessageKind\x12$\n" +
 	" SUPPORT_MESSAGE_KIND_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dSUPPORT_MESSAGE_KIND_QUESTION\x10\x01\x12\x1e\n" +
@@ -6994,7 +8334,15 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x11RecipientsService\x12_\n" +
 	"\x0eListRecipients\x12%.thumela.bff.v1.ListRecipientsRequest\x1a&.thumela.bff.v1.ListRecipientsResponse\x12b\n" +
 	"\x0fUpdateRecipient\x12&.thumela.bff.v1.UpdateRecipientRequest\x1a'.thumela.bff.v1.UpdateRecipientResponse\x12b\n" +
-	"\x0fDeleteRecipient\x12&.thumela.bff.v1.DeleteRecipientRequest\x1a'.thumela.bff.v1.DeleteRecipientResponse2i\n" +
+	"\x0fDeleteRecipient\x12&.thumela.bff.v1.DeleteRecipientRequest\x1a'.thumela.bff.v1.DeleteRecipientResponse2\xf1\x03\n" +
+	"\x10SchedulesService\x12_\n" +
+	"\x0eCreateSchedule\x12%.thumela.bff.v1.CreateScheduleRequest\x1a&.thumela.bff.v1.CreateScheduleResponse\x12\\\n" +
+	"\rListSchedules\x12$.thumela.bff.v1.ListSchedulesRequest\x1a%.thumela.bff.v1.ListSchedulesResponse\x12\\\n" +
+	"\rPauseSchedule\x12$.thumela.bff.v1.PauseScheduleRequest\x1a%.thumela.bff.v1.PauseScheduleResponse\x12_\n" +
+	"\x0eResumeSchedule\x12%.thumela.bff.v1.ResumeScheduleRequest\x1a&.thumela.bff.v1.ResumeScheduleResponse\x12_\n" +
+	"\x0eDeleteSchedule\x12%.thumela.bff.v1.DeleteScheduleRequest\x1a&.thumela.bff.v1.DeleteScheduleResponse2a\n" +
+	"\rCreditService\x12P\n" +
+	"\tGetCredit\x12 .thumela.bff.v1.GetCreditRequest\x1a!.thumela.bff.v1.GetCreditResponse2i\n" +
 	"\rEventsService\x12X\n" +
 	"\vWatchEvents\x12\".thumela.bff.v1.WatchEventsRequest\x1a#.thumela.bff.v1.WatchEventsResponse0\x012\x83\x01\n" +
 	"\x0eSupportService\x12q\n" +
@@ -7017,8 +8365,8 @@ func file_thumela_bff_v1_bff_proto_rawDescGZIP() []byte {
 	return file_thumela_bff_v1_bff_proto_rawDescData
 }
 
-var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 10)
-var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 112)
+var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 13)
+var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 129)
 var file_thumela_bff_v1_bff_proto_goTypes = []any{
 	(CodePurpose)(0),                          // 0: thumela.bff.v1.CodePurpose
 	(PaymentMethodType)(0),                    // 1: thumela.bff.v1.PaymentMethodType
@@ -7029,300 +8377,350 @@ var file_thumela_bff_v1_bff_proto_goTypes = []any{
 	(RefundStatus)(0),                         // 6: thumela.bff.v1.RefundStatus
 	(SmsDeliveryStatus)(0),                    // 7: thumela.bff.v1.SmsDeliveryStatus
 	(LimitKind)(0),                            // 8: thumela.bff.v1.LimitKind
-	(SupportMessageKind)(0),                   // 9: thumela.bff.v1.SupportMessageKind
-	(*User)(nil),                              // 10: thumela.bff.v1.User
-	(*Profile)(nil),                           // 11: thumela.bff.v1.Profile
-	(*SignUpRequest)(nil),                     // 12: thumela.bff.v1.SignUpRequest
-	(*SignUpResponse)(nil),                    // 13: thumela.bff.v1.SignUpResponse
-	(*VerifyEmailRequest)(nil),                // 14: thumela.bff.v1.VerifyEmailRequest
-	(*VerifyEmailResponse)(nil),               // 15: thumela.bff.v1.VerifyEmailResponse
-	(*ResendCodeRequest)(nil),                 // 16: thumela.bff.v1.ResendCodeRequest
-	(*ResendCodeResponse)(nil),                // 17: thumela.bff.v1.ResendCodeResponse
-	(*SignInRequest)(nil),                     // 18: thumela.bff.v1.SignInRequest
-	(*SignInResponse)(nil),                    // 19: thumela.bff.v1.SignInResponse
-	(*SignOutRequest)(nil),                    // 20: thumela.bff.v1.SignOutRequest
-	(*SignOutResponse)(nil),                   // 21: thumela.bff.v1.SignOutResponse
-	(*GetSessionRequest)(nil),                 // 22: thumela.bff.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),                // 23: thumela.bff.v1.GetSessionResponse
-	(*ChangePasswordRequest)(nil),             // 24: thumela.bff.v1.ChangePasswordRequest
-	(*ChangePasswordResponse)(nil),            // 25: thumela.bff.v1.ChangePasswordResponse
-	(*RequestPasswordResetRequest)(nil),       // 26: thumela.bff.v1.RequestPasswordResetRequest
-	(*RequestPasswordResetResponse)(nil),      // 27: thumela.bff.v1.RequestPasswordResetResponse
-	(*ResetPasswordRequest)(nil),              // 28: thumela.bff.v1.ResetPasswordRequest
-	(*ResetPasswordResponse)(nil),             // 29: thumela.bff.v1.ResetPasswordResponse
-	(*BeginPasskeySignInRequest)(nil),         // 30: thumela.bff.v1.BeginPasskeySignInRequest
-	(*BeginPasskeySignInResponse)(nil),        // 31: thumela.bff.v1.BeginPasskeySignInResponse
-	(*FinishPasskeySignInRequest)(nil),        // 32: thumela.bff.v1.FinishPasskeySignInRequest
-	(*FinishPasskeySignInResponse)(nil),       // 33: thumela.bff.v1.FinishPasskeySignInResponse
-	(*SessionInfo)(nil),                       // 34: thumela.bff.v1.SessionInfo
-	(*ListSessionsRequest)(nil),               // 35: thumela.bff.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),              // 36: thumela.bff.v1.ListSessionsResponse
-	(*RevokeSessionRequest)(nil),              // 37: thumela.bff.v1.RevokeSessionRequest
-	(*RevokeSessionResponse)(nil),             // 38: thumela.bff.v1.RevokeSessionResponse
-	(*RevokeOtherSessionsRequest)(nil),        // 39: thumela.bff.v1.RevokeOtherSessionsRequest
-	(*RevokeOtherSessionsResponse)(nil),       // 40: thumela.bff.v1.RevokeOtherSessionsResponse
-	(*Passkey)(nil),                           // 41: thumela.bff.v1.Passkey
-	(*ListPasskeysRequest)(nil),               // 42: thumela.bff.v1.ListPasskeysRequest
-	(*ListPasskeysResponse)(nil),              // 43: thumela.bff.v1.ListPasskeysResponse
-	(*BeginPasskeyRegistrationRequest)(nil),   // 44: thumela.bff.v1.BeginPasskeyRegistrationRequest
-	(*BeginPasskeyRegistrationResponse)(nil),  // 45: thumela.bff.v1.BeginPasskeyRegistrationResponse
-	(*FinishPasskeyRegistrationRequest)(nil),  // 46: thumela.bff.v1.FinishPasskeyRegistrationRequest
-	(*FinishPasskeyRegistrationResponse)(nil), // 47: thumela.bff.v1.FinishPasskeyRegistrationResponse
-	(*DeletePasskeyRequest)(nil),              // 48: thumela.bff.v1.DeletePasskeyRequest
-	(*DeletePasskeyResponse)(nil),             // 49: thumela.bff.v1.DeletePasskeyResponse
-	(*BeginStepUpRequest)(nil),                // 50: thumela.bff.v1.BeginStepUpRequest
-	(*BeginStepUpResponse)(nil),               // 51: thumela.bff.v1.BeginStepUpResponse
-	(*FinishStepUpRequest)(nil),               // 52: thumela.bff.v1.FinishStepUpRequest
-	(*FinishStepUpResponse)(nil),              // 53: thumela.bff.v1.FinishStepUpResponse
-	(*GetProfileRequest)(nil),                 // 54: thumela.bff.v1.GetProfileRequest
-	(*GetProfileResponse)(nil),                // 55: thumela.bff.v1.GetProfileResponse
-	(*UpdateProfileRequest)(nil),              // 56: thumela.bff.v1.UpdateProfileRequest
-	(*UpdateProfileResponse)(nil),             // 57: thumela.bff.v1.UpdateProfileResponse
-	(*PaymentMethod)(nil),                     // 58: thumela.bff.v1.PaymentMethod
-	(*ListPaymentMethodsRequest)(nil),         // 59: thumela.bff.v1.ListPaymentMethodsRequest
-	(*ListPaymentMethodsResponse)(nil),        // 60: thumela.bff.v1.ListPaymentMethodsResponse
-	(*AddCardRequest)(nil),                    // 61: thumela.bff.v1.AddCardRequest
-	(*AddCardResponse)(nil),                   // 62: thumela.bff.v1.AddCardResponse
-	(*UpdatePaymentMethodRequest)(nil),        // 63: thumela.bff.v1.UpdatePaymentMethodRequest
-	(*UpdatePaymentMethodResponse)(nil),       // 64: thumela.bff.v1.UpdatePaymentMethodResponse
-	(*SetDefaultPaymentMethodRequest)(nil),    // 65: thumela.bff.v1.SetDefaultPaymentMethodRequest
-	(*SetDefaultPaymentMethodResponse)(nil),   // 66: thumela.bff.v1.SetDefaultPaymentMethodResponse
-	(*DeletePaymentMethodRequest)(nil),        // 67: thumela.bff.v1.DeletePaymentMethodRequest
-	(*DeletePaymentMethodResponse)(nil),       // 68: thumela.bff.v1.DeletePaymentMethodResponse
-	(*BankOption)(nil),                        // 69: thumela.bff.v1.BankOption
-	(*ListBanksRequest)(nil),                  // 70: thumela.bff.v1.ListBanksRequest
-	(*ListBanksResponse)(nil),                 // 71: thumela.bff.v1.ListBanksResponse
-	(*QuoteFeeRequest)(nil),                   // 72: thumela.bff.v1.QuoteFeeRequest
-	(*FeeQuote)(nil),                          // 73: thumela.bff.v1.FeeQuote
-	(*QuoteFeeResponse)(nil),                  // 74: thumela.bff.v1.QuoteFeeResponse
-	(*WithdrawalLocation)(nil),                // 75: thumela.bff.v1.WithdrawalLocation
-	(*Voucher)(nil),                           // 76: thumela.bff.v1.Voucher
-	(*Transfer)(nil),                          // 77: thumela.bff.v1.Transfer
-	(*SmsDelivery)(nil),                       // 78: thumela.bff.v1.SmsDelivery
-	(*CreateTransferRequest)(nil),             // 79: thumela.bff.v1.CreateTransferRequest
-	(*CreateTransferResponse)(nil),            // 80: thumela.bff.v1.CreateTransferResponse
-	(*GetTransferRequest)(nil),                // 81: thumela.bff.v1.GetTransferRequest
-	(*GetTransferResponse)(nil),               // 82: thumela.bff.v1.GetTransferResponse
-	(*ListTransfersRequest)(nil),              // 83: thumela.bff.v1.ListTransfersRequest
-	(*ListTransfersResponse)(nil),             // 84: thumela.bff.v1.ListTransfersResponse
-	(*CancelTransferRequest)(nil),             // 85: thumela.bff.v1.CancelTransferRequest
-	(*CancelTransferResponse)(nil),            // 86: thumela.bff.v1.CancelTransferResponse
-	(*ResendVoucherRequest)(nil),              // 87: thumela.bff.v1.ResendVoucherRequest
-	(*ResendVoucherResponse)(nil),             // 88: thumela.bff.v1.ResendVoucherResponse
-	(*ChangeRecipientPhoneRequest)(nil),       // 89: thumela.bff.v1.ChangeRecipientPhoneRequest
-	(*ChangeRecipientPhoneResponse)(nil),      // 90: thumela.bff.v1.ChangeRecipientPhoneResponse
-	(*LimitUsage)(nil),                        // 91: thumela.bff.v1.LimitUsage
-	(*GetLimitsRequest)(nil),                  // 92: thumela.bff.v1.GetLimitsRequest
-	(*GetLimitsResponse)(nil),                 // 93: thumela.bff.v1.GetLimitsResponse
-	(*GetLimitPolicyRequest)(nil),             // 94: thumela.bff.v1.GetLimitPolicyRequest
-	(*LimitPolicy)(nil),                       // 95: thumela.bff.v1.LimitPolicy
-	(*GetLimitPolicyResponse)(nil),            // 96: thumela.bff.v1.GetLimitPolicyResponse
-	(*FreezeVouchersRequest)(nil),             // 97: thumela.bff.v1.FreezeVouchersRequest
-	(*FreezeVouchersResponse)(nil),            // 98: thumela.bff.v1.FreezeVouchersResponse
-	(*Recipient)(nil),                         // 99: thumela.bff.v1.Recipient
-	(*ListRecipientsRequest)(nil),             // 100: thumela.bff.v1.ListRecipientsRequest
-	(*ListRecipientsResponse)(nil),            // 101: thumela.bff.v1.ListRecipientsResponse
-	(*UpdateRecipientRequest)(nil),            // 102: thumela.bff.v1.UpdateRecipientRequest
-	(*UpdateRecipientResponse)(nil),           // 103: thumela.bff.v1.UpdateRecipientResponse
-	(*DeleteRecipientRequest)(nil),            // 104: thumela.bff.v1.DeleteRecipientRequest
-	(*DeleteRecipientResponse)(nil),           // 105: thumela.bff.v1.DeleteRecipientResponse
-	(*WatchEventsRequest)(nil),                // 106: thumela.bff.v1.WatchEventsRequest
-	(*TransferUpdated)(nil),                   // 107: thumela.bff.v1.TransferUpdated
-	(*ProfileUpdated)(nil),                    // 108: thumela.bff.v1.ProfileUpdated
-	(*PaymentMethodsChanged)(nil),             // 109: thumela.bff.v1.PaymentMethodsChanged
-	(*SmsDeliveryChanged)(nil),                // 110: thumela.bff.v1.SmsDeliveryChanged
-	(*RecipientsChanged)(nil),                 // 111: thumela.bff.v1.RecipientsChanged
-	(*Heartbeat)(nil),                         // 112: thumela.bff.v1.Heartbeat
-	(*WatchEventsResponse)(nil),               // 113: thumela.bff.v1.WatchEventsResponse
-	(*SubmitSupportMessageRequest)(nil),       // 114: thumela.bff.v1.SubmitSupportMessageRequest
-	(*SubmitSupportMessageResponse)(nil),      // 115: thumela.bff.v1.SubmitSupportMessageResponse
-	(*AnalyticsEvent)(nil),                    // 116: thumela.bff.v1.AnalyticsEvent
-	(*TrackRequest)(nil),                      // 117: thumela.bff.v1.TrackRequest
-	(*TrackResponse)(nil),                     // 118: thumela.bff.v1.TrackResponse
-	(*CheckConnectionRequest)(nil),            // 119: thumela.bff.v1.CheckConnectionRequest
-	(*CheckConnectionResponse)(nil),           // 120: thumela.bff.v1.CheckConnectionResponse
-	nil,                                       // 121: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	(*timestamppb.Timestamp)(nil),             // 122: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                   // 123: google.protobuf.Struct
+	(ScheduleFrequency)(0),                    // 9: thumela.bff.v1.ScheduleFrequency
+	(ScheduleState)(0),                        // 10: thumela.bff.v1.ScheduleState
+	(CreditMovementKind)(0),                   // 11: thumela.bff.v1.CreditMovementKind
+	(SupportMessageKind)(0),                   // 12: thumela.bff.v1.SupportMessageKind
+	(*User)(nil),                              // 13: thumela.bff.v1.User
+	(*Profile)(nil),                           // 14: thumela.bff.v1.Profile
+	(*SignUpRequest)(nil),                     // 15: thumela.bff.v1.SignUpRequest
+	(*SignUpResponse)(nil),                    // 16: thumela.bff.v1.SignUpResponse
+	(*VerifyEmailRequest)(nil),                // 17: thumela.bff.v1.VerifyEmailRequest
+	(*VerifyEmailResponse)(nil),               // 18: thumela.bff.v1.VerifyEmailResponse
+	(*ResendCodeRequest)(nil),                 // 19: thumela.bff.v1.ResendCodeRequest
+	(*ResendCodeResponse)(nil),                // 20: thumela.bff.v1.ResendCodeResponse
+	(*SignInRequest)(nil),                     // 21: thumela.bff.v1.SignInRequest
+	(*SignInResponse)(nil),                    // 22: thumela.bff.v1.SignInResponse
+	(*SignOutRequest)(nil),                    // 23: thumela.bff.v1.SignOutRequest
+	(*SignOutResponse)(nil),                   // 24: thumela.bff.v1.SignOutResponse
+	(*GetSessionRequest)(nil),                 // 25: thumela.bff.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),                // 26: thumela.bff.v1.GetSessionResponse
+	(*ChangePasswordRequest)(nil),             // 27: thumela.bff.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),            // 28: thumela.bff.v1.ChangePasswordResponse
+	(*RequestPasswordResetRequest)(nil),       // 29: thumela.bff.v1.RequestPasswordResetRequest
+	(*RequestPasswordResetResponse)(nil),      // 30: thumela.bff.v1.RequestPasswordResetResponse
+	(*ResetPasswordRequest)(nil),              // 31: thumela.bff.v1.ResetPasswordRequest
+	(*ResetPasswordResponse)(nil),             // 32: thumela.bff.v1.ResetPasswordResponse
+	(*BeginPasskeySignInRequest)(nil),         // 33: thumela.bff.v1.BeginPasskeySignInRequest
+	(*BeginPasskeySignInResponse)(nil),        // 34: thumela.bff.v1.BeginPasskeySignInResponse
+	(*FinishPasskeySignInRequest)(nil),        // 35: thumela.bff.v1.FinishPasskeySignInRequest
+	(*FinishPasskeySignInResponse)(nil),       // 36: thumela.bff.v1.FinishPasskeySignInResponse
+	(*SessionInfo)(nil),                       // 37: thumela.bff.v1.SessionInfo
+	(*ListSessionsRequest)(nil),               // 38: thumela.bff.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),              // 39: thumela.bff.v1.ListSessionsResponse
+	(*RevokeSessionRequest)(nil),              // 40: thumela.bff.v1.RevokeSessionRequest
+	(*RevokeSessionResponse)(nil),             // 41: thumela.bff.v1.RevokeSessionResponse
+	(*RevokeOtherSessionsRequest)(nil),        // 42: thumela.bff.v1.RevokeOtherSessionsRequest
+	(*RevokeOtherSessionsResponse)(nil),       // 43: thumela.bff.v1.RevokeOtherSessionsResponse
+	(*Passkey)(nil),                           // 44: thumela.bff.v1.Passkey
+	(*ListPasskeysRequest)(nil),               // 45: thumela.bff.v1.ListPasskeysRequest
+	(*ListPasskeysResponse)(nil),              // 46: thumela.bff.v1.ListPasskeysResponse
+	(*BeginPasskeyRegistrationRequest)(nil),   // 47: thumela.bff.v1.BeginPasskeyRegistrationRequest
+	(*BeginPasskeyRegistrationResponse)(nil),  // 48: thumela.bff.v1.BeginPasskeyRegistrationResponse
+	(*FinishPasskeyRegistrationRequest)(nil),  // 49: thumela.bff.v1.FinishPasskeyRegistrationRequest
+	(*FinishPasskeyRegistrationResponse)(nil), // 50: thumela.bff.v1.FinishPasskeyRegistrationResponse
+	(*DeletePasskeyRequest)(nil),              // 51: thumela.bff.v1.DeletePasskeyRequest
+	(*DeletePasskeyResponse)(nil),             // 52: thumela.bff.v1.DeletePasskeyResponse
+	(*BeginStepUpRequest)(nil),                // 53: thumela.bff.v1.BeginStepUpRequest
+	(*BeginStepUpResponse)(nil),               // 54: thumela.bff.v1.BeginStepUpResponse
+	(*FinishStepUpRequest)(nil),               // 55: thumela.bff.v1.FinishStepUpRequest
+	(*FinishStepUpResponse)(nil),              // 56: thumela.bff.v1.FinishStepUpResponse
+	(*GetProfileRequest)(nil),                 // 57: thumela.bff.v1.GetProfileRequest
+	(*GetProfileResponse)(nil),                // 58: thumela.bff.v1.GetProfileResponse
+	(*UpdateProfileRequest)(nil),              // 59: thumela.bff.v1.UpdateProfileRequest
+	(*UpdateProfileResponse)(nil),             // 60: thumela.bff.v1.UpdateProfileResponse
+	(*PaymentMethod)(nil),                     // 61: thumela.bff.v1.PaymentMethod
+	(*ListPaymentMethodsRequest)(nil),         // 62: thumela.bff.v1.ListPaymentMethodsRequest
+	(*ListPaymentMethodsResponse)(nil),        // 63: thumela.bff.v1.ListPaymentMethodsResponse
+	(*AddCardRequest)(nil),                    // 64: thumela.bff.v1.AddCardRequest
+	(*AddCardResponse)(nil),                   // 65: thumela.bff.v1.AddCardResponse
+	(*UpdatePaymentMethodRequest)(nil),        // 66: thumela.bff.v1.UpdatePaymentMethodRequest
+	(*UpdatePaymentMethodResponse)(nil),       // 67: thumela.bff.v1.UpdatePaymentMethodResponse
+	(*SetDefaultPaymentMethodRequest)(nil),    // 68: thumela.bff.v1.SetDefaultPaymentMethodRequest
+	(*SetDefaultPaymentMethodResponse)(nil),   // 69: thumela.bff.v1.SetDefaultPaymentMethodResponse
+	(*DeletePaymentMethodRequest)(nil),        // 70: thumela.bff.v1.DeletePaymentMethodRequest
+	(*DeletePaymentMethodResponse)(nil),       // 71: thumela.bff.v1.DeletePaymentMethodResponse
+	(*BankOption)(nil),                        // 72: thumela.bff.v1.BankOption
+	(*ListBanksRequest)(nil),                  // 73: thumela.bff.v1.ListBanksRequest
+	(*ListBanksResponse)(nil),                 // 74: thumela.bff.v1.ListBanksResponse
+	(*QuoteFeeRequest)(nil),                   // 75: thumela.bff.v1.QuoteFeeRequest
+	(*FeeQuote)(nil),                          // 76: thumela.bff.v1.FeeQuote
+	(*QuoteFeeResponse)(nil),                  // 77: thumela.bff.v1.QuoteFeeResponse
+	(*WithdrawalLocation)(nil),                // 78: thumela.bff.v1.WithdrawalLocation
+	(*Voucher)(nil),                           // 79: thumela.bff.v1.Voucher
+	(*Transfer)(nil),                          // 80: thumela.bff.v1.Transfer
+	(*SmsDelivery)(nil),                       // 81: thumela.bff.v1.SmsDelivery
+	(*CreateTransferRequest)(nil),             // 82: thumela.bff.v1.CreateTransferRequest
+	(*CreateTransferResponse)(nil),            // 83: thumela.bff.v1.CreateTransferResponse
+	(*GetTransferRequest)(nil),                // 84: thumela.bff.v1.GetTransferRequest
+	(*GetTransferResponse)(nil),               // 85: thumela.bff.v1.GetTransferResponse
+	(*ListTransfersRequest)(nil),              // 86: thumela.bff.v1.ListTransfersRequest
+	(*ListTransfersResponse)(nil),             // 87: thumela.bff.v1.ListTransfersResponse
+	(*CancelTransferRequest)(nil),             // 88: thumela.bff.v1.CancelTransferRequest
+	(*CancelTransferResponse)(nil),            // 89: thumela.bff.v1.CancelTransferResponse
+	(*ResendVoucherRequest)(nil),              // 90: thumela.bff.v1.ResendVoucherRequest
+	(*ResendVoucherResponse)(nil),             // 91: thumela.bff.v1.ResendVoucherResponse
+	(*ChangeRecipientPhoneRequest)(nil),       // 92: thumela.bff.v1.ChangeRecipientPhoneRequest
+	(*ChangeRecipientPhoneResponse)(nil),      // 93: thumela.bff.v1.ChangeRecipientPhoneResponse
+	(*LimitUsage)(nil),                        // 94: thumela.bff.v1.LimitUsage
+	(*GetLimitsRequest)(nil),                  // 95: thumela.bff.v1.GetLimitsRequest
+	(*GetLimitsResponse)(nil),                 // 96: thumela.bff.v1.GetLimitsResponse
+	(*GetLimitPolicyRequest)(nil),             // 97: thumela.bff.v1.GetLimitPolicyRequest
+	(*LimitPolicy)(nil),                       // 98: thumela.bff.v1.LimitPolicy
+	(*GetLimitPolicyResponse)(nil),            // 99: thumela.bff.v1.GetLimitPolicyResponse
+	(*FreezeVouchersRequest)(nil),             // 100: thumela.bff.v1.FreezeVouchersRequest
+	(*FreezeVouchersResponse)(nil),            // 101: thumela.bff.v1.FreezeVouchersResponse
+	(*Recipient)(nil),                         // 102: thumela.bff.v1.Recipient
+	(*ListRecipientsRequest)(nil),             // 103: thumela.bff.v1.ListRecipientsRequest
+	(*ListRecipientsResponse)(nil),            // 104: thumela.bff.v1.ListRecipientsResponse
+	(*UpdateRecipientRequest)(nil),            // 105: thumela.bff.v1.UpdateRecipientRequest
+	(*UpdateRecipientResponse)(nil),           // 106: thumela.bff.v1.UpdateRecipientResponse
+	(*DeleteRecipientRequest)(nil),            // 107: thumela.bff.v1.DeleteRecipientRequest
+	(*DeleteRecipientResponse)(nil),           // 108: thumela.bff.v1.DeleteRecipientResponse
+	(*ScheduleOccurrence)(nil),                // 109: thumela.bff.v1.ScheduleOccurrence
+	(*Schedule)(nil),                          // 110: thumela.bff.v1.Schedule
+	(*CreateScheduleRequest)(nil),             // 111: thumela.bff.v1.CreateScheduleRequest
+	(*CreateScheduleResponse)(nil),            // 112: thumela.bff.v1.CreateScheduleResponse
+	(*ListSchedulesRequest)(nil),              // 113: thumela.bff.v1.ListSchedulesRequest
+	(*ListSchedulesResponse)(nil),             // 114: thumela.bff.v1.ListSchedulesResponse
+	(*PauseScheduleRequest)(nil),              // 115: thumela.bff.v1.PauseScheduleRequest
+	(*PauseScheduleResponse)(nil),             // 116: thumela.bff.v1.PauseScheduleResponse
+	(*ResumeScheduleRequest)(nil),             // 117: thumela.bff.v1.ResumeScheduleRequest
+	(*ResumeScheduleResponse)(nil),            // 118: thumela.bff.v1.ResumeScheduleResponse
+	(*DeleteScheduleRequest)(nil),             // 119: thumela.bff.v1.DeleteScheduleRequest
+	(*DeleteScheduleResponse)(nil),            // 120: thumela.bff.v1.DeleteScheduleResponse
+	(*CreditMovement)(nil),                    // 121: thumela.bff.v1.CreditMovement
+	(*GetCreditRequest)(nil),                  // 122: thumela.bff.v1.GetCreditRequest
+	(*GetCreditResponse)(nil),                 // 123: thumela.bff.v1.GetCreditResponse
+	(*WatchEventsRequest)(nil),                // 124: thumela.bff.v1.WatchEventsRequest
+	(*TransferUpdated)(nil),                   // 125: thumela.bff.v1.TransferUpdated
+	(*ProfileUpdated)(nil),                    // 126: thumela.bff.v1.ProfileUpdated
+	(*PaymentMethodsChanged)(nil),             // 127: thumela.bff.v1.PaymentMethodsChanged
+	(*SmsDeliveryChanged)(nil),                // 128: thumela.bff.v1.SmsDeliveryChanged
+	(*RecipientsChanged)(nil),                 // 129: thumela.bff.v1.RecipientsChanged
+	(*SchedulesChanged)(nil),                  // 130: thumela.bff.v1.SchedulesChanged
+	(*CreditChanged)(nil),                     // 131: thumela.bff.v1.CreditChanged
+	(*Heartbeat)(nil),                         // 132: thumela.bff.v1.Heartbeat
+	(*WatchEventsResponse)(nil),               // 133: thumela.bff.v1.WatchEventsResponse
+	(*SubmitSupportMessageRequest)(nil),       // 134: thumela.bff.v1.SubmitSupportMessageRequest
+	(*SubmitSupportMessageResponse)(nil),      // 135: thumela.bff.v1.SubmitSupportMessageResponse
+	(*AnalyticsEvent)(nil),                    // 136: thumela.bff.v1.AnalyticsEvent
+	(*TrackRequest)(nil),                      // 137: thumela.bff.v1.TrackRequest
+	(*TrackResponse)(nil),                     // 138: thumela.bff.v1.TrackResponse
+	(*CheckConnectionRequest)(nil),            // 139: thumela.bff.v1.CheckConnectionRequest
+	(*CheckConnectionResponse)(nil),           // 140: thumela.bff.v1.CheckConnectionResponse
+	nil,                                       // 141: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	(*timestamppb.Timestamp)(nil),             // 142: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                   // 143: google.protobuf.Struct
 }
 var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
-	122, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
-	122, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
-	122, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	10,  // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
-	11,  // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
+	142, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
+	142, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
+	142, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	13,  // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
+	14,  // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
 	0,   // 5: thumela.bff.v1.ResendCodeRequest.purpose:type_name -> thumela.bff.v1.CodePurpose
-	122, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	10,  // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
-	11,  // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
-	10,  // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
-	11,  // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
-	122, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	10,  // 12: thumela.bff.v1.FinishPasskeySignInResponse.user:type_name -> thumela.bff.v1.User
-	11,  // 13: thumela.bff.v1.FinishPasskeySignInResponse.profile:type_name -> thumela.bff.v1.Profile
-	122, // 14: thumela.bff.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	122, // 15: thumela.bff.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
-	34,  // 16: thumela.bff.v1.ListSessionsResponse.sessions:type_name -> thumela.bff.v1.SessionInfo
-	122, // 17: thumela.bff.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
-	122, // 18: thumela.bff.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
-	41,  // 19: thumela.bff.v1.ListPasskeysResponse.passkeys:type_name -> thumela.bff.v1.Passkey
-	41,  // 20: thumela.bff.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> thumela.bff.v1.Passkey
-	122, // 21: thumela.bff.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
-	11,  // 22: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
-	11,  // 23: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	142, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	13,  // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
+	14,  // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
+	13,  // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
+	14,  // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
+	142, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	13,  // 12: thumela.bff.v1.FinishPasskeySignInResponse.user:type_name -> thumela.bff.v1.User
+	14,  // 13: thumela.bff.v1.FinishPasskeySignInResponse.profile:type_name -> thumela.bff.v1.Profile
+	142, // 14: thumela.bff.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	142, // 15: thumela.bff.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
+	37,  // 16: thumela.bff.v1.ListSessionsResponse.sessions:type_name -> thumela.bff.v1.SessionInfo
+	142, // 17: thumela.bff.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	142, // 18: thumela.bff.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	44,  // 19: thumela.bff.v1.ListPasskeysResponse.passkeys:type_name -> thumela.bff.v1.Passkey
+	44,  // 20: thumela.bff.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> thumela.bff.v1.Passkey
+	142, // 21: thumela.bff.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
+	14,  // 22: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	14,  // 23: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
 	1,   // 24: thumela.bff.v1.PaymentMethod.type:type_name -> thumela.bff.v1.PaymentMethodType
 	2,   // 25: thumela.bff.v1.PaymentMethod.brand:type_name -> thumela.bff.v1.CardBrand
-	58,  // 26: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
-	58,  // 27: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	58,  // 28: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	58,  // 29: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	61,  // 26: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
+	61,  // 27: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	61,  // 28: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	61,  // 29: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
 	3,   // 30: thumela.bff.v1.BankOption.bank:type_name -> thumela.bff.v1.Bank
-	69,  // 31: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
+	72,  // 31: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
 	3,   // 32: thumela.bff.v1.QuoteFeeRequest.bank:type_name -> thumela.bff.v1.Bank
-	73,  // 33: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
+	76,  // 33: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
 	5,   // 34: thumela.bff.v1.Voucher.collection_status:type_name -> thumela.bff.v1.CollectionStatus
-	122, // 35: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	122, // 36: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	142, // 35: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	142, // 36: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
 	3,   // 37: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
 	4,   // 38: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
-	75,  // 39: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	76,  // 40: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
-	122, // 41: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	122, // 42: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	78,  // 43: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	78,  // 39: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	79,  // 40: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
+	142, // 41: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	142, // 42: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	81,  // 43: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
 	6,   // 44: thumela.bff.v1.Transfer.refund_status:type_name -> thumela.bff.v1.RefundStatus
 	7,   // 45: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
-	122, // 46: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
+	142, // 46: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
 	3,   // 47: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
-	75,  // 48: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	77,  // 49: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	77,  // 50: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	78,  // 48: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	80,  // 49: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	80,  // 50: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
 	4,   // 51: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
-	77,  // 52: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
-	77,  // 53: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	77,  // 54: thumela.bff.v1.ResendVoucherResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	77,  // 55: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	80,  // 52: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
+	80,  // 53: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	80,  // 54: thumela.bff.v1.ResendVoucherResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	80,  // 55: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
 	8,   // 56: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
-	91,  // 57: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
+	94,  // 57: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
 	8,   // 58: thumela.bff.v1.LimitPolicy.kind:type_name -> thumela.bff.v1.LimitKind
-	95,  // 59: thumela.bff.v1.GetLimitPolicyResponse.limits:type_name -> thumela.bff.v1.LimitPolicy
-	77,  // 60: thumela.bff.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.bff.v1.Transfer
+	98,  // 59: thumela.bff.v1.GetLimitPolicyResponse.limits:type_name -> thumela.bff.v1.LimitPolicy
+	80,  // 60: thumela.bff.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.bff.v1.Transfer
 	3,   // 61: thumela.bff.v1.Recipient.bank:type_name -> thumela.bff.v1.Bank
-	122, // 62: thumela.bff.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
-	122, // 63: thumela.bff.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
-	122, // 64: thumela.bff.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
-	99,  // 65: thumela.bff.v1.ListRecipientsResponse.recipients:type_name -> thumela.bff.v1.Recipient
+	142, // 62: thumela.bff.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
+	142, // 63: thumela.bff.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
+	142, // 64: thumela.bff.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
+	102, // 65: thumela.bff.v1.ListRecipientsResponse.recipients:type_name -> thumela.bff.v1.Recipient
 	3,   // 66: thumela.bff.v1.UpdateRecipientRequest.bank:type_name -> thumela.bff.v1.Bank
-	99,  // 67: thumela.bff.v1.UpdateRecipientResponse.recipient:type_name -> thumela.bff.v1.Recipient
-	77,  // 68: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
-	11,  // 69: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
-	78,  // 70: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	107, // 71: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
-	108, // 72: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
-	109, // 73: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
-	112, // 74: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
-	110, // 75: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
-	111, // 76: thumela.bff.v1.WatchEventsResponse.recipients_changed:type_name -> thumela.bff.v1.RecipientsChanged
-	9,   // 77: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
-	121, // 78: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	123, // 79: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
-	122, // 80: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
-	116, // 81: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
-	12,  // 82: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
-	14,  // 83: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
-	16,  // 84: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
-	18,  // 85: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
-	20,  // 86: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
-	22,  // 87: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
-	24,  // 88: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
-	26,  // 89: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
-	28,  // 90: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
-	30,  // 91: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
-	32,  // 92: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
-	35,  // 93: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
-	37,  // 94: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
-	39,  // 95: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
-	42,  // 96: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
-	44,  // 97: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
-	46,  // 98: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
-	48,  // 99: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
-	50,  // 100: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
-	52,  // 101: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
-	54,  // 102: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
-	56,  // 103: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
-	59,  // 104: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
-	61,  // 105: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
-	63,  // 106: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
-	65,  // 107: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
-	67,  // 108: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
-	70,  // 109: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
-	72,  // 110: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
-	79,  // 111: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
-	81,  // 112: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
-	83,  // 113: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
-	85,  // 114: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
-	92,  // 115: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
-	94,  // 116: thumela.bff.v1.TransfersService.GetLimitPolicy:input_type -> thumela.bff.v1.GetLimitPolicyRequest
-	97,  // 117: thumela.bff.v1.TransfersService.FreezeVouchers:input_type -> thumela.bff.v1.FreezeVouchersRequest
-	87,  // 118: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
-	89,  // 119: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
-	100, // 120: thumela.bff.v1.RecipientsService.ListRecipients:input_type -> thumela.bff.v1.ListRecipientsRequest
-	102, // 121: thumela.bff.v1.RecipientsService.UpdateRecipient:input_type -> thumela.bff.v1.UpdateRecipientRequest
-	104, // 122: thumela.bff.v1.RecipientsService.DeleteRecipient:input_type -> thumela.bff.v1.DeleteRecipientRequest
-	106, // 123: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
-	114, // 124: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
-	117, // 125: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
-	119, // 126: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
-	13,  // 127: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
-	15,  // 128: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
-	17,  // 129: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
-	19,  // 130: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
-	21,  // 131: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
-	23,  // 132: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
-	25,  // 133: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
-	27,  // 134: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
-	29,  // 135: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
-	31,  // 136: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
-	33,  // 137: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
-	36,  // 138: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
-	38,  // 139: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
-	40,  // 140: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
-	43,  // 141: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
-	45,  // 142: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
-	47,  // 143: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
-	49,  // 144: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
-	51,  // 145: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
-	53,  // 146: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
-	55,  // 147: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
-	57,  // 148: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
-	60,  // 149: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
-	62,  // 150: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
-	64,  // 151: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
-	66,  // 152: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
-	68,  // 153: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
-	71,  // 154: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
-	74,  // 155: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
-	80,  // 156: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
-	82,  // 157: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
-	84,  // 158: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
-	86,  // 159: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
-	93,  // 160: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
-	96,  // 161: thumela.bff.v1.TransfersService.GetLimitPolicy:output_type -> thumela.bff.v1.GetLimitPolicyResponse
-	98,  // 162: thumela.bff.v1.TransfersService.FreezeVouchers:output_type -> thumela.bff.v1.FreezeVouchersResponse
-	88,  // 163: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
-	90,  // 164: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
-	101, // 165: thumela.bff.v1.RecipientsService.ListRecipients:output_type -> thumela.bff.v1.ListRecipientsResponse
-	103, // 166: thumela.bff.v1.RecipientsService.UpdateRecipient:output_type -> thumela.bff.v1.UpdateRecipientResponse
-	105, // 167: thumela.bff.v1.RecipientsService.DeleteRecipient:output_type -> thumela.bff.v1.DeleteRecipientResponse
-	113, // 168: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
-	115, // 169: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
-	118, // 170: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
-	120, // 171: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
-	127, // [127:172] is the sub-list for method output_type
-	82,  // [82:127] is the sub-list for method input_type
-	82,  // [82:82] is the sub-list for extension type_name
-	82,  // [82:82] is the sub-list for extension extendee
-	0,   // [0:82] is the sub-list for field type_name
+	102, // 67: thumela.bff.v1.UpdateRecipientResponse.recipient:type_name -> thumela.bff.v1.Recipient
+	142, // 68: thumela.bff.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
+	3,   // 69: thumela.bff.v1.Schedule.bank:type_name -> thumela.bff.v1.Bank
+	9,   // 70: thumela.bff.v1.Schedule.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
+	10,  // 71: thumela.bff.v1.Schedule.state:type_name -> thumela.bff.v1.ScheduleState
+	109, // 72: thumela.bff.v1.Schedule.recent_occurrences:type_name -> thumela.bff.v1.ScheduleOccurrence
+	142, // 73: thumela.bff.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	142, // 74: thumela.bff.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	3,   // 75: thumela.bff.v1.CreateScheduleRequest.bank:type_name -> thumela.bff.v1.Bank
+	9,   // 76: thumela.bff.v1.CreateScheduleRequest.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
+	110, // 77: thumela.bff.v1.CreateScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	110, // 78: thumela.bff.v1.ListSchedulesResponse.schedules:type_name -> thumela.bff.v1.Schedule
+	110, // 79: thumela.bff.v1.PauseScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	110, // 80: thumela.bff.v1.ResumeScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	11,  // 81: thumela.bff.v1.CreditMovement.kind:type_name -> thumela.bff.v1.CreditMovementKind
+	142, // 82: thumela.bff.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
+	121, // 83: thumela.bff.v1.GetCreditResponse.recent_movements:type_name -> thumela.bff.v1.CreditMovement
+	80,  // 84: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
+	14,  // 85: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
+	81,  // 86: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	125, // 87: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
+	126, // 88: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
+	127, // 89: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
+	132, // 90: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
+	128, // 91: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
+	129, // 92: thumela.bff.v1.WatchEventsResponse.recipients_changed:type_name -> thumela.bff.v1.RecipientsChanged
+	130, // 93: thumela.bff.v1.WatchEventsResponse.schedules_changed:type_name -> thumela.bff.v1.SchedulesChanged
+	131, // 94: thumela.bff.v1.WatchEventsResponse.credit_changed:type_name -> thumela.bff.v1.CreditChanged
+	12,  // 95: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
+	141, // 96: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	143, // 97: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
+	142, // 98: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
+	136, // 99: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
+	15,  // 100: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
+	17,  // 101: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
+	19,  // 102: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
+	21,  // 103: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
+	23,  // 104: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
+	25,  // 105: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
+	27,  // 106: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
+	29,  // 107: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
+	31,  // 108: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
+	33,  // 109: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
+	35,  // 110: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
+	38,  // 111: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
+	40,  // 112: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
+	42,  // 113: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
+	45,  // 114: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
+	47,  // 115: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
+	49,  // 116: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
+	51,  // 117: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
+	53,  // 118: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
+	55,  // 119: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
+	57,  // 120: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
+	59,  // 121: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
+	62,  // 122: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
+	64,  // 123: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
+	66,  // 124: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
+	68,  // 125: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
+	70,  // 126: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
+	73,  // 127: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
+	75,  // 128: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
+	82,  // 129: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
+	84,  // 130: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
+	86,  // 131: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
+	88,  // 132: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
+	95,  // 133: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
+	97,  // 134: thumela.bff.v1.TransfersService.GetLimitPolicy:input_type -> thumela.bff.v1.GetLimitPolicyRequest
+	100, // 135: thumela.bff.v1.TransfersService.FreezeVouchers:input_type -> thumela.bff.v1.FreezeVouchersRequest
+	90,  // 136: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
+	92,  // 137: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
+	103, // 138: thumela.bff.v1.RecipientsService.ListRecipients:input_type -> thumela.bff.v1.ListRecipientsRequest
+	105, // 139: thumela.bff.v1.RecipientsService.UpdateRecipient:input_type -> thumela.bff.v1.UpdateRecipientRequest
+	107, // 140: thumela.bff.v1.RecipientsService.DeleteRecipient:input_type -> thumela.bff.v1.DeleteRecipientRequest
+	111, // 141: thumela.bff.v1.SchedulesService.CreateSchedule:input_type -> thumela.bff.v1.CreateScheduleRequest
+	113, // 142: thumela.bff.v1.SchedulesService.ListSchedules:input_type -> thumela.bff.v1.ListSchedulesRequest
+	115, // 143: thumela.bff.v1.SchedulesService.PauseSchedule:input_type -> thumela.bff.v1.PauseScheduleRequest
+	117, // 144: thumela.bff.v1.SchedulesService.ResumeSchedule:input_type -> thumela.bff.v1.ResumeScheduleRequest
+	119, // 145: thumela.bff.v1.SchedulesService.DeleteSchedule:input_type -> thumela.bff.v1.DeleteScheduleRequest
+	122, // 146: thumela.bff.v1.CreditService.GetCredit:input_type -> thumela.bff.v1.GetCreditRequest
+	124, // 147: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
+	134, // 148: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
+	137, // 149: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
+	139, // 150: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
+	16,  // 151: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
+	18,  // 152: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
+	20,  // 153: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
+	22,  // 154: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
+	24,  // 155: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
+	26,  // 156: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
+	28,  // 157: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
+	30,  // 158: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
+	32,  // 159: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
+	34,  // 160: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
+	36,  // 161: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
+	39,  // 162: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
+	41,  // 163: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
+	43,  // 164: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
+	46,  // 165: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
+	48,  // 166: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
+	50,  // 167: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
+	52,  // 168: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
+	54,  // 169: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
+	56,  // 170: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
+	58,  // 171: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
+	60,  // 172: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
+	63,  // 173: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
+	65,  // 174: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
+	67,  // 175: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
+	69,  // 176: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
+	71,  // 177: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
+	74,  // 178: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
+	77,  // 179: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
+	83,  // 180: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
+	85,  // 181: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
+	87,  // 182: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
+	89,  // 183: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
+	96,  // 184: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
+	99,  // 185: thumela.bff.v1.TransfersService.GetLimitPolicy:output_type -> thumela.bff.v1.GetLimitPolicyResponse
+	101, // 186: thumela.bff.v1.TransfersService.FreezeVouchers:output_type -> thumela.bff.v1.FreezeVouchersResponse
+	91,  // 187: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
+	93,  // 188: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
+	104, // 189: thumela.bff.v1.RecipientsService.ListRecipients:output_type -> thumela.bff.v1.ListRecipientsResponse
+	106, // 190: thumela.bff.v1.RecipientsService.UpdateRecipient:output_type -> thumela.bff.v1.UpdateRecipientResponse
+	108, // 191: thumela.bff.v1.RecipientsService.DeleteRecipient:output_type -> thumela.bff.v1.DeleteRecipientResponse
+	112, // 192: thumela.bff.v1.SchedulesService.CreateSchedule:output_type -> thumela.bff.v1.CreateScheduleResponse
+	114, // 193: thumela.bff.v1.SchedulesService.ListSchedules:output_type -> thumela.bff.v1.ListSchedulesResponse
+	116, // 194: thumela.bff.v1.SchedulesService.PauseSchedule:output_type -> thumela.bff.v1.PauseScheduleResponse
+	118, // 195: thumela.bff.v1.SchedulesService.ResumeSchedule:output_type -> thumela.bff.v1.ResumeScheduleResponse
+	120, // 196: thumela.bff.v1.SchedulesService.DeleteSchedule:output_type -> thumela.bff.v1.DeleteScheduleResponse
+	123, // 197: thumela.bff.v1.CreditService.GetCredit:output_type -> thumela.bff.v1.GetCreditResponse
+	133, // 198: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
+	135, // 199: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
+	138, // 200: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
+	140, // 201: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
+	151, // [151:202] is the sub-list for method output_type
+	100, // [100:151] is the sub-list for method input_type
+	100, // [100:100] is the sub-list for extension type_name
+	100, // [100:100] is the sub-list for extension extendee
+	0,   // [0:100] is the sub-list for field type_name
 }
 
 func init() { file_thumela_bff_v1_bff_proto_init() }
@@ -7334,23 +8732,25 @@ func file_thumela_bff_v1_bff_proto_init() {
 		(*FinishStepUpRequest_Password)(nil),
 		(*FinishStepUpRequest_PasskeyCredentialJson)(nil),
 	}
-	file_thumela_bff_v1_bff_proto_msgTypes[103].OneofWrappers = []any{
+	file_thumela_bff_v1_bff_proto_msgTypes[120].OneofWrappers = []any{
 		(*WatchEventsResponse_TransferUpdated)(nil),
 		(*WatchEventsResponse_ProfileUpdated)(nil),
 		(*WatchEventsResponse_PaymentMethodsChanged)(nil),
 		(*WatchEventsResponse_Heartbeat)(nil),
 		(*WatchEventsResponse_SmsDeliveryChanged)(nil),
 		(*WatchEventsResponse_RecipientsChanged)(nil),
+		(*WatchEventsResponse_SchedulesChanged)(nil),
+		(*WatchEventsResponse_CreditChanged)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_bff_v1_bff_proto_rawDesc), len(file_thumela_bff_v1_bff_proto_rawDesc)),
-			NumEnums:      10,
-			NumMessages:   112,
+			NumEnums:      13,
+			NumMessages:   129,
 			NumExtensions: 0,
-			NumServices:   10,
+			NumServices:   12,
 		},
 		GoTypes:           file_thumela_bff_v1_bff_proto_goTypes,
 		DependencyIndexes: file_thumela_bff_v1_bff_proto_depIdxs,

@@ -101,9 +101,12 @@ func (x *UserSignedUp) GetOccurredAt() *timestamppb.Timestamp {
 
 // UserVerified is published on thumela.identity.<user_id>.verified.
 type UserVerified struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
-	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	UserId     string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	// The referral code typed at sign-up (SignUpRequest.referral_code), normalised; empty when
+	// none. Identity checks its shape only: transfers owns the codes and pays the credit.
+	ReferralCode  string `protobuf:"bytes,3,opt,name=referral_code,json=referralCode,proto3" json:"referral_code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -150,6 +153,13 @@ func (x *UserVerified) GetOccurredAt() *timestamppb.Timestamp {
 		return x.OccurredAt
 	}
 	return nil
+}
+
+func (x *UserVerified) GetReferralCode() string {
+	if x != nil {
+		return x.ReferralCode
+	}
+	return ""
 }
 
 // SessionsRevoked is published on thumela.identity.<user_id>.sessions_revoked when sessions
@@ -237,11 +247,12 @@ const file_thumela_identity_v1_events_proto_rawDesc = "" +
 	"first_name\x18\x03 \x01(\tR\tfirstName\x12\x1b\n" +
 	"\tlast_name\x18\x04 \x01(\tR\blastName\x12;\n" +
 	"\voccurred_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAt\"d\n" +
+	"occurredAt\"\x89\x01\n" +
 	"\fUserVerified\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12;\n" +
 	"\voccurred_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAt\"\xa0\x01\n" +
+	"occurredAt\x12#\n" +
+	"\rreferral_code\x18\x03 \x01(\tR\freferralCode\"\xa0\x01\n" +
 	"\x0fSessionsRevoked\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
 	"\vsession_ids\x18\x02 \x03(\tR\n" +

@@ -277,12 +277,17 @@ func (x *Session) GetId() string {
 }
 
 type SignUpRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	FirstName     string                 `protobuf:"bytes,1,opt,name=first_name,json=firstName,proto3" json:"first_name,omitempty"`
-	LastName      string                 `protobuf:"bytes,2,opt,name=last_name,json=lastName,proto3" json:"last_name,omitempty"`
-	Email         string                 `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
-	Password      string                 `protobuf:"bytes,4,opt,name=password,proto3" json:"password,omitempty"`
-	Client        *Client                `protobuf:"bytes,5,opt,name=client,proto3" json:"client,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	FirstName string                 `protobuf:"bytes,1,opt,name=first_name,json=firstName,proto3" json:"first_name,omitempty"`
+	LastName  string                 `protobuf:"bytes,2,opt,name=last_name,json=lastName,proto3" json:"last_name,omitempty"`
+	Email     string                 `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
+	Password  string                 `protobuf:"bytes,4,opt,name=password,proto3" json:"password,omitempty"`
+	Client    *Client                `protobuf:"bytes,5,opt,name=client,proto3" json:"client,omitempty"`
+	// Optional: a friend's referral code from /signup?ref=<code> ("THU-" and 8 Crockford base32
+	// characters, any case). A malformed code is InvalidArgument with a field violation on
+	// referral_code; a well-formed one is kept and carried by UserVerified. Ignored when the
+	// address already has an account.
+	ReferralCode  string `protobuf:"bytes,6,opt,name=referral_code,json=referralCode,proto3" json:"referral_code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -350,6 +355,13 @@ func (x *SignUpRequest) GetClient() *Client {
 		return x.Client
 	}
 	return nil
+}
+
+func (x *SignUpRequest) GetReferralCode() string {
+	if x != nil {
+		return x.ReferralCode
+	}
+	return ""
 }
 
 // SignUpResponse is the same whether or not the address already has an account (the owner of
@@ -2981,14 +2993,15 @@ const file_thumela_identity_v1_identity_proto_rawDesc = "" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x129\n" +
 	"\n" +
 	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x0e\n" +
-	"\x02id\x18\x03 \x01(\tR\x02id\"\xb2\x01\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\"\xd7\x01\n" +
 	"\rSignUpRequest\x12\x1d\n" +
 	"\n" +
 	"first_name\x18\x01 \x01(\tR\tfirstName\x12\x1b\n" +
 	"\tlast_name\x18\x02 \x01(\tR\blastName\x12\x14\n" +
 	"\x05email\x18\x03 \x01(\tR\x05email\x12\x1a\n" +
 	"\bpassword\x18\x04 \x01(\tR\bpassword\x123\n" +
-	"\x06client\x18\x05 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\"\xc5\x01\n" +
+	"\x06client\x18\x05 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\x12#\n" +
+	"\rreferral_code\x18\x06 \x01(\tR\freferralCode\"\xc5\x01\n" +
 	"\x0eSignUpResponse\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12B\n" +
 	"\x0fcode_expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\rcodeExpiresAt\x12J\n" +

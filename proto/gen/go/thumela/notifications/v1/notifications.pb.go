@@ -91,21 +91,24 @@ func (Channel) EnumDescriptor() ([]byte, []int) {
 //	SIGN_UP_ATTEMPT: first_name, at: someone tried to sign up with the address of an existing
 //	  account (the owner is told instead of the visitor learning that the account exists).
 //	PASSKEY_ADDED: first_name, name, at.
+//	SCHEDULED_SEND_FAILED: first_name, recipient_name, amount_cents, date (YYYY-MM-DD), reason:
+//	  an occurrence of a recurring send could not be created or its card declined.
 type Template int32
 
 const (
-	Template_TEMPLATE_UNSPECIFIED         Template = 0
-	Template_TEMPLATE_SIGN_UP_CODE        Template = 1
-	Template_TEMPLATE_PASSWORD_RESET_CODE Template = 2
-	Template_TEMPLATE_NEW_SIGN_IN         Template = 3
-	Template_TEMPLATE_VOUCHER_ISSUED      Template = 4
-	Template_TEMPLATE_VOUCHER_REMINDER    Template = 5
-	Template_TEMPLATE_TRANSFER_RECEIPT    Template = 6
-	Template_TEMPLATE_CASH_COLLECTED      Template = 7
-	Template_TEMPLATE_VOUCHER_REFUNDED    Template = 8
-	Template_TEMPLATE_SUPPORT_MESSAGE     Template = 9
-	Template_TEMPLATE_SIGN_UP_ATTEMPT     Template = 10
-	Template_TEMPLATE_PASSKEY_ADDED       Template = 11
+	Template_TEMPLATE_UNSPECIFIED           Template = 0
+	Template_TEMPLATE_SIGN_UP_CODE          Template = 1
+	Template_TEMPLATE_PASSWORD_RESET_CODE   Template = 2
+	Template_TEMPLATE_NEW_SIGN_IN           Template = 3
+	Template_TEMPLATE_VOUCHER_ISSUED        Template = 4
+	Template_TEMPLATE_VOUCHER_REMINDER      Template = 5
+	Template_TEMPLATE_TRANSFER_RECEIPT      Template = 6
+	Template_TEMPLATE_CASH_COLLECTED        Template = 7
+	Template_TEMPLATE_VOUCHER_REFUNDED      Template = 8
+	Template_TEMPLATE_SUPPORT_MESSAGE       Template = 9
+	Template_TEMPLATE_SIGN_UP_ATTEMPT       Template = 10
+	Template_TEMPLATE_PASSKEY_ADDED         Template = 11
+	Template_TEMPLATE_SCHEDULED_SEND_FAILED Template = 12
 )
 
 // Enum value maps for Template.
@@ -123,20 +126,22 @@ var (
 		9:  "TEMPLATE_SUPPORT_MESSAGE",
 		10: "TEMPLATE_SIGN_UP_ATTEMPT",
 		11: "TEMPLATE_PASSKEY_ADDED",
+		12: "TEMPLATE_SCHEDULED_SEND_FAILED",
 	}
 	Template_value = map[string]int32{
-		"TEMPLATE_UNSPECIFIED":         0,
-		"TEMPLATE_SIGN_UP_CODE":        1,
-		"TEMPLATE_PASSWORD_RESET_CODE": 2,
-		"TEMPLATE_NEW_SIGN_IN":         3,
-		"TEMPLATE_VOUCHER_ISSUED":      4,
-		"TEMPLATE_VOUCHER_REMINDER":    5,
-		"TEMPLATE_TRANSFER_RECEIPT":    6,
-		"TEMPLATE_CASH_COLLECTED":      7,
-		"TEMPLATE_VOUCHER_REFUNDED":    8,
-		"TEMPLATE_SUPPORT_MESSAGE":     9,
-		"TEMPLATE_SIGN_UP_ATTEMPT":     10,
-		"TEMPLATE_PASSKEY_ADDED":       11,
+		"TEMPLATE_UNSPECIFIED":           0,
+		"TEMPLATE_SIGN_UP_CODE":          1,
+		"TEMPLATE_PASSWORD_RESET_CODE":   2,
+		"TEMPLATE_NEW_SIGN_IN":           3,
+		"TEMPLATE_VOUCHER_ISSUED":        4,
+		"TEMPLATE_VOUCHER_REMINDER":      5,
+		"TEMPLATE_TRANSFER_RECEIPT":      6,
+		"TEMPLATE_CASH_COLLECTED":        7,
+		"TEMPLATE_VOUCHER_REFUNDED":      8,
+		"TEMPLATE_SUPPORT_MESSAGE":       9,
+		"TEMPLATE_SIGN_UP_ATTEMPT":       10,
+		"TEMPLATE_PASSKEY_ADDED":         11,
+		"TEMPLATE_SCHEDULED_SEND_FAILED": 12,
 	}
 )
 
@@ -1022,7 +1027,7 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\aChannel\x12\x17\n" +
 	"\x13CHANNEL_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCHANNEL_EMAIL\x10\x01\x12\x0f\n" +
-	"\vCHANNEL_SMS\x10\x02*\xea\x02\n" +
+	"\vCHANNEL_SMS\x10\x02*\x8e\x03\n" +
 	"\bTemplate\x12\x18\n" +
 	"\x14TEMPLATE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEMPLATE_SIGN_UP_CODE\x10\x01\x12 \n" +
@@ -1036,7 +1041,8 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x18TEMPLATE_SUPPORT_MESSAGE\x10\t\x12\x1c\n" +
 	"\x18TEMPLATE_SIGN_UP_ATTEMPT\x10\n" +
 	"\x12\x1a\n" +
-	"\x16TEMPLATE_PASSKEY_ADDED\x10\v*\xa2\x01\n" +
+	"\x16TEMPLATE_PASSKEY_ADDED\x10\v\x12\"\n" +
+	"\x1eTEMPLATE_SCHEDULED_SEND_FAILED\x10\f*\xa2\x01\n" +
 	"\x0eDeliveryStatus\x12\x1f\n" +
 	"\x1bDELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DELIVERY_STATUS_QUEUED\x10\x01\x12\x18\n" +

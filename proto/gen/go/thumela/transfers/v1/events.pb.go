@@ -210,6 +210,122 @@ func (x *RecipientsChanged) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// SchedulesChanged is published on thumela.transfers.<user_id>.schedules when a recurring send
+// is created, paused, resumed, deleted or ends, or an occurrence is recorded.
+type SchedulesChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SchedulesChanged) Reset() {
+	*x = SchedulesChanged{}
+	mi := &file_thumela_transfers_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SchedulesChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SchedulesChanged) ProtoMessage() {}
+
+func (x *SchedulesChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SchedulesChanged.ProtoReflect.Descriptor instead.
+func (*SchedulesChanged) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SchedulesChanged) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *SchedulesChanged) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+// CreditChanged is published on thumela.transfers.<user_id>.credit when the user's credit or
+// referral figures change.
+type CreditChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	BalanceCents  int64                  `protobuf:"varint,2,opt,name=balance_cents,json=balanceCents,proto3" json:"balance_cents,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreditChanged) Reset() {
+	*x = CreditChanged{}
+	mi := &file_thumela_transfers_v1_events_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreditChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreditChanged) ProtoMessage() {}
+
+func (x *CreditChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_events_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreditChanged.ProtoReflect.Descriptor instead.
+func (*CreditChanged) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_events_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CreditChanged) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *CreditChanged) GetBalanceCents() int64 {
+	if x != nil {
+		return x.BalanceCents
+	}
+	return 0
+}
+
+func (x *CreditChanged) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_thumela_transfers_v1_events_proto protoreflect.FileDescriptor
 
 const file_thumela_transfers_v1_events_proto_rawDesc = "" +
@@ -230,6 +346,15 @@ const file_thumela_transfers_v1_events_proto_rawDesc = "" +
 	"\x11RecipientsChanged\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12;\n" +
 	"\voccurred_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"h\n" +
+	"\x10SchedulesChanged\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12;\n" +
+	"\voccurred_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"\x8a\x01\n" +
+	"\rCreditChanged\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12#\n" +
+	"\rbalance_cents\x18\x02 \x01(\x03R\fbalanceCents\x12;\n" +
+	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAtB\xe3\x01\n" +
 	"\x18com.thumela.transfers.v1B\vEventsProtoP\x01ZHgithub.com/thumela/thumela/proto/gen/go/thumela/transfers/v1;transfersv1\xa2\x02\x03TTX\xaa\x02\x14Thumela.Transfers.V1\xca\x02\x14Thumela\\Transfers\\V1\xe2\x02 Thumela\\Transfers\\V1\\GPBMetadata\xea\x02\x16Thumela::Transfers::V1b\x06proto3"
 
@@ -245,29 +370,33 @@ func file_thumela_transfers_v1_events_proto_rawDescGZIP() []byte {
 	return file_thumela_transfers_v1_events_proto_rawDescData
 }
 
-var file_thumela_transfers_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_thumela_transfers_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_thumela_transfers_v1_events_proto_goTypes = []any{
 	(*TransferStatusChanged)(nil), // 0: thumela.transfers.v1.TransferStatusChanged
 	(*VoucherChanged)(nil),        // 1: thumela.transfers.v1.VoucherChanged
 	(*RecipientsChanged)(nil),     // 2: thumela.transfers.v1.RecipientsChanged
-	(*Transfer)(nil),              // 3: thumela.transfers.v1.Transfer
-	(TransferStatus)(0),           // 4: thumela.transfers.v1.TransferStatus
-	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
-	(*Voucher)(nil),               // 6: thumela.transfers.v1.Voucher
+	(*SchedulesChanged)(nil),      // 3: thumela.transfers.v1.SchedulesChanged
+	(*CreditChanged)(nil),         // 4: thumela.transfers.v1.CreditChanged
+	(*Transfer)(nil),              // 5: thumela.transfers.v1.Transfer
+	(TransferStatus)(0),           // 6: thumela.transfers.v1.TransferStatus
+	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(*Voucher)(nil),               // 8: thumela.transfers.v1.Voucher
 }
 var file_thumela_transfers_v1_events_proto_depIdxs = []int32{
-	3, // 0: thumela.transfers.v1.TransferStatusChanged.transfer:type_name -> thumela.transfers.v1.Transfer
-	4, // 1: thumela.transfers.v1.TransferStatusChanged.previous_status:type_name -> thumela.transfers.v1.TransferStatus
-	5, // 2: thumela.transfers.v1.TransferStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
-	6, // 3: thumela.transfers.v1.VoucherChanged.voucher:type_name -> thumela.transfers.v1.Voucher
-	5, // 4: thumela.transfers.v1.VoucherChanged.occurred_at:type_name -> google.protobuf.Timestamp
-	3, // 5: thumela.transfers.v1.VoucherChanged.transfer:type_name -> thumela.transfers.v1.Transfer
-	5, // 6: thumela.transfers.v1.RecipientsChanged.occurred_at:type_name -> google.protobuf.Timestamp
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	5, // 0: thumela.transfers.v1.TransferStatusChanged.transfer:type_name -> thumela.transfers.v1.Transfer
+	6, // 1: thumela.transfers.v1.TransferStatusChanged.previous_status:type_name -> thumela.transfers.v1.TransferStatus
+	7, // 2: thumela.transfers.v1.TransferStatusChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	8, // 3: thumela.transfers.v1.VoucherChanged.voucher:type_name -> thumela.transfers.v1.Voucher
+	7, // 4: thumela.transfers.v1.VoucherChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	5, // 5: thumela.transfers.v1.VoucherChanged.transfer:type_name -> thumela.transfers.v1.Transfer
+	7, // 6: thumela.transfers.v1.RecipientsChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	7, // 7: thumela.transfers.v1.SchedulesChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	7, // 8: thumela.transfers.v1.CreditChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	9, // [9:9] is the sub-list for method output_type
+	9, // [9:9] is the sub-list for method input_type
+	9, // [9:9] is the sub-list for extension type_name
+	9, // [9:9] is the sub-list for extension extendee
+	0, // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_events_proto_init() }
@@ -282,7 +411,7 @@ func file_thumela_transfers_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_transfers_v1_events_proto_rawDesc), len(file_thumela_transfers_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

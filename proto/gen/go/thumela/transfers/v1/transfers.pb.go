@@ -251,6 +251,169 @@ func (LimitKind) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{3}
 }
 
+type ScheduleFrequency int32
+
+const (
+	ScheduleFrequency_SCHEDULE_FREQUENCY_UNSPECIFIED ScheduleFrequency = 0
+	// Every 7 days from the start date.
+	ScheduleFrequency_SCHEDULE_FREQUENCY_WEEKLY ScheduleFrequency = 1
+	// The start date's day of every month; on a shorter month, its last day.
+	ScheduleFrequency_SCHEDULE_FREQUENCY_MONTHLY ScheduleFrequency = 2
+)
+
+// Enum value maps for ScheduleFrequency.
+var (
+	ScheduleFrequency_name = map[int32]string{
+		0: "SCHEDULE_FREQUENCY_UNSPECIFIED",
+		1: "SCHEDULE_FREQUENCY_WEEKLY",
+		2: "SCHEDULE_FREQUENCY_MONTHLY",
+	}
+	ScheduleFrequency_value = map[string]int32{
+		"SCHEDULE_FREQUENCY_UNSPECIFIED": 0,
+		"SCHEDULE_FREQUENCY_WEEKLY":      1,
+		"SCHEDULE_FREQUENCY_MONTHLY":     2,
+	}
+)
+
+func (x ScheduleFrequency) Enum() *ScheduleFrequency {
+	p := new(ScheduleFrequency)
+	*p = x
+	return p
+}
+
+func (x ScheduleFrequency) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ScheduleFrequency) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_transfers_v1_transfers_proto_enumTypes[4].Descriptor()
+}
+
+func (ScheduleFrequency) Type() protoreflect.EnumType {
+	return &file_thumela_transfers_v1_transfers_proto_enumTypes[4]
+}
+
+func (x ScheduleFrequency) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ScheduleFrequency.Descriptor instead.
+func (ScheduleFrequency) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{4}
+}
+
+type ScheduleState int32
+
+const (
+	ScheduleState_SCHEDULE_STATE_UNSPECIFIED ScheduleState = 0
+	ScheduleState_SCHEDULE_STATE_ACTIVE      ScheduleState = 1
+	ScheduleState_SCHEDULE_STATE_PAUSED      ScheduleState = 2
+	// The end date passed: no more occurrences.
+	ScheduleState_SCHEDULE_STATE_ENDED ScheduleState = 3
+)
+
+// Enum value maps for ScheduleState.
+var (
+	ScheduleState_name = map[int32]string{
+		0: "SCHEDULE_STATE_UNSPECIFIED",
+		1: "SCHEDULE_STATE_ACTIVE",
+		2: "SCHEDULE_STATE_PAUSED",
+		3: "SCHEDULE_STATE_ENDED",
+	}
+	ScheduleState_value = map[string]int32{
+		"SCHEDULE_STATE_UNSPECIFIED": 0,
+		"SCHEDULE_STATE_ACTIVE":      1,
+		"SCHEDULE_STATE_PAUSED":      2,
+		"SCHEDULE_STATE_ENDED":       3,
+	}
+)
+
+func (x ScheduleState) Enum() *ScheduleState {
+	p := new(ScheduleState)
+	*p = x
+	return p
+}
+
+func (x ScheduleState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ScheduleState) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_transfers_v1_transfers_proto_enumTypes[5].Descriptor()
+}
+
+func (ScheduleState) Type() protoreflect.EnumType {
+	return &file_thumela_transfers_v1_transfers_proto_enumTypes[5]
+}
+
+func (x ScheduleState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ScheduleState.Descriptor instead.
+func (ScheduleState) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{5}
+}
+
+type CreditMovementKind int32
+
+const (
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_UNSPECIFIED CreditMovementKind = 0
+	// R50 for joining through a friend's referral code.
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME CreditMovementKind = 1
+	// R100 when a referred friend's first transfer completed.
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_REFERRAL_REWARD CreditMovementKind = 2
+	// Spent on a transfer.
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_SPENT CreditMovementKind = 3
+	// Put back: the transfer it paid for failed, or its voucher was cancelled or expired.
+	CreditMovementKind_CREDIT_MOVEMENT_KIND_RETURNED CreditMovementKind = 4
+)
+
+// Enum value maps for CreditMovementKind.
+var (
+	CreditMovementKind_name = map[int32]string{
+		0: "CREDIT_MOVEMENT_KIND_UNSPECIFIED",
+		1: "CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME",
+		2: "CREDIT_MOVEMENT_KIND_REFERRAL_REWARD",
+		3: "CREDIT_MOVEMENT_KIND_SPENT",
+		4: "CREDIT_MOVEMENT_KIND_RETURNED",
+	}
+	CreditMovementKind_value = map[string]int32{
+		"CREDIT_MOVEMENT_KIND_UNSPECIFIED":      0,
+		"CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME": 1,
+		"CREDIT_MOVEMENT_KIND_REFERRAL_REWARD":  2,
+		"CREDIT_MOVEMENT_KIND_SPENT":            3,
+		"CREDIT_MOVEMENT_KIND_RETURNED":         4,
+	}
+)
+
+func (x CreditMovementKind) Enum() *CreditMovementKind {
+	p := new(CreditMovementKind)
+	*p = x
+	return p
+}
+
+func (x CreditMovementKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CreditMovementKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_transfers_v1_transfers_proto_enumTypes[6].Descriptor()
+}
+
+func (CreditMovementKind) Type() protoreflect.EnumType {
+	return &file_thumela_transfers_v1_transfers_proto_enumTypes[6]
+}
+
+func (x CreditMovementKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CreditMovementKind.Descriptor instead.
+func (CreditMovementKind) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{6}
+}
+
 type CollectionRefused_Reason int32
 
 const (
@@ -312,11 +475,11 @@ func (x CollectionRefused_Reason) String() string {
 }
 
 func (CollectionRefused_Reason) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_transfers_v1_transfers_proto_enumTypes[4].Descriptor()
+	return file_thumela_transfers_v1_transfers_proto_enumTypes[7].Descriptor()
 }
 
 func (CollectionRefused_Reason) Type() protoreflect.EnumType {
-	return &file_thumela_transfers_v1_transfers_proto_enumTypes[4]
+	return &file_thumela_transfers_v1_transfers_proto_enumTypes[7]
 }
 
 func (x CollectionRefused_Reason) Number() protoreflect.EnumNumber {
@@ -518,8 +681,17 @@ type Transfer struct {
 	RecipientKnownConfirmed bool `protobuf:"varint,23,opt,name=recipient_known_confirmed,json=recipientKnownConfirmed,proto3" json:"recipient_known_confirmed,omitempty"`
 	// Whether the recipient is saved for next time once the transfer completes.
 	SaveRecipient bool `protobuf:"varint,24,opt,name=save_recipient,json=saveRecipient,proto3" json:"save_recipient,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Set when the scheduler created the transfer: the schedule and its occurrence date
+	// (YYYY-MM-DD, Africa/Johannesburg).
+	ScheduleId     string `protobuf:"bytes,25,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	OccurrenceDate string `protobuf:"bytes,26,opt,name=occurrence_date,json=occurrenceDate,proto3" json:"occurrence_date,omitempty"`
+	// The sender's credit spent on this transfer, and what the card is charged:
+	// credit_applied_cents + card_charge_cents = total_amount_cents. A transfer paid wholly by
+	// credit charges the card nothing.
+	CreditAppliedCents int64 `protobuf:"varint,27,opt,name=credit_applied_cents,json=creditAppliedCents,proto3" json:"credit_applied_cents,omitempty"`
+	CardChargeCents    int64 `protobuf:"varint,28,opt,name=card_charge_cents,json=cardChargeCents,proto3" json:"card_charge_cents,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Transfer) Reset() {
@@ -718,6 +890,34 @@ func (x *Transfer) GetSaveRecipient() bool {
 		return x.SaveRecipient
 	}
 	return false
+}
+
+func (x *Transfer) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+func (x *Transfer) GetOccurrenceDate() string {
+	if x != nil {
+		return x.OccurrenceDate
+	}
+	return ""
+}
+
+func (x *Transfer) GetCreditAppliedCents() int64 {
+	if x != nil {
+		return x.CreditAppliedCents
+	}
+	return 0
+}
+
+func (x *Transfer) GetCardChargeCents() int64 {
+	if x != nil {
+		return x.CardChargeCents
+	}
+	return 0
 }
 
 type CreateTransferRequest struct {
@@ -2651,6 +2851,997 @@ func (x *ChangeRecipientPhoneResponse) GetTransfer() *Transfer {
 	return nil
 }
 
+type Schedule struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	RecipientName string                 `protobuf:"bytes,2,opt,name=recipient_name,json=recipientName,proto3" json:"recipient_name,omitempty"`
+	// E.164.
+	RecipientPhone        string            `protobuf:"bytes,3,opt,name=recipient_phone,json=recipientPhone,proto3" json:"recipient_phone,omitempty"`
+	Bank                  v1.Bank           `protobuf:"varint,4,opt,name=bank,proto3,enum=thumela.fees.v1.Bank" json:"bank,omitempty"`
+	AmountCents           int64             `protobuf:"varint,5,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	PaymentMethodId       string            `protobuf:"bytes,6,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
+	PaymentMethodName     string            `protobuf:"bytes,7,opt,name=payment_method_name,json=paymentMethodName,proto3" json:"payment_method_name,omitempty"`
+	PaymentMethodLastFour string            `protobuf:"bytes,8,opt,name=payment_method_last_four,json=paymentMethodLastFour,proto3" json:"payment_method_last_four,omitempty"`
+	Frequency             ScheduleFrequency `protobuf:"varint,9,opt,name=frequency,proto3,enum=thumela.transfers.v1.ScheduleFrequency" json:"frequency,omitempty"`
+	// Dates are YYYY-MM-DD in Africa/Johannesburg.
+	StartDate string `protobuf:"bytes,10,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
+	// Empty: until paused or deleted.
+	EndDate string        `protobuf:"bytes,11,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
+	State   ScheduleState `protobuf:"varint,12,opt,name=state,proto3,enum=thumela.transfers.v1.ScheduleState" json:"state,omitempty"`
+	// The next occurrence's date; empty once ended.
+	NextDate string `protobuf:"bytes,13,opt,name=next_date,json=nextDate,proto3" json:"next_date,omitempty"`
+	// The latest occurrences, most recent first (at most 5).
+	RecentOccurrences []*ScheduleOccurrence  `protobuf:"bytes,14,rep,name=recent_occurrences,json=recentOccurrences,proto3" json:"recent_occurrences,omitempty"`
+	CreatedAt         *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt         *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *Schedule) Reset() {
+	*x = Schedule{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Schedule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Schedule) ProtoMessage() {}
+
+func (x *Schedule) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Schedule.ProtoReflect.Descriptor instead.
+func (*Schedule) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *Schedule) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Schedule) GetRecipientName() string {
+	if x != nil {
+		return x.RecipientName
+	}
+	return ""
+}
+
+func (x *Schedule) GetRecipientPhone() string {
+	if x != nil {
+		return x.RecipientPhone
+	}
+	return ""
+}
+
+func (x *Schedule) GetBank() v1.Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return v1.Bank(0)
+}
+
+func (x *Schedule) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *Schedule) GetPaymentMethodId() string {
+	if x != nil {
+		return x.PaymentMethodId
+	}
+	return ""
+}
+
+func (x *Schedule) GetPaymentMethodName() string {
+	if x != nil {
+		return x.PaymentMethodName
+	}
+	return ""
+}
+
+func (x *Schedule) GetPaymentMethodLastFour() string {
+	if x != nil {
+		return x.PaymentMethodLastFour
+	}
+	return ""
+}
+
+func (x *Schedule) GetFrequency() ScheduleFrequency {
+	if x != nil {
+		return x.Frequency
+	}
+	return ScheduleFrequency_SCHEDULE_FREQUENCY_UNSPECIFIED
+}
+
+func (x *Schedule) GetStartDate() string {
+	if x != nil {
+		return x.StartDate
+	}
+	return ""
+}
+
+func (x *Schedule) GetEndDate() string {
+	if x != nil {
+		return x.EndDate
+	}
+	return ""
+}
+
+func (x *Schedule) GetState() ScheduleState {
+	if x != nil {
+		return x.State
+	}
+	return ScheduleState_SCHEDULE_STATE_UNSPECIFIED
+}
+
+func (x *Schedule) GetNextDate() string {
+	if x != nil {
+		return x.NextDate
+	}
+	return ""
+}
+
+func (x *Schedule) GetRecentOccurrences() []*ScheduleOccurrence {
+	if x != nil {
+		return x.RecentOccurrences
+	}
+	return nil
+}
+
+func (x *Schedule) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Schedule) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+type ScheduleOccurrence struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// YYYY-MM-DD, Africa/Johannesburg.
+	Date string `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
+	// Set when the occurrence's transfer was created; its own status tells how it went.
+	TransferId string `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// Set when no transfer could be created, in words a sender may read (e.g. the daily limit).
+	FailureReason string                 `protobuf:"bytes,3,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScheduleOccurrence) Reset() {
+	*x = ScheduleOccurrence{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScheduleOccurrence) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScheduleOccurrence) ProtoMessage() {}
+
+func (x *ScheduleOccurrence) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScheduleOccurrence.ProtoReflect.Descriptor instead.
+func (*ScheduleOccurrence) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ScheduleOccurrence) GetDate() string {
+	if x != nil {
+		return x.Date
+	}
+	return ""
+}
+
+func (x *ScheduleOccurrence) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *ScheduleOccurrence) GetFailureReason() string {
+	if x != nil {
+		return x.FailureReason
+	}
+	return ""
+}
+
+func (x *ScheduleOccurrence) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+type CreateScheduleRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	UserId string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// One per form submission; keys are per user. The same key returns the first schedule.
+	IdempotencyKey  string            `protobuf:"bytes,2,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	RecipientName   string            `protobuf:"bytes,3,opt,name=recipient_name,json=recipientName,proto3" json:"recipient_name,omitempty"`
+	RecipientPhone  string            `protobuf:"bytes,4,opt,name=recipient_phone,json=recipientPhone,proto3" json:"recipient_phone,omitempty"`
+	Bank            v1.Bank           `protobuf:"varint,5,opt,name=bank,proto3,enum=thumela.fees.v1.Bank" json:"bank,omitempty"`
+	AmountCents     int64             `protobuf:"varint,6,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	PaymentMethodId string            `protobuf:"bytes,7,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
+	Frequency       ScheduleFrequency `protobuf:"varint,8,opt,name=frequency,proto3,enum=thumela.transfers.v1.ScheduleFrequency" json:"frequency,omitempty"`
+	// Today or later (at most a year ahead), YYYY-MM-DD in Africa/Johannesburg.
+	StartDate string `protobuf:"bytes,9,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
+	// Optional; on or after start_date.
+	EndDate string `protobuf:"bytes,10,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
+	// As CreateTransferRequest.recipient_known_confirmed.
+	RecipientKnownConfirmed bool `protobuf:"varint,11,opt,name=recipient_known_confirmed,json=recipientKnownConfirmed,proto3" json:"recipient_known_confirmed,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *CreateScheduleRequest) Reset() {
+	*x = CreateScheduleRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateScheduleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateScheduleRequest) ProtoMessage() {}
+
+func (x *CreateScheduleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateScheduleRequest.ProtoReflect.Descriptor instead.
+func (*CreateScheduleRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *CreateScheduleRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetRecipientName() string {
+	if x != nil {
+		return x.RecipientName
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetRecipientPhone() string {
+	if x != nil {
+		return x.RecipientPhone
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetBank() v1.Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return v1.Bank(0)
+}
+
+func (x *CreateScheduleRequest) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *CreateScheduleRequest) GetPaymentMethodId() string {
+	if x != nil {
+		return x.PaymentMethodId
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetFrequency() ScheduleFrequency {
+	if x != nil {
+		return x.Frequency
+	}
+	return ScheduleFrequency_SCHEDULE_FREQUENCY_UNSPECIFIED
+}
+
+func (x *CreateScheduleRequest) GetStartDate() string {
+	if x != nil {
+		return x.StartDate
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetEndDate() string {
+	if x != nil {
+		return x.EndDate
+	}
+	return ""
+}
+
+func (x *CreateScheduleRequest) GetRecipientKnownConfirmed() bool {
+	if x != nil {
+		return x.RecipientKnownConfirmed
+	}
+	return false
+}
+
+type CreateScheduleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Schedule      *Schedule              `protobuf:"bytes,1,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateScheduleResponse) Reset() {
+	*x = CreateScheduleResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateScheduleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateScheduleResponse) ProtoMessage() {}
+
+func (x *CreateScheduleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateScheduleResponse.ProtoReflect.Descriptor instead.
+func (*CreateScheduleResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *CreateScheduleResponse) GetSchedule() *Schedule {
+	if x != nil {
+		return x.Schedule
+	}
+	return nil
+}
+
+type ListSchedulesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSchedulesRequest) Reset() {
+	*x = ListSchedulesRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSchedulesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSchedulesRequest) ProtoMessage() {}
+
+func (x *ListSchedulesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSchedulesRequest.ProtoReflect.Descriptor instead.
+func (*ListSchedulesRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ListSchedulesRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+type ListSchedulesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Active first, then paused, then ended; newest first within each.
+	Schedules     []*Schedule `protobuf:"bytes,1,rep,name=schedules,proto3" json:"schedules,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSchedulesResponse) Reset() {
+	*x = ListSchedulesResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSchedulesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSchedulesResponse) ProtoMessage() {}
+
+func (x *ListSchedulesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSchedulesResponse.ProtoReflect.Descriptor instead.
+func (*ListSchedulesResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ListSchedulesResponse) GetSchedules() []*Schedule {
+	if x != nil {
+		return x.Schedules
+	}
+	return nil
+}
+
+type PauseScheduleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	ScheduleId    string                 `protobuf:"bytes,2,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseScheduleRequest) Reset() {
+	*x = PauseScheduleRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseScheduleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseScheduleRequest) ProtoMessage() {}
+
+func (x *PauseScheduleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseScheduleRequest.ProtoReflect.Descriptor instead.
+func (*PauseScheduleRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *PauseScheduleRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *PauseScheduleRequest) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+type PauseScheduleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Schedule      *Schedule              `protobuf:"bytes,1,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseScheduleResponse) Reset() {
+	*x = PauseScheduleResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseScheduleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseScheduleResponse) ProtoMessage() {}
+
+func (x *PauseScheduleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseScheduleResponse.ProtoReflect.Descriptor instead.
+func (*PauseScheduleResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *PauseScheduleResponse) GetSchedule() *Schedule {
+	if x != nil {
+		return x.Schedule
+	}
+	return nil
+}
+
+type ResumeScheduleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	ScheduleId    string                 `protobuf:"bytes,2,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeScheduleRequest) Reset() {
+	*x = ResumeScheduleRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeScheduleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeScheduleRequest) ProtoMessage() {}
+
+func (x *ResumeScheduleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeScheduleRequest.ProtoReflect.Descriptor instead.
+func (*ResumeScheduleRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *ResumeScheduleRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *ResumeScheduleRequest) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+type ResumeScheduleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Schedule      *Schedule              `protobuf:"bytes,1,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeScheduleResponse) Reset() {
+	*x = ResumeScheduleResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeScheduleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeScheduleResponse) ProtoMessage() {}
+
+func (x *ResumeScheduleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeScheduleResponse.ProtoReflect.Descriptor instead.
+func (*ResumeScheduleResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *ResumeScheduleResponse) GetSchedule() *Schedule {
+	if x != nil {
+		return x.Schedule
+	}
+	return nil
+}
+
+type DeleteScheduleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	ScheduleId    string                 `protobuf:"bytes,2,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteScheduleRequest) Reset() {
+	*x = DeleteScheduleRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteScheduleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteScheduleRequest) ProtoMessage() {}
+
+func (x *DeleteScheduleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteScheduleRequest.ProtoReflect.Descriptor instead.
+func (*DeleteScheduleRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *DeleteScheduleRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *DeleteScheduleRequest) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+type DeleteScheduleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteScheduleResponse) Reset() {
+	*x = DeleteScheduleResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteScheduleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteScheduleResponse) ProtoMessage() {}
+
+func (x *DeleteScheduleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteScheduleResponse.ProtoReflect.Descriptor instead.
+func (*DeleteScheduleResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{47}
+}
+
+type CreditMovement struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Kind  CreditMovementKind     `protobuf:"varint,2,opt,name=kind,proto3,enum=thumela.transfers.v1.CreditMovementKind" json:"kind,omitempty"`
+	// Signed, as the user's balance sees it: spent is negative.
+	AmountCents int64 `protobuf:"varint,3,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	// The transfer spent on or returned from; empty for rewards.
+	TransferId    string                 `protobuf:"bytes,4,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreditMovement) Reset() {
+	*x = CreditMovement{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreditMovement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreditMovement) ProtoMessage() {}
+
+func (x *CreditMovement) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreditMovement.ProtoReflect.Descriptor instead.
+func (*CreditMovement) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *CreditMovement) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CreditMovement) GetKind() CreditMovementKind {
+	if x != nil {
+		return x.Kind
+	}
+	return CreditMovementKind_CREDIT_MOVEMENT_KIND_UNSPECIFIED
+}
+
+func (x *CreditMovement) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *CreditMovement) GetTransferId() string {
+	if x != nil {
+		return x.TransferId
+	}
+	return ""
+}
+
+func (x *CreditMovement) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+type GetCreditRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCreditRequest) Reset() {
+	*x = GetCreditRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCreditRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCreditRequest) ProtoMessage() {}
+
+func (x *GetCreditRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCreditRequest.ProtoReflect.Descriptor instead.
+func (*GetCreditRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *GetCreditRequest) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+type GetCreditResponse struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	BalanceCents int64                  `protobuf:"varint,1,opt,name=balance_cents,json=balanceCents,proto3" json:"balance_cents,omitempty"`
+	// The user's code for /signup?ref=<code>: "THU-" and 8 Crockford base32 characters.
+	ReferralCode string `protobuf:"bytes,2,opt,name=referral_code,json=referralCode,proto3" json:"referral_code,omitempty"`
+	// Friends who signed up with the code and verified their address.
+	FriendsJoined int32 `protobuf:"varint,3,opt,name=friends_joined,json=friendsJoined,proto3" json:"friends_joined,omitempty"`
+	// Friends whose first transfer completed, and the credit they earned the user.
+	FriendsRewarded    int32 `protobuf:"varint,4,opt,name=friends_rewarded,json=friendsRewarded,proto3" json:"friends_rewarded,omitempty"`
+	RewardsEarnedCents int64 `protobuf:"varint,5,opt,name=rewards_earned_cents,json=rewardsEarnedCents,proto3" json:"rewards_earned_cents,omitempty"`
+	// The latest movements, newest first (at most 20).
+	RecentMovements []*CreditMovement `protobuf:"bytes,6,rep,name=recent_movements,json=recentMovements,proto3" json:"recent_movements,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *GetCreditResponse) Reset() {
+	*x = GetCreditResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCreditResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCreditResponse) ProtoMessage() {}
+
+func (x *GetCreditResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCreditResponse.ProtoReflect.Descriptor instead.
+func (*GetCreditResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *GetCreditResponse) GetBalanceCents() int64 {
+	if x != nil {
+		return x.BalanceCents
+	}
+	return 0
+}
+
+func (x *GetCreditResponse) GetReferralCode() string {
+	if x != nil {
+		return x.ReferralCode
+	}
+	return ""
+}
+
+func (x *GetCreditResponse) GetFriendsJoined() int32 {
+	if x != nil {
+		return x.FriendsJoined
+	}
+	return 0
+}
+
+func (x *GetCreditResponse) GetFriendsRewarded() int32 {
+	if x != nil {
+		return x.FriendsRewarded
+	}
+	return 0
+}
+
+func (x *GetCreditResponse) GetRewardsEarnedCents() int64 {
+	if x != nil {
+		return x.RewardsEarnedCents
+	}
+	return 0
+}
+
+func (x *GetCreditResponse) GetRecentMovements() []*CreditMovement {
+	if x != nil {
+		return x.RecentMovements
+	}
+	return nil
+}
+
 var File_thumela_transfers_v1_transfers_proto protoreflect.FileDescriptor
 
 const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
@@ -2668,7 +3859,8 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x15collected_at_location\x18\x05 \x01(\tR\x13collectedAtLocation\x12/\n" +
 	"\x14pin_chosen_by_sender\x18\x06 \x01(\bR\x11pinChosenBySender\x12!\n" +
 	"\fresends_left\x18\a \x01(\x05R\vresendsLeft\x12,\n" +
-	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xdd\b\n" +
+	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\x85\n" +
+	"\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x1c\n" +
@@ -2697,7 +3889,12 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"updated_at\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12G\n" +
 	"\rrefund_status\x18\x16 \x01(\x0e2\".thumela.transfers.v1.RefundStatusR\frefundStatus\x12:\n" +
 	"\x19recipient_known_confirmed\x18\x17 \x01(\bR\x17recipientKnownConfirmed\x12%\n" +
-	"\x0esave_recipient\x18\x18 \x01(\bR\rsaveRecipient\"\x8c\x04\n" +
+	"\x0esave_recipient\x18\x18 \x01(\bR\rsaveRecipient\x12\x1f\n" +
+	"\vschedule_id\x18\x19 \x01(\tR\n" +
+	"scheduleId\x12'\n" +
+	"\x0foccurrence_date\x18\x1a \x01(\tR\x0eoccurrenceDate\x120\n" +
+	"\x14credit_applied_cents\x18\x1b \x01(\x03R\x12creditAppliedCents\x12*\n" +
+	"\x11card_charge_cents\x18\x1c \x01(\x03R\x0fcardChargeCents\"\x8c\x04\n" +
 	"\x15CreateTransferRequest\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12%\n" +
@@ -2848,7 +4045,89 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"transferId\x12'\n" +
 	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhone\"Z\n" +
 	"\x1cChangeRecipientPhoneResponse\x12:\n" +
-	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer*\xa9\x01\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\xf5\x05\n" +
+	"\bSchedule\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
+	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +
+	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhone\x12)\n" +
+	"\x04bank\x18\x04 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x12!\n" +
+	"\famount_cents\x18\x05 \x01(\x03R\vamountCents\x12*\n" +
+	"\x11payment_method_id\x18\x06 \x01(\tR\x0fpaymentMethodId\x12.\n" +
+	"\x13payment_method_name\x18\a \x01(\tR\x11paymentMethodName\x127\n" +
+	"\x18payment_method_last_four\x18\b \x01(\tR\x15paymentMethodLastFour\x12E\n" +
+	"\tfrequency\x18\t \x01(\x0e2'.thumela.transfers.v1.ScheduleFrequencyR\tfrequency\x12\x1d\n" +
+	"\n" +
+	"start_date\x18\n" +
+	" \x01(\tR\tstartDate\x12\x19\n" +
+	"\bend_date\x18\v \x01(\tR\aendDate\x129\n" +
+	"\x05state\x18\f \x01(\x0e2#.thumela.transfers.v1.ScheduleStateR\x05state\x12\x1b\n" +
+	"\tnext_date\x18\r \x01(\tR\bnextDate\x12W\n" +
+	"\x12recent_occurrences\x18\x0e \x03(\v2(.thumela.transfers.v1.ScheduleOccurrenceR\x11recentOccurrences\x129\n" +
+	"\n" +
+	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xab\x01\n" +
+	"\x12ScheduleOccurrence\x12\x12\n" +
+	"\x04date\x18\x01 \x01(\tR\x04date\x12\x1f\n" +
+	"\vtransfer_id\x18\x02 \x01(\tR\n" +
+	"transferId\x12%\n" +
+	"\x0efailure_reason\x18\x03 \x01(\tR\rfailureReason\x129\n" +
+	"\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xe0\x03\n" +
+	"\x15CreateScheduleRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12'\n" +
+	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12%\n" +
+	"\x0erecipient_name\x18\x03 \x01(\tR\rrecipientName\x12'\n" +
+	"\x0frecipient_phone\x18\x04 \x01(\tR\x0erecipientPhone\x12)\n" +
+	"\x04bank\x18\x05 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x12!\n" +
+	"\famount_cents\x18\x06 \x01(\x03R\vamountCents\x12*\n" +
+	"\x11payment_method_id\x18\a \x01(\tR\x0fpaymentMethodId\x12E\n" +
+	"\tfrequency\x18\b \x01(\x0e2'.thumela.transfers.v1.ScheduleFrequencyR\tfrequency\x12\x1d\n" +
+	"\n" +
+	"start_date\x18\t \x01(\tR\tstartDate\x12\x19\n" +
+	"\bend_date\x18\n" +
+	" \x01(\tR\aendDate\x12:\n" +
+	"\x19recipient_known_confirmed\x18\v \x01(\bR\x17recipientKnownConfirmed\"T\n" +
+	"\x16CreateScheduleResponse\x12:\n" +
+	"\bschedule\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.ScheduleR\bschedule\"/\n" +
+	"\x14ListSchedulesRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\"U\n" +
+	"\x15ListSchedulesResponse\x12<\n" +
+	"\tschedules\x18\x01 \x03(\v2\x1e.thumela.transfers.v1.ScheduleR\tschedules\"P\n" +
+	"\x14PauseScheduleRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\vschedule_id\x18\x02 \x01(\tR\n" +
+	"scheduleId\"S\n" +
+	"\x15PauseScheduleResponse\x12:\n" +
+	"\bschedule\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.ScheduleR\bschedule\"Q\n" +
+	"\x15ResumeScheduleRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\vschedule_id\x18\x02 \x01(\tR\n" +
+	"scheduleId\"T\n" +
+	"\x16ResumeScheduleResponse\x12:\n" +
+	"\bschedule\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.ScheduleR\bschedule\"Q\n" +
+	"\x15DeleteScheduleRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\vschedule_id\x18\x02 \x01(\tR\n" +
+	"scheduleId\"\x18\n" +
+	"\x16DeleteScheduleResponse\"\xdf\x01\n" +
+	"\x0eCreditMovement\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12<\n" +
+	"\x04kind\x18\x02 \x01(\x0e2(.thumela.transfers.v1.CreditMovementKindR\x04kind\x12!\n" +
+	"\famount_cents\x18\x03 \x01(\x03R\vamountCents\x12\x1f\n" +
+	"\vtransfer_id\x18\x04 \x01(\tR\n" +
+	"transferId\x12;\n" +
+	"\voccurred_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"+\n" +
+	"\x10GetCreditRequest\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\"\xb2\x02\n" +
+	"\x11GetCreditResponse\x12#\n" +
+	"\rbalance_cents\x18\x01 \x01(\x03R\fbalanceCents\x12#\n" +
+	"\rreferral_code\x18\x02 \x01(\tR\freferralCode\x12%\n" +
+	"\x0efriends_joined\x18\x03 \x01(\x05R\rfriendsJoined\x12)\n" +
+	"\x10friends_rewarded\x18\x04 \x01(\x05R\x0ffriendsRewarded\x120\n" +
+	"\x14rewards_earned_cents\x18\x05 \x01(\x03R\x12rewardsEarnedCents\x12O\n" +
+	"\x10recent_movements\x18\x06 \x03(\v2$.thumela.transfers.v1.CreditMovementR\x0frecentMovements*\xa9\x01\n" +
 	"\x0eTransferStatus\x12\x1f\n" +
 	"\x1bTRANSFER_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17TRANSFER_STATUS_PENDING\x10\x01\x12\x1e\n" +
@@ -2872,7 +4151,22 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x10LIMIT_KIND_DAILY\x10\x02\x12\x16\n" +
 	"\x12LIMIT_KIND_MONTHLY\x10\x03\x12\x15\n" +
 	"\x11LIMIT_KIND_YEARLY\x10\x04\x12\x16\n" +
-	"\x12LIMIT_KIND_MINIMUM\x10\x052\x8b\f\n" +
+	"\x12LIMIT_KIND_MINIMUM\x10\x05*v\n" +
+	"\x11ScheduleFrequency\x12\"\n" +
+	"\x1eSCHEDULE_FREQUENCY_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19SCHEDULE_FREQUENCY_WEEKLY\x10\x01\x12\x1e\n" +
+	"\x1aSCHEDULE_FREQUENCY_MONTHLY\x10\x02*\x7f\n" +
+	"\rScheduleState\x12\x1e\n" +
+	"\x1aSCHEDULE_STATE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15SCHEDULE_STATE_ACTIVE\x10\x01\x12\x19\n" +
+	"\x15SCHEDULE_STATE_PAUSED\x10\x02\x12\x18\n" +
+	"\x14SCHEDULE_STATE_ENDED\x10\x03*\xd2\x01\n" +
+	"\x12CreditMovementKind\x12$\n" +
+	" CREDIT_MOVEMENT_KIND_UNSPECIFIED\x10\x00\x12)\n" +
+	"%CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME\x10\x01\x12(\n" +
+	"$CREDIT_MOVEMENT_KIND_REFERRAL_REWARD\x10\x02\x12\x1e\n" +
+	"\x1aCREDIT_MOVEMENT_KIND_SPENT\x10\x03\x12!\n" +
+	"\x1dCREDIT_MOVEMENT_KIND_RETURNED\x10\x042\x84\x11\n" +
 	"\x10TransfersService\x12k\n" +
 	"\x0eCreateTransfer\x12+.thumela.transfers.v1.CreateTransferRequest\x1a,.thumela.transfers.v1.CreateTransferResponse\x12b\n" +
 	"\vGetTransfer\x12(.thumela.transfers.v1.GetTransferRequest\x1a).thumela.transfers.v1.GetTransferResponse\x12h\n" +
@@ -2884,6 +4178,12 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x0fUpdateRecipient\x12,.thumela.transfers.v1.UpdateRecipientRequest\x1a-.thumela.transfers.v1.UpdateRecipientResponse\x12n\n" +
 	"\x0fDeleteRecipient\x12,.thumela.transfers.v1.DeleteRecipientRequest\x1a-.thumela.transfers.v1.DeleteRecipientResponse\x12k\n" +
 	"\x0eFreezeVouchers\x12+.thumela.transfers.v1.FreezeVouchersRequest\x1a,.thumela.transfers.v1.FreezeVouchersResponse\x12k\n" +
+	"\x0eCreateSchedule\x12+.thumela.transfers.v1.CreateScheduleRequest\x1a,.thumela.transfers.v1.CreateScheduleResponse\x12h\n" +
+	"\rListSchedules\x12*.thumela.transfers.v1.ListSchedulesRequest\x1a+.thumela.transfers.v1.ListSchedulesResponse\x12h\n" +
+	"\rPauseSchedule\x12*.thumela.transfers.v1.PauseScheduleRequest\x1a+.thumela.transfers.v1.PauseScheduleResponse\x12k\n" +
+	"\x0eResumeSchedule\x12+.thumela.transfers.v1.ResumeScheduleRequest\x1a,.thumela.transfers.v1.ResumeScheduleResponse\x12k\n" +
+	"\x0eDeleteSchedule\x12+.thumela.transfers.v1.DeleteScheduleRequest\x1a,.thumela.transfers.v1.DeleteScheduleResponse\x12\\\n" +
+	"\tGetCredit\x12&.thumela.transfers.v1.GetCreditRequest\x1a'.thumela.transfers.v1.GetCreditResponse\x12k\n" +
 	"\x0eCollectVoucher\x12+.thumela.transfers.v1.CollectVoucherRequest\x1a,.thumela.transfers.v1.CollectVoucherResponse\x12t\n" +
 	"\x11ReverseCollection\x12..thumela.transfers.v1.ReverseCollectionRequest\x1a/.thumela.transfers.v1.ReverseCollectionResponse\x12h\n" +
 	"\rResendVoucher\x12*.thumela.transfers.v1.ResendVoucherRequest\x1a+.thumela.transfers.v1.ResendVoucherResponse\x12}\n" +
@@ -2902,125 +4202,171 @@ func file_thumela_transfers_v1_transfers_proto_rawDescGZIP() []byte {
 	return file_thumela_transfers_v1_transfers_proto_rawDescData
 }
 
-var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
+var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
 	(TransferStatus)(0),                  // 0: thumela.transfers.v1.TransferStatus
 	(CollectionStatus)(0),                // 1: thumela.transfers.v1.CollectionStatus
 	(RefundStatus)(0),                    // 2: thumela.transfers.v1.RefundStatus
 	(LimitKind)(0),                       // 3: thumela.transfers.v1.LimitKind
-	(CollectionRefused_Reason)(0),        // 4: thumela.transfers.v1.CollectionRefused.Reason
-	(*WithdrawalLocation)(nil),           // 5: thumela.transfers.v1.WithdrawalLocation
-	(*Voucher)(nil),                      // 6: thumela.transfers.v1.Voucher
-	(*Transfer)(nil),                     // 7: thumela.transfers.v1.Transfer
-	(*CreateTransferRequest)(nil),        // 8: thumela.transfers.v1.CreateTransferRequest
-	(*CreateTransferResponse)(nil),       // 9: thumela.transfers.v1.CreateTransferResponse
-	(*GetTransferRequest)(nil),           // 10: thumela.transfers.v1.GetTransferRequest
-	(*GetTransferResponse)(nil),          // 11: thumela.transfers.v1.GetTransferResponse
-	(*ListTransfersRequest)(nil),         // 12: thumela.transfers.v1.ListTransfersRequest
-	(*ListTransfersResponse)(nil),        // 13: thumela.transfers.v1.ListTransfersResponse
-	(*CancelTransferRequest)(nil),        // 14: thumela.transfers.v1.CancelTransferRequest
-	(*CancelTransferResponse)(nil),       // 15: thumela.transfers.v1.CancelTransferResponse
-	(*GetLimitsRequest)(nil),             // 16: thumela.transfers.v1.GetLimitsRequest
-	(*LimitUsage)(nil),                   // 17: thumela.transfers.v1.LimitUsage
-	(*GetLimitsResponse)(nil),            // 18: thumela.transfers.v1.GetLimitsResponse
-	(*GetLimitPolicyRequest)(nil),        // 19: thumela.transfers.v1.GetLimitPolicyRequest
-	(*LimitPolicy)(nil),                  // 20: thumela.transfers.v1.LimitPolicy
-	(*GetLimitPolicyResponse)(nil),       // 21: thumela.transfers.v1.GetLimitPolicyResponse
-	(*Recipient)(nil),                    // 22: thumela.transfers.v1.Recipient
-	(*ListRecipientsRequest)(nil),        // 23: thumela.transfers.v1.ListRecipientsRequest
-	(*ListRecipientsResponse)(nil),       // 24: thumela.transfers.v1.ListRecipientsResponse
-	(*UpdateRecipientRequest)(nil),       // 25: thumela.transfers.v1.UpdateRecipientRequest
-	(*UpdateRecipientResponse)(nil),      // 26: thumela.transfers.v1.UpdateRecipientResponse
-	(*DeleteRecipientRequest)(nil),       // 27: thumela.transfers.v1.DeleteRecipientRequest
-	(*DeleteRecipientResponse)(nil),      // 28: thumela.transfers.v1.DeleteRecipientResponse
-	(*FreezeVouchersRequest)(nil),        // 29: thumela.transfers.v1.FreezeVouchersRequest
-	(*FreezeVouchersResponse)(nil),       // 30: thumela.transfers.v1.FreezeVouchersResponse
-	(*LimitExceeded)(nil),                // 31: thumela.transfers.v1.LimitExceeded
-	(*CollectVoucherRequest)(nil),        // 32: thumela.transfers.v1.CollectVoucherRequest
-	(*CollectionRefused)(nil),            // 33: thumela.transfers.v1.CollectionRefused
-	(*ReverseCollectionRequest)(nil),     // 34: thumela.transfers.v1.ReverseCollectionRequest
-	(*ReverseCollectionResponse)(nil),    // 35: thumela.transfers.v1.ReverseCollectionResponse
-	(*CollectVoucherResponse)(nil),       // 36: thumela.transfers.v1.CollectVoucherResponse
-	(*ResendVoucherRequest)(nil),         // 37: thumela.transfers.v1.ResendVoucherRequest
-	(*ResendVoucherResponse)(nil),        // 38: thumela.transfers.v1.ResendVoucherResponse
-	(*ChangeRecipientPhoneRequest)(nil),  // 39: thumela.transfers.v1.ChangeRecipientPhoneRequest
-	(*ChangeRecipientPhoneResponse)(nil), // 40: thumela.transfers.v1.ChangeRecipientPhoneResponse
-	(*timestamppb.Timestamp)(nil),        // 41: google.protobuf.Timestamp
-	(v1.Bank)(0),                         // 42: thumela.fees.v1.Bank
+	(ScheduleFrequency)(0),               // 4: thumela.transfers.v1.ScheduleFrequency
+	(ScheduleState)(0),                   // 5: thumela.transfers.v1.ScheduleState
+	(CreditMovementKind)(0),              // 6: thumela.transfers.v1.CreditMovementKind
+	(CollectionRefused_Reason)(0),        // 7: thumela.transfers.v1.CollectionRefused.Reason
+	(*WithdrawalLocation)(nil),           // 8: thumela.transfers.v1.WithdrawalLocation
+	(*Voucher)(nil),                      // 9: thumela.transfers.v1.Voucher
+	(*Transfer)(nil),                     // 10: thumela.transfers.v1.Transfer
+	(*CreateTransferRequest)(nil),        // 11: thumela.transfers.v1.CreateTransferRequest
+	(*CreateTransferResponse)(nil),       // 12: thumela.transfers.v1.CreateTransferResponse
+	(*GetTransferRequest)(nil),           // 13: thumela.transfers.v1.GetTransferRequest
+	(*GetTransferResponse)(nil),          // 14: thumela.transfers.v1.GetTransferResponse
+	(*ListTransfersRequest)(nil),         // 15: thumela.transfers.v1.ListTransfersRequest
+	(*ListTransfersResponse)(nil),        // 16: thumela.transfers.v1.ListTransfersResponse
+	(*CancelTransferRequest)(nil),        // 17: thumela.transfers.v1.CancelTransferRequest
+	(*CancelTransferResponse)(nil),       // 18: thumela.transfers.v1.CancelTransferResponse
+	(*GetLimitsRequest)(nil),             // 19: thumela.transfers.v1.GetLimitsRequest
+	(*LimitUsage)(nil),                   // 20: thumela.transfers.v1.LimitUsage
+	(*GetLimitsResponse)(nil),            // 21: thumela.transfers.v1.GetLimitsResponse
+	(*GetLimitPolicyRequest)(nil),        // 22: thumela.transfers.v1.GetLimitPolicyRequest
+	(*LimitPolicy)(nil),                  // 23: thumela.transfers.v1.LimitPolicy
+	(*GetLimitPolicyResponse)(nil),       // 24: thumela.transfers.v1.GetLimitPolicyResponse
+	(*Recipient)(nil),                    // 25: thumela.transfers.v1.Recipient
+	(*ListRecipientsRequest)(nil),        // 26: thumela.transfers.v1.ListRecipientsRequest
+	(*ListRecipientsResponse)(nil),       // 27: thumela.transfers.v1.ListRecipientsResponse
+	(*UpdateRecipientRequest)(nil),       // 28: thumela.transfers.v1.UpdateRecipientRequest
+	(*UpdateRecipientResponse)(nil),      // 29: thumela.transfers.v1.UpdateRecipientResponse
+	(*DeleteRecipientRequest)(nil),       // 30: thumela.transfers.v1.DeleteRecipientRequest
+	(*DeleteRecipientResponse)(nil),      // 31: thumela.transfers.v1.DeleteRecipientResponse
+	(*FreezeVouchersRequest)(nil),        // 32: thumela.transfers.v1.FreezeVouchersRequest
+	(*FreezeVouchersResponse)(nil),       // 33: thumela.transfers.v1.FreezeVouchersResponse
+	(*LimitExceeded)(nil),                // 34: thumela.transfers.v1.LimitExceeded
+	(*CollectVoucherRequest)(nil),        // 35: thumela.transfers.v1.CollectVoucherRequest
+	(*CollectionRefused)(nil),            // 36: thumela.transfers.v1.CollectionRefused
+	(*ReverseCollectionRequest)(nil),     // 37: thumela.transfers.v1.ReverseCollectionRequest
+	(*ReverseCollectionResponse)(nil),    // 38: thumela.transfers.v1.ReverseCollectionResponse
+	(*CollectVoucherResponse)(nil),       // 39: thumela.transfers.v1.CollectVoucherResponse
+	(*ResendVoucherRequest)(nil),         // 40: thumela.transfers.v1.ResendVoucherRequest
+	(*ResendVoucherResponse)(nil),        // 41: thumela.transfers.v1.ResendVoucherResponse
+	(*ChangeRecipientPhoneRequest)(nil),  // 42: thumela.transfers.v1.ChangeRecipientPhoneRequest
+	(*ChangeRecipientPhoneResponse)(nil), // 43: thumela.transfers.v1.ChangeRecipientPhoneResponse
+	(*Schedule)(nil),                     // 44: thumela.transfers.v1.Schedule
+	(*ScheduleOccurrence)(nil),           // 45: thumela.transfers.v1.ScheduleOccurrence
+	(*CreateScheduleRequest)(nil),        // 46: thumela.transfers.v1.CreateScheduleRequest
+	(*CreateScheduleResponse)(nil),       // 47: thumela.transfers.v1.CreateScheduleResponse
+	(*ListSchedulesRequest)(nil),         // 48: thumela.transfers.v1.ListSchedulesRequest
+	(*ListSchedulesResponse)(nil),        // 49: thumela.transfers.v1.ListSchedulesResponse
+	(*PauseScheduleRequest)(nil),         // 50: thumela.transfers.v1.PauseScheduleRequest
+	(*PauseScheduleResponse)(nil),        // 51: thumela.transfers.v1.PauseScheduleResponse
+	(*ResumeScheduleRequest)(nil),        // 52: thumela.transfers.v1.ResumeScheduleRequest
+	(*ResumeScheduleResponse)(nil),       // 53: thumela.transfers.v1.ResumeScheduleResponse
+	(*DeleteScheduleRequest)(nil),        // 54: thumela.transfers.v1.DeleteScheduleRequest
+	(*DeleteScheduleResponse)(nil),       // 55: thumela.transfers.v1.DeleteScheduleResponse
+	(*CreditMovement)(nil),               // 56: thumela.transfers.v1.CreditMovement
+	(*GetCreditRequest)(nil),             // 57: thumela.transfers.v1.GetCreditRequest
+	(*GetCreditResponse)(nil),            // 58: thumela.transfers.v1.GetCreditResponse
+	(*timestamppb.Timestamp)(nil),        // 59: google.protobuf.Timestamp
+	(v1.Bank)(0),                         // 60: thumela.fees.v1.Bank
 }
 var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	1,  // 0: thumela.transfers.v1.Voucher.collection_status:type_name -> thumela.transfers.v1.CollectionStatus
-	41, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	41, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	42, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
+	59, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	59, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	60, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
 	0,  // 4: thumela.transfers.v1.Transfer.status:type_name -> thumela.transfers.v1.TransferStatus
-	5,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
-	6,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
-	41, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	41, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	8,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
+	9,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
+	59, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	59, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
 	2,  // 9: thumela.transfers.v1.Transfer.refund_status:type_name -> thumela.transfers.v1.RefundStatus
-	42, // 10: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
-	5,  // 11: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
-	7,  // 12: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	7,  // 13: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	60, // 10: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
+	8,  // 11: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
+	10, // 12: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	10, // 13: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	0,  // 14: thumela.transfers.v1.ListTransfersRequest.status:type_name -> thumela.transfers.v1.TransferStatus
-	41, // 15: thumela.transfers.v1.ListTransfersRequest.created_from:type_name -> google.protobuf.Timestamp
-	41, // 16: thumela.transfers.v1.ListTransfersRequest.created_before:type_name -> google.protobuf.Timestamp
-	7,  // 17: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
-	7,  // 18: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	59, // 15: thumela.transfers.v1.ListTransfersRequest.created_from:type_name -> google.protobuf.Timestamp
+	59, // 16: thumela.transfers.v1.ListTransfersRequest.created_before:type_name -> google.protobuf.Timestamp
+	10, // 17: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
+	10, // 18: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	3,  // 19: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
-	17, // 20: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
+	20, // 20: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
 	3,  // 21: thumela.transfers.v1.LimitPolicy.kind:type_name -> thumela.transfers.v1.LimitKind
-	20, // 22: thumela.transfers.v1.GetLimitPolicyResponse.limits:type_name -> thumela.transfers.v1.LimitPolicy
-	42, // 23: thumela.transfers.v1.Recipient.bank:type_name -> thumela.fees.v1.Bank
-	41, // 24: thumela.transfers.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
-	41, // 25: thumela.transfers.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
-	41, // 26: thumela.transfers.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
-	22, // 27: thumela.transfers.v1.ListRecipientsResponse.recipients:type_name -> thumela.transfers.v1.Recipient
-	42, // 28: thumela.transfers.v1.UpdateRecipientRequest.bank:type_name -> thumela.fees.v1.Bank
-	22, // 29: thumela.transfers.v1.UpdateRecipientResponse.recipient:type_name -> thumela.transfers.v1.Recipient
-	7,  // 30: thumela.transfers.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.transfers.v1.Transfer
+	23, // 22: thumela.transfers.v1.GetLimitPolicyResponse.limits:type_name -> thumela.transfers.v1.LimitPolicy
+	60, // 23: thumela.transfers.v1.Recipient.bank:type_name -> thumela.fees.v1.Bank
+	59, // 24: thumela.transfers.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
+	59, // 25: thumela.transfers.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
+	59, // 26: thumela.transfers.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
+	25, // 27: thumela.transfers.v1.ListRecipientsResponse.recipients:type_name -> thumela.transfers.v1.Recipient
+	60, // 28: thumela.transfers.v1.UpdateRecipientRequest.bank:type_name -> thumela.fees.v1.Bank
+	25, // 29: thumela.transfers.v1.UpdateRecipientResponse.recipient:type_name -> thumela.transfers.v1.Recipient
+	10, // 30: thumela.transfers.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.transfers.v1.Transfer
 	3,  // 31: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
-	42, // 32: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
-	4,  // 33: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
-	42, // 34: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
-	41, // 35: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
-	7,  // 36: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	7,  // 37: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	8,  // 38: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
-	10, // 39: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
-	12, // 40: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
-	14, // 41: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
-	16, // 42: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
-	19, // 43: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
-	23, // 44: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
-	25, // 45: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
-	27, // 46: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
-	29, // 47: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
-	32, // 48: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
-	34, // 49: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
-	37, // 50: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
-	39, // 51: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
-	9,  // 52: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
-	11, // 53: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
-	13, // 54: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
-	15, // 55: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
-	18, // 56: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
-	21, // 57: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
-	24, // 58: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
-	26, // 59: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
-	28, // 60: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
-	30, // 61: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
-	36, // 62: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
-	35, // 63: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
-	38, // 64: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
-	40, // 65: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
-	52, // [52:66] is the sub-list for method output_type
-	38, // [38:52] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	60, // 32: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
+	7,  // 33: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
+	60, // 34: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
+	59, // 35: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
+	10, // 36: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	10, // 37: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	60, // 38: thumela.transfers.v1.Schedule.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 39: thumela.transfers.v1.Schedule.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
+	5,  // 40: thumela.transfers.v1.Schedule.state:type_name -> thumela.transfers.v1.ScheduleState
+	45, // 41: thumela.transfers.v1.Schedule.recent_occurrences:type_name -> thumela.transfers.v1.ScheduleOccurrence
+	59, // 42: thumela.transfers.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	59, // 43: thumela.transfers.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	59, // 44: thumela.transfers.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
+	60, // 45: thumela.transfers.v1.CreateScheduleRequest.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 46: thumela.transfers.v1.CreateScheduleRequest.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
+	44, // 47: thumela.transfers.v1.CreateScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	44, // 48: thumela.transfers.v1.ListSchedulesResponse.schedules:type_name -> thumela.transfers.v1.Schedule
+	44, // 49: thumela.transfers.v1.PauseScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	44, // 50: thumela.transfers.v1.ResumeScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	6,  // 51: thumela.transfers.v1.CreditMovement.kind:type_name -> thumela.transfers.v1.CreditMovementKind
+	59, // 52: thumela.transfers.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
+	56, // 53: thumela.transfers.v1.GetCreditResponse.recent_movements:type_name -> thumela.transfers.v1.CreditMovement
+	11, // 54: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
+	13, // 55: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
+	15, // 56: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
+	17, // 57: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
+	19, // 58: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
+	22, // 59: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
+	26, // 60: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
+	28, // 61: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
+	30, // 62: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
+	32, // 63: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
+	46, // 64: thumela.transfers.v1.TransfersService.CreateSchedule:input_type -> thumela.transfers.v1.CreateScheduleRequest
+	48, // 65: thumela.transfers.v1.TransfersService.ListSchedules:input_type -> thumela.transfers.v1.ListSchedulesRequest
+	50, // 66: thumela.transfers.v1.TransfersService.PauseSchedule:input_type -> thumela.transfers.v1.PauseScheduleRequest
+	52, // 67: thumela.transfers.v1.TransfersService.ResumeSchedule:input_type -> thumela.transfers.v1.ResumeScheduleRequest
+	54, // 68: thumela.transfers.v1.TransfersService.DeleteSchedule:input_type -> thumela.transfers.v1.DeleteScheduleRequest
+	57, // 69: thumela.transfers.v1.TransfersService.GetCredit:input_type -> thumela.transfers.v1.GetCreditRequest
+	35, // 70: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
+	37, // 71: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
+	40, // 72: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
+	42, // 73: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
+	12, // 74: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
+	14, // 75: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
+	16, // 76: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
+	18, // 77: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
+	21, // 78: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
+	24, // 79: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
+	27, // 80: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
+	29, // 81: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
+	31, // 82: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
+	33, // 83: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
+	47, // 84: thumela.transfers.v1.TransfersService.CreateSchedule:output_type -> thumela.transfers.v1.CreateScheduleResponse
+	49, // 85: thumela.transfers.v1.TransfersService.ListSchedules:output_type -> thumela.transfers.v1.ListSchedulesResponse
+	51, // 86: thumela.transfers.v1.TransfersService.PauseSchedule:output_type -> thumela.transfers.v1.PauseScheduleResponse
+	53, // 87: thumela.transfers.v1.TransfersService.ResumeSchedule:output_type -> thumela.transfers.v1.ResumeScheduleResponse
+	55, // 88: thumela.transfers.v1.TransfersService.DeleteSchedule:output_type -> thumela.transfers.v1.DeleteScheduleResponse
+	58, // 89: thumela.transfers.v1.TransfersService.GetCredit:output_type -> thumela.transfers.v1.GetCreditResponse
+	39, // 90: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
+	38, // 91: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
+	41, // 92: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
+	43, // 93: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
+	74, // [74:94] is the sub-list for method output_type
+	54, // [54:74] is the sub-list for method input_type
+	54, // [54:54] is the sub-list for extension type_name
+	54, // [54:54] is the sub-list for extension extendee
+	0,  // [0:54] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_transfers_proto_init() }
@@ -3033,8 +4379,8 @@ func file_thumela_transfers_v1_transfers_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_transfers_v1_transfers_proto_rawDesc), len(file_thumela_transfers_v1_transfers_proto_rawDesc)),
-			NumEnums:      5,
-			NumMessages:   36,
+			NumEnums:      8,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -29,6 +29,12 @@ const (
 	TransfersService_UpdateRecipient_FullMethodName      = "/thumela.transfers.v1.TransfersService/UpdateRecipient"
 	TransfersService_DeleteRecipient_FullMethodName      = "/thumela.transfers.v1.TransfersService/DeleteRecipient"
 	TransfersService_FreezeVouchers_FullMethodName       = "/thumela.transfers.v1.TransfersService/FreezeVouchers"
+	TransfersService_CreateSchedule_FullMethodName       = "/thumela.transfers.v1.TransfersService/CreateSchedule"
+	TransfersService_ListSchedules_FullMethodName        = "/thumela.transfers.v1.TransfersService/ListSchedules"
+	TransfersService_PauseSchedule_FullMethodName        = "/thumela.transfers.v1.TransfersService/PauseSchedule"
+	TransfersService_ResumeSchedule_FullMethodName       = "/thumela.transfers.v1.TransfersService/ResumeSchedule"
+	TransfersService_DeleteSchedule_FullMethodName       = "/thumela.transfers.v1.TransfersService/DeleteSchedule"
+	TransfersService_GetCredit_FullMethodName            = "/thumela.transfers.v1.TransfersService/GetCredit"
 	TransfersService_CollectVoucher_FullMethodName       = "/thumela.transfers.v1.TransfersService/CollectVoucher"
 	TransfersService_ReverseCollection_FullMethodName    = "/thumela.transfers.v1.TransfersService/ReverseCollection"
 	TransfersService_ResendVoucher_FullMethodName        = "/thumela.transfers.v1.TransfersService/ResendVoucher"
@@ -74,6 +80,33 @@ type TransfersServiceClient interface {
 	// FreezeVouchers cancels every voucher of the user still awaiting collection, each with a
 	// full refund, in one call ('Freeze my vouchers': a sender who fears a scam or lost a phone).
 	FreezeVouchers(ctx context.Context, in *FreezeVouchersRequest, opts ...grpc.CallOption) (*FreezeVouchersResponse, error)
+	// --- Recurring sends ("Send R500 to Thandi every Friday"). A schedule makes one ordinary
+	// transfer per occurrence date (Africa/Johannesburg), created by the scheduler in this service
+	// with the idempotency key "schedule:<schedule_id>:<YYYY-MM-DD>", so that several replicas, a
+	// restart or a missed run never create an occurrence twice or skip one. CreateSchedule follows
+	// CreateTransfer's rules for the amount, the card, step-up (STEP_UP_REQUIRED) and the
+	// first-payment question (RECIPIENT_CONFIRMATION_REQUIRED); the occurrences do not ask again.
+	// An occurrence that cannot be created (a limit, a card no longer saved) is recorded with its
+	// reason and the sender is e-mailed; one whose card declines is a failed transfer, and the
+	// sender is e-mailed too. Every change publishes SchedulesChanged on
+	// thumela.transfers.<user_id>.schedules. Another user's schedule id answers NotFound.
+	CreateSchedule(ctx context.Context, in *CreateScheduleRequest, opts ...grpc.CallOption) (*CreateScheduleResponse, error)
+	ListSchedules(ctx context.Context, in *ListSchedulesRequest, opts ...grpc.CallOption) (*ListSchedulesResponse, error)
+	// PauseSchedule stops new occurrences; dates that pass while paused are skipped, not made up.
+	PauseSchedule(ctx context.Context, in *PauseScheduleRequest, opts ...grpc.CallOption) (*PauseScheduleResponse, error)
+	// ResumeSchedule continues from the first occurrence date on or after today.
+	ResumeSchedule(ctx context.Context, in *ResumeScheduleRequest, opts ...grpc.CallOption) (*ResumeScheduleResponse, error)
+	DeleteSchedule(ctx context.Context, in *DeleteScheduleRequest, opts ...grpc.CallOption) (*DeleteScheduleResponse, error)
+	// --- Transfer credit and referrals. Credit is money kept in a double-entry ledger owned by
+	// this service: every movement is two entries that sum to zero, and no user's balance goes
+	// below zero. A friend who signs up with a referral code (identity's UserVerified carries it)
+	// gets R50 of credit once verified; the code's owner gets R100 when that friend's first
+	// transfer completes. Nobody can refer themselves. CreateTransfer spends the sender's credit
+	// against the transfer's total (fee and amount) and the card is charged the rest
+	// (Transfer.credit_applied_cents, card_charge_cents); a failed, cancelled or expired transfer
+	// puts the credit back. Every change publishes CreditChanged on
+	// thumela.transfers.<user_id>.credit.
+	GetCredit(ctx context.Context, in *GetCreditRequest, opts ...grpc.CallOption) (*GetCreditResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -220,6 +253,66 @@ func (c *transfersServiceClient) FreezeVouchers(ctx context.Context, in *FreezeV
 	return out, nil
 }
 
+func (c *transfersServiceClient) CreateSchedule(ctx context.Context, in *CreateScheduleRequest, opts ...grpc.CallOption) (*CreateScheduleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateScheduleResponse)
+	err := c.cc.Invoke(ctx, TransfersService_CreateSchedule_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) ListSchedules(ctx context.Context, in *ListSchedulesRequest, opts ...grpc.CallOption) (*ListSchedulesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSchedulesResponse)
+	err := c.cc.Invoke(ctx, TransfersService_ListSchedules_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) PauseSchedule(ctx context.Context, in *PauseScheduleRequest, opts ...grpc.CallOption) (*PauseScheduleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PauseScheduleResponse)
+	err := c.cc.Invoke(ctx, TransfersService_PauseSchedule_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) ResumeSchedule(ctx context.Context, in *ResumeScheduleRequest, opts ...grpc.CallOption) (*ResumeScheduleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResumeScheduleResponse)
+	err := c.cc.Invoke(ctx, TransfersService_ResumeSchedule_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) DeleteSchedule(ctx context.Context, in *DeleteScheduleRequest, opts ...grpc.CallOption) (*DeleteScheduleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteScheduleResponse)
+	err := c.cc.Invoke(ctx, TransfersService_DeleteSchedule_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) GetCredit(ctx context.Context, in *GetCreditRequest, opts ...grpc.CallOption) (*GetCreditResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCreditResponse)
+	err := c.cc.Invoke(ctx, TransfersService_GetCredit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *transfersServiceClient) CollectVoucher(ctx context.Context, in *CollectVoucherRequest, opts ...grpc.CallOption) (*CollectVoucherResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CollectVoucherResponse)
@@ -299,6 +392,33 @@ type TransfersServiceServer interface {
 	// FreezeVouchers cancels every voucher of the user still awaiting collection, each with a
 	// full refund, in one call ('Freeze my vouchers': a sender who fears a scam or lost a phone).
 	FreezeVouchers(context.Context, *FreezeVouchersRequest) (*FreezeVouchersResponse, error)
+	// --- Recurring sends ("Send R500 to Thandi every Friday"). A schedule makes one ordinary
+	// transfer per occurrence date (Africa/Johannesburg), created by the scheduler in this service
+	// with the idempotency key "schedule:<schedule_id>:<YYYY-MM-DD>", so that several replicas, a
+	// restart or a missed run never create an occurrence twice or skip one. CreateSchedule follows
+	// CreateTransfer's rules for the amount, the card, step-up (STEP_UP_REQUIRED) and the
+	// first-payment question (RECIPIENT_CONFIRMATION_REQUIRED); the occurrences do not ask again.
+	// An occurrence that cannot be created (a limit, a card no longer saved) is recorded with its
+	// reason and the sender is e-mailed; one whose card declines is a failed transfer, and the
+	// sender is e-mailed too. Every change publishes SchedulesChanged on
+	// thumela.transfers.<user_id>.schedules. Another user's schedule id answers NotFound.
+	CreateSchedule(context.Context, *CreateScheduleRequest) (*CreateScheduleResponse, error)
+	ListSchedules(context.Context, *ListSchedulesRequest) (*ListSchedulesResponse, error)
+	// PauseSchedule stops new occurrences; dates that pass while paused are skipped, not made up.
+	PauseSchedule(context.Context, *PauseScheduleRequest) (*PauseScheduleResponse, error)
+	// ResumeSchedule continues from the first occurrence date on or after today.
+	ResumeSchedule(context.Context, *ResumeScheduleRequest) (*ResumeScheduleResponse, error)
+	DeleteSchedule(context.Context, *DeleteScheduleRequest) (*DeleteScheduleResponse, error)
+	// --- Transfer credit and referrals. Credit is money kept in a double-entry ledger owned by
+	// this service: every movement is two entries that sum to zero, and no user's balance goes
+	// below zero. A friend who signs up with a referral code (identity's UserVerified carries it)
+	// gets R50 of credit once verified; the code's owner gets R100 when that friend's first
+	// transfer completes. Nobody can refer themselves. CreateTransfer spends the sender's credit
+	// against the transfer's total (fee and amount) and the card is charged the rest
+	// (Transfer.credit_applied_cents, card_charge_cents); a failed, cancelled or expired transfer
+	// puts the credit back. Every change publishes CreditChanged on
+	// thumela.transfers.<user_id>.credit.
+	GetCredit(context.Context, *GetCreditRequest) (*GetCreditResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -374,6 +494,24 @@ func (UnimplementedTransfersServiceServer) DeleteRecipient(context.Context, *Del
 }
 func (UnimplementedTransfersServiceServer) FreezeVouchers(context.Context, *FreezeVouchersRequest) (*FreezeVouchersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method FreezeVouchers not implemented")
+}
+func (UnimplementedTransfersServiceServer) CreateSchedule(context.Context, *CreateScheduleRequest) (*CreateScheduleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateSchedule not implemented")
+}
+func (UnimplementedTransfersServiceServer) ListSchedules(context.Context, *ListSchedulesRequest) (*ListSchedulesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSchedules not implemented")
+}
+func (UnimplementedTransfersServiceServer) PauseSchedule(context.Context, *PauseScheduleRequest) (*PauseScheduleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PauseSchedule not implemented")
+}
+func (UnimplementedTransfersServiceServer) ResumeSchedule(context.Context, *ResumeScheduleRequest) (*ResumeScheduleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResumeSchedule not implemented")
+}
+func (UnimplementedTransfersServiceServer) DeleteSchedule(context.Context, *DeleteScheduleRequest) (*DeleteScheduleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteSchedule not implemented")
+}
+func (UnimplementedTransfersServiceServer) GetCredit(context.Context, *GetCreditRequest) (*GetCreditResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCredit not implemented")
 }
 func (UnimplementedTransfersServiceServer) CollectVoucher(context.Context, *CollectVoucherRequest) (*CollectVoucherResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CollectVoucher not implemented")
@@ -588,6 +726,114 @@ func _TransfersService_FreezeVouchers_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransfersService_CreateSchedule_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateScheduleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).CreateSchedule(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_CreateSchedule_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).CreateSchedule(ctx, req.(*CreateScheduleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_ListSchedules_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSchedulesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).ListSchedules(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_ListSchedules_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).ListSchedules(ctx, req.(*ListSchedulesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_PauseSchedule_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PauseScheduleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).PauseSchedule(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_PauseSchedule_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).PauseSchedule(ctx, req.(*PauseScheduleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_ResumeSchedule_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResumeScheduleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).ResumeSchedule(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_ResumeSchedule_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).ResumeSchedule(ctx, req.(*ResumeScheduleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_DeleteSchedule_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteScheduleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).DeleteSchedule(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_DeleteSchedule_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).DeleteSchedule(ctx, req.(*DeleteScheduleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_GetCredit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCreditRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).GetCredit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_GetCredit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).GetCredit(ctx, req.(*GetCreditRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TransfersService_CollectVoucher_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CollectVoucherRequest)
 	if err := dec(in); err != nil {
@@ -706,6 +952,30 @@ var TransfersService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "FreezeVouchers",
 			Handler:    _TransfersService_FreezeVouchers_Handler,
+		},
+		{
+			MethodName: "CreateSchedule",
+			Handler:    _TransfersService_CreateSchedule_Handler,
+		},
+		{
+			MethodName: "ListSchedules",
+			Handler:    _TransfersService_ListSchedules_Handler,
+		},
+		{
+			MethodName: "PauseSchedule",
+			Handler:    _TransfersService_PauseSchedule_Handler,
+		},
+		{
+			MethodName: "ResumeSchedule",
+			Handler:    _TransfersService_ResumeSchedule_Handler,
+		},
+		{
+			MethodName: "DeleteSchedule",
+			Handler:    _TransfersService_DeleteSchedule_Handler,
+		},
+		{
+			MethodName: "GetCredit",
+			Handler:    _TransfersService_GetCredit_Handler,
 		},
 		{
 			MethodName: "CollectVoucher",

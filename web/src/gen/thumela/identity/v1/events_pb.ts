@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/identity/v1/events.proto.
  */
 export const file_thumela_identity_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiB0aHVtZWxhL2lkZW50aXR5L3YxL2V2ZW50cy5wcm90bxITdGh1bWVsYS5pZGVudGl0eS52MSKGAQoMVXNlclNpZ25lZFVwEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEgoKZmlyc3RfbmFtZRgDIAEoCRIRCglsYXN0X25hbWUYBCABKAkSLwoLb2NjdXJyZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlAKDFVzZXJWZXJpZmllZBIPCgd1c2VyX2lkGAEgASgJEi8KC29jY3VycmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ4Cg9TZXNzaW9uc1Jldm9rZWQSDwoHdXNlcl9pZBgBIAEoCRITCgtzZXNzaW9uX2lkcxgCIAMoCRIOCgZyZWFzb24YAyABKAkSLwoLb2NjdXJyZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQtwBChdjb20udGh1bWVsYS5pZGVudGl0eS52MUILRXZlbnRzUHJvdG9QAVpGZ2l0aHViLmNvbS90aHVtZWxhL3RodW1lbGEvcHJvdG8vZ2VuL2dvL3RodW1lbGEvaWRlbnRpdHkvdjE7aWRlbnRpdHl2MaICA1RJWKoCE1RodW1lbGEuSWRlbnRpdHkuVjHKAhNUaHVtZWxhXElkZW50aXR5XFYx4gIfVGh1bWVsYVxJZGVudGl0eVxWMVxHUEJNZXRhZGF0YeoCFVRodW1lbGE6OklkZW50aXR5OjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiB0aHVtZWxhL2lkZW50aXR5L3YxL2V2ZW50cy5wcm90bxITdGh1bWVsYS5pZGVudGl0eS52MSKGAQoMVXNlclNpZ25lZFVwEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEgoKZmlyc3RfbmFtZRgDIAEoCRIRCglsYXN0X25hbWUYBCABKAkSLwoLb2NjdXJyZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImcKDFVzZXJWZXJpZmllZBIPCgd1c2VyX2lkGAEgASgJEi8KC29jY3VycmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1yZWZlcnJhbF9jb2RlGAMgASgJIngKD1Nlc3Npb25zUmV2b2tlZBIPCgd1c2VyX2lkGAEgASgJEhMKC3Nlc3Npb25faWRzGAIgAygJEg4KBnJlYXNvbhgDIAEoCRIvCgtvY2N1cnJlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBC3AEKF2NvbS50aHVtZWxhLmlkZW50aXR5LnYxQgtFdmVudHNQcm90b1ABWkZnaXRodWIuY29tL3RodW1lbGEvdGh1bWVsYS9wcm90by9nZW4vZ28vdGh1bWVsYS9pZGVudGl0eS92MTtpZGVudGl0eXYxogIDVElYqgITVGh1bWVsYS5JZGVudGl0eS5WMcoCE1RodW1lbGFcSWRlbnRpdHlcVjHiAh9UaHVtZWxhXElkZW50aXR5XFYxXEdQQk1ldGFkYXRh6gIVVGh1bWVsYTo6SWRlbnRpdHk6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * UserSignedUp is published on thumela.identity.<user_id>.signed_up.
@@ -68,6 +68,14 @@ export type UserVerified = Message<"thumela.identity.v1.UserVerified"> & {
    * @generated from field: google.protobuf.Timestamp occurred_at = 2;
    */
   occurredAt?: Timestamp | undefined;
+
+  /**
+   * The referral code typed at sign-up (SignUpRequest.referral_code), normalised; empty when
+   * none. Identity checks its shape only: transfers owns the codes and pays the credit.
+   *
+   * @generated from field: string referral_code = 3;
+   */
+  referralCode: string;
 };
 
 /**

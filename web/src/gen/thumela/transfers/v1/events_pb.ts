@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/transfers/v1/events.proto.
  */
 export const file_thumela_transfers_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiF0aHVtZWxhL3RyYW5zZmVycy92MS9ldmVudHMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIrkBChVUcmFuc2ZlclN0YXR1c0NoYW5nZWQSMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlchI9Cg9wcmV2aW91c19zdGF0dXMYAiABKA4yJC50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlclN0YXR1cxIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiuAEKDlZvdWNoZXJDaGFuZ2VkEhMKC3RyYW5zZmVyX2lkGAEgASgJEi4KB3ZvdWNoZXIYAiABKAsyHS50aHVtZWxhLnRyYW5zZmVycy52MS5Wb3VjaGVyEi8KC29jY3VycmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgh0cmFuc2ZlchgEIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyIlUKEVJlY2lwaWVudHNDaGFuZ2VkEg8KB3VzZXJfaWQYASABKAkSLwoLb2NjdXJyZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQuMBChhjb20udGh1bWVsYS50cmFuc2ZlcnMudjFCC0V2ZW50c1Byb3RvUAFaSGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL3RyYW5zZmVycy92MTt0cmFuc2ZlcnN2MaICA1RUWKoCFFRodW1lbGEuVHJhbnNmZXJzLlYxygIUVGh1bWVsYVxUcmFuc2ZlcnNcVjHiAiBUaHVtZWxhXFRyYW5zZmVyc1xWMVxHUEJNZXRhZGF0YeoCFlRodW1lbGE6OlRyYW5zZmVyczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_thumela_transfers_v1_transfers]);
+  fileDesc("CiF0aHVtZWxhL3RyYW5zZmVycy92MS9ldmVudHMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIrkBChVUcmFuc2ZlclN0YXR1c0NoYW5nZWQSMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlchI9Cg9wcmV2aW91c19zdGF0dXMYAiABKA4yJC50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlclN0YXR1cxIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiuAEKDlZvdWNoZXJDaGFuZ2VkEhMKC3RyYW5zZmVyX2lkGAEgASgJEi4KB3ZvdWNoZXIYAiABKAsyHS50aHVtZWxhLnRyYW5zZmVycy52MS5Wb3VjaGVyEi8KC29jY3VycmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgh0cmFuc2ZlchgEIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyIlUKEVJlY2lwaWVudHNDaGFuZ2VkEg8KB3VzZXJfaWQYASABKAkSLwoLb2NjdXJyZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlQKEFNjaGVkdWxlc0NoYW5nZWQSDwoHdXNlcl9pZBgBIAEoCRIvCgtvY2N1cnJlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiaAoNQ3JlZGl0Q2hhbmdlZBIPCgd1c2VyX2lkGAEgASgJEhUKDWJhbGFuY2VfY2VudHMYAiABKAMSLwoLb2NjdXJyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQuMBChhjb20udGh1bWVsYS50cmFuc2ZlcnMudjFCC0V2ZW50c1Byb3RvUAFaSGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL3RyYW5zZmVycy92MTt0cmFuc2ZlcnN2MaICA1RUWKoCFFRodW1lbGEuVHJhbnNmZXJzLlYxygIUVGh1bWVsYVxUcmFuc2ZlcnNcVjHiAiBUaHVtZWxhXFRyYW5zZmVyc1xWMVxHUEJNZXRhZGF0YeoCFlRodW1lbGE6OlRyYW5zZmVyczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_thumela_transfers_v1_transfers]);
 
 /**
  * TransferStatusChanged is published on thumela.transfers.<user_id>.status at every step,
@@ -108,4 +108,59 @@ export type RecipientsChanged = Message<"thumela.transfers.v1.RecipientsChanged"
  */
 export const RecipientsChangedSchema: GenMessage<RecipientsChanged> = /*@__PURE__*/
   messageDesc(file_thumela_transfers_v1_events, 2);
+
+/**
+ * SchedulesChanged is published on thumela.transfers.<user_id>.schedules when a recurring send
+ * is created, paused, resumed, deleted or ends, or an occurrence is recorded.
+ *
+ * @generated from message thumela.transfers.v1.SchedulesChanged
+ */
+export type SchedulesChanged = Message<"thumela.transfers.v1.SchedulesChanged"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 2;
+   */
+  occurredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.SchedulesChanged.
+ * Use `create(SchedulesChangedSchema)` to create a new message.
+ */
+export const SchedulesChangedSchema: GenMessage<SchedulesChanged> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_events, 3);
+
+/**
+ * CreditChanged is published on thumela.transfers.<user_id>.credit when the user's credit or
+ * referral figures change.
+ *
+ * @generated from message thumela.transfers.v1.CreditChanged
+ */
+export type CreditChanged = Message<"thumela.transfers.v1.CreditChanged"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: int64 balance_cents = 2;
+   */
+  balanceCents: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 3;
+   */
+  occurredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.CreditChanged.
+ * Use `create(CreditChangedSchema)` to create a new message.
+ */
+export const CreditChangedSchema: GenMessage<CreditChanged> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_events, 4);
 

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/transfers/v1/transfers.proto.
  */
 export const file_thumela_transfers_v1_transfers: GenFile = /*@__PURE__*/
-  fileDesc("CiR0aHVtZWxhL3RyYW5zZmVycy92MS90cmFuc2ZlcnMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIjAKEldpdGhkcmF3YWxMb2NhdGlvbhIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkirQIKB1ZvdWNoZXISDgoGbnVtYmVyGAEgASgJEkEKEWNvbGxlY3Rpb25fc3RhdHVzGAIgASgOMiYudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblN0YXR1cxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb2xsZWN0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KFWNvbGxlY3RlZF9hdF9sb2NhdGlvbhgFIAEoCRIcChRwaW5fY2hvc2VuX2J5X3NlbmRlchgGIAEoCBIUCgxyZXNlbmRzX2xlZnQYByABKAUSGgoScGhvbmVfY2hhbmdlc19sZWZ0GAggASgFIpIGCghUcmFuc2ZlchIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgEIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBSABKAkSIwoEYmFuaxgGIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgHIAEoAxIWCg5iYW5rX2ZlZV9jZW50cxgIIAEoAxIaChJwbGF0Zm9ybV9mZWVfY2VudHMYCSABKAMSEQoJZmVlX2NlbnRzGAogASgDEhoKEnRvdGFsX2Ftb3VudF9jZW50cxgLIAEoAxISCgpmZWVfd2FpdmVkGAwgASgIEjQKBnN0YXR1cxgNIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEhYKDmZhaWx1cmVfcmVhc29uGA4gASgJEhkKEXBheW1lbnRfbWV0aG9kX2lkGA8gASgJEhsKE3BheW1lbnRfbWV0aG9kX25hbWUYECABKAkSIAoYcGF5bWVudF9tZXRob2RfbGFzdF9mb3VyGBEgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YEiABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SLgoHdm91Y2hlchgTIAEoCzIdLnRodW1lbGEudHJhbnNmZXJzLnYxLlZvdWNoZXISLgoKY3JlYXRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoNcmVmdW5kX3N0YXR1cxgWIAEoDjIiLnRodW1lbGEudHJhbnNmZXJzLnYxLlJlZnVuZFN0YXR1cxIhChlyZWNpcGllbnRfa25vd25fY29uZmlybWVkGBcgASgIEhYKDnNhdmVfcmVjaXBpZW50GBggASgIIuUCChVDcmVhdGVUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSFgoOcmVjaXBpZW50X25hbWUYAyABKAkSFwoPcmVjaXBpZW50X3Bob25lGAQgASgJEiMKBGJhbmsYBSABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIUCgxhbW91bnRfY2VudHMYBiABKAMSGQoRcGF5bWVudF9tZXRob2RfaWQYByABKAkSRQoTd2l0aGRyYXdhbF9sb2NhdGlvbhgIIAEoCzIoLnRodW1lbGEudHJhbnNmZXJzLnYxLldpdGhkcmF3YWxMb2NhdGlvbhISCgpzZW5kZXJfcGluGAkgASgJEh0KFWRvX25vdF9zYXZlX3JlY2lwaWVudBgKIAEoCBIhChlyZWNpcGllbnRfa25vd25fY29uZmlybWVkGAsgASgIIkoKFkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciI6ChJHZXRUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJHChNHZXRUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIi8wEKFExpc3RUcmFuc2ZlcnNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSNAoGc3RhdHVzGAMgASgOMiQudGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXJTdGF0dXMSDAoEcGFnZRgEIAEoBRIRCglwYWdlX3NpemUYBSABKAUSMAoMY3JlYXRlZF9mcm9tGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5jcmVhdGVkX2JlZm9yZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXwoVTGlzdFRyYW5zZmVyc1Jlc3BvbnNlEjEKCXRyYW5zZmVycxgBIAMoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyEhMKC3RvdGFsX2NvdW50GAIgASgFIj0KFUNhbmNlbFRyYW5zZmVyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhMKC3RyYW5zZmVyX2lkGAIgASgJIkoKFkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciIjChBHZXRMaW1pdHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkifQoKTGltaXRVc2FnZRItCgRraW5kGAEgASgOMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRLaW5kEhMKC2xpbWl0X2NlbnRzGAIgASgDEhIKCnVzZWRfY2VudHMYAyABKAMSFwoPcmVtYWluaW5nX2NlbnRzGAQgASgDIn4KEUdldExpbWl0c1Jlc3BvbnNlEjAKBmxpbWl0cxgBIAMoCzIgLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0VXNhZ2USGQoRdW5jb2xsZWN0ZWRfY2VudHMYAiABKAMSHAoUdW5jb2xsZWN0ZWRfdm91Y2hlcnMYAyABKAUiFwoVR2V0TGltaXRQb2xpY3lSZXF1ZXN0IlEKC0xpbWl0UG9saWN5Ei0KBGtpbmQYASABKA4yHy50aHVtZWxhLnRyYW5zZmVycy52MS5MaW1pdEtpbmQSEwoLbGltaXRfY2VudHMYAiABKAMiagoWR2V0TGltaXRQb2xpY3lSZXNwb25zZRIxCgZsaW1pdHMYASADKAsyIS50aHVtZWxhLnRyYW5zZmVycy52MS5MaW1pdFBvbGljeRIdChVhbW91bnRfbXVsdGlwbGVfY2VudHMYAiABKAMi6wEKCVJlY2lwaWVudBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg0KBXBob25lGAMgASgJEiMKBGJhbmsYBCABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3BhaWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKFUxpc3RSZWNpcGllbnRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJIk0KFkxpc3RSZWNpcGllbnRzUmVzcG9uc2USMwoKcmVjaXBpZW50cxgBIAMoCzIfLnRodW1lbGEudHJhbnNmZXJzLnYxLlJlY2lwaWVudCKBAQoWVXBkYXRlUmVjaXBpZW50UmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhQKDHJlY2lwaWVudF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBXBob25lGAQgASgJEiMKBGJhbmsYBSABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuayJNChdVcGRhdGVSZWNpcGllbnRSZXNwb25zZRIyCglyZWNpcGllbnQYASABKAsyHy50aHVtZWxhLnRyYW5zZmVycy52MS5SZWNpcGllbnQiPwoWRGVsZXRlUmVjaXBpZW50UmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhQKDHJlY2lwaWVudF9pZBgCIAEoCSIZChdEZWxldGVSZWNpcGllbnRSZXNwb25zZSIoChVGcmVlemVWb3VjaGVyc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJLChZGcmVlemVWb3VjaGVyc1Jlc3BvbnNlEjEKCWNhbmNlbGxlZBgBIAMoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyImwKDUxpbWl0RXhjZWVkZWQSLQoEa2luZBgBIAEoDjIfLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0S2luZBITCgtsaW1pdF9jZW50cxgCIAEoAxIXCg9yZW1haW5pbmdfY2VudHMYAyABKAMi9gEKFUNvbGxlY3RWb3VjaGVyUmVxdWVzdBIWCg52b3VjaGVyX251bWJlchgBIAEoCRILCgNwaW4YAiABKAkSFwoPcmVjaXBpZW50X3Bob25lGAMgASgJEiMKBGJhbmsYBCABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIOCgZhdG1faWQYBSABKAkSFAoMYW1vdW50X2NlbnRzGAYgASgDEiEKGXN5c3RlbV90cmFjZV9hdWRpdF9udW1iZXIYByABKAkSGwoTcmV0cmlldmFsX3JlZmVyZW5jZRgIIAEoCRIUCgxhdG1fbG9jYXRpb24YCSABKAki5wIKEUNvbGxlY3Rpb25SZWZ1c2VkEj4KBnJlYXNvbhgBIAEoDjIuLnRodW1lbGEudHJhbnNmZXJzLnYxLkNvbGxlY3Rpb25SZWZ1c2VkLlJlYXNvbhIVCg1hdHRlbXB0c19sZWZ0GAIgASgFIvoBCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYUkVBU09OX1dST05HX0NSRURFTlRJQUxTEAESEQoNUkVBU09OX0xPQ0tFRBACEhIKDlJFQVNPTl9FWFBJUkVEEAMSFAoQUkVBU09OX0NBTkNFTExFRBAEEhwKGFJFQVNPTl9BTFJFQURZX0NPTExFQ1RFRBAFEhUKEVJFQVNPTl9XUk9OR19CQU5LEAYSFwoTUkVBU09OX1dST05HX0FNT1VOVBAHEhoKFlJFQVNPTl9JTlZBTElEX1ZPVUNIRVIQCBITCg9SRUFTT05fUkVWRVJTRUQQCSJ/ChhSZXZlcnNlQ29sbGVjdGlvblJlcXVlc3QSIwoEYmFuaxgBIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhsKE3JldHJpZXZhbF9yZWZlcmVuY2UYAiABKAkSIQoZc3lzdGVtX3RyYWNlX2F1ZGl0X251bWJlchgDIAEoCSJCChlSZXZlcnNlQ29sbGVjdGlvblJlc3BvbnNlEhAKCHJldmVyc2VkGAEgASgIEhMKC3RyYW5zZmVyX2lkGAIgASgJInUKFkNvbGxlY3RWb3VjaGVyUmVzcG9uc2USEwoLdHJhbnNmZXJfaWQYASABKAkSFAoMYW1vdW50X2NlbnRzGAIgASgDEjAKDGNvbGxlY3RlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiPAoUUmVzZW5kVm91Y2hlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJJChVSZXNlbmRWb3VjaGVyUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciJcChtDaGFuZ2VSZWNpcGllbnRQaG9uZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYAyABKAkiUAocQ2hhbmdlUmVjaXBpZW50UGhvbmVSZXNwb25zZRIwCgh0cmFuc2ZlchgBIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyKqkBCg5UcmFuc2ZlclN0YXR1cxIfChtUUkFOU0ZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdUUkFOU0ZFUl9TVEFUVVNfUEVORElORxABEh4KGlRSQU5TRkVSX1NUQVRVU19QUk9DRVNTSU5HEAISHQoZVFJBTlNGRVJfU1RBVFVTX0NPTVBMRVRFRBADEhoKFlRSQU5TRkVSX1NUQVRVU19GQUlMRUQQBCrBAQoQQ29sbGVjdGlvblN0YXR1cxIhCh1DT0xMRUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEikKJUNPTExFQ1RJT05fU1RBVFVTX0FXQUlUSU5HX0NPTExFQ1RJT04QARIfChtDT0xMRUNUSU9OX1NUQVRVU19DT0xMRUNURUQQAhIfChtDT0xMRUNUSU9OX1NUQVRVU19DQU5DRUxMRUQQAxIdChlDT0xMRUNUSU9OX1NUQVRVU19FWFBJUkVEEAQqfAoMUmVmdW5kU3RhdHVzEh0KGVJFRlVORF9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJSRUZVTkRfU1RBVFVTX05PTkUQARIZChVSRUZVTkRfU1RBVFVTX1BFTkRJTkcQAhIaChZSRUZVTkRfU1RBVFVTX1JFRlVOREVEEAMqoQEKCUxpbWl0S2luZBIaChZMSU1JVF9LSU5EX1VOU1BFQ0lGSUVEEAASGwoXTElNSVRfS0lORF9QRVJfVFJBTlNGRVIQARIUChBMSU1JVF9LSU5EX0RBSUxZEAISFgoSTElNSVRfS0lORF9NT05USExZEAMSFQoRTElNSVRfS0lORF9ZRUFSTFkQBBIWChJMSU1JVF9LSU5EX01JTklNVU0QBTKLDAoQVHJhbnNmZXJzU2VydmljZRJrCg5DcmVhdGVUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USYgoLR2V0VHJhbnNmZXISKC50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlcXVlc3QaKS50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlc3BvbnNlEmgKDUxpc3RUcmFuc2ZlcnMSKi50aHVtZWxhLnRyYW5zZmVycy52MS5MaXN0VHJhbnNmZXJzUmVxdWVzdBorLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RUcmFuc2ZlcnNSZXNwb25zZRJrCg5DYW5jZWxUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USXAoJR2V0TGltaXRzEiYudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRzUmVxdWVzdBonLnRodW1lbGEudHJhbnNmZXJzLnYxLkdldExpbWl0c1Jlc3BvbnNlEmsKDkdldExpbWl0UG9saWN5EisudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRQb2xpY3lSZXF1ZXN0GiwudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRQb2xpY3lSZXNwb25zZRJrCg5MaXN0UmVjaXBpZW50cxIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RSZWNpcGllbnRzUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RSZWNpcGllbnRzUmVzcG9uc2USbgoPVXBkYXRlUmVjaXBpZW50EiwudGh1bWVsYS50cmFuc2ZlcnMudjEuVXBkYXRlUmVjaXBpZW50UmVxdWVzdBotLnRodW1lbGEudHJhbnNmZXJzLnYxLlVwZGF0ZVJlY2lwaWVudFJlc3BvbnNlEm4KD0RlbGV0ZVJlY2lwaWVudBIsLnRodW1lbGEudHJhbnNmZXJzLnYxLkRlbGV0ZVJlY2lwaWVudFJlcXVlc3QaLS50aHVtZWxhLnRyYW5zZmVycy52MS5EZWxldGVSZWNpcGllbnRSZXNwb25zZRJrCg5GcmVlemVWb3VjaGVycxIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkZyZWV6ZVZvdWNoZXJzUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkZyZWV6ZVZvdWNoZXJzUmVzcG9uc2USawoOQ29sbGVjdFZvdWNoZXISKy50aHVtZWxhLnRyYW5zZmVycy52MS5Db2xsZWN0Vm91Y2hlclJlcXVlc3QaLC50aHVtZWxhLnRyYW5zZmVycy52MS5Db2xsZWN0Vm91Y2hlclJlc3BvbnNlEnQKEVJldmVyc2VDb2xsZWN0aW9uEi4udGh1bWVsYS50cmFuc2ZlcnMudjEuUmV2ZXJzZUNvbGxlY3Rpb25SZXF1ZXN0Gi8udGh1bWVsYS50cmFuc2ZlcnMudjEuUmV2ZXJzZUNvbGxlY3Rpb25SZXNwb25zZRJoCg1SZXNlbmRWb3VjaGVyEioudGh1bWVsYS50cmFuc2ZlcnMudjEuUmVzZW5kVm91Y2hlclJlcXVlc3QaKy50aHVtZWxhLnRyYW5zZmVycy52MS5SZXNlbmRWb3VjaGVyUmVzcG9uc2USfQoUQ2hhbmdlUmVjaXBpZW50UGhvbmUSMS50aHVtZWxhLnRyYW5zZmVycy52MS5DaGFuZ2VSZWNpcGllbnRQaG9uZVJlcXVlc3QaMi50aHVtZWxhLnRyYW5zZmVycy52MS5DaGFuZ2VSZWNpcGllbnRQaG9uZVJlc3BvbnNlQuYBChhjb20udGh1bWVsYS50cmFuc2ZlcnMudjFCDlRyYW5zZmVyc1Byb3RvUAFaSGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL3RyYW5zZmVycy92MTt0cmFuc2ZlcnN2MaICA1RUWKoCFFRodW1lbGEuVHJhbnNmZXJzLlYxygIUVGh1bWVsYVxUcmFuc2ZlcnNcVjHiAiBUaHVtZWxhXFRyYW5zZmVyc1xWMVxHUEJNZXRhZGF0YeoCFlRodW1lbGE6OlRyYW5zZmVyczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_thumela_fees_v1_fees]);
+  fileDesc("CiR0aHVtZWxhL3RyYW5zZmVycy92MS90cmFuc2ZlcnMucHJvdG8SFHRodW1lbGEudHJhbnNmZXJzLnYxIjAKEldpdGhkcmF3YWxMb2NhdGlvbhIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkirQIKB1ZvdWNoZXISDgoGbnVtYmVyGAEgASgJEkEKEWNvbGxlY3Rpb25fc3RhdHVzGAIgASgOMiYudGh1bWVsYS50cmFuc2ZlcnMudjEuQ29sbGVjdGlvblN0YXR1cxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb2xsZWN0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KFWNvbGxlY3RlZF9hdF9sb2NhdGlvbhgFIAEoCRIcChRwaW5fY2hvc2VuX2J5X3NlbmRlchgGIAEoCBIUCgxyZXNlbmRzX2xlZnQYByABKAUSGgoScGhvbmVfY2hhbmdlc19sZWZ0GAggASgFIvkGCghUcmFuc2ZlchIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhEKCXJlZmVyZW5jZRgDIAEoCRIWCg5yZWNpcGllbnRfbmFtZRgEIAEoCRIXCg9yZWNpcGllbnRfcGhvbmUYBSABKAkSIwoEYmFuaxgGIAEoDjIVLnRodW1lbGEuZmVlcy52MS5CYW5rEhQKDGFtb3VudF9jZW50cxgHIAEoAxIWCg5iYW5rX2ZlZV9jZW50cxgIIAEoAxIaChJwbGF0Zm9ybV9mZWVfY2VudHMYCSABKAMSEQoJZmVlX2NlbnRzGAogASgDEhoKEnRvdGFsX2Ftb3VudF9jZW50cxgLIAEoAxISCgpmZWVfd2FpdmVkGAwgASgIEjQKBnN0YXR1cxgNIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEhYKDmZhaWx1cmVfcmVhc29uGA4gASgJEhkKEXBheW1lbnRfbWV0aG9kX2lkGA8gASgJEhsKE3BheW1lbnRfbWV0aG9kX25hbWUYECABKAkSIAoYcGF5bWVudF9tZXRob2RfbGFzdF9mb3VyGBEgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YEiABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SLgoHdm91Y2hlchgTIAEoCzIdLnRodW1lbGEudHJhbnNmZXJzLnYxLlZvdWNoZXISLgoKY3JlYXRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoNcmVmdW5kX3N0YXR1cxgWIAEoDjIiLnRodW1lbGEudHJhbnNmZXJzLnYxLlJlZnVuZFN0YXR1cxIhChlyZWNpcGllbnRfa25vd25fY29uZmlybWVkGBcgASgIEhYKDnNhdmVfcmVjaXBpZW50GBggASgIEhMKC3NjaGVkdWxlX2lkGBkgASgJEhcKD29jY3VycmVuY2VfZGF0ZRgaIAEoCRIcChRjcmVkaXRfYXBwbGllZF9jZW50cxgbIAEoAxIZChFjYXJkX2NoYXJnZV9jZW50cxgcIAEoAyLlAgoVQ3JlYXRlVHJhbnNmZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEhYKDnJlY2lwaWVudF9uYW1lGAMgASgJEhcKD3JlY2lwaWVudF9waG9uZRgEIAEoCRIjCgRiYW5rGAUgASgOMhUudGh1bWVsYS5mZWVzLnYxLkJhbmsSFAoMYW1vdW50X2NlbnRzGAYgASgDEhkKEXBheW1lbnRfbWV0aG9kX2lkGAcgASgJEkUKE3dpdGhkcmF3YWxfbG9jYXRpb24YCCABKAsyKC50aHVtZWxhLnRyYW5zZmVycy52MS5XaXRoZHJhd2FsTG9jYXRpb24SEgoKc2VuZGVyX3BpbhgJIAEoCRIdChVkb19ub3Rfc2F2ZV9yZWNpcGllbnQYCiABKAgSIQoZcmVjaXBpZW50X2tub3duX2NvbmZpcm1lZBgLIAEoCCJKChZDcmVhdGVUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIiOgoSR2V0VHJhbnNmZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEwoLdHJhbnNmZXJfaWQYAiABKAkiRwoTR2V0VHJhbnNmZXJSZXNwb25zZRIwCgh0cmFuc2ZlchgBIAEoCzIeLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyIvMBChRMaXN0VHJhbnNmZXJzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEjQKBnN0YXR1cxgDIAEoDjIkLnRodW1lbGEudHJhbnNmZXJzLnYxLlRyYW5zZmVyU3RhdHVzEgwKBHBhZ2UYBCABKAUSEQoJcGFnZV9zaXplGAUgASgFEjAKDGNyZWF0ZWRfZnJvbRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoOY3JlYXRlZF9iZWZvcmUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KFUxpc3RUcmFuc2ZlcnNSZXNwb25zZRIxCgl0cmFuc2ZlcnMYASADKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlchITCgt0b3RhbF9jb3VudBgCIAEoBSI9ChVDYW5jZWxUcmFuc2ZlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCSJKChZDYW5jZWxUcmFuc2ZlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIiIwoQR2V0TGltaXRzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIn0KCkxpbWl0VXNhZ2USLQoEa2luZBgBIAEoDjIfLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpbWl0S2luZBITCgtsaW1pdF9jZW50cxgCIAEoAxISCgp1c2VkX2NlbnRzGAMgASgDEhcKD3JlbWFpbmluZ19jZW50cxgEIAEoAyJ+ChFHZXRMaW1pdHNSZXNwb25zZRIwCgZsaW1pdHMYASADKAsyIC50aHVtZWxhLnRyYW5zZmVycy52MS5MaW1pdFVzYWdlEhkKEXVuY29sbGVjdGVkX2NlbnRzGAIgASgDEhwKFHVuY29sbGVjdGVkX3ZvdWNoZXJzGAMgASgFIhcKFUdldExpbWl0UG9saWN5UmVxdWVzdCJRCgtMaW1pdFBvbGljeRItCgRraW5kGAEgASgOMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRLaW5kEhMKC2xpbWl0X2NlbnRzGAIgASgDImoKFkdldExpbWl0UG9saWN5UmVzcG9uc2USMQoGbGltaXRzGAEgAygLMiEudGh1bWVsYS50cmFuc2ZlcnMudjEuTGltaXRQb2xpY3kSHQoVYW1vdW50X211bHRpcGxlX2NlbnRzGAIgASgDIusBCglSZWNpcGllbnQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVwaG9uZRgDIAEoCRIjCgRiYW5rGAQgASgOMhUudGh1bWVsYS5mZWVzLnYxLkJhbmsSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9wYWlkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI3ChVMaXN0UmVjaXBpZW50c1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCSJNChZMaXN0UmVjaXBpZW50c1Jlc3BvbnNlEjMKCnJlY2lwaWVudHMYASADKAsyHy50aHVtZWxhLnRyYW5zZmVycy52MS5SZWNpcGllbnQigQEKFlVwZGF0ZVJlY2lwaWVudFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIUCgxyZWNpcGllbnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVwaG9uZRgEIAEoCRIjCgRiYW5rGAUgASgOMhUudGh1bWVsYS5mZWVzLnYxLkJhbmsiTQoXVXBkYXRlUmVjaXBpZW50UmVzcG9uc2USMgoJcmVjaXBpZW50GAEgASgLMh8udGh1bWVsYS50cmFuc2ZlcnMudjEuUmVjaXBpZW50Ij8KFkRlbGV0ZVJlY2lwaWVudFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIUCgxyZWNpcGllbnRfaWQYAiABKAkiGQoXRGVsZXRlUmVjaXBpZW50UmVzcG9uc2UiKAoVRnJlZXplVm91Y2hlcnNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiSwoWRnJlZXplVm91Y2hlcnNSZXNwb25zZRIxCgljYW5jZWxsZWQYASADKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciJsCg1MaW1pdEV4Y2VlZGVkEi0KBGtpbmQYASABKA4yHy50aHVtZWxhLnRyYW5zZmVycy52MS5MaW1pdEtpbmQSEwoLbGltaXRfY2VudHMYAiABKAMSFwoPcmVtYWluaW5nX2NlbnRzGAMgASgDIvYBChVDb2xsZWN0Vm91Y2hlclJlcXVlc3QSFgoOdm91Y2hlcl9udW1iZXIYASABKAkSCwoDcGluGAIgASgJEhcKD3JlY2lwaWVudF9waG9uZRgDIAEoCRIjCgRiYW5rGAQgASgOMhUudGh1bWVsYS5mZWVzLnYxLkJhbmsSDgoGYXRtX2lkGAUgASgJEhQKDGFtb3VudF9jZW50cxgGIAEoAxIhChlzeXN0ZW1fdHJhY2VfYXVkaXRfbnVtYmVyGAcgASgJEhsKE3JldHJpZXZhbF9yZWZlcmVuY2UYCCABKAkSFAoMYXRtX2xvY2F0aW9uGAkgASgJIucCChFDb2xsZWN0aW9uUmVmdXNlZBI+CgZyZWFzb24YASABKA4yLi50aHVtZWxhLnRyYW5zZmVycy52MS5Db2xsZWN0aW9uUmVmdXNlZC5SZWFzb24SFQoNYXR0ZW1wdHNfbGVmdBgCIAEoBSL6AQoGUmVhc29uEhYKElJFQVNPTl9VTlNQRUNJRklFRBAAEhwKGFJFQVNPTl9XUk9OR19DUkVERU5USUFMUxABEhEKDVJFQVNPTl9MT0NLRUQQAhISCg5SRUFTT05fRVhQSVJFRBADEhQKEFJFQVNPTl9DQU5DRUxMRUQQBBIcChhSRUFTT05fQUxSRUFEWV9DT0xMRUNURUQQBRIVChFSRUFTT05fV1JPTkdfQkFOSxAGEhcKE1JFQVNPTl9XUk9OR19BTU9VTlQQBxIaChZSRUFTT05fSU5WQUxJRF9WT1VDSEVSEAgSEwoPUkVBU09OX1JFVkVSU0VEEAkifwoYUmV2ZXJzZUNvbGxlY3Rpb25SZXF1ZXN0EiMKBGJhbmsYASABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIbChNyZXRyaWV2YWxfcmVmZXJlbmNlGAIgASgJEiEKGXN5c3RlbV90cmFjZV9hdWRpdF9udW1iZXIYAyABKAkiQgoZUmV2ZXJzZUNvbGxlY3Rpb25SZXNwb25zZRIQCghyZXZlcnNlZBgBIAEoCBITCgt0cmFuc2Zlcl9pZBgCIAEoCSJ1ChZDb2xsZWN0Vm91Y2hlclJlc3BvbnNlEhMKC3RyYW5zZmVyX2lkGAEgASgJEhQKDGFtb3VudF9jZW50cxgCIAEoAxIwCgxjb2xsZWN0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjwKFFJlc2VuZFZvdWNoZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEwoLdHJhbnNmZXJfaWQYAiABKAkiSQoVUmVzZW5kVm91Y2hlclJlc3BvbnNlEjAKCHRyYW5zZmVyGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuVHJhbnNmZXIiXAobQ2hhbmdlUmVjaXBpZW50UGhvbmVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEwoLdHJhbnNmZXJfaWQYAiABKAkSFwoPcmVjaXBpZW50X3Bob25lGAMgASgJIlAKHENoYW5nZVJlY2lwaWVudFBob25lUmVzcG9uc2USMAoIdHJhbnNmZXIYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5UcmFuc2ZlciKrBAoIU2NoZWR1bGUSCgoCaWQYASABKAkSFgoOcmVjaXBpZW50X25hbWUYAiABKAkSFwoPcmVjaXBpZW50X3Bob25lGAMgASgJEiMKBGJhbmsYBCABKA4yFS50aHVtZWxhLmZlZXMudjEuQmFuaxIUCgxhbW91bnRfY2VudHMYBSABKAMSGQoRcGF5bWVudF9tZXRob2RfaWQYBiABKAkSGwoTcGF5bWVudF9tZXRob2RfbmFtZRgHIAEoCRIgChhwYXltZW50X21ldGhvZF9sYXN0X2ZvdXIYCCABKAkSOgoJZnJlcXVlbmN5GAkgASgOMicudGh1bWVsYS50cmFuc2ZlcnMudjEuU2NoZWR1bGVGcmVxdWVuY3kSEgoKc3RhcnRfZGF0ZRgKIAEoCRIQCghlbmRfZGF0ZRgLIAEoCRIyCgVzdGF0ZRgMIAEoDjIjLnRodW1lbGEudHJhbnNmZXJzLnYxLlNjaGVkdWxlU3RhdGUSEQoJbmV4dF9kYXRlGA0gASgJEkQKEnJlY2VudF9vY2N1cnJlbmNlcxgOIAMoCzIoLnRodW1lbGEudHJhbnNmZXJzLnYxLlNjaGVkdWxlT2NjdXJyZW5jZRIuCgpjcmVhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ/ChJTY2hlZHVsZU9jY3VycmVuY2USDAoEZGF0ZRgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCRIWCg5mYWlsdXJlX3JlYXNvbhgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLNAgoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEhYKDnJlY2lwaWVudF9uYW1lGAMgASgJEhcKD3JlY2lwaWVudF9waG9uZRgEIAEoCRIjCgRiYW5rGAUgASgOMhUudGh1bWVsYS5mZWVzLnYxLkJhbmsSFAoMYW1vdW50X2NlbnRzGAYgASgDEhkKEXBheW1lbnRfbWV0aG9kX2lkGAcgASgJEjoKCWZyZXF1ZW5jeRgIIAEoDjInLnRodW1lbGEudHJhbnNmZXJzLnYxLlNjaGVkdWxlRnJlcXVlbmN5EhIKCnN0YXJ0X2RhdGUYCSABKAkSEAoIZW5kX2RhdGUYCiABKAkSIQoZcmVjaXBpZW50X2tub3duX2NvbmZpcm1lZBgLIAEoCCJKChZDcmVhdGVTY2hlZHVsZVJlc3BvbnNlEjAKCHNjaGVkdWxlGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuU2NoZWR1bGUiJwoUTGlzdFNjaGVkdWxlc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJKChVMaXN0U2NoZWR1bGVzUmVzcG9uc2USMQoJc2NoZWR1bGVzGAEgAygLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuU2NoZWR1bGUiPAoUUGF1c2VTY2hlZHVsZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgtzY2hlZHVsZV9pZBgCIAEoCSJJChVQYXVzZVNjaGVkdWxlUmVzcG9uc2USMAoIc2NoZWR1bGUYASABKAsyHi50aHVtZWxhLnRyYW5zZmVycy52MS5TY2hlZHVsZSI9ChVSZXN1bWVTY2hlZHVsZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRITCgtzY2hlZHVsZV9pZBgCIAEoCSJKChZSZXN1bWVTY2hlZHVsZVJlc3BvbnNlEjAKCHNjaGVkdWxlGAEgASgLMh4udGh1bWVsYS50cmFuc2ZlcnMudjEuU2NoZWR1bGUiPQoVRGVsZXRlU2NoZWR1bGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEwoLc2NoZWR1bGVfaWQYAiABKAkiGAoWRGVsZXRlU2NoZWR1bGVSZXNwb25zZSKwAQoOQ3JlZGl0TW92ZW1lbnQSCgoCaWQYASABKAkSNgoEa2luZBgCIAEoDjIoLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWRpdE1vdmVtZW50S2luZBIUCgxhbW91bnRfY2VudHMYAyABKAMSEwoLdHJhbnNmZXJfaWQYBCABKAkSLwoLb2NjdXJyZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiMKEEdldENyZWRpdFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSLRAQoRR2V0Q3JlZGl0UmVzcG9uc2USFQoNYmFsYW5jZV9jZW50cxgBIAEoAxIVCg1yZWZlcnJhbF9jb2RlGAIgASgJEhYKDmZyaWVuZHNfam9pbmVkGAMgASgFEhgKEGZyaWVuZHNfcmV3YXJkZWQYBCABKAUSHAoUcmV3YXJkc19lYXJuZWRfY2VudHMYBSABKAMSPgoQcmVjZW50X21vdmVtZW50cxgGIAMoCzIkLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWRpdE1vdmVtZW50KqkBCg5UcmFuc2ZlclN0YXR1cxIfChtUUkFOU0ZFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdUUkFOU0ZFUl9TVEFUVVNfUEVORElORxABEh4KGlRSQU5TRkVSX1NUQVRVU19QUk9DRVNTSU5HEAISHQoZVFJBTlNGRVJfU1RBVFVTX0NPTVBMRVRFRBADEhoKFlRSQU5TRkVSX1NUQVRVU19GQUlMRUQQBCrBAQoQQ29sbGVjdGlvblN0YXR1cxIhCh1DT0xMRUNUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEikKJUNPTExFQ1RJT05fU1RBVFVTX0FXQUlUSU5HX0NPTExFQ1RJT04QARIfChtDT0xMRUNUSU9OX1NUQVRVU19DT0xMRUNURUQQAhIfChtDT0xMRUNUSU9OX1NUQVRVU19DQU5DRUxMRUQQAxIdChlDT0xMRUNUSU9OX1NUQVRVU19FWFBJUkVEEAQqfAoMUmVmdW5kU3RhdHVzEh0KGVJFRlVORF9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJSRUZVTkRfU1RBVFVTX05PTkUQARIZChVSRUZVTkRfU1RBVFVTX1BFTkRJTkcQAhIaChZSRUZVTkRfU1RBVFVTX1JFRlVOREVEEAMqoQEKCUxpbWl0S2luZBIaChZMSU1JVF9LSU5EX1VOU1BFQ0lGSUVEEAASGwoXTElNSVRfS0lORF9QRVJfVFJBTlNGRVIQARIUChBMSU1JVF9LSU5EX0RBSUxZEAISFgoSTElNSVRfS0lORF9NT05USExZEAMSFQoRTElNSVRfS0lORF9ZRUFSTFkQBBIWChJMSU1JVF9LSU5EX01JTklNVU0QBSp2ChFTY2hlZHVsZUZyZXF1ZW5jeRIiCh5TQ0hFRFVMRV9GUkVRVUVOQ1lfVU5TUEVDSUZJRUQQABIdChlTQ0hFRFVMRV9GUkVRVUVOQ1lfV0VFS0xZEAESHgoaU0NIRURVTEVfRlJFUVVFTkNZX01PTlRITFkQAip/Cg1TY2hlZHVsZVN0YXRlEh4KGlNDSEVEVUxFX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVU0NIRURVTEVfU1RBVEVfQUNUSVZFEAESGQoVU0NIRURVTEVfU1RBVEVfUEFVU0VEEAISGAoUU0NIRURVTEVfU1RBVEVfRU5ERUQQAyrSAQoSQ3JlZGl0TW92ZW1lbnRLaW5kEiQKIENSRURJVF9NT1ZFTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASKQolQ1JFRElUX01PVkVNRU5UX0tJTkRfUkVGRVJSQUxfV0VMQ09NRRABEigKJENSRURJVF9NT1ZFTUVOVF9LSU5EX1JFRkVSUkFMX1JFV0FSRBACEh4KGkNSRURJVF9NT1ZFTUVOVF9LSU5EX1NQRU5UEAMSIQodQ1JFRElUX01PVkVNRU5UX0tJTkRfUkVUVVJORUQQBDKEEQoQVHJhbnNmZXJzU2VydmljZRJrCg5DcmVhdGVUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNyZWF0ZVRyYW5zZmVyUmVzcG9uc2USYgoLR2V0VHJhbnNmZXISKC50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlcXVlc3QaKS50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRUcmFuc2ZlclJlc3BvbnNlEmgKDUxpc3RUcmFuc2ZlcnMSKi50aHVtZWxhLnRyYW5zZmVycy52MS5MaXN0VHJhbnNmZXJzUmVxdWVzdBorLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RUcmFuc2ZlcnNSZXNwb25zZRJrCg5DYW5jZWxUcmFuc2ZlchIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkNhbmNlbFRyYW5zZmVyUmVzcG9uc2USXAoJR2V0TGltaXRzEiYudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRzUmVxdWVzdBonLnRodW1lbGEudHJhbnNmZXJzLnYxLkdldExpbWl0c1Jlc3BvbnNlEmsKDkdldExpbWl0UG9saWN5EisudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRQb2xpY3lSZXF1ZXN0GiwudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0TGltaXRQb2xpY3lSZXNwb25zZRJrCg5MaXN0UmVjaXBpZW50cxIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RSZWNpcGllbnRzUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RSZWNpcGllbnRzUmVzcG9uc2USbgoPVXBkYXRlUmVjaXBpZW50EiwudGh1bWVsYS50cmFuc2ZlcnMudjEuVXBkYXRlUmVjaXBpZW50UmVxdWVzdBotLnRodW1lbGEudHJhbnNmZXJzLnYxLlVwZGF0ZVJlY2lwaWVudFJlc3BvbnNlEm4KD0RlbGV0ZVJlY2lwaWVudBIsLnRodW1lbGEudHJhbnNmZXJzLnYxLkRlbGV0ZVJlY2lwaWVudFJlcXVlc3QaLS50aHVtZWxhLnRyYW5zZmVycy52MS5EZWxldGVSZWNpcGllbnRSZXNwb25zZRJrCg5GcmVlemVWb3VjaGVycxIrLnRodW1lbGEudHJhbnNmZXJzLnYxLkZyZWV6ZVZvdWNoZXJzUmVxdWVzdBosLnRodW1lbGEudHJhbnNmZXJzLnYxLkZyZWV6ZVZvdWNoZXJzUmVzcG9uc2USawoOQ3JlYXRlU2NoZWR1bGUSKy50aHVtZWxhLnRyYW5zZmVycy52MS5DcmVhdGVTY2hlZHVsZVJlcXVlc3QaLC50aHVtZWxhLnRyYW5zZmVycy52MS5DcmVhdGVTY2hlZHVsZVJlc3BvbnNlEmgKDUxpc3RTY2hlZHVsZXMSKi50aHVtZWxhLnRyYW5zZmVycy52MS5MaXN0U2NoZWR1bGVzUmVxdWVzdBorLnRodW1lbGEudHJhbnNmZXJzLnYxLkxpc3RTY2hlZHVsZXNSZXNwb25zZRJoCg1QYXVzZVNjaGVkdWxlEioudGh1bWVsYS50cmFuc2ZlcnMudjEuUGF1c2VTY2hlZHVsZVJlcXVlc3QaKy50aHVtZWxhLnRyYW5zZmVycy52MS5QYXVzZVNjaGVkdWxlUmVzcG9uc2USawoOUmVzdW1lU2NoZWR1bGUSKy50aHVtZWxhLnRyYW5zZmVycy52MS5SZXN1bWVTY2hlZHVsZVJlcXVlc3QaLC50aHVtZWxhLnRyYW5zZmVycy52MS5SZXN1bWVTY2hlZHVsZVJlc3BvbnNlEmsKDkRlbGV0ZVNjaGVkdWxlEisudGh1bWVsYS50cmFuc2ZlcnMudjEuRGVsZXRlU2NoZWR1bGVSZXF1ZXN0GiwudGh1bWVsYS50cmFuc2ZlcnMudjEuRGVsZXRlU2NoZWR1bGVSZXNwb25zZRJcCglHZXRDcmVkaXQSJi50aHVtZWxhLnRyYW5zZmVycy52MS5HZXRDcmVkaXRSZXF1ZXN0GicudGh1bWVsYS50cmFuc2ZlcnMudjEuR2V0Q3JlZGl0UmVzcG9uc2USawoOQ29sbGVjdFZvdWNoZXISKy50aHVtZWxhLnRyYW5zZmVycy52MS5Db2xsZWN0Vm91Y2hlclJlcXVlc3QaLC50aHVtZWxhLnRyYW5zZmVycy52MS5Db2xsZWN0Vm91Y2hlclJlc3BvbnNlEnQKEVJldmVyc2VDb2xsZWN0aW9uEi4udGh1bWVsYS50cmFuc2ZlcnMudjEuUmV2ZXJzZUNvbGxlY3Rpb25SZXF1ZXN0Gi8udGh1bWVsYS50cmFuc2ZlcnMudjEuUmV2ZXJzZUNvbGxlY3Rpb25SZXNwb25zZRJoCg1SZXNlbmRWb3VjaGVyEioudGh1bWVsYS50cmFuc2ZlcnMudjEuUmVzZW5kVm91Y2hlclJlcXVlc3QaKy50aHVtZWxhLnRyYW5zZmVycy52MS5SZXNlbmRWb3VjaGVyUmVzcG9uc2USfQoUQ2hhbmdlUmVjaXBpZW50UGhvbmUSMS50aHVtZWxhLnRyYW5zZmVycy52MS5DaGFuZ2VSZWNpcGllbnRQaG9uZVJlcXVlc3QaMi50aHVtZWxhLnRyYW5zZmVycy52MS5DaGFuZ2VSZWNpcGllbnRQaG9uZVJlc3BvbnNlQuYBChhjb20udGh1bWVsYS50cmFuc2ZlcnMudjFCDlRyYW5zZmVyc1Byb3RvUAFaSGdpdGh1Yi5jb20vdGh1bWVsYS90aHVtZWxhL3Byb3RvL2dlbi9nby90aHVtZWxhL3RyYW5zZmVycy92MTt0cmFuc2ZlcnN2MaICA1RUWKoCFFRodW1lbGEuVHJhbnNmZXJzLlYxygIUVGh1bWVsYVxUcmFuc2ZlcnNcVjHiAiBUaHVtZWxhXFRyYW5zZmVyc1xWMVxHUEJNZXRhZGF0YeoCFlRodW1lbGE6OlRyYW5zZmVyczo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_thumela_fees_v1_fees]);
 
 /**
  * @generated from message thumela.transfers.v1.WithdrawalLocation
@@ -234,6 +234,33 @@ export type Transfer = Message<"thumela.transfers.v1.Transfer"> & {
    * @generated from field: bool save_recipient = 24;
    */
   saveRecipient: boolean;
+
+  /**
+   * Set when the scheduler created the transfer: the schedule and its occurrence date
+   * (YYYY-MM-DD, Africa/Johannesburg).
+   *
+   * @generated from field: string schedule_id = 25;
+   */
+  scheduleId: string;
+
+  /**
+   * @generated from field: string occurrence_date = 26;
+   */
+  occurrenceDate: string;
+
+  /**
+   * The sender's credit spent on this transfer, and what the card is charged:
+   * credit_applied_cents + card_charge_cents = total_amount_cents. A transfer paid wholly by
+   * credit charges the card nothing.
+   *
+   * @generated from field: int64 credit_applied_cents = 27;
+   */
+  creditAppliedCents: bigint;
+
+  /**
+   * @generated from field: int64 card_charge_cents = 28;
+   */
+  cardChargeCents: bigint;
 };
 
 /**
@@ -1226,6 +1253,495 @@ export const ChangeRecipientPhoneResponseSchema: GenMessage<ChangeRecipientPhone
   messageDesc(file_thumela_transfers_v1_transfers, 35);
 
 /**
+ * @generated from message thumela.transfers.v1.Schedule
+ */
+export type Schedule = Message<"thumela.transfers.v1.Schedule"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string recipient_name = 2;
+   */
+  recipientName: string;
+
+  /**
+   * E.164.
+   *
+   * @generated from field: string recipient_phone = 3;
+   */
+  recipientPhone: string;
+
+  /**
+   * @generated from field: thumela.fees.v1.Bank bank = 4;
+   */
+  bank: Bank;
+
+  /**
+   * @generated from field: int64 amount_cents = 5;
+   */
+  amountCents: bigint;
+
+  /**
+   * @generated from field: string payment_method_id = 6;
+   */
+  paymentMethodId: string;
+
+  /**
+   * @generated from field: string payment_method_name = 7;
+   */
+  paymentMethodName: string;
+
+  /**
+   * @generated from field: string payment_method_last_four = 8;
+   */
+  paymentMethodLastFour: string;
+
+  /**
+   * @generated from field: thumela.transfers.v1.ScheduleFrequency frequency = 9;
+   */
+  frequency: ScheduleFrequency;
+
+  /**
+   * Dates are YYYY-MM-DD in Africa/Johannesburg.
+   *
+   * @generated from field: string start_date = 10;
+   */
+  startDate: string;
+
+  /**
+   * Empty: until paused or deleted.
+   *
+   * @generated from field: string end_date = 11;
+   */
+  endDate: string;
+
+  /**
+   * @generated from field: thumela.transfers.v1.ScheduleState state = 12;
+   */
+  state: ScheduleState;
+
+  /**
+   * The next occurrence's date; empty once ended.
+   *
+   * @generated from field: string next_date = 13;
+   */
+  nextDate: string;
+
+  /**
+   * The latest occurrences, most recent first (at most 5).
+   *
+   * @generated from field: repeated thumela.transfers.v1.ScheduleOccurrence recent_occurrences = 14;
+   */
+  recentOccurrences: ScheduleOccurrence[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 15;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 16;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.Schedule.
+ * Use `create(ScheduleSchema)` to create a new message.
+ */
+export const ScheduleSchema: GenMessage<Schedule> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 36);
+
+/**
+ * @generated from message thumela.transfers.v1.ScheduleOccurrence
+ */
+export type ScheduleOccurrence = Message<"thumela.transfers.v1.ScheduleOccurrence"> & {
+  /**
+   * YYYY-MM-DD, Africa/Johannesburg.
+   *
+   * @generated from field: string date = 1;
+   */
+  date: string;
+
+  /**
+   * Set when the occurrence's transfer was created; its own status tells how it went.
+   *
+   * @generated from field: string transfer_id = 2;
+   */
+  transferId: string;
+
+  /**
+   * Set when no transfer could be created, in words a sender may read (e.g. the daily limit).
+   *
+   * @generated from field: string failure_reason = 3;
+   */
+  failureReason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ScheduleOccurrence.
+ * Use `create(ScheduleOccurrenceSchema)` to create a new message.
+ */
+export const ScheduleOccurrenceSchema: GenMessage<ScheduleOccurrence> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 37);
+
+/**
+ * @generated from message thumela.transfers.v1.CreateScheduleRequest
+ */
+export type CreateScheduleRequest = Message<"thumela.transfers.v1.CreateScheduleRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * One per form submission; keys are per user. The same key returns the first schedule.
+   *
+   * @generated from field: string idempotency_key = 2;
+   */
+  idempotencyKey: string;
+
+  /**
+   * @generated from field: string recipient_name = 3;
+   */
+  recipientName: string;
+
+  /**
+   * @generated from field: string recipient_phone = 4;
+   */
+  recipientPhone: string;
+
+  /**
+   * @generated from field: thumela.fees.v1.Bank bank = 5;
+   */
+  bank: Bank;
+
+  /**
+   * @generated from field: int64 amount_cents = 6;
+   */
+  amountCents: bigint;
+
+  /**
+   * @generated from field: string payment_method_id = 7;
+   */
+  paymentMethodId: string;
+
+  /**
+   * @generated from field: thumela.transfers.v1.ScheduleFrequency frequency = 8;
+   */
+  frequency: ScheduleFrequency;
+
+  /**
+   * Today or later (at most a year ahead), YYYY-MM-DD in Africa/Johannesburg.
+   *
+   * @generated from field: string start_date = 9;
+   */
+  startDate: string;
+
+  /**
+   * Optional; on or after start_date.
+   *
+   * @generated from field: string end_date = 10;
+   */
+  endDate: string;
+
+  /**
+   * As CreateTransferRequest.recipient_known_confirmed.
+   *
+   * @generated from field: bool recipient_known_confirmed = 11;
+   */
+  recipientKnownConfirmed: boolean;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.CreateScheduleRequest.
+ * Use `create(CreateScheduleRequestSchema)` to create a new message.
+ */
+export const CreateScheduleRequestSchema: GenMessage<CreateScheduleRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 38);
+
+/**
+ * @generated from message thumela.transfers.v1.CreateScheduleResponse
+ */
+export type CreateScheduleResponse = Message<"thumela.transfers.v1.CreateScheduleResponse"> & {
+  /**
+   * @generated from field: thumela.transfers.v1.Schedule schedule = 1;
+   */
+  schedule?: Schedule | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.CreateScheduleResponse.
+ * Use `create(CreateScheduleResponseSchema)` to create a new message.
+ */
+export const CreateScheduleResponseSchema: GenMessage<CreateScheduleResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 39);
+
+/**
+ * @generated from message thumela.transfers.v1.ListSchedulesRequest
+ */
+export type ListSchedulesRequest = Message<"thumela.transfers.v1.ListSchedulesRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ListSchedulesRequest.
+ * Use `create(ListSchedulesRequestSchema)` to create a new message.
+ */
+export const ListSchedulesRequestSchema: GenMessage<ListSchedulesRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 40);
+
+/**
+ * @generated from message thumela.transfers.v1.ListSchedulesResponse
+ */
+export type ListSchedulesResponse = Message<"thumela.transfers.v1.ListSchedulesResponse"> & {
+  /**
+   * Active first, then paused, then ended; newest first within each.
+   *
+   * @generated from field: repeated thumela.transfers.v1.Schedule schedules = 1;
+   */
+  schedules: Schedule[];
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ListSchedulesResponse.
+ * Use `create(ListSchedulesResponseSchema)` to create a new message.
+ */
+export const ListSchedulesResponseSchema: GenMessage<ListSchedulesResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 41);
+
+/**
+ * @generated from message thumela.transfers.v1.PauseScheduleRequest
+ */
+export type PauseScheduleRequest = Message<"thumela.transfers.v1.PauseScheduleRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string schedule_id = 2;
+   */
+  scheduleId: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.PauseScheduleRequest.
+ * Use `create(PauseScheduleRequestSchema)` to create a new message.
+ */
+export const PauseScheduleRequestSchema: GenMessage<PauseScheduleRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 42);
+
+/**
+ * @generated from message thumela.transfers.v1.PauseScheduleResponse
+ */
+export type PauseScheduleResponse = Message<"thumela.transfers.v1.PauseScheduleResponse"> & {
+  /**
+   * @generated from field: thumela.transfers.v1.Schedule schedule = 1;
+   */
+  schedule?: Schedule | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.PauseScheduleResponse.
+ * Use `create(PauseScheduleResponseSchema)` to create a new message.
+ */
+export const PauseScheduleResponseSchema: GenMessage<PauseScheduleResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 43);
+
+/**
+ * @generated from message thumela.transfers.v1.ResumeScheduleRequest
+ */
+export type ResumeScheduleRequest = Message<"thumela.transfers.v1.ResumeScheduleRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string schedule_id = 2;
+   */
+  scheduleId: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ResumeScheduleRequest.
+ * Use `create(ResumeScheduleRequestSchema)` to create a new message.
+ */
+export const ResumeScheduleRequestSchema: GenMessage<ResumeScheduleRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 44);
+
+/**
+ * @generated from message thumela.transfers.v1.ResumeScheduleResponse
+ */
+export type ResumeScheduleResponse = Message<"thumela.transfers.v1.ResumeScheduleResponse"> & {
+  /**
+   * @generated from field: thumela.transfers.v1.Schedule schedule = 1;
+   */
+  schedule?: Schedule | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.ResumeScheduleResponse.
+ * Use `create(ResumeScheduleResponseSchema)` to create a new message.
+ */
+export const ResumeScheduleResponseSchema: GenMessage<ResumeScheduleResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 45);
+
+/**
+ * @generated from message thumela.transfers.v1.DeleteScheduleRequest
+ */
+export type DeleteScheduleRequest = Message<"thumela.transfers.v1.DeleteScheduleRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string schedule_id = 2;
+   */
+  scheduleId: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.DeleteScheduleRequest.
+ * Use `create(DeleteScheduleRequestSchema)` to create a new message.
+ */
+export const DeleteScheduleRequestSchema: GenMessage<DeleteScheduleRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 46);
+
+/**
+ * @generated from message thumela.transfers.v1.DeleteScheduleResponse
+ */
+export type DeleteScheduleResponse = Message<"thumela.transfers.v1.DeleteScheduleResponse"> & {
+};
+
+/**
+ * Describes the message thumela.transfers.v1.DeleteScheduleResponse.
+ * Use `create(DeleteScheduleResponseSchema)` to create a new message.
+ */
+export const DeleteScheduleResponseSchema: GenMessage<DeleteScheduleResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 47);
+
+/**
+ * @generated from message thumela.transfers.v1.CreditMovement
+ */
+export type CreditMovement = Message<"thumela.transfers.v1.CreditMovement"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: thumela.transfers.v1.CreditMovementKind kind = 2;
+   */
+  kind: CreditMovementKind;
+
+  /**
+   * Signed, as the user's balance sees it: spent is negative.
+   *
+   * @generated from field: int64 amount_cents = 3;
+   */
+  amountCents: bigint;
+
+  /**
+   * The transfer spent on or returned from; empty for rewards.
+   *
+   * @generated from field: string transfer_id = 4;
+   */
+  transferId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 5;
+   */
+  occurredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.CreditMovement.
+ * Use `create(CreditMovementSchema)` to create a new message.
+ */
+export const CreditMovementSchema: GenMessage<CreditMovement> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 48);
+
+/**
+ * @generated from message thumela.transfers.v1.GetCreditRequest
+ */
+export type GetCreditRequest = Message<"thumela.transfers.v1.GetCreditRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message thumela.transfers.v1.GetCreditRequest.
+ * Use `create(GetCreditRequestSchema)` to create a new message.
+ */
+export const GetCreditRequestSchema: GenMessage<GetCreditRequest> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 49);
+
+/**
+ * @generated from message thumela.transfers.v1.GetCreditResponse
+ */
+export type GetCreditResponse = Message<"thumela.transfers.v1.GetCreditResponse"> & {
+  /**
+   * @generated from field: int64 balance_cents = 1;
+   */
+  balanceCents: bigint;
+
+  /**
+   * The user's code for /signup?ref=<code>: "THU-" and 8 Crockford base32 characters.
+   *
+   * @generated from field: string referral_code = 2;
+   */
+  referralCode: string;
+
+  /**
+   * Friends who signed up with the code and verified their address.
+   *
+   * @generated from field: int32 friends_joined = 3;
+   */
+  friendsJoined: number;
+
+  /**
+   * Friends whose first transfer completed, and the credit they earned the user.
+   *
+   * @generated from field: int32 friends_rewarded = 4;
+   */
+  friendsRewarded: number;
+
+  /**
+   * @generated from field: int64 rewards_earned_cents = 5;
+   */
+  rewardsEarnedCents: bigint;
+
+  /**
+   * The latest movements, newest first (at most 20).
+   *
+   * @generated from field: repeated thumela.transfers.v1.CreditMovement recent_movements = 6;
+   */
+  recentMovements: CreditMovement[];
+};
+
+/**
+ * Describes the message thumela.transfers.v1.GetCreditResponse.
+ * Use `create(GetCreditResponseSchema)` to create a new message.
+ */
+export const GetCreditResponseSchema: GenMessage<GetCreditResponse> = /*@__PURE__*/
+  messageDesc(file_thumela_transfers_v1_transfers, 50);
+
+/**
  * @generated from enum thumela.transfers.v1.TransferStatus
  */
 export enum TransferStatus {
@@ -1386,6 +1902,113 @@ export const LimitKindSchema: GenEnum<LimitKind> = /*@__PURE__*/
   enumDesc(file_thumela_transfers_v1_transfers, 3);
 
 /**
+ * @generated from enum thumela.transfers.v1.ScheduleFrequency
+ */
+export enum ScheduleFrequency {
+  /**
+   * @generated from enum value: SCHEDULE_FREQUENCY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every 7 days from the start date.
+   *
+   * @generated from enum value: SCHEDULE_FREQUENCY_WEEKLY = 1;
+   */
+  WEEKLY = 1,
+
+  /**
+   * The start date's day of every month; on a shorter month, its last day.
+   *
+   * @generated from enum value: SCHEDULE_FREQUENCY_MONTHLY = 2;
+   */
+  MONTHLY = 2,
+}
+
+/**
+ * Describes the enum thumela.transfers.v1.ScheduleFrequency.
+ */
+export const ScheduleFrequencySchema: GenEnum<ScheduleFrequency> = /*@__PURE__*/
+  enumDesc(file_thumela_transfers_v1_transfers, 4);
+
+/**
+ * @generated from enum thumela.transfers.v1.ScheduleState
+ */
+export enum ScheduleState {
+  /**
+   * @generated from enum value: SCHEDULE_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: SCHEDULE_STATE_ACTIVE = 1;
+   */
+  ACTIVE = 1,
+
+  /**
+   * @generated from enum value: SCHEDULE_STATE_PAUSED = 2;
+   */
+  PAUSED = 2,
+
+  /**
+   * The end date passed: no more occurrences.
+   *
+   * @generated from enum value: SCHEDULE_STATE_ENDED = 3;
+   */
+  ENDED = 3,
+}
+
+/**
+ * Describes the enum thumela.transfers.v1.ScheduleState.
+ */
+export const ScheduleStateSchema: GenEnum<ScheduleState> = /*@__PURE__*/
+  enumDesc(file_thumela_transfers_v1_transfers, 5);
+
+/**
+ * @generated from enum thumela.transfers.v1.CreditMovementKind
+ */
+export enum CreditMovementKind {
+  /**
+   * @generated from enum value: CREDIT_MOVEMENT_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * R50 for joining through a friend's referral code.
+   *
+   * @generated from enum value: CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME = 1;
+   */
+  REFERRAL_WELCOME = 1,
+
+  /**
+   * R100 when a referred friend's first transfer completed.
+   *
+   * @generated from enum value: CREDIT_MOVEMENT_KIND_REFERRAL_REWARD = 2;
+   */
+  REFERRAL_REWARD = 2,
+
+  /**
+   * Spent on a transfer.
+   *
+   * @generated from enum value: CREDIT_MOVEMENT_KIND_SPENT = 3;
+   */
+  SPENT = 3,
+
+  /**
+   * Put back: the transfer it paid for failed, or its voucher was cancelled or expired.
+   *
+   * @generated from enum value: CREDIT_MOVEMENT_KIND_RETURNED = 4;
+   */
+  RETURNED = 4,
+}
+
+/**
+ * Describes the enum thumela.transfers.v1.CreditMovementKind.
+ */
+export const CreditMovementKindSchema: GenEnum<CreditMovementKind> = /*@__PURE__*/
+  enumDesc(file_thumela_transfers_v1_transfers, 6);
+
+/**
  * TransfersService owns transfers, their idempotency keys, cash vouchers and the user's limits.
  * Every call but CollectVoucher and ReverseCollection needs the user's access token and is
  * scoped to its subject; another user's transfer id answers NotFound. Limits refusals are
@@ -1500,6 +2123,79 @@ export const TransfersService: GenService<{
     methodKind: "unary";
     input: typeof FreezeVouchersRequestSchema;
     output: typeof FreezeVouchersResponseSchema;
+  },
+  /**
+   * --- Recurring sends ("Send R500 to Thandi every Friday"). A schedule makes one ordinary
+   * transfer per occurrence date (Africa/Johannesburg), created by the scheduler in this service
+   * with the idempotency key "schedule:<schedule_id>:<YYYY-MM-DD>", so that several replicas, a
+   * restart or a missed run never create an occurrence twice or skip one. CreateSchedule follows
+   * CreateTransfer's rules for the amount, the card, step-up (STEP_UP_REQUIRED) and the
+   * first-payment question (RECIPIENT_CONFIRMATION_REQUIRED); the occurrences do not ask again.
+   * An occurrence that cannot be created (a limit, a card no longer saved) is recorded with its
+   * reason and the sender is e-mailed; one whose card declines is a failed transfer, and the
+   * sender is e-mailed too. Every change publishes SchedulesChanged on
+   * thumela.transfers.<user_id>.schedules. Another user's schedule id answers NotFound.
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.CreateSchedule
+   */
+  createSchedule: {
+    methodKind: "unary";
+    input: typeof CreateScheduleRequestSchema;
+    output: typeof CreateScheduleResponseSchema;
+  },
+  /**
+   * @generated from rpc thumela.transfers.v1.TransfersService.ListSchedules
+   */
+  listSchedules: {
+    methodKind: "unary";
+    input: typeof ListSchedulesRequestSchema;
+    output: typeof ListSchedulesResponseSchema;
+  },
+  /**
+   * PauseSchedule stops new occurrences; dates that pass while paused are skipped, not made up.
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.PauseSchedule
+   */
+  pauseSchedule: {
+    methodKind: "unary";
+    input: typeof PauseScheduleRequestSchema;
+    output: typeof PauseScheduleResponseSchema;
+  },
+  /**
+   * ResumeSchedule continues from the first occurrence date on or after today.
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.ResumeSchedule
+   */
+  resumeSchedule: {
+    methodKind: "unary";
+    input: typeof ResumeScheduleRequestSchema;
+    output: typeof ResumeScheduleResponseSchema;
+  },
+  /**
+   * @generated from rpc thumela.transfers.v1.TransfersService.DeleteSchedule
+   */
+  deleteSchedule: {
+    methodKind: "unary";
+    input: typeof DeleteScheduleRequestSchema;
+    output: typeof DeleteScheduleResponseSchema;
+  },
+  /**
+   * --- Transfer credit and referrals. Credit is money kept in a double-entry ledger owned by
+   * this service: every movement is two entries that sum to zero, and no user's balance goes
+   * below zero. A friend who signs up with a referral code (identity's UserVerified carries it)
+   * gets R50 of credit once verified; the code's owner gets R100 when that friend's first
+   * transfer completes. Nobody can refer themselves. CreateTransfer spends the sender's credit
+   * against the transfer's total (fee and amount) and the card is charged the rest
+   * (Transfer.credit_applied_cents, card_charge_cents); a failed, cancelled or expired transfer
+   * puts the credit back. Every change publishes CreditChanged on
+   * thumela.transfers.<user_id>.credit.
+   *
+   * @generated from rpc thumela.transfers.v1.TransfersService.GetCredit
+   */
+  getCredit: {
+    methodKind: "unary";
+    input: typeof GetCreditRequestSchema;
+    output: typeof GetCreditResponseSchema;
   },
   /**
    * CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN

@@ -33,6 +33,10 @@ const (
 	TransfersServiceName = "thumela.bff.v1.TransfersService"
 	// RecipientsServiceName is the fully-qualified name of the RecipientsService service.
 	RecipientsServiceName = "thumela.bff.v1.RecipientsService"
+	// SchedulesServiceName is the fully-qualified name of the SchedulesService service.
+	SchedulesServiceName = "thumela.bff.v1.SchedulesService"
+	// CreditServiceName is the fully-qualified name of the CreditService service.
+	CreditServiceName = "thumela.bff.v1.CreditService"
 	// EventsServiceName is the fully-qualified name of the EventsService service.
 	EventsServiceName = "thumela.bff.v1.EventsService"
 	// SupportServiceName is the fully-qualified name of the SupportService service.
@@ -168,6 +172,23 @@ const (
 	// RecipientsServiceDeleteRecipientProcedure is the fully-qualified name of the RecipientsService's
 	// DeleteRecipient RPC.
 	RecipientsServiceDeleteRecipientProcedure = "/thumela.bff.v1.RecipientsService/DeleteRecipient"
+	// SchedulesServiceCreateScheduleProcedure is the fully-qualified name of the SchedulesService's
+	// CreateSchedule RPC.
+	SchedulesServiceCreateScheduleProcedure = "/thumela.bff.v1.SchedulesService/CreateSchedule"
+	// SchedulesServiceListSchedulesProcedure is the fully-qualified name of the SchedulesService's
+	// ListSchedules RPC.
+	SchedulesServiceListSchedulesProcedure = "/thumela.bff.v1.SchedulesService/ListSchedules"
+	// SchedulesServicePauseScheduleProcedure is the fully-qualified name of the SchedulesService's
+	// PauseSchedule RPC.
+	SchedulesServicePauseScheduleProcedure = "/thumela.bff.v1.SchedulesService/PauseSchedule"
+	// SchedulesServiceResumeScheduleProcedure is the fully-qualified name of the SchedulesService's
+	// ResumeSchedule RPC.
+	SchedulesServiceResumeScheduleProcedure = "/thumela.bff.v1.SchedulesService/ResumeSchedule"
+	// SchedulesServiceDeleteScheduleProcedure is the fully-qualified name of the SchedulesService's
+	// DeleteSchedule RPC.
+	SchedulesServiceDeleteScheduleProcedure = "/thumela.bff.v1.SchedulesService/DeleteSchedule"
+	// CreditServiceGetCreditProcedure is the fully-qualified name of the CreditService's GetCredit RPC.
+	CreditServiceGetCreditProcedure = "/thumela.bff.v1.CreditService/GetCredit"
 	// EventsServiceWatchEventsProcedure is the fully-qualified name of the EventsService's WatchEvents
 	// RPC.
 	EventsServiceWatchEventsProcedure = "/thumela.bff.v1.EventsService/WatchEvents"
@@ -1732,6 +1753,276 @@ func (UnimplementedRecipientsServiceHandler) UpdateRecipient(context.Context, *v
 
 func (UnimplementedRecipientsServiceHandler) DeleteRecipient(context.Context, *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.RecipientsService.DeleteRecipient is not implemented"))
+}
+
+// SchedulesServiceClient is a client for the thumela.bff.v1.SchedulesService service.
+type SchedulesServiceClient interface {
+	CreateSchedule(context.Context, *v1.CreateScheduleRequest) (*v1.CreateScheduleResponse, error)
+	ListSchedules(context.Context, *v1.ListSchedulesRequest) (*v1.ListSchedulesResponse, error)
+	PauseSchedule(context.Context, *v1.PauseScheduleRequest) (*v1.PauseScheduleResponse, error)
+	ResumeSchedule(context.Context, *v1.ResumeScheduleRequest) (*v1.ResumeScheduleResponse, error)
+	DeleteSchedule(context.Context, *v1.DeleteScheduleRequest) (*v1.DeleteScheduleResponse, error)
+}
+
+// NewSchedulesServiceClient constructs a client for the thumela.bff.v1.SchedulesService service. By
+// default, it uses the Connect protocol with the binary Protobuf Codec, asks for gzipped responses,
+// and sends uncompressed requests. To use the gRPC or gRPC-Web protocols, supply the
+// connect.WithGRPC() or connect.WithGRPCWeb() options.
+//
+// The URL supplied here should be the base URL for the Connect or gRPC server (for example,
+// http://api.acme.com or https://acme.com/grpc).
+func NewSchedulesServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...connect.ClientOption) SchedulesServiceClient {
+	baseURL = strings.TrimRight(baseURL, "/")
+	schedulesServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("SchedulesService").Methods()
+	return &schedulesServiceClient{
+		createSchedule: connect.NewClient[v1.CreateScheduleRequest, v1.CreateScheduleResponse](
+			httpClient,
+			baseURL+SchedulesServiceCreateScheduleProcedure,
+			connect.WithSchema(schedulesServiceMethods.ByName("CreateSchedule")),
+			connect.WithClientOptions(opts...),
+		),
+		listSchedules: connect.NewClient[v1.ListSchedulesRequest, v1.ListSchedulesResponse](
+			httpClient,
+			baseURL+SchedulesServiceListSchedulesProcedure,
+			connect.WithSchema(schedulesServiceMethods.ByName("ListSchedules")),
+			connect.WithClientOptions(opts...),
+		),
+		pauseSchedule: connect.NewClient[v1.PauseScheduleRequest, v1.PauseScheduleResponse](
+			httpClient,
+			baseURL+SchedulesServicePauseScheduleProcedure,
+			connect.WithSchema(schedulesServiceMethods.ByName("PauseSchedule")),
+			connect.WithClientOptions(opts...),
+		),
+		resumeSchedule: connect.NewClient[v1.ResumeScheduleRequest, v1.ResumeScheduleResponse](
+			httpClient,
+			baseURL+SchedulesServiceResumeScheduleProcedure,
+			connect.WithSchema(schedulesServiceMethods.ByName("ResumeSchedule")),
+			connect.WithClientOptions(opts...),
+		),
+		deleteSchedule: connect.NewClient[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse](
+			httpClient,
+			baseURL+SchedulesServiceDeleteScheduleProcedure,
+			connect.WithSchema(schedulesServiceMethods.ByName("DeleteSchedule")),
+			connect.WithClientOptions(opts...),
+		),
+	}
+}
+
+// schedulesServiceClient implements SchedulesServiceClient.
+type schedulesServiceClient struct {
+	createSchedule *connect.Client[v1.CreateScheduleRequest, v1.CreateScheduleResponse]
+	listSchedules  *connect.Client[v1.ListSchedulesRequest, v1.ListSchedulesResponse]
+	pauseSchedule  *connect.Client[v1.PauseScheduleRequest, v1.PauseScheduleResponse]
+	resumeSchedule *connect.Client[v1.ResumeScheduleRequest, v1.ResumeScheduleResponse]
+	deleteSchedule *connect.Client[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse]
+}
+
+// CreateSchedule calls thumela.bff.v1.SchedulesService.CreateSchedule.
+func (c *schedulesServiceClient) CreateSchedule(ctx context.Context, req *v1.CreateScheduleRequest) (*v1.CreateScheduleResponse, error) {
+	response, err := c.createSchedule.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ListSchedules calls thumela.bff.v1.SchedulesService.ListSchedules.
+func (c *schedulesServiceClient) ListSchedules(ctx context.Context, req *v1.ListSchedulesRequest) (*v1.ListSchedulesResponse, error) {
+	response, err := c.listSchedules.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// PauseSchedule calls thumela.bff.v1.SchedulesService.PauseSchedule.
+func (c *schedulesServiceClient) PauseSchedule(ctx context.Context, req *v1.PauseScheduleRequest) (*v1.PauseScheduleResponse, error) {
+	response, err := c.pauseSchedule.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ResumeSchedule calls thumela.bff.v1.SchedulesService.ResumeSchedule.
+func (c *schedulesServiceClient) ResumeSchedule(ctx context.Context, req *v1.ResumeScheduleRequest) (*v1.ResumeScheduleResponse, error) {
+	response, err := c.resumeSchedule.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// DeleteSchedule calls thumela.bff.v1.SchedulesService.DeleteSchedule.
+func (c *schedulesServiceClient) DeleteSchedule(ctx context.Context, req *v1.DeleteScheduleRequest) (*v1.DeleteScheduleResponse, error) {
+	response, err := c.deleteSchedule.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// SchedulesServiceHandler is an implementation of the thumela.bff.v1.SchedulesService service.
+type SchedulesServiceHandler interface {
+	CreateSchedule(context.Context, *v1.CreateScheduleRequest) (*v1.CreateScheduleResponse, error)
+	ListSchedules(context.Context, *v1.ListSchedulesRequest) (*v1.ListSchedulesResponse, error)
+	PauseSchedule(context.Context, *v1.PauseScheduleRequest) (*v1.PauseScheduleResponse, error)
+	ResumeSchedule(context.Context, *v1.ResumeScheduleRequest) (*v1.ResumeScheduleResponse, error)
+	DeleteSchedule(context.Context, *v1.DeleteScheduleRequest) (*v1.DeleteScheduleResponse, error)
+}
+
+// NewSchedulesServiceHandler builds an HTTP handler from the service implementation. It returns the
+// path on which to mount the handler and the handler itself.
+//
+// By default, handlers support the Connect, gRPC, and gRPC-Web protocols with the binary Protobuf
+// and JSON codecs. They also support gzip compression.
+func NewSchedulesServiceHandler(svc SchedulesServiceHandler, opts ...connect.HandlerOption) (string, http.Handler) {
+	schedulesServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("SchedulesService").Methods()
+	schedulesServiceCreateScheduleHandler := connect.NewUnaryHandlerSimple(
+		SchedulesServiceCreateScheduleProcedure,
+		svc.CreateSchedule,
+		connect.WithSchema(schedulesServiceMethods.ByName("CreateSchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulesServiceListSchedulesHandler := connect.NewUnaryHandlerSimple(
+		SchedulesServiceListSchedulesProcedure,
+		svc.ListSchedules,
+		connect.WithSchema(schedulesServiceMethods.ByName("ListSchedules")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulesServicePauseScheduleHandler := connect.NewUnaryHandlerSimple(
+		SchedulesServicePauseScheduleProcedure,
+		svc.PauseSchedule,
+		connect.WithSchema(schedulesServiceMethods.ByName("PauseSchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulesServiceResumeScheduleHandler := connect.NewUnaryHandlerSimple(
+		SchedulesServiceResumeScheduleProcedure,
+		svc.ResumeSchedule,
+		connect.WithSchema(schedulesServiceMethods.ByName("ResumeSchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulesServiceDeleteScheduleHandler := connect.NewUnaryHandlerSimple(
+		SchedulesServiceDeleteScheduleProcedure,
+		svc.DeleteSchedule,
+		connect.WithSchema(schedulesServiceMethods.ByName("DeleteSchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
+	return "/thumela.bff.v1.SchedulesService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case SchedulesServiceCreateScheduleProcedure:
+			schedulesServiceCreateScheduleHandler.ServeHTTP(w, r)
+		case SchedulesServiceListSchedulesProcedure:
+			schedulesServiceListSchedulesHandler.ServeHTTP(w, r)
+		case SchedulesServicePauseScheduleProcedure:
+			schedulesServicePauseScheduleHandler.ServeHTTP(w, r)
+		case SchedulesServiceResumeScheduleProcedure:
+			schedulesServiceResumeScheduleHandler.ServeHTTP(w, r)
+		case SchedulesServiceDeleteScheduleProcedure:
+			schedulesServiceDeleteScheduleHandler.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// UnimplementedSchedulesServiceHandler returns CodeUnimplemented from all methods.
+type UnimplementedSchedulesServiceHandler struct{}
+
+func (UnimplementedSchedulesServiceHandler) CreateSchedule(context.Context, *v1.CreateScheduleRequest) (*v1.CreateScheduleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SchedulesService.CreateSchedule is not implemented"))
+}
+
+func (UnimplementedSchedulesServiceHandler) ListSchedules(context.Context, *v1.ListSchedulesRequest) (*v1.ListSchedulesResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SchedulesService.ListSchedules is not implemented"))
+}
+
+func (UnimplementedSchedulesServiceHandler) PauseSchedule(context.Context, *v1.PauseScheduleRequest) (*v1.PauseScheduleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SchedulesService.PauseSchedule is not implemented"))
+}
+
+func (UnimplementedSchedulesServiceHandler) ResumeSchedule(context.Context, *v1.ResumeScheduleRequest) (*v1.ResumeScheduleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SchedulesService.ResumeSchedule is not implemented"))
+}
+
+func (UnimplementedSchedulesServiceHandler) DeleteSchedule(context.Context, *v1.DeleteScheduleRequest) (*v1.DeleteScheduleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.SchedulesService.DeleteSchedule is not implemented"))
+}
+
+// CreditServiceClient is a client for the thumela.bff.v1.CreditService service.
+type CreditServiceClient interface {
+	// GetCredit answers the user's credit balance, referral code and figures.
+	GetCredit(context.Context, *v1.GetCreditRequest) (*v1.GetCreditResponse, error)
+}
+
+// NewCreditServiceClient constructs a client for the thumela.bff.v1.CreditService service. By
+// default, it uses the Connect protocol with the binary Protobuf Codec, asks for gzipped responses,
+// and sends uncompressed requests. To use the gRPC or gRPC-Web protocols, supply the
+// connect.WithGRPC() or connect.WithGRPCWeb() options.
+//
+// The URL supplied here should be the base URL for the Connect or gRPC server (for example,
+// http://api.acme.com or https://acme.com/grpc).
+func NewCreditServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...connect.ClientOption) CreditServiceClient {
+	baseURL = strings.TrimRight(baseURL, "/")
+	creditServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("CreditService").Methods()
+	return &creditServiceClient{
+		getCredit: connect.NewClient[v1.GetCreditRequest, v1.GetCreditResponse](
+			httpClient,
+			baseURL+CreditServiceGetCreditProcedure,
+			connect.WithSchema(creditServiceMethods.ByName("GetCredit")),
+			connect.WithClientOptions(opts...),
+		),
+	}
+}
+
+// creditServiceClient implements CreditServiceClient.
+type creditServiceClient struct {
+	getCredit *connect.Client[v1.GetCreditRequest, v1.GetCreditResponse]
+}
+
+// GetCredit calls thumela.bff.v1.CreditService.GetCredit.
+func (c *creditServiceClient) GetCredit(ctx context.Context, req *v1.GetCreditRequest) (*v1.GetCreditResponse, error) {
+	response, err := c.getCredit.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// CreditServiceHandler is an implementation of the thumela.bff.v1.CreditService service.
+type CreditServiceHandler interface {
+	// GetCredit answers the user's credit balance, referral code and figures.
+	GetCredit(context.Context, *v1.GetCreditRequest) (*v1.GetCreditResponse, error)
+}
+
+// NewCreditServiceHandler builds an HTTP handler from the service implementation. It returns the
+// path on which to mount the handler and the handler itself.
+//
+// By default, handlers support the Connect, gRPC, and gRPC-Web protocols with the binary Protobuf
+// and JSON codecs. They also support gzip compression.
+func NewCreditServiceHandler(svc CreditServiceHandler, opts ...connect.HandlerOption) (string, http.Handler) {
+	creditServiceMethods := v1.File_thumela_bff_v1_bff_proto.Services().ByName("CreditService").Methods()
+	creditServiceGetCreditHandler := connect.NewUnaryHandlerSimple(
+		CreditServiceGetCreditProcedure,
+		svc.GetCredit,
+		connect.WithSchema(creditServiceMethods.ByName("GetCredit")),
+		connect.WithHandlerOptions(opts...),
+	)
+	return "/thumela.bff.v1.CreditService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case CreditServiceGetCreditProcedure:
+			creditServiceGetCreditHandler.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// UnimplementedCreditServiceHandler returns CodeUnimplemented from all methods.
+type UnimplementedCreditServiceHandler struct{}
+
+func (UnimplementedCreditServiceHandler) GetCredit(context.Context, *v1.GetCreditRequest) (*v1.GetCreditResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.bff.v1.CreditService.GetCredit is not implemented"))
 }
 
 // EventsServiceClient is a client for the thumela.bff.v1.EventsService service.

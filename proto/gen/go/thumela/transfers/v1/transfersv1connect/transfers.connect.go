@@ -63,6 +63,24 @@ const (
 	// TransfersServiceFreezeVouchersProcedure is the fully-qualified name of the TransfersService's
 	// FreezeVouchers RPC.
 	TransfersServiceFreezeVouchersProcedure = "/thumela.transfers.v1.TransfersService/FreezeVouchers"
+	// TransfersServiceCreateScheduleProcedure is the fully-qualified name of the TransfersService's
+	// CreateSchedule RPC.
+	TransfersServiceCreateScheduleProcedure = "/thumela.transfers.v1.TransfersService/CreateSchedule"
+	// TransfersServiceListSchedulesProcedure is the fully-qualified name of the TransfersService's
+	// ListSchedules RPC.
+	TransfersServiceListSchedulesProcedure = "/thumela.transfers.v1.TransfersService/ListSchedules"
+	// TransfersServicePauseScheduleProcedure is the fully-qualified name of the TransfersService's
+	// PauseSchedule RPC.
+	TransfersServicePauseScheduleProcedure = "/thumela.transfers.v1.TransfersService/PauseSchedule"
+	// TransfersServiceResumeScheduleProcedure is the fully-qualified name of the TransfersService's
+	// ResumeSchedule RPC.
+	TransfersServiceResumeScheduleProcedure = "/thumela.transfers.v1.TransfersService/ResumeSchedule"
+	// TransfersServiceDeleteScheduleProcedure is the fully-qualified name of the TransfersService's
+	// DeleteSchedule RPC.
+	TransfersServiceDeleteScheduleProcedure = "/thumela.transfers.v1.TransfersService/DeleteSchedule"
+	// TransfersServiceGetCreditProcedure is the fully-qualified name of the TransfersService's
+	// GetCredit RPC.
+	TransfersServiceGetCreditProcedure = "/thumela.transfers.v1.TransfersService/GetCredit"
 	// TransfersServiceCollectVoucherProcedure is the fully-qualified name of the TransfersService's
 	// CollectVoucher RPC.
 	TransfersServiceCollectVoucherProcedure = "/thumela.transfers.v1.TransfersService/CollectVoucher"
@@ -107,6 +125,33 @@ type TransfersServiceClient interface {
 	// FreezeVouchers cancels every voucher of the user still awaiting collection, each with a
 	// full refund, in one call ('Freeze my vouchers': a sender who fears a scam or lost a phone).
 	FreezeVouchers(context.Context, *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error)
+	// --- Recurring sends ("Send R500 to Thandi every Friday"). A schedule makes one ordinary
+	// transfer per occurrence date (Africa/Johannesburg), created by the scheduler in this service
+	// with the idempotency key "schedule:<schedule_id>:<YYYY-MM-DD>", so that several replicas, a
+	// restart or a missed run never create an occurrence twice or skip one. CreateSchedule follows
+	// CreateTransfer's rules for the amount, the card, step-up (STEP_UP_REQUIRED) and the
+	// first-payment question (RECIPIENT_CONFIRMATION_REQUIRED); the occurrences do not ask again.
+	// An occurrence that cannot be created (a limit, a card no longer saved) is recorded with its
+	// reason and the sender is e-mailed; one whose card declines is a failed transfer, and the
+	// sender is e-mailed too. Every change publishes SchedulesChanged on
+	// thumela.transfers.<user_id>.schedules. Another user's schedule id answers NotFound.
+	CreateSchedule(context.Context, *v1.CreateScheduleRequest) (*v1.CreateScheduleResponse, error)
+	ListSchedules(context.Context, *v1.ListSchedulesRequest) (*v1.ListSchedulesResponse, error)
+	// PauseSchedule stops new occurrences; dates that pass while paused are skipped, not made up.
+	PauseSchedule(context.Context, *v1.PauseScheduleRequest) (*v1.PauseScheduleResponse, error)
+	// ResumeSchedule continues from the first occurrence date on or after today.
+	ResumeSchedule(context.Context, *v1.ResumeScheduleRequest) (*v1.ResumeScheduleResponse, error)
+	DeleteSchedule(context.Context, *v1.DeleteScheduleRequest) (*v1.DeleteScheduleResponse, error)
+	// --- Transfer credit and referrals. Credit is money kept in a double-entry ledger owned by
+	// this service: every movement is two entries that sum to zero, and no user's balance goes
+	// below zero. A friend who signs up with a referral code (identity's UserVerified carries it)
+	// gets R50 of credit once verified; the code's owner gets R100 when that friend's first
+	// transfer completes. Nobody can refer themselves. CreateTransfer spends the sender's credit
+	// against the transfer's total (fee and amount) and the card is charged the rest
+	// (Transfer.credit_applied_cents, card_charge_cents); a failed, cancelled or expired transfer
+	// puts the credit back. Every change publishes CreditChanged on
+	// thumela.transfers.<user_id>.credit.
+	GetCredit(context.Context, *v1.GetCreditRequest) (*v1.GetCreditResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -216,6 +261,42 @@ func NewTransfersServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(transfersServiceMethods.ByName("FreezeVouchers")),
 			connect.WithClientOptions(opts...),
 		),
+		createSchedule: connect.NewClient[v1.CreateScheduleRequest, v1.CreateScheduleResponse](
+			httpClient,
+			baseURL+TransfersServiceCreateScheduleProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("CreateSchedule")),
+			connect.WithClientOptions(opts...),
+		),
+		listSchedules: connect.NewClient[v1.ListSchedulesRequest, v1.ListSchedulesResponse](
+			httpClient,
+			baseURL+TransfersServiceListSchedulesProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("ListSchedules")),
+			connect.WithClientOptions(opts...),
+		),
+		pauseSchedule: connect.NewClient[v1.PauseScheduleRequest, v1.PauseScheduleResponse](
+			httpClient,
+			baseURL+TransfersServicePauseScheduleProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("PauseSchedule")),
+			connect.WithClientOptions(opts...),
+		),
+		resumeSchedule: connect.NewClient[v1.ResumeScheduleRequest, v1.ResumeScheduleResponse](
+			httpClient,
+			baseURL+TransfersServiceResumeScheduleProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("ResumeSchedule")),
+			connect.WithClientOptions(opts...),
+		),
+		deleteSchedule: connect.NewClient[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse](
+			httpClient,
+			baseURL+TransfersServiceDeleteScheduleProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("DeleteSchedule")),
+			connect.WithClientOptions(opts...),
+		),
+		getCredit: connect.NewClient[v1.GetCreditRequest, v1.GetCreditResponse](
+			httpClient,
+			baseURL+TransfersServiceGetCreditProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("GetCredit")),
+			connect.WithClientOptions(opts...),
+		),
 		collectVoucher: connect.NewClient[v1.CollectVoucherRequest, v1.CollectVoucherResponse](
 			httpClient,
 			baseURL+TransfersServiceCollectVoucherProcedure,
@@ -255,6 +336,12 @@ type transfersServiceClient struct {
 	updateRecipient      *connect.Client[v1.UpdateRecipientRequest, v1.UpdateRecipientResponse]
 	deleteRecipient      *connect.Client[v1.DeleteRecipientRequest, v1.DeleteRecipientResponse]
 	freezeVouchers       *connect.Client[v1.FreezeVouchersRequest, v1.FreezeVouchersResponse]
+	createSchedule       *connect.Client[v1.CreateScheduleRequest, v1.CreateScheduleResponse]
+	listSchedules        *connect.Client[v1.ListSchedulesRequest, v1.ListSchedulesResponse]
+	pauseSchedule        *connect.Client[v1.PauseScheduleRequest, v1.PauseScheduleResponse]
+	resumeSchedule       *connect.Client[v1.ResumeScheduleRequest, v1.ResumeScheduleResponse]
+	deleteSchedule       *connect.Client[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse]
+	getCredit            *connect.Client[v1.GetCreditRequest, v1.GetCreditResponse]
 	collectVoucher       *connect.Client[v1.CollectVoucherRequest, v1.CollectVoucherResponse]
 	reverseCollection    *connect.Client[v1.ReverseCollectionRequest, v1.ReverseCollectionResponse]
 	resendVoucher        *connect.Client[v1.ResendVoucherRequest, v1.ResendVoucherResponse]
@@ -351,6 +438,60 @@ func (c *transfersServiceClient) FreezeVouchers(ctx context.Context, req *v1.Fre
 	return nil, err
 }
 
+// CreateSchedule calls thumela.transfers.v1.TransfersService.CreateSchedule.
+func (c *transfersServiceClient) CreateSchedule(ctx context.Context, req *v1.CreateScheduleRequest) (*v1.CreateScheduleResponse, error) {
+	response, err := c.createSchedule.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ListSchedules calls thumela.transfers.v1.TransfersService.ListSchedules.
+func (c *transfersServiceClient) ListSchedules(ctx context.Context, req *v1.ListSchedulesRequest) (*v1.ListSchedulesResponse, error) {
+	response, err := c.listSchedules.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// PauseSchedule calls thumela.transfers.v1.TransfersService.PauseSchedule.
+func (c *transfersServiceClient) PauseSchedule(ctx context.Context, req *v1.PauseScheduleRequest) (*v1.PauseScheduleResponse, error) {
+	response, err := c.pauseSchedule.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ResumeSchedule calls thumela.transfers.v1.TransfersService.ResumeSchedule.
+func (c *transfersServiceClient) ResumeSchedule(ctx context.Context, req *v1.ResumeScheduleRequest) (*v1.ResumeScheduleResponse, error) {
+	response, err := c.resumeSchedule.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// DeleteSchedule calls thumela.transfers.v1.TransfersService.DeleteSchedule.
+func (c *transfersServiceClient) DeleteSchedule(ctx context.Context, req *v1.DeleteScheduleRequest) (*v1.DeleteScheduleResponse, error) {
+	response, err := c.deleteSchedule.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// GetCredit calls thumela.transfers.v1.TransfersService.GetCredit.
+func (c *transfersServiceClient) GetCredit(ctx context.Context, req *v1.GetCreditRequest) (*v1.GetCreditResponse, error) {
+	response, err := c.getCredit.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // CollectVoucher calls thumela.transfers.v1.TransfersService.CollectVoucher.
 func (c *transfersServiceClient) CollectVoucher(ctx context.Context, req *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error) {
 	response, err := c.collectVoucher.CallUnary(ctx, connect.NewRequest(req))
@@ -418,6 +559,33 @@ type TransfersServiceHandler interface {
 	// FreezeVouchers cancels every voucher of the user still awaiting collection, each with a
 	// full refund, in one call ('Freeze my vouchers': a sender who fears a scam or lost a phone).
 	FreezeVouchers(context.Context, *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error)
+	// --- Recurring sends ("Send R500 to Thandi every Friday"). A schedule makes one ordinary
+	// transfer per occurrence date (Africa/Johannesburg), created by the scheduler in this service
+	// with the idempotency key "schedule:<schedule_id>:<YYYY-MM-DD>", so that several replicas, a
+	// restart or a missed run never create an occurrence twice or skip one. CreateSchedule follows
+	// CreateTransfer's rules for the amount, the card, step-up (STEP_UP_REQUIRED) and the
+	// first-payment question (RECIPIENT_CONFIRMATION_REQUIRED); the occurrences do not ask again.
+	// An occurrence that cannot be created (a limit, a card no longer saved) is recorded with its
+	// reason and the sender is e-mailed; one whose card declines is a failed transfer, and the
+	// sender is e-mailed too. Every change publishes SchedulesChanged on
+	// thumela.transfers.<user_id>.schedules. Another user's schedule id answers NotFound.
+	CreateSchedule(context.Context, *v1.CreateScheduleRequest) (*v1.CreateScheduleResponse, error)
+	ListSchedules(context.Context, *v1.ListSchedulesRequest) (*v1.ListSchedulesResponse, error)
+	// PauseSchedule stops new occurrences; dates that pass while paused are skipped, not made up.
+	PauseSchedule(context.Context, *v1.PauseScheduleRequest) (*v1.PauseScheduleResponse, error)
+	// ResumeSchedule continues from the first occurrence date on or after today.
+	ResumeSchedule(context.Context, *v1.ResumeScheduleRequest) (*v1.ResumeScheduleResponse, error)
+	DeleteSchedule(context.Context, *v1.DeleteScheduleRequest) (*v1.DeleteScheduleResponse, error)
+	// --- Transfer credit and referrals. Credit is money kept in a double-entry ledger owned by
+	// this service: every movement is two entries that sum to zero, and no user's balance goes
+	// below zero. A friend who signs up with a referral code (identity's UserVerified carries it)
+	// gets R50 of credit once verified; the code's owner gets R100 when that friend's first
+	// transfer completes. Nobody can refer themselves. CreateTransfer spends the sender's credit
+	// against the transfer's total (fee and amount) and the card is charged the rest
+	// (Transfer.credit_applied_cents, card_charge_cents); a failed, cancelled or expired transfer
+	// puts the credit back. Every change publishes CreditChanged on
+	// thumela.transfers.<user_id>.credit.
+	GetCredit(context.Context, *v1.GetCreditRequest) (*v1.GetCreditResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -523,6 +691,42 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 		connect.WithSchema(transfersServiceMethods.ByName("FreezeVouchers")),
 		connect.WithHandlerOptions(opts...),
 	)
+	transfersServiceCreateScheduleHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceCreateScheduleProcedure,
+		svc.CreateSchedule,
+		connect.WithSchema(transfersServiceMethods.ByName("CreateSchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceListSchedulesHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceListSchedulesProcedure,
+		svc.ListSchedules,
+		connect.WithSchema(transfersServiceMethods.ByName("ListSchedules")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServicePauseScheduleHandler := connect.NewUnaryHandlerSimple(
+		TransfersServicePauseScheduleProcedure,
+		svc.PauseSchedule,
+		connect.WithSchema(transfersServiceMethods.ByName("PauseSchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceResumeScheduleHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceResumeScheduleProcedure,
+		svc.ResumeSchedule,
+		connect.WithSchema(transfersServiceMethods.ByName("ResumeSchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceDeleteScheduleHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceDeleteScheduleProcedure,
+		svc.DeleteSchedule,
+		connect.WithSchema(transfersServiceMethods.ByName("DeleteSchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transfersServiceGetCreditHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceGetCreditProcedure,
+		svc.GetCredit,
+		connect.WithSchema(transfersServiceMethods.ByName("GetCredit")),
+		connect.WithHandlerOptions(opts...),
+	)
 	transfersServiceCollectVoucherHandler := connect.NewUnaryHandlerSimple(
 		TransfersServiceCollectVoucherProcedure,
 		svc.CollectVoucher,
@@ -569,6 +773,18 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 			transfersServiceDeleteRecipientHandler.ServeHTTP(w, r)
 		case TransfersServiceFreezeVouchersProcedure:
 			transfersServiceFreezeVouchersHandler.ServeHTTP(w, r)
+		case TransfersServiceCreateScheduleProcedure:
+			transfersServiceCreateScheduleHandler.ServeHTTP(w, r)
+		case TransfersServiceListSchedulesProcedure:
+			transfersServiceListSchedulesHandler.ServeHTTP(w, r)
+		case TransfersServicePauseScheduleProcedure:
+			transfersServicePauseScheduleHandler.ServeHTTP(w, r)
+		case TransfersServiceResumeScheduleProcedure:
+			transfersServiceResumeScheduleHandler.ServeHTTP(w, r)
+		case TransfersServiceDeleteScheduleProcedure:
+			transfersServiceDeleteScheduleHandler.ServeHTTP(w, r)
+		case TransfersServiceGetCreditProcedure:
+			transfersServiceGetCreditHandler.ServeHTTP(w, r)
 		case TransfersServiceCollectVoucherProcedure:
 			transfersServiceCollectVoucherHandler.ServeHTTP(w, r)
 		case TransfersServiceReverseCollectionProcedure:
@@ -624,6 +840,30 @@ func (UnimplementedTransfersServiceHandler) DeleteRecipient(context.Context, *v1
 
 func (UnimplementedTransfersServiceHandler) FreezeVouchers(context.Context, *v1.FreezeVouchersRequest) (*v1.FreezeVouchersResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.FreezeVouchers is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) CreateSchedule(context.Context, *v1.CreateScheduleRequest) (*v1.CreateScheduleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.CreateSchedule is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) ListSchedules(context.Context, *v1.ListSchedulesRequest) (*v1.ListSchedulesResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.ListSchedules is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) PauseSchedule(context.Context, *v1.PauseScheduleRequest) (*v1.PauseScheduleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.PauseSchedule is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) ResumeSchedule(context.Context, *v1.ResumeScheduleRequest) (*v1.ResumeScheduleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.ResumeSchedule is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) DeleteSchedule(context.Context, *v1.DeleteScheduleRequest) (*v1.DeleteScheduleResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.DeleteSchedule is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) GetCredit(context.Context, *v1.GetCreditRequest) (*v1.GetCreditResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.GetCredit is not implemented"))
 }
 
 func (UnimplementedTransfersServiceHandler) CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error) {
