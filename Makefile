@@ -140,5 +140,16 @@ test-web: web/node_modules/.package-lock.json ## Web unit tests (Vitest).
 test-e2e: chromium build ## Browser tests in Debian's Chromium against a throw-away stack.
 	cd web && node --test --test-concurrency=1 e2e/
 
+.PHONY: fuzz
+fuzz: ## Run every Go fuzz target for FUZZTIME each (default 10s); CI runs each for 3s.
+	FUZZTIME=$(FUZZTIME) .ci/fuzz
+
+# Each fuzz target's time in `make fuzz`; `make test` (CI) gives each a few seconds.
+FUZZTIME ?= 10s
+
 .PHONY: test
-test: lint check-generated test-go test-web test-e2e ## The full suite: what CI runs.
+test: lint check-generated test-go test-fuzz test-web test-e2e ## The full suite: what CI runs.
+
+.PHONY: test-fuzz
+test-fuzz: ## Every fuzz target for 3 seconds (its committed corpus runs in test-go too).
+	FUZZTIME=3s .ci/fuzz

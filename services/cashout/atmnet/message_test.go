@@ -233,27 +233,3 @@ func TestNewReferences(t *testing.T) {
 		t.Errorf("NewReferences = %q, %q", stan, rrn)
 	}
 }
-
-// FuzzUnpack: whatever arrives on the wire, Unpack returns a message or an error, never panics,
-// and what it returns packs again.
-func FuzzUnpack(f *testing.F) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 20 {
-		b, err := atmnet.Pack(randomMessage(r))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Add([]byte("0200"))
-	f.Add([]byte("0200FFFFFFFFFFFFFFFF"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := atmnet.Unpack(b)
-		if err != nil {
-			return
-		}
-		if _, err := atmnet.Pack(m); err != nil {
-			t.Logf("unpacked %+v does not pack again: %v", m, err)
-		}
-	})
-}
