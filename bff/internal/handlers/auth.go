@@ -39,7 +39,10 @@ func (a *Auth) SignUp(ctx context.Context, req *bffv1.SignUpRequest) (*bffv1.Sig
 		LastName:  req.GetLastName(),
 		Email:     req.GetEmail(),
 		Password:  req.GetPassword(),
-		Client:    a.client(ctx),
+		// The friend's code from /signup?ref=<code>, as typed: identity normalises and checks
+		// it (InvalidArgument on referral_code), so the rule lives in one place.
+		ReferralCode: req.GetReferralCode(),
+		Client:       a.client(ctx),
 	})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, a.Logger, err)

@@ -54,6 +54,12 @@ func transferToBFF(t *transfersv1.Transfer) *bffv1.Transfer {
 		RefundStatus:          bffv1.RefundStatus(t.GetRefundStatus()),
 	}
 	out.RecipientKnownConfirmed = t.GetRecipientKnownConfirmed()
+	// A recurring send's occurrence, and how the total was paid (credit first, the card the
+	// rest): the confirmation step and the details dialog show both.
+	out.ScheduleId = t.GetScheduleId()
+	out.OccurrenceDate = t.GetOccurrenceDate()
+	out.CreditAppliedCents = t.GetCreditAppliedCents()
+	out.CardChargeCents = t.GetCardChargeCents()
 	if l := t.GetWithdrawalLocation(); l != nil {
 		out.WithdrawalLocation = &bffv1.WithdrawalLocation{Name: l.GetName(), Type: l.GetType()}
 	}
@@ -78,6 +84,49 @@ func transfersToBFF(ts []*transfersv1.Transfer) []*bffv1.Transfer {
 		out = append(out, transferToBFF(t))
 	}
 	return out
+}
+
+func scheduleToBFF(s *transfersv1.Schedule) *bffv1.Schedule {
+	if s == nil {
+		return nil
+	}
+	out := &bffv1.Schedule{
+		Id:                    s.GetId(),
+		RecipientName:         s.GetRecipientName(),
+		RecipientPhone:        s.GetRecipientPhone(),
+		Bank:                  bffv1.Bank(s.GetBank()),
+		AmountCents:           s.GetAmountCents(),
+		PaymentMethodId:       s.GetPaymentMethodId(),
+		PaymentMethodName:     s.GetPaymentMethodName(),
+		PaymentMethodLastFour: s.GetPaymentMethodLastFour(),
+		Frequency:             bffv1.ScheduleFrequency(s.GetFrequency()),
+		StartDate:             s.GetStartDate(),
+		EndDate:               s.GetEndDate(),
+		State:                 bffv1.ScheduleState(s.GetState()),
+		NextDate:              s.GetNextDate(),
+		RecentOccurrences:     make([]*bffv1.ScheduleOccurrence, 0, len(s.GetRecentOccurrences())),
+		CreatedAt:             s.GetCreatedAt(),
+		UpdatedAt:             s.GetUpdatedAt(),
+	}
+	for _, o := range s.GetRecentOccurrences() {
+		out.RecentOccurrences = append(out.RecentOccurrences, &bffv1.ScheduleOccurrence{
+			Date: o.GetDate(), TransferId: o.GetTransferId(), FailureReason: o.GetFailureReason(), CreatedAt: o.GetCreatedAt(),
+		})
+	}
+	return out
+}
+
+func creditMovementToBFF(m *transfersv1.CreditMovement) *bffv1.CreditMovement {
+	if m == nil {
+		return nil
+	}
+	return &bffv1.CreditMovement{
+		Id:          m.GetId(),
+		Kind:        bffv1.CreditMovementKind(m.GetKind()),
+		AmountCents: m.GetAmountCents(),
+		TransferId:  m.GetTransferId(),
+		OccurredAt:  m.GetOccurredAt(),
+	}
 }
 
 func quoteToBFF(q *feesv1.Quote) *bffv1.FeeQuote {

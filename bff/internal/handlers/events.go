@@ -267,6 +267,25 @@ func decodeEvent(r live.Raw) (*liveEvent, bool) {
 		return &liveEvent{resp: &bffv1.WatchEventsResponse{Cursor: cursor, Event: &bffv1.WatchEventsResponse_RecipientsChanged{
 			RecipientsChanged: &bffv1.RecipientsChanged{},
 		}}}, true
+	case bus.DomainTransfers + ".schedules":
+		// Like recipients: the tab lists the recurring sends again.
+		var ev transfersv1.SchedulesChanged
+		if proto.Unmarshal(r.Data, &ev) != nil {
+			return nil, false
+		}
+		return &liveEvent{resp: &bffv1.WatchEventsResponse{Cursor: cursor, Event: &bffv1.WatchEventsResponse_SchedulesChanged{
+			SchedulesChanged: &bffv1.SchedulesChanged{},
+		}}}, true
+	case bus.DomainTransfers + ".credit":
+		// The balance comes along so the wizard's "Credit applied" can update without a read;
+		// /refer-friend reads GetCredit again for the figures and movements.
+		var ev transfersv1.CreditChanged
+		if proto.Unmarshal(r.Data, &ev) != nil {
+			return nil, false
+		}
+		return &liveEvent{resp: &bffv1.WatchEventsResponse{Cursor: cursor, Event: &bffv1.WatchEventsResponse_CreditChanged{
+			CreditChanged: &bffv1.CreditChanged{BalanceCents: ev.GetBalanceCents()},
+		}}}, true
 	case bus.DomainDeliveries + ".changed":
 		var ev notificationsv1.DeliveryChanged
 		if proto.Unmarshal(r.Data, &ev) != nil {

@@ -106,9 +106,9 @@ func (t *Transfers) CreateTransfer(ctx context.Context, req *bffv1.CreateTransfe
 // not. It drops g and asks identity for a new grant; ok when that is another token, and the
 // call may be made once more with the returned context. Without a step-up, identity's grant
 // has none either, and the refusal goes to the browser unchanged.
-func (t *Transfers) freshGrant(callCtx context.Context, g session.Grant) (context.Context, bool) {
-	t.Tokens.Forget(t.sessionToken(callCtx))
-	ctx, fresh, err := t.authed(callCtx)
+func (d *Deps) freshGrant(callCtx context.Context, g session.Grant) (context.Context, bool) {
+	d.Tokens.Forget(d.sessionToken(callCtx))
+	ctx, fresh, err := d.authed(callCtx)
 	return ctx, err == nil && fresh.AccessToken != g.AccessToken
 }
 

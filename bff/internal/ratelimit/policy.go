@@ -154,6 +154,34 @@ func DefaultPolicies() map[string]Policy {
 			r(ByAddress, 60, minute, 20),
 			r(ByAccount, 10, minute, 5),
 		}},
+		// A schedule is a transfer a week or a month for as long as it runs: created as rarely
+		// as a person sets up a debit order, checked like a transfer (card, limits, step-up).
+		bffv1connect.SchedulesServiceCreateScheduleProcedure: {Name: "schedule", Account: FromSession, Rules: []Rule{
+			r(ByAddress, 60, minute, 20),
+			r(ByAccount, 10, minute, 5),
+		}},
+		// Pause, resume and delete are a transaction and a live event each: a sender clicks a
+		// few of them in a row on /recipients, a script does not get to flip one hundreds of
+		// times (each flip reaches every open tab of the user).
+		bffv1connect.SchedulesServicePauseScheduleProcedure: {Name: "schedule_pause", Account: FromSession, Rules: []Rule{
+			r(ByAddress, 120, minute, 40),
+			r(ByAccount, 30, minute, 15),
+		}},
+		bffv1connect.SchedulesServiceResumeScheduleProcedure: {Name: "schedule_resume", Account: FromSession, Rules: []Rule{
+			r(ByAddress, 120, minute, 40),
+			r(ByAccount, 30, minute, 15),
+		}},
+		bffv1connect.SchedulesServiceDeleteScheduleProcedure: {Name: "schedule_delete", Account: FromSession, Rules: []Rule{
+			r(ByAddress, 120, minute, 40),
+			r(ByAccount, 30, minute, 15),
+		}},
+		// A read, asked again by /refer-friend and the wizard after every credit_changed; the
+		// first call of a user also writes the user's referral code. Generous: only a loop
+		// meets it.
+		bffv1connect.CreditServiceGetCreditProcedure: {Name: "credit", Account: FromSession, Rules: []Rule{
+			r(ByAddress, 300, minute, 100),
+			r(ByAccount, 60, minute, 30),
+		}},
 		bffv1connect.SecurityServiceFinishStepUpProcedure: {Name: "stepup", Account: FromSession, Rules: []Rule{
 			r(ByAddress, 30, minute, 10),
 			r(ByAccount, 10, 10*minute, 5),

@@ -92,6 +92,8 @@ func New(o Options) (http.Handler, error) {
 	api(bffv1connect.NewSupportServiceHandler(&handlers.Support{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewSecurityServiceHandler(&handlers.Security{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewRecipientsServiceHandler(&handlers.Recipients{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewSchedulesServiceHandler(&handlers.Schedules{Deps: o.Deps}, opts...))
+	api(bffv1connect.NewCreditServiceHandler(&handlers.Credit{Deps: o.Deps}, opts...))
 
 	// Statements and proofs of payment are files (a link the browser downloads with the
 	// session cookie), not RPCs: the same guard, no-store and rate limits as the API.

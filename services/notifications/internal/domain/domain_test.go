@@ -44,6 +44,9 @@ func fullParams(t domain.Template) (params, secrets map[string]string) {
 	case domain.TemplateVoucherRefunded:
 		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "total_cents": "51500",
 			"reason": "expired", "reference": "TH-7Q4K2M"}, nil
+	case domain.TemplateScheduledSendFailed:
+		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000",
+			"date": "2026-03-27", "reason": "This send would pass your daily limit of R5,000.00."}, nil
 	case domain.TemplateSupportMessage:
 		return map[string]string{"ticket": "THM-7Q4K2M", "kind": "feedback", "name": "Thandi", "email": "thandi@example.co.za",
 			"subject": "Great app", "message": "Line one\nLine two", "details.rating": "5", "details.recommend": "yes"}, nil
@@ -414,5 +417,69 @@ func TestSignUpAttemptEmail(t *testing.T) {
 	if !strings.Contains(msg.Text, "Hi Thandi[31m <b>x</b>,") || strings.Contains(msg.HTML, "<b>x</b>") ||
 		!strings.Contains(msg.HTML, "&lt;b&gt;x&lt;/b&gt;") {
 		t.Fatalf("name not neutralised: text %q", msg.Text)
+	}
+}
+
+// TestScheduledSendFailedEmail: the sender learns which send did not go, for which day (as the
+// scheduler counted it, never moved by a time zone), why, and that nothing was charged; the
+// reason, written by transfers in the sender's words, is escaped in the HTML like any value.
+func TestScheduledSendFailedEmail(t *testing.T) {
+	t.Parallel()
+	params, _ := fullParams(domain.TemplateScheduledSendFailed)
+	msg, err := domain.Render(domain.TemplateScheduledSendFailed, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.Subject != "Your scheduled send to Sipho Dlamini did not go through" {
+		t.Errorf("subject %q", msg.Subject)
+	}
+	for _, part := range []string{msg.Text, msg.HTML} {
+		for _, want := range []string{"Hi Thandi,", "R500.00", "Sipho Dlamini", "Fri 27 Mar 2026",
+			"This send would pass your daily limit of R5,000.00.", "You were not charged for this send"} {
+			if !strings.Contains(part, want) {
+				t.Errorf("lacks %q: %s", want, part)
+			}
+		}
+	}
+	if !strings.Contains(msg.Text, "Why: This send would pass") {
+		t.Errorf("text part: %s", msg.Text)
+	}
+
+	// A date is a day, not an instant: anything else is refused rather than guessed.
+	for _, bad := range []string{"2026-03-27T00:00:00Z", "27/03/2026", "2026-02-30", ""} {
+		p := map[string]string{}
+		for k, v := range params {
+			p[k] = v
+		}
+		p["date"] = bad
+		_, err := domain.Render(domain.TemplateScheduledSendFailed, domain.ChannelEmail, p, nil)
+		var inv *domain.InvalidRequestError
+		if !errors.As(err, &inv) || !strings.Contains(inv.Reason, "date") {
+			t.Errorf("date %q: %v, want an invalid request naming it", bad, err)
+		}
+	}
+
+	// Markup and controls in the reason or the name reach neither part as written.
+	params["reason"] = "\u202e<script>alert(1)</script> declined"
+	params["recipient_name"] = "<b>Sipho</b>"
+	msg, err = domain.Render(domain.TemplateScheduledSendFailed, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(msg.HTML, "<script>") || strings.Contains(msg.HTML, "<b>Sipho") || strings.ContainsRune(msg.Text+msg.HTML+msg.Subject, '\u202e') {
+		t.Errorf("reason or name not neutralised: %s", msg.HTML)
+	}
+	if !strings.Contains(msg.HTML, "&lt;script&gt;") {
+		t.Errorf("reason not escaped: %s", msg.HTML)
+	}
+
+	// Without a reason (none was given), there is no empty "Why:" line.
+	params["reason"] = ""
+	msg, err = domain.Render(domain.TemplateScheduledSendFailed, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(msg.Text, "Why:") || strings.Contains(msg.HTML, ">Why<") {
+		t.Errorf("an empty reason left its label: %s", msg.Text)
 	}
 }

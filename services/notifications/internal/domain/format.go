@@ -40,6 +40,10 @@ func Rand(cents int64) string {
 // When formats t in Johannesburg time, e.g. "25 Mar 2026, 13:12".
 func When(t time.Time) string { return t.In(Johannesburg).Format("2 Jan 2006, 15:04") }
 
+// Day formats a calendar date with its weekday, e.g. "Fri 27 Mar 2026": a weekly send's
+// sender thinks of it by its day.
+func Day(d time.Time) string { return d.Format("Mon 2 Jan 2006") }
+
 // DisplayPhone spaces a South African E.164 number as people write it (+27 82 123 4567);
 // other numbers are shown as they are.
 func DisplayPhone(e164 string) string {

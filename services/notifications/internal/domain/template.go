@@ -30,6 +30,9 @@ const (
 	TemplateCashCollected     Template = "cash_collected"
 	TemplateVoucherRefunded   Template = "voucher_refunded"
 	TemplateSupportMessage    Template = "support_message"
+	// TemplateScheduledSendFailed tells the sender that one occurrence of a recurring send was
+	// not made (a limit, a card no longer saved) or its card declined.
+	TemplateScheduledSendFailed Template = "scheduled_send_failed"
 	// TemplateUnknown is recorded for a request whose template the service does not know.
 	TemplateUnknown Template = "unknown"
 )
@@ -68,6 +71,7 @@ const (
 	ParamEmail          = "email"
 	ParamSubject        = "subject"
 	ParamMessage        = "message"
+	ParamDate           = "date"
 	// ParamDetailPrefix prefixes a support message's details (/feedback's answers):
 	// "details.rating" → rating.
 	ParamDetailPrefix = "details."
@@ -95,6 +99,7 @@ const (
 	kindCode                  // a one-time code: six digits
 	kindVoucher               // a voucher number: digits, spaces or dashes
 	kindPIN                   // a PIN: four to eight digits
+	kindDate                  // a calendar date, YYYY-MM-DD (already Johannesburg's), shown "Fri 27 Mar 2026"
 )
 
 // MaxDisplayName caps a name shown in a message (a sender's name in the recipient's SMS).
@@ -145,6 +150,9 @@ var specs = map[Template]spec{
 	TemplateVoucherRefunded: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamTotalCents, kindCents, false}, {ParamReason, kindRefund, false}, {ParamReference, kindReference, false}}},
+	TemplateScheduledSendFailed: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
+			{ParamAmountCents, kindCents, false}, {ParamDate, kindDate, false}, {ParamReason, kindText, false}}},
 	TemplateSupportMessage: {channel: ChannelEmail,
 		params: []field{{ParamTicket, kindReference, false}, {ParamKind, kindKind, false},
 			{ParamName, kindName, true}, {ParamEmail, kindText, true}, {ParamSubject, kindText, true},
@@ -401,6 +409,14 @@ func (k kind) format(raw string, ch Channel) (string, error) {
 			return "", fmt.Errorf("not a PIN")
 		}
 		return p, nil
+	case kindDate:
+		// A date, not an instant: the occurrence's day in Johannesburg as the scheduler counted
+		// it, shown as it is (converting it through a time zone could move it a day).
+		d, err := time.Parse(time.DateOnly, strings.TrimSpace(raw))
+		if err != nil {
+			return "", fmt.Errorf("not a YYYY-MM-DD date")
+		}
+		return Day(d), nil
 	}
 	return "", fmt.Errorf("unknown kind %d", k)
 }

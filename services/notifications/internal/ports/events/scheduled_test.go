@@ -1,0 +1,47 @@
+package events_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
+	"github.com/thumela/thumela/services/notifications/internal/domain"
+	"github.com/thumela/thumela/services/notifications/internal/testkit"
+)
+
+// A recurring send's failed occurrence, as transfers writes it to its outbox (no secrets, the
+// schedule's occurrence as the reference), reaches the sender's mailbox with its subject, day
+// and reason.
+func TestScheduledSendFailedIsMailed(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	user := uuid.NewString()
+	req := &notificationsv1.NotificationRequest{
+		Id: uuid.NewString(), Channel: notificationsv1.Channel_CHANNEL_EMAIL, Recipient: "thandi@example.co.za",
+		Template: notificationsv1.Template_TEMPLATE_SCHEDULED_SEND_FAILED,
+		Params: map[string]string{
+			domain.ParamFirstName: "Thandi", domain.ParamRecipientName: "Sipho Dlamini", domain.ParamAmountCents: "50000",
+			domain.ParamDate: "2026-03-27", domain.ParamReason: "Your card ending 4242 was declined.",
+		},
+		UserId: user, Reference: "schedule:sc-1:2026-03-27", SourceService: "transfers", CreatedAt: timestamppb.Now(),
+	}
+	e.Publish(t, req)
+	e.WaitStatus(t, req.GetId(), domain.StatusSent, wait)
+
+	kept := e.SMTP.Kept("thandi@example.co.za")
+	if len(kept) != 1 {
+		t.Fatalf("%d e-mails kept, want 1", len(kept))
+	}
+	m := kept[0]
+	if m.Template != "scheduled_send_failed" || m.Subject != "Your scheduled send to Sipho Dlamini did not go through" {
+		t.Errorf("mail template %q, subject %q", m.Template, m.Subject)
+	}
+	for _, want := range []string{"R500.00", "Fri 27 Mar 2026", "Your card ending 4242 was declined."} {
+		if !strings.Contains(m.Text, want) || !strings.Contains(m.HTML, want) {
+			t.Errorf("mail lacks %q: %s", want, m.Text)
+		}
+	}
+}
