@@ -116,6 +116,9 @@ before(async () => {
       bank: "BANK_ABSA",
       amountCents: "1000",
       paymentMethodId: paymentMethod.id,
+      // A first payment to a phone: the sender confirms they know the recipient, as the
+      // wizard's "Yes, I know ... personally" does (scam-friction.test.mjs).
+      recipientKnownConfirmed: true,
     });
     assert.ok(transfer?.id, `no transfer answered for ${r.name}`);
     transfers.push({ ...r, id: transfer.id, phone: transfer.recipientPhone });

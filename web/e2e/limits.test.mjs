@@ -48,9 +48,13 @@ function money(cents) {
   return `R${randFormat.format(`${cents / 100n}.${String(cents % 100n).padStart(2, "0")}`)}`;
 }
 
-/** en-ZA groups with a (narrow) no-break space; compare texts with plain spaces. */
+/**
+ * en-ZA groups with a no-break space, and Node's ICU and Chromium's may differ on which one
+ * (U+00A0, U+202F) or use a plain space: compare texts, the page's AND the expected ones, with
+ * every run of Unicode spaces made one plain space.
+ */
 function plain(text) {
-  return (text ?? "").replace(/[\s\u00a0\u202f]+/g, " ").trim();
+  return (text ?? "").replace(/[\s\p{Zs}]+/gu, " ").trim();
 }
 
 /** The meter's sentence (limits-meter.tsx allowanceText). */
@@ -65,7 +69,7 @@ async function waitForText(locator, expected, timeoutMs = 20_000) {
   let seen;
   for (;;) {
     seen = plain(await locator.textContent());
-    if (expected instanceof RegExp ? expected.test(seen) : seen === expected) return seen;
+    if (expected instanceof RegExp ? expected.test(seen) : seen === plain(expected)) return seen;
     if (Date.now() > deadline) assert.fail(`expected ${expected}, the page shows "${seen}"`);
     await locator.page().waitForTimeout(100); // polling a state, not a fixed wait
   }
@@ -101,7 +105,7 @@ async function checkHowMuchAnswer(page) {
   await answer.locator("[data-limit='perYear']").waitFor();
   assert.equal(await answer.locator("[data-limit-loading]").count(), 0);
   const text = plain(await answer.textContent());
-  assert.ok(text.includes(howMuchSentence()), `the answer reads: ${text}`);
+  assert.ok(text.includes(plain(howMuchSentence())), `the answer reads: ${text}`);
   assert.ok(!text.includes("the current limit"), text);
 }
 
@@ -195,7 +199,7 @@ test("the public FAQ and the Help Center state the figures GetLimitPolicy answer
   });
   // The FAQ's "why" part names the same minimum.
   const answer = plain(await page.getByRole("region", { name: "How much can I send?" }).textContent());
-  assert.ok(answer.includes(`Each transfer must be at least ${money(LIMITS.minimum)}.`), answer);
+  assert.ok(answer.includes(plain(`Each transfer must be at least ${money(LIMITS.minimum)}.`)), answer);
 
   // The Help Center (signed in) says the same.
   const { page: signedIn } = await signUpVerified(context, stack.baseURL, { prefix: "limits-help" });

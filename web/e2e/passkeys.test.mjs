@@ -1,7 +1,12 @@
 // Passkeys in Debian's Chromium against the real stack, with Chromium's virtual authenticator
 // (the DevTools protocol's WebAuthn domain) standing in for the device's fingerprint reader:
 // register a passkey in Account -> Security, sign out, sign in with 'Sign in with a passkey',
-// and remove it.
+// and remove it; and the e-mail field's autofill (conditional mediation) signing in with it.
+//
+// The virtual authenticator (automatic presence) answers the login page's autofill request at
+// once, as if the user had picked the passkey in the autofill list: a test of the button makes
+// its pages a browser without passkey autofill (withoutPasskeyAutofill), or the autofill would
+// sign in before the button is clicked.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { latestMessage, launchBrowser, startStack } from "./harness.mjs";
@@ -21,6 +26,26 @@ after(async () => {
   await stack?.stop();
 });
 
+/** Pages of `context` report no passkey autofill (conditional mediation), as some browsers do. */
+async function withoutPasskeyAutofill(context) {
+  await context.addInitScript(() => {
+    if (window.PublicKeyCredential) window.PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+  });
+}
+
+/** Adds a passkey in Account -> Security and resolves its name, once listed. */
+async function addPasskey(page) {
+  await openSecurity(page);
+  await page.getByText("You have no passkeys yet.").waitFor();
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await toast(page, "Passkey added").waitFor();
+  const list = page.getByRole("list", { name: "Your passkeys" });
+  await list.getByText("Not used yet").waitFor();
+  const rows = list.getByRole("listitem");
+  assert.equal(await rows.count(), 1);
+  return (await rows.first().locator("p").first().textContent()).trim();
+}
+
 async function openSecurity(page) {
   await page.goto(`${stack.baseURL}/account`);
   await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
@@ -30,18 +55,13 @@ async function openSecurity(page) {
 
 test("a passkey is added in Account -> Security, signs in, and is removed", async () => {
   const context = await chromium.browser.newContext();
+  await withoutPasskeyAutofill(context); // only the button signs in here
   const { page, email } = await signUpVerified(context, stack.baseURL, { prefix: "passkey" });
   const authenticator = await addVirtualAuthenticator(page);
 
-  await openSecurity(page);
-  await page.getByText("You have no passkeys yet.").waitFor();
-  await page.getByRole("button", { name: "Add a passkey" }).click();
-  await toast(page, "Passkey added").waitFor();
+  const name = await addPasskey(page);
   const list = page.getByRole("list", { name: "Your passkeys" });
-  await list.getByText("Not used yet").waitFor();
   const rows = list.getByRole("listitem");
-  assert.equal(await rows.count(), 1);
-  const name = (await rows.first().locator("p").first().textContent()).trim();
   assert.match(name, /Chrome/, "the passkey is named after the browser it was added on");
 
   // A discoverable credential for this site, kept by the authenticator after verifying the user.
@@ -80,6 +100,30 @@ test("a passkey is added in Account -> Security, signs in, and is removed", asyn
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await toast(page, "Login failed").waitFor();
   assert.match(page.url(), /\/login/);
+
+  await authenticator.remove();
+  await context.close();
+});
+
+test("with a passkey added, the login page's e-mail autofill signs in with it, no button clicked", async () => {
+  const context = await chromium.browser.newContext();
+  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "passkey-autofill" });
+  const authenticator = await addVirtualAuthenticator(page);
+  await addPasskey(page);
+
+  // Sign out: the login page starts the autofill request, which the authenticator answers.
+  const finished = page.waitForResponse((res) => res.url().endsWith("/thumela.bff.v1.AuthService/FinishPasskeySignIn"), {
+    timeout: 20_000,
+  });
+  await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Log Out" }).click();
+  await page.waitForURL(/\/login/);
+  assert.equal((await finished).ok(), true, "FinishPasskeySignIn refused the autofill's passkey");
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+  assert.match(page.url(), /\/dashboard/);
+
+  // The list shows it was used.
+  await openSecurity(page);
+  await page.getByRole("list", { name: "Your passkeys" }).getByText(/Last used \d/).waitFor();
 
   await authenticator.remove();
   await context.close();

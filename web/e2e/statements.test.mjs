@@ -111,10 +111,15 @@ test("a sender downloads the month's statement as CSV and PDF and the transfer's
   const context = await chromium.browser.newContext({ acceptDownloads: true });
   const { page, firstName, lastName, email } = await signUpVerified(context, stack.baseURL, { prefix: "statement" });
 
-  // One transfer, with cents, sent and completed.
+  // One transfer, sent and completed. ATMs pay out notes, so the wizard refuses cents
+  // (multiples of R10 only); R1 250 has a thousands group, the space en-ZA writes it with.
   await page.goto(`${stack.baseURL}/send-money`);
   await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
-  await page.getByLabel("Amount to Send (ZAR)").fill("245.50");
+  const amountField = page.getByLabel("Amount to Send (ZAR)");
+  await amountField.fill("245.50");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.locator("#send-amount-error").filter({ hasText: "ATMs pay out notes: choose an amount in multiples of R10." }).waitFor();
+  await amountField.fill("1250");
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByLabel("Recipient Name").fill(RECIPIENT.name);
   await page.getByLabel("Recipient Phone Number").fill(RECIPIENT.phone);
@@ -155,7 +160,7 @@ test("a sender downloads the month's statement as CSV and PDF and the transfer's
   for (const term of ["Amount", "Fee", "Total"]) {
     shown[term] = (await details.locator(`dt:text-is("${term}") + dd`).innerText()).split("\n")[0].replace(/First transfer free/, "").trim();
   }
-  assert.equal(shown.Amount.replace(/\s/g, ""), "R245,50");
+  assert.equal(shown.Amount.replace(/\s/g, ""), "R1250,00");
   assert.match(detailsText, /First transfer free/); // so both fees are charged as 0.00
 
   // The proof of payment, from the details dialog.
@@ -220,7 +225,7 @@ test("a sender downloads the month's statement as CSV and PDF and the transfer's
   assert.equal(phone, MASKED_PHONE);
   assert.equal(bank, RECIPIENT.bank);
   assert.equal(amount, randToDecimal(shown.Amount));
-  assert.equal(amount, "245.50");
+  assert.equal(amount, "1250.00");
   assert.equal(bankFee, "0.00");
   assert.equal(platformFee, "0.00");
   assert.equal((Number(bankFee) + Number(platformFee)).toFixed(2), randToDecimal(shown.Fee));

@@ -192,7 +192,7 @@ func signInRequest(t *testing.T, srv *httptest.Server, password string) *http.Re
 	return req
 }
 
-func client(t *testing.T, srv *httptest.Server) (bffv1connect.AuthServiceClient, *http.Client) {
+func client(t testing.TB, srv *httptest.Server) (bffv1connect.AuthServiceClient, *http.Client) {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	hc := srv.Client()

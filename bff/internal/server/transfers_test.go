@@ -175,7 +175,7 @@ type transfersBFF struct {
 	logs      *syncBuffer
 }
 
-func newTransfersBFF(t *testing.T) *transfersBFF {
+func newTransfersBFF(t testing.TB) *transfersBFF {
 	t.Helper()
 	identity := &fakeIdentity{sessions: map[string]bool{}}
 	transfers := &fakeTransfers{}
