@@ -53,7 +53,7 @@ func verifiedMessage(u domain.User, now time.Time) (outbox.Message, error) {
 		return outbox.Message{}, err
 	}
 	return outbox.Message{Subject: subject, Payload: &identityv1.UserVerified{
-		UserId: u.ID, OccurredAt: timestamppb.New(now),
+		UserId: u.ID, OccurredAt: timestamppb.New(now), ReferralCode: u.ReferralCode,
 	}}, nil
 }
 

@@ -35,6 +35,9 @@ type CodeSent struct {
 type SignUpInput struct {
 	FirstName, LastName, Email, Password string
 	Client                               domain.Client
+	// ReferralCode is a friend's code from /signup?ref=<code>, optional; kept on a new
+	// account only (an address that already has one ignores it).
+	ReferralCode string
 }
 
 // SignUp creates an unverified account and e-mails a verification code: the user, the code,
@@ -62,6 +65,8 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) 
 	email, err := domain.ParseEmail(in.Email)
 	collect(v, err)
 	v.Add("password", domain.PasswordProblems(in.Password, email)...)
+	referral, err := domain.ParseReferralCode(in.ReferralCode)
+	collect(v, err)
 	if err := v.Err(); err != nil {
 		return SignedUp{}, err
 	}
@@ -97,7 +102,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) 
 		case errors.Is(err, domain.ErrUserNotFound):
 			u := domain.User{
 				ID: id.String(), Email: email, PasswordHash: hash, Name: name,
-				CreatedAt: now, UpdatedAt: now, PasswordChangedAt: now,
+				CreatedAt: now, UpdatedAt: now, PasswordChangedAt: now, ReferralCode: referral,
 			}
 			if err := tx.InsertUser(ctx, u); err != nil {
 				return err

@@ -412,3 +412,26 @@ func TestSession(t *testing.T) {
 		t.Fatal("active after revocation")
 	}
 }
+
+func TestParseReferralCode(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		"":                "",
+		"   ":             "",
+		"THU-FC2SANZQ":    "THU-FC2SANZQ",
+		" thu-fc2sanzq\t": "THU-FC2SANZQ",
+		"Thu-0123456z":    "THU-0123456Z",
+	} {
+		if got, err := ParseReferralCode(raw); err != nil || got != want {
+			t.Errorf("ParseReferralCode(%q) = %q, %v; want %q", raw, got, err, want)
+		}
+	}
+	for _, raw := range []string{"THU-FC2SANZ", "THU-FC2SANZQQ", "THU-FC2SANZI", "THU-FC2SANZL", "THU-FC2SANZO",
+		"THU-FC2SANZU", "THX-FC2SANZQ", "THUFC2SANZQ", "THU-FC2SAN Q"} {
+		var v *ValidationError
+		_, err := ParseReferralCode(raw)
+		if !errors.As(err, &v) || len(v.Violations) != 1 || v.Violations[0].Field != "referral_code" {
+			t.Errorf("ParseReferralCode(%q) = %v, want a violation on referral_code", raw, err)
+		}
+	}
+}

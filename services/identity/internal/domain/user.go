@@ -12,6 +12,9 @@ type User struct {
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	PasswordChangedAt time.Time
+	// ReferralCode is the friend's code typed at sign-up (ParseReferralCode's form), "" when
+	// none; UserVerified carries it.
+	ReferralCode string
 }
 
 // Verified reports whether the user has proved they own the e-mail address.

@@ -95,7 +95,7 @@ func client(c *identityv1.Client) domain.Client {
 func (s *Server) SignUp(ctx context.Context, req *identityv1.SignUpRequest) (*identityv1.SignUpResponse, error) {
 	res, err := s.app.SignUp(ctx, app.SignUpInput{
 		FirstName: req.GetFirstName(), LastName: req.GetLastName(), Email: req.GetEmail(),
-		Password: req.GetPassword(), Client: client(req.GetClient()),
+		Password: req.GetPassword(), Client: client(req.GetClient()), ReferralCode: req.GetReferralCode(),
 	})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)

@@ -74,7 +74,7 @@ type txQueries struct {
 var _ app.Tx = (*txQueries)(nil)
 
 const userColumns = `id, email, password_hash, first_name, last_name, email_verified_at, created_at,
-	updated_at, password_changed_at`
+	updated_at, password_changed_at, referral_code`
 
 func scanUser(row pgx.Row) (domain.User, error) {
 	var (
@@ -82,7 +82,7 @@ func scanUser(row pgx.Row) (domain.User, error) {
 		email, first, last string
 		verified           *time.Time
 	)
-	err := row.Scan(&u.ID, &email, &u.PasswordHash, &first, &last, &verified, &u.CreatedAt, &u.UpdatedAt, &u.PasswordChangedAt)
+	err := row.Scan(&u.ID, &email, &u.PasswordHash, &first, &last, &verified, &u.CreatedAt, &u.UpdatedAt, &u.PasswordChangedAt, &u.ReferralCode)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return domain.User{}, domain.ErrUserNotFound
 	}
@@ -145,9 +145,9 @@ func (t *txQueries) UserByIDForUpdate(ctx context.Context, id string) (domain.Us
 }
 
 func (t *txQueries) InsertUser(ctx context.Context, u domain.User) error {
-	_, err := t.db.Exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+	_, err := t.db.Exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		u.ID, u.Email.String(), u.PasswordHash, u.Name.First(), u.Name.Last(), nullTime(u.EmailVerifiedAt),
-		u.CreatedAt, u.UpdatedAt, u.PasswordChangedAt)
+		u.CreatedAt, u.UpdatedAt, u.PasswordChangedAt, u.ReferralCode)
 	if constraint, ok := platformpg.IsUniqueViolation(err); ok && constraint == "users_email_key" {
 		return domain.ErrEmailTaken
 	}
