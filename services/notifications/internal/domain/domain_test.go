@@ -483,3 +483,27 @@ func TestScheduledSendFailedEmail(t *testing.T) {
 		t.Errorf("an empty reason left its label: %s", msg.Text)
 	}
 }
+
+// A refund of a transfer that spent credit says how much went back to the card and how much
+// back to the sender's credit; one that spent none does not mention credit.
+func TestVoucherRefundedNamesTheCreditReturned(t *testing.T) {
+	params := map[string]string{"first_name": "Thandi", "recipient_name": "Sipho", "total_cents": "45000",
+		"reason": "cancelled", "reference": "ab12cd34"}
+	plain, err := domain.Render(domain.TemplateVoucherRefunded, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.Text, "credit") || strings.Contains(plain.HTML, "credit") {
+		t.Fatalf("a refund without credit mentions it:\n%s", plain.Text)
+	}
+	params["credit_returned_cents"] = "5000"
+	m, err := domain.Render(domain.TemplateVoucherRefunded, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{m.Text, m.HTML} {
+		if !strings.Contains(part, "R450.00") || !strings.Contains(part, "R50.00") || !strings.Contains(part, "Thumela credit") {
+			t.Fatalf("the refund does not name both amounts:\n%s", part)
+		}
+	}
+}

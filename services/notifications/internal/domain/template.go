@@ -62,16 +62,19 @@ const (
 	ParamRecipientPhone = "recipient_phone"
 	ParamFeeCents       = "fee_cents"
 	ParamTotalCents     = "total_cents"
-	ParamCreatedAt      = "created_at"
-	ParamLocation       = "location"
-	ParamReason         = "reason"
-	ParamTicket         = "ticket"
-	ParamKind           = "kind"
-	ParamName           = "name"
-	ParamEmail          = "email"
-	ParamSubject        = "subject"
-	ParamMessage        = "message"
-	ParamDate           = "date"
+	// ParamCreditReturnedCents (VOUCHER_REFUNDED, optional): the Thumela credit the transfer
+	// spent, put back to the sender's credit rather than the card.
+	ParamCreditReturnedCents = "credit_returned_cents"
+	ParamCreatedAt           = "created_at"
+	ParamLocation            = "location"
+	ParamReason              = "reason"
+	ParamTicket              = "ticket"
+	ParamKind                = "kind"
+	ParamName                = "name"
+	ParamEmail               = "email"
+	ParamSubject             = "subject"
+	ParamMessage             = "message"
+	ParamDate                = "date"
 	// ParamDetailPrefix prefixes a support message's details (/feedback's answers):
 	// "details.rating" → rating.
 	ParamDetailPrefix = "details."
@@ -149,7 +152,8 @@ var specs = map[Template]spec{
 			{ParamAt, kindTime, false}, {ParamReference, kindReference, false}}},
 	TemplateVoucherRefunded: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
-			{ParamTotalCents, kindCents, false}, {ParamReason, kindRefund, false}, {ParamReference, kindReference, false}}},
+			{ParamTotalCents, kindCents, false}, {ParamReason, kindRefund, false}, {ParamReference, kindReference, false},
+			{ParamCreditReturnedCents, kindCents, true}}},
 	TemplateScheduledSendFailed: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamDate, kindDate, false}, {ParamReason, kindText, false}}},

@@ -65,6 +65,14 @@ type Config struct {
 	WorkerConcurrency int           `env:"WORKER_CONCURRENCY" default:"8"`
 	ProcessingLease   time.Duration `env:"PROCESSING_LEASE" default:"1m"`
 	WorkerSweep       time.Duration `env:"WORKER_SWEEP" default:"5s"`
+	// SchedulerInterval is how often the scheduler makes the recurring sends that have fallen
+	// due (browser tests set 1s). A date is made on the first tick of its day in Johannesburg.
+	SchedulerInterval time.Duration `env:"SCHEDULER_INTERVAL" default:"1m"`
+
+	// The referral programme, in cents of credit: a referred friend's welcome once verified,
+	// and the referrer's reward when that friend's first transfer completes.
+	ReferralWelcomeCents int64 `env:"REFERRAL_WELCOME_CENTS" default:"5000"`
+	ReferralRewardCents  int64 `env:"REFERRAL_REWARD_CENTS" default:"10000"`
 }
 
 // crashPointVar is a test-only hook, deliberately kept out of Config (and so out of every
@@ -137,6 +145,12 @@ func (c *Config) validate() error {
 	if c.WorkerSweep <= 0 {
 		errs = append(errs, errors.New("TRANSFERS_WORKER_SWEEP must be positive"))
 	}
+	if c.SchedulerInterval <= 0 {
+		errs = append(errs, errors.New("TRANSFERS_SCHEDULER_INTERVAL must be positive"))
+	}
+	if c.ReferralWelcomeCents <= 0 || c.ReferralRewardCents <= 0 {
+		errs = append(errs, errors.New("TRANSFERS_REFERRAL_WELCOME_CENTS and TRANSFERS_REFERRAL_REWARD_CENTS must be positive"))
+	}
 	if p := os.Getenv(crashPointVar); p != "" && !slices.Contains(app.Checkpoints, p) {
 		errs = append(errs, fmt.Errorf("%s must be empty or one of %v", crashPointVar, app.Checkpoints))
 	}
@@ -186,8 +200,10 @@ func spec(keys auth.KeySource) service.Spec {
 			rt.OnClose(func() { _ = feesConn.Close() })
 
 			repo := postgres.NewTransfers(rt.Pool, sealTo)
+			repo.SetReferralReward(domain.Cents(cfg.ReferralRewardCents))
 			payments := paymentmethodsgrpc.New(pmConn)
-			svc, err := app.New(repo, payments, feesgrpc.New(feesConn), app.Config{Limits: cfg.limits(), PINs: pins}, rt.Logger)
+			svc, err := app.New(repo, payments, feesgrpc.New(feesConn), app.Config{Limits: cfg.limits(), PINs: pins,
+				ReferralWelcome: domain.Cents(cfg.ReferralWelcomeCents)}, rt.Logger)
 			if err != nil {
 				return err
 			}
@@ -206,6 +222,12 @@ func spec(keys auth.KeySource) service.Spec {
 			// creates work; other replicas' work reaches it through its sweep.
 			repo.OnWork(worker.Notify)
 			rt.Go("transfers-worker", worker.Run)
+			// The recurring sends: every replica runs one; they share the due schedules.
+			rt.Go("transfers-scheduler", app.NewScheduler(svc, app.SchedulerConfig{Interval: cfg.SchedulerInterval}, rt.Logger).Run)
+			// Identity's verifications: the welcome credit of friends who signed up with a code.
+			rt.Go("transfers-referrals", func(ctx context.Context) error {
+				return ports.ConsumeUserVerified(ctx, rt.JS, svc, rt.Logger)
+			})
 			return rt.Serve(ports.Policy, keys, func(s grpc.ServiceRegistrar) {
 				transfersv1.RegisterTransfersServiceServer(s, ports.NewServer(svc, rt.Logger))
 			})

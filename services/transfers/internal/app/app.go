@@ -170,6 +170,10 @@ type Repository interface {
 	PruneUnknownNumbers(ctx context.Context, before time.Time, limit int) (int, error)
 	// The saved recipients (recipients.go).
 	RecipientRepository
+	// The recurring sends (schedules.go).
+	ScheduleRepository
+	// The credit ledger and referrals (credit.go).
+	CreditRepository
 }
 
 // CollectJudge decides a first ATM request inside the repository's transaction: t is the
@@ -244,6 +248,9 @@ type Config struct {
 	// time is identity's wall clock, like the token's expiry that the verifier checks against
 	// time.Now, so it is not Now, which tests move across days and months.
 	Wall func() time.Time
+	// ReferralWelcome is a referred friend's welcome credit (TRANSFERS_REFERRAL_WELCOME_CENTS;
+	// domain.DefaultReferralWelcome when zero).
+	ReferralWelcome domain.Money
 }
 
 // Service implements the sender's use cases.
@@ -257,6 +264,7 @@ type Service struct {
 	newID    func() uuid.UUID
 	pins     *domain.PINHasher
 	logger   *slog.Logger
+	welcome  domain.Money
 }
 
 // New returns the service.
@@ -276,8 +284,11 @@ func New(repo Repository, payments PaymentMethods, fees Fees, cfg Config, logger
 	if cfg.Wall == nil {
 		cfg.Wall = time.Now
 	}
+	if cfg.ReferralWelcome.IsZero() {
+		cfg.ReferralWelcome = domain.DefaultReferralWelcome
+	}
 	return &Service{repo: repo, payments: payments, fees: fees, limits: cfg.Limits, now: cfg.Now, wall: cfg.Wall, newID: cfg.NewID,
-		pins: cfg.PINs, logger: logger}, nil
+		pins: cfg.PINs, logger: logger, welcome: cfg.ReferralWelcome}, nil
 }
 
 // self returns the caller's user id; a request naming another user (or a malformed id) is
@@ -338,6 +349,35 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 		return nil, err
 	}
 
+	ref, quote, err := s.cardAndQuote(ctx, userID, req)
+	if err != nil {
+		return nil, err
+	}
+	t, replayed, err := s.create(ctx, userID, req, ref, quote, c.sender(), nil,
+		func(st UserState) error {
+			// After the limits: a transfer that cannot be sent anyway should not first ask the
+			// sender to prove it is them. Decided under the sender's lock, on the same snapshot
+			// as the limits, so the phone's history cannot change in between.
+			// The first-payment question comes before the step-up: it is the sender's own
+			// answer, asked on the review step, and proving it is them should come last, just
+			// before money moves, not be spent on a request that still lacks their answer.
+			if err := domain.CheckRecipientKnown(st.PaidPhoneBefore, req.RecipientKnownConfirmed()); err != nil {
+				return err
+			}
+			return domain.CheckStepUp(req.Amount(), st.PaidPhoneBefore, c.SteppedUpAt, s.wall())
+		})
+	if err != nil {
+		return nil, err
+	}
+	if replayed {
+		return replay(t, hashes)
+	}
+	return t, nil
+}
+
+// cardAndQuote asks paymentmethods for the request's card (it must be the user's, and a card)
+// and fees for the price, with the caller's token (CreateTransfer, CreateSchedule).
+func (s *Service) cardAndQuote(ctx context.Context, userID uuid.UUID, req domain.Request) (domain.PaymentMethodRef, domain.Quote, error) {
 	// The card and the quote are independent: ask both services at once, so a create waits for
 	// the slower of the two hops rather than their sum.
 	type quoted struct {
@@ -352,40 +392,46 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 	pm, err := s.payments.GetPaymentMethod(ctx, userID.String(), req.PaymentMethodID())
 	q := <-quoteCh // always received, so the goroutine never outlives the call
 	if err != nil {
-		return nil, err
+		return domain.PaymentMethodRef{}, domain.Quote{}, err
 	}
 	if pm.UserID != "" && pm.UserID != userID.String() {
-		return nil, ErrPaymentMethodNotFound // belt and braces: paymentmethods scopes by token
+		return domain.PaymentMethodRef{}, domain.Quote{}, ErrPaymentMethodNotFound // belt and braces: paymentmethods scopes by token
 	}
 	if !pm.Card {
-		return nil, ErrPaymentMethodNotUsable
+		return domain.PaymentMethodRef{}, domain.Quote{}, ErrPaymentMethodNotUsable
 	}
 	if pm.Token == "" {
-		return nil, errors.New("paymentmethods answered a card without a token")
+		return domain.PaymentMethodRef{}, domain.Quote{}, errors.New("paymentmethods answered a card without a token")
 	}
 	if q.err != nil {
-		return nil, q.err
+		return domain.PaymentMethodRef{}, domain.Quote{}, q.err
 	}
-	quote := q.quote
+	return domain.PaymentMethodRef{ID: pm.ID, Name: pm.Name, LastFour: pm.LastFour, Token: pm.Token}, q.quote, nil
+}
 
+// occurrenceOf names the schedule and date a transfer is made for (scheduler.go).
+type occurrenceOf struct {
+	scheduleID uuid.UUID
+	date       domain.Date
+}
+
+// create is the one path by which a transfer is inserted, for CreateTransfer and for the
+// scheduler's occurrences alike: under the sender's lock, a transfer with req's key is
+// returned as it is (replayed); otherwise the limits, then consent (the sender's own checks;
+// nil for an occurrence, whose consent was given when the schedule was made), then the fee's
+// waiver are decided on one snapshot, and the transfer is inserted with its events.
+func (s *Service) create(ctx context.Context, userID uuid.UUID, req domain.Request, ref domain.PaymentMethodRef, quote domain.Quote,
+	sender domain.Sender, occ *occurrenceOf, consent func(UserState) error) (*domain.Transfer, bool, error) {
 	now := s.now()
-	ref := domain.PaymentMethodRef{ID: pm.ID, Name: pm.Name, LastFour: pm.LastFour, Token: pm.Token}
-	t, replayed, err := s.repo.Create(ctx, userID, req.IdempotencyKey(), req.RecipientPhone(), domain.PeriodsAt(now),
+	return s.repo.Create(ctx, userID, req.IdempotencyKey(), req.RecipientPhone(), domain.PeriodsAt(now),
 		func(st UserState) (*domain.Transfer, error) {
 			if err := s.limits.Check(req.Amount(), st.Usage); err != nil {
 				return nil, err
 			}
-			// After the limits: a transfer that cannot be sent anyway should not first ask the
-			// sender to prove it is them. Decided under the sender's lock, on the same snapshot
-			// as the limits, so the phone's history cannot change in between.
-			// The first-payment question comes before the step-up: it is the sender's own
-			// answer, asked on the review step, and proving it is them should come last, just
-			// before money moves, not be spent on a request that still lacks their answer.
-			if err := domain.CheckRecipientKnown(st.PaidPhoneBefore, req.RecipientKnownConfirmed()); err != nil {
-				return nil, err
-			}
-			if err := domain.CheckStepUp(req.Amount(), st.PaidPhoneBefore, c.SteppedUpAt, s.wall()); err != nil {
-				return nil, err
+			if consent != nil {
+				if err := consent(st); err != nil {
+					return nil, err
+				}
 			}
 			fee := domain.DecideFee(quote, st.HasTransferred)
 			if fee.Waived != quote.Waived {
@@ -393,17 +439,13 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser st
 				s.logger.InfoContext(ctx, "first-transfer waiver decided against the quote",
 					"quote_waived", quote.Waived, "waived", fee.Waived)
 			}
-			t := domain.NewTransfer(s.newID(), userID, req, ref, fee, c.sender(), now)
+			t := domain.NewTransfer(s.newID(), userID, req, ref, fee, sender, now)
 			t.SetTraceContext(TraceContextOf(ctx))
+			if occ != nil {
+				t.SetOccurrence(occ.scheduleID, occ.date)
+			}
 			return t, nil
 		})
-	if err != nil {
-		return nil, err
-	}
-	if replayed {
-		return replay(t, hashes)
-	}
-	return t, nil
 }
 
 // GetTransfer returns one of the caller's transfers.

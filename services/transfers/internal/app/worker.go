@@ -317,11 +317,19 @@ func (w *Worker) charge(ctx context.Context, t *domain.Transfer) {
 	defer step.end(OutcomeRetry, errors.New("charge step ended without an outcome")) // a panic or an early return
 	s := t.State()
 	w.cfg.Checkpoint(CheckpointBeforeCharge)
+	if t.CardCharge().IsZero() {
+		// Paid wholly by the sender's credit (spent when it was created): there is nothing to
+		// charge, so no processor is asked, and the voucher is issued at once.
+		step.end(OutcomeOK, nil)
+		w.cfg.Checkpoint(CheckpointAfterCharge)
+		w.complete(ctx, t, "")
+		return
+	}
 	cctx, cancel := context.WithTimeout(sctx, w.cfg.Lease/2)
 	res, err := w.payments.Charge(cctx, ChargeRequest{
 		UserID:         s.UserID.String(),
 		Token:          s.PaymentMethod.Token,
-		Amount:         t.Total(),
+		Amount:         t.CardCharge(), // what the sender's credit did not pay
 		IdempotencyKey: t.ChargeKey(),
 		Description:    "Thumela transfer " + t.Reference(),
 	})
@@ -426,7 +434,7 @@ func (w *Worker) refund(ctx context.Context, t *domain.Transfer) {
 	cctx, cancel := context.WithTimeout(sctx, w.cfg.Lease/2)
 	refundID, err := w.payments.Refund(cctx, RefundRequest{
 		ChargeID:       s.ChargeID,
-		Amount:         t.Total(),
+		Amount:         t.CardCharge(), // the credit spent went back to the sender's credit, not the card
 		IdempotencyKey: t.RefundKey(),
 		Reason:         "voucher " + s.Refund.Reason,
 	})

@@ -111,6 +111,13 @@ type State struct {
 	// SaveRecipient: when the transfer completes, its recipient is saved (or updated) in the
 	// sender's recipients; false when the sender unticked 'Save {name} for next time'.
 	SaveRecipient bool
+	// CreditApplied is the sender's credit spent on the transfer when it was created (credit.go);
+	// the card is charged the rest of the total (CardCharge).
+	CreditApplied Money
+	// ScheduleID and OccurrenceDate are set when the scheduler made the transfer for one
+	// occurrence of a recurring send (uuid.Nil and the zero Date otherwise).
+	ScheduleID     uuid.UUID
+	OccurrenceDate Date
 }
 
 // Event is something that happened to a transfer, to be published through the outbox in the
@@ -263,6 +270,12 @@ func (t *Transfer) SetTraceContext(tc map[string]string) {
 // TraceContext is the trace context of the request that created the transfer (nil if none).
 func (t *Transfer) TraceContext() map[string]string { return maps.Clone(t.s.TraceContext) }
 
+// SetOccurrence marks a new transfer as the occurrence on date of the recurring send
+// scheduleID (schedule.go's scheduler makes it).
+func (t *Transfer) SetOccurrence(scheduleID uuid.UUID, date Date) {
+	t.s.ScheduleID, t.s.OccurrenceDate = scheduleID, date
+}
+
 // Restore rebuilds a stored transfer.
 func Restore(s State) *Transfer { return &Transfer{s: s} }
 
@@ -356,7 +369,8 @@ func (t *Transfer) ClaimCharge(now, leaseUntil time.Time) error {
 // sender chose the PIN, the voucher takes it (v's drawn PIN is dropped) and the SMS will carry
 // only the number.
 func (t *Transfer) Complete(chargeID string, v IssuedVoucher, now time.Time) error {
-	if chargeID == "" || v.Number == "" || v.PINHash == "" {
+	// A transfer paid wholly by credit has no charge, and so no charge id.
+	if (chargeID == "" && !t.CardCharge().IsZero()) || v.Number == "" || v.PINHash == "" {
 		return ErrInvalidTransition
 	}
 	if err := t.setStatus(StatusCompleted, now); err != nil {
@@ -429,6 +443,12 @@ func (t *Transfer) endVoucher(to CollectionStatus, reason string, now time.Time)
 	t.s.Refund = Refund{Status: RefundPending, Reason: reason}
 	t.s.Attempts, t.s.LeaseUntil = 0, time.Time{}
 	t.events = append(t.events, VoucherChanged{At: now})
+	if t.CardCharge().IsZero() {
+		// Paid wholly by credit: nothing was charged, so nothing is refunded to the card (and no
+		// refund e-mail is owed); the credit returns in this same transaction (the repository's
+		// credit return, with its CreditChanged).
+		t.s.Refund.Status = RefundRefunded
+	}
 	return nil
 }
 

@@ -146,6 +146,10 @@ func Transfer(t *domain.Transfer) *transfersv1.Transfer {
 	}
 	out.RecipientKnownConfirmed = s.RecipientKnownConfirmed
 	out.SaveRecipient = s.SaveRecipient
+	out.CreditAppliedCents, out.CardChargeCents = s.CreditApplied.Cents(), t.CardCharge().Cents()
+	if s.ScheduleID != uuid.Nil {
+		out.ScheduleId, out.OccurrenceDate = s.ScheduleID.String(), s.OccurrenceDate.String()
+	}
 	return out
 }
 
@@ -192,6 +196,13 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 					OccurredAt:     timestamppb.New(ev.At),
 				},
 			})
+			// A scheduled send whose card declined: the sender is not watching (schedules.go).
+			if t.Status() == domain.StatusFailed && t.State().ScheduleID != uuid.Nil {
+				msgs, err = appendEmail(msgs, t, ev.At, "", ScheduledTransferFailed)
+				if err != nil {
+					return nil, err
+				}
+			}
 		case domain.VoucherIssued:
 			changed, err := voucherChanged(t, ev.At, "voucher/"+string(t.Voucher().Status))
 			if err != nil {
@@ -426,15 +437,20 @@ func CashCollected(t *domain.Transfer) (notificationsv1.Template, map[string]str
 	}
 }
 
-// VoucherRefunded tells the sender that the whole total of a cancelled or expired voucher was
-// refunded to their card.
+// VoucherRefunded tells the sender that a cancelled or expired voucher's money went back:
+// total_cents to their card (the total less the credit it spent), and, when the transfer spent
+// credit, credit_returned_cents to their credit.
 func VoucherRefunded(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
 	s := t.State()
-	return notificationsv1.Template_TEMPLATE_VOUCHER_REFUNDED, map[string]string{
+	params := map[string]string{
 		"first_name":     s.SenderFirstName,
 		"recipient_name": s.RecipientName,
-		"total_cents":    cents(t.Total()),
+		"total_cents":    cents(t.CardCharge()),
 		"reason":         s.Refund.Reason,
 		"reference":      t.Reference(),
 	}
+	if !s.CreditApplied.IsZero() {
+		params["credit_returned_cents"] = cents(s.CreditApplied)
+	}
+	return notificationsv1.Template_TEMPLATE_VOUCHER_REFUNDED, params
 }

@@ -44,6 +44,12 @@ var Policy = auth.Policy{
 	transfersv1.TransfersService_UpdateRecipient_FullMethodName:      auth.User,
 	transfersv1.TransfersService_DeleteRecipient_FullMethodName:      auth.User,
 	transfersv1.TransfersService_FreezeVouchers_FullMethodName:       auth.User,
+	transfersv1.TransfersService_CreateSchedule_FullMethodName:       auth.User,
+	transfersv1.TransfersService_ListSchedules_FullMethodName:        auth.User,
+	transfersv1.TransfersService_PauseSchedule_FullMethodName:        auth.User,
+	transfersv1.TransfersService_ResumeSchedule_FullMethodName:       auth.User,
+	transfersv1.TransfersService_DeleteSchedule_FullMethodName:       auth.User,
+	transfersv1.TransfersService_GetCredit_FullMethodName:            auth.User,
 	transfersv1.TransfersService_CollectVoucher_FullMethodName:       auth.Services(ATMGatewayService),
 	transfersv1.TransfersService_ReverseCollection_FullMethodName:    auth.Services(ATMGatewayService),
 }

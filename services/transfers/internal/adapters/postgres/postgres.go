@@ -54,6 +54,8 @@ type Transfers struct {
 	sealTo seal.PublicKey
 	// onWork are the functions called after a commit that created work for the worker.
 	onWork atomic.Pointer[[]func()]
+	// referralReward is what a referrer is paid at their friend's first completion (credit.go).
+	referralReward domain.Money
 }
 
 // NewTransfers returns the repository over pool (search_path = transfers); the notification
@@ -106,7 +108,7 @@ const columns = `id, user_id, idempotency_key, request_hash, sender_name, recipi
 	refund_status, refund_id, refund_reason, created_at, updated_at, trace_context,
 	voucher_failed_attempts, voucher_locked_until, collected_atm_id, sender_first_name, sender_email,
 	collected_location, collected_rrn, sender_pin_hash, voucher_resends, recipient_phone_changes, reminder_sent_at,
-	recipient_known_confirmed, save_recipient`
+	recipient_known_confirmed, save_recipient, schedule_id, occurrence_date, credit_applied_cents`
 
 func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 	var (
@@ -117,6 +119,9 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 		voucherNumber, pinHash, collection, refd *string
 		atmID, location, rrn, senderPIN          *string
 		reminded                                 *time.Time
+		scheduleID                               *uuid.UUID
+		occurrence                               *time.Time
+		creditApplied                            int64
 	)
 	err := row.Scan(&s.ID, &s.UserID, &s.IdempotencyKey, &s.RequestHash, &s.SenderName, &s.RecipientName, &phone, &bank,
 		&amount, &bankFee, &platformFee, &s.Fee.Waived, &status, &s.FailureReason,
@@ -126,10 +131,14 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt, &s.TraceContext,
 		&s.Voucher.FailedAttempts, &locked, &atmID, &s.SenderFirstName, &s.SenderEmail,
 		&location, &rrn, &senderPIN, &s.Voucher.Resends, &s.Voucher.PhoneChanges, &reminded,
-		&s.RecipientKnownConfirmed, &s.SaveRecipient)
+		&s.RecipientKnownConfirmed, &s.SaveRecipient, &scheduleID, &occurrence, &creditApplied)
 	if err != nil {
 		return nil, err
 	}
+	if scheduleID != nil && occurrence != nil {
+		s.ScheduleID, s.OccurrenceDate = *scheduleID, domain.DateFromTime(*occurrence)
+	}
+	s.CreditApplied = domain.Cents(creditApplied)
 	s.RecipientPhone = domain.PhoneFromE164(phone)
 	s.Bank, s.Status = domain.Bank(bank), domain.Status(status)
 	s.Amount, s.Fee.BankFee, s.Fee.PlatformFee = domain.Cents(amount), domain.Cents(bankFee), domain.Cents(platformFee)
@@ -265,6 +274,10 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 		if err != nil {
 			return err
 		}
+		// The sender's credit pays first, in this transaction (credit.go).
+		if err := spendCredit(ctx, tx, t); err != nil {
+			return err
+		}
 		if err := insert(ctx, tx, t); err != nil {
 			return err
 		}
@@ -293,15 +306,16 @@ func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 		recipient_name, recipient_phone, bank, amount_cents, bank_fee_cents, platform_fee_cents, fee_cents,
 		total_cents, fee_waived, status, payment_method_id, payment_method_name, payment_method_last_four,
 		payment_method_token, location_name, location_type, created_at, updated_at, trace_context,
-		sender_first_name, sender_email, sender_pin_hash, recipient_known_confirmed, save_recipient)
+		sender_first_name, sender_email, sender_pin_hash, recipient_known_confirmed, save_recipient,
+		schedule_id, occurrence_date, credit_applied_cents)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
-		$25, $26, $27, $28, $29)`,
+		$25, $26, $27, $28, $29, $30, $31, $32)`,
 		s.ID, s.UserID, s.IdempotencyKey, s.RequestHash, s.SenderName,
 		s.RecipientName, s.RecipientPhone.E164(), string(s.Bank), s.Amount.Cents(), s.Fee.BankFee.Cents(), s.Fee.PlatformFee.Cents(),
 		s.Fee.Charged().Cents(), t.Total().Cents(), s.Fee.Waived, string(s.Status), s.PaymentMethod.ID, s.PaymentMethod.Name,
 		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt,
 		traceContextArg(s.TraceContext), s.SenderFirstName, s.SenderEmail, nullString(s.SenderPINHash), s.RecipientKnownConfirmed,
-		s.SaveRecipient)
+		s.SaveRecipient, nullUUID(s.ScheduleID), nullDate(s.OccurrenceDate), s.CreditApplied.Cents())
 	if err != nil {
 		return fmt.Errorf("insert transfer: %w", err)
 	}
@@ -360,6 +374,11 @@ func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was
 	}
 	// The completion saves the recipient in this same transaction (recipients.go).
 	if err := r.saveRecipientOnCompletion(ctx, tx, t, was); err != nil {
+		return err
+	}
+	// The credit returns with a failure, cancel or expiry, and a referrer's reward is paid with
+	// the friend's first completion, in this same transaction (credit.go).
+	if err := r.creditOnSave(ctx, tx, t, was); err != nil {
 		return err
 	}
 	if s.Refund.Status == domain.RefundPending && was.Refund.Status != domain.RefundPending {
