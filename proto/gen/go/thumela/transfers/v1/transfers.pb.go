@@ -690,6 +690,9 @@ type Transfer struct {
 	// credit charges the card nothing.
 	CreditAppliedCents int64 `protobuf:"varint,27,opt,name=credit_applied_cents,json=creditAppliedCents,proto3" json:"credit_applied_cents,omitempty"`
 	CardChargeCents    int64 `protobuf:"varint,28,opt,name=card_charge_cents,json=cardChargeCents,proto3" json:"card_charge_cents,omitempty"`
+	// The version of the fee schedule (fees.v1.FeeSchedule) the fee was computed with; 0 for a
+	// transfer priced before schedules were versioned.
+	FeeScheduleVersion int64 `protobuf:"varint,29,opt,name=fee_schedule_version,json=feeScheduleVersion,proto3" json:"fee_schedule_version,omitempty"`
 	unknownFields      protoimpl.UnknownFields
 	sizeCache          protoimpl.SizeCache
 }
@@ -916,6 +919,13 @@ func (x *Transfer) GetCreditAppliedCents() int64 {
 func (x *Transfer) GetCardChargeCents() int64 {
 	if x != nil {
 		return x.CardChargeCents
+	}
+	return 0
+}
+
+func (x *Transfer) GetFeeScheduleVersion() int64 {
+	if x != nil {
+		return x.FeeScheduleVersion
 	}
 	return 0
 }
@@ -3859,7 +3869,7 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x15collected_at_location\x18\x05 \x01(\tR\x13collectedAtLocation\x12/\n" +
 	"\x14pin_chosen_by_sender\x18\x06 \x01(\bR\x11pinChosenBySender\x12!\n" +
 	"\fresends_left\x18\a \x01(\x05R\vresendsLeft\x12,\n" +
-	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\x85\n" +
+	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xb7\n" +
 	"\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
@@ -3894,7 +3904,8 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"scheduleId\x12'\n" +
 	"\x0foccurrence_date\x18\x1a \x01(\tR\x0eoccurrenceDate\x120\n" +
 	"\x14credit_applied_cents\x18\x1b \x01(\x03R\x12creditAppliedCents\x12*\n" +
-	"\x11card_charge_cents\x18\x1c \x01(\x03R\x0fcardChargeCents\"\x8c\x04\n" +
+	"\x11card_charge_cents\x18\x1c \x01(\x03R\x0fcardChargeCents\x120\n" +
+	"\x14fee_schedule_version\x18\x1d \x01(\x03R\x12feeScheduleVersion\"\x8c\x04\n" +
 	"\x15CreateTransferRequest\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12%\n" +
