@@ -30,6 +30,7 @@ var Policy = auth.Policy{
 	paymentmethodsv1.PaymentMethodsService_DeletePaymentMethod_FullMethodName:     auth.User,
 	paymentmethodsv1.PaymentMethodsService_Charge_FullMethodName:                  auth.Services("transfers"),
 	paymentmethodsv1.PaymentMethodsService_Refund_FullMethodName:                  auth.Services("transfers"),
+	paymentmethodsv1.PaymentMethodsService_ListProcessorRecords_FullMethodName:    auth.Services("transfers"),
 }
 
 // User-facing messages of refusals.

@@ -52,7 +52,12 @@ var Policy = auth.Policy{
 	transfersv1.TransfersService_GetCredit_FullMethodName:            auth.User,
 	transfersv1.TransfersService_CollectVoucher_FullMethodName:       auth.Services(ATMGatewayService),
 	transfersv1.TransfersService_ReverseCollection_FullMethodName:    auth.Services(ATMGatewayService),
+	transfersv1.TransfersService_Reconcile_FullMethodName:            auth.Services(OnCallService),
 }
+
+// OnCallService is the service name of the on-call operators' tools (make reconcile), the only
+// caller of Reconcile.
+const OnCallService = "oncall"
 
 // Server implements transfersv1.TransfersServiceServer.
 type Server struct {

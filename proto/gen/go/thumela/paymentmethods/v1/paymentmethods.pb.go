@@ -170,6 +170,55 @@ func (ChargeStatus) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{2}
 }
 
+type ProcessorRecordKind int32
+
+const (
+	ProcessorRecordKind_PROCESSOR_RECORD_KIND_UNSPECIFIED ProcessorRecordKind = 0
+	ProcessorRecordKind_PROCESSOR_RECORD_KIND_CHARGE      ProcessorRecordKind = 1
+	ProcessorRecordKind_PROCESSOR_RECORD_KIND_REFUND      ProcessorRecordKind = 2
+)
+
+// Enum value maps for ProcessorRecordKind.
+var (
+	ProcessorRecordKind_name = map[int32]string{
+		0: "PROCESSOR_RECORD_KIND_UNSPECIFIED",
+		1: "PROCESSOR_RECORD_KIND_CHARGE",
+		2: "PROCESSOR_RECORD_KIND_REFUND",
+	}
+	ProcessorRecordKind_value = map[string]int32{
+		"PROCESSOR_RECORD_KIND_UNSPECIFIED": 0,
+		"PROCESSOR_RECORD_KIND_CHARGE":      1,
+		"PROCESSOR_RECORD_KIND_REFUND":      2,
+	}
+)
+
+func (x ProcessorRecordKind) Enum() *ProcessorRecordKind {
+	p := new(ProcessorRecordKind)
+	*p = x
+	return p
+}
+
+func (x ProcessorRecordKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ProcessorRecordKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_paymentmethods_v1_paymentmethods_proto_enumTypes[3].Descriptor()
+}
+
+func (ProcessorRecordKind) Type() protoreflect.EnumType {
+	return &file_thumela_paymentmethods_v1_paymentmethods_proto_enumTypes[3]
+}
+
+func (x ProcessorRecordKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ProcessorRecordKind.Descriptor instead.
+func (ProcessorRecordKind) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{3}
+}
+
 type PaymentMethod struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Id       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -1182,6 +1231,182 @@ func (x *RefundResponse) GetRefundId() string {
 	return ""
 }
 
+type ListProcessorRecordsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The idempotency keys of the charges and refunds asked about (at most 1,000).
+	IdempotencyKeys []string `protobuf:"bytes,1,rep,name=idempotency_keys,json=idempotencyKeys,proto3" json:"idempotency_keys,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ListProcessorRecordsRequest) Reset() {
+	*x = ListProcessorRecordsRequest{}
+	mi := &file_thumela_paymentmethods_v1_paymentmethods_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProcessorRecordsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProcessorRecordsRequest) ProtoMessage() {}
+
+func (x *ListProcessorRecordsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_paymentmethods_v1_paymentmethods_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProcessorRecordsRequest.ProtoReflect.Descriptor instead.
+func (*ListProcessorRecordsRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ListProcessorRecordsRequest) GetIdempotencyKeys() []string {
+	if x != nil {
+		return x.IdempotencyKeys
+	}
+	return nil
+}
+
+type ProcessorRecord struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	IdempotencyKey string                 `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	Kind           ProcessorRecordKind    `protobuf:"varint,2,opt,name=kind,proto3,enum=thumela.paymentmethods.v1.ProcessorRecordKind" json:"kind,omitempty"`
+	// The processor's id of the charge (for a refund, of the charge it refunds).
+	ChargeId string `protobuf:"bytes,3,opt,name=charge_id,json=chargeId,proto3" json:"charge_id,omitempty"`
+	// For a charge: approved or declined. A refund that exists was made.
+	Status        ChargeStatus           `protobuf:"varint,4,opt,name=status,proto3,enum=thumela.paymentmethods.v1.ChargeStatus" json:"status,omitempty"`
+	AmountCents   int64                  `protobuf:"varint,5,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProcessorRecord) Reset() {
+	*x = ProcessorRecord{}
+	mi := &file_thumela_paymentmethods_v1_paymentmethods_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProcessorRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProcessorRecord) ProtoMessage() {}
+
+func (x *ProcessorRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_paymentmethods_v1_paymentmethods_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProcessorRecord.ProtoReflect.Descriptor instead.
+func (*ProcessorRecord) Descriptor() ([]byte, []int) {
+	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ProcessorRecord) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *ProcessorRecord) GetKind() ProcessorRecordKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ProcessorRecordKind_PROCESSOR_RECORD_KIND_UNSPECIFIED
+}
+
+func (x *ProcessorRecord) GetChargeId() string {
+	if x != nil {
+		return x.ChargeId
+	}
+	return ""
+}
+
+func (x *ProcessorRecord) GetStatus() ChargeStatus {
+	if x != nil {
+		return x.Status
+	}
+	return ChargeStatus_CHARGE_STATUS_UNSPECIFIED
+}
+
+func (x *ProcessorRecord) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *ProcessorRecord) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+type ListProcessorRecordsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One per key the processor knows; a key it never saw is absent.
+	Records       []*ProcessorRecord `protobuf:"bytes,1,rep,name=records,proto3" json:"records,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListProcessorRecordsResponse) Reset() {
+	*x = ListProcessorRecordsResponse{}
+	mi := &file_thumela_paymentmethods_v1_paymentmethods_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProcessorRecordsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProcessorRecordsResponse) ProtoMessage() {}
+
+func (x *ListProcessorRecordsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_paymentmethods_v1_paymentmethods_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProcessorRecordsResponse.ProtoReflect.Descriptor instead.
+func (*ListProcessorRecordsResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListProcessorRecordsResponse) GetRecords() []*ProcessorRecord {
+	if x != nil {
+		return x.Records
+	}
+	return nil
+}
+
 var File_thumela_paymentmethods_v1_paymentmethods_proto protoreflect.FileDescriptor
 
 const file_thumela_paymentmethods_v1_paymentmethods_proto_rawDesc = "" +
@@ -1261,7 +1486,19 @@ const file_thumela_paymentmethods_v1_paymentmethods_proto_rawDesc = "" +
 	"\x0fidempotency_key\x18\x03 \x01(\tR\x0eidempotencyKey\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\"-\n" +
 	"\x0eRefundResponse\x12\x1b\n" +
-	"\trefund_id\x18\x01 \x01(\tR\brefundId*|\n" +
+	"\trefund_id\x18\x01 \x01(\tR\brefundId\"H\n" +
+	"\x1bListProcessorRecordsRequest\x12)\n" +
+	"\x10idempotency_keys\x18\x01 \x03(\tR\x0fidempotencyKeys\"\xba\x02\n" +
+	"\x0fProcessorRecord\x12'\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12B\n" +
+	"\x04kind\x18\x02 \x01(\x0e2..thumela.paymentmethods.v1.ProcessorRecordKindR\x04kind\x12\x1b\n" +
+	"\tcharge_id\x18\x03 \x01(\tR\bchargeId\x12?\n" +
+	"\x06status\x18\x04 \x01(\x0e2'.thumela.paymentmethods.v1.ChargeStatusR\x06status\x12!\n" +
+	"\famount_cents\x18\x05 \x01(\x03R\vamountCents\x129\n" +
+	"\n" +
+	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"d\n" +
+	"\x1cListProcessorRecordsResponse\x12D\n" +
+	"\arecords\x18\x01 \x03(\v2*.thumela.paymentmethods.v1.ProcessorRecordR\arecords*|\n" +
 	"\x11PaymentMethodType\x12#\n" +
 	"\x1fPAYMENT_METHOD_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18PAYMENT_METHOD_TYPE_CARD\x10\x01\x12$\n" +
@@ -1273,7 +1510,11 @@ const file_thumela_paymentmethods_v1_paymentmethods_proto_rawDesc = "" +
 	"\fChargeStatus\x12\x1d\n" +
 	"\x19CHARGE_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16CHARGE_STATUS_APPROVED\x10\x01\x12\x1a\n" +
-	"\x16CHARGE_STATUS_DECLINED\x10\x022\xd9\a\n" +
+	"\x16CHARGE_STATUS_DECLINED\x10\x02*\x80\x01\n" +
+	"\x13ProcessorRecordKind\x12%\n" +
+	"!PROCESSOR_RECORD_KIND_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cPROCESSOR_RECORD_KIND_CHARGE\x10\x01\x12 \n" +
+	"\x1cPROCESSOR_RECORD_KIND_REFUND\x10\x022\xe3\b\n" +
 	"\x15PaymentMethodsService\x12\x81\x01\n" +
 	"\x12ListPaymentMethods\x124.thumela.paymentmethods.v1.ListPaymentMethodsRequest\x1a5.thumela.paymentmethods.v1.ListPaymentMethodsResponse\x12{\n" +
 	"\x10GetPaymentMethod\x122.thumela.paymentmethods.v1.GetPaymentMethodRequest\x1a3.thumela.paymentmethods.v1.GetPaymentMethodResponse\x12`\n" +
@@ -1282,7 +1523,8 @@ const file_thumela_paymentmethods_v1_paymentmethods_proto_rawDesc = "" +
 	"\x17SetDefaultPaymentMethod\x129.thumela.paymentmethods.v1.SetDefaultPaymentMethodRequest\x1a:.thumela.paymentmethods.v1.SetDefaultPaymentMethodResponse\x12\x84\x01\n" +
 	"\x13DeletePaymentMethod\x125.thumela.paymentmethods.v1.DeletePaymentMethodRequest\x1a6.thumela.paymentmethods.v1.DeletePaymentMethodResponse\x12]\n" +
 	"\x06Charge\x12(.thumela.paymentmethods.v1.ChargeRequest\x1a).thumela.paymentmethods.v1.ChargeResponse\x12]\n" +
-	"\x06Refund\x12(.thumela.paymentmethods.v1.RefundRequest\x1a).thumela.paymentmethods.v1.RefundResponseB\x8e\x02\n" +
+	"\x06Refund\x12(.thumela.paymentmethods.v1.RefundRequest\x1a).thumela.paymentmethods.v1.RefundResponse\x12\x87\x01\n" +
+	"\x14ListProcessorRecords\x126.thumela.paymentmethods.v1.ListProcessorRecordsRequest\x1a7.thumela.paymentmethods.v1.ListProcessorRecordsResponseB\x8e\x02\n" +
 	"\x1dcom.thumela.paymentmethods.v1B\x13PaymentmethodsProtoP\x01ZRgithub.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1;paymentmethodsv1\xa2\x02\x03TPX\xaa\x02\x19Thumela.Paymentmethods.V1\xca\x02\x19Thumela\\Paymentmethods\\V1\xe2\x02%Thumela\\Paymentmethods\\V1\\GPBMetadata\xea\x02\x1bThumela::Paymentmethods::V1b\x06proto3"
 
 var (
@@ -1297,63 +1539,73 @@ func file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP() []byte {
 	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescData
 }
 
-var file_thumela_paymentmethods_v1_paymentmethods_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_thumela_paymentmethods_v1_paymentmethods_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_thumela_paymentmethods_v1_paymentmethods_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_thumela_paymentmethods_v1_paymentmethods_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_thumela_paymentmethods_v1_paymentmethods_proto_goTypes = []any{
 	(PaymentMethodType)(0),                  // 0: thumela.paymentmethods.v1.PaymentMethodType
 	(CardBrand)(0),                          // 1: thumela.paymentmethods.v1.CardBrand
 	(ChargeStatus)(0),                       // 2: thumela.paymentmethods.v1.ChargeStatus
-	(*PaymentMethod)(nil),                   // 3: thumela.paymentmethods.v1.PaymentMethod
-	(*ListPaymentMethodsRequest)(nil),       // 4: thumela.paymentmethods.v1.ListPaymentMethodsRequest
-	(*ListPaymentMethodsResponse)(nil),      // 5: thumela.paymentmethods.v1.ListPaymentMethodsResponse
-	(*GetPaymentMethodRequest)(nil),         // 6: thumela.paymentmethods.v1.GetPaymentMethodRequest
-	(*GetPaymentMethodResponse)(nil),        // 7: thumela.paymentmethods.v1.GetPaymentMethodResponse
-	(*AddCardRequest)(nil),                  // 8: thumela.paymentmethods.v1.AddCardRequest
-	(*AddCardResponse)(nil),                 // 9: thumela.paymentmethods.v1.AddCardResponse
-	(*UpdatePaymentMethodRequest)(nil),      // 10: thumela.paymentmethods.v1.UpdatePaymentMethodRequest
-	(*UpdatePaymentMethodResponse)(nil),     // 11: thumela.paymentmethods.v1.UpdatePaymentMethodResponse
-	(*SetDefaultPaymentMethodRequest)(nil),  // 12: thumela.paymentmethods.v1.SetDefaultPaymentMethodRequest
-	(*SetDefaultPaymentMethodResponse)(nil), // 13: thumela.paymentmethods.v1.SetDefaultPaymentMethodResponse
-	(*DeletePaymentMethodRequest)(nil),      // 14: thumela.paymentmethods.v1.DeletePaymentMethodRequest
-	(*DeletePaymentMethodResponse)(nil),     // 15: thumela.paymentmethods.v1.DeletePaymentMethodResponse
-	(*ChargeRequest)(nil),                   // 16: thumela.paymentmethods.v1.ChargeRequest
-	(*ChargeResponse)(nil),                  // 17: thumela.paymentmethods.v1.ChargeResponse
-	(*RefundRequest)(nil),                   // 18: thumela.paymentmethods.v1.RefundRequest
-	(*RefundResponse)(nil),                  // 19: thumela.paymentmethods.v1.RefundResponse
-	(*timestamppb.Timestamp)(nil),           // 20: google.protobuf.Timestamp
+	(ProcessorRecordKind)(0),                // 3: thumela.paymentmethods.v1.ProcessorRecordKind
+	(*PaymentMethod)(nil),                   // 4: thumela.paymentmethods.v1.PaymentMethod
+	(*ListPaymentMethodsRequest)(nil),       // 5: thumela.paymentmethods.v1.ListPaymentMethodsRequest
+	(*ListPaymentMethodsResponse)(nil),      // 6: thumela.paymentmethods.v1.ListPaymentMethodsResponse
+	(*GetPaymentMethodRequest)(nil),         // 7: thumela.paymentmethods.v1.GetPaymentMethodRequest
+	(*GetPaymentMethodResponse)(nil),        // 8: thumela.paymentmethods.v1.GetPaymentMethodResponse
+	(*AddCardRequest)(nil),                  // 9: thumela.paymentmethods.v1.AddCardRequest
+	(*AddCardResponse)(nil),                 // 10: thumela.paymentmethods.v1.AddCardResponse
+	(*UpdatePaymentMethodRequest)(nil),      // 11: thumela.paymentmethods.v1.UpdatePaymentMethodRequest
+	(*UpdatePaymentMethodResponse)(nil),     // 12: thumela.paymentmethods.v1.UpdatePaymentMethodResponse
+	(*SetDefaultPaymentMethodRequest)(nil),  // 13: thumela.paymentmethods.v1.SetDefaultPaymentMethodRequest
+	(*SetDefaultPaymentMethodResponse)(nil), // 14: thumela.paymentmethods.v1.SetDefaultPaymentMethodResponse
+	(*DeletePaymentMethodRequest)(nil),      // 15: thumela.paymentmethods.v1.DeletePaymentMethodRequest
+	(*DeletePaymentMethodResponse)(nil),     // 16: thumela.paymentmethods.v1.DeletePaymentMethodResponse
+	(*ChargeRequest)(nil),                   // 17: thumela.paymentmethods.v1.ChargeRequest
+	(*ChargeResponse)(nil),                  // 18: thumela.paymentmethods.v1.ChargeResponse
+	(*RefundRequest)(nil),                   // 19: thumela.paymentmethods.v1.RefundRequest
+	(*RefundResponse)(nil),                  // 20: thumela.paymentmethods.v1.RefundResponse
+	(*ListProcessorRecordsRequest)(nil),     // 21: thumela.paymentmethods.v1.ListProcessorRecordsRequest
+	(*ProcessorRecord)(nil),                 // 22: thumela.paymentmethods.v1.ProcessorRecord
+	(*ListProcessorRecordsResponse)(nil),    // 23: thumela.paymentmethods.v1.ListProcessorRecordsResponse
+	(*timestamppb.Timestamp)(nil),           // 24: google.protobuf.Timestamp
 }
 var file_thumela_paymentmethods_v1_paymentmethods_proto_depIdxs = []int32{
 	0,  // 0: thumela.paymentmethods.v1.PaymentMethod.type:type_name -> thumela.paymentmethods.v1.PaymentMethodType
 	1,  // 1: thumela.paymentmethods.v1.PaymentMethod.brand:type_name -> thumela.paymentmethods.v1.CardBrand
-	20, // 2: thumela.paymentmethods.v1.PaymentMethod.created_at:type_name -> google.protobuf.Timestamp
-	20, // 3: thumela.paymentmethods.v1.PaymentMethod.updated_at:type_name -> google.protobuf.Timestamp
-	3,  // 4: thumela.paymentmethods.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.paymentmethods.v1.PaymentMethod
-	3,  // 5: thumela.paymentmethods.v1.GetPaymentMethodResponse.payment_method:type_name -> thumela.paymentmethods.v1.PaymentMethod
-	3,  // 6: thumela.paymentmethods.v1.AddCardResponse.payment_method:type_name -> thumela.paymentmethods.v1.PaymentMethod
-	3,  // 7: thumela.paymentmethods.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.paymentmethods.v1.PaymentMethod
-	3,  // 8: thumela.paymentmethods.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.paymentmethods.v1.PaymentMethod
+	24, // 2: thumela.paymentmethods.v1.PaymentMethod.created_at:type_name -> google.protobuf.Timestamp
+	24, // 3: thumela.paymentmethods.v1.PaymentMethod.updated_at:type_name -> google.protobuf.Timestamp
+	4,  // 4: thumela.paymentmethods.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.paymentmethods.v1.PaymentMethod
+	4,  // 5: thumela.paymentmethods.v1.GetPaymentMethodResponse.payment_method:type_name -> thumela.paymentmethods.v1.PaymentMethod
+	4,  // 6: thumela.paymentmethods.v1.AddCardResponse.payment_method:type_name -> thumela.paymentmethods.v1.PaymentMethod
+	4,  // 7: thumela.paymentmethods.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.paymentmethods.v1.PaymentMethod
+	4,  // 8: thumela.paymentmethods.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.paymentmethods.v1.PaymentMethod
 	2,  // 9: thumela.paymentmethods.v1.ChargeResponse.status:type_name -> thumela.paymentmethods.v1.ChargeStatus
-	4,  // 10: thumela.paymentmethods.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.paymentmethods.v1.ListPaymentMethodsRequest
-	6,  // 11: thumela.paymentmethods.v1.PaymentMethodsService.GetPaymentMethod:input_type -> thumela.paymentmethods.v1.GetPaymentMethodRequest
-	8,  // 12: thumela.paymentmethods.v1.PaymentMethodsService.AddCard:input_type -> thumela.paymentmethods.v1.AddCardRequest
-	10, // 13: thumela.paymentmethods.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.paymentmethods.v1.UpdatePaymentMethodRequest
-	12, // 14: thumela.paymentmethods.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.paymentmethods.v1.SetDefaultPaymentMethodRequest
-	14, // 15: thumela.paymentmethods.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.paymentmethods.v1.DeletePaymentMethodRequest
-	16, // 16: thumela.paymentmethods.v1.PaymentMethodsService.Charge:input_type -> thumela.paymentmethods.v1.ChargeRequest
-	18, // 17: thumela.paymentmethods.v1.PaymentMethodsService.Refund:input_type -> thumela.paymentmethods.v1.RefundRequest
-	5,  // 18: thumela.paymentmethods.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.paymentmethods.v1.ListPaymentMethodsResponse
-	7,  // 19: thumela.paymentmethods.v1.PaymentMethodsService.GetPaymentMethod:output_type -> thumela.paymentmethods.v1.GetPaymentMethodResponse
-	9,  // 20: thumela.paymentmethods.v1.PaymentMethodsService.AddCard:output_type -> thumela.paymentmethods.v1.AddCardResponse
-	11, // 21: thumela.paymentmethods.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.paymentmethods.v1.UpdatePaymentMethodResponse
-	13, // 22: thumela.paymentmethods.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.paymentmethods.v1.SetDefaultPaymentMethodResponse
-	15, // 23: thumela.paymentmethods.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.paymentmethods.v1.DeletePaymentMethodResponse
-	17, // 24: thumela.paymentmethods.v1.PaymentMethodsService.Charge:output_type -> thumela.paymentmethods.v1.ChargeResponse
-	19, // 25: thumela.paymentmethods.v1.PaymentMethodsService.Refund:output_type -> thumela.paymentmethods.v1.RefundResponse
-	18, // [18:26] is the sub-list for method output_type
-	10, // [10:18] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	3,  // 10: thumela.paymentmethods.v1.ProcessorRecord.kind:type_name -> thumela.paymentmethods.v1.ProcessorRecordKind
+	2,  // 11: thumela.paymentmethods.v1.ProcessorRecord.status:type_name -> thumela.paymentmethods.v1.ChargeStatus
+	24, // 12: thumela.paymentmethods.v1.ProcessorRecord.created_at:type_name -> google.protobuf.Timestamp
+	22, // 13: thumela.paymentmethods.v1.ListProcessorRecordsResponse.records:type_name -> thumela.paymentmethods.v1.ProcessorRecord
+	5,  // 14: thumela.paymentmethods.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.paymentmethods.v1.ListPaymentMethodsRequest
+	7,  // 15: thumela.paymentmethods.v1.PaymentMethodsService.GetPaymentMethod:input_type -> thumela.paymentmethods.v1.GetPaymentMethodRequest
+	9,  // 16: thumela.paymentmethods.v1.PaymentMethodsService.AddCard:input_type -> thumela.paymentmethods.v1.AddCardRequest
+	11, // 17: thumela.paymentmethods.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.paymentmethods.v1.UpdatePaymentMethodRequest
+	13, // 18: thumela.paymentmethods.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.paymentmethods.v1.SetDefaultPaymentMethodRequest
+	15, // 19: thumela.paymentmethods.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.paymentmethods.v1.DeletePaymentMethodRequest
+	17, // 20: thumela.paymentmethods.v1.PaymentMethodsService.Charge:input_type -> thumela.paymentmethods.v1.ChargeRequest
+	19, // 21: thumela.paymentmethods.v1.PaymentMethodsService.Refund:input_type -> thumela.paymentmethods.v1.RefundRequest
+	21, // 22: thumela.paymentmethods.v1.PaymentMethodsService.ListProcessorRecords:input_type -> thumela.paymentmethods.v1.ListProcessorRecordsRequest
+	6,  // 23: thumela.paymentmethods.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.paymentmethods.v1.ListPaymentMethodsResponse
+	8,  // 24: thumela.paymentmethods.v1.PaymentMethodsService.GetPaymentMethod:output_type -> thumela.paymentmethods.v1.GetPaymentMethodResponse
+	10, // 25: thumela.paymentmethods.v1.PaymentMethodsService.AddCard:output_type -> thumela.paymentmethods.v1.AddCardResponse
+	12, // 26: thumela.paymentmethods.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.paymentmethods.v1.UpdatePaymentMethodResponse
+	14, // 27: thumela.paymentmethods.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.paymentmethods.v1.SetDefaultPaymentMethodResponse
+	16, // 28: thumela.paymentmethods.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.paymentmethods.v1.DeletePaymentMethodResponse
+	18, // 29: thumela.paymentmethods.v1.PaymentMethodsService.Charge:output_type -> thumela.paymentmethods.v1.ChargeResponse
+	20, // 30: thumela.paymentmethods.v1.PaymentMethodsService.Refund:output_type -> thumela.paymentmethods.v1.RefundResponse
+	23, // 31: thumela.paymentmethods.v1.PaymentMethodsService.ListProcessorRecords:output_type -> thumela.paymentmethods.v1.ListProcessorRecordsResponse
+	23, // [23:32] is the sub-list for method output_type
+	14, // [14:23] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_thumela_paymentmethods_v1_paymentmethods_proto_init() }
@@ -1366,8 +1618,8 @@ func file_thumela_paymentmethods_v1_paymentmethods_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_paymentmethods_v1_paymentmethods_proto_rawDesc), len(file_thumela_paymentmethods_v1_paymentmethods_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   17,
+			NumEnums:      4,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

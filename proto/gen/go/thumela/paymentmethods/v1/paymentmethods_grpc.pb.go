@@ -27,6 +27,7 @@ const (
 	PaymentMethodsService_DeletePaymentMethod_FullMethodName     = "/thumela.paymentmethods.v1.PaymentMethodsService/DeletePaymentMethod"
 	PaymentMethodsService_Charge_FullMethodName                  = "/thumela.paymentmethods.v1.PaymentMethodsService/Charge"
 	PaymentMethodsService_Refund_FullMethodName                  = "/thumela.paymentmethods.v1.PaymentMethodsService/Refund"
+	PaymentMethodsService_ListProcessorRecords_FullMethodName    = "/thumela.paymentmethods.v1.PaymentMethodsService/ListProcessorRecords"
 )
 
 // PaymentMethodsServiceClient is the client API for PaymentMethodsService service.
@@ -54,6 +55,10 @@ type PaymentMethodsServiceClient interface {
 	Charge(ctx context.Context, in *ChargeRequest, opts ...grpc.CallOption) (*ChargeResponse, error)
 	// Refund returns a charge's money, once per idempotency key.
 	Refund(ctx context.Context, in *RefundRequest, opts ...grpc.CallOption) (*RefundResponse, error)
+	// ListProcessorRecords reads the card processor's own records of the charges and refunds
+	// made with the given idempotency keys (the processor's API, not this service's tables), for
+	// reconciliation. Only the internal service "transfers" may call it (service token).
+	ListProcessorRecords(ctx context.Context, in *ListProcessorRecordsRequest, opts ...grpc.CallOption) (*ListProcessorRecordsResponse, error)
 }
 
 type paymentMethodsServiceClient struct {
@@ -144,6 +149,16 @@ func (c *paymentMethodsServiceClient) Refund(ctx context.Context, in *RefundRequ
 	return out, nil
 }
 
+func (c *paymentMethodsServiceClient) ListProcessorRecords(ctx context.Context, in *ListProcessorRecordsRequest, opts ...grpc.CallOption) (*ListProcessorRecordsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListProcessorRecordsResponse)
+	err := c.cc.Invoke(ctx, PaymentMethodsService_ListProcessorRecords_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PaymentMethodsServiceServer is the server API for PaymentMethodsService service.
 // All implementations must embed UnimplementedPaymentMethodsServiceServer
 // for forward compatibility.
@@ -169,6 +184,10 @@ type PaymentMethodsServiceServer interface {
 	Charge(context.Context, *ChargeRequest) (*ChargeResponse, error)
 	// Refund returns a charge's money, once per idempotency key.
 	Refund(context.Context, *RefundRequest) (*RefundResponse, error)
+	// ListProcessorRecords reads the card processor's own records of the charges and refunds
+	// made with the given idempotency keys (the processor's API, not this service's tables), for
+	// reconciliation. Only the internal service "transfers" may call it (service token).
+	ListProcessorRecords(context.Context, *ListProcessorRecordsRequest) (*ListProcessorRecordsResponse, error)
 	mustEmbedUnimplementedPaymentMethodsServiceServer()
 }
 
@@ -202,6 +221,9 @@ func (UnimplementedPaymentMethodsServiceServer) Charge(context.Context, *ChargeR
 }
 func (UnimplementedPaymentMethodsServiceServer) Refund(context.Context, *RefundRequest) (*RefundResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Refund not implemented")
+}
+func (UnimplementedPaymentMethodsServiceServer) ListProcessorRecords(context.Context, *ListProcessorRecordsRequest) (*ListProcessorRecordsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListProcessorRecords not implemented")
 }
 func (UnimplementedPaymentMethodsServiceServer) mustEmbedUnimplementedPaymentMethodsServiceServer() {}
 func (UnimplementedPaymentMethodsServiceServer) testEmbeddedByValue()                               {}
@@ -368,6 +390,24 @@ func _PaymentMethodsService_Refund_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PaymentMethodsService_ListProcessorRecords_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListProcessorRecordsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PaymentMethodsServiceServer).ListProcessorRecords(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PaymentMethodsService_ListProcessorRecords_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PaymentMethodsServiceServer).ListProcessorRecords(ctx, req.(*ListProcessorRecordsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // PaymentMethodsService_ServiceDesc is the grpc.ServiceDesc for PaymentMethodsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -406,6 +446,10 @@ var PaymentMethodsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Refund",
 			Handler:    _PaymentMethodsService_Refund_Handler,
+		},
+		{
+			MethodName: "ListProcessorRecords",
+			Handler:    _PaymentMethodsService_ListProcessorRecords_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -3852,6 +3852,254 @@ func (x *GetCreditResponse) GetRecentMovements() []*CreditMovement {
 	return nil
 }
 
+type ReconcileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A pass over the whole history instead of the window since the last clean run.
+	Full          bool `protobuf:"varint,1,opt,name=full,proto3" json:"full,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReconcileRequest) Reset() {
+	*x = ReconcileRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReconcileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReconcileRequest) ProtoMessage() {}
+
+func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReconcileRequest.ProtoReflect.Descriptor instead.
+func (*ReconcileRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ReconcileRequest) GetFull() bool {
+	if x != nil {
+		return x.Full
+	}
+	return false
+}
+
+type ReconcileResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Run           *ReconciliationRun     `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReconcileResponse) Reset() {
+	*x = ReconcileResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReconcileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReconcileResponse) ProtoMessage() {}
+
+func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReconcileResponse.ProtoReflect.Descriptor instead.
+func (*ReconcileResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *ReconcileResponse) GetRun() *ReconciliationRun {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+type ReconciliationRun struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Full  bool                   `protobuf:"varint,2,opt,name=full,proto3" json:"full,omitempty"`
+	// The window checked: transfers updated at or after window_from (unset for a full pass).
+	WindowFrom       *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=window_from,json=windowFrom,proto3" json:"window_from,omitempty"`
+	StartedAt        *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	FinishedAt       *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	TransfersChecked int64                  `protobuf:"varint,6,opt,name=transfers_checked,json=transfersChecked,proto3" json:"transfers_checked,omitempty"`
+	// Empty when the money reconciles.
+	Mismatches    []*Mismatch `protobuf:"bytes,7,rep,name=mismatches,proto3" json:"mismatches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReconciliationRun) Reset() {
+	*x = ReconciliationRun{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReconciliationRun) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReconciliationRun) ProtoMessage() {}
+
+func (x *ReconciliationRun) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReconciliationRun.ProtoReflect.Descriptor instead.
+func (*ReconciliationRun) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *ReconciliationRun) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ReconciliationRun) GetFull() bool {
+	if x != nil {
+		return x.Full
+	}
+	return false
+}
+
+func (x *ReconciliationRun) GetWindowFrom() *timestamppb.Timestamp {
+	if x != nil {
+		return x.WindowFrom
+	}
+	return nil
+}
+
+func (x *ReconciliationRun) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *ReconciliationRun) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *ReconciliationRun) GetTransfersChecked() int64 {
+	if x != nil {
+		return x.TransfersChecked
+	}
+	return 0
+}
+
+func (x *ReconciliationRun) GetMismatches() []*Mismatch {
+	if x != nil {
+		return x.Mismatches
+	}
+	return nil
+}
+
+type Mismatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A stable name for the check that failed, e.g. "completed_without_charge",
+	// "charge_amount", "failed_with_charge", "refund_missing", "collected_and_refunded",
+	// "money_not_conserved", "credit_ledger_unbalanced", "processor_disagrees".
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The transfers involved; empty for a check over totals.
+	TransferIds []string `protobuf:"bytes,2,rep,name=transfer_ids,json=transferIds,proto3" json:"transfer_ids,omitempty"`
+	// What was expected and what was found, in figures (no card data, no voucher secrets).
+	Detail        string `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Mismatch) Reset() {
+	*x = Mismatch{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Mismatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Mismatch) ProtoMessage() {}
+
+func (x *Mismatch) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Mismatch.ProtoReflect.Descriptor instead.
+func (*Mismatch) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *Mismatch) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Mismatch) GetTransferIds() []string {
+	if x != nil {
+		return x.TransferIds
+	}
+	return nil
+}
+
+func (x *Mismatch) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
 var File_thumela_transfers_v1_transfers_proto protoreflect.FileDescriptor
 
 const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
@@ -4138,7 +4386,28 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x0efriends_joined\x18\x03 \x01(\x05R\rfriendsJoined\x12)\n" +
 	"\x10friends_rewarded\x18\x04 \x01(\x05R\x0ffriendsRewarded\x120\n" +
 	"\x14rewards_earned_cents\x18\x05 \x01(\x03R\x12rewardsEarnedCents\x12O\n" +
-	"\x10recent_movements\x18\x06 \x03(\v2$.thumela.transfers.v1.CreditMovementR\x0frecentMovements*\xa9\x01\n" +
+	"\x10recent_movements\x18\x06 \x03(\v2$.thumela.transfers.v1.CreditMovementR\x0frecentMovements\"&\n" +
+	"\x10ReconcileRequest\x12\x12\n" +
+	"\x04full\x18\x01 \x01(\bR\x04full\"N\n" +
+	"\x11ReconcileResponse\x129\n" +
+	"\x03run\x18\x01 \x01(\v2'.thumela.transfers.v1.ReconciliationRunR\x03run\"\xd9\x02\n" +
+	"\x11ReconciliationRun\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04full\x18\x02 \x01(\bR\x04full\x12;\n" +
+	"\vwindow_from\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"windowFrom\x129\n" +
+	"\n" +
+	"started_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n" +
+	"\vfinished_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x12+\n" +
+	"\x11transfers_checked\x18\x06 \x01(\x03R\x10transfersChecked\x12>\n" +
+	"\n" +
+	"mismatches\x18\a \x03(\v2\x1e.thumela.transfers.v1.MismatchR\n" +
+	"mismatches\"Y\n" +
+	"\bMismatch\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12!\n" +
+	"\ftransfer_ids\x18\x02 \x03(\tR\vtransferIds\x12\x16\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail*\xa9\x01\n" +
 	"\x0eTransferStatus\x12\x1f\n" +
 	"\x1bTRANSFER_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17TRANSFER_STATUS_PENDING\x10\x01\x12\x1e\n" +
@@ -4177,7 +4446,7 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"%CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME\x10\x01\x12(\n" +
 	"$CREDIT_MOVEMENT_KIND_REFERRAL_REWARD\x10\x02\x12\x1e\n" +
 	"\x1aCREDIT_MOVEMENT_KIND_SPENT\x10\x03\x12!\n" +
-	"\x1dCREDIT_MOVEMENT_KIND_RETURNED\x10\x042\x84\x11\n" +
+	"\x1dCREDIT_MOVEMENT_KIND_RETURNED\x10\x042\xe2\x11\n" +
 	"\x10TransfersService\x12k\n" +
 	"\x0eCreateTransfer\x12+.thumela.transfers.v1.CreateTransferRequest\x1a,.thumela.transfers.v1.CreateTransferResponse\x12b\n" +
 	"\vGetTransfer\x12(.thumela.transfers.v1.GetTransferRequest\x1a).thumela.transfers.v1.GetTransferResponse\x12h\n" +
@@ -4194,7 +4463,8 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\rPauseSchedule\x12*.thumela.transfers.v1.PauseScheduleRequest\x1a+.thumela.transfers.v1.PauseScheduleResponse\x12k\n" +
 	"\x0eResumeSchedule\x12+.thumela.transfers.v1.ResumeScheduleRequest\x1a,.thumela.transfers.v1.ResumeScheduleResponse\x12k\n" +
 	"\x0eDeleteSchedule\x12+.thumela.transfers.v1.DeleteScheduleRequest\x1a,.thumela.transfers.v1.DeleteScheduleResponse\x12\\\n" +
-	"\tGetCredit\x12&.thumela.transfers.v1.GetCreditRequest\x1a'.thumela.transfers.v1.GetCreditResponse\x12k\n" +
+	"\tGetCredit\x12&.thumela.transfers.v1.GetCreditRequest\x1a'.thumela.transfers.v1.GetCreditResponse\x12\\\n" +
+	"\tReconcile\x12&.thumela.transfers.v1.ReconcileRequest\x1a'.thumela.transfers.v1.ReconcileResponse\x12k\n" +
 	"\x0eCollectVoucher\x12+.thumela.transfers.v1.CollectVoucherRequest\x1a,.thumela.transfers.v1.CollectVoucherResponse\x12t\n" +
 	"\x11ReverseCollection\x12..thumela.transfers.v1.ReverseCollectionRequest\x1a/.thumela.transfers.v1.ReverseCollectionResponse\x12h\n" +
 	"\rResendVoucher\x12*.thumela.transfers.v1.ResendVoucherRequest\x1a+.thumela.transfers.v1.ResendVoucherResponse\x12}\n" +
@@ -4214,7 +4484,7 @@ func file_thumela_transfers_v1_transfers_proto_rawDescGZIP() []byte {
 }
 
 var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
-var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
 	(TransferStatus)(0),                  // 0: thumela.transfers.v1.TransferStatus
 	(CollectionStatus)(0),                // 1: thumela.transfers.v1.CollectionStatus
@@ -4275,109 +4545,120 @@ var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
 	(*CreditMovement)(nil),               // 56: thumela.transfers.v1.CreditMovement
 	(*GetCreditRequest)(nil),             // 57: thumela.transfers.v1.GetCreditRequest
 	(*GetCreditResponse)(nil),            // 58: thumela.transfers.v1.GetCreditResponse
-	(*timestamppb.Timestamp)(nil),        // 59: google.protobuf.Timestamp
-	(v1.Bank)(0),                         // 60: thumela.fees.v1.Bank
+	(*ReconcileRequest)(nil),             // 59: thumela.transfers.v1.ReconcileRequest
+	(*ReconcileResponse)(nil),            // 60: thumela.transfers.v1.ReconcileResponse
+	(*ReconciliationRun)(nil),            // 61: thumela.transfers.v1.ReconciliationRun
+	(*Mismatch)(nil),                     // 62: thumela.transfers.v1.Mismatch
+	(*timestamppb.Timestamp)(nil),        // 63: google.protobuf.Timestamp
+	(v1.Bank)(0),                         // 64: thumela.fees.v1.Bank
 }
 var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	1,  // 0: thumela.transfers.v1.Voucher.collection_status:type_name -> thumela.transfers.v1.CollectionStatus
-	59, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	59, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	60, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
+	63, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	63, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	64, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
 	0,  // 4: thumela.transfers.v1.Transfer.status:type_name -> thumela.transfers.v1.TransferStatus
 	8,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
 	9,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
-	59, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	59, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	63, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	63, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
 	2,  // 9: thumela.transfers.v1.Transfer.refund_status:type_name -> thumela.transfers.v1.RefundStatus
-	60, // 10: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
+	64, // 10: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
 	8,  // 11: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
 	10, // 12: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	10, // 13: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	0,  // 14: thumela.transfers.v1.ListTransfersRequest.status:type_name -> thumela.transfers.v1.TransferStatus
-	59, // 15: thumela.transfers.v1.ListTransfersRequest.created_from:type_name -> google.protobuf.Timestamp
-	59, // 16: thumela.transfers.v1.ListTransfersRequest.created_before:type_name -> google.protobuf.Timestamp
+	63, // 15: thumela.transfers.v1.ListTransfersRequest.created_from:type_name -> google.protobuf.Timestamp
+	63, // 16: thumela.transfers.v1.ListTransfersRequest.created_before:type_name -> google.protobuf.Timestamp
 	10, // 17: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
 	10, // 18: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	3,  // 19: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
 	20, // 20: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
 	3,  // 21: thumela.transfers.v1.LimitPolicy.kind:type_name -> thumela.transfers.v1.LimitKind
 	23, // 22: thumela.transfers.v1.GetLimitPolicyResponse.limits:type_name -> thumela.transfers.v1.LimitPolicy
-	60, // 23: thumela.transfers.v1.Recipient.bank:type_name -> thumela.fees.v1.Bank
-	59, // 24: thumela.transfers.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
-	59, // 25: thumela.transfers.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
-	59, // 26: thumela.transfers.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
+	64, // 23: thumela.transfers.v1.Recipient.bank:type_name -> thumela.fees.v1.Bank
+	63, // 24: thumela.transfers.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
+	63, // 25: thumela.transfers.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
+	63, // 26: thumela.transfers.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
 	25, // 27: thumela.transfers.v1.ListRecipientsResponse.recipients:type_name -> thumela.transfers.v1.Recipient
-	60, // 28: thumela.transfers.v1.UpdateRecipientRequest.bank:type_name -> thumela.fees.v1.Bank
+	64, // 28: thumela.transfers.v1.UpdateRecipientRequest.bank:type_name -> thumela.fees.v1.Bank
 	25, // 29: thumela.transfers.v1.UpdateRecipientResponse.recipient:type_name -> thumela.transfers.v1.Recipient
 	10, // 30: thumela.transfers.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.transfers.v1.Transfer
 	3,  // 31: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
-	60, // 32: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
+	64, // 32: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
 	7,  // 33: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
-	60, // 34: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
-	59, // 35: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
+	64, // 34: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
+	63, // 35: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
 	10, // 36: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	10, // 37: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	60, // 38: thumela.transfers.v1.Schedule.bank:type_name -> thumela.fees.v1.Bank
+	64, // 38: thumela.transfers.v1.Schedule.bank:type_name -> thumela.fees.v1.Bank
 	4,  // 39: thumela.transfers.v1.Schedule.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
 	5,  // 40: thumela.transfers.v1.Schedule.state:type_name -> thumela.transfers.v1.ScheduleState
 	45, // 41: thumela.transfers.v1.Schedule.recent_occurrences:type_name -> thumela.transfers.v1.ScheduleOccurrence
-	59, // 42: thumela.transfers.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	59, // 43: thumela.transfers.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	59, // 44: thumela.transfers.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
-	60, // 45: thumela.transfers.v1.CreateScheduleRequest.bank:type_name -> thumela.fees.v1.Bank
+	63, // 42: thumela.transfers.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	63, // 43: thumela.transfers.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	63, // 44: thumela.transfers.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
+	64, // 45: thumela.transfers.v1.CreateScheduleRequest.bank:type_name -> thumela.fees.v1.Bank
 	4,  // 46: thumela.transfers.v1.CreateScheduleRequest.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
 	44, // 47: thumela.transfers.v1.CreateScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
 	44, // 48: thumela.transfers.v1.ListSchedulesResponse.schedules:type_name -> thumela.transfers.v1.Schedule
 	44, // 49: thumela.transfers.v1.PauseScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
 	44, // 50: thumela.transfers.v1.ResumeScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
 	6,  // 51: thumela.transfers.v1.CreditMovement.kind:type_name -> thumela.transfers.v1.CreditMovementKind
-	59, // 52: thumela.transfers.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
+	63, // 52: thumela.transfers.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
 	56, // 53: thumela.transfers.v1.GetCreditResponse.recent_movements:type_name -> thumela.transfers.v1.CreditMovement
-	11, // 54: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
-	13, // 55: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
-	15, // 56: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
-	17, // 57: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
-	19, // 58: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
-	22, // 59: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
-	26, // 60: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
-	28, // 61: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
-	30, // 62: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
-	32, // 63: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
-	46, // 64: thumela.transfers.v1.TransfersService.CreateSchedule:input_type -> thumela.transfers.v1.CreateScheduleRequest
-	48, // 65: thumela.transfers.v1.TransfersService.ListSchedules:input_type -> thumela.transfers.v1.ListSchedulesRequest
-	50, // 66: thumela.transfers.v1.TransfersService.PauseSchedule:input_type -> thumela.transfers.v1.PauseScheduleRequest
-	52, // 67: thumela.transfers.v1.TransfersService.ResumeSchedule:input_type -> thumela.transfers.v1.ResumeScheduleRequest
-	54, // 68: thumela.transfers.v1.TransfersService.DeleteSchedule:input_type -> thumela.transfers.v1.DeleteScheduleRequest
-	57, // 69: thumela.transfers.v1.TransfersService.GetCredit:input_type -> thumela.transfers.v1.GetCreditRequest
-	35, // 70: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
-	37, // 71: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
-	40, // 72: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
-	42, // 73: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
-	12, // 74: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
-	14, // 75: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
-	16, // 76: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
-	18, // 77: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
-	21, // 78: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
-	24, // 79: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
-	27, // 80: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
-	29, // 81: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
-	31, // 82: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
-	33, // 83: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
-	47, // 84: thumela.transfers.v1.TransfersService.CreateSchedule:output_type -> thumela.transfers.v1.CreateScheduleResponse
-	49, // 85: thumela.transfers.v1.TransfersService.ListSchedules:output_type -> thumela.transfers.v1.ListSchedulesResponse
-	51, // 86: thumela.transfers.v1.TransfersService.PauseSchedule:output_type -> thumela.transfers.v1.PauseScheduleResponse
-	53, // 87: thumela.transfers.v1.TransfersService.ResumeSchedule:output_type -> thumela.transfers.v1.ResumeScheduleResponse
-	55, // 88: thumela.transfers.v1.TransfersService.DeleteSchedule:output_type -> thumela.transfers.v1.DeleteScheduleResponse
-	58, // 89: thumela.transfers.v1.TransfersService.GetCredit:output_type -> thumela.transfers.v1.GetCreditResponse
-	39, // 90: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
-	38, // 91: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
-	41, // 92: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
-	43, // 93: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
-	74, // [74:94] is the sub-list for method output_type
-	54, // [54:74] is the sub-list for method input_type
-	54, // [54:54] is the sub-list for extension type_name
-	54, // [54:54] is the sub-list for extension extendee
-	0,  // [0:54] is the sub-list for field type_name
+	61, // 54: thumela.transfers.v1.ReconcileResponse.run:type_name -> thumela.transfers.v1.ReconciliationRun
+	63, // 55: thumela.transfers.v1.ReconciliationRun.window_from:type_name -> google.protobuf.Timestamp
+	63, // 56: thumela.transfers.v1.ReconciliationRun.started_at:type_name -> google.protobuf.Timestamp
+	63, // 57: thumela.transfers.v1.ReconciliationRun.finished_at:type_name -> google.protobuf.Timestamp
+	62, // 58: thumela.transfers.v1.ReconciliationRun.mismatches:type_name -> thumela.transfers.v1.Mismatch
+	11, // 59: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
+	13, // 60: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
+	15, // 61: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
+	17, // 62: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
+	19, // 63: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
+	22, // 64: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
+	26, // 65: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
+	28, // 66: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
+	30, // 67: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
+	32, // 68: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
+	46, // 69: thumela.transfers.v1.TransfersService.CreateSchedule:input_type -> thumela.transfers.v1.CreateScheduleRequest
+	48, // 70: thumela.transfers.v1.TransfersService.ListSchedules:input_type -> thumela.transfers.v1.ListSchedulesRequest
+	50, // 71: thumela.transfers.v1.TransfersService.PauseSchedule:input_type -> thumela.transfers.v1.PauseScheduleRequest
+	52, // 72: thumela.transfers.v1.TransfersService.ResumeSchedule:input_type -> thumela.transfers.v1.ResumeScheduleRequest
+	54, // 73: thumela.transfers.v1.TransfersService.DeleteSchedule:input_type -> thumela.transfers.v1.DeleteScheduleRequest
+	57, // 74: thumela.transfers.v1.TransfersService.GetCredit:input_type -> thumela.transfers.v1.GetCreditRequest
+	59, // 75: thumela.transfers.v1.TransfersService.Reconcile:input_type -> thumela.transfers.v1.ReconcileRequest
+	35, // 76: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
+	37, // 77: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
+	40, // 78: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
+	42, // 79: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
+	12, // 80: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
+	14, // 81: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
+	16, // 82: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
+	18, // 83: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
+	21, // 84: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
+	24, // 85: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
+	27, // 86: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
+	29, // 87: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
+	31, // 88: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
+	33, // 89: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
+	47, // 90: thumela.transfers.v1.TransfersService.CreateSchedule:output_type -> thumela.transfers.v1.CreateScheduleResponse
+	49, // 91: thumela.transfers.v1.TransfersService.ListSchedules:output_type -> thumela.transfers.v1.ListSchedulesResponse
+	51, // 92: thumela.transfers.v1.TransfersService.PauseSchedule:output_type -> thumela.transfers.v1.PauseScheduleResponse
+	53, // 93: thumela.transfers.v1.TransfersService.ResumeSchedule:output_type -> thumela.transfers.v1.ResumeScheduleResponse
+	55, // 94: thumela.transfers.v1.TransfersService.DeleteSchedule:output_type -> thumela.transfers.v1.DeleteScheduleResponse
+	58, // 95: thumela.transfers.v1.TransfersService.GetCredit:output_type -> thumela.transfers.v1.GetCreditResponse
+	60, // 96: thumela.transfers.v1.TransfersService.Reconcile:output_type -> thumela.transfers.v1.ReconcileResponse
+	39, // 97: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
+	38, // 98: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
+	41, // 99: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
+	43, // 100: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
+	80, // [80:101] is the sub-list for method output_type
+	59, // [59:80] is the sub-list for method input_type
+	59, // [59:59] is the sub-list for extension type_name
+	59, // [59:59] is the sub-list for extension extendee
+	0,  // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_transfers_proto_init() }
@@ -4391,7 +4672,7 @@ func file_thumela_transfers_v1_transfers_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_transfers_v1_transfers_proto_rawDesc), len(file_thumela_transfers_v1_transfers_proto_rawDesc)),
 			NumEnums:      8,
-			NumMessages:   51,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -35,6 +35,7 @@ const (
 	TransfersService_ResumeSchedule_FullMethodName       = "/thumela.transfers.v1.TransfersService/ResumeSchedule"
 	TransfersService_DeleteSchedule_FullMethodName       = "/thumela.transfers.v1.TransfersService/DeleteSchedule"
 	TransfersService_GetCredit_FullMethodName            = "/thumela.transfers.v1.TransfersService/GetCredit"
+	TransfersService_Reconcile_FullMethodName            = "/thumela.transfers.v1.TransfersService/Reconcile"
 	TransfersService_CollectVoucher_FullMethodName       = "/thumela.transfers.v1.TransfersService/CollectVoucher"
 	TransfersService_ReverseCollection_FullMethodName    = "/thumela.transfers.v1.TransfersService/ReverseCollection"
 	TransfersService_ResendVoucher_FullMethodName        = "/thumela.transfers.v1.TransfersService/ResendVoucher"
@@ -107,6 +108,17 @@ type TransfersServiceClient interface {
 	// puts the credit back. Every change publishes CreditChanged on
 	// thumela.transfers.<user_id>.credit.
 	GetCredit(ctx context.Context, in *GetCreditRequest, opts ...grpc.CallOption) (*GetCreditResponse, error)
+	// Reconcile runs the money checks now and answers what they found ('make reconcile', and
+	// on-call: docs/operations.md, "reconciliation found a mismatch"). The same checks run every
+	// few minutes on their own, over the transfers changed since the last clean run; full asks
+	// for a pass over the whole history. Only the internal service "oncall" may call it (service
+	// token). The checks: every completed transfer has exactly one approved charge equal to its
+	// card charge; a failed transfer has none; a cancelled or expired voucher has exactly one
+	// approved refund of the whole card charge; no collected voucher is refunded; charged -
+	// refunded = the vouchers still collectable + the vouchers collected (less the credit they
+	// spent), to the cent; the credit ledger sums to zero; and transfers agree with the card
+	// processor's own records, read through paymentmethods.
+	Reconcile(ctx context.Context, in *ReconcileRequest, opts ...grpc.CallOption) (*ReconcileResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -313,6 +325,16 @@ func (c *transfersServiceClient) GetCredit(ctx context.Context, in *GetCreditReq
 	return out, nil
 }
 
+func (c *transfersServiceClient) Reconcile(ctx context.Context, in *ReconcileRequest, opts ...grpc.CallOption) (*ReconcileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReconcileResponse)
+	err := c.cc.Invoke(ctx, TransfersService_Reconcile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *transfersServiceClient) CollectVoucher(ctx context.Context, in *CollectVoucherRequest, opts ...grpc.CallOption) (*CollectVoucherResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CollectVoucherResponse)
@@ -419,6 +441,17 @@ type TransfersServiceServer interface {
 	// puts the credit back. Every change publishes CreditChanged on
 	// thumela.transfers.<user_id>.credit.
 	GetCredit(context.Context, *GetCreditRequest) (*GetCreditResponse, error)
+	// Reconcile runs the money checks now and answers what they found ('make reconcile', and
+	// on-call: docs/operations.md, "reconciliation found a mismatch"). The same checks run every
+	// few minutes on their own, over the transfers changed since the last clean run; full asks
+	// for a pass over the whole history. Only the internal service "oncall" may call it (service
+	// token). The checks: every completed transfer has exactly one approved charge equal to its
+	// card charge; a failed transfer has none; a cancelled or expired voucher has exactly one
+	// approved refund of the whole card charge; no collected voucher is refunded; charged -
+	// refunded = the vouchers still collectable + the vouchers collected (less the credit they
+	// spent), to the cent; the credit ledger sums to zero; and transfers agree with the card
+	// processor's own records, read through paymentmethods.
+	Reconcile(context.Context, *ReconcileRequest) (*ReconcileResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -512,6 +545,9 @@ func (UnimplementedTransfersServiceServer) DeleteSchedule(context.Context, *Dele
 }
 func (UnimplementedTransfersServiceServer) GetCredit(context.Context, *GetCreditRequest) (*GetCreditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCredit not implemented")
+}
+func (UnimplementedTransfersServiceServer) Reconcile(context.Context, *ReconcileRequest) (*ReconcileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Reconcile not implemented")
 }
 func (UnimplementedTransfersServiceServer) CollectVoucher(context.Context, *CollectVoucherRequest) (*CollectVoucherResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CollectVoucher not implemented")
@@ -834,6 +870,24 @@ func _TransfersService_GetCredit_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransfersService_Reconcile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReconcileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).Reconcile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_Reconcile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).Reconcile(ctx, req.(*ReconcileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TransfersService_CollectVoucher_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CollectVoucherRequest)
 	if err := dec(in); err != nil {
@@ -976,6 +1030,10 @@ var TransfersService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetCredit",
 			Handler:    _TransfersService_GetCredit_Handler,
+		},
+		{
+			MethodName: "Reconcile",
+			Handler:    _TransfersService_Reconcile_Handler,
 		},
 		{
 			MethodName: "CollectVoucher",

@@ -57,6 +57,9 @@ const (
 	// PaymentMethodsServiceRefundProcedure is the fully-qualified name of the PaymentMethodsService's
 	// Refund RPC.
 	PaymentMethodsServiceRefundProcedure = "/thumela.paymentmethods.v1.PaymentMethodsService/Refund"
+	// PaymentMethodsServiceListProcessorRecordsProcedure is the fully-qualified name of the
+	// PaymentMethodsService's ListProcessorRecords RPC.
+	PaymentMethodsServiceListProcessorRecordsProcedure = "/thumela.paymentmethods.v1.PaymentMethodsService/ListProcessorRecords"
 )
 
 // PaymentMethodsServiceClient is a client for the thumela.paymentmethods.v1.PaymentMethodsService
@@ -78,6 +81,10 @@ type PaymentMethodsServiceClient interface {
 	Charge(context.Context, *v1.ChargeRequest) (*v1.ChargeResponse, error)
 	// Refund returns a charge's money, once per idempotency key.
 	Refund(context.Context, *v1.RefundRequest) (*v1.RefundResponse, error)
+	// ListProcessorRecords reads the card processor's own records of the charges and refunds
+	// made with the given idempotency keys (the processor's API, not this service's tables), for
+	// reconciliation. Only the internal service "transfers" may call it (service token).
+	ListProcessorRecords(context.Context, *v1.ListProcessorRecordsRequest) (*v1.ListProcessorRecordsResponse, error)
 }
 
 // NewPaymentMethodsServiceClient constructs a client for the
@@ -140,6 +147,12 @@ func NewPaymentMethodsServiceClient(httpClient connect.HTTPClient, baseURL strin
 			connect.WithSchema(paymentMethodsServiceMethods.ByName("Refund")),
 			connect.WithClientOptions(opts...),
 		),
+		listProcessorRecords: connect.NewClient[v1.ListProcessorRecordsRequest, v1.ListProcessorRecordsResponse](
+			httpClient,
+			baseURL+PaymentMethodsServiceListProcessorRecordsProcedure,
+			connect.WithSchema(paymentMethodsServiceMethods.ByName("ListProcessorRecords")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -153,6 +166,7 @@ type paymentMethodsServiceClient struct {
 	deletePaymentMethod     *connect.Client[v1.DeletePaymentMethodRequest, v1.DeletePaymentMethodResponse]
 	charge                  *connect.Client[v1.ChargeRequest, v1.ChargeResponse]
 	refund                  *connect.Client[v1.RefundRequest, v1.RefundResponse]
+	listProcessorRecords    *connect.Client[v1.ListProcessorRecordsRequest, v1.ListProcessorRecordsResponse]
 }
 
 // ListPaymentMethods calls thumela.paymentmethods.v1.PaymentMethodsService.ListPaymentMethods.
@@ -228,6 +242,15 @@ func (c *paymentMethodsServiceClient) Refund(ctx context.Context, req *v1.Refund
 	return nil, err
 }
 
+// ListProcessorRecords calls thumela.paymentmethods.v1.PaymentMethodsService.ListProcessorRecords.
+func (c *paymentMethodsServiceClient) ListProcessorRecords(ctx context.Context, req *v1.ListProcessorRecordsRequest) (*v1.ListProcessorRecordsResponse, error) {
+	response, err := c.listProcessorRecords.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // PaymentMethodsServiceHandler is an implementation of the
 // thumela.paymentmethods.v1.PaymentMethodsService service.
 type PaymentMethodsServiceHandler interface {
@@ -247,6 +270,10 @@ type PaymentMethodsServiceHandler interface {
 	Charge(context.Context, *v1.ChargeRequest) (*v1.ChargeResponse, error)
 	// Refund returns a charge's money, once per idempotency key.
 	Refund(context.Context, *v1.RefundRequest) (*v1.RefundResponse, error)
+	// ListProcessorRecords reads the card processor's own records of the charges and refunds
+	// made with the given idempotency keys (the processor's API, not this service's tables), for
+	// reconciliation. Only the internal service "transfers" may call it (service token).
+	ListProcessorRecords(context.Context, *v1.ListProcessorRecordsRequest) (*v1.ListProcessorRecordsResponse, error)
 }
 
 // NewPaymentMethodsServiceHandler builds an HTTP handler from the service implementation. It
@@ -304,6 +331,12 @@ func NewPaymentMethodsServiceHandler(svc PaymentMethodsServiceHandler, opts ...c
 		connect.WithSchema(paymentMethodsServiceMethods.ByName("Refund")),
 		connect.WithHandlerOptions(opts...),
 	)
+	paymentMethodsServiceListProcessorRecordsHandler := connect.NewUnaryHandlerSimple(
+		PaymentMethodsServiceListProcessorRecordsProcedure,
+		svc.ListProcessorRecords,
+		connect.WithSchema(paymentMethodsServiceMethods.ByName("ListProcessorRecords")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/thumela.paymentmethods.v1.PaymentMethodsService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case PaymentMethodsServiceListPaymentMethodsProcedure:
@@ -322,6 +355,8 @@ func NewPaymentMethodsServiceHandler(svc PaymentMethodsServiceHandler, opts ...c
 			paymentMethodsServiceChargeHandler.ServeHTTP(w, r)
 		case PaymentMethodsServiceRefundProcedure:
 			paymentMethodsServiceRefundHandler.ServeHTTP(w, r)
+		case PaymentMethodsServiceListProcessorRecordsProcedure:
+			paymentMethodsServiceListProcessorRecordsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -361,4 +396,8 @@ func (UnimplementedPaymentMethodsServiceHandler) Charge(context.Context, *v1.Cha
 
 func (UnimplementedPaymentMethodsServiceHandler) Refund(context.Context, *v1.RefundRequest) (*v1.RefundResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.paymentmethods.v1.PaymentMethodsService.Refund is not implemented"))
+}
+
+func (UnimplementedPaymentMethodsServiceHandler) ListProcessorRecords(context.Context, *v1.ListProcessorRecordsRequest) (*v1.ListProcessorRecordsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.paymentmethods.v1.PaymentMethodsService.ListProcessorRecords is not implemented"))
 }

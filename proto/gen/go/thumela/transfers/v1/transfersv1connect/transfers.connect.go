@@ -81,6 +81,9 @@ const (
 	// TransfersServiceGetCreditProcedure is the fully-qualified name of the TransfersService's
 	// GetCredit RPC.
 	TransfersServiceGetCreditProcedure = "/thumela.transfers.v1.TransfersService/GetCredit"
+	// TransfersServiceReconcileProcedure is the fully-qualified name of the TransfersService's
+	// Reconcile RPC.
+	TransfersServiceReconcileProcedure = "/thumela.transfers.v1.TransfersService/Reconcile"
 	// TransfersServiceCollectVoucherProcedure is the fully-qualified name of the TransfersService's
 	// CollectVoucher RPC.
 	TransfersServiceCollectVoucherProcedure = "/thumela.transfers.v1.TransfersService/CollectVoucher"
@@ -152,6 +155,17 @@ type TransfersServiceClient interface {
 	// puts the credit back. Every change publishes CreditChanged on
 	// thumela.transfers.<user_id>.credit.
 	GetCredit(context.Context, *v1.GetCreditRequest) (*v1.GetCreditResponse, error)
+	// Reconcile runs the money checks now and answers what they found ('make reconcile', and
+	// on-call: docs/operations.md, "reconciliation found a mismatch"). The same checks run every
+	// few minutes on their own, over the transfers changed since the last clean run; full asks
+	// for a pass over the whole history. Only the internal service "oncall" may call it (service
+	// token). The checks: every completed transfer has exactly one approved charge equal to its
+	// card charge; a failed transfer has none; a cancelled or expired voucher has exactly one
+	// approved refund of the whole card charge; no collected voucher is refunded; charged -
+	// refunded = the vouchers still collectable + the vouchers collected (less the credit they
+	// spent), to the cent; the credit ledger sums to zero; and transfers agree with the card
+	// processor's own records, read through paymentmethods.
+	Reconcile(context.Context, *v1.ReconcileRequest) (*v1.ReconcileResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -297,6 +311,12 @@ func NewTransfersServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(transfersServiceMethods.ByName("GetCredit")),
 			connect.WithClientOptions(opts...),
 		),
+		reconcile: connect.NewClient[v1.ReconcileRequest, v1.ReconcileResponse](
+			httpClient,
+			baseURL+TransfersServiceReconcileProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("Reconcile")),
+			connect.WithClientOptions(opts...),
+		),
 		collectVoucher: connect.NewClient[v1.CollectVoucherRequest, v1.CollectVoucherResponse](
 			httpClient,
 			baseURL+TransfersServiceCollectVoucherProcedure,
@@ -342,6 +362,7 @@ type transfersServiceClient struct {
 	resumeSchedule       *connect.Client[v1.ResumeScheduleRequest, v1.ResumeScheduleResponse]
 	deleteSchedule       *connect.Client[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse]
 	getCredit            *connect.Client[v1.GetCreditRequest, v1.GetCreditResponse]
+	reconcile            *connect.Client[v1.ReconcileRequest, v1.ReconcileResponse]
 	collectVoucher       *connect.Client[v1.CollectVoucherRequest, v1.CollectVoucherResponse]
 	reverseCollection    *connect.Client[v1.ReverseCollectionRequest, v1.ReverseCollectionResponse]
 	resendVoucher        *connect.Client[v1.ResendVoucherRequest, v1.ResendVoucherResponse]
@@ -492,6 +513,15 @@ func (c *transfersServiceClient) GetCredit(ctx context.Context, req *v1.GetCredi
 	return nil, err
 }
 
+// Reconcile calls thumela.transfers.v1.TransfersService.Reconcile.
+func (c *transfersServiceClient) Reconcile(ctx context.Context, req *v1.ReconcileRequest) (*v1.ReconcileResponse, error) {
+	response, err := c.reconcile.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // CollectVoucher calls thumela.transfers.v1.TransfersService.CollectVoucher.
 func (c *transfersServiceClient) CollectVoucher(ctx context.Context, req *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error) {
 	response, err := c.collectVoucher.CallUnary(ctx, connect.NewRequest(req))
@@ -586,6 +616,17 @@ type TransfersServiceHandler interface {
 	// puts the credit back. Every change publishes CreditChanged on
 	// thumela.transfers.<user_id>.credit.
 	GetCredit(context.Context, *v1.GetCreditRequest) (*v1.GetCreditResponse, error)
+	// Reconcile runs the money checks now and answers what they found ('make reconcile', and
+	// on-call: docs/operations.md, "reconciliation found a mismatch"). The same checks run every
+	// few minutes on their own, over the transfers changed since the last clean run; full asks
+	// for a pass over the whole history. Only the internal service "oncall" may call it (service
+	// token). The checks: every completed transfer has exactly one approved charge equal to its
+	// card charge; a failed transfer has none; a cancelled or expired voucher has exactly one
+	// approved refund of the whole card charge; no collected voucher is refunded; charged -
+	// refunded = the vouchers still collectable + the vouchers collected (less the credit they
+	// spent), to the cent; the credit ledger sums to zero; and transfers agree with the card
+	// processor's own records, read through paymentmethods.
+	Reconcile(context.Context, *v1.ReconcileRequest) (*v1.ReconcileResponse, error)
 	// CollectVoucher is the ATM network's withdrawal: the recipient typed the voucher number, PIN
 	// and phone number at an ATM of bank. Only the internal service "atm-gateway" may call it
 	// (service token), never a browser. On success the voucher is collected and the ATM
@@ -727,6 +768,12 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 		connect.WithSchema(transfersServiceMethods.ByName("GetCredit")),
 		connect.WithHandlerOptions(opts...),
 	)
+	transfersServiceReconcileHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceReconcileProcedure,
+		svc.Reconcile,
+		connect.WithSchema(transfersServiceMethods.ByName("Reconcile")),
+		connect.WithHandlerOptions(opts...),
+	)
 	transfersServiceCollectVoucherHandler := connect.NewUnaryHandlerSimple(
 		TransfersServiceCollectVoucherProcedure,
 		svc.CollectVoucher,
@@ -785,6 +832,8 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 			transfersServiceDeleteScheduleHandler.ServeHTTP(w, r)
 		case TransfersServiceGetCreditProcedure:
 			transfersServiceGetCreditHandler.ServeHTTP(w, r)
+		case TransfersServiceReconcileProcedure:
+			transfersServiceReconcileHandler.ServeHTTP(w, r)
 		case TransfersServiceCollectVoucherProcedure:
 			transfersServiceCollectVoucherHandler.ServeHTTP(w, r)
 		case TransfersServiceReverseCollectionProcedure:
@@ -864,6 +913,10 @@ func (UnimplementedTransfersServiceHandler) DeleteSchedule(context.Context, *v1.
 
 func (UnimplementedTransfersServiceHandler) GetCredit(context.Context, *v1.GetCreditRequest) (*v1.GetCreditResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.GetCredit is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) Reconcile(context.Context, *v1.ReconcileRequest) (*v1.ReconcileResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.Reconcile is not implemented"))
 }
 
 func (UnimplementedTransfersServiceHandler) CollectVoucher(context.Context, *v1.CollectVoucherRequest) (*v1.CollectVoucherResponse, error) {
