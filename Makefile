@@ -74,6 +74,10 @@ check-generated: generate ## Fail when regenerating changes anything that is com
 lint: tools ## buf lint and format, go vet, TypeScript type check.
 	$(BUF) lint
 	$(BUF) format -d --exit-code
+	@# A contract change that breaks wire or JSON compatibility with main's last commit fails
+	@# here, so it is made on purpose (buf.yaml's breaking rules; docs/decisions.md, Contracts).
+	@if git rev-parse --verify --quiet main >/dev/null; then $(BUF) breaking --against '.git#branch=main'; \
+	else echo "buf breaking: no local branch main to compare with; skipped"; fi
 	@for m in $(GO_MODULES); do (cd $$m && go vet ./...); done
 	cd web && npm run --silent typecheck
 
