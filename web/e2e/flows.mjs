@@ -102,3 +102,37 @@ export async function clickSendMoney(page, { password = PASSWORD } = {}) {
   await dialog.waitFor({ state: "detached" });
   return true;
 }
+
+/**
+ * From the dashboard (or any signed-in page): sends `amount` rand to a recipient through the
+ * wizard, paying with a new Visa added on the payment step, and waits for the result panel to
+ * say the transfer completed. `beforeSend(page)` runs on the confirmation step, just before
+ * 'Send Money' (to read or tick what it shows). Used by schedules.test.mjs and referral.test.mjs.
+ */
+export async function sendWithNewCard(
+  page,
+  { amount = "150", name = "Sipho Dlamini", phone = "082 123 4567", bank = "Standard Bank", cardName = "Personal Visa", beforeSend } = {},
+) {
+  await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Send Money", exact: true }).click();
+  await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
+  await page.getByLabel("Amount to Send (ZAR)").fill(amount);
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Recipient Name").fill(name);
+  await page.getByLabel("Recipient Phone Number").fill(phone);
+  await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: bank });
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("button", { name: "Add Payment Method" }).click();
+  const addCard = page.getByRole("dialog", { name: "Add Payment Method" });
+  await addCard.getByLabel("Card Name").fill(cardName);
+  await addCard.getByLabel("Card Number").pressSequentially("4242424242424242");
+  await addCard.getByRole("combobox", { name: "Expiry month" }).selectOption("08");
+  await addCard.getByRole("combobox", { name: "Expiry year" }).selectOption(String(new Date().getFullYear() + 1));
+  await addCard.getByLabel("CVV").fill("123");
+  await addCard.getByRole("button", { name: "Add Payment Method" }).click();
+  await addCard.waitFor({ state: "detached" });
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("heading", { name: "Confirm your transfer" }).waitFor();
+  if (beforeSend) await beforeSend(page);
+  await clickSendMoney(page);
+  await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 30_000 });
+}

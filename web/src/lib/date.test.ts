@@ -51,3 +51,26 @@ describe("formatSaWeekdayDate and formatSaMoment (Johannesburg)", () => {
     expect(formatSaMoment(at, new Date("2025-12-02T08:00:00Z"))).toBe("Mon 1 Dec 13:15");
   });
 });
+
+describe("calendar days", () => {
+  it("today in Johannesburg, whatever the browser's zone", async () => {
+    const { saToday } = await import("./date");
+    // 23:30 UTC on 27 Nov is 01:30 on 28 Nov in Johannesburg (UTC+2).
+    expect(saToday(new Date(Date.UTC(2026, 10, 27, 23, 30)))).toBe("2026-11-28");
+    expect(saToday(new Date(Date.UTC(2026, 10, 27, 21, 59)))).toBe("2026-11-27");
+  });
+
+  it("adds days and months, a month clamped to its last day", async () => {
+    const { addDays, addMonths } = await import("./date");
+    expect(addDays("2026-12-28", 7)).toBe("2027-01-04");
+    expect(addMonths("2026-01-31", 1)).toBe("2026-02-28");
+    expect(addMonths("2028-01-31", 1)).toBe("2028-02-29");
+    expect(addMonths("2026-12-15", 1)).toBe("2027-01-15");
+  });
+
+  it("says a day in words", async () => {
+    const { formatDay } = await import("./date");
+    expect(formatDay("2026-12-04")).toBe("Fri 4 Dec 2026");
+    expect(formatDay("not a day")).toBe("not a day");
+  });
+});

@@ -95,3 +95,53 @@ export function formatSaMoment(value: Date, now: Date = new Date()): string {
   const at = saTime.format(value);
   return saDate.format(value) === saDate.format(now) ? at : `${formatSaWeekdayDate(value)} ${at}`;
 }
+
+// Calendar days ("YYYY-MM-DD"), as the transfers service keeps a schedule's dates: South
+// African days, whatever the browser's zone.
+
+/** Today in Johannesburg, "YYYY-MM-DD". */
+export function saToday(now: Date = new Date()): string {
+  return saDate.format(now);
+}
+
+function parseDay(day: string): { y: number; m: number; d: number } | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!match) return undefined;
+  return { y: Number(match[1]), m: Number(match[2]), d: Number(match[3]) };
+}
+
+function dayText(y: number, m: number, d: number): string {
+  return `${String(y).padStart(4, "0")}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+}
+
+/** day plus n calendar days (UTC arithmetic: a calendar day has no zone). */
+export function addDays(day: string, n: number): string {
+  const p = parseDay(day);
+  if (!p) return day;
+  const t = new Date(Date.UTC(p.y, p.m - 1, p.d + n));
+  return dayText(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate());
+}
+
+/**
+ * day plus n months on the same day of the month, clamped to the month's last day (31 Jan → 28
+ * or 29 Feb), as the transfers service counts a monthly schedule.
+ */
+export function addMonths(day: string, n: number): string {
+  const p = parseDay(day);
+  if (!p) return day;
+  const index = p.y * 12 + (p.m - 1) + n;
+  const y = Math.floor(index / 12);
+  const m = (index % 12) + 1;
+  const last = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return dayText(y, m, Math.min(p.d, last));
+}
+
+const dayWords = new Intl.DateTimeFormat("en-ZA", { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+
+/** A calendar day in words: 'Fri 4 Dec 2026'; the text itself when it is not a day. */
+export function formatDay(day: string): string {
+  const p = parseDay(day);
+  if (!p) return day;
+  const parts = Object.fromEntries(dayWords.formatToParts(new Date(Date.UTC(p.y, p.m - 1, p.d))).map((x) => [x.type, x.value]));
+  return `${parts.weekday} ${Number(parts.day)} ${parts.month} ${parts.year}`;
+}

@@ -10,11 +10,13 @@ import { AppProvider, createAppQueryClient } from "@/app/provider";
 import { routes } from "@/app/router";
 import {
   AuthService,
+  CreditService,
   GetLimitPolicyResponseSchema,
   GetLimitsResponseSchema,
   GetSessionResponseSchema,
   LimitKind,
   ListTransfersResponseSchema,
+  SchedulesService,
   SystemService,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
@@ -56,6 +58,9 @@ export const TEST_LIMITS = create(GetLimitsResponseSchema, {
   ],
 });
 
+/** The referral code the fake CreditService answers (not derivable from SIGNED_IN's id). */
+export const TEST_REFERRAL_CODE = "THU-TESTC0DE";
+
 interface FakeBackend {
   /** The session GetSession answers; undefined → Unauthenticated. */
   session?: SessionInit;
@@ -86,6 +91,9 @@ export function fakeTransport({ session, routes: extra }: FakeBackend = {}) {
       getLimitPolicy: () => TEST_LIMIT_POLICY,
       getLimits: () => TEST_LIMITS,
     });
+    // No schedules and no credit unless a test says otherwise.
+    router.service(SchedulesService, { listSchedules: () => ({ schedules: [] }) });
+    router.service(CreditService, { getCredit: () => ({ balanceCents: 0n, referralCode: TEST_REFERRAL_CODE }) });
     extra?.(router, state);
   });
 }

@@ -4,10 +4,12 @@ import { createConnectQueryKey } from "@connectrpc/connect-query";
 import type { QueryClient } from "@tanstack/react-query";
 import {
   CollectionStatus,
+  CreditService,
   GetTransferResponseSchema,
   PaymentMethodsService,
   RecipientsService,
   RefundStatus,
+  SchedulesService,
   TransferSchema,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
@@ -19,6 +21,7 @@ import type {
   WatchEventsResponse,
 } from "@/gen/thumela/bff/v1/bff_pb";
 import { bankAtm } from "@/lib/banks";
+import { cardRefundCents, creditReturnText } from "@/lib/credit";
 import { formatMoney } from "@/lib/money";
 import { storeProfile } from "@/lib/profile-cache";
 
@@ -54,6 +57,18 @@ export function applyLiveEvent(
       // Every list of them (the page's searches, the wizard's) is read again.
       void queryClient.invalidateQueries({
         queryKey: createConnectQueryKey({ schema: RecipientsService.method.listRecipients, cardinality: undefined }),
+      });
+      break;
+    case "schedulesChanged":
+      // A schedule was made, paused, resumed, deleted or ran: its list is read again.
+      void queryClient.invalidateQueries({
+        queryKey: createConnectQueryKey({ schema: SchedulesService.method.listSchedules, cardinality: undefined }),
+      });
+      break;
+    case "creditChanged":
+      // The balance is in the event, but the figures and movements are not: read them again.
+      void queryClient.invalidateQueries({
+        queryKey: createConnectQueryKey({ schema: CreditService.method.getCredit, cardinality: undefined }),
       });
       break;
     case "transferUpdated": {
@@ -132,7 +147,7 @@ export function transferNotice(previous: Transfer | undefined, next: Transfer): 
     return {
       id: `${next.id}:refunded`,
       title: "Refund complete",
-      description: `${formatMoney(next.totalAmountCents)} was refunded to your card.`,
+      description: `${formatMoney(cardRefundCents(next))} was refunded to your card.${creditReturnText(next)}`,
     };
   }
   return undefined;

@@ -15,7 +15,8 @@ export type { LiveStatus };
 /**
  * Mounted once in the signed-in layout: opens this tab's one live event stream and applies
  * its events to the query cache (profile → session and profile data; payment methods → list
- * refetch; transfer → its GetTransfer data, list and limits refetch; the voucher SMS's
+ * refetch; recipients, schedules, credit → their refetch; transfer → its GetTransfer data, list
+ * and limits refetch; the voucher SMS's
  * delivery → the transfer's GetTransfer data), and toasts what the sender should hear of while
  * the app is open (the cash collected, a refund made). `useLiveStatus()` (in
  * lib/live-status, so any feature may read it) tells screens whether to poll meanwhile.

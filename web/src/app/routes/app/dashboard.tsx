@@ -2,6 +2,7 @@ import { NewTransactionCard, ResendLastTransactionCard } from "@/features/transf
 import { RecentTransactionsCard } from "@/features/transfers/components/recent-transactions-card";
 import { LimitsCard } from "@/features/transfers/components/limits-meter";
 import { FreezeVouchersCard } from "@/features/transfers/components/freeze-vouchers-card";
+import { CreditBalanceCard } from "@/features/referral/components/credit-balance-card";
 
 export default function DashboardPage() {
   return (
@@ -12,6 +13,7 @@ export default function DashboardPage() {
         <NewTransactionCard />
         <ResendLastTransactionCard />
       </div>
+      <CreditBalanceCard className="mt-6" />
       <div className="mt-6">
         <RecentTransactionsCard />
       </div>

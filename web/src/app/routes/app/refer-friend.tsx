@@ -1,8 +1,6 @@
-import { useSession } from "@/features/auth/api/session";
 import { ReferFriend } from "@/features/referral/components/refer-friend";
 
-/** The signed-in layout has checked the session; the code is derived from the user id. */
+/** The code, the link and the figures come from the server (CreditService.GetCredit). */
 export default function ReferFriendPage() {
-  const { data } = useSession();
-  return <ReferFriend userId={data?.user?.id ?? ""} />;
+  return <ReferFriend />;
 }

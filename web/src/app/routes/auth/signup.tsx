@@ -1,8 +1,10 @@
-import { Link } from "react-router";
+import { Link, useSearchParams } from "react-router";
 import { AuthCard, textLinkClasses } from "@/features/auth/components/auth-card";
 import { SignUpForm } from "@/features/auth/components/signup-form";
 
+/** /signup, or /signup?ref=CODE from a friend's referral link. */
 export default function SignUpPage() {
+  const [params] = useSearchParams();
   return (
     <AuthCard
       title="Create Your Account"
@@ -16,7 +18,7 @@ export default function SignUpPage() {
         </>
       }
     >
-      <SignUpForm />
+      <SignUpForm referral={params.get("ref")} />
     </AuthCard>
   );
 }

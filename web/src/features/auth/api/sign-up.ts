@@ -58,3 +58,16 @@ export const SIGNUP_FIELDS = ["firstName", "lastName", "email", "password", "con
 export function useSignUp() {
   return useMutation(AuthService.method.signUp);
 }
+
+/** A referral code as /signup?ref= carries it: "THU-" and 8 Crockford base32 characters. */
+const REFERRAL_CODE_PATTERN = /^THU-[0-9A-HJKMNP-TV-Z]{8}$/;
+
+/**
+ * The code of a friend's link, trimmed and upper-cased as identity stores it; undefined when
+ * there is none, "invalid" when it cannot be a code (identity would refuse it).
+ */
+export function referralCodeFrom(ref: string | null): string | undefined | "invalid" {
+  const code = ref?.trim().toUpperCase() ?? "";
+  if (!code) return undefined;
+  return REFERRAL_CODE_PATTERN.test(code) ? code : "invalid";
+}

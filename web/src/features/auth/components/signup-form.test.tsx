@@ -120,4 +120,57 @@ describe("sign-up", () => {
     expect(await screen.findByText("Registration failed")).toBeInTheDocument();
     expect(await screen.findByRole("alert")).toHaveTextContent("Password is too common.");
   });
+
+  it("carries a friend's referral code from /signup?ref= and tells of the credit", async () => {
+    const requests: SignUpRequest[] = [];
+    const { user } = renderApp("/signup?ref=%20thu-ab12cd34%20", {
+      routes: (r) =>
+        r.rpc(AuthService.method.signUp, (request) => {
+          requests.push(request);
+          return { email: request.email };
+        }),
+    });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    expect(screen.getByRole("note", { name: "Invitation" })).toHaveTextContent(
+      "A friend invited you to Thumela (code THU-AB12CD34). You get R50,00 transfer credit once you verify your email address.",
+    );
+    await fillSignUp(user, VALID);
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    await screen.findByRole("heading", { name: "Verify Your Identity" });
+    expect(requests[0].referralCode).toBe("THU-AB12CD34");
+  });
+
+  it("signs up without a code that cannot be one, and says so", async () => {
+    const requests: SignUpRequest[] = [];
+    const { user } = renderApp("/signup?ref=nonsense", {
+      routes: (r) =>
+        r.rpc(AuthService.method.signUp, (request) => {
+          requests.push(request);
+          return { email: request.email };
+        }),
+    });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    expect(screen.getByText(/The invitation link's referral code isn't valid/)).toBeInTheDocument();
+    await fillSignUp(user, VALID);
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    await screen.findByRole("heading", { name: "Verify Your Identity" });
+    expect(requests[0].referralCode).toBe("");
+  });
+
+  it("sends no code without a link", async () => {
+    const requests: SignUpRequest[] = [];
+    const { user } = renderApp("/signup", {
+      routes: (r) =>
+        r.rpc(AuthService.method.signUp, (request) => {
+          requests.push(request);
+          return { email: request.email };
+        }),
+    });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    expect(screen.queryByRole("note")).not.toBeInTheDocument();
+    await fillSignUp(user, VALID);
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    await screen.findByRole("heading", { name: "Verify Your Identity" });
+    expect(requests[0].referralCode).toBe("");
+  });
 });

@@ -3,12 +3,14 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useNavigate } from "react-router";
+import { Gift } from "lucide-react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { FormAlert } from "@/components/ui/form-alert";
 import { Input, Label } from "@/components/ui/input";
 import { PasswordInput } from "@/components/ui/password-input";
-import { errorMessage } from "@/lib/errors";
+import { NEW_USER_CREDIT } from "@/lib/credit";
+import { errorMessage, fieldViolations } from "@/lib/errors";
 import { savePendingVerification } from "../api/pending-verification";
 import type { PendingVerification } from "../api/pending-verification";
 import {
@@ -16,6 +18,7 @@ import {
   MIN_PASSWORD_LENGTH,
   SIGNUP_FAILURE_FALLBACK,
   SIGNUP_FIELDS,
+  referralCodeFrom,
   signUpSchema,
   useSignUp,
 } from "../api/sign-up";
@@ -23,7 +26,12 @@ import type { SignUpValues } from "../api/sign-up";
 
 const EMPTY: SignUpValues = { firstName: "", lastName: "", email: "", password: "", confirmPassword: "" };
 
-export function SignUpForm() {
+/**
+ * The sign-up form. referral is the `ref` of a friend's link (/signup?ref=CODE): a valid code
+ * goes with SignUp, and the visitor is told of the credit it brings once they verify.
+ */
+export function SignUpForm({ referral }: { referral?: string | null }) {
+  const [referralCode] = useState(() => referralCodeFrom(referral ?? null));
   const navigate = useNavigate();
   const signUp = useSignUp();
   const [serverError, setServerError] = useState<string>();
@@ -36,7 +44,10 @@ export function SignUpForm() {
   const onSubmit = async (values: SignUpValues) => {
     setServerError(undefined);
     try {
-      const response = await signUp.mutateAsync(values);
+      const response = await signUp.mutateAsync({
+        ...values,
+        referralCode: referralCode && referralCode !== "invalid" ? referralCode : "",
+      });
       const pending: PendingVerification = {
         email: response.email || values.email,
         resendAvailableAt: response.resendAvailableAt ? timestampMs(response.resendAvailableAt) : undefined,
@@ -50,7 +61,9 @@ export function SignUpForm() {
       navigate("/otp-verification", { state: pending });
     } catch (error) {
       console.error("Sign-up failed", error);
-      const message = errorMessage(error, SIGNUP_FAILURE_FALLBACK);
+      // A code identity refused is said as identity says it (its field violation).
+      const onCode = fieldViolations(error).find((v) => v.field === "referral_code" || v.field === "referralCode");
+      const message = onCode?.description || errorMessage(error, SIGNUP_FAILURE_FALLBACK);
       toast.error("Registration failed", { description: message });
       setServerError(message);
     }
@@ -62,6 +75,24 @@ export function SignUpForm() {
 
   return (
     <form noValidate onSubmit={handleSubmit(onSubmit)} className="space-y-5" aria-describedby="signup-error">
+      {referralCode && referralCode !== "invalid" && (
+        <div
+          role="note"
+          aria-label="Invitation"
+          className="flex items-start gap-3 rounded-lg border border-emerald-200 bg-emerald-50 p-3 text-sm text-emerald-900 dark:border-emerald-900 dark:bg-emerald-950/60 dark:text-emerald-100"
+        >
+          <Gift aria-hidden="true" className="mt-0.5 size-5 shrink-0 text-emerald-700 dark:text-emerald-300" />
+          <p>
+            A friend invited you to Thumela (code <span className="font-mono font-semibold">{referralCode}</span>). You get{" "}
+            {NEW_USER_CREDIT} transfer credit once you verify your email address.
+          </p>
+        </div>
+      )}
+      {referralCode === "invalid" && (
+        <p role="note" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-100">
+          The invitation link's referral code isn't valid. You can still create your account, without the referral credit.
+        </p>
+      )}
       <FormAlert id="signup-error" message={message} />
       <div className="grid gap-5 sm:grid-cols-2">
         <div>

@@ -1,4 +1,4 @@
-import { Pencil, Search, Send, Trash2, UsersRound } from "lucide-react";
+import { CalendarPlus, Pencil, Search, Send, Trash2, UsersRound } from "lucide-react";
 import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { toast } from "sonner";
@@ -14,16 +14,22 @@ import { useSavedRecipients } from "@/lib/recipients";
 import { useDebouncedValue } from "@/lib/use-debounced-value";
 import { RECIPIENT_MESSAGES } from "../api/recipients";
 import { DeleteRecipientDialog, EditRecipientDialog } from "./recipient-dialogs";
+import { ScheduleSendDialog } from "./schedule-dialog";
+import { ScheduledSends } from "./scheduled-sends";
 
 type Open = { recipient: Recipient; returnFocus: HTMLElement | null };
 
-/** /recipients: the people the sender paid, saved for next time; search, edit and delete. */
+/**
+ * /recipients: the people the sender paid, saved for next time (search, edit, delete, schedule
+ * a send), and the sender's scheduled sends.
+ */
 export function RecipientsPage() {
   const [search, setSearch] = useState("");
   const query = useDebouncedValue(search.trim(), 250);
   const recipients = useSavedRecipients(query);
   const [editing, setEditing] = useState<Open>();
   const [deleting, setDeleting] = useState<Open>();
+  const [scheduling, setScheduling] = useState<Open>();
 
   useEffect(() => {
     if (recipients.isError) toast.error(RECIPIENT_MESSAGES.loadFailed, { description: "Please refresh the page and try again." });
@@ -81,6 +87,7 @@ export function RecipientsPage() {
                   recipient={recipient}
                   onEdit={(returnFocus) => setEditing({ recipient, returnFocus })}
                   onDelete={(returnFocus) => setDeleting({ recipient, returnFocus })}
+                  onSchedule={(returnFocus) => setScheduling({ recipient, returnFocus })}
                 />
               </li>
             ))}
@@ -90,6 +97,9 @@ export function RecipientsPage() {
 
       <EditRecipientDialog recipient={editing?.recipient} returnFocus={editing?.returnFocus} onClose={() => setEditing(undefined)} />
       <DeleteRecipientDialog recipient={deleting?.recipient} returnFocus={deleting?.returnFocus} onClose={() => setDeleting(undefined)} />
+      <ScheduleSendDialog recipient={scheduling?.recipient} returnFocus={scheduling?.returnFocus} onClose={() => setScheduling(undefined)} />
+
+      <ScheduledSends />
     </div>
   );
 }
@@ -118,10 +128,12 @@ function RecipientCard({
   recipient,
   onEdit,
   onDelete,
+  onSchedule,
 }: {
   recipient: Recipient;
   onEdit: (button: HTMLElement | null) => void;
   onDelete: (button: HTMLElement | null) => void;
+  onSchedule: (button: HTMLElement | null) => void;
 }) {
   const nameId = `recipient-${recipient.id}-name`;
   const paid = toDate(recipient.lastPaidAt);
@@ -142,6 +154,10 @@ function RecipientCard({
           <Send aria-hidden="true" className="size-4" />
           Send
         </Link>
+        <Button variant="outline" size="sm" aria-label={`Schedule a send to ${recipient.name}`} onClick={(event) => onSchedule(event.currentTarget)}>
+          <CalendarPlus aria-hidden="true" className="size-4" />
+          Schedule a send
+        </Button>
         <Button variant="outline" size="sm" aria-label={`Edit ${recipient.name}`} onClick={(event) => onEdit(event.currentTarget)}>
           <Pencil aria-hidden="true" className="size-4" />
           Edit

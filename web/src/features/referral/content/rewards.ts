@@ -1,8 +1,7 @@
-import { formatMoney } from "@/lib/money";
+import { NEW_USER_CREDIT, REFERRER_REWARD } from "@/lib/credit";
 
 /** The spec's rewards: the new user gets R50 transfer credit; the referrer R100 per friend who completes a first transfer. */
-export const NEW_USER_CREDIT = formatMoney(5_000);
-export const REFERRER_REWARD = formatMoney(10_000);
+export { NEW_USER_CREDIT, REFERRER_REWARD };
 
 export const REFERRAL_STEPS = [
   { title: "Share your code", text: "Send your referral code or link to a friend by WhatsApp, SMS or e-mail." },

@@ -3,8 +3,9 @@
  * visit without storing anything: "THU-" + 8 characters of Crockford base32 (no I, L, O or U,
  * so it reads aloud and types without confusion) taken from the 64-bit FNV-1a hash of the
  * id's UTF-8 bytes. 8 characters carry 40 bits, so two users share a code only about once in a
- * trillion pairs. The code is display-only today: when referral credit is built, the server
- * must own the mapping code → user (and can keep this derivation).
+ * trillion pairs. The transfers service derives codes the same way and owns code → user:
+ * /refer-friend shows the code GetCredit answers, never this one; it is kept as the reference
+ * of the derivation (its test pins the values the server must give).
  */
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const FNV_OFFSET = 0xcbf29ce484222325n;

@@ -5,8 +5,6 @@ import { keepPreviousData, skipToken, useQueryClient } from "@tanstack/react-que
 import { useCallback } from "react";
 import {
   GetTransferResponseSchema,
-  PaymentMethodsService,
-  PaymentMethodType,
   SmsDeliveryStatus,
   TransferStatus,
   TransfersService,
@@ -116,12 +114,8 @@ export function useFeeQuote(bank: Bank | undefined, amountCents: bigint | undefi
   );
 }
 
-/** The sender's saved cards (bank accounts are not payable yet). */
-export function usePaymentCards() {
-  const query = useQuery(PaymentMethodsService.method.listPaymentMethods, {});
-  const cards = query.data?.paymentMethods.filter((m) => m.type !== PaymentMethodType.BANK_ACCOUNT);
-  return { ...query, cards };
-}
+/** The sender's saved cards (lib/payment-cards: the schedule dialog reads them too). */
+export { usePaymentCards } from "@/lib/payment-cards";
 
 export const STATUS_LABEL: Record<TransferStatus, string> = {
   [TransferStatus.UNSPECIFIED]: "Unknown",

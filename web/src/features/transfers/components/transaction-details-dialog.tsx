@@ -1,3 +1,4 @@
+import { cancelRefundText, cardRefundCents } from "@/lib/credit";
 import { CircleAlert, CircleCheck, Clock, Copy } from "lucide-react";
 import { AlertDialog } from "radix-ui";
 import { useState } from "react";
@@ -69,7 +70,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
   const created = toDate(transfer.createdAt);
   const expires = toDate(transfer.voucher?.expiresAt);
   const state = voucherState(transfer);
-  const refund = refundText(transfer, formatMoney(transfer.totalAmountCents));
+  const refund = refundText(transfer, formatMoney(cardRefundCents(transfer)));
   const awaiting = isAwaitingCollection(transfer);
   const { sms, checking } = useVoucherSms(transfer, { poll: useLiveStatus() !== "connected" });
 
@@ -107,6 +108,12 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
         <Row term="Total">
           <span className="font-semibold">{formatMoney(transfer.totalAmountCents)}</span>
         </Row>
+        {transfer.creditAppliedCents > 0n && (
+          <>
+            <Row term="Credit applied">−{formatMoney(transfer.creditAppliedCents)}</Row>
+            <Row term="Charged to your card">{formatMoney(transfer.cardChargeCents)}</Row>
+          </>
+        )}
         <Row term="Date & Time">
           {created ? <time dateTime={created.toISOString()}>{formatRecentDate(created)}</time> : "Not recorded"}
         </Row>
@@ -224,7 +231,7 @@ function CancelVoucherButton({ transfer, onCancelled }: { transfer: Transfer; on
       onCancelled(cancelled);
       setOpen(false);
       toast.success("Voucher cancelled", {
-        description: `${formatMoney(cancelled.totalAmountCents)} will be refunded to your card.`,
+        description: cancelRefundText(cancelled),
       });
     } catch (error) {
       setOpen(false);
@@ -240,8 +247,10 @@ function CancelVoucherButton({ transfer, onCancelled }: { transfer: Transfer; on
         <AlertDialog.Content className="fixed top-1/2 left-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-xl bg-white p-6 shadow-xl dark:bg-slate-900">
           <AlertDialog.Title className="text-lg font-semibold">Cancel this voucher?</AlertDialog.Title>
           <AlertDialog.Description className="mt-2 text-sm text-slate-600 dark:text-slate-400">
-            {transfer.recipientName} will no longer be able to withdraw the cash. The full amount of{" "}
-            {formatMoney(transfer.totalAmountCents)}, fee included, will be refunded to your card.
+            {transfer.recipientName} will no longer be able to withdraw the cash.{" "}
+            {transfer.creditAppliedCents > 0n
+              ? cancelRefundText(transfer)
+              : `The full amount of ${formatMoney(transfer.totalAmountCents)}, fee included, will be refunded to your card.`}
           </AlertDialog.Description>
           <div className="mt-6 flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
             <AlertDialog.Cancel className={buttonClasses("outline")}>Keep voucher</AlertDialog.Cancel>

@@ -9,7 +9,7 @@ import type { ChangeRecipientPhoneRequest, FinishStepUpRequest, Transfer } from 
 import { errorWithDetails } from "@/test/error-details";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { expectToast } from "@/test/toasts";
-import { forgetStepUp } from "../lib/step-up";
+import { forgetStepUp } from "@/lib/step-up";
 import { completed, makeTransfer, withChanges, withVoucher } from "../test-utils";
 
 configure({ asyncUtilTimeout: 4000 });

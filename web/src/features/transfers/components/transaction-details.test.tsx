@@ -180,3 +180,20 @@ describe("recent transactions, live", () => {
     expect(await within(recent).findByRole("img", { name: "Completed" })).toBeInTheDocument();
   });
 });
+
+describe("transaction details dialog, with credit", () => {
+  it("shows the credit applied and what the card was charged, when credit paid part", async () => {
+    const transfer = completed(makeTransfer({ amountCents: 15000n, feeCents: 1140n, totalAmountCents: 16140n, creditAppliedCents: 5000n, cardChargeCents: 11140n }));
+    const { user } = renderDashboard([transfer]);
+    const dialog = await openRow(user, "Sipho Dlamini");
+    expect(term(dialog, "Credit applied")).toHaveTextContent("−R50,00");
+    expect(term(dialog, "Charged to your card")).toHaveTextContent("R111,40");
+  });
+
+  it("says nothing of credit for a transfer paid by card alone", async () => {
+    const transfer = completed(makeTransfer({ amountCents: 15000n, feeCents: 1140n, totalAmountCents: 16140n, cardChargeCents: 16140n }));
+    const { user } = renderDashboard([transfer]);
+    const dialog = await openRow(user, "Sipho Dlamini");
+    expect(within(dialog).queryByText("Credit applied")).not.toBeInTheDocument();
+  });
+});

@@ -12,8 +12,8 @@ import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
 import { INVALID_MOBILE, PHONE_PLACEHOLDER, formatPhone, saMobileE164 } from "@/lib/phone";
 import { useChangeRecipientPhone, useRememberTransfer, useResendVoucher } from "../api/transfers";
-import { isStepUpRequired } from "../lib/step-up";
-import { StepUpDialog } from "./send-money/step-up-dialog";
+import { isStepUpRequired } from "@/lib/step-up";
+import { StepUpDialog } from "@/components/step-up-dialog";
 
 /**
  * The sender's two ways to get a voucher that waits for collection to the recipient again. Both

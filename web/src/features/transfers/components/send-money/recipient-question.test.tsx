@@ -8,8 +8,8 @@ import { PaymentMethodsService, TransferStatus, TransfersService } from "@/gen/t
 import type { CreateTransferRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorWithDetails } from "@/test/error-details";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
-import { isRecipientConfirmationRequired, recipientQuestion } from "../../lib/recipient-confirmation";
-import { forgetStepUp, isStepUpRequired, rememberStepUp } from "../../lib/step-up";
+import { isRecipientConfirmationRequired, recipientQuestion } from "@/lib/recipient-confirmation";
+import { forgetStepUp, isStepUpRequired, rememberStepUp } from "@/lib/step-up";
 import { BANKS, CARDS, completed, makeTransfer } from "../../test-utils";
 
 configure({ asyncUtilTimeout: 4000 });

@@ -10,9 +10,11 @@ import { Card } from "@/components/ui/card";
 import { TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Bank, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { track } from "@/lib/analytics";
+import { formatDay, saToday } from "@/lib/date";
 import { errorMessage } from "@/lib/errors";
-import { centsToDecimal, parseRandToCents } from "@/lib/money";
+import { centsToDecimal, formatMoney, parseRandToCents } from "@/lib/money";
 import { saMobileE164 } from "@/lib/phone";
+import { FREQUENCY_WORDS, useCreateSchedule } from "@/lib/schedules";
 import { useDebouncedValue } from "@/lib/use-debounced-value";
 import {
   DEFAULT_LOCATION,
@@ -28,15 +30,17 @@ import {
 } from "../../api/send-money";
 import type { SendMoneyValues, WithdrawalLocationInit, WizardStep } from "../../api/send-money";
 import { useBanks, useCreateTransfer, usePaymentCards, useRememberTransfer } from "../../api/transfers";
-import { isStepUpRequired, predictStepUp } from "../../lib/step-up";
-import { isRecipientConfirmationRequired, recipientKey, usePaidBefore } from "../../lib/recipient-confirmation";
-import { RecipientQuestion } from "./recipient-question";
+import { isStepUpRequired, predictStepUp } from "@/lib/step-up";
+import { isRecipientConfirmationRequired, recipientKey, usePaidBefore } from "@/lib/recipient-confirmation";
+import { RecipientQuestion } from "@/components/recipient-question";
 import { StepIndicator } from "./step-indicator";
 import { AmountStep, ConfirmStep, PaymentStep, RecipientStep, StepActions } from "./steps";
 import { TransactionSummary } from "./transaction-summary";
-import { StepUpDialog } from "./step-up-dialog";
+import { StepUpDialog } from "@/components/step-up-dialog";
 import { usePreferSavedRecipient } from "./saved-recipients";
 import { SubmittingPanel, TransferResult } from "./transfer-result";
+import { NO_REPEAT, REPEAT_MESSAGES, RepeatSendOption, repeatProblem, repeatStart } from "./repeat-send";
+import type { RepeatChoice } from "./repeat-send";
 
 /** The add-card dialog the payment-methods feature provides (composed in by the route). */
 export interface AddCardDialogProps {
@@ -64,12 +68,14 @@ const REFUSAL_CODES = new Set([
 
 interface Attempt {
   key: string;
+  /** The key of the repeat's schedule, made after this attempt's transfer. */
+  scheduleKey: string;
   /** The request last sent with this key. */
   body?: string;
   refused: boolean;
 }
 
-const freshAttempt = (): Attempt => ({ key: newIdempotencyKey(), refused: false });
+const freshAttempt = (): Attempt => ({ key: newIdempotencyKey(), scheduleKey: newIdempotencyKey(), refused: false });
 
 /** A create request without its idempotency key (kept by the attempt). */
 interface CreateBody {
@@ -113,6 +119,10 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
     return list.some((card) => card.id === addedCard.id) ? list : [...list, addedCard];
   }, [payment.cards, addedCard]);
   const create = useCreateTransfer();
+  const createSchedule = useCreateSchedule();
+  const [repeat, setRepeat] = useState<RepeatChoice>(NO_REPEAT);
+  // The repeat waiting for "Confirm it's you" (the transfer went out; its schedule did not yet).
+  const [scheduleStepUp, setScheduleStepUp] = useState<{ body: CreateBody; attempt: Attempt; repeat: RepeatChoice }>();
   const remember = useRememberTransfer();
   const transport = useTransport();
   const transfersClient = useMemo(() => createClient(TransfersService, transport), [transport]);
@@ -196,6 +206,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       setTransferId(transfer.id);
       track("transaction_step_completed", { step: 4, stepName: "confirmation" });
       toast.success(MESSAGES.initiated.title, { description: MESSAGES.initiated.description });
+      if (repeat.on) void scheduleRepeat(body, current, repeat, false);
     } catch (error) {
       if (isRecipientConfirmationRequired(error)) {
         // The server's backstop (the history could not be read, or changed): ask the question;
@@ -220,13 +231,46 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
     }
   };
 
+  /**
+   * 'Repeat this send': the same send as a schedule whose first occurrence is one period after
+   * today (today's is the transfer just made). Its failure leaves the transfer as it is.
+   */
+  const scheduleRepeat = async (body: CreateBody, current: Attempt, choice: RepeatChoice, steppedUp: boolean) => {
+    const startDate = repeatStart(choice.frequency, saToday());
+    try {
+      await createSchedule.mutateAsync({
+        idempotencyKey: current.scheduleKey,
+        recipientName: body.recipientName,
+        recipientPhone: body.recipientPhone,
+        bank: body.bank,
+        amountCents: body.amountCents,
+        paymentMethodId: body.paymentMethodId,
+        frequency: choice.frequency,
+        startDate,
+        endDate: choice.endDate,
+        recipientKnownConfirmed: body.recipientKnownConfirmed,
+      });
+      // Made: trying a failed transfer again must not schedule the same sends twice.
+      setRepeat(NO_REPEAT);
+      toast.success(REPEAT_MESSAGES.created, {
+        description: `${formatMoney(body.amountCents)} to ${body.recipientName} ${FREQUENCY_WORDS[choice.frequency]}, next on ${formatDay(startDate)}.`,
+      });
+    } catch (error) {
+      if (!steppedUp && isStepUpRequired(error)) {
+        setScheduleStepUp({ body, attempt: current, repeat: choice });
+        return;
+      }
+      toast.error(REPEAT_MESSAGES.failed, { description: errorMessage(error, REPEAT_MESSAGES.failedFallback) });
+    }
+  };
+
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     if (step < 4) {
       event.preventDefault();
       void nextStep();
       return;
     }
-    if (unanswered || paid === "loading") {
+    if (unanswered || paid === "loading" || repeatProblem(repeat)) {
       // Enter on the review step while 'Send Money' waits for the sender's answer.
       event.preventDefault();
       return;
@@ -256,6 +300,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
     setAddedCard(undefined);
     setSearchParams({}, { replace: true });
     setTransferId(undefined);
+    setRepeat(NO_REPEAT);
     setStep(1);
   };
 
@@ -289,6 +334,9 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
                       />
                     )}
                     {step === 4 && <ConfirmStep location={location} banks={bankOptions} cards={cards} />}
+                    {step === 4 && (
+                      <RepeatSendOption value={repeat} onChange={setRepeat} recipientName={recipientNameText ?? ""} />
+                    )}
                     {step === 4 && askKnown && (
                       <RecipientQuestion
                         name={recipientNameText ?? ""}
@@ -300,7 +348,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
                       onBack={step > 1 ? () => setStep((step - 1) as WizardStep) : undefined}
                       next={step === 4 ? "Send Money" : "Next"}
                       busy={checking}
-                      disabled={step === 4 && (unanswered || paid === "loading")}
+                      disabled={step === 4 && (unanswered || paid === "loading" || repeatProblem(repeat) !== undefined)}
                     />
                   </form>
                 </FormProvider>
@@ -319,6 +367,20 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
           const pending = stepUp;
           setStepUp(undefined);
           if (pending) void submit(pending.body, pending.attempt, pending.amount, true);
+        }}
+      />
+      <StepUpDialog
+        open={scheduleStepUp !== undefined}
+        description="Your transfer went out. To keep your money safe, confirm it's you before we schedule the next sends."
+        confirmLabel="Confirm and schedule"
+        onCancel={() => {
+          setScheduleStepUp(undefined);
+          toast.error(REPEAT_MESSAGES.failed, { description: REPEAT_MESSAGES.failedFallback });
+        }}
+        onConfirmed={() => {
+          const pending = scheduleStepUp;
+          setScheduleStepUp(undefined);
+          if (pending) void scheduleRepeat(pending.body, pending.attempt, pending.repeat, true);
         }}
       />
       {AddCardDialog && <AddCardDialog open={addCardOpen} onOpenChange={setAddCardOpen} onAdded={onCardAdded} />}

@@ -9,7 +9,7 @@ import { PaymentMethodsService, SecurityService, TransferStatus, TransfersServic
 import type { CreateTransferRequest, FinishStepUpRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorWithDetails, retryInfoDetail } from "@/test/error-details";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
-import { forgetStepUp, isStepUpRequired } from "../../lib/step-up";
+import { forgetStepUp, isStepUpRequired } from "@/lib/step-up";
 import { BANKS, CARDS, completed, makeTransfer } from "../../test-utils";
 
 const startAuthentication = vi.hoisted(() => vi.fn());

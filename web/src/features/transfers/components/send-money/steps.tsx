@@ -8,11 +8,13 @@ import { Input, Label } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { LoadingBlock } from "@/components/ui/spinner";
 import type { BankOption, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
+import { creditSplit, useCredit } from "@/lib/credit";
 import { formatMoney, parseRandToCents } from "@/lib/money";
 import { AMOUNT_MESSAGES } from "../../api/send-money";
 import type { SendMoneyValues, WithdrawalLocationInit } from "../../api/send-money";
 import { SaveRecipientOption, SavedRecipientPicker } from "./saved-recipients";
 import { LimitsMeter } from "../limits-meter";
+import { useFeeQuote } from "../../api/transfers";
 
 export function StepHeading({ id, children }: { id?: string; children: ReactNode }) {
   return (
@@ -378,6 +380,34 @@ export function ConfirmStep({ location, banks, cards }: ConfirmStepProps) {
           {bank && <Detail term="Collects at">Any {bank.displayName} ATM</Detail>}
         </DetailsBox>
       </div>
+      <CreditDetails amountCents={amountCents} bank={bank?.bank} />
+    </div>
+  );
+}
+
+/**
+ * With transfer credit: how the total would be paid, credit first (min(balance, total)) and the
+ * card the rest. An estimate from GetCredit's balance and the fee quote; the server decides
+ * when the transfer is made, and the result shows what it did.
+ */
+function CreditDetails({ amountCents, bank }: { amountCents: bigint | undefined; bank: BankOption["bank"] | undefined }) {
+  const credit = useCredit();
+  const quote = useFeeQuote(bank, amountCents).data?.quote;
+  const balance = credit.data?.balanceCents ?? 0n;
+  if (balance <= 0n || !quote || !amountCents || quote.amountCents !== amountCents) return null;
+  const { creditCents, cardCents } = creditSplit(balance, quote.totalAmountCents);
+  return (
+    <div className="mt-4">
+      <DetailsBox title="Payment">
+        <Detail term="Total amount">{formatMoney(quote.totalAmountCents)}</Detail>
+        <Detail term="Credit applied">
+          <span className="text-emerald-700 dark:text-emerald-400">−{formatMoney(creditCents)}</span>
+        </Detail>
+        <Detail term="Charged to your card">{formatMoney(cardCents)}</Detail>
+      </DetailsBox>
+      <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+        Your transfer credit ({formatMoney(balance)}) pays first; the card is charged the rest.
+      </p>
     </div>
   );
 }

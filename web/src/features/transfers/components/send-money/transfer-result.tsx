@@ -190,6 +190,12 @@ function CompletedDetails({ transfer }: { transfer: Transfer }) {
         <Line term="Amount">{formatMoney(transfer.amountCents)}</Line>
         <Line term="Fee">{transfer.feeWaived ? `${formatMoney(transfer.feeCents)} (first transfer free)` : formatMoney(transfer.feeCents)}</Line>
         <Line term="Total">{formatMoney(transfer.totalAmountCents)}</Line>
+        {transfer.creditAppliedCents > 0n && (
+          <>
+            <Line term="Credit applied">−{formatMoney(transfer.creditAppliedCents)}</Line>
+            <Line term="Charged to your card">{formatMoney(transfer.cardChargeCents)}</Line>
+          </>
+        )}
       </dl>
     </div>
   );

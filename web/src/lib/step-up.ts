@@ -11,7 +11,8 @@ import type { SecurityService, TransfersService } from "@/gen/thumela/bff/v1/bff
  * the sender in the last 5 minutes (SecurityService.FinishStepUp): it answers FailedPrecondition
  * with a google.rpc.ErrorInfo of reason STEP_UP_REQUIRED. The wizard predicts that answer, so
  * the sender is asked before 'Send Money' goes out, and treats the answer itself as the
- * backstop. This module is the wizard's one door to SecurityService's step-up calls.
+ * backstop. This module is the one door to SecurityService's step-up calls (the wizard, the
+ * voucher actions, the schedule dialog: CreateSchedule asks the same).
  */
 
 /** Transfers above this many cents need a step-up: R1,000.00 itself does not. */

@@ -1,7 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import { useEffect, useState } from "react";
 import type { TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
-import { hasErrorInfo, paidBefore } from "./step-up";
+import { hasErrorInfo, paidBefore } from "@/lib/step-up";
 
 /**
  * The first-payment question (docs/scam-friction.md). A first transfer to a phone the sender

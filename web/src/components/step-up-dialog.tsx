@@ -12,8 +12,8 @@ import { PasswordInput } from "@/components/ui/password-input";
 import { Spinner } from "@/components/ui/spinner";
 import { SecurityService } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, hasCode } from "@/lib/errors";
-import { beginStepUp, stepUpWithPasskey, stepUpWithPassword } from "../../lib/step-up";
-import type { StepUpMethod } from "../../lib/step-up";
+import { beginStepUp, stepUpWithPasskey, stepUpWithPassword } from "@/lib/step-up";
+import type { StepUpMethod } from "@/lib/step-up";
 
 export const STEP_UP_TEXTS = {
   title: "Confirm it's you",
@@ -33,6 +33,10 @@ export const STEP_UP_TEXTS = {
 
 interface StepUpDialogProps {
   open: boolean;
+  /** The line under the title; default: the transfer's ("before we send this transfer"). */
+  description?: string;
+  /** The password form's button; default 'Confirm and send'. */
+  confirmLabel?: string;
   /** Escape, Close or Cancel: nothing is sent. */
   onCancel: () => void;
   /** The sender proved it is them: send the transfer. */
@@ -40,23 +44,27 @@ interface StepUpDialogProps {
 }
 
 /**
- * "Confirm it's you", just before 'Send Money' goes out: with the sender's passkey when they
+ * "Confirm it's you", just before money moves (a transfer, or a recurring send being set up): with the sender's passkey when they
  * have one (SecurityService.BeginStepUp says which), otherwise their password. Radix's dialog
  * traps focus, Escape cancels, and focus goes back to 'Send Money'.
  */
-export function StepUpDialog({ open, onCancel, onConfirmed }: StepUpDialogProps) {
+export function StepUpDialog({ open, onCancel, onConfirmed, description, confirmLabel }: StepUpDialogProps) {
   return (
     <Dialog open={open} onOpenChange={(next) => !next && onCancel()}>
       {open && (
-        <DialogContent title={STEP_UP_TEXTS.title} description={STEP_UP_TEXTS.description} className="max-sm:top-auto max-sm:bottom-4 max-sm:translate-y-0">
-          <StepUpBody onCancel={onCancel} onConfirmed={onConfirmed} />
+        <DialogContent
+          title={STEP_UP_TEXTS.title}
+          description={description ?? STEP_UP_TEXTS.description}
+          className="max-sm:top-auto max-sm:bottom-4 max-sm:translate-y-0"
+        >
+          <StepUpBody onCancel={onCancel} onConfirmed={onConfirmed} confirmLabel={confirmLabel} />
         </DialogContent>
       )}
     </Dialog>
   );
 }
 
-function StepUpBody({ onCancel, onConfirmed }: Omit<StepUpDialogProps, "open">) {
+function StepUpBody({ onCancel, onConfirmed, confirmLabel }: Omit<StepUpDialogProps, "open" | "description">) {
   const transport = useTransport();
   const security = useMemo(() => createClient(SecurityService, transport), [transport]);
   const [method, setMethod] = useState<StepUpMethod>();
@@ -109,7 +117,12 @@ function StepUpBody({ onCancel, onConfirmed }: Omit<StepUpDialogProps, "open">) 
       }}
     />
   ) : (
-    <PasswordProof onCancel={onCancel} onConfirmed={onConfirmed} prove={(password) => stepUpWithPassword(security, password)} />
+    <PasswordProof
+      onCancel={onCancel}
+      onConfirmed={onConfirmed}
+      confirmLabel={confirmLabel}
+      prove={(password) => stepUpWithPassword(security, password)}
+    />
   );
 }
 
@@ -117,7 +130,8 @@ function PasswordProof({
   onCancel,
   onConfirmed,
   prove,
-}: Omit<StepUpDialogProps, "open"> & { prove: (password: string) => Promise<void> }) {
+  confirmLabel = STEP_UP_TEXTS.confirm,
+}: Omit<StepUpDialogProps, "open" | "description"> & { prove: (password: string) => Promise<void> }) {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -174,7 +188,7 @@ function PasswordProof({
           {STEP_UP_TEXTS.cancel}
         </Button>
         <Button type="submit" busy={busy}>
-          {STEP_UP_TEXTS.confirm}
+          {confirmLabel}
         </Button>
       </div>
     </form>
@@ -186,7 +200,7 @@ function PasskeyProof({
   onConfirmed,
   prove,
   onUsePassword,
-}: Omit<StepUpDialogProps, "open"> & { prove: (again: boolean) => Promise<void>; onUsePassword: () => void }) {
+}: Omit<StepUpDialogProps, "open" | "description" | "confirmLabel"> & { prove: (again: boolean) => Promise<void>; onUsePassword: () => void }) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const used = useRef(false);

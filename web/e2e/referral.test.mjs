@@ -1,0 +1,128 @@
+// Referral credit in Debian's Chromium against the real stack: A copies the link from
+// /refer-friend; B signs up through it, verifies, gets R50 of credit, sends money and sees the
+// credit applied and the card charged the rest; once B's transfer completes, A's /refer-friend
+// shows one friend joined and R100 earned.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launchBrowser, startStack, uniqueEmail } from "./harness.mjs";
+import { PASSWORD, codeFromOutbox, sendWithNewCard, signUpVerified, toast } from "./flows.mjs";
+
+let stack;
+let chromium;
+
+before(async () => {
+  stack = await startStack();
+  chromium = await launchBrowser();
+});
+
+after(async () => {
+  await chromium?.close();
+  await stack?.stop();
+});
+
+/** "R1 234,56" (en-ZA, any space) → cents. */
+function cents(text) {
+  const m = /R([\d\s\u00a0]+),(\d{2})/.exec(text);
+  assert.ok(m, `no amount in ${JSON.stringify(text)}`);
+  return Number(m[1].replace(/\D/g, "")) * 100 + Number(m[2]);
+}
+
+/** The figure under a <dt> in `scope`. */
+async function figure(scope, term) {
+  return scope.locator("dt", { hasText: term }).locator("xpath=following-sibling::dd[1]").innerText();
+}
+
+/** Reloads `page` until `check()` resolves true (the credit arrives through the bus). */
+async function eventually(page, check, { timeoutMs = 30_000, label = "condition" } = {}) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > until) assert.fail(`timed out waiting for ${label}`);
+    await page.waitForTimeout(1000);
+    await page.reload();
+  }
+}
+
+test("a referral from sign-up to credit spent", async () => {
+  // A: the code and the link come from the server; the link is copied.
+  const contextA = await chromium.browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
+  const a = await signUpVerified(contextA, stack.baseURL, { firstName: "Thandi", prefix: "referrer" });
+  await a.page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Refer a Friend" }).click();
+  await a.page.getByRole("heading", { name: "Refer a Friend", level: 1 }).waitFor();
+  const code = (await a.page.getByTestId("referral-code").innerText()).trim();
+  assert.match(code, /^THU-[0-9A-HJKMNP-TV-Z]{8}$/);
+  await a.page.getByRole("button", { name: "Copy referral link" }).click();
+  await toast(a.page, "Copied referral link!").waitFor();
+  const link = await a.page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(link, `${stack.baseURL}/signup?ref=${code}`);
+  const figures = a.page.getByRole("region", { name: "Your referrals and credit" });
+  assert.equal((await figure(figures, "Friends joined")).trim(), "0");
+
+  // B signs up through the link and is told of the R50.
+  const contextB = await chromium.browser.newContext();
+  const b = await contextB.newPage();
+  const emailB = uniqueEmail("friend");
+  await b.goto(link);
+  await b.getByRole("heading", { name: "Create Your Account" }).waitFor();
+  const invitation = await b.getByRole("note", { name: "Invitation" }).innerText();
+  assert.match(invitation, new RegExp(`code ${code}`));
+  assert.match(invitation, /You get R50,00 transfer credit once you verify your email address\./);
+  await b.getByLabel("First name").fill("Lerato");
+  await b.getByLabel("Last name").fill("Dube");
+  await b.getByLabel("Email").fill(emailB);
+  await b.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await b.getByLabel("Confirm password").fill(PASSWORD);
+  await b.getByRole("button", { name: "Create Account" }).click();
+  await b.getByRole("heading", { name: "Verify Your Identity" }).waitFor();
+  await b.getByLabel("Verification code").fill(await codeFromOutbox(stack.baseURL, emailB, "sign_up_code"));
+  await b.getByRole("button", { name: "Verify" }).click();
+  await b.getByRole("heading", { name: "Quick Actions" }).waitFor();
+
+  // The welcome credit: on the dashboard once transfers has taken UserVerified.
+  const credit = b.getByRole("region", { name: "Transfer credit" });
+  await eventually(b, async () => (await credit.isVisible()) && /R50,00/.test(await credit.innerText()), { label: "B's R50 credit" });
+
+  // B sends money: the confirmation shows the credit applied and the card charged the rest.
+  let shown;
+  await sendWithNewCard(b, {
+    amount: "150",
+    name: "Sipho Dlamini",
+    beforeSend: async (page) => {
+      const payment = page.getByRole("region", { name: "Payment" });
+      await payment.waitFor({ timeout: 20_000 });
+      shown = {
+        total: cents(await figure(payment, "Total amount")),
+        credit: (await figure(payment, "Credit applied")).trim(),
+        card: cents(await figure(payment, "Charged to your card")),
+      };
+    },
+  });
+  assert.match(shown.credit, /^−R50,00$/);
+  assert.equal(shown.card, shown.total - 5000);
+  // The result panel says what the server did.
+  const applied = await b.locator("dt", { hasText: "Credit applied" }).locator("xpath=following-sibling::dd[1]").innerText();
+  assert.match(applied, /−R50,00/);
+  const charged = cents(await b.locator("dt", { hasText: "Charged to your card" }).locator("xpath=following-sibling::dd[1]").innerText());
+  assert.equal(charged, shown.total - 5000);
+
+  // A: one friend joined, R100 earned once B's transfer completed.
+  await a.page.reload();
+  await a.page.getByRole("heading", { name: "Refer a Friend", level: 1 }).waitFor();
+  await eventually(
+    a.page,
+    async () => (await figure(figures, "Friends joined")).trim() === "1" && /R100,00/.test(await figure(figures, "Rewards earned")),
+    { label: "A's reward" },
+  );
+  assert.match(await figure(figures, "Credit left"), /R100,00/);
+  await a.page.getByRole("list", { name: "Recent credit" }).getByText("Reward: a friend completed a first transfer").waitFor();
+
+  // B's credit is spent: nothing left, and the movement says so.
+  await b.goto(`${stack.baseURL}/refer-friend`);
+  const figuresB = b.getByRole("region", { name: "Your referrals and credit" });
+  await figuresB.waitFor();
+  assert.match(await figure(figuresB, "Credit left"), /R0,00/);
+  await b.getByRole("list", { name: "Recent credit" }).getByText("Spent on a transfer").waitFor();
+
+  await contextA.close();
+  await contextB.close();
+});

@@ -1,0 +1,139 @@
+// Recurring sends in Debian's Chromium against the real stack, its scheduler ticking every
+// second: a weekly schedule made on /recipients from a saved recipient, starting today, runs
+// its first occurrence at once (an ordinary transfer in the history, and on the schedule), then
+// is paused, resumed and deleted.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launchBrowser, startStack } from "./harness.mjs";
+import { PASSWORD, sendWithNewCard, signUpVerified, toast } from "./flows.mjs";
+
+let stack;
+let chromium;
+
+before(async () => {
+  stack = await startStack({ env: { TRANSFERS_SCHEDULER_INTERVAL: "1s" } });
+  chromium = await launchBrowser();
+});
+
+after(async () => {
+  await chromium?.close();
+  await stack?.stop();
+});
+
+function nav(page, name) {
+  return page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name, exact: true });
+}
+
+/** Today, a week and a month from today in Johannesburg, as the schedule's card words them. */
+function saDays() {
+  const iso = new Intl.DateTimeFormat("en-CA", { timeZone: "Africa/Johannesburg", year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
+  const [y, m, d] = iso.split("-").map(Number);
+  const words = (date) => {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat("en-ZA", { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" })
+        .formatToParts(date)
+        .map((p) => [p.type, p.value]),
+    );
+    return `${parts.weekday} ${Number(parts.day)} ${parts.month} ${parts.year}`;
+  };
+  // A month on: the same day of the month, clamped to the month's last day.
+  const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return {
+    today: words(new Date(Date.UTC(y, m - 1, d))),
+    nextWeek: words(new Date(Date.UTC(y, m - 1, d + 7))),
+    nextMonth: words(new Date(Date.UTC(y, m, Math.min(d, last)))),
+  };
+}
+
+test("a weekly schedule whose first occurrence runs", async () => {
+  const context = await chromium.browser.newContext();
+  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "schedules" });
+
+  // A first, completed transfer saves Sipho as a recipient; 'Repeat this send' (monthly) on
+  // its confirmation step schedules the next ones from a month from today.
+  await sendWithNewCard(page, {
+    amount: "150",
+    name: "Sipho Dlamini",
+    beforeSend: async (p) => {
+      await p.getByRole("checkbox", { name: "Repeat this send" }).check();
+      await p.getByRole("radio", { name: "Monthly" }).check();
+    },
+  });
+  await toast(page, "Repeat set up").waitFor({ timeout: 20_000 });
+
+  await nav(page, "Recipients").click();
+  await page.getByRole("heading", { name: "Recipients", level: 1 }).waitFor();
+  const scheduled = page.getByRole("region", { name: "Scheduled sends" });
+  const monthly = page.getByRole("region", { name: "R150,00 to Sipho Dlamini, monthly" });
+  await monthly.waitFor();
+  assert.match(await monthly.innerText(), /Active/);
+  assert.match(await monthly.innerText(), new RegExp(saDays().nextMonth));
+  assert.match(await monthly.innerText(), /None yet\./);
+
+  // Schedule R200 weekly, first send today, on the saved card.
+  await page.getByRole("button", { name: "Schedule a send to Sipho Dlamini" }).click();
+  const dialog = page.getByRole("dialog", { name: "Schedule a send" });
+  await dialog.getByLabel("Amount (ZAR)").fill("200");
+  assert.equal(await dialog.getByRole("radio", { name: "Weekly" }).isChecked(), true);
+  const days = saDays();
+  await dialog.getByRole("button", { name: "Schedule send" }).click();
+  // Should the server want a fresh step-up, confirm as the sender would.
+  const stepUp = page.getByRole("dialog", { name: "Confirm it's you" });
+  await stepUp.or(toast(page, "Scheduled send created")).first().waitFor({ timeout: 20_000 });
+  if (await stepUp.isVisible()) {
+    await stepUp.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await stepUp.getByRole("button", { name: "Confirm and schedule" }).click();
+  }
+  await toast(page, "Scheduled send created").waitFor({ timeout: 20_000 });
+  await dialog.waitFor({ state: "detached" });
+
+  // The scheduler runs today's occurrence within seconds; schedules_changed shows it here.
+  const card = page.getByRole("region", { name: "R200,00 to Sipho Dlamini, weekly" });
+  await card.waitFor();
+  await card.getByText(/Sent, reference [0-9a-f]{8}/).waitFor({ timeout: 30_000 });
+  const reference = /Sent, reference ([0-9a-f]{8})/.exec(await card.innerText())[1];
+  assert.match(await card.innerText(), new RegExp(`${days.today} · Sent`));
+  await card.getByText(days.nextWeek).waitFor({ timeout: 10_000 });
+  assert.match(await card.innerText(), /Active/);
+
+  // The occurrence is an ordinary transfer in the history, made once.
+  await nav(page, "Transaction History").click();
+  await page.getByRole("heading", { name: "Transaction History", level: 1 }).waitFor();
+  const rows = page.getByRole("row", { name: /Sipho Dlamini/ });
+  await rows.filter({ hasText: "R200,00" }).first().waitFor({ timeout: 20_000 });
+  await page.waitForTimeout(3000); // a few more scheduler ticks: nothing more is made
+  await page.reload();
+  await page.getByRole("heading", { name: "Transaction History", level: 1 }).waitFor();
+  await rows.first().waitFor();
+  assert.equal(await rows.filter({ hasText: "R200,00" }).count(), 1);
+  await rows.filter({ hasText: "R200,00" }).getByRole("button", { name: "View details of the transfer to Sipho Dlamini" }).click();
+  const details = page.getByRole("dialog", { name: "Transaction Details" });
+  await details.getByText(reference).waitFor();
+  await page.keyboard.press("Escape");
+  await details.waitFor({ state: "detached" });
+
+  // Pause, resume, delete.
+  await nav(page, "Recipients").click();
+  await card.waitFor();
+  await card.getByRole("button", { name: "Pause R200,00 to Sipho Dlamini, weekly" }).click();
+  await toast(page, "Scheduled send paused").waitFor();
+  await card.getByRole("button", { name: "Resume R200,00 to Sipho Dlamini, weekly" }).waitFor();
+  assert.match(await card.innerText(), /Paused/);
+  await card.getByRole("button", { name: "Resume R200,00 to Sipho Dlamini, weekly" }).click();
+  await toast(page, "Scheduled send resumed").waitFor();
+  await card.getByRole("button", { name: "Pause R200,00 to Sipho Dlamini, weekly" }).waitFor();
+  await card.getByText(days.nextWeek).waitFor();
+
+  await card.getByRole("button", { name: "Delete R200,00 to Sipho Dlamini, weekly" }).click();
+  const confirm = page.getByRole("alertdialog", { name: "Delete scheduled send" });
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await toast(page, "Scheduled send deleted").waitFor();
+  await card.waitFor({ state: "detached" });
+
+  // The monthly repeat has not run (its first send is a month away); delete it too.
+  assert.match(await monthly.innerText(), /None yet\./);
+  await monthly.getByRole("button", { name: "Delete R150,00 to Sipho Dlamini, monthly" }).click();
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await scheduled.getByText(/No scheduled sends yet/).waitFor();
+  await context.close();
+});

@@ -1,0 +1,192 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { configure, screen, waitFor, within } from "@testing-library/react";
+import type { UserEvent } from "@testing-library/user-event";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { CreditService, PaymentMethodsService, ScheduleFrequency, SchedulesService, TransferStatus, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
+import type { CreateScheduleRequest, CreateTransferRequest, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { addDays, addMonths, formatDay, saToday } from "@/lib/date";
+import { forgetStepUp, rememberStepUp } from "@/lib/step-up";
+import { SIGNED_IN, TEST_REFERRAL_CODE, renderApp } from "@/test/render-app";
+import { expectToast } from "@/test/toasts";
+import { BANKS, CARDS, completed, makeTransfer } from "../../test-utils";
+
+configure({ asyncUtilTimeout: 4000 });
+vi.setConfig({ testTimeout: 20_000 });
+
+const TODAY = saToday();
+/** R150 to Standard Bank: fee R10.95 + 0.3 % (R0.45) = R11.40, total R161.40. */
+const FEE = 1_140n;
+
+interface Options {
+  creditCents?: bigint;
+  scheduleFails?: boolean;
+}
+
+function backend(options: Options = {}) {
+  const calls = { creates: [] as CreateTransferRequest[], schedules: [] as CreateScheduleRequest[], last: undefined as Transfer | undefined };
+  const routes = (r: ConnectRouter) => {
+    r.rpc(TransfersService.method.listBanks, () => ({ banks: BANKS }));
+    r.rpc(TransfersService.method.quoteFee, (req) => ({
+      quote: { amountCents: req.amountCents, bankFeeCents: 1_095n, platformFeeCents: 45n, totalFeeCents: FEE, totalAmountCents: req.amountCents + FEE },
+    }));
+    r.rpc(PaymentMethodsService.method.listPaymentMethods, () => ({ paymentMethods: CARDS }));
+    // Every phone was paid before: no first-payment question here.
+    r.rpc(TransfersService.method.listTransfers, (req) => ({
+      transfers: req.query ? [completed(makeTransfer({ recipientPhone: req.query }))] : [],
+      totalCount: req.query ? 1 : 0,
+    }));
+    r.rpc(CreditService.method.getCredit, () => ({ balanceCents: options.creditCents ?? 0n, referralCode: TEST_REFERRAL_CODE }));
+    r.rpc(TransfersService.method.createTransfer, (req) => {
+      calls.creates.push(req);
+      const total = req.amountCents + FEE;
+      const credit = (options.creditCents ?? 0n) < total ? (options.creditCents ?? 0n) : total;
+      calls.last = completed(
+        makeTransfer({
+          recipientName: req.recipientName,
+          recipientPhone: req.recipientPhone,
+          amountCents: req.amountCents,
+          feeCents: FEE,
+          totalAmountCents: total,
+          creditAppliedCents: credit,
+          cardChargeCents: total - credit,
+          status: TransferStatus.PENDING,
+        }),
+      );
+      return { transfer: calls.last };
+    });
+    r.rpc(TransfersService.method.getTransfer, () => ({ transfer: calls.last }));
+    r.rpc(SchedulesService.method.createSchedule, (req) => {
+      calls.schedules.push(req);
+      if (options.scheduleFails) throw new ConnectError("The card can't be used for scheduled sends.", Code.FailedPrecondition);
+      return { schedule: { id: "s-1", startDate: req.startDate, nextDate: req.startDate, frequency: req.frequency } };
+    });
+  };
+  return { calls, routes };
+}
+
+function renderWizard(options: Options = {}) {
+  const fake = backend(options);
+  return { ...renderApp("/send-money", { session: SIGNED_IN, routes: fake.routes }), calls: fake.calls };
+}
+
+const next = () => screen.getByRole("button", { name: "Next" });
+const sendMoney = () => screen.getByRole("button", { name: "Send Money" });
+
+async function reachConfirmation(user: UserEvent) {
+  await user.type(await screen.findByLabelText("Amount to Send (ZAR)"), "150");
+  await user.click(next());
+  await user.type(await screen.findByLabelText("Recipient Name"), "Sipho Dlamini");
+  await user.type(screen.getByLabelText("Recipient Phone Number"), "082 123 4567");
+  await screen.findByRole("option", { name: "Standard Bank" });
+  await user.selectOptions(screen.getByLabelText("Bank"), "Standard Bank");
+  await user.click(next());
+  await screen.findByRole("radio", { name: /Travel Mastercard/ });
+  await user.click(next());
+  await screen.findByRole("heading", { name: "Confirm your transfer" });
+  await waitFor(() => expect(sendMoney()).toBeEnabled());
+}
+
+describe("Repeat this send", () => {
+  // Stepped up a moment ago: these tests are about the repeat, not "Confirm it's you".
+  beforeEach(() => rememberStepUp(Date.now() + 5 * 60_000));
+  afterEach(() => forgetStepUp());
+
+  it("is off by default: the transfer alone goes out", async () => {
+    const { user, calls } = renderWizard();
+    await reachConfirmation(user);
+    expect(screen.getByRole("checkbox", { name: "Repeat this send" })).not.toBeChecked();
+    await user.click(sendMoney());
+    await expectToast("Transfer initiated");
+    expect(calls.creates).toHaveLength(1);
+    expect(calls.schedules).toHaveLength(0);
+  });
+
+  it("weekly: after the transfer, schedules the same send starting a week from today", async () => {
+    const { user, calls } = renderWizard();
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("checkbox", { name: "Repeat this send" }));
+    expect(screen.getByRole("radio", { name: "Weekly" })).toBeChecked();
+    const start = addDays(TODAY, 7);
+    expect(screen.getByText(`Today's send is this one; the next goes to Sipho Dlamini on ${formatDay(start)}, then every week.`)).toBeInTheDocument();
+    await user.type(screen.getByLabelText("End date (optional)"), addDays(TODAY, 60));
+    await user.click(sendMoney());
+    await expectToast("Repeat set up", `R150,00 to Sipho Dlamini every week, next on ${formatDay(start)}.`);
+    expect(calls.schedules).toHaveLength(1);
+    expect(calls.schedules[0]).toMatchObject({
+      recipientName: "Sipho Dlamini",
+      recipientPhone: "082 123 4567",
+      bank: calls.creates[0].bank,
+      amountCents: 15_000n,
+      paymentMethodId: "pm-2",
+      frequency: ScheduleFrequency.WEEKLY,
+      startDate: start,
+      endDate: addDays(TODAY, 60),
+    });
+    expect(calls.schedules[0].idempotencyKey).not.toBe(calls.creates[0].idempotencyKey);
+  });
+
+  it("monthly: starts a month from today", async () => {
+    const { user, calls } = renderWizard();
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("checkbox", { name: "Repeat this send" }));
+    await user.click(screen.getByRole("radio", { name: "Monthly" }));
+    await user.click(sendMoney());
+    await expectToast("Repeat set up");
+    expect(calls.schedules[0]).toMatchObject({ frequency: ScheduleFrequency.MONTHLY, startDate: addMonths(TODAY, 1), endDate: "" });
+  });
+
+  it("refuses an end date before the next send", async () => {
+    const { user, calls } = renderWizard();
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("checkbox", { name: "Repeat this send" }));
+    await user.type(screen.getByLabelText("End date (optional)"), addDays(TODAY, 3));
+    expect(screen.getByText("The end date can't be before the next send.")).toBeInTheDocument();
+    expect(sendMoney()).toBeDisabled();
+    expect(calls.creates).toHaveLength(0);
+  });
+
+  it("says so when the repeat cannot be set up; the transfer stands", async () => {
+    const { user, calls } = renderWizard({ scheduleFails: true });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("checkbox", { name: "Repeat this send" }));
+    await user.click(sendMoney());
+    await expectToast("Transfer initiated");
+    await expectToast("The repeat wasn't set up", "The card can't be used for scheduled sends.");
+    expect(calls.creates).toHaveLength(1);
+  });
+});
+
+describe("transfer credit on the confirmation step", () => {
+  beforeEach(() => rememberStepUp(Date.now() + 5 * 60_000));
+  afterEach(() => forgetStepUp());
+
+  it("shows the credit applied and what the card is charged, then what the server did", async () => {
+    const { user } = renderWizard({ creditCents: 5_000n });
+    await reachConfirmation(user);
+    const payment = await screen.findByRole("region", { name: "Payment" });
+    expect(within(payment).getByText("Total amount").nextElementSibling).toHaveTextContent("R161,40");
+    expect(within(payment).getByText("Credit applied").nextElementSibling).toHaveTextContent("−R50,00");
+    expect(within(payment).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R111,40");
+
+    await user.click(sendMoney());
+    await screen.findByText("Your transfer has been completed successfully!");
+    expect(screen.getByText("Credit applied").nextElementSibling).toHaveTextContent("−R50,00");
+    expect(screen.getByText("Charged to your card").nextElementSibling).toHaveTextContent("R111,40");
+  });
+
+  it("covers the whole total when the credit is enough", async () => {
+    const { user } = renderWizard({ creditCents: 50_000n });
+    await reachConfirmation(user);
+    const payment = await screen.findByRole("region", { name: "Payment" });
+    expect(within(payment).getByText("Credit applied").nextElementSibling).toHaveTextContent("−R161,40");
+    expect(within(payment).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R0,00");
+  });
+
+  it("shows nothing of credit without any", async () => {
+    const { user } = renderWizard();
+    await reachConfirmation(user);
+    expect(screen.queryByRole("region", { name: "Payment" })).not.toBeInTheDocument();
+    expect(screen.queryByText("Credit applied")).not.toBeInTheDocument();
+  });
+});
