@@ -121,6 +121,11 @@ traces: tools build ## Run the stack with a local trace viewer on http://127.0.0
 BENCH_DATABASE_URL ?= $(or $(TEST_DATABASE_URL),$(DATABASE_URL),postgres://postgres@127.0.0.1:5432/postgres)
 BENCH_FLAGS ?=
 
+.PHONY: reconcile
+reconcile: ## Run the money checks on the running `make run` stack now (RECONCILE_FLAGS=-full: the whole history).
+	go build -o $(BIN)/thumela-reconcile ./deploy/devstack/cmd/thumela-reconcile
+	$(BIN)/thumela-reconcile -data $(ROOT)/.data $(RECONCILE_FLAGS)
+
 .PHONY: bench
 bench: build-go build-web ## Measure the performance targets on a throw-away stack (docs/benchmarks.md).
 	go build -o $(BIN)/thumela-bench ./deploy/devstack/cmd/thumela-bench

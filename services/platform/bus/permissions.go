@@ -51,6 +51,9 @@ type Identity struct {
 	Reads []Read
 	// KeyValues are the KV buckets it owns (creates, reads and writes).
 	KeyValues []string
+	// WatchesKeyValues are KV buckets it reads and watches (an ordered push consumer per watch,
+	// filtered on the bucket's keys) but never writes, creates or deletes.
+	WatchesKeyValues []string
 	// ReadAll grants the observer's read-only view: the state and messages of every stream,
 	// ordered consumers on the streams that are not work queues, plain subscriptions on
 	// thumela.>.
@@ -66,7 +69,10 @@ func subjectsOf(domain string) string { return Root + "." + domain + ".>" }
 // mismatch shows as a permission violation in that service's log (and in its tests against
 // natstest, which enforces this table).
 const (
-	durableFeesTransferHistory         = "fees-transfer-history"
+	durableFeesTransferHistory = "fees-transfer-history"
+	// PaymentMethodChangedFilter matches paymentmethods' PaymentMethodChanged events of every
+	// user; transfers reads them (an ordered consumer per replica) to drop its cached cards.
+	PaymentMethodChangedFilter         = Root + "." + DomainPaymentMethods + ".*.changed"
 	durablePaymentMethodsTransferUsage = "paymentmethods-transfer-usage"
 	durableNotifications               = "notifications"
 	// DurableTransfersReferrals is transfers' consumer of identity's UserVerified events (the
@@ -79,6 +85,24 @@ const (
 
 // BucketRateLimits is the BFF's KV bucket of rate-limit counters.
 const BucketRateLimits = "THUMELA_RATELIMITS"
+
+// BucketFeeSchedule is the fees service's KV bucket of the fee schedule (fees.v1.FeeSchedule
+// under the key "current"): fees writes it, transfers watches it and prices transfers from it.
+const BucketFeeSchedule = "THUMELA_FEE_SCHEDULE"
+
+// FeeScheduleBucket is the configuration of BucketFeeSchedule, which fees creates (or updates)
+// at start: one small value, kept on disk so a NATS restart does not send every transfer back
+// to asking fees for a quote, with a little history for whoever looks into a change.
+func FeeScheduleBucket(replicas int) jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:       BucketFeeSchedule,
+		Description:  "fees: the current fee schedule (fees.v1.FeeSchedule under \"current\")",
+		History:      5,
+		Storage:      jetstream.FileStorage,
+		Replicas:     max(replicas, 1),
+		MaxValueSize: 64 << 10,
+	}
+}
 
 // identities is the table, in the order of stack.Services, the BFF last. cashout (the ATM
 // gateway) has no row: it does not connect to NATS at all.
@@ -100,8 +124,10 @@ var identities = []Identity{
 	},
 	{
 		Name: "fees",
-		// Publishes nothing: the first-transfer waiver reads the transfers' status events.
+		// Publishes no event: the first-transfer waiver reads the transfers' status events.
 		Durables: []Durable{{Stream: StreamEvents, Name: durableFeesTransferHistory, Filter: transferStatusFilter}},
+		// It writes the fee schedule that transfers prices with.
+		KeyValues: []string{BucketFeeSchedule},
 	},
 	{
 		Name: "transfers",
@@ -110,6 +136,10 @@ var identities = []Identity{
 		Publishes: []string{subjectsOf(DomainTransfers), subjectsOf(DomainNotifications)},
 		// New users' verification, for the referral credit.
 		Durables: []Durable{{Stream: StreamEvents, Name: DurableTransfersReferrals, Filter: UserVerifiedFilter}},
+		// Every replica reads every payment-method change (ordered consumers), to drop the cards
+		// it cached, and watches the fee schedule it prices transfers with.
+		Reads:            []Read{{Stream: StreamEvents, Filters: []string{PaymentMethodChangedFilter}}},
+		WatchesKeyValues: []string{BucketFeeSchedule},
 	},
 	{
 		Name: "notifications",
@@ -244,6 +274,15 @@ func (id Identity) Permissions() Permissions {
 		pub(api+"INFO", api+"STREAM.CREATE."+s, api+"STREAM.UPDATE."+s)
 		streamInfo(s)
 		pub("$KV."+b+".>", api+"DIRECT.GET."+s, api+"DIRECT.GET."+s+".>", api+"STREAM.MSG.GET."+s)
+	}
+	for _, b := range id.WatchesKeyValues {
+		s := "KV_" + b
+		// KeyValue() reads the stream's info; Watch creates an ordered push consumer with the
+		// key in the subject (a generated name), answers its flow control and deletes it when
+		// it resets; Get reads one key directly.
+		streamInfo(s)
+		pub(api+"CONSUMER.CREATE."+s+".*.$KV."+b+".>", api+"CONSUMER.INFO."+s+".*", api+"CONSUMER.DELETE."+s+".*",
+			"$JS.FC."+s+".>", api+"DIRECT.GET."+s, api+"DIRECT.GET."+s+".>", api+"STREAM.MSG.GET."+s)
 	}
 	p.PublishAllow = dedupe(p.PublishAllow)
 	p.PublishDeny = dedupe(p.PublishDeny)

@@ -223,6 +223,38 @@ func TestEachIdentityCanDoItsJob(t *testing.T) {
 					t.Errorf("KV %s put: %v", b, err)
 				}
 			}
+			for _, b := range id.WatchesKeyValues {
+				// The owner creates and writes it; this identity only watches and reads.
+				owned, err := admin.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: b})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := owned.Put(ctx, "current", []byte("v1")); err != nil {
+					t.Fatal(err)
+				}
+				kv, err := c.js.KeyValue(ctx, b)
+				if err != nil {
+					t.Fatalf("KV %s: %v", b, err)
+				}
+				w, err := kv.Watch(ctx, "current")
+				if err != nil {
+					t.Fatalf("KV %s watch: %v", b, err)
+				}
+				select {
+				case e := <-w.Updates():
+					if e == nil || string(e.Value()) != "v1" {
+						t.Errorf("KV %s watch: first update %v, want v1", b, e)
+					}
+				case <-ctx.Done():
+					t.Fatalf("KV %s watch: no update", b)
+				}
+				if err := w.Stop(); err != nil {
+					t.Errorf("KV %s watch stop: %v", b, err)
+				}
+				if e, err := kv.Get(ctx, "current"); err != nil || string(e.Value()) != "v1" {
+					t.Errorf("KV %s get: %v", b, err)
+				}
+			}
 		})
 	}
 }
@@ -323,12 +355,18 @@ func TestIdentitiesAreConfinedToTheirRows(t *testing.T) {
 					return c.js.DeleteStream(ctx, cfg.Name)
 				})
 			}
-			if len(a.KeyValues) == 0 {
-				kv := "$KV." + bus.BucketRateLimits + ".x"
-				c.refused(t, "write the rate limits", kv, func(ctx context.Context) error {
-					_, err := c.js.Publish(ctx, kv, []byte("0"))
-					return err
-				})
+			// Nobody writes a bucket it does not own (a watcher neither).
+			for _, b := range bus.Services() {
+				for _, bucket := range b.KeyValues {
+					if slices.Contains(a.KeyValues, bucket) {
+						continue
+					}
+					kv := "$KV." + bucket + ".x"
+					c.refused(t, "write "+bucket, kv, func(ctx context.Context) error {
+						_, err := c.js.Publish(ctx, kv, []byte("0"))
+						return err
+					})
+				}
 			}
 		})
 	}

@@ -88,6 +88,23 @@ func Write(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 		return nil
 	}
 	batch := &pgx.Batch{}
+	if err := Queue(ctx, tx, batch, msgs...); err != nil {
+		return err
+	}
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("outbox: write: %w", err)
+	}
+	return nil
+}
+
+// Queue is Write into the caller's batch: the inserts (and the fallback's pg_notify) are
+// queued on batch, which the caller sends on tx with its own statements, so that a state
+// change and its events cost one round trip. The caller must send batch on tx, and treat an
+// error of any of its results as the write's failure.
+func Queue(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, msgs ...Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
 	for i, m := range msgs {
 		if err := bus.ValidateSubject(m.Subject); err != nil {
 			return fmt.Errorf("outbox: message %d: %w", i, err)
@@ -119,9 +136,6 @@ func Write(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 		// NOTIFY is delivered on COMMIT only, and PostgreSQL folds identical notifications of
 		// one transaction into one, so a burst of writes wakes the relay once.
 		batch.Queue(`SELECT pg_notify('outbox_' || current_schema(), '')`)
-	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("outbox: write: %w", err)
 	}
 	return nil
 }

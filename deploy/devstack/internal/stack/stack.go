@@ -245,7 +245,7 @@ func Run(ctx context.Context, cfg Config) error {
 		log.Info("embedded NATS with JetStream", "url", natsURL)
 	}
 
-	secrets, err := loadDevSecrets(filepath.Join(cfg.DataDir, "dev-secrets.json"))
+	secrets, err := loadDevSecrets(filepath.Join(cfg.DataDir, DevSecretsFile))
 	if err != nil {
 		return err
 	}
@@ -284,6 +284,10 @@ func Run(ctx context.Context, cfg Config) error {
 			addrs[svc] = append(addrs[svc], take())
 		}
 		env = append(env, strings.ToUpper(svc)+"_ADDR="+strings.Join(addrs[svc], ","))
+	}
+	// The on-call tools (make reconcile) find the running stack's services here.
+	if err := writeDevAddrs(filepath.Join(cfg.DataDir, DevAddrsFile), addrs); err != nil {
+		return err
 	}
 	webhookAddrs := make([]string, len(names["notifications"]))
 	for i := range webhookAddrs {
@@ -645,6 +649,9 @@ var devSecrets = map[string]func() (string, error){
 	"NOTIFICATIONS_BULKSMS_TOKEN_SECRET": randomToken,
 	// The cash-out gateway's secret towards identity (as the atm-gateway service).
 	"CASHOUT_SERVICE_SECRET": random32,
+	// The on-call tools' secret towards identity (as the oncall service: make reconcile). No
+	// process of the stack gets it; the tools read it from dev-secrets.json.
+	"ONCALL_SERVICE_SECRET": random32,
 	// The zone PIN key the gateway shares with the ATM switches (here: with /dev/atm), as
 	// CASHOUT_ZONE_PIN_KEYS lists it: "<key id>:<AES-256 key in hex>".
 	"CASHOUT_ZONE_PIN_KEYS": func() (string, error) {
@@ -668,7 +675,12 @@ var secretOwner = map[string]string{
 	"NOTIFICATIONS_BULKSMS_TOKEN_SECRET": "notifications",
 	"CASHOUT_SERVICE_SECRET":             "cashout",
 	"CASHOUT_ZONE_PIN_KEYS":              "cashout",
+	"ONCALL_SERVICE_SECRET":              onCallTools, // no child: the on-call tools only
 }
+
+// onCallTools owns the secrets no process of the stack gets: the on-call tools' (make
+// reconcile), which read dev-secrets.json.
+const onCallTools = "oncall"
 
 func random32() (string, error) {
 	b := make([]byte, 32)
@@ -689,6 +701,49 @@ func randomToken() (string, error) {
 // loadDevSecrets reads the data folder's secrets, makes the missing ones (a folder from before a
 // secret existed gets it added) and derives the rest: identity's list of internal callers and
 // the public half of notifications' key.
+// DevSecretsFile and DevAddrsFile are the files in the data folder that the on-call tools read:
+// the dev secrets, and the gRPC addresses of the running stack's services (written at each
+// start, since the ports are picked then).
+const (
+	DevSecretsFile = "dev-secrets.json"
+	DevAddrsFile   = "dev-addrs.json"
+)
+
+func writeDevAddrs(path string, addrs map[string][]string) error {
+	b, err := json.MarshalIndent(addrs, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+// LoadDevAddrs reads the addresses the running stack wrote into dataDir: service -> its
+// replicas' gRPC addresses.
+func LoadDevAddrs(dataDir string) (map[string][]string, error) {
+	b, err := os.ReadFile(filepath.Join(dataDir, DevAddrsFile))
+	if err != nil {
+		return nil, fmt.Errorf("the stack's addresses (is `make run` running?): %w", err)
+	}
+	addrs := map[string][]string{}
+	if err := json.Unmarshal(b, &addrs); err != nil {
+		return nil, fmt.Errorf("read %s: %w", DevAddrsFile, err)
+	}
+	return addrs, nil
+}
+
+// LoadDevSecretsFile reads the dev secrets as they are, without making any that are missing.
+func LoadDevSecretsFile(dataDir string) (map[string]string, error) {
+	b, err := os.ReadFile(filepath.Join(dataDir, DevSecretsFile))
+	if err != nil {
+		return nil, err
+	}
+	secrets := map[string]string{}
+	if err := json.Unmarshal(b, &secrets); err != nil {
+		return nil, fmt.Errorf("read %s: %w", DevSecretsFile, err)
+	}
+	return secrets, nil
+}
+
 func loadDevSecrets(path string) (map[string]string, error) {
 	secrets := map[string]string{}
 	if b, err := os.ReadFile(path); err == nil {
@@ -709,7 +764,7 @@ func loadDevSecrets(path string) (map[string]string, error) {
 	}
 	// Identity checks each internal caller's secret; the gateway calls transfers as atm-gateway.
 	secrets["IDENTITY_SERVICE_SECRETS"] = "transfers=" + secrets["TRANSFERS_SERVICE_SECRET"] + ",bff=" + secrets["BFF_SERVICE_SECRET"] +
-		",atm-gateway=" + secrets["CASHOUT_SERVICE_SECRET"]
+		",atm-gateway=" + secrets["CASHOUT_SERVICE_SECRET"] + ",oncall=" + secrets["ONCALL_SERVICE_SECRET"]
 	// Producers seal to the current (first) key of notifications' keyring.
 	current, _, _ := strings.Cut(secrets["NOTIFICATIONS_SEAL_KEYS"], ",")
 	priv, err := seal.ParsePrivateKey(strings.TrimSpace(current))

@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -18,10 +19,13 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Config is the service's configuration: the shared settings only (FEES_GRPC_ADDR,
-// DATABASE_URL, NATS_URL, IDENTITY_ADDR, …).
+// Config is the service's configuration: the shared settings (FEES_GRPC_ADDR, DATABASE_URL,
+// NATS_URL, IDENTITY_ADDR, …) and its own.
 type Config struct {
 	service.Base
+	// SchedulePoll is how often the fee schedule's version is read; a change of bank_fees
+	// reaches the transfers service (through the KV bucket) within it.
+	SchedulePoll time.Duration `env:"SCHEDULE_POLL" default:"5s"`
 }
 
 func main() { service.Main(spec(nil)) }
@@ -38,10 +42,15 @@ func spec(keys auth.KeySource) service.Spec {
 		Setup: func(_ context.Context, rt *service.Runtime) error {
 			// The first-transfer waiver reads a projection of the transfers service's status
 			// events, fed by a durable consumer.
-			svc := app.New(postgres.NewBankFees(rt.Pool), postgres.NewTransferHistory(rt.Pool), rt.Logger)
+			fees := postgres.NewBankFees(rt.Pool)
+			svc := app.New(fees, postgres.NewTransferHistory(rt.Pool), rt.Logger)
 			rt.Go("transfer-history", func(ctx context.Context) error {
 				return ports.ConsumeTransferEvents(ctx, rt.JS, svc, rt.Logger)
 			})
+			// The schedule the transfers service prices with, published at start and on change.
+			publisher := &ports.SchedulePublisher{JS: rt.JS, Source: fees, Interval: cfg.SchedulePoll,
+				Replicas: rt.Base.StreamReplicas, Logger: rt.Logger}
+			rt.Go("fee-schedule", publisher.Run)
 			return rt.Serve(ports.Policy, keys, func(s grpc.ServiceRegistrar) {
 				feesv1.RegisterFeesServiceServer(s, ports.NewServer(svc, rt.Logger))
 			})

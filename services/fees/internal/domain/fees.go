@@ -3,6 +3,8 @@ package domain
 import (
 	"errors"
 	"fmt"
+
+	"github.com/thumela/thumela/services/platform/feeschedule"
 )
 
 // Bank identifies a bank at whose ATMs a recipient can withdraw cash. The values are the
@@ -50,16 +52,21 @@ type BankFee struct {
 	PercentageBps int32
 }
 
+// Shared converts f to the shared arithmetic's schedule (services/platform/feeschedule).
+func (f BankFee) Shared() feeschedule.BankFee {
+	return feeschedule.BankFee{Bank: string(f.Bank), DisplayName: f.DisplayName, BaseFeeCents: f.BaseFee.Cents(), PercentageBps: f.PercentageBps}
+}
+
 // Fallback is the schedule applied when the recipient's bank is unknown or its fee cannot be
-// read: R10.00 + 0.3 %.
-var Fallback = BankFee{BaseFee: Cents(1000), PercentageBps: 30}
+// read: R10.00 + 0.3 % (feeschedule.Fallback, which the transfers service applies too).
+var Fallback = BankFee{BaseFee: Cents(feeschedule.Fallback.BaseFeeCents), PercentageBps: feeschedule.Fallback.PercentageBps}
 
 // Amount limits for a quote. The per-transfer limit (R3,000.00 by default) is the transfers
 // service's to enforce, and configurable there; this bound only refuses amounts no transfer
 // could ever have, so that the arithmetic stays far from overflow.
 const (
-	MinAmountCents int64 = 1
-	MaxAmountCents int64 = 100_000_000 // R1,000,000.00
+	MinAmountCents = feeschedule.MinAmountCents
+	MaxAmountCents = feeschedule.MaxAmountCents // R1,000,000.00
 )
 
 // ErrInvalidAmount is returned for an amount outside [MinAmountCents, MaxAmountCents].
@@ -90,15 +97,17 @@ type Quote struct {
 }
 
 // NewQuote prices amount with schedule: the bank's fixed fee plus the percentage of the
-// amount rounded half-up to the cent.
+// amount rounded half-up to the cent, by the shared arithmetic (feeschedule), so that the
+// transfers service, pricing from the published schedule, charges what this quote says.
 func NewQuote(amount Money, schedule BankFee, fallback bool) (Quote, error) {
-	if c := amount.Cents(); c < MinAmountCents || c > MaxAmountCents {
+	if !feeschedule.ValidAmount(amount.Cents()) {
 		return Quote{}, &AmountError{Amount: amount}
 	}
+	p := schedule.Shared().Price(amount.Cents())
 	return Quote{
 		Amount:      amount,
-		BankFee:     schedule.BaseFee,
-		PlatformFee: amount.BasisPoints(schedule.PercentageBps),
+		BankFee:     Cents(p.BankFeeCents),
+		PlatformFee: Cents(p.PlatformFeeCents),
 		Fallback:    fallback,
 	}, nil
 }

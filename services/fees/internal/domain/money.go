@@ -4,8 +4,9 @@ package domain
 
 import (
 	"fmt"
-	"math/bits"
 	"strconv"
+
+	"github.com/thumela/thumela/services/platform/feeschedule"
 )
 
 // Money is an amount of South African rand in integer cents. It is never a float.
@@ -42,26 +43,11 @@ func (m Money) String() string {
 }
 
 // MaxBasisPoints is 100 %.
-const MaxBasisPoints = 10_000
+const MaxBasisPoints = feeschedule.MaxBasisPoints
 
 // BasisPoints returns bps/10 000 of m, rounded half-up to the cent (half away from zero for a
-// negative amount), in integer arithmetic only. bps must be within [0, MaxBasisPoints]; values
-// outside are clamped. The product is computed in 128 bits, so no int64 amount overflows.
+// negative amount), in integer arithmetic only; bps outside [0, MaxBasisPoints] is clamped. The
+// arithmetic is the shared feeschedule's, the one the transfers service prices with too.
 func (m Money) BasisPoints(bps int32) Money {
-	bps = max(0, min(bps, MaxBasisPoints))
-	neg := m.cents < 0
-	u := uint64(m.cents)
-	if neg {
-		u = uint64(-(m.cents + 1)) + 1
-	}
-	hi, lo := bits.Mul64(u, uint64(bps))
-	// + 5 000 (half of the 10 000 divisor) rounds half-up.
-	lo, carry := bits.Add64(lo, MaxBasisPoints/2, 0)
-	hi += carry
-	// hi < divisor always holds: u*bps/10 000 <= u, so the quotient fits in 64 bits.
-	q, _ := bits.Div64(hi, lo, MaxBasisPoints)
-	if neg {
-		return Money{cents: -int64(q)}
-	}
-	return Money{cents: int64(q)}
+	return Money{cents: feeschedule.BasisPoints(m.cents, bps)}
 }

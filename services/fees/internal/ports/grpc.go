@@ -14,6 +14,7 @@ import (
 	"github.com/thumela/thumela/services/fees/internal/app"
 	"github.com/thumela/thumela/services/fees/internal/domain"
 	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/feeschedule"
 	"github.com/thumela/thumela/services/platform/grpcserver"
 )
 
@@ -29,22 +30,10 @@ func NewServer(svc *app.Service, logger *slog.Logger) *Server {
 	return &Server{app: svc, logger: logger}
 }
 
-var banksToProto = map[domain.Bank]feesv1.Bank{
-	domain.StandardBank: feesv1.Bank_BANK_STANDARD_BANK,
-	domain.ABSA:         feesv1.Bank_BANK_ABSA,
-	domain.FNB:          feesv1.Bank_BANK_FNB,
-	domain.Nedbank:      feesv1.Bank_BANK_NEDBANK,
-	domain.Capitec:      feesv1.Bank_BANK_CAPITEC,
-}
-
-func bankFromProto(b feesv1.Bank) domain.Bank {
-	for d, p := range banksToProto {
-		if p == b {
-			return d
-		}
-	}
-	return "" // unspecified or a value this build does not know: the fallback applies
-}
+// bankFromProto maps the contract's bank to the table's key by the shared mapping
+// (feeschedule), the one the published schedule uses: "" for unspecified or a value this build
+// does not know, which gets the fallback.
+func bankFromProto(b feesv1.Bank) domain.Bank { return domain.Bank(feeschedule.BankFromProto(b)) }
 
 // ListBanks returns the banks' fee schedules.
 func (s *Server) ListBanks(ctx context.Context, _ *feesv1.ListBanksRequest) (*feesv1.ListBanksResponse, error) {
@@ -54,16 +43,11 @@ func (s *Server) ListBanks(ctx context.Context, _ *feesv1.ListBanksRequest) (*fe
 	}
 	res := &feesv1.ListBanksResponse{}
 	for _, b := range banks {
-		pb, ok := banksToProto[b.Bank]
+		pb, ok := feeschedule.BankFeeToProto(b.Shared())
 		if !ok {
 			continue // a row for a bank the contract does not have yet
 		}
-		res.Banks = append(res.Banks, &feesv1.BankFee{
-			Bank:             pb,
-			DisplayName:      b.DisplayName,
-			BaseFeeCents:     b.BaseFee.Cents(),
-			PercentageFeeBps: b.PercentageBps,
-		})
+		res.Banks = append(res.Banks, pb)
 	}
 	return res, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/grpc"
 
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
@@ -76,13 +77,15 @@ func (c *Config) vaultKeys() (*vault.Keyring, *vault.Fingerprinter, error) {
 	return vault.NewKeyring(current, retired...), fp, nil
 }
 
-func (c *Config) processor() (app.Processor, error) {
+// processor builds the card processor; the sandbox keeps its records in its own table of
+// pool's database (sandbox_processor_records).
+func (c *Config) processor(pool *pgxpool.Pool) (app.Processor, error) {
 	switch strings.ToLower(strings.TrimSpace(c.Processor)) {
 	case "sandbox":
 		if c.SandboxDelay < 0 || c.SandboxSlowDelay < 0 {
 			return nil, errors.New("PAYMENTMETHODS_SANDBOX_DELAY and PAYMENTMETHODS_SANDBOX_SLOW_DELAY must not be negative")
 		}
-		return sandbox.New(sandbox.Options{Delay: c.SandboxDelay, SlowDelay: c.SandboxSlowDelay}), nil
+		return sandbox.New(sandbox.Options{Delay: c.SandboxDelay, SlowDelay: c.SandboxSlowDelay, Store: sandbox.NewPostgresStore(pool)}), nil
 	default:
 		return nil, fmt.Errorf("PAYMENTMETHODS_PROCESSOR: unknown processor %q (built in: sandbox)", c.Processor)
 	}
@@ -104,7 +107,7 @@ func spec(keys auth.KeySource) service.Spec {
 			if err != nil {
 				return err
 			}
-			processor, err := cfg.processor()
+			processor, err := cfg.processor(rt.Pool)
 			if err != nil {
 				return err
 			}

@@ -303,7 +303,10 @@ func (s *Service) processCharge(ctx context.Context, ch domain.Charge) (domain.C
 		return domain.Charge{}, fmt.Errorf("open the vault record of charge %s: %w", ch.ID, err)
 	}
 	card := Card{Number: domain.PANFromDigits(digits), Expiry: rec.Expiry, Holder: rec.Name}
-	outcome, err := s.processor.Charge(pctx, ch.ID.String(), card, ch.Amount, ch.Description)
+	// The processor's idempotency key is the caller's (the transfer's): a repeat under it is
+	// answered with the first charge, and the processor's records are found by it
+	// (ListProcessorRecords), as a reconciliation asks for them.
+	outcome, err := s.processor.Charge(pctx, ch.IdempotencyKey, card, ch.Amount, ch.Description)
 	card.Number.Wipe()
 	if err != nil {
 		s.releaseCharge(pctx, ch.ID)
@@ -366,7 +369,7 @@ func (s *Service) Refund(ctx context.Context, in RefundInput) (domain.Refund, er
 func (s *Service) processRefund(ctx context.Context, r domain.Refund) (domain.Refund, error) {
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.processorTimeout)
 	defer cancel()
-	outcome, err := s.processor.Refund(pctx, r.ID.String(), r.ChargeReference, r.Amount)
+	outcome, err := s.processor.Refund(pctx, r.IdempotencyKey, r.ChargeReference, r.Amount)
 	if err != nil {
 		if rerr := s.repo.ReleaseRefund(pctx, r.ID); rerr != nil {
 			s.logger.WarnContext(ctx, "could not release a refund's lease", "refund_id", r.ID.String(), "error", rerr)
@@ -374,6 +377,36 @@ func (s *Service) processRefund(ctx context.Context, r domain.Refund) (domain.Re
 		return domain.Refund{}, fmt.Errorf("%w: refund %s: %w", domain.ErrProcessorUnavailable, r.ID, err)
 	}
 	return s.repo.CompleteRefund(pctx, r.ID, outcome)
+}
+
+// MaxProcessorRecordKeys bounds one ListProcessorRecords request.
+const MaxProcessorRecordKeys = 1000
+
+// ListProcessorRecords reads the processor's own records of the charges and refunds made
+// under keys (the transfers service's idempotency keys), through the processor's API: what
+// the processor says happened, whatever this service's tables say.
+func (s *Service) ListProcessorRecords(ctx context.Context, keys []string) ([]ProcessorRecord, error) {
+	if len(keys) > MaxProcessorRecordKeys {
+		return nil, &domain.ValidationError{Violations: []domain.FieldViolation{{
+			Field: "idempotency_keys", Message: fmt.Sprintf("At most %d idempotency keys", MaxProcessorRecordKeys),
+		}}}
+	}
+	for _, k := range keys {
+		if _, v := domain.ParseIdempotencyKey(k); v != nil {
+			v.Field = "idempotency_keys"
+			return nil, &domain.ValidationError{Violations: []domain.FieldViolation{*v}}
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, s.processorTimeout)
+	defer cancel()
+	recs, err := s.processor.Records(pctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("%w: records: %w", domain.ErrProcessorUnavailable, err)
+	}
+	return recs, nil
 }
 
 // lease is how long a request may hold a pending charge or refund: one processor call and a

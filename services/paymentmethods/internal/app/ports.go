@@ -33,6 +33,31 @@ type Processor interface {
 	Charge(ctx context.Context, key string, card Card, amount domain.Money, description string) (domain.Outcome, error)
 	// Refund returns amount of the charge the processor knows as chargeReference.
 	Refund(ctx context.Context, key string, chargeReference string, amount domain.Money) (domain.Outcome, error)
+	// Records reads the processor's own records of the charges and refunds it made under the
+	// given idempotency keys (its API, not this service's tables), for reconciliation. A key
+	// it never saw is absent; a refund it refused is not a record (nothing moved).
+	Records(ctx context.Context, keys []string) ([]ProcessorRecord, error)
+}
+
+// ProcessorRecordKind tells a charge from a refund in the processor's records.
+type ProcessorRecordKind string
+
+// The kinds of processor records.
+const (
+	RecordCharge ProcessorRecordKind = "charge"
+	RecordRefund ProcessorRecordKind = "refund"
+)
+
+// ProcessorRecord is one charge or refund as the processor recorded it.
+type ProcessorRecord struct {
+	IdempotencyKey string
+	Kind           ProcessorRecordKind
+	// ChargeID is the processor's id of the charge (for a refund, of the charge it refunds).
+	ChargeID string
+	// Status: approved or declined for a charge; a refund on record was made (approved).
+	Status    domain.Status
+	Amount    domain.Money
+	CreatedAt time.Time
 }
 
 // NewMethod is a tokenized card ready to be stored.

@@ -129,7 +129,7 @@ func TestChargeIsIdempotent(t *testing.T) {
 }
 
 // A charge whose processor call failed stays pending; the retry with the same key resumes it
-// with the same processor idempotency key, and the charge is made once.
+// with the same processor idempotency key (the caller's), and the charge is made once.
 func TestChargeResumesAfterProcessorFailure(t *testing.T) {
 	t.Parallel()
 	e := start(t)
@@ -151,8 +151,8 @@ func TestChargeResumesAfterProcessorFailure(t *testing.T) {
 	e.processor.mu.Lock()
 	keys := append([]string(nil), e.processor.chargeKeys...)
 	e.processor.mu.Unlock()
-	if len(keys) != 2 || keys[0] != keys[1] || keys[0] != res.GetChargeId() {
-		t.Fatalf("processor keys %v, want the charge id twice", keys)
+	if len(keys) != 2 || keys[0] != keys[1] || keys[0] != req.GetIdempotencyKey() {
+		t.Fatalf("processor keys %v, want the request's idempotency key twice", keys)
 	}
 	if n := e.count(t, "SELECT attempts FROM charges WHERE id = $1", res.GetChargeId()); n != 2 {
 		t.Fatalf("attempts = %d", n)
@@ -344,5 +344,30 @@ func TestRefund(t *testing.T) {
 	}
 	if n := e.count(t, "SELECT sum(amount_cents) FROM refunds WHERE charge_id = $1", ch.GetChargeId()); n != 10_000 {
 		t.Fatalf("refunded %d cents of 10000", n)
+	}
+}
+
+// A card deleted after the transfers service read it (its cached copy lives until the
+// DELETED event arrives) cannot be charged: Charge by its token answers NotFound, which the
+// transfers worker takes as a rejected charge (the transfer fails, "Nothing was taken"), and
+// the processor is never called.
+func TestChargeOfADeletedCardIsRefused(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	u := newUser()
+	m := e.addCard(t, u, "Soon gone", cardNumber(t, "4"), false)
+	if _, err := e.client.DeletePaymentMethod(e.as(t, u.id), &paymentmethodsv1.DeletePaymentMethodRequest{UserId: u.id, PaymentMethodId: m.GetId()}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.processor.charges.Load()
+	_, err := e.client.Charge(e.asService(t, "transfers"), &paymentmethodsv1.ChargeRequest{
+		UserId: u.id, Token: m.GetToken(), AmountCents: 51_150, IdempotencyKey: uuid.NewString(), Description: "Transfer to Sipho",
+	})
+	wantStatus(t, err, codes.NotFound, ports.MsgNotFound)
+	if n := e.processor.charges.Load() - before; n != 0 {
+		t.Fatalf("the processor was called %d times for a deleted card", n)
+	}
+	if n := e.count(t, "SELECT count(*) FROM charges"); n != 0 {
+		t.Fatalf("%d charges recorded for a deleted card", n)
 	}
 }

@@ -109,6 +109,10 @@ func (p *countingProcessor) Charge(ctx context.Context, key string, card app.Car
 	return p.next.Charge(ctx, key, card, amount, d)
 }
 
+func (p *countingProcessor) Records(ctx context.Context, keys []string) ([]app.ProcessorRecord, error) {
+	return p.next.Records(ctx, keys)
+}
+
 func (p *countingProcessor) Refund(ctx context.Context, key, ref string, amount domain.Money) (domain.Outcome, error) {
 	p.refunds.Add(1)
 	p.mu.Lock()
@@ -205,7 +209,9 @@ func start(t *testing.T, opt ...options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.processor = &countingProcessor{next: sandbox.New(sandbox.Options{Delay: o.sandboxDelay, SlowDelay: o.slowDelay})}
+	// The sandbox keeps its records in its own table of the same database, as in production.
+	e.processor = &countingProcessor{next: sandbox.New(sandbox.Options{Delay: o.sandboxDelay, SlowDelay: o.slowDelay,
+		Store: sandbox.NewPostgresStore(pool)})}
 	e.svc = app.New(postgres.New(pool), e.keyring, fp, e.processor, app.Options{ProcessorTimeout: 5 * time.Second, Logger: logger})
 
 	relay, err := outbox.NewRelay(pool, svcJS, "paymentmethods", logger, outbox.WithFallbackInterval(200*time.Millisecond))

@@ -21,6 +21,8 @@ import (
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
 	"github.com/thumela/thumela/services/platform/seal"
 	"github.com/thumela/thumela/services/platform/service"
+	"github.com/thumela/thumela/services/transfers/internal/adapters/cardcache"
+	"github.com/thumela/thumela/services/transfers/internal/adapters/feeschedulekv"
 	"github.com/thumela/thumela/services/transfers/internal/adapters/feesgrpc"
 	"github.com/thumela/thumela/services/transfers/internal/adapters/paymentmethodsgrpc"
 	"github.com/thumela/thumela/services/transfers/internal/adapters/postgres"
@@ -73,6 +75,10 @@ type Config struct {
 	// and the referrer's reward when that friend's first transfer completes.
 	ReferralWelcomeCents int64 `env:"REFERRAL_WELCOME_CENTS" default:"5000"`
 	ReferralRewardCents  int64 `env:"REFERRAL_REWARD_CENTS" default:"10000"`
+
+	// ReconcileInterval is how often the money is reconciled (every replica tries; one at a
+	// time runs, docs/operations.md "reconciliation found a mismatch").
+	ReconcileInterval time.Duration `env:"RECONCILE_INTERVAL" default:"5m"`
 }
 
 // crashPointVar is a test-only hook, deliberately kept out of Config (and so out of every
@@ -145,6 +151,9 @@ func (c *Config) validate() error {
 	if c.WorkerSweep <= 0 {
 		errs = append(errs, errors.New("TRANSFERS_WORKER_SWEEP must be positive"))
 	}
+	if c.ReconcileInterval <= 0 {
+		errs = append(errs, errors.New("TRANSFERS_RECONCILE_INTERVAL must be positive"))
+	}
 	if c.SchedulerInterval <= 0 {
 		errs = append(errs, errors.New("TRANSFERS_SCHEDULER_INTERVAL must be positive"))
 	}
@@ -202,7 +211,15 @@ func spec(keys auth.KeySource) service.Spec {
 			repo := postgres.NewTransfers(rt.Pool, sealTo)
 			repo.SetReferralReward(domain.Cents(cfg.ReferralRewardCents))
 			payments := paymentmethodsgrpc.New(pmConn)
-			svc, err := app.New(repo, payments, feesgrpc.New(feesConn), app.Config{Limits: cfg.limits(), PINs: pins,
+			// A create asks neither paymentmethods nor fees in the common case: the sender's
+			// cards are cached per process and dropped on paymentmethods' change events; the
+			// fee schedule fees publishes is watched and priced locally (fees' Quote until one
+			// has arrived).
+			cards := cardcache.New(payments)
+			rt.Go("transfers-card-cache", func(ctx context.Context) error { return cards.Follow(ctx, rt.JS, rt.Logger) })
+			fees := feeschedulekv.New(feesgrpc.New(feesConn), rt.Logger)
+			rt.Go("transfers-fee-schedule", func(ctx context.Context) error { return fees.Watch(ctx, rt.JS) })
+			svc, err := app.New(repo, cards, fees, app.Config{Limits: cfg.limits(), PINs: pins,
 				ReferralWelcome: domain.Cents(cfg.ReferralWelcomeCents)}, rt.Logger)
 			if err != nil {
 				return err
@@ -228,8 +245,15 @@ func spec(keys auth.KeySource) service.Spec {
 			rt.Go("transfers-referrals", func(ctx context.Context) error {
 				return ports.ConsumeUserVerified(ctx, rt.JS, svc, rt.Logger)
 			})
+			// Reconciliation: every replica runs the job; an advisory lock lets one through.
+			reconciler, err := app.NewReconciler(postgres.NewReconciliation(rt.Pool), payments,
+				app.ReconcileConfig{Interval: cfg.ReconcileInterval}, rt.Logger)
+			if err != nil {
+				return err
+			}
+			rt.Go("transfers-reconciliation", reconciler.Run)
 			return rt.Serve(ports.Policy, keys, func(s grpc.ServiceRegistrar) {
-				transfersv1.RegisterTransfersServiceServer(s, ports.NewServer(svc, rt.Logger))
+				transfersv1.RegisterTransfersServiceServer(s, ports.WithReconciler(ports.NewServer(svc, rt.Logger), reconciler))
 			})
 		},
 	}

@@ -143,6 +143,17 @@ type Repository interface {
 	// until leaseUntil and returns it; nil when there is none. The claim (its change, save and
 	// events) runs through step, which may be nil.
 	ClaimCharge(ctx context.Context, now, leaseUntil time.Time, step Step) (*domain.Transfer, error)
+	// ClaimCharges is ClaimCharge for up to limit transfers at once, oldest first, in one
+	// transaction; each claim runs through step. None due is an empty slice.
+	ClaimCharges(ctx context.Context, now, leaseUntil time.Time, limit int, step Step) ([]*domain.Transfer, error)
+	// UpdateClaimed runs fn on t, a transfer this worker claimed, and stores the result with
+	// its events without reading the row again, provided it is still as claimed (status and
+	// attempt); otherwise domain.ErrInvalidTransition (another worker took the job over) and
+	// t is unchanged.
+	UpdateClaimed(ctx context.Context, t *domain.Transfer, fn func(*domain.Transfer) error) error
+	// DueWork tells which of the worker's other batches (expiries, reminders, refunds) have
+	// something due at now; a hint read without locks (the batches themselves decide).
+	DueWork(ctx context.Context, now time.Time) (DueWork, error)
 	// ClaimRefund is ClaimCharge for refunds.
 	ClaimRefund(ctx context.Context, now, leaseUntil time.Time, step Step) (*domain.Transfer, error)
 	// ExpireDue expires up to limit unclaimed vouchers past their expiry and returns how many;
@@ -434,8 +445,9 @@ func (s *Service) create(ctx context.Context, userID uuid.UUID, req domain.Reque
 				}
 			}
 			fee := domain.DecideFee(quote, st.HasTransferred)
-			if fee.Waived != quote.Waived {
-				// Expected now and then: fees learns of transfers from events, a moment late.
+			if quote.ScheduleVersion == 0 && fee.Waived != quote.Waived {
+				// Expected now and then: fees learns of transfers from events, a moment late. (A
+				// quote priced from the local schedule says nothing about the waiver.)
 				s.logger.InfoContext(ctx, "first-transfer waiver decided against the quote",
 					"quote_waived", quote.Waived, "waived", fee.Waived)
 			}

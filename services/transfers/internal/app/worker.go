@@ -85,6 +85,9 @@ const (
 	pruneBatch = 1000
 )
 
+// DueWork is what Repository.DueWork found due.
+type DueWork struct{ Expiries, Reminders, Refunds bool }
+
 // Worker moves transfers along: pending → processing → completed (charged, voucher issued)
 // or failed (declined), asks for the recipients' reminders 24 hours before their vouchers
 // expire (once each: reminder_sent_at, set with the request in one transaction, in batches
@@ -189,17 +192,28 @@ func (w *Worker) Run(ctx context.Context) error {
 // pass expires due vouchers, asks for the reminders due, then claims refunds and charges until
 // none is due, running each in a slot.
 func (w *Worker) pass(ctx context.Context, slots chan struct{}, jobs *sync.WaitGroup) {
+	// One probe instead of a transaction per batch: most passes (a wake-up per created
+	// transfer) find only charges. When the probe fails, every batch runs, as without it.
+	due, err := w.repo.DueWork(ctx, w.cfg.Now())
+	if err != nil {
+		w.logError(ctx, "probing due work failed", err)
+		due = DueWork{Expiries: true, Reminders: true, Refunds: true}
+	}
 	batches := []struct {
 		what  string
+		due   bool
 		size  int
 		batch func(ctx context.Context, now time.Time, limit int, step Step) (int, error)
 		step  Step
 	}{
-		{"expiring vouchers", expireBatch, w.repo.ExpireDue, w.tel.around(StepExpire)},
+		{"expiring vouchers", due.Expiries, expireBatch, w.repo.ExpireDue, w.tel.around(StepExpire)},
 		// After the expiries: a voucher that expires in this pass is not reminded.
-		{"reminding recipients", remindBatch, w.repo.RemindDue, w.tel.around(StepRemind)},
+		{"reminding recipients", due.Reminders, remindBatch, w.repo.RemindDue, w.tel.around(StepRemind)},
 	}
 	for _, b := range batches {
+		if !b.due {
+			continue
+		}
 		for ctx.Err() == nil {
 			n, err := b.batch(ctx, w.cfg.Now(), b.size, b.step)
 			if err != nil {
@@ -212,36 +226,82 @@ func (w *Worker) pass(ctx context.Context, slots chan struct{}, jobs *sync.WaitG
 		}
 	}
 	w.prune(ctx)
-	claims := []struct {
-		name  string
-		claim func(ctx context.Context, now, leaseUntil time.Time, step Step) (*domain.Transfer, error)
-		step  Step
-		run   func(ctx context.Context, t *domain.Transfer)
-	}{
-		{"refund", w.repo.ClaimRefund, w.tel.around(StepClaimRefund), w.refund},
-		{"charge", w.repo.ClaimCharge, w.tel.around(StepClaimCharge), w.charge},
+	// Refunds are rare: one at a time. An expiry of this pass owes one the probe did not see.
+	for due.Refunds || due.Expiries {
+		select {
+		case <-ctx.Done():
+			return
+		case slots <- struct{}{}:
+		}
+		now := w.cfg.Now()
+		t, err := w.repo.ClaimRefund(ctx, now, now.Add(w.cfg.Lease), w.tel.around(StepClaimRefund))
+		if err != nil || t == nil {
+			<-slots
+			if err != nil {
+				w.logError(ctx, "claiming a refund failed", err)
+			}
+			break
+		}
+		jobs.Go(func() {
+			defer func() { <-slots }()
+			w.refund(ctx, t)
+		})
 	}
-	for _, c := range claims {
-		for {
+	w.claimCharges(ctx, slots, jobs)
+}
+
+// claimCharges claims due charges in batches, one slot per transfer, until none is due. A claim
+// costs the same few round trips for one transfer as for several, so under a backlog (the last
+// claim filled every slot it asked for) it waits for half the slots to free before claiming
+// again; otherwise it claims at once for the slots that are free.
+func (w *Worker) claimCharges(ctx context.Context, slots chan struct{}, jobs *sync.WaitGroup) {
+	step := w.tel.around(StepClaimCharge)
+	backlog := false
+	for {
+		want := 1
+		if backlog {
+			want = max(1, cap(slots)/2)
+		}
+		n := 0
+		for n < want {
 			select {
 			case <-ctx.Done():
+				for range n {
+					<-slots
+				}
 				return
 			case slots <- struct{}{}:
+				n++
 			}
-			now := w.cfg.Now()
-			t, err := c.claim(ctx, now, now.Add(w.cfg.Lease), c.step)
-			if err != nil || t == nil {
-				<-slots
-				if err != nil {
-					w.logError(ctx, "claiming a "+c.name+" failed", err)
-				}
-				break
+		}
+	free:
+		for n < cap(slots) {
+			select {
+			case slots <- struct{}{}:
+				n++
+			default:
+				break free
 			}
+		}
+		now := w.cfg.Now()
+		ts, err := w.repo.ClaimCharges(ctx, now, now.Add(w.cfg.Lease), n, step)
+		for range n - len(ts) {
+			<-slots
+		}
+		if err != nil {
+			w.logError(ctx, "claiming charges failed", err)
+			return
+		}
+		for _, t := range ts {
 			jobs.Go(func() {
 				defer func() { <-slots }()
-				c.run(ctx, t)
+				w.charge(ctx, t)
 			})
 		}
+		if len(ts) < n {
+			return // none left due
+		}
+		backlog = true
 	}
 }
 
@@ -284,11 +344,11 @@ func (w *Worker) backoff(attempt int) time.Duration {
 
 // retryLater postpones a job that failed for a transient reason and wakes the worker when it
 // is due again.
-func (w *Worker) retryLater(ctx context.Context, t *domain.Transfer, cause error) {
+func (w *Worker) retryLater(ctx context.Context, t *domain.Transfer, cause error, update func(context.Context, *domain.Transfer, func(*domain.Transfer) error) error) {
 	delay := w.backoff(t.Attempts())
 	w.logger.WarnContext(ctx, "transient failure; retrying later", "transfer_id", t.ID(), "attempt", t.Attempts(), "retry_in", delay, "error", cause)
 	now := w.cfg.Now()
-	if err := w.update(ctx, t, func(t *domain.Transfer) error { return t.RetryAt(now.Add(delay), now) }); err != nil {
+	if err := update(ctx, t, func(t *domain.Transfer) error { return t.RetryAt(now.Add(delay), now) }); err != nil {
 		return
 	}
 	time.AfterFunc(delay, w.Notify)
@@ -355,10 +415,10 @@ func (w *Worker) charge(ctx context.Context, t *domain.Transfer) {
 		})
 	case err == nil:
 		err = errors.New("approved charge without a charge id")
-		w.retryLater(sctx, t, err)
+		w.retryLater(sctx, t, err, w.updateClaimed)
 		step.end(OutcomeRetry, err)
 	default:
-		w.retryLater(sctx, t, err)
+		w.retryLater(sctx, t, err, w.updateClaimed)
 		step.end(OutcomeRetry, err)
 	}
 }
@@ -376,7 +436,7 @@ func (w *Worker) complete(ctx context.Context, t *domain.Transfer, chargeID stri
 			step.end(OutcomeRetry, err)
 			return
 		}
-		err = w.update(sctx, t, func(t *domain.Transfer) error { return t.Complete(chargeID, v, now) })
+		err = w.updateClaimed(sctx, t, func(t *domain.Transfer) error { return t.Complete(chargeID, v, now) })
 		switch {
 		case err == nil:
 			step.end(OutcomeOK, nil)
@@ -395,7 +455,7 @@ func (w *Worker) complete(ctx context.Context, t *domain.Transfer, chargeID stri
 // finish records the end of a job that fails the transfer; step ends failed with cause once
 // it is recorded, or retry if it could not be (the lease will retry).
 func (w *Worker) finish(ctx context.Context, step *stepRun, cause error, t *domain.Transfer, fn func(*domain.Transfer) error) {
-	if err := w.update(ctx, t, fn); err != nil {
+	if err := w.updateClaimed(ctx, t, fn); err != nil {
 		step.end(OutcomeRetry, err)
 		return
 	}
@@ -408,6 +468,18 @@ func (w *Worker) finish(ctx context.Context, step *stepRun, cause error, t *doma
 // made sure it happened once.
 func (w *Worker) update(ctx context.Context, t *domain.Transfer, fn func(*domain.Transfer) error) error {
 	_, err := w.repo.Update(ctx, uuid.Nil, t.ID(), fn)
+	return w.recorded(ctx, t, err)
+}
+
+// updateClaimed is update for a charge job: the worker's own claimed copy of t is written
+// without reading the row again (the repository guards it on the claimed attempt, so a job
+// another worker took over is not written twice: ErrInvalidTransition, as with update).
+func (w *Worker) updateClaimed(ctx context.Context, t *domain.Transfer, fn func(*domain.Transfer) error) error {
+	return w.recorded(ctx, t, w.repo.UpdateClaimed(ctx, t, fn))
+}
+
+// recorded logs the outcome of a job's write err and returns the error its caller acts on.
+func (w *Worker) recorded(ctx context.Context, t *domain.Transfer, err error) error {
 	switch {
 	case err == nil:
 	case errors.Is(err, domain.ErrInvalidTransition):
@@ -445,7 +517,7 @@ func (w *Worker) refund(ctx context.Context, t *domain.Transfer) {
 	}
 	if err != nil {
 		// A refund is owed whatever the processor says: keep trying (and alert on the logs).
-		w.retryLater(sctx, t, err)
+		w.retryLater(sctx, t, err, w.update)
 		step.end(OutcomeRetry, err)
 		return
 	}

@@ -6,6 +6,9 @@ type Quote struct {
 	BankFee     Money
 	PlatformFee Money
 	Waived      bool
+	// ScheduleVersion is the version of the published fee schedule the quote was computed from
+	// locally; 0 when the fees service's Quote answered it (its waiver is then its guess too).
+	ScheduleVersion int64
 }
 
 // Fee is the fee stored on a transfer: its components always, and whether it was waived.
@@ -13,6 +16,9 @@ type Fee struct {
 	BankFee     Money
 	PlatformFee Money
 	Waived      bool
+	// ScheduleVersion is the fee schedule's version that priced it (0: the fees service's
+	// Quote did).
+	ScheduleVersion int64
 }
 
 // Full is bank fee + platform fee: what the fee is without a waiver.
@@ -32,5 +38,5 @@ func (f Fee) Charged() Money {
 // whether a transfer that has not failed exists, and that decides. The quote supplies the
 // components.
 func DecideFee(q Quote, hasTransferred bool) Fee {
-	return Fee{BankFee: q.BankFee, PlatformFee: q.PlatformFee, Waived: !hasTransferred}
+	return Fee{BankFee: q.BankFee, PlatformFee: q.PlatformFee, Waived: !hasTransferred, ScheduleVersion: q.ScheduleVersion}
 }

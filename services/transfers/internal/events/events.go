@@ -147,6 +147,7 @@ func Transfer(t *domain.Transfer) *transfersv1.Transfer {
 	out.RecipientKnownConfirmed = s.RecipientKnownConfirmed
 	out.SaveRecipient = s.SaveRecipient
 	out.CreditAppliedCents, out.CardChargeCents = s.CreditApplied.Cents(), t.CardCharge().Cents()
+	out.FeeScheduleVersion = s.Fee.ScheduleVersion
 	if s.ScheduleID != uuid.Nil {
 		out.ScheduleId, out.OccurrenceDate = s.ScheduleID.String(), s.OccurrenceDate.String()
 	}

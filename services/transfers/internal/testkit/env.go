@@ -44,6 +44,10 @@ type Options struct {
 	Start time.Time
 	// MaxConns sizes the pool (default 4: many packages share one server).
 	MaxConns int32
+	// WrapFees and WrapPayments, when set, put something between the App and the fakes (the
+	// local fee schedule, the card cache), as the binary does.
+	WrapFees     func(app.Fees) app.Fees
+	WrapPayments func(app.PaymentMethods) app.PaymentMethods
 }
 
 // Env is one test's service: a fresh migrated database, the fakes, the app and the real gRPC
@@ -65,7 +69,10 @@ type Env struct {
 	SealKey seal.PrivateKey
 	Client  transfersv1.TransfersServiceClient
 	Logger  *slog.Logger
-	signer  auth.Signer
+	// Reconciler is the reconciliation job over the env's database and Payments (its Reconcile
+	// is the RPC's).
+	Reconciler *app.Reconciler
+	signer     auth.Signer
 }
 
 // PINKey is the tests' TRANSFERS_PIN_KEY: base64 of 32 bytes.
@@ -125,7 +132,17 @@ func New(t testing.TB, opts Options) *Env {
 		DBURL: url, Pool: pool, Clock: NewClock(opts.Start), Payments: NewFakePayments(), Fees: NewFakeFees(),
 		Repo: postgres.NewTransfers(pool, sealKey.Public()), PINs: PINHasher(t), SealKey: sealKey, Logger: Discard,
 	}
-	svc, err := app.New(e.Repo, e.Payments, e.Fees, app.Config{Limits: opts.Limits, Now: e.Clock.Now, PINs: e.PINs}, e.Logger)
+	var (
+		fees     app.Fees           = e.Fees
+		payments app.PaymentMethods = e.Payments
+	)
+	if opts.WrapFees != nil {
+		fees = opts.WrapFees(fees)
+	}
+	if opts.WrapPayments != nil {
+		payments = opts.WrapPayments(payments)
+	}
+	svc, err := app.New(e.Repo, payments, fees, app.Config{Limits: opts.Limits, Now: e.Clock.Now, PINs: e.PINs}, e.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +158,12 @@ func New(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 	srv := grpcserver.New(e.Logger, grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, ports.Policy)))
-	transfersv1.RegisterTransfersServiceServer(srv, ports.NewServer(svc, e.Logger))
+	rec, err := app.NewReconciler(postgres.NewReconciliation(pool), e.Payments, app.ReconcileConfig{Now: e.Clock.Now}, e.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Reconciler = rec
+	transfersv1.RegisterTransfersServiceServer(srv, ports.WithReconciler(ports.NewServer(svc, e.Logger), rec))
 	e.Client = transfersv1.NewTransfersServiceClient(grpctest.Serve(t, srv))
 	return e
 }

@@ -66,12 +66,18 @@ type FakePayments struct {
 	// ledger), as a processor would count them.
 	processorCharges map[string]int
 	refundCalls      map[string]int
+	// getCalls counts GetPaymentMethod calls (the ownership check of a create).
+	getCalls int
 	// failNext makes the next n charge calls fail as if paymentmethods were down;
 	// failNextRefunds the next n refund calls.
 	failNext        int
 	failNextRefunds int
 	// onCharge, when set, runs at the start of every charge call (to block or count).
 	onCharge func(app.ChargeRequest)
+	// planted are processor records that replace the ledger's (PutProcessorRecord);
+	// failRecords makes ListProcessorRecords fail.
+	planted     map[string]app.ProcessorRecord
+	failRecords bool
 }
 
 type chargeRecord struct {
@@ -131,11 +137,26 @@ func (f *FakePayments) OnCharge(fn func(app.ChargeRequest)) {
 func (f *FakePayments) GetPaymentMethod(_ context.Context, userID, id string) (app.PaymentMethod, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.getCalls++
 	pm, ok := f.methods[id]
 	if !ok || pm.UserID != userID {
 		return app.PaymentMethod{}, app.ErrPaymentMethodNotFound
 	}
 	return pm, nil
+}
+
+// GetCalls is how many GetPaymentMethod calls were made.
+func (f *FakePayments) GetCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.getCalls
+}
+
+// DeleteMethod removes a method, as a user deleting their card would.
+func (f *FakePayments) DeleteMethod(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.methods, id)
 }
 
 // Charge implements app.PaymentMethods, once per idempotency key.
@@ -187,6 +208,48 @@ func (f *FakePayments) Refund(_ context.Context, req app.RefundRequest) (string,
 	id := fmt.Sprintf("re_%d", len(f.refunds)+1)
 	f.refunds[req.IdempotencyKey] = refundRecord{req: req, id: id}
 	return id, nil
+}
+
+// ListProcessorRecords implements app.ProcessorRecords: the charges and refunds made, by key,
+// as the processor recorded them (PutProcessorRecord overrides them).
+func (f *FakePayments) ListProcessorRecords(_ context.Context, keys []string) ([]app.ProcessorRecord, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failRecords {
+		return nil, fmt.Errorf("%w: fake paymentmethods down", app.ErrUnavailable)
+	}
+	var out []app.ProcessorRecord
+	for _, k := range keys {
+		if r, ok := f.planted[k]; ok {
+			out = append(out, r)
+			continue
+		}
+		if c, ok := f.charges[k]; ok {
+			out = append(out, app.ProcessorRecord{IdempotencyKey: k, Approved: c.result.Approved, Amount: c.req.Amount})
+		}
+		if r, ok := f.refunds[k]; ok {
+			out = append(out, app.ProcessorRecord{IdempotencyKey: k, Refund: true, Approved: true, Amount: r.req.Amount})
+		}
+	}
+	return out, nil
+}
+
+// PutProcessorRecord makes the processor's record of r.IdempotencyKey r (a processor that
+// disagrees).
+func (f *FakePayments) PutProcessorRecord(r app.ProcessorRecord) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.planted == nil {
+		f.planted = map[string]app.ProcessorRecord{}
+	}
+	f.planted[r.IdempotencyKey] = r
+}
+
+// FailProcessorRecords makes ListProcessorRecords fail as if paymentmethods were down.
+func (f *FakePayments) FailProcessorRecords(fail bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failRecords = fail
 }
 
 // ChargeCalls is how often a charge with key was asked for.

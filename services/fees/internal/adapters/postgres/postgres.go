@@ -13,6 +13,7 @@ import (
 
 	"github.com/thumela/thumela/services/fees/internal/app"
 	"github.com/thumela/thumela/services/fees/internal/domain"
+	"github.com/thumela/thumela/services/platform/feeschedule"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
 )
 
@@ -81,3 +82,46 @@ func (r *BankFees) Get(ctx context.Context, bank domain.Bank) (domain.BankFee, e
 }
 
 var _ app.BankFees = (*BankFees)(nil)
+
+// ScheduleVersion returns the fee schedule's version (fee_schedule_version, bumped by a
+// trigger with every change of bank_fees): a primary-key read, cheap enough to poll.
+func (r *BankFees) ScheduleVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := r.pool.QueryRow(ctx, `SELECT version FROM fee_schedule_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read fee schedule version: %w", err)
+	}
+	return v, nil
+}
+
+// Schedule returns the whole schedule with its version, read in one statement (one snapshot),
+// so the version always names exactly these rows.
+func (r *BankFees) Schedule(ctx context.Context) (feeschedule.Schedule, error) {
+	rows, err := r.pool.Query(ctx, `SELECT v.version, b.bank, b.display_name, b.base_fee_cents, b.percentage_fee_bps
+		FROM fee_schedule_version v LEFT JOIN bank_fees b ON true ORDER BY b.bank`)
+	if err != nil {
+		return feeschedule.Schedule{}, fmt.Errorf("read fee schedule: %w", err)
+	}
+	defer rows.Close()
+	var s feeschedule.Schedule
+	for rows.Next() {
+		var (
+			bank, name *string
+			base       *int64
+			bps        *int32
+		)
+		if err := rows.Scan(&s.Version, &bank, &name, &base, &bps); err != nil {
+			return feeschedule.Schedule{}, fmt.Errorf("read fee schedule: %w", err)
+		}
+		if bank == nil {
+			continue // no bank has a schedule: every transfer gets the fallback
+		}
+		s.Banks = append(s.Banks, feeschedule.BankFee{Bank: *bank, DisplayName: *name, BaseFeeCents: *base, PercentageBps: *bps})
+	}
+	if err := rows.Err(); err != nil {
+		return feeschedule.Schedule{}, fmt.Errorf("read fee schedule: %w", err)
+	}
+	if s.Version == 0 {
+		return feeschedule.Schedule{}, errors.New("read fee schedule: no version row")
+	}
+	return s, nil
+}

@@ -17,7 +17,12 @@
 // real processor). Calls are idempotent per key: a repeated key, also while the first call is
 // running, returns the first answer without a second charge; a key reused with different
 // parameters is an error. Keys are remembered in memory for 24 hours, like a processor's
-// idempotency window (a restart forgets them: it is a sandbox).
+// idempotency window.
+//
+// Like a real processor, the sandbox keeps its own records of the charges it decided and the
+// refunds it made, by idempotency key (Options.Store: in production the table
+// sandbox_processor_records, apart from paymentmethods' own tables). A key repeated after a
+// restart is answered from them, and Records reads them for reconciliation.
 package sandbox
 
 import (
@@ -78,6 +83,8 @@ type Options struct {
 	SlowDelay time.Duration
 	// Now is the clock for expiry checks (default time.Now).
 	Now func() time.Time
+	// Store keeps the processor's records (default: in memory).
+	Store Store
 }
 
 // Processor is the sandbox. It implements app.Processor.
@@ -105,6 +112,9 @@ func New(opts Options) *Processor {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Store == nil {
+		opts.Store = NewMemoryStore()
+	}
 	return &Processor{opts: opts, calls: map[string]*call{}}
 }
 
@@ -129,6 +139,9 @@ func (p *Processor) Verify(ctx context.Context, key string, card app.Card) (doma
 func (p *Processor) Charge(ctx context.Context, key string, card app.Card, amount domain.Money, _ string) (domain.Outcome, error) {
 	sig := signature("charge", card, amount.Cents(), "")
 	return p.once(ctx, "charge", key, sig, func(ctx context.Context) (domain.Outcome, error) {
+		if out, ok, err := p.recorded(ctx, app.RecordCharge, key, sig); ok || err != nil {
+			return out, err
+		}
 		delay := p.opts.Delay
 		if string(card.Number.Reveal()) == CardSlow {
 			delay = p.opts.SlowDelay
@@ -136,16 +149,18 @@ func (p *Processor) Charge(ctx context.Context, key string, card app.Card, amoun
 		if err := sleep(ctx, delay); err != nil {
 			return domain.Outcome{}, err
 		}
-		if out, refused := p.refuse(card); refused {
-			return out, nil
+		out, refused := p.refuse(card)
+		if !refused {
+			switch string(card.Number.Reveal()) {
+			case CardDeclined, CardDeclinedOnCharge:
+				out = declined(CodeCardDeclined, MsgCardDeclined)
+			case CardInsufficientFunds:
+				out = declined(CodeInsufficientFunds, MsgInsufficientFunds)
+			default:
+				out = approved("ch_sbx_")
+			}
 		}
-		switch string(card.Number.Reveal()) {
-		case CardDeclined, CardDeclinedOnCharge:
-			return declined(CodeCardDeclined, MsgCardDeclined), nil
-		case CardInsufficientFunds:
-			return declined(CodeInsufficientFunds, MsgInsufficientFunds), nil
-		}
-		return approved("ch_sbx_"), nil
+		return p.record(ctx, app.RecordCharge, key, sig, out.Reference, amount, out)
 	})
 }
 
@@ -153,14 +168,68 @@ func (p *Processor) Charge(ctx context.Context, key string, card app.Card, amoun
 func (p *Processor) Refund(ctx context.Context, key string, chargeReference string, amount domain.Money) (domain.Outcome, error) {
 	sig := "refund|" + chargeReference + "|" + strconv.FormatInt(amount.Cents(), 10)
 	return p.once(ctx, "refund", key, sig, func(ctx context.Context) (domain.Outcome, error) {
+		if out, ok, err := p.recorded(ctx, app.RecordRefund, key, sig); ok || err != nil {
+			return out, err
+		}
 		if err := sleep(ctx, p.opts.Delay); err != nil {
 			return domain.Outcome{}, err
 		}
 		if chargeReference == "" {
-			return declined("invalid_charge", "The charge to refund is unknown."), nil
+			return declined("invalid_charge", "The charge to refund is unknown."), nil // nothing moved: no record
 		}
-		return approved("re_sbx_"), nil
+		return p.record(ctx, app.RecordRefund, key, sig, chargeReference, amount, approved("re_sbx_"))
 	})
+}
+
+// Records implements app.Processor: the sandbox's own records of the keys.
+func (p *Processor) Records(ctx context.Context, keys []string) ([]app.ProcessorRecord, error) {
+	recs, err := p.opts.Store.Find(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]app.ProcessorRecord, len(recs))
+	for i, r := range recs {
+		out[i] = r.ProcessorRecord
+	}
+	return out, nil
+}
+
+// recorded answers a key the processor has a record of (made before a restart): its outcome,
+// or ErrIdempotencyMismatch when the parameters differ.
+func (p *Processor) recorded(ctx context.Context, kind app.ProcessorRecordKind, key, sig string) (domain.Outcome, bool, error) {
+	r, ok, err := find(ctx, p.opts.Store, kind, key)
+	if err != nil || !ok {
+		return domain.Outcome{}, false, err
+	}
+	if r.Signature != sig {
+		return domain.Outcome{}, true, ErrIdempotencyMismatch
+	}
+	return outcomeOf(r), true, nil
+}
+
+// record writes the processor's record of a decided charge or a made refund and answers with
+// the record kept (the first, should two processes have raced on the key).
+func (p *Processor) record(ctx context.Context, kind app.ProcessorRecordKind, key, sig, chargeID string, amount domain.Money, out domain.Outcome) (domain.Outcome, error) {
+	status := domain.StatusDeclined
+	if out.Approved {
+		status = domain.StatusApproved
+	}
+	r, err := p.opts.Store.Save(ctx, Record{
+		ProcessorRecord: app.ProcessorRecord{IdempotencyKey: key, Kind: kind, ChargeID: chargeID, Status: status, Amount: amount},
+		Reference:       out.Reference, DeclineCode: out.DeclineCode, DeclineMessage: out.DeclineMessage, Signature: sig,
+	})
+	if err != nil {
+		return domain.Outcome{}, err // not recorded: as if the processor was not reached
+	}
+	if r.Signature != sig {
+		return domain.Outcome{}, ErrIdempotencyMismatch
+	}
+	return outcomeOf(r), nil
+}
+
+func outcomeOf(r Record) domain.Outcome {
+	return domain.Outcome{Approved: r.Status == domain.StatusApproved, Reference: r.Reference,
+		DeclineCode: r.DeclineCode, DeclineMessage: r.DeclineMessage}
 }
 
 // refuse declines what no processor would accept: an invalid number or an expired card.

@@ -173,3 +173,50 @@ func TestIdempotentPerKey(t *testing.T) {
 		t.Fatal("a repeated refund refunded again")
 	}
 }
+
+// The sandbox keeps a record of every charge it decided and every refund it made, by key; a
+// new sandbox over the same records (a restart) answers a repeated key from them.
+func TestRecords(t *testing.T) {
+	t.Parallel()
+	store := NewMemoryStore()
+	p := New(Options{Now: func() time.Time { return now }, Store: store})
+	ch, err := p.Charge(t.Context(), "t-1", card(CardVisa), domain.Cents(10_000), "")
+	if err != nil || !ch.Approved {
+		t.Fatal(ch, err)
+	}
+	if _, err := p.Charge(t.Context(), "t-2", card(CardInsufficientFunds), domain.Cents(500), ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Refund(t.Context(), "refund-t-1", ch.Reference, domain.Cents(10_000)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Refund(t.Context(), "refund-none", "", domain.Cents(1)); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := p.Records(t.Context(), []string{"t-1", "t-2", "refund-t-1", "refund-none", "unknown"})
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("records = %v, %v", recs, err)
+	}
+	by := map[string]app.ProcessorRecord{}
+	for _, r := range recs {
+		by[r.IdempotencyKey] = r
+	}
+	if r := by["t-1"]; r.Kind != app.RecordCharge || r.Status != domain.StatusApproved || r.Amount != domain.Cents(10_000) || r.ChargeID != ch.Reference {
+		t.Errorf("charge = %+v", r)
+	}
+	if r := by["t-2"]; r.Status != domain.StatusDeclined || r.Amount != domain.Cents(500) {
+		t.Errorf("declined = %+v", r)
+	}
+	if r := by["refund-t-1"]; r.Kind != app.RecordRefund || r.ChargeID != ch.Reference || r.Amount != domain.Cents(10_000) {
+		t.Errorf("refund = %+v", r)
+	}
+
+	restarted := New(Options{Now: func() time.Time { return now }, Store: store})
+	again, err := restarted.Charge(t.Context(), "t-1", card(CardVisa), domain.Cents(10_000), "")
+	if err != nil || again != ch || restarted.executions.Load() != 1 {
+		t.Fatalf("after a restart: %v, %v (first %v)", again, err, ch)
+	}
+	if _, err := restarted.Charge(t.Context(), "t-1", card(CardVisa), domain.Cents(9_999), ""); !errors.Is(err, ErrIdempotencyMismatch) {
+		t.Fatalf("another amount under a recorded key: %v", err)
+	}
+}

@@ -196,11 +196,17 @@ func (r *Transfers) creditOnSave(ctx context.Context, tx pgx.Tx, t *domain.Trans
 	if err != nil {
 		return fmt.Errorf("referral reward: %w", err)
 	}
+	return r.payReferrer(ctx, tx, t, referrer, at)
+}
+
+// payReferrer pays referrer the reward for their friend's first completed transfer t, whose
+// referral row was marked rewarded in tx.
+func (r *Transfers) payReferrer(ctx context.Context, tx pgx.Tx, t *domain.Transfer, referrer uuid.UUID, at time.Time) error {
 	reward := r.referralReward
 	if reward.IsZero() {
 		reward = domain.DefaultReferralReward
 	}
-	_, err = move(ctx, tx, domain.RewardMovement(referrer, t.UserID(), reward, at))
+	_, err := move(ctx, tx, domain.RewardMovement(referrer, t.UserID(), reward, at))
 	return err
 }
 

@@ -108,7 +108,7 @@ const columns = `id, user_id, idempotency_key, request_hash, sender_name, recipi
 	refund_status, refund_id, refund_reason, created_at, updated_at, trace_context,
 	voucher_failed_attempts, voucher_locked_until, collected_atm_id, sender_first_name, sender_email,
 	collected_location, collected_rrn, sender_pin_hash, voucher_resends, recipient_phone_changes, reminder_sent_at,
-	recipient_known_confirmed, save_recipient, schedule_id, occurrence_date, credit_applied_cents`
+	recipient_known_confirmed, save_recipient, schedule_id, occurrence_date, credit_applied_cents, fee_schedule_version`
 
 func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 	var (
@@ -131,7 +131,7 @@ func scan(row pgx.CollectableRow) (*domain.Transfer, error) {
 		&refd, &s.Refund.ID, &s.Refund.Reason, &s.CreatedAt, &s.UpdatedAt, &s.TraceContext,
 		&s.Voucher.FailedAttempts, &locked, &atmID, &s.SenderFirstName, &s.SenderEmail,
 		&location, &rrn, &senderPIN, &s.Voucher.Resends, &s.Voucher.PhoneChanges, &reminded,
-		&s.RecipientKnownConfirmed, &s.SaveRecipient, &scheduleID, &occurrence, &creditApplied)
+		&s.RecipientKnownConfirmed, &s.SaveRecipient, &scheduleID, &occurrence, &creditApplied, &s.Fee.ScheduleVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -307,15 +307,15 @@ func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 		total_cents, fee_waived, status, payment_method_id, payment_method_name, payment_method_last_four,
 		payment_method_token, location_name, location_type, created_at, updated_at, trace_context,
 		sender_first_name, sender_email, sender_pin_hash, recipient_known_confirmed, save_recipient,
-		schedule_id, occurrence_date, credit_applied_cents)
+		schedule_id, occurrence_date, credit_applied_cents, fee_schedule_version)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
-		$25, $26, $27, $28, $29, $30, $31, $32)`,
+		$25, $26, $27, $28, $29, $30, $31, $32, $33)`,
 		s.ID, s.UserID, s.IdempotencyKey, s.RequestHash, s.SenderName,
 		s.RecipientName, s.RecipientPhone.E164(), string(s.Bank), s.Amount.Cents(), s.Fee.BankFee.Cents(), s.Fee.PlatformFee.Cents(),
 		s.Fee.Charged().Cents(), t.Total().Cents(), s.Fee.Waived, string(s.Status), s.PaymentMethod.ID, s.PaymentMethod.Name,
 		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt,
 		traceContextArg(s.TraceContext), s.SenderFirstName, s.SenderEmail, nullString(s.SenderPINHash), s.RecipientKnownConfirmed,
-		s.SaveRecipient, nullUUID(s.ScheduleID), nullDate(s.OccurrenceDate), s.CreditApplied.Cents())
+		s.SaveRecipient, nullUUID(s.ScheduleID), nullDate(s.OccurrenceDate), s.CreditApplied.Cents(), s.Fee.ScheduleVersion)
 	if err != nil {
 		return fmt.Errorf("insert transfer: %w", err)
 	}
@@ -338,24 +338,30 @@ func (r *Transfers) writeEvents(ctx context.Context, tx pgx.Tx, t *domain.Transf
 	return outbox.Write(ctx, tx, msgs...)
 }
 
-// save writes the mutable fields of t, guarded by the status it had when it was locked (was),
-// and its events under ctx's trace context; a refund that became owed wakes the worker on
-// commit.
-func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) error {
-	s := t.State()
-	tag, err := tx.Exec(ctx, `UPDATE transfers SET status = $3, failure_reason = $4, charge_id = $5, attempts = $6,
+// updateSQL writes the mutable fields of a transfer, guarded by the status it had when it was
+// read ($2); updateArgs gives its arguments. The worker's own writes add a guard on the
+// attempt it claimed (worker.go).
+const updateSQL = `UPDATE transfers SET status = $3, failure_reason = $4, charge_id = $5, attempts = $6,
 		lease_until = $7, voucher_number = $8, voucher_pin_hash = $9, collection_status = $10,
 		voucher_expires_at = $11, collected_at = $12, refund_status = $13, refund_id = $14, refund_reason = $15,
 		updated_at = $16, voucher_failed_attempts = $17, voucher_locked_until = $18, collected_atm_id = $19,
 		collected_location = $20, collected_rrn = $21, voucher_resends = $22, recipient_phone_changes = $23,
 		reminder_sent_at = $24, recipient_phone = $25
-		WHERE id = $1 AND status = $2`,
-		s.ID, string(was.Status), string(s.Status), s.FailureReason, s.ChargeID, s.Attempts,
+		WHERE id = $1 AND status = $2`
+
+func updateArgs(t *domain.Transfer, was domain.State) []any {
+	s := t.State()
+	return []any{s.ID, string(was.Status), string(s.Status), s.FailureReason, s.ChargeID, s.Attempts,
 		nullTime(s.LeaseUntil), nullString(s.Voucher.Number), nullString(s.Voucher.PINHash), nullString(string(s.Voucher.Status)),
 		nullTime(s.Voucher.ExpiresAt), nullTime(s.Voucher.CollectedAt), nullString(string(s.Refund.Status)), s.Refund.ID, s.Refund.Reason,
 		s.UpdatedAt, s.Voucher.FailedAttempts, nullTime(s.Voucher.LockedUntil), nullString(s.Voucher.CollectedATM),
 		nullString(s.Voucher.CollectedLocation), nullString(s.Voucher.CollectedRRN), s.Voucher.Resends, s.Voucher.PhoneChanges,
-		nullTime(s.Voucher.ReminderSentAt), s.RecipientPhone.E164())
+		nullTime(s.Voucher.ReminderSentAt), s.RecipientPhone.E164()}
+}
+
+// updateError translates the errors of updateSQL: a voucher number already in use, a
+// transition the database's guard refuses.
+func updateError(err error) error {
 	if constraint, ok := platformpg.IsUniqueViolation(err); ok && constraint == "transfers_voucher_number_key" {
 		return domain.ErrVoucherNumberTaken
 	}
@@ -363,9 +369,18 @@ func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was
 	if errors.As(err, &pgErr) && strings.HasSuffix(pgErr.ConstraintName, "_transition") {
 		return fmt.Errorf("%w: %s", domain.ErrInvalidTransition, pgErr.Message)
 	}
+	return fmt.Errorf("update transfer: %w", err)
+}
+
+// save writes the mutable fields of t, guarded by the status it had when it was locked (was),
+// and its events under ctx's trace context; a refund that became owed wakes the worker on
+// commit.
+func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) error {
+	tag, err := tx.Exec(ctx, updateSQL, updateArgs(t, was)...)
 	if err != nil {
-		return fmt.Errorf("update transfer: %w", err)
+		return updateError(err)
 	}
+	s := t.State()
 	if tag.RowsAffected() != 1 {
 		return fmt.Errorf("%w: status of %s changed under its lock", domain.ErrInvalidTransition, s.ID)
 	}
@@ -701,14 +716,7 @@ func (r *Transfers) claim(ctx context.Context, sql string, now time.Time, step a
 	return out, err
 }
 
-// ClaimCharge implements app.Repository: the oldest pending transfer, or a processing one
-// whose lease has passed.
-func (r *Transfers) ClaimCharge(ctx context.Context, now, leaseUntil time.Time, step app.Step) (*domain.Transfer, error) {
-	return r.claim(ctx, `SELECT `+columns+` FROM transfers
-		WHERE status IN ('pending', 'processing') AND (status = 'pending' OR lease_until <= $1)
-		ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`, now, step,
-		func(t *domain.Transfer) error { return t.ClaimCharge(now, leaseUntil) })
-}
+// ClaimCharge and ClaimCharges are in worker.go.
 
 // ClaimRefund implements app.Repository.
 func (r *Transfers) ClaimRefund(ctx context.Context, now, leaseUntil time.Time, step app.Step) (*domain.Transfer, error) {

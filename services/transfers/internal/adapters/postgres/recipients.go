@@ -41,6 +41,19 @@ func scanRecipient(row pgx.CollectableRow) (domain.Recipient, error) {
 // repeat payment to the phone updates the name, the bank and last_paid_at, unless the row was
 // already paid later (two completions committing out of order keep the newer details).
 func (r *Transfers) saveRecipientOnCompletion(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) error {
+	b := &pgx.Batch{}
+	if err := queueRecipientOnCompletion(ctx, tx, b, t, was); err != nil || b.Len() == 0 {
+		return err
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("save recipient: %w", err)
+	}
+	return nil
+}
+
+// queueRecipientOnCompletion is saveRecipientOnCompletion queued on b, which the caller sends
+// on tx (the worker's completion sends it with the transfer's own update: one round trip).
+func queueRecipientOnCompletion(ctx context.Context, tx pgx.Tx, b *pgx.Batch, t *domain.Transfer, was domain.State) error {
 	if was.Status == domain.StatusCompleted {
 		return nil // not the completion itself (a later change of the voucher)
 	}
@@ -48,19 +61,17 @@ func (r *Transfers) saveRecipientOnCompletion(ctx context.Context, tx pgx.Tx, t 
 	if !ok {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO recipients (id, user_id, name, phone, bank, created_at, updated_at, last_paid_at)
+	b.Queue(`INSERT INTO recipients (id, user_id, name, phone, bank, created_at, updated_at, last_paid_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6, $6)
 		ON CONFLICT ON CONSTRAINT recipients_user_phone_key DO UPDATE
 		SET name = EXCLUDED.name, bank = EXCLUDED.bank, last_paid_at = EXCLUDED.last_paid_at, updated_at = EXCLUDED.updated_at
 		WHERE recipients.last_paid_at IS NULL OR recipients.last_paid_at <= EXCLUDED.last_paid_at`,
-		uuid.New(), rec.UserID, rec.Name, rec.Phone.E164(), string(rec.Bank), rec.LastPaidAt); err != nil {
-		return fmt.Errorf("save recipient: %w", err)
-	}
+		uuid.New(), rec.UserID, rec.Name, rec.Phone.E164(), string(rec.Bank), rec.LastPaidAt)
 	msg, err := events.RecipientsChanged(rec.UserID, events.RecipientSavedID(t), rec.LastPaidAt)
 	if err != nil {
 		return err
 	}
-	return outbox.Write(ctx, tx, msg)
+	return outbox.Queue(ctx, tx, b, msg)
 }
 
 // ListRecipients implements app.RecipientRepository.

@@ -1,0 +1,143 @@
+package sandbox
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/thumela/thumela/services/paymentmethods/internal/app"
+	"github.com/thumela/thumela/services/paymentmethods/internal/domain"
+)
+
+// Record is one charge or refund in the sandbox's own books, like a real processor's record
+// of it. No card data: the parameters are kept as Signature (last four, expiry, amount).
+type Record struct {
+	app.ProcessorRecord
+	// Reference is the processor's id of this charge or refund (empty for a declined charge).
+	Reference      string
+	DeclineCode    string
+	DeclineMessage string
+	Signature      string
+}
+
+// Store keeps the sandbox's records. The sandbox writes a record for every charge it decided
+// (approved or declined) and every refund it made, and answers a repeated key from it after a
+// restart.
+type Store interface {
+	// Save records r unless a record of its kind and key exists; it returns the record kept.
+	Save(ctx context.Context, r Record) (Record, error)
+	// Find returns the records of the given keys (any kind).
+	Find(ctx context.Context, keys []string) ([]Record, error)
+}
+
+// MemoryStore is a Store in memory (tests, and a sandbox without a database).
+type MemoryStore struct {
+	mu   sync.Mutex
+	recs map[string]Record // kind + "\x00" + key
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() *MemoryStore { return &MemoryStore{recs: map[string]Record{}} }
+
+// Save implements Store.
+func (m *MemoryStore) Save(_ context.Context, r Record) (Record, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := string(r.Kind) + "\x00" + r.IdempotencyKey
+	if have, ok := m.recs[id]; ok {
+		return have, nil
+	}
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = time.Now()
+	}
+	m.recs[id] = r
+	return r, nil
+}
+
+// Find implements Store.
+func (m *MemoryStore) Find(_ context.Context, keys []string) ([]Record, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Record
+	for _, r := range m.recs {
+		if slices.Contains(keys, r.IdempotencyKey) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b Record) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, nil
+}
+
+// Put overwrites a record (tests: a processor that disagrees).
+func (m *MemoryStore) Put(r Record) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recs[string(r.Kind)+"\x00"+r.IdempotencyKey] = r
+}
+
+// PostgresStore keeps the records in the table sandbox_processor_records of paymentmethods'
+// database (migration 0003): the sandbox's own table, which nothing but the sandbox reads.
+type PostgresStore struct{ pool *pgxpool.Pool }
+
+// NewPostgresStore returns the store over pool (search_path = paymentmethods).
+func NewPostgresStore(pool *pgxpool.Pool) *PostgresStore { return &PostgresStore{pool: pool} }
+
+const recordColumns = `kind, idempotency_key, reference, charge_id, status, decline_code, decline_message, amount_cents, signature, created_at`
+
+func scanRecord(row pgx.CollectableRow) (Record, error) {
+	var (
+		r            Record
+		kind, status string
+		cents        int64
+	)
+	err := row.Scan(&kind, &r.IdempotencyKey, &r.Reference, &r.ChargeID, &status, &r.DeclineCode, &r.DeclineMessage,
+		&cents, &r.Signature, &r.CreatedAt)
+	r.Kind, r.Status, r.Amount = app.ProcessorRecordKind(kind), domain.Status(status), domain.Cents(cents)
+	return r, err
+}
+
+// Save implements Store.
+func (s *PostgresStore) Save(ctx context.Context, r Record) (Record, error) {
+	_, err := s.pool.Exec(ctx, `INSERT INTO sandbox_processor_records
+		(kind, idempotency_key, reference, charge_id, status, decline_code, decline_message, amount_cents, signature)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (kind, idempotency_key) DO NOTHING`,
+		string(r.Kind), r.IdempotencyKey, r.Reference, r.ChargeID, string(r.Status), r.DeclineCode, r.DeclineMessage,
+		r.Amount.Cents(), r.Signature)
+	if err != nil {
+		return Record{}, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM sandbox_processor_records
+		WHERE kind = $1 AND idempotency_key = $2`, string(r.Kind), r.IdempotencyKey)
+	if err != nil {
+		return Record{}, err
+	}
+	return pgx.CollectExactlyOneRow(rows, scanRecord)
+}
+
+// Find implements Store.
+func (s *PostgresStore) Find(ctx context.Context, keys []string) ([]Record, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM sandbox_processor_records
+		WHERE idempotency_key = ANY($1) ORDER BY created_at, kind, idempotency_key`, keys)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanRecord)
+}
+
+// find returns the record of (kind, key), if any.
+func find(ctx context.Context, st Store, kind app.ProcessorRecordKind, key string) (Record, bool, error) {
+	recs, err := st.Find(ctx, []string{key})
+	if err != nil {
+		return Record{}, false, err
+	}
+	for _, r := range recs {
+		if r.Kind == kind {
+			return r, true, nil
+		}
+	}
+	return Record{}, false, nil
+}

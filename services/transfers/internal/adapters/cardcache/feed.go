@@ -1,0 +1,87 @@
+package cardcache
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+
+	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
+	"github.com/thumela/thumela/services/platform/bus"
+)
+
+// Follow reads paymentmethods' PaymentMethodChanged events until ctx ends and drops the card
+// each names. It uses an ordered consumer (ephemeral, unacknowledged, from the newest event):
+// every replica reads every event, and nothing is kept on the server once it stops. The cache
+// is live only while the consumer runs; a consumer that cannot be made is retried, the calls
+// going to paymentmethods meanwhile.
+func (c *Cache) Follow(ctx context.Context, js jetstream.JetStream, logger *slog.Logger) error {
+	backoff := 250 * time.Millisecond
+	warned := false
+	for {
+		err := c.followOnce(ctx, js, logger)
+		c.SetLive(false)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !warned {
+			logger.WarnContext(ctx, "cannot read payment-method changes; cards are not cached meanwhile", "error", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 30*time.Second)
+	}
+}
+
+var errFeedStopped = errors.New("payment-method changes: the consumer stopped")
+
+func (c *Cache) followOnce(ctx context.Context, js jetstream.JetStream, logger *slog.Logger) error {
+	cons, err := js.OrderedConsumer(ctx, bus.StreamEvents, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{bus.PaymentMethodChangedFilter},
+		// Earlier events changed nothing this (empty) cache holds.
+		DeliverPolicy: jetstream.DeliverNewPolicy,
+	})
+	if err != nil {
+		return err
+	}
+	stopped := make(chan error, 1)
+	cc, err := cons.Consume(func(msg jetstream.Msg) { c.handle(ctx, msg, logger) },
+		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			// The ordered consumer recreates itself after a missed heartbeat or a reconnect and
+			// resumes after the last event it delivered, so an error here loses no event.
+			logger.DebugContext(ctx, "payment-method changes: consumer error", "error", err)
+		}))
+	if err != nil {
+		return err
+	}
+	defer cc.Stop()
+	go func() {
+		<-cc.Closed()
+		stopped <- errFeedStopped
+	}()
+	c.SetLive(true)
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-stopped:
+		return err
+	}
+}
+
+func (c *Cache) handle(ctx context.Context, msg jetstream.Msg, logger *slog.Logger) {
+	var ev paymentmethodsv1.PaymentMethodChanged
+	if err := proto.Unmarshal(msg.Data(), &ev); err != nil || ev.GetUserId() == "" || ev.GetPaymentMethodId() == "" {
+		// Not knowing which card changed: drop them all rather than keep a stale one.
+		logger.WarnContext(ctx, "unreadable payment-method change; dropping every cached card", "subject", msg.Subject(), "error", err)
+		c.Reset()
+		return
+	}
+	c.Invalidate(ev.GetUserId(), ev.GetPaymentMethodId())
+}
