@@ -139,7 +139,10 @@ bench: build-go build-web ## Measure the performance targets on a throw-away sta
 # bin/ and the BFF serves web/dist, so both are built first.
 .PHONY: test-go
 test-go: build-go build-web ## Go unit and integration tests (real PostgreSQL at TEST_DATABASE_URL, embedded NATS).
-	@for m in $(GO_MODULES); do echo "== $$m"; (cd $$m && go test -count=1 ./...); done
+	@# deploy/devstack's packages each start whole stacks (up to ~70 PostgreSQL connections with
+	@# their pools full): one package at a time keeps them under the server's max_connections.
+	@for m in $(GO_MODULES); do echo "== $$m"; p=""; [ $$m = deploy/devstack ] && p="-p 1"; \
+		(cd $$m && go test -count=1 $$p ./...); done
 
 .PHONY: test-web
 test-web: web/node_modules/.package-lock.json ## Web unit tests (Vitest).
