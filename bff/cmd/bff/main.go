@@ -34,6 +34,7 @@ import (
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/live"
+	"github.com/thumela/thumela/bff/internal/memtrim"
 	"github.com/thumela/thumela/bff/internal/revocation"
 	"github.com/thumela/thumela/bff/internal/server"
 	"github.com/thumela/thumela/bff/internal/session"
@@ -165,6 +166,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	// Idle heap back to the system once a burst of requests or streams is over (memtrim).
+	components = append(components, lifecycle.Component{Name: "memtrim", Start: func(ctx context.Context) error {
+		return memtrim.Run(ctx, memtrim.Config{}, logger)
+	}})
 	components = append(components, httpComponent(cfg.HTTPAddr, handler, logger, deps.Live.Drain))
 	return lifecycle.Run(ctx, logger, cfg.ShutdownTimeout, components...)
 }

@@ -33,8 +33,11 @@ type Options struct {
 	RateLimits ratelimit.Config
 }
 
-// compressMinBytes is the smallest Connect message the BFF compresses.
-const compressMinBytes = 1024
+// compressMinBytes is the smallest Connect message the BFF compresses. Below it an answer fits
+// the first flight of a new TCP connection's window (10 segments, about 14 kB) either way, so
+// gzip saves bytes but no round trip: the history page (5 transfers, about 4 kB of JSON) spent
+// 18 % of the BFF's CPU samples in gzip at 1 KiB (docs/benchmarks.md).
+const compressMinBytes = 8 << 10
 
 // New returns the BFF's root handler.
 func New(o Options) (http.Handler, error) {
@@ -64,8 +67,8 @@ func New(o Options) (http.Handler, error) {
 		// A browser request is small; anything bigger is a mistake or an attack.
 		connect.WithReadMaxBytes(1 << 20),
 		// Compression cost a third of the BFF's CPU on the history page while saving little:
-		// under 1 KiB (most answers and live events) gzip's framing eats most of the gain, so
-		// those go as they are; above it, gzip at its fastest level keeps most of the ratio
+		// under compressMinBytes (every page of the app, most answers, every live event) the
+		// answer goes as it is; above it, gzip at its fastest level keeps most of the ratio
 		// (JSON compresses well) for a fraction of the default level's CPU.
 		connect.WithCompressMinBytes(compressMinBytes),
 		connect.WithCompression("gzip",

@@ -62,6 +62,10 @@ type options struct {
 	StreamsProtocol  string        `json:"streams_protocol"`
 	NotifyBaseline   bool          `json:"notify_baseline"`
 	NATSMaxConsumers int           `json:"nats_max_consumers"`
+	Sustained        time.Duration `json:"sustained_duration"`
+	HeavySenders     int           `json:"heavy_senders"`
+	HeavyHistory     int           `json:"heavy_history"`
+	HeavyDuration    time.Duration `json:"heavy_duration"`
 	Env              envList       `json:"extra_env"`
 }
 
@@ -106,16 +110,7 @@ func otherLevels(levels []int, target int) []int {
 }
 
 // count writes "1 sender", "1,000 streams".
-func count(n int, noun string) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if n != 1 {
-		noun += "s"
-	}
-	return s + " " + noun
-}
+var count = bench.Count
 
 type envList []string
 
@@ -152,7 +147,7 @@ func run() int {
 	flag.IntVar(&o.Clients, "clients", 32, "concurrent clients of the load phases, each its own signed-in user, and of pgbench")
 	flag.DurationVar(&o.Duration, "duration", 10*time.Second, "measured length of each load phase through the stack")
 	flag.DurationVar(&o.Warmup, "warmup", 2*time.Second, "unmeasured load before each phase through the stack")
-	o.Levels, o.StreamLevels = intList{1, 8, 32}, intList{1, 1000}
+	o.Levels, o.StreamLevels = intList{1, 8, 32}, intList{1, 1000, 10000}
 	flag.Var(&o.Levels, "levels", "concurrent senders of the create-transfer phases (comma-separated); the level equal to -clients carries the targets and runs -duration, the others run -level-duration")
 	flag.DurationVar(&o.LevelDuration, "level-duration", 5*time.Second, "measured length of the create-transfer phases at the levels other than -clients")
 	flag.DurationVar(&o.LevelWarmup, "level-warmup", 1*time.Second, "unmeasured load before the create-transfer phases at the levels other than -clients")
@@ -163,7 +158,7 @@ func run() int {
 	flag.DurationVar(&o.Idle, "idle", 5*time.Second, "how long the stack idles before memory is read, before and after the load")
 	flag.IntVar(&o.SignIns, "sign-ins", 25, "sequential sign-ins timed, each after one in-process argon2id hash (2 more of each unmeasured)")
 	flag.IntVar(&o.Streams, "streams", 1000, "WatchEvents streams open during the live-event phase")
-	flag.Var(&o.StreamLevels, "stream-levels", "open streams of the live-event phases (comma-separated); the level equal to -streams carries the targets, the others create -level-event-transfers transfers")
+	flag.Var(&o.StreamLevels, "stream-levels", "open streams of the live-event phases (comma-separated); the level equal to -streams carries the targets, the higher ones the p99 and the BFF's memory (-event-transfers each), the lower ones -level-event-transfers and no target")
 	flag.IntVar(&o.LevelTransfers, "level-event-transfers", 30, "transfers created during the live-event phases at the levels other than -streams")
 	flag.IntVar(&o.StreamUsers, "stream-users", 100, "users the streams are spread over (at least -clients)")
 	flag.IntVar(&o.EventTransfers, "event-transfers", 100, "transfers created while the streams are open (3 status changes each)")
@@ -176,6 +171,10 @@ func run() int {
 	flag.StringVar(&o.StreamsProtocol, "streams-protocol", "h2c", "event streams over h2c (one HTTP/2 connection per user) or http1 (one connection per stream)")
 	flag.BoolVar(&o.NotifyBaseline, "notify-baseline", true, "also run pgbench's transfer transaction with a pg_notify, as the outboxes do (a diagnostic row)")
 	flag.IntVar(&o.NATSMaxConsumers, "nats-max-consumers", -1, "consumers allowed per JetStream stream on the bench's NATS (-1 unlimited; 0 NATS's default of 1,000, which -streams 1000 plus the services' own consumers exceed)")
+	flag.DurationVar(&o.Sustained, "sustained-duration", 30*time.Second, "measured length of the created-and-completed phase (-clients senders, each waiting for its transfer's completed event before the next)")
+	flag.IntVar(&o.HeavySenders, "heavy-senders", 8, "senders with a long history, compared side by side with as many new senders (0 skips the phase)")
+	flag.IntVar(&o.HeavyHistory, "heavy-history", 5000, "earlier transfers seeded in the database for each heavy sender")
+	flag.DurationVar(&o.HeavyDuration, "heavy-duration", 8*time.Second, "measured length of the heavy-versus-new create-transfer phase")
 	flag.Var(&o.Env, "env", "NAME=value added to every process of the stack (repeatable), e.g. TRANSFERS_LIMIT_DAILY=…")
 	flag.Parse()
 	if o.PgbenchDuration <= 0 {
@@ -189,7 +188,7 @@ func run() int {
 	// the users are all among the stream users.
 	o.Levels = append(intList{o.Clients}, otherLevels(o.Levels, o.Clients)...)
 	o.StreamLevels = append(intList{o.Streams}, otherLevels(o.StreamLevels, o.Streams)...)
-	need := o.Clients
+	need := o.Clients + 2*o.HeavySenders
 	for _, n := range o.Levels[1:] {
 		need += n
 	}
@@ -401,7 +400,7 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		b.step("  server-side ms during %s: %s", phase, strings.Join(parts, "; "))
 		return stats
 	}
-	databases := map[string]string{databaseName(ready.DatabaseURL): pgStack}
+	databases := map[string]string{databaseName(ready.DatabaseURL): bench.StackDB}
 	meter := func() *bench.CPUMeter { return bench.StartCPUMeter(ready.PIDs, cpuName, databases) }
 	cpu := func(phase string, m *bench.CPUMeter) bench.CPUUsage {
 		usage, _ := b.raw["cpu"].(map[string]bench.CPUUsage)
@@ -439,7 +438,7 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		b.fail("1. pgbench baselines", "", pgErr)
 	} else {
 		defer pg.Close()
-		databases[pg.Database()] = pgBench
+		databases[pg.Database()] = bench.PgbenchDB
 	}
 	baselineAt := func(name string, clients int, d time.Duration, f func(context.Context) (bench.PgbenchResult, error)) (bench.PgbenchResult, bool) {
 		if pgErr != nil {
@@ -590,22 +589,22 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 		b.add(bench.Figure{Name: "   worker catch-up after 2.", Result: bench.Info, Unit: "s", Measured: bench.F(waited.Seconds()), Text: text})
 		for _, st := range catchUpRPCs {
 			if st.Service == "paymentmethods" && st.Method == "Charge" && st.Count > 0 && catchUpCPU.Wall > 0 {
-				cores := catchUpCPU.Ours() - catchUpCPU.Cores[pgBench] - catchUpCPU.Cores[bench.PgbenchClient]
+				cores := catchUpCPU.Ours() - catchUpCPU.Cores[bench.PgbenchDB] - catchUpCPU.Cores[bench.PgbenchClient]
 				b.add(bench.Figure{Name: "   CPU per transfer the worker completes", Result: bench.Info, Unit: "ms",
 					Measured: bench.F(cores * catchUpCPU.Wall / float64(st.Count) * 1000),
 					Detail:   fmt.Sprintf("%.2f cores for %d charges in %.1f s of catch-up (the bench's polling of ListTransfers included)", cores, st.Count, catchUpCPU.Wall)})
 			}
 		}
-		if left == 0 && create.Total > 0 {
-			// Every transfer made during the phase (warm-up included) was completed by then.
-			span := (o.Warmup + o.Duration + waited).Seconds()
-			b.add(bench.Figure{Name: "   sustained: created and completed", Result: bench.Info, Unit: "tps", Measured: bench.F(float64(create.Total) / span),
-				Detail: fmt.Sprintf("%d transfers in %.0f s of load and catch-up", create.Total, span)})
-		}
 	}
 
 	for _, lv := range levels {
 		b.levelFigures(lv, transfer, haveTransfer)
+	}
+
+	// 2b and 2c: created and completed, sustained; 2d: senders with a long history.
+	b.sustained(ctx, ready, loadUsers, transfer, pgUsage["transfer"], haveTransfer, meter, cpu, rpcs, logSize)
+	if o.HeavySenders > 0 {
+		b.heavy(ctx, ready, pick(o.HeavySenders), pick(o.HeavySenders), meter, cpu)
 	}
 
 	// 1b, then 3. The history page.
@@ -630,66 +629,131 @@ func (b *bencher) measure(ctx context.Context, ready stack.Ready, workDir string
 	b.loadFigures("3. history page", "", 0, list, history, haveHistory, 0.25, 0)
 	b.cpuPerCall("history page", list, historyCPU, history, pgUsage["history"], haveHistory)
 
-	// 4 at the levels other than -streams, lowest first: each over users of its own (as many as
-	// the target level has per stream, at least one), -level-event-transfers transfers.
-	var eventRows []bench.Figure
+	// 4. Live events, lowest level first. Below -streams: users of their own (as many as the
+	// target level has per stream, at least one), -level-event-transfers transfers, no target.
+	// At -streams and above: every stream user, -event-transfers transfers, the targets.
+	var below, judged []bench.Figure
 	var eventLevels []eventLevel
-	for _, n := range o.StreamLevels[1:] {
-		k := min(n, max(1, n*o.StreamUsers/o.Streams))
-		watchers := pick(k)
-		phase := "live events, " + count(n, "stream")
-		b.step("%s over %s (%s), %d transfers at %.0f/s", phase, count(k, "user"), o.StreamsProtocol, o.LevelTransfers, o.EventRate)
-		from, logFrom := meter(), logSize()
-		ev, err := bench.Events(ctx, watchers, bench.EventsConfig{
-			Streams: n, OpenParallel: 50, Transfers: o.LevelTransfers, Rate: o.EventRate, Wait: o.EventWait, NatsURL: ready.NatsURL, NatsSeedFile: ready.NatsObserverSeedFile,
-		})
-		cpu(phase, from)
-		rpcs(phase, logFrom)
-		for _, u := range watchers {
-			u.CloseStreams()
+	order := slices.Concat(slices.DeleteFunc(slices.Clone(o.StreamLevels[1:]), func(n int) bool { return n > o.Streams }), []int{o.Streams},
+		slices.DeleteFunc(slices.Clone(o.StreamLevels[1:]), func(n int) bool { return n < o.Streams }))
+	for _, n := range order {
+		watchers, transfers, phase := streamUsers, o.EventTransfers, "live events, "+count(n, "stream")
+		if n < o.Streams {
+			watchers, transfers = pick(min(n, max(1, n*o.StreamUsers/o.Streams))), o.LevelTransfers
+		} else if n == o.Streams {
+			phase = "live events"
 		}
-		lv := eventLevel{Streams: n, Users: k, EventsResult: ev}
-		if err != nil {
-			lv.Error = err.Error()
-		}
-		eventLevels = append(eventLevels, lv)
-		eventRows = append(eventRows, b.eventLevelFigures(n, ev, err)...)
+		b.liveEvents(ctx, ready, n, watchers, transfers, phase, &eventLevels, &below, &judged, meter, cpu, rpcs, logSize)
 	}
-	if len(eventLevels) > 0 {
-		b.raw["events_levels"] = eventLevels
-	}
-
-	// 4. Live events with the streams open: the target level.
-	b.step("live events: %d streams over %d users (%s), %d transfers at %.0f/s", o.Streams, len(streamUsers), o.StreamsProtocol, o.EventTransfers, o.EventRate)
-	from, logFrom = meter(), logSize()
-	ev, err := bench.Events(ctx, streamUsers, bench.EventsConfig{
-		Streams: o.Streams, OpenParallel: 50, Transfers: o.EventTransfers, Rate: o.EventRate, Wait: o.EventWait,
-		NatsURL: ready.NatsURL, NatsSeedFile: ready.NatsObserverSeedFile,
-		WhileOpen: func() {
-			open := readRSS(ready.PIDs)
-			b.raw["rss_streams_open_bytes"] = open
-			b.step("  BFF resident with the streams open: %.1f MiB", float64(open["bff"])/(1<<20))
-		},
-	})
-	cpu("live events", from)
-	rpcs("live events", logFrom)
-	for _, u := range streamUsers {
-		u.CloseStreams()
-	}
-	b.raw["events"] = ev
-	b.eventFigures(ev, err)
-	for _, f := range eventRows {
-		b.figures = append(b.figures, f) // their errors were counted when they were made
+	b.raw["events_levels"] = eventLevels
+	for _, f := range append(judged, below...) {
+		b.add(f)
 	}
 
 	b.memoryAfter(ctx, ready, idle)
 }
 
-// Groups of PostgreSQL backends in the CPU figures.
-const (
-	pgStack = "postgres (stack's database)"
-	pgBench = "postgres (pgbench's database)"
-)
+// sustained runs the created-and-completed phase (bench.Sustained) with the target level's
+// senders, after the worker has caught up with their earlier transfers.
+func (b *bencher) sustained(ctx context.Context, ready stack.Ready, senders []*bench.User, base bench.PgbenchResult, baseCPU bench.CPUUsage, haveBase bool,
+	meter func() *bench.CPUMeter, cpu func(string, *bench.CPUMeter) bench.CPUUsage, rpcs func(string, int64) []bench.RPCStat, logSize func() int64) {
+	o := b.o
+	phase := "created and completed"
+	b.step("%s: %d senders, each waiting for its transfer's completed event, %s warm-up + %s", phase, len(senders), o.Warmup, o.Sustained)
+	if err := bench.StepUpAll(ctx, senders, 8); err != nil { // untimed, as before every create phase
+		b.fail("2b. created and completed", "≥ 0.10", err)
+		return
+	}
+	from, logFrom := meter(), logSize()
+	r, err := bench.Sustained(ctx, senders, bench.SustainedConfig{Warmup: o.Warmup, Duration: o.Sustained, NatsURL: ready.NatsURL, NatsSeedFile: ready.NatsObserverSeedFile})
+	u := cpu(phase, from)
+	rpcs(phase, logFrom)
+	if err != nil {
+		b.fail("2b. created and completed", "≥ 0.10", err)
+		return
+	}
+	b.raw["created_and_completed"] = r
+	b.step("%s: %.0f tps, create to completed p50 %.1f ms, p99 %.1f ms, %d errors %v", phase, r.TPS, r.P50ms, r.P99ms, r.Errors, r.ErrorSamples)
+	for _, f := range bench.SustainedFigures(r, len(senders), u, base, baseCPU, haveBase) {
+		b.add(f)
+	}
+}
+
+// heavy seeds the heavy senders' history in the database, then runs create-transfer for them
+// and for as many new senders side by side.
+func (b *bencher) heavy(ctx context.Context, ready stack.Ready, heavy, fresh []*bench.User, meter func() *bench.CPUMeter, cpu func(string, *bench.CPUMeter) bench.CPUUsage) {
+	o := b.o
+	ids := make([]string, len(heavy))
+	for i, u := range heavy {
+		ids[i] = u.ID
+	}
+	b.step("seeding %d earlier transfers for each of %d senders in the database", o.HeavyHistory, len(heavy))
+	took, err := bench.SeedHistory(ctx, ready.DatabaseURL, ids, o.HeavyHistory)
+	if err == nil {
+		err = bench.StepUpAll(ctx, slices.Concat(heavy, fresh), 8)
+	}
+	if err != nil {
+		b.fail(fmt.Sprintf("2d. create TPS, %d earlier ÷ new senders", o.HeavyHistory), "≥ 0.90", err)
+		return
+	}
+	n, cents, _ := bench.HistoryCounts(ctx, ready.DatabaseURL, ids)
+	b.raw["heavy_seed"] = map[string]any{"seconds": took.Seconds(), "transfers": n, "year_usage_cents": cents}
+	b.step("create-transfer, %d senders with history and %d new side by side: %s warm-up + %s", len(heavy), len(fresh), o.LevelWarmup, o.HeavyDuration)
+	from := meter()
+	h, f := bench.ClosedLoops(ctx, heavy, fresh, o.LevelWarmup, o.HeavyDuration, func(ctx context.Context, u *bench.User) error {
+		_, err := u.Transfers.CreateTransfer(ctx, bench.TransferRequest(u))
+		return err
+	})
+	cpu("create-transfer, heavy and new senders", from)
+	b.raw["create_transfer_heavy"], b.raw["create_transfer_new"] = h, f
+	b.step("heavy senders %.0f tps (p50 %.1f ms), new senders %.0f tps (p50 %.1f ms)", h.TPS, h.P50ms, f.TPS, f.P50ms)
+	b.add(bench.HeavyFigures(h, f, len(heavy), o.HeavyHistory, took))
+	// Their transfers are completed before the next phase, as after the other create phases.
+	if waited, left, err := bench.Drain(ctx, slices.Concat(heavy, fresh), o.DrainTimeout); err == nil {
+		b.step("  worker caught up in %.1f s (%d unfinished)", waited.Seconds(), left)
+	}
+}
+
+// liveEvents runs one live-event level (bench.Events) and makes its rows: information below
+// -streams, the targets at -streams (p50, p99) and above it (p99, the BFF's memory with the
+// streams open).
+func (b *bencher) liveEvents(ctx context.Context, ready stack.Ready, n int, watchers []*bench.User, transfers int, phase string,
+	levels *[]eventLevel, below, judged *[]bench.Figure, meter func() *bench.CPUMeter, cpu func(string, *bench.CPUMeter) bench.CPUUsage,
+	rpcs func(string, int64) []bench.RPCStat, logSize func() int64) {
+	o := b.o
+	b.step("%s over %s (%s), %d transfers at %.0f/s", phase, count(len(watchers), "user"), o.StreamsProtocol, transfers, o.EventRate)
+	var open map[string]int64
+	from, logFrom := meter(), logSize()
+	ev, err := bench.Events(ctx, watchers, bench.EventsConfig{
+		Streams: n, OpenParallel: 50, Transfers: transfers, Rate: o.EventRate, Wait: o.EventWait,
+		NatsURL: ready.NatsURL, NatsSeedFile: ready.NatsObserverSeedFile,
+		WhileOpen: func() {
+			open = readRSS(ready.PIDs)
+			b.step("  BFF resident with %s open: %.1f MiB", count(n, "stream"), float64(open["bff"])/(1<<20))
+		},
+	})
+	cpu(phase, from)
+	rpcs(phase, logFrom)
+	for _, u := range watchers {
+		u.CloseStreams()
+	}
+	lv := eventLevel{Streams: n, Users: len(watchers), EventsResult: ev, RSSOpen: open}
+	if err != nil {
+		lv.Error = err.Error()
+	}
+	*levels = append(*levels, lv)
+	switch {
+	case n < o.Streams:
+		*below = append(*below, bench.EventLevelFigures(n, ev, err)...)
+	case n == o.Streams:
+		b.raw["events"] = ev
+		b.raw["rss_streams_open_bytes"] = open
+		*judged = append(*judged, bench.EventFigures(n, ev, err, true)...)
+	default:
+		*judged = append(*judged, bench.EventFigures(n, ev, err, false)...)
+		*judged = append(*judged, bench.StreamsMemoryFigure(n, open["bff"]))
+	}
+}
 
 // cpuPerCall adds a row comparing the CPU one call cost the machine (every process of the
 // stack, its backends, the server's processes and the load generator) with one pgbench
@@ -699,13 +763,13 @@ func (b *bencher) cpuPerCall(name string, s bench.Summary, u bench.CPUUsage, bas
 	if s.Total == 0 || u.Wall == 0 {
 		return
 	}
-	stackCores := u.Ours() - u.Cores[pgBench] - u.Cores[bench.PgbenchClient]
-	stack := stackCores * u.Wall / float64(s.Total) * 1000
+	stackCores := u.Ours() - u.Cores[bench.PgbenchDB] - u.Cores[bench.PgbenchClient]
+	stack := bench.StackMsPer(u, s.Total)
 	f := bench.Figure{Name: "   CPU per " + name + " call", Result: bench.Info, Unit: "ms", Measured: bench.F(stack),
 		Detail: fmt.Sprintf("all of the stack's processes, their PostgreSQL backends and the load generator: %.2f cores for %d calls in %.1f s", stackCores, s.Total, u.Wall)}
 	if haveBase && base.Count > 0 && bu.Wall > 0 {
-		pgCores := bu.Cores[pgBench] + bu.Cores[bench.PgbenchClient] + bu.Cores[bench.PostgresServer]
-		pg := pgCores * bu.Wall / float64(base.Count) * 1000
+		pgCores := bu.Cores[bench.PgbenchDB] + bu.Cores[bench.PgbenchClient] + bu.Cores[bench.PostgresServer]
+		pg := bench.PgbenchMsPer(bu, base.Count)
 		f.Detail += fmt.Sprintf("; pgbench: its client, its backends and the server's processes, %.2f cores", pgCores)
 		f.Baseline, f.Ratio = bench.F(pg), bench.F(stack/pg)
 	}
@@ -729,7 +793,9 @@ type eventLevel struct {
 	Streams int `json:"streams"`
 	Users   int `json:"users"`
 	bench.EventsResult
-	Error string `json:"error,omitempty"`
+	// RSSOpen is every child's VmRSS once the streams were open.
+	RSSOpen map[string]int64 `json:"rss_streams_open_bytes,omitempty"`
+	Error   string           `json:"error,omitempty"`
 }
 
 // levelFigures adds the rows of a create-transfer level other than the target's: throughput and
@@ -767,27 +833,6 @@ func (b *bencher) levelFigures(lv createLevel, base bench.PgbenchResult, haveBas
 			Measured: bench.F(s.TPS), Baseline: bench.F(r.TPS), Ratio: bench.F(s.TPS / r.TPS),
 			Text:   fmt.Sprintf("p50 ×%.1f, p99 ×%.1f (pgbench p50 %.1f, p99 %.1f ms)", s.P50ms/r.P50ms, s.P99ms/r.P99ms, r.P50ms, r.P99ms),
 			Detail: "ratio: TPS over pgbench's at the same client count; the text: p50 and p99 over pgbench's"})
-	}
-}
-
-// eventLevelFigures makes the rows of a live-event level other than the target's (no targets).
-func (b *bencher) eventLevelFigures(n int, ev bench.EventsResult, err error) []bench.Figure {
-	suffix := ", " + count(n, "stream")
-	if err == nil && ev.Observed == 0 {
-		err = errors.New("no status change reached a stream")
-		if len(ev.ErrorSamples) > 0 {
-			err = fmt.Errorf("%w: %s", err, strings.Join(ev.ErrorSamples, "; "))
-		}
-	}
-	if err != nil {
-		b.errors++
-		return []bench.Figure{{Name: "   live event p50" + suffix, Level: n, Result: bench.Error, Error: err.Error()}}
-	}
-	detail := fmt.Sprintf("%d of %d status changes seen on %d streams; %d create errors; updated_at → NATS p50 %.1f / p99 %.1f ms, NATS → first stream p50 %.1f / p99 %.1f ms",
-		ev.Observed, ev.Expected, ev.Streams-ev.OpenErrors, ev.CreateErrors, ev.ToNATS.P50ms, ev.ToNATS.P99ms, ev.FromNATS.P50ms, ev.FromNATS.P99ms)
-	return []bench.Figure{
-		{Name: "   live event p50" + suffix, Level: n, Result: bench.Info, Unit: "ms", Measured: bench.F(ev.Latency.P50ms), Detail: detail},
-		{Name: "   live event p99" + suffix, Level: n, Result: bench.Info, Unit: "ms", Measured: bench.F(ev.Latency.P99ms), Detail: detail},
 	}
 }
 
@@ -842,61 +887,6 @@ func baseName(name string) string {
 		return "1b"
 	}
 	return "1a"
-}
-
-func (b *bencher) eventFigures(ev bench.EventsResult, err error) {
-	suffix := ", " + count(b.o.Streams, "stream")
-	if err != nil {
-		b.fail("4. live event p50"+suffix, "≤ 10 ms", err)
-		return
-	}
-	if ev.Observed == 0 {
-		msg := "no status change reached a stream"
-		if len(ev.ErrorSamples) > 0 {
-			msg += ": " + strings.Join(ev.ErrorSamples, "; ")
-		}
-		b.fail("4. live event p50"+suffix, "≤ 10 ms", errors.New(msg))
-		return
-	}
-	detail := fmt.Sprintf("%d of %d status changes seen on %d streams; %d create errors", ev.Observed, ev.Expected, ev.Streams-ev.OpenErrors, ev.CreateErrors)
-	if ev.OpenErrors > 0 {
-		detail += fmt.Sprintf("; %d of %d streams failed to open: %s", ev.OpenErrors, ev.Streams, strings.Join(ev.ErrorSamples, "; "))
-	}
-	p50 := bench.Figure{Name: "4. live event p50" + suffix, Level: b.o.Streams, Unit: "ms", Measured: bench.F(ev.Latency.P50ms), Target: "≤ 10 ms", Detail: detail}
-	p50.Check(ev.Latency.P50ms, 10, false)
-	p99 := bench.Figure{Name: "4. live event p99" + suffix, Level: b.o.Streams, Unit: "ms", Measured: bench.F(ev.Latency.P99ms), Target: "≤ 50 ms", Detail: detail}
-	p99.Check(ev.Latency.P99ms, 50, false)
-	if ev.Observed < ev.Expected*9/10 || ev.CreateErrors > 0 || ev.OpenErrors > 0 {
-		for _, f := range []*bench.Figure{&p50, &p99} {
-			if f.Result == bench.Pass {
-				f.Result = bench.Miss
-			}
-			f.Detail += " (not every stream, transfer or status change made it: not a pass)"
-		}
-	}
-	b.add(p50)
-	b.add(p99)
-	b.add(bench.Figure{Name: "   event on all the user's streams", Result: bench.Info, Unit: "ms",
-		Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.LatencyAllStreams.P50ms, ev.LatencyAllStreams.P99ms)})
-	if len(ev.ByStatus) > 0 {
-		parts := []string{}
-		for _, st := range []string{"pending", "processing", "completed", "failed"} {
-			if v, ok := ev.ByStatus[st]; ok {
-				parts = append(parts, fmt.Sprintf("%s %.1f/%.1f", st, v.P50ms, v.P99ms))
-			}
-		}
-		b.add(bench.Figure{Name: "   by status (p50/p99 ms)", Result: bench.Info, Text: strings.Join(parts, ", ")})
-	}
-	if ev.ToNATS.Count > 0 {
-		b.add(bench.Figure{Name: "   of which updated_at → NATS", Result: bench.Info, Unit: "ms",
-			Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.ToNATS.P50ms, ev.ToNATS.P99ms)})
-		b.add(bench.Figure{Name: "   of which NATS → first stream", Result: bench.Info, Unit: "ms",
-			Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.FromNATS.P50ms, ev.FromNATS.P99ms)})
-	}
-	if ev.FromSend.Count > 0 {
-		b.add(bench.Figure{Name: "   pending event from CreateTransfer sent", Result: bench.Info, Unit: "ms",
-			Text: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ev.FromSend.P50ms, ev.FromSend.P99ms)})
-	}
 }
 
 // signIn times sequential sign-ins, each right after one argon2id hash in this process, so that
@@ -1143,7 +1133,7 @@ func (o options) MarshalJSON() ([]byte, error) {
 	}
 	for k, d := range map[string]time.Duration{
 		"duration": o.Duration, "warmup": o.Warmup, "level_duration": o.LevelDuration, "level_warmup": o.LevelWarmup, "pgbench_duration": o.PgbenchDuration, "idle": o.Idle,
-		"event_wait": o.EventWait, "drain_timeout": o.DrainTimeout,
+		"event_wait": o.EventWait, "drain_timeout": o.DrainTimeout, "sustained_duration": o.Sustained, "heavy_duration": o.HeavyDuration,
 	} {
 		m[k] = d.String()
 	}
