@@ -11,6 +11,7 @@ import (
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/lifecycle"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 )
@@ -59,28 +60,14 @@ func UserVerifiedHandler(svc *app.Service) outbox.Handler {
 // ConsumeUserVerified feeds the referral welcomes until ctx ends. While NATS cannot be reached
 // it keeps trying to create the consumer; the events wait in the stream meanwhile.
 func ConsumeUserVerified(ctx context.Context, js jetstream.JetStream, svc *app.Service, logger *slog.Logger) error {
-	backoff := 500 * time.Millisecond
-	warned := false
-	for {
-		cc, err := outbox.Consume(ctx, js, bus.StreamEvents, UserVerifiedConsumer, UserVerifiedHandler(svc),
-			outbox.WithConsumeLogger(logger))
-		if err == nil {
+	return lifecycle.KeepTrying(ctx, logger, "cannot consume identity's verifications yet; retrying", 500*time.Millisecond,
+		func(ctx context.Context) error {
+			cc, err := outbox.Consume(ctx, js, bus.StreamEvents, UserVerifiedConsumer, UserVerifiedHandler(svc), outbox.WithConsumeLogger(logger))
+			if err != nil {
+				return err
+			}
 			<-ctx.Done()
 			cc.Stop()
 			return nil
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		if !warned {
-			logger.WarnContext(ctx, "cannot consume identity's verifications yet; retrying", "error", err)
-			warned = true
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 30*time.Second)
-	}
+		})
 }

@@ -11,6 +11,7 @@ import (
 
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/lifecycle"
 )
 
 // Follow reads paymentmethods' PaymentMethodChanged events until ctx ends and drops the card
@@ -19,25 +20,11 @@ import (
 // is live only while the consumer runs; a consumer that cannot be made is retried, the calls
 // going to paymentmethods meanwhile.
 func (c *Cache) Follow(ctx context.Context, js jetstream.JetStream, logger *slog.Logger) error {
-	backoff := 250 * time.Millisecond
-	warned := false
-	for {
-		err := c.followOnce(ctx, js, logger)
-		c.SetLive(false)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if !warned {
-			logger.WarnContext(ctx, "cannot read payment-method changes; cards are not cached meanwhile", "error", err)
-			warned = true
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 30*time.Second)
-	}
+	return lifecycle.KeepTrying(ctx, logger, "cannot read payment-method changes; cards are not cached meanwhile", 250*time.Millisecond,
+		func(ctx context.Context) error {
+			defer c.SetLive(false)
+			return c.followOnce(ctx, js, logger)
+		})
 }
 
 var errFeedStopped = errors.New("payment-method changes: the consumer stopped")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/feeschedule"
+	"github.com/thumela/thumela/services/platform/lifecycle"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
@@ -85,24 +86,8 @@ func (f *Fees) forget() { f.current.Store(nil) }
 // or a broken watch is retried with a growing pause; meanwhile the last schedule held, if any,
 // keeps pricing (the fee charged is the one stored with its version on each transfer).
 func (f *Fees) Watch(ctx context.Context, js jetstream.JetStream) error {
-	backoff := 250 * time.Millisecond
-	warned := false
-	for {
-		err := f.watchOnce(ctx, js)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if !warned {
-			f.logger.WarnContext(ctx, "no fee schedule to watch yet; fees' Quote prices transfers meanwhile", "error", err)
-			warned = true
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 30*time.Second)
-	}
+	return lifecycle.KeepTrying(ctx, f.logger, "no fee schedule to watch yet; fees' Quote prices transfers meanwhile", 250*time.Millisecond,
+		func(ctx context.Context) error { return f.watchOnce(ctx, js) })
 }
 
 // errWatchEnded: the watch's subscription closed (NATS closed the connection or the consumer).
