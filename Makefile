@@ -17,8 +17,10 @@ PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 BUF_VERSION                := v1.75.0
+GOLANGCI_LINT_VERSION      := v2.15.0
 
 BUF      := $(BIN)/buf
+GOLANGCI_LINT := $(BIN)/golangci-lint
 SERVICES := identity profiles paymentmethods fees transfers notifications cashout
 BINARIES := $(SERVICES) bff thumela-dev
 # Every Go module of the workspace (go.work).
@@ -36,6 +38,9 @@ help: ## List the targets.
 # here (some of its platform packages are missing from the registry).
 $(BIN)/buf:
 	go install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
+# golangci-lint is built from its Go module too, with the Go toolchain of this workspace.
+$(BIN)/golangci-lint:
+	go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 $(BIN)/protoc-gen-go:
 	go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 $(BIN)/protoc-gen-go-grpc:
@@ -47,7 +52,7 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	@touch $@
 
 .PHONY: tools
-tools: $(BIN)/buf $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-connect-go web/node_modules/.package-lock.json ## Install the pinned code generators and npm packages.
+tools: $(BIN)/buf $(BIN)/golangci-lint $(BIN)/protoc-gen-go $(BIN)/protoc-gen-go-grpc $(BIN)/protoc-gen-connect-go web/node_modules/.package-lock.json ## Install the pinned code generators and npm packages.
 
 .PHONY: chromium
 chromium: ## Install Debian's Chromium for the browser tests when it is missing.
@@ -71,7 +76,7 @@ check-generated: generate ## Fail when regenerating changes anything that is com
 	  echo "generated code is stale: run 'make generate' and commit the result"; exit 1; fi
 
 .PHONY: lint
-lint: tools ## buf lint and format, go vet, TypeScript type check.
+lint: tools ## buf lint and format, go vet, golangci-lint (.golangci.yml), TypeScript type check.
 	$(BUF) lint
 	$(BUF) format -d --exit-code
 	@# A contract change that breaks wire or JSON compatibility with main's last commit fails
@@ -79,7 +84,11 @@ lint: tools ## buf lint and format, go vet, TypeScript type check.
 	@if git rev-parse --verify --quiet main >/dev/null; then $(BUF) breaking --against '.git#branch=main'; \
 	else echo "buf breaking: no local branch main to compare with; skipped"; fi
 	@for m in $(GO_MODULES); do (cd $$m && go vet ./...); done
+	@# golangci-lint in every Go module, with the one config (.golangci.yml): errcheck, gosec,
+	@# staticcheck, revive, ... and depguard's import boundaries between the services.
+	@for m in $(GO_MODULES); do echo "golangci-lint $$m"; (cd $$m && $(GOLANGCI_LINT) run --config $(ROOT)/.golangci.yml ./...); done
 	cd web && npm run --silent typecheck
+	cd web && npm run --silent lint
 
 # ---------------------------------------------------------------------------------------------
 # Build and run
@@ -130,6 +139,13 @@ reconcile: ## Run the money checks on the running `make run` stack now (RECONCIL
 bench: build-go build-web ## Measure the performance targets on a throw-away stack (docs/benchmarks.md).
 	go build -o $(BIN)/thumela-bench ./deploy/devstack/cmd/thumela-bench
 	DATABASE_URL='$(BENCH_DATABASE_URL)' $(BIN)/thumela-bench -root $(ROOT) $(BENCH_FLAGS)
+
+.PHONY: chaos
+chaos: build-go build-web ## The outage test with longer outages: PostgreSQL and NATS each down for OUTAGE_HOLD (default 60s; CI's run holds 10s). docs/outages.md.
+	cd deploy/devstack && OUTAGE_HOLD=$(OUTAGE_HOLD) go test -count=1 -v -timeout 30m -run TestOutagesDuringABurst ./internal/outage/
+
+# How long `make chaos` keeps PostgreSQL and NATS down.
+OUTAGE_HOLD ?= 60s
 
 # ---------------------------------------------------------------------------------------------
 # Tests

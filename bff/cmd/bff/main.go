@@ -71,33 +71,37 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer shutdownTelemetry(context.Background())
+	defer func() {
+		if err := shutdownTelemetry(context.Background()); err != nil {
+			logger.Warn("telemetry shutdown", slog.Any("error", err))
+		}
+	}()
 
 	identityConn, err := grpcserver.Dial(cfg.IdentityAddr)
 	if err != nil {
 		return err
 	}
-	defer identityConn.Close()
+	defer identityConn.Close() //nolint:errcheck // a client connection closed on the way out; nothing to do on error
 	profilesConn, err := grpcserver.Dial(cfg.ProfilesAddr)
 	if err != nil {
 		return err
 	}
-	defer profilesConn.Close()
+	defer profilesConn.Close() //nolint:errcheck // a client connection closed on the way out; nothing to do on error
 	paymentMethodsConn, err := grpcserver.Dial(cfg.PaymentMethodsAddr)
 	if err != nil {
 		return err
 	}
-	defer paymentMethodsConn.Close()
+	defer paymentMethodsConn.Close() //nolint:errcheck // a client connection closed on the way out; nothing to do on error
 	feesConn, err := grpcserver.Dial(cfg.FeesAddr)
 	if err != nil {
 		return err
 	}
-	defer feesConn.Close()
+	defer feesConn.Close() //nolint:errcheck // a client connection closed on the way out; nothing to do on error
 	transfersConn, err := grpcserver.Dial(cfg.TransfersAddr)
 	if err != nil {
 		return err
 	}
-	defer transfersConn.Close()
+	defer transfersConn.Close() //nolint:errcheck // a client connection closed on the way out; nothing to do on error
 	// A signed-in user's calls carry the user's token (the per-RPC credentials keep it); a
 	// visitor's support message carries the BFF's own service token from identity.
 	serviceTokens := auth.IdentityServiceTokens(identityConn, "bff", cfg.ServiceSecret)
@@ -105,7 +109,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer notificationsConn.Close()
+	defer notificationsConn.Close() //nolint:errcheck // a client connection closed on the way out; nothing to do on error
 
 	proxies, err := parsePrefixes(cfg.TrustedProxies)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/thumela/thumela/services/platform/bus"
 
 	"github.com/thumela/thumela/bff/internal/rpcerr"
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // AnalyticsEvents are the event names the web client may report: the spec's list (section 7)
@@ -140,5 +141,5 @@ func (a *Analytics) Track(ctx context.Context, req *bffv1.TrackRequest) (*bffv1.
 			return nil, connect.NewError(connect.CodeUnavailable, errors.New("analytics are temporarily unavailable"))
 		}
 	}
-	return &bffv1.TrackResponse{Accepted: int32(len(req.GetEvents()))}, nil
+	return &bffv1.TrackResponse{Accepted: intconv.Int32(len(req.GetEvents()))}, nil
 }

@@ -27,11 +27,12 @@ const (
 )
 
 var errNoChallenge = connect.NewError(connect.CodeFailedPrecondition,
-	errors.New("This passkey request has expired. Please try again."))
+	errors.New("This passkey request has expired. Please try again.")) //nolint:revive,staticcheck // ST1005: a sentence shown to the user as it is
 
 // challengeCookie returns the Set-Cookie value that stores (or, with id empty, clears) a
 // ceremony's challenge id for the calls under path.
 func (d *Deps) challengeCookie(name, path, id string) string {
+	//nolint:gosec // G124: Secure is on unless configured off, which only local development over http does
 	ck := &http.Cookie{
 		Name:     name,
 		Value:    id,

@@ -38,7 +38,7 @@ func (s *System) CheckConnection(ctx context.Context, _ *bffv1.CheckConnectionRe
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, connect.NewError(connect.CodeUnavailable, errors.New("Thumela is temporarily unreachable. Please check your connection and try again."))
+		return nil, connect.NewError(connect.CodeUnavailable, errors.New("Thumela is temporarily unreachable. Please check your connection and try again.")) //nolint:revive,staticcheck // ST1005: a sentence shown to the user as it is
 	}
 	return &bffv1.CheckConnectionResponse{Ok: true}, nil
 }

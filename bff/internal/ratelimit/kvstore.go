@@ -122,7 +122,7 @@ func (s *kvStore) SetIfNotExistsWithTTL(ctx context.Context, key string, value i
 	return true, nil
 }
 
-func (s *kvStore) CompareAndSwapWithTTL(ctx context.Context, key string, old, new int64, _ time.Duration) (bool, error) {
+func (s *kvStore) CompareAndSwapWithTTL(ctx context.Context, key string, old, replacement int64, _ time.Duration) (bool, error) {
 	kv, err := s.bucket(ctx)
 	if err != nil {
 		return false, err
@@ -143,13 +143,13 @@ func (s *kvStore) CompareAndSwapWithTTL(ctx context.Context, key string, old, ne
 		}
 		rev = e.Revision()
 	}
-	next, err := kv.Update(ctx, key, []byte(strconv.FormatInt(new, 10)), rev)
+	next, err := kv.Update(ctx, key, []byte(strconv.FormatInt(replacement, 10)), rev)
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
 		return false, nil // another replica got there first: the GCRA reads again
 	}
 	if err != nil {
 		return false, err
 	}
-	s.remember(ctx, key, new, next)
+	s.remember(ctx, key, replacement, next)
 	return true, nil
 }

@@ -56,6 +56,7 @@ func NewDeviceID() string {
 
 // SetDevice returns the Set-Cookie value that stores the device id for 400 days.
 func (c Cookies) SetDevice(id string) string {
+	//nolint:gosec // G124: Secure is on unless configured off, which only local development over http does
 	ck := &http.Cookie{
 		Name:     c.DeviceName(),
 		Value:    id,

@@ -29,7 +29,7 @@ func TestDeviceCookie(t *testing.T) {
 			t.Errorf("cookie %q kept (%q, %q)", bad, got, set)
 		}
 	}
-	if NewDeviceID() == NewDeviceID() {
+	if a, b := NewDeviceID(), NewDeviceID(); a == b {
 		t.Fatal("device ids repeat")
 	}
 	if (Cookies{HostPrefix: true}).DeviceName() != "__Host-thumela_device" {

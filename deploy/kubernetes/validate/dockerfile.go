@@ -41,7 +41,7 @@ func ParseDockerfile(file string) (*Dockerfile, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // the file is only read; its Close error says nothing
 	d := &Dockerfile{Path: file}
 	sc := bufio.NewScanner(f)
 	var (

@@ -5,14 +5,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // The eight images, one per binary (deploy/docker/<binary>.Dockerfile).
@@ -206,7 +204,7 @@ func namespaceOf(r *Rendered) string {
 	return ""
 }
 
-func deploymentPod(r *Rendered, d *appsv1.Deployment) Pod {
+func deploymentPod(d *appsv1.Deployment) Pod {
 	var ports []corev1.ContainerPort
 	for _, c := range d.Spec.Template.Spec.Containers {
 		ports = append(ports, c.Ports...)
@@ -220,18 +218,6 @@ func statefulSetPod(s *appsv1.StatefulSet) Pod {
 		ports = append(ports, c.Ports...)
 	}
 	return PodIn(s.Name, s.Namespace, s.Spec.Template.Labels, ports)
-}
-
-// servicesSelecting lists the Services whose selector picks pods with lbls.
-func servicesSelecting(r *Rendered, ns string, lbls map[string]string) []*corev1.Service {
-	var out []*corev1.Service
-	for _, s := range r.Services {
-		if s.Namespace == ns && len(s.Spec.Selector) > 0 && labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(lbls)) {
-			out = append(out, s)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }
 
 // containerPort resolves a Service targetPort or probe port (a number or a name).

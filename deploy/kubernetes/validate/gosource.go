@@ -67,7 +67,7 @@ func workUses(file string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // the file is only read; its Close error says nothing
 	var out []string
 	inBlock := false
 	sc := bufio.NewScanner(f)

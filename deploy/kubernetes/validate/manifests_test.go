@@ -30,7 +30,7 @@ func forOverlays(t *testing.T, fn func(t *testing.T, f *fixture, r *Rendered)) {
 // TestOverlaysRender: every overlay renders, every object decodes strictly (done while
 // loading), lives in the overlay's one Namespace, and no Secret is rendered.
 func TestOverlaysRender(t *testing.T) {
-	forOverlays(t, func(t *testing.T, f *fixture, r *Rendered) {
+	forOverlays(t, func(t *testing.T, _ *fixture, r *Rendered) {
 		ns := namespaceOf(r)
 		if ns == "" {
 			t.Fatalf("want exactly one Namespace in the overlay, got %d", len(r.Namespaces))
@@ -187,8 +187,8 @@ func checkDeployment(t *testing.T, f *fixture, r *Rendered, b string, d *appsv1.
 			}
 			continue
 		}
-		switch {
-		case b == "bff":
+		switch b {
+		case "bff":
 			if p.HTTPGet == nil || p.HTTPGet.Path != "/healthz" {
 				t.Errorf("%s probe: want httpGet /healthz", kind)
 				continue
@@ -528,7 +528,7 @@ func TestAddresses(t *testing.T) {
 						t.Errorf("%s: %s=%q: want dns:///<headless Service>:<port>, so that the caller spreads its calls over every %s pod", b, v.Name, addr, target)
 						continue
 					}
-					svc := checkServiceAddress(t, r, ns, b, v.Name, hostPort, deploymentPod(r, r.Deployments[target]))
+					svc := checkServiceAddress(t, r, ns, b, v.Name, hostPort, deploymentPod(r.Deployments[target]))
 					if svc != nil && (svc.Spec.ClusterIP != corev1.ClusterIPNone || svc.Spec.PublishNotReadyAddresses) {
 						t.Errorf("%s: %s=%q: Service %s must be headless (clusterIP: None) and list only ready pods", b, v.Name, addr, svc.Name)
 					}
@@ -601,7 +601,7 @@ func checkServiceAddress(t *testing.T, r *Rendered, ns, b, name, addr string, po
 
 // TestAvailability: a PodDisruptionBudget and a HorizontalPodAutoscaler per Deployment.
 func TestAvailability(t *testing.T) {
-	forOverlays(t, func(t *testing.T, f *fixture, r *Rendered) {
+	forOverlays(t, func(t *testing.T, _ *fixture, r *Rendered) {
 		for _, b := range binaries {
 			d, ok := r.Deployments[b]
 			if !ok {
@@ -851,7 +851,7 @@ func checkLinkService(t *testing.T, r *Rendered, d *appsv1.Deployment, b string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := deploymentPod(r, d)
+	pod := deploymentPod(d)
 	cp, ok := containerPort(pod.Ports, l.Port, 0)
 	if !ok {
 		return // TestDeployments reports it

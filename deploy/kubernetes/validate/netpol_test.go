@@ -41,7 +41,7 @@ func TestNetworkPolicies(t *testing.T) {
 		pods := map[string]Pod{}
 		for _, b := range binaries {
 			if d, ok := r.Deployments[b]; ok {
-				pods[b] = deploymentPod(r, d)
+				pods[b] = deploymentPod(d)
 			}
 		}
 

@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // The PIN travels as an ISO 9564-1 format 4 PIN block enciphered with AES under a zone PIN key
@@ -150,7 +152,7 @@ func pinField(pin string, random io.Reader) ([PINBlockSize]byte, error) {
 		return f, ErrInvalidPIN
 	}
 	setNibble(f[:], 0, 4)
-	setNibble(f[:], 1, byte(len(pin)))
+	setNibble(f[:], 1, intconv.Byte(len(pin)))
 	for i := range len(pin) {
 		setNibble(f[:], 2+i, pin[i]-'0')
 	}
@@ -174,7 +176,7 @@ func panField(pan string) ([PINBlockSize]byte, error) {
 	} else {
 		m = len(pan) - 12
 	}
-	setNibble(f[:], 0, byte(m))
+	setNibble(f[:], 0, intconv.Byte(m))
 	for i := range len(pan) {
 		setNibble(f[:], 1+i, pan[i]-'0')
 	}

@@ -62,7 +62,7 @@ func (f *fakeIdentity) GetUser(ctx context.Context, _ *identityv1.GetUserRequest
 	return &identityv1.GetUserResponse{User: &identityv1.User{Id: c.Subject}}, nil
 }
 
-func (f *fakeIdentity) SignOut(ctx context.Context, _ *identityv1.SignOutRequest) (*identityv1.SignOutResponse, error) {
+func (f *fakeIdentity) SignOut(_ context.Context, _ *identityv1.SignOutRequest) (*identityv1.SignOutResponse, error) {
 	return &identityv1.SignOutResponse{}, nil
 }
 

@@ -16,8 +16,8 @@ import (
 // Reconnect backoff: quick at first so a blip costs little, capped so a long outage costs
 // one attempt every few seconds, with jitter so a fleet does not reconnect in lockstep.
 const (
-	reconnectMin = 100 * time.Millisecond
-	reconnectMax = 5 * time.Second
+	reconnectBase = 100 * time.Millisecond
+	reconnectMax  = 5 * time.Second
 )
 
 // Credentials are how a process proves to NATS who it is (an NKey seed: the server knows
@@ -162,8 +162,8 @@ func Connect(ctx context.Context, url, clientName string, logger *slog.Logger, o
 func reconnectDelay(attempts int) time.Duration {
 	d := reconnectMax
 	if attempts < 10 {
-		d = min(reconnectMin<<max(attempts-1, 0), reconnectMax)
+		d = min(reconnectBase<<max(attempts-1, 0), reconnectMax)
 	}
 	// ±20 % jitter.
-	return d - d/5 + rand.N(2*d/5+1)
+	return d - d/5 + rand.N(2*d/5+1) //nolint:gosec // G404: jitter spreads reconnects; it guards no secret
 }

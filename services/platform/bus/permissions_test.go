@@ -61,7 +61,7 @@ func connectAs(t *testing.T, srv *natstest.Server, identity string) *client {
 func (c *client) refused(t *testing.T, what, subject string, op func(ctx context.Context) error) {
 	t.Helper()
 	for len(c.violations) > 0 {
-		<-c.violations
+		<-c.violations //nolint:errcheck // an earlier operation's violation: drained, not this one's
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), refusalWait)
 	defer cancel()
@@ -72,7 +72,7 @@ func (c *client) refused(t *testing.T, what, subject string, op func(ctx context
 		case v := <-c.violations:
 			if strings.Contains(v.Error(), subject) {
 				cancel()
-				<-done
+				<-done //nolint:errcheck // op ends with the cancellation; the refusal is the violation
 				return
 			}
 		case err := <-done:
@@ -309,7 +309,7 @@ func TestIdentitiesAreConfinedToTheirRows(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					defer sub.Unsubscribe()
+					defer func() { _ = sub.Unsubscribe() }() // the connection closes with the test anyway
 					if err := c.nc.FlushWithContext(ctx); err != nil {
 						return err
 					}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // Key is the key of the current schedule in bus.BucketFeeSchedule.
@@ -41,20 +42,19 @@ const (
 func BasisPoints(cents int64, bps int32) int64 {
 	bps = max(0, min(bps, MaxBasisPoints))
 	neg := cents < 0
-	u := uint64(cents)
-	if neg {
-		u = uint64(-(cents + 1)) + 1 // safe for math.MinInt64
-	}
+	u := intconv.Abs(cents)
 	hi, lo := bits.Mul64(u, uint64(bps))
 	// + 5 000 (half of the 10 000 divisor) rounds half-up.
 	lo, carry := bits.Add64(lo, MaxBasisPoints/2, 0)
 	hi += carry
 	// hi < divisor always holds: u*bps/10 000 <= u, so the quotient fits in 64 bits.
 	q, _ := bits.Div64(hi, lo, MaxBasisPoints)
+	// q <= |cents| <= 2^63, and 2^63 only for a negative cents (math.MinInt64 at 10 000 bps),
+	// whose -int64(q) is math.MinInt64 again: the conversions never change the result.
 	if neg {
-		return -int64(q)
+		return -int64(q) //nolint:gosec // G115: see above
 	}
-	return int64(q)
+	return int64(q) //nolint:gosec // G115: q <= cents <= math.MaxInt64 here
 }
 
 // BankFee is one bank's cash-send fee schedule. Bank is the bank's key in the fees service's

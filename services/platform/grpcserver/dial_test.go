@@ -31,7 +31,7 @@ func startHealth(t *testing.T) *countingHealth {
 		t.Fatal(err)
 	}
 	h := &countingHealth{addr: lis.Addr().String()}
-	h.srv = grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
+	h.srv = grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
 		h.calls.Add(1)
 		return next(ctx, req)
 	}))

@@ -37,10 +37,10 @@ func WithConsumeLogger(l *slog.Logger) ConsumeOption {
 }
 
 // WithRedeliveryDelay sets the delay before a failed message comes back: base after the first
-// failure, doubling per delivery up to max (defaults 1 s and 1 min), so a failing dependency
-// is not hammered.
-func WithRedeliveryDelay(base, max time.Duration) ConsumeOption {
-	return func(c *consumeConfig) { c.nakBase, c.nakMax = base, max }
+// failure, doubling per delivery up to ceiling (defaults 1 s and 1 min), so a failing
+// dependency is not hammered.
+func WithRedeliveryDelay(base, ceiling time.Duration) ConsumeOption {
+	return func(c *consumeConfig) { c.nakBase, c.nakMax = base, ceiling }
 }
 
 // WithConsumeMeterProvider sets where the consumer's metrics go (default: the global

@@ -19,7 +19,7 @@ import (
 )
 
 // MigrationSet is a named, ordered collection of SQL migrations, usually embedded with
-// go:embed. Files are named NNNN_description.sql (four or more digits) at the root of FS and
+// a go:embed directive. Files are named NNNN_description.sql (four or more digits) at the root of FS and
 // are applied in version order, each in its own transaction (so a file cannot use
 // CREATE INDEX CONCURRENTLY). Other files are ignored.
 //
@@ -241,5 +241,5 @@ func loadSets(sets []MigrationSet) ([][]migration, error) {
 func AdvisoryKey(name string) int64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
-	return int64(h.Sum64())
+	return int64(h.Sum64()) //nolint:gosec // G115: the hash's 64 bits read as a signed key; wrapping is intended
 }

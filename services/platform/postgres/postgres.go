@@ -116,7 +116,8 @@ func Open(ctx context.Context, databaseURL, schema string, opts ...Option) (*pgx
 	cfg.MinConns = min(cfg.MinConns, cfg.MaxConns)
 	// The schema is validated above, so quoting is belt and braces; it keeps the name exact.
 	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
-	tracerOpts := []otelpgx.Option{otelpgx.WithTrimSQLInSpanName()}
+	// Span names are the statement's first word (otelpgx's default), never the whole SQL.
+	var tracerOpts []otelpgx.Option
 	if o.tp != nil {
 		tracerOpts = append(tracerOpts, otelpgx.WithTracerProvider(o.tp))
 	}

@@ -41,7 +41,7 @@ func TestRunServesHealthAndStopsCleanly(t *testing.T) {
 		runErr = service.Run(ctx, service.Spec{
 			Name:   "svctest",
 			Config: &cfg,
-			Setup: func(ctx context.Context, rt *service.Runtime) error {
+			Setup: func(_ context.Context, rt *service.Runtime) error {
 				rt.Go("worker", func(ctx context.Context) error {
 					<-ctx.Done()
 					close(workerStopped)

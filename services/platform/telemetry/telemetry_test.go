@@ -37,7 +37,7 @@ func TestSetup(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, kv := range spans[0].Resource.Attributes() {
-		attrs[string(kv.Key)] = kv.Value.Emit()
+		attrs[string(kv.Key)] = kv.Value.String()
 	}
 	if attrs["service.name"] != "transfers" || attrs["service.version"] != "1.2.3" {
 		t.Errorf("resource = %v", attrs)

@@ -262,13 +262,21 @@ func (b *bencher) run(ctx context.Context) int {
 		fmt.Fprintln(os.Stderr, "thumela-bench:", err)
 		return 1
 	}
-	defer logFile.Close()
+	defer func() {
+		if err := logFile.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "thumela-bench: stack log:", err)
+		}
+	}()
 	workDir, err := os.MkdirTemp("", "thumela-bench-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "thumela-bench:", err)
 		return 1
 	}
-	defer os.RemoveAll(workDir)
+	defer func() {
+		if err := os.RemoveAll(workDir); err != nil {
+			fmt.Fprintln(os.Stderr, "thumela-bench: remove the work folder:", err)
+		}
+	}()
 
 	b.rep = report{
 		StartedAt: started, Command: os.Args, Options: o, StackLog: logPath,
@@ -329,7 +337,7 @@ func (b *bencher) run(ctx context.Context) int {
 	stackStopped := func() {
 		stopStack()
 		select {
-		case <-stackDone:
+		case <-stackDone: //nolint:errcheck // the stack was stopped: its error is the cancellation
 		case <-time.After(30 * time.Second):
 		}
 	}
@@ -1039,7 +1047,7 @@ func postgresVersion(ctx context.Context, url string) string {
 	if err != nil {
 		return "unknown"
 	}
-	defer conn.Close(ctx)
+	defer conn.Close(ctx) //nolint:errcheck // a read-only connection; nothing to do on error
 	var v string
 	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
 		return "unknown"
@@ -1055,8 +1063,6 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-time.After(d):
 	}
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func durationsMs(ds []time.Duration) []float64 {
 	out := make([]float64, len(ds))
@@ -1076,7 +1082,7 @@ func freeAddr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer l.Close()
+	defer l.Close() //nolint:errcheck // the listener only picked a free port
 	return l.Addr().String(), nil
 }
 
@@ -1085,7 +1091,7 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
+	defer l.Close() //nolint:errcheck // the listener only picked a free port
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 

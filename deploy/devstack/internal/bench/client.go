@@ -19,6 +19,7 @@ import (
 
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // ClientConfig says how the bench's Connect clients talk to the BFF.
@@ -226,7 +227,7 @@ func (c *Client) SetUpUsers(ctx context.Context, runID string, n, parallel int, 
 		err = whenAllowed(ctx, func() (err error) {
 			card, err = u.PaymentMethods.AddCard(ctx, &bffv1.AddCardRequest{
 				Name: "Bench Visa", CardNumber: "4242424242424242", ExpiryMonth: 12,
-				ExpiryYear: int32(time.Now().Year() + 3), Cvv: "123", IsDefault: true,
+				ExpiryYear: intconv.Int32(time.Now().Year() + 3), Cvv: "123", IsDefault: true,
 			})
 			return err
 		})
@@ -321,7 +322,7 @@ func (c *Client) verificationCodes(ctx context.Context, users []*User, timeout t
 				} `json:"messages"`
 			}
 			err = json.NewDecoder(resp.Body).Decode(&body)
-			resp.Body.Close()
+			resp.Body.Close() //nolint:errcheck // the body is only read; its Close error says nothing
 			if err == nil {
 				for _, m := range body.Messages {
 					if want[m.Recipient] && m.Template == TemplateSignUpCode {

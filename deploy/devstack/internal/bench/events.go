@@ -158,7 +158,7 @@ func Events(ctx context.Context, users []*User, cfg EventsConfig) (EventsResult,
 				samplerMu.Unlock()
 				return
 			}
-			defer stream.Close()
+			defer stream.Close() //nolint:errcheck // the stream is only read; its Close error says nothing
 			seen := map[obsKey]bool{}
 			first := true
 			for stream.Receive() {

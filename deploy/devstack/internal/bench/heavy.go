@@ -47,7 +47,7 @@ func SeedHistory(ctx context.Context, databaseURL string, userIDs []string, perU
 	if err != nil {
 		return 0, fmt.Errorf("seed history: %w", err)
 	}
-	defer conn.Close(ctx)
+	defer conn.Close(ctx) //nolint:errcheck // closing the seeding connection; its writes are committed or failed already
 	// The service's triggers name its tables and functions unqualified, as its own pool does
 	// (search_path pinned to its schema).
 	if _, err := conn.Exec(ctx, "SET search_path TO transfers"); err != nil {
@@ -69,7 +69,7 @@ func HistoryCounts(ctx context.Context, databaseURL string, userIDs []string) (t
 	if err != nil {
 		return 0, 0, err
 	}
-	defer conn.Close(ctx)
+	defer conn.Close(ctx) //nolint:errcheck // closing the seeding connection; its writes are committed or failed already
 	err = conn.QueryRow(ctx, `
 SELECT (SELECT count(*) FROM transfers.transfers WHERE user_id = ANY($1::uuid[])),
        (SELECT coalesce(sum(used_cents), 0) FROM transfers.usage_totals WHERE user_id = ANY($1::uuid[]) AND period = 'year')`,

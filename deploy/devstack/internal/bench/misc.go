@@ -22,7 +22,7 @@ func RSS(pid int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // the file is only read; its Close error says nothing
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()

@@ -337,7 +337,7 @@ func parsePgbenchLogs(dir string) (PgbenchResult, error) {
 			last = max(last, end)
 			lat = append(lat, time.Duration(us)*time.Microsecond)
 		}
-		fh.Close()
+		fh.Close() //nolint:errcheck // the file is only read; its Close error says nothing
 		if err := sc.Err(); err != nil {
 			return PgbenchResult{}, err
 		}
@@ -362,7 +362,7 @@ func makeDatabase(ctx context.Context, serverURL, name string) (string, func(), 
 	if err != nil {
 		return "", nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
-	defer conn.Close(ctx)
+	defer conn.Close(ctx) //nolint:errcheck // CREATE DATABASE has committed or failed already
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return "", nil, err
 	}
@@ -374,7 +374,7 @@ func makeDatabase(ctx context.Context, serverURL, name string) (string, func(), 
 		if err != nil {
 			return
 		}
-		defer c.Close(ctx)
+		defer c.Close(ctx) //nolint:errcheck // the drop is best effort, as its Exec is
 		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 	}
 	return u.String(), drop, nil

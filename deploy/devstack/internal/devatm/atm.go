@@ -334,7 +334,7 @@ func (h *handler) exchange(ctx context.Context, wd withdrawal) (result, error) {
 		res.Kind, res.Message = KindFailed, msgUnreachable
 		return res, nil
 	}
-	defer client.Close()
+	defer client.Close() //nolint:errcheck // the answer is in hand; nothing to do on error
 
 	answer, err := h.do(ctx, client, req)
 	switch {
@@ -403,7 +403,7 @@ func (h *handler) reverse(ctx context.Context, req *atmnet.Message, res *result)
 		h.cfg.Logger.WarnContext(ctx, "dev ATM: could not send the reversal", "rrn", req.RRN, "err", err)
 		return
 	}
-	defer c.Close()
+	defer c.Close() //nolint:errcheck // the answer is in hand; nothing to do on error
 	answer, err := h.do(ctx, c, rev)
 	if err != nil {
 		h.cfg.Logger.WarnContext(ctx, "dev ATM: no answer to the reversal", "rrn", req.RRN, "err", err)
@@ -447,7 +447,7 @@ var tmpl = template.Must(template.New("atm").Funcs(template.FuncMap{
 		if errs[field] != "" {
 			attr += ` aria-invalid="true"`
 		}
-		return template.HTMLAttr(attr)
+		return template.HTMLAttr(attr) //nolint:gosec // G203: built from fixed element ids only
 	},
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Thumela dev ATM</title>

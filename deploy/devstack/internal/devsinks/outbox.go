@@ -68,15 +68,15 @@ type Outbox struct {
 	mailboxes map[string]bool
 }
 
-// NewOutbox makes an outbox that keeps at most max messages (DefaultOutboxSize when max < 1).
-func NewOutbox(logger *slog.Logger, max int) *Outbox {
-	if max < 1 {
-		max = DefaultOutboxSize
+// NewOutbox makes an outbox that keeps at most size messages (DefaultOutboxSize when size < 1).
+func NewOutbox(logger *slog.Logger, size int) *Outbox {
+	if size < 1 {
+		size = DefaultOutboxSize
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Outbox{logger: logger, max: max, mailboxes: map[string]bool{}}
+	return &Outbox{logger: logger, max: size, mailboxes: map[string]bool{}}
 }
 
 // addEmail keeps m unless its mailbox already holds a message with the same Message-ID, and

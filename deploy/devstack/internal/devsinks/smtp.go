@@ -97,7 +97,7 @@ type smtpBackend struct {
 	logger *slog.Logger
 }
 
-func (b *smtpBackend) NewSession(c *smtp.Conn) (smtp.Session, error) {
+func (b *smtpBackend) NewSession(_ *smtp.Conn) (smtp.Session, error) {
 	return &smtpSession{be: b}, nil
 }
 
@@ -193,7 +193,7 @@ func parseEmail(r io.Reader) (parsedEmail, error) {
 	if err != nil && !message.IsUnknownCharset(err) {
 		return parsedEmail{}, err
 	}
-	defer mr.Close()
+	defer mr.Close() //nolint:errcheck // the message is only read; its Close error says nothing
 	var p parsedEmail
 	if p.subject, err = mr.Header.Subject(); err != nil {
 		p.subject = mr.Header.Get("Subject")

@@ -95,7 +95,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %w", err)
 		}
-		defer gz.Close()
+		defer gz.Close() //nolint:errcheck // a gzip reader's Close only reports what reading did
 		body = io.LimitReader(gz, MaxExportBytes+1)
 	default:
 		return nil, fmt.Errorf("Content-Encoding %q: want gzip or none", enc)

@@ -15,6 +15,8 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // Span is one received span, flattened: ids in lower-case hex, attribute values as strings, and
@@ -117,7 +119,7 @@ func Flatten(req *coltracepb.ExportTraceServiceRequest) []Span {
 }
 
 func unixNano(ns uint64) time.Time {
-	return time.Unix(0, int64(ns))
+	return time.Unix(0, intconv.Int64FromUint64(ns))
 }
 
 func attrMap(kvs []*commonpb.KeyValue) map[string]string {

@@ -46,7 +46,7 @@ func TestRevocationReachesTheOtherBFFWithinASecond(t *testing.T) {
 		// revoke ends b's session through BFF 1, a (another session of the user) asking.
 		revoke func(t *testing.T, a, b *browser)
 	}{
-		{"sign-out", func(t *testing.T, a, b *browser) {
+		{"sign-out", func(t *testing.T, _, b *browser) {
 			// The load balancer sends b's sign-out to BFF 1.
 			if _, err := b.on(bff1).auth.SignOut(ctx, &bffv1.SignOutRequest{}); err != nil {
 				t.Fatal(err)
@@ -71,13 +71,13 @@ func TestRevocationReachesTheOtherBFFWithinASecond(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"sign-out-other-sessions", func(t *testing.T, a, b *browser) {
+		{"sign-out-other-sessions", func(t *testing.T, a, _ *browser) {
 			res, err := a.on(bff1).security.RevokeOtherSessions(ctx, &bffv1.RevokeOtherSessionsRequest{})
 			if err != nil || res.GetRevoked() < 1 {
 				t.Fatalf("RevokeOtherSessions = %v, %v; want b's (and any earlier case's) revoked", res, err)
 			}
 		}},
-		{"password-change", func(t *testing.T, a, b *browser) {
+		{"password-change", func(t *testing.T, a, _ *browser) {
 			next := password + "-new"
 			if _, err := a.on(bff1).auth.ChangePassword(ctx, &bffv1.ChangePasswordRequest{
 				CurrentPassword: password, NewPassword: next, ConfirmPassword: next,

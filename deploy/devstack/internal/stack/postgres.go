@@ -54,8 +54,8 @@ func asPostgresUser(name string, args ...string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("look up the postgres user: %w", err)
 	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
+	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	cmd.Env = append(os.Environ(), "HOME="+u.HomeDir, "USER=postgres")
 	return cmd, nil
@@ -75,7 +75,7 @@ func chownToPostgres(path string) error {
 		if err != nil {
 			return err
 		}
-		return os.Lchown(p, uid, gid)
+		return os.Lchown(p, uid, gid) //nolint:gosec // G122: our own new data folder, which no one else writes to
 	})
 }
 
@@ -177,7 +177,7 @@ func ensureDatabase(ctx context.Context, databaseURL string) error {
 	if err != nil {
 		return fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
-	defer conn.Close(ctx)
+	defer conn.Close(ctx) //nolint:errcheck // the statement has committed or failed already; its error is returned
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
 		return fmt.Errorf("look up database %q: %w", name, err)
@@ -203,7 +203,7 @@ func dropDatabase(ctx context.Context, databaseURL string) error {
 	if err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
+	defer conn.Close(ctx) //nolint:errcheck // the statement has committed or failed already; its error is returned
 	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 	return err
 }

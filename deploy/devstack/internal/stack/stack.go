@@ -126,6 +126,9 @@ type Ready struct {
 	// WebhookURL is where the stand-in posts its delivery reports (the first notifications
 	// replica's webhook, token included: a secret, like every dev secret of the stack).
 	WebhookURL string
+	// Faults stops and restarts children and the embedded NATS, for the fault tests; nil
+	// unless Config.TolerateExit.
+	Faults *Faults
 }
 
 // replicaNames names the n instances of name: the plain name for one, name-1 … name-n for more.
@@ -156,11 +159,14 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	var procs []*process
+	// faults restarts children for the fault tests: it replaces a restarted child in procs.
+	faults := &Faults{logger: log, out: cfg.Out, outMu: &outMu, width: width, procs: &procs}
 	// stop ends the children in reverse start order; with keepPostgres the private cluster
 	// stays up (the throw-away database is dropped between the two).
 	stop := func(keepPostgres bool) {
 		stopCtx, stopCancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer stopCancel()
+		procs := faults.close()
 		for i := len(procs) - 1; i >= 0; i-- {
 			sig := syscall.SIGTERM
 			if procs[i].name == "postgres" {
@@ -234,13 +240,15 @@ func Run(ctx context.Context, cfg Config) error {
 			if storeDir, err = os.MkdirTemp("", "thumela-nats-"); err != nil {
 				return err
 			}
-			defer os.RemoveAll(storeDir)
+			defer os.RemoveAll(storeDir) //nolint:errcheck // a temporary folder; what is left the system's temp cleaning takes
 		}
-		ns, err := startNATS(storeDir, cfg.NATSMaxConsumers, keys)
+		ns, err := startNATS(storeDir, cfg.NATSMaxConsumers, keys, server.RANDOM_PORT)
 		if err != nil {
 			return err
 		}
-		defer ns.Shutdown()
+		faults.nats, faults.natsStore, faults.natsMaxCons, faults.natsKeys = ns, storeDir, cfg.NATSMaxConsumers, keys
+		faults.natsPort = ns.Addr().(*net.TCPAddr).Port
+		defer faults.shutdownNATS()
 		natsURL = ns.ClientURL()
 		log.Info("embedded NATS with JetStream", "url", natsURL)
 	}
@@ -427,7 +435,12 @@ func Run(ctx context.Context, cfg Config) error {
 		if natsKeys != nil {
 			observerSeed = natsKeys.SeedFile(bus.IdentityObserver)
 		}
+		var readyFaults *Faults
+		if cfg.TolerateExit {
+			readyFaults = faults
+		}
 		cfg.Ready(Ready{
+			Faults:  readyFaults,
 			BaseURL: bases[0], BaseURLs: bases, DatabaseURL: databaseURL, NatsURL: natsURL, NatsObserverSeedFile: observerSeed, PIDs: pids,
 			DataDir: cfg.DataDir, DevToolsURL: sinks.DevToolsURL(), SMTPAddr: sinks.SMTPAddr(), SMTPCAFile: sinks.CAFile,
 			BulkSMSURL: sinks.BulkSMSURL(), WebhookURL: webhookURL,
@@ -521,7 +534,7 @@ func ConnectNATS(url, seedFile, name string, opts ...nats.Option) (*nats.Conn, e
 	return nats.Connect(url, append(append(credOpts, nats.Name(name)), opts...)...)
 }
 
-func startNATS(storeDir string, maxConsumers int, keys bus.KeySet) (*server.Server, error) {
+func startNATS(storeDir string, maxConsumers int, keys bus.KeySet, port int) (*server.Server, error) {
 	// The authorization is the rendered permission table, read as nats-server reads its
 	// configuration in production.
 	opts, err := server.ProcessConfigFile(filepath.Join(keys.Dir, "auth.conf"))
@@ -529,7 +542,7 @@ func startNATS(storeDir string, maxConsumers int, keys bus.KeySet) (*server.Serv
 		return nil, fmt.Errorf("embedded NATS: %w", err)
 	}
 	opts.Host = "127.0.0.1"
-	opts.Port = server.RANDOM_PORT
+	opts.Port = port
 	opts.JetStream = true
 	opts.StoreDir = storeDir
 	opts.NoSigs = true
@@ -541,6 +554,7 @@ func startNATS(storeDir string, maxConsumers int, keys bus.KeySet) (*server.Serv
 	}
 	go ns.Start()
 	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
 		return nil, errors.New("embedded NATS did not start")
 	}
 	return ns, nil
@@ -555,7 +569,7 @@ func freeAddrs(n int) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer l.Close()
+		defer l.Close() //nolint:errcheck // the listener only picked a free port
 		addrs = append(addrs, l.Addr().String())
 	}
 	return addrs, nil
@@ -602,7 +616,7 @@ func waitHTTP(ctx context.Context, url string, timeout time.Duration, procs []*p
 	for {
 		resp, err := client.Get(url)
 		if err == nil {
-			resp.Body.Close()
+			resp.Body.Close() //nolint:errcheck // only the status matters; its Close error says nothing
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
@@ -705,7 +719,7 @@ func randomToken() (string, error) {
 // the dev secrets, and the gRPC addresses of the running stack's services (written at each
 // start, since the ports are picked then).
 const (
-	DevSecretsFile = "dev-secrets.json"
+	DevSecretsFile = "dev-secrets.json" //nolint:gosec // G101: a file name, not a credential
 	DevAddrsFile   = "dev-addrs.json"
 )
 

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,6 +40,11 @@ type Options struct {
 	// KeepLogEnv, when set, names an environment variable that keeps the log (and says where)
 	// after a passing run too; a failing run always keeps it.
 	KeepLogEnv string
+	// PrivatePostgres runs the stack on a PostgreSQL cluster of its own (initdb under the
+	// log's folder, a child of the stack named "postgres", removed at the end) instead of
+	// TEST_DATABASE_URL's server: for the tests that stop PostgreSQL (the outage test), and
+	// away from the shared server's connection limit.
+	PrivatePostgres bool
 }
 
 // Stack is a running stack.
@@ -93,6 +99,17 @@ func startOnce(t testing.TB, opts Options, root, databaseURL string, last bool) 
 		t.Fatal(err)
 	}
 	httpAddr := freeAddr(t)
+	postgresPort := 0
+	if opts.PrivatePostgres {
+		databaseURL = ""
+		_, port, _ := net.SplitHostPort(freeAddr(t))
+		postgresPort, _ = strconv.Atoi(port)
+		// The cluster's folder is under this one, and PostgreSQL runs as the postgres user
+		// when the test runs as root: it must be able to get through.
+		if err := os.Chmod(logDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s := &Stack{LogPath: logFile.Name(), stopped: make(chan struct{})}
 	readyCh := make(chan stack.Ready, 1)
 	// The stack's life is the test's, not that of any context the test ends early.
@@ -104,6 +121,7 @@ func startOnce(t testing.TB, opts Options, root, databaseURL string, last bool) 
 			DataDir:      filepath.Join(logDir, "data"),
 			HTTPAddr:     httpAddr,
 			DatabaseURL:  databaseURL,
+			PostgresPort: postgresPort,
 			Ephemeral:    true,
 			Out:          logFile,
 			Logger:       slog.New(slog.NewTextHandler(logFile, nil)).With("process", opts.Name),
@@ -135,7 +153,9 @@ func startOnce(t testing.TB, opts Options, root, databaseURL string, last bool) 
 		case opts.KeepLogEnv != "" && os.Getenv(opts.KeepLogEnv) != "":
 			t.Logf("the stack's log is kept at %s (%s)", s.LogPath, opts.KeepLogEnv)
 		default:
-			os.RemoveAll(logDir)
+			if err := os.RemoveAll(logDir); err != nil {
+				t.Logf("remove the stack's log folder: %v", err)
+			}
 		}
 	})
 	select {
@@ -146,7 +166,9 @@ func startOnce(t testing.TB, opts Options, root, databaseURL string, last bool) 
 			retried = true
 			stop()
 			logFile.Close()
-			os.RemoveAll(logDir)
+			if err := os.RemoveAll(logDir); err != nil {
+				t.Logf("remove the stack's log folder: %v", err)
+			}
 			return nil, true
 		}
 		t.Fatalf("the stack did not start: %v\n%s", s.err, s.Tail(80))

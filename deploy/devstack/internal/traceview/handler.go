@@ -24,7 +24,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"clock":    func(t time.Time) string { return t.Local().Format("15:04:05.000") },
 	"stamp":    func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05.000000 MST") },
 	"hue":      serviceHue,
-	"indent":   func(depth int) template.CSS { return template.CSS(fmt.Sprintf("--depth:%d", depth)) },
+	"indent":   func(depth int) template.CSS { return template.CSS(fmt.Sprintf("--depth:%d", depth)) }, //nolint:gosec // G203: a number only
 	"sorted":   sortedAttrs,
 	"short":    func(id string) string { return id[:min(len(id), 8)] },
 	"traceURL": traceURL,
@@ -75,7 +75,7 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-func (h *handler) style(w http.ResponseWriter, r *http.Request) {
+func (h *handler) style(w http.ResponseWriter, _ *http.Request) {
 	css, _ := assets.ReadFile("static/style.css")
 	w.Header().Set("Content-Type", "text/css; charset=utf-8")
 	_, _ = w.Write(css)
@@ -157,7 +157,7 @@ func (h *handler) apiSearch(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (h *handler) apiServices(w http.ResponseWriter, r *http.Request) {
+func (h *handler) apiServices(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, h.store.Services())
 }
 
@@ -258,7 +258,7 @@ func barStyle(offset, d, total time.Duration) template.CSS {
 		left = 100 - width
 	}
 	// Only numbers are formatted in: the value is safe as CSS.
-	return template.CSS(fmt.Sprintf("left:%.3f%%;width:%.3f%%", left, width))
+	return template.CSS(fmt.Sprintf("left:%.3f%%;width:%.3f%%", left, width)) //nolint:gosec // G203: numbers only
 }
 
 // apiSpan is one span of GET /api/traces/{id}.

@@ -54,11 +54,11 @@ func Start(cfg Config) (*Viewer, error) {
 	}
 	otlpL, err := Listen(cfg.OTLPAddr, cfg.AllowRemote)
 	if err != nil {
-		uiL.Close()
+		uiL.Close() //nolint:errcheck // the listener was never used; the error to report is err
 		return nil, fmt.Errorf("trace viewer OTLP receiver: %w", err)
 	}
 	store := NewStore(cfg.MaxTraces, cfg.MaxSpans, cfg.MaxSpansPerTrace)
-	var ui http.Handler = NewHandler(store, cfg.AppURL)
+	ui := NewHandler(store, cfg.AppURL)
 	if !cfg.AllowRemote {
 		ui = loopbackHostOnly(ui)
 	}

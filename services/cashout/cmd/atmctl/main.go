@@ -75,7 +75,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer c.Close() //nolint:errcheck // the command is done with the connection; nothing to do on error
 	res, err := c.Do(ctx, req)
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ type transfers struct {
 	once          sync.Once
 }
 
-func (f *transfers) CollectVoucher(ctx context.Context, _ domain.Withdrawal) (domain.Collection, error) {
+func (f *transfers) CollectVoucher(_ context.Context, _ domain.Withdrawal) (domain.Collection, error) {
 	return f.collectRes, f.collectErr
 }
 

@@ -33,6 +33,7 @@ const (
 	ReasonNotPermitted
 )
 
+//nolint:gosec // G101: reason names, not credentials
 var reasonNames = map[Reason]string{
 	ReasonWrongCredentials: "wrong_credentials",
 	ReasonLocked:           "locked",

@@ -73,6 +73,6 @@ func printed(value any) string {
 	return out.String()
 }
 
-func validDigits(s string, min, max int) bool {
-	return len(s) >= min && len(s) <= max && strings.Trim(s, "0123456789") == ""
+func validDigits(s string, minLen, maxLen int) bool {
+	return len(s) >= minLen && len(s) <= maxLen && strings.Trim(s, "0123456789") == ""
 }

@@ -160,13 +160,13 @@ func Serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	defer identity.Close()
+	defer identity.Close() //nolint:errcheck // closing a client connection on the way out; nothing to do on error
 	tokens := auth.IdentityServiceTokens(identity, ServiceName, cfg.ServiceSecret)
 	transfersConn, err := grpcserver.Dial(cfg.TransfersAddr, grpc.WithPerRPCCredentials(auth.PerRPCCredentials(tokens)))
 	if err != nil {
 		return err
 	}
-	defer transfersConn.Close()
+	defer transfersConn.Close() //nolint:errcheck // closing a client connection on the way out; nothing to do on error
 
 	svc, err := app.New(transfersgrpc.New(transfersConn), app.Config{
 		Timeout:       cfg.RequestTimeout,

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/thumela/thumela/services/platform/feeschedule"
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // Money is an amount of South African rand in integer cents. It is never a float.
@@ -31,10 +32,7 @@ func (m Money) String() string {
 	if c < 0 {
 		sign = "-"
 	}
-	u := uint64(c)
-	if c < 0 {
-		u = uint64(-(c + 1)) + 1 // safe for math.MinInt64
-	}
+	u := intconv.Abs(c)
 	rands := strconv.FormatUint(u/100, 10)
 	for i := len(rands) - 3; i > 0; i -= 3 {
 		rands = rands[:i] + "," + rands[i:]

@@ -65,7 +65,7 @@ func TestFirstTransferWaiverFollowsTransferEvents(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ports.ConsumeTransferEvents(ctx, feesJS, svc, discardLogger) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { cancel(); <-done }) //nolint:errcheck // the consumer's error after cancel is the cancellation
 
 	// A new sender's quote is waived: nothing to pay, the fee that would have applied shown.
 	if q := quote(t, e); !q.GetWaived() || q.GetTotalFeeCents() != 0 || q.GetWaivedFeeCents() != 880 ||

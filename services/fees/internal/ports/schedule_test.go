@@ -56,7 +56,7 @@ func TestFeeSchedulePublishedAtStartAndOnChange(t *testing.T) {
 	t.Cleanup(func() {
 		if !stopped {
 			cancel()
-			<-done
+			<-done //nolint:errcheck // the watcher's error after cancel is the cancellation
 		}
 	})
 
@@ -94,7 +94,7 @@ func TestFeeSchedulePublishedAtStartAndOnChange(t *testing.T) {
 
 	// A restarted (or second) replica finds the same version there and writes nothing.
 	cancel()
-	<-done
+	<-done //nolint:errcheck // the watcher's error after cancel is the cancellation
 	stopped = true
 	before, err := kv.Get(t.Context(), feeschedule.Key)
 	if err != nil {
@@ -104,7 +104,7 @@ func TestFeeSchedulePublishedAtStartAndOnChange(t *testing.T) {
 	done2 := run(ctx2)
 	time.Sleep(300 * time.Millisecond)
 	cancel2()
-	<-done2
+	<-done2 //nolint:errcheck // the watcher's error after cancel is the cancellation
 	after, err := kv.Get(t.Context(), feeschedule.Key)
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func (s *Service) ChangePassword(ctx context.Context, caller auth.Claims, curren
 
 // RequestPasswordReset e-mails a reset code when the account exists and the resend interval
 // allows. The answer is the same in every case, so it never says whether the e-mail exists.
-func (s *Service) RequestPasswordReset(ctx context.Context, rawEmail string, client domain.Client) (CodeSent, error) {
+func (s *Service) RequestPasswordReset(ctx context.Context, rawEmail string, _ domain.Client) (CodeSent, error) {
 	email, err := domain.ParseEmail(rawEmail)
 	if err != nil {
 		return CodeSent{}, err

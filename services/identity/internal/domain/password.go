@@ -19,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
+
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // Password length limits, in characters. The maximum is accepted in full: argon2id hashes
@@ -242,7 +244,7 @@ func VerifyPassword(encoded, pw string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	key := argonKey([]byte(pw), p.salt, p.time, p.memory, p.threads, uint32(len(p.key)))
+	key := argonKey([]byte(pw), p.salt, p.time, p.memory, p.threads, intconv.Uint32(len(p.key)))
 	return subtle.ConstantTimeCompare(key, p.key) == 1, nil
 }
 

@@ -22,7 +22,7 @@ const (
 	MsgPasskeyNotFound     = "That passkey was not found."
 	MsgPasskeyExists       = "This passkey is already registered."
 	MsgChallengeInvalid    = "This passkey request has expired. Please try again."
-	MsgPasskeyRejected     = "We could not verify your passkey. Please try again."
+	MsgPasskeyRejected     = "We could not verify your passkey. Please try again." //nolint:gosec // G101: a message to the user, not a credential
 	MsgStepUpPassword      = "Incorrect password. Please try again."
 	MsgStepUpNoProof       = "Please confirm with your passkey or password."
 )

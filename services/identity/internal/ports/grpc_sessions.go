@@ -12,6 +12,7 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // MsgSessionNotFound answers RevokeSession for an id that is not one of the caller's live
@@ -54,7 +55,7 @@ func (s *Server) RevokeOtherSessions(ctx context.Context, req *identityv1.Revoke
 	if err != nil {
 		return nil, s.sessionStatus(ctx, err)
 	}
-	return &identityv1.RevokeOtherSessionsResponse{Revoked: int32(n)}, nil
+	return &identityv1.RevokeOtherSessionsResponse{Revoked: intconv.Int32(n)}, nil
 }
 
 // sessionStatus maps the sessions family's own error, then everything else as toStatus does.

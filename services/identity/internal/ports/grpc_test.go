@@ -108,7 +108,7 @@ func TestSignUpVerifyRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ttl := rres.GetAccessTokenExpiresAt().AsTime().Sub(time.Now()); ttl > 10*time.Minute || ttl < 9*time.Minute {
+	if ttl := time.Until(rres.GetAccessTokenExpiresAt().AsTime()); ttl > 10*time.Minute || ttl < 9*time.Minute {
 		t.Fatalf("access token lives %s", ttl)
 	}
 	if rres.GetSessionExpiresAt().AsTime().Before(time.Now().Add(29 * 24 * time.Hour)) {

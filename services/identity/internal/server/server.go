@@ -21,7 +21,7 @@ const cleanupInterval = time.Hour
 
 // Setup returns the service.Spec Setup of identity with configuration cfg.
 func Setup(cfg *Config) func(ctx context.Context, rt *service.Runtime) error {
-	return func(ctx context.Context, rt *service.Runtime) error {
+	return func(_ context.Context, rt *service.Runtime) error {
 		appCfg, err := cfg.AppConfig(rt.Logger)
 		if err != nil {
 			return err

@@ -11,6 +11,8 @@ import (
 	_ "time/tzdata" // Africa/Johannesburg even where the system has no zoneinfo (scratch images)
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // Johannesburg is the time zone every time in a message is shown in (SAST, no daylight saving).
@@ -26,9 +28,9 @@ func mustLoad(name string) *time.Location {
 
 // Rand formats integer cents as the product shows money: R1,234.00.
 func Rand(cents int64) string {
-	sign, u := "", uint64(cents)
+	sign, u := "", intconv.Abs(cents)
 	if cents < 0 {
-		sign, u = "-", uint64(-(cents+1))+1
+		sign = "-"
 	}
 	rands := strconv.FormatUint(u/100, 10)
 	for i := len(rands) - 3; i > 0; i -= 3 {
@@ -66,18 +68,18 @@ func allDigits(s string) bool {
 // be shown in a message: invalid UTF-8, control characters and every Unicode format character
 // (bidi overrides and isolates, zero-width joiners, BOMs: what makes text display other than it
 // reads) are removed, private-use and unassigned code points too, runs of white space become
-// one space, and the result is trimmed and cut to max characters.
-func Sanitize(s string, max int) string {
-	return sanitize(s, max, false)
+// one space, and the result is trimmed and cut to limit characters.
+func Sanitize(s string, limit int) string {
+	return sanitize(s, limit, false)
 }
 
 // SanitizeMultiline is Sanitize keeping line breaks (at most two in a row): for a support
 // message's body.
-func SanitizeMultiline(s string, max int) string {
-	return sanitize(s, max, true)
+func SanitizeMultiline(s string, limit int) string {
+	return sanitize(s, limit, true)
 }
 
-func sanitize(s string, max int, keepLines bool) string {
+func sanitize(s string, limit int, keepLines bool) string {
 	s = strings.ToValidUTF8(s, "")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	var b strings.Builder
@@ -110,8 +112,8 @@ func sanitize(s string, max int, keepLines bool) string {
 		b.WriteRune(r)
 	}
 	out := strings.TrimSpace(b.String())
-	if max > 0 && utf8.RuneCountInString(out) > max {
-		out = strings.TrimSpace(string([]rune(out)[:max]))
+	if limit > 0 && utf8.RuneCountInString(out) > limit {
+		out = strings.TrimSpace(string([]rune(out)[:limit]))
 	}
 	return out
 }

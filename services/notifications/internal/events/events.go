@@ -14,6 +14,7 @@ import (
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	"github.com/thumela/thumela/services/notifications/internal/domain"
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/intconv"
 	"github.com/thumela/thumela/services/platform/outbox"
 )
 
@@ -99,7 +100,7 @@ func Delivery(d domain.Delivery) *notificationsv1.Delivery {
 		Reference:     d.Reference,
 		Status:        Status(d.Status),
 		FailureReason: d.FailureReason,
-		Attempts:      int32(min(d.Attempts, 1<<31-1)),
+		Attempts:      intconv.Int32(d.Attempts),
 		QueuedAt:      ts(d.QueuedAt),
 		SentAt:        ts(d.SentAt),
 		DeliveredAt:   ts(d.DeliveredAt),

@@ -201,11 +201,10 @@ func (s *SMTPServer) store(m Mail) {
 }
 
 type smtpSession struct {
-	srv      *SMTPServer
-	authed   bool
-	from     string
-	rcpts    []string
-	rcptFail error
+	srv    *SMTPServer
+	authed bool
+	from   string
+	rcpts  []string
 }
 
 func (s *smtpSession) AuthMechanisms() []string { return []string{sasl.Plain} }

@@ -111,8 +111,8 @@ type Repository interface {
 	// HasFingerprint reports whether the user saved a card with this fingerprint.
 	HasFingerprint(ctx context.Context, userID uuid.UUID, fingerprint []byte) (bool, error)
 	// Add stores the method and its vault record (domain.ErrAlreadySaved for a card the user
-	// saved already, domain.ErrTooManyMethods past max).
-	Add(ctx context.Context, m NewMethod, max int) (domain.PaymentMethod, error)
+	// saved already, domain.ErrTooManyMethods past limit).
+	Add(ctx context.Context, m NewMethod, limit int) (domain.PaymentMethod, error)
 	// Update renames the method and makes it the default when makeDefault.
 	Update(ctx context.Context, userID, id uuid.UUID, name string, makeDefault bool) (domain.PaymentMethod, error)
 	// SetDefault makes the method the user's one default.

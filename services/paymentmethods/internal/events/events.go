@@ -9,6 +9,7 @@ import (
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	"github.com/thumela/thumela/services/paymentmethods/internal/domain"
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/intconv"
 	"github.com/thumela/thumela/services/platform/outbox"
 )
 
@@ -24,8 +25,8 @@ func PaymentMethod(m domain.PaymentMethod) *paymentmethodsv1.PaymentMethod {
 		Type:        paymentmethodsv1.PaymentMethodType_PAYMENT_METHOD_TYPE_CARD,
 		Brand:       Brand(m.Brand),
 		LastFour:    m.LastFour,
-		ExpiryMonth: int32(m.Expiry.Month),
-		ExpiryYear:  int32(m.Expiry.Year),
+		ExpiryMonth: intconv.Int32(m.Expiry.Month),
+		ExpiryYear:  intconv.Int32(m.Expiry.Year),
 		IsDefault:   m.IsDefault,
 		Token:       m.Token,
 		CreatedAt:   timestamppb.New(m.CreatedAt),

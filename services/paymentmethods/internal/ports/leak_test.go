@@ -206,16 +206,16 @@ func spanText() []byte {
 	for _, s := range spans.GetSpans() {
 		fmt.Fprintf(&b, "span %s status=%s %q\n", s.Name, s.Status.Code, s.Status.Description)
 		for _, a := range s.Attributes {
-			fmt.Fprintf(&b, "  %s=%s\n", a.Key, a.Value.Emit())
+			fmt.Fprintf(&b, "  %s=%s\n", a.Key, a.Value.String())
 		}
 		for _, ev := range s.Events {
 			fmt.Fprintf(&b, "  event %s\n", ev.Name)
 			for _, a := range ev.Attributes {
-				fmt.Fprintf(&b, "    %s=%s\n", a.Key, a.Value.Emit())
+				fmt.Fprintf(&b, "    %s=%s\n", a.Key, a.Value.String())
 			}
 		}
 		for _, a := range s.Resource.Attributes() {
-			fmt.Fprintf(&b, "  resource %s=%s\n", a.Key, a.Value.Emit())
+			fmt.Fprintf(&b, "  resource %s=%s\n", a.Key, a.Value.String())
 		}
 	}
 	return b.Bytes()

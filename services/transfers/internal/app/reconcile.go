@@ -27,7 +27,7 @@ const (
 	MismatchCollectedAndRefunded   = "collected_and_refunded"
 	MismatchMoneyNotConserved      = "money_not_conserved"
 	MismatchCreditLedgerUnbalanced = "credit_ledger_unbalanced"
-	MismatchCreditNotAccounted     = "credit_not_accounted"
+	MismatchCreditNotAccounted     = "credit_not_accounted" //nolint:gosec // G101: a mismatch kind, not a credential
 	MismatchProcessorDisagrees     = "processor_disagrees"
 )
 

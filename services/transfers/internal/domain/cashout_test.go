@@ -208,11 +208,11 @@ func TestUnknownNumberAnswersLikeAVoucher(t *testing.T) {
 	for i, at := range []time.Duration{0, time.Minute, 2 * time.Minute, 3 * time.Minute, 4 * time.Minute, 5 * time.Minute,
 		24*time.Hour + 4*time.Minute - time.Second, 24*time.Hour + 4*time.Minute, 24*time.Hour + 5*time.Minute} {
 		now := t0.Add(at)
-		real, fake := tr.Collect(bad, testPINs, now), unknown.Attempt(now)
-		r1, ok1 := domain.RefusalOf(real)
+		genuine, fake := tr.Collect(bad, testPINs, now), unknown.Attempt(now)
+		r1, ok1 := domain.RefusalOf(genuine)
 		r2, ok2 := domain.RefusalOf(fake)
 		if !ok1 || !ok2 || r1 != r2 {
-			t.Fatalf("attempt %d: voucher %v (%+v), unknown %v (%+v)", i, real, r1, fake, r2)
+			t.Fatalf("attempt %d: voucher %v (%+v), unknown %v (%+v)", i, genuine, r1, fake, r2)
 		}
 	}
 	if unknown.FailedAttempts != 2 || !unknown.LockedUntil.IsZero() {

@@ -104,7 +104,7 @@ type RefusalReason string
 
 // Refusal reasons.
 const (
-	RefusalWrongCredentials RefusalReason = "wrong_credentials"
+	RefusalWrongCredentials RefusalReason = "wrong_credentials" //nolint:gosec // G101: a refusal reason, not a credential
 	RefusalLocked           RefusalReason = "locked"
 	RefusalExpired          RefusalReason = "expired"
 	RefusalCancelled        RefusalReason = "cancelled"
@@ -266,8 +266,8 @@ func NewCollectRequest(in CollectInput) (CollectRequest, error) {
 	}, nil
 }
 
-func printableLine(s string, max int) bool {
-	return utf8.ValidString(s) && utf8.RuneCountInString(s) <= max &&
+func printableLine(s string, maxRunes int) bool {
+	return utf8.ValidString(s) && utf8.RuneCountInString(s) <= maxRunes &&
 		!strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) })
 }
 

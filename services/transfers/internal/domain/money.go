@@ -6,6 +6,8 @@ package domain
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // Money is an amount of South African rand in integer cents, never a float.
@@ -32,9 +34,9 @@ func (m Money) IsZero() bool { return m.cents == 0 }
 
 // String formats m as the product's texts quote amounts: R1,234.56 (or -R1,234.56).
 func (m Money) String() string {
-	sign, u := "", uint64(m.cents)
+	sign, u := "", intconv.Abs(m.cents)
 	if m.cents < 0 {
-		sign, u = "-", uint64(-(m.cents+1))+1 // safe for math.MinInt64
+		sign = "-"
 	}
 	rands := strconv.FormatUint(u/100, 10)
 	for i := len(rands) - 3; i > 0; i -= 3 {

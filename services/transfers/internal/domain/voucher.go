@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/crypto/argon2"
+
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // Voucher sizes.
@@ -320,6 +322,6 @@ func verifyArgon2id(hash, pin string) bool {
 	if err != nil || len(want) == 0 || len(want) > 64 {
 		return false
 	}
-	got := argon2.IDKey([]byte(pin), salt, passes, memory, threads, uint32(len(want)))
+	got := argon2.IDKey([]byte(pin), salt, passes, memory, threads, intconv.Uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1
 }

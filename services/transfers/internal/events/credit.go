@@ -8,6 +8,7 @@ import (
 
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/intconv"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
@@ -27,8 +28,8 @@ func Credit(c domain.Credit) *transfersv1.GetCreditResponse {
 	out := &transfersv1.GetCreditResponse{
 		BalanceCents:       c.Balance.Cents(),
 		ReferralCode:       c.ReferralCode,
-		FriendsJoined:      int32(c.FriendsJoined),
-		FriendsRewarded:    int32(c.FriendsRewarded),
+		FriendsJoined:      intconv.Int32(c.FriendsJoined),
+		FriendsRewarded:    intconv.Int32(c.FriendsRewarded),
 		RewardsEarnedCents: c.RewardsEarned.Cents(),
 	}
 	for _, e := range c.Recent {

@@ -18,6 +18,7 @@ import (
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/intconv"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/seal"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
@@ -105,8 +106,8 @@ func Voucher(v domain.Voucher, bank domain.Bank) *transfersv1.Voucher {
 		CollectedAt:         timestamp(v.CollectedAt),
 		CollectedAtLocation: v.Location(bank),
 		PinChosenBySender:   v.PINChosenBySender,
-		ResendsLeft:         int32(max(domain.MaxVoucherResends-v.Resends, 0)),
-		PhoneChangesLeft:    int32(max(domain.MaxPhoneChanges-v.PhoneChanges, 0)),
+		ResendsLeft:         intconv.Int32(max(domain.MaxVoucherResends-v.Resends, 0)),
+		PhoneChangesLeft:    intconv.Int32(max(domain.MaxPhoneChanges-v.PhoneChanges, 0)),
 	}
 }
 

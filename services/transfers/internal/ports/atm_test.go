@@ -239,22 +239,22 @@ func TestCollectVoucherUnknownNumberAnswersLikeAVoucher(t *testing.T) {
 		unknown = "0000000001"
 	}
 	for i := range domain.MaxCollectAttempts + 2 {
-		real := v.request()
-		real.Pin = wrong(v.pin)
+		genuine := v.request()
+		genuine.Pin = wrong(v.pin)
 		fake := v.request()
 		fake.VoucherNumber = unknown
-		_, a := e.Client.CollectVoucher(ctx, real)
+		_, a := e.Client.CollectVoucher(ctx, genuine)
 		_, b := e.Client.CollectVoucher(ctx, fake)
 		sameAnswer(t, "attempt "+string(rune('1'+i)), a, b)
 		e.Clock.Advance(time.Minute)
 	}
 	// Both locks pass at the same time; then both count afresh.
 	e.Clock.Advance(domain.CollectLockout - 3*time.Minute) // the fifth attempt, at minute 4, locked it
-	real := v.request()
-	real.Pin = wrong(v.pin)
+	genuine := v.request()
+	genuine.Pin = wrong(v.pin)
 	fake := v.request()
 	fake.VoucherNumber = unknown
-	_, a := e.Client.CollectVoucher(ctx, real)
+	_, a := e.Client.CollectVoucher(ctx, genuine)
 	_, b := e.Client.CollectVoucher(ctx, fake)
 	sameAnswer(t, "after the lock", a, b)
 	if refused(t, a).GetAttemptsLeft() != 4 {

@@ -49,7 +49,7 @@ func issueWith(t *testing.T, e *testkit.Env, edit func(*transfersv1.CreateTransf
 	if edit != nil {
 		edit(req)
 	}
-	tr := create(t, e, e.Ctx(t, user), req)
+	tr := create(t, e.Ctx(t, user), e, req)
 	id := uuid.MustParse(tr.GetId())
 	now := e.Clock.Now()
 	ctx := context.Background()
@@ -153,8 +153,8 @@ func TestCollectVoucher(t *testing.T) {
 	e := testkit.New(t, testkit.Options{})
 	e.StartWorker(t, nil, e.WorkerConfig())
 	user, pm := e.NewUser()
-	create(t, e, e.Ctx(t, user), testkit.Request("first", pm)) // the second transfer pays a fee
-	tr := create(t, e, e.Ctx(t, user), testkit.Request("second", pm))
+	create(t, e.Ctx(t, user), e, testkit.Request("first", pm)) // the second transfer pays a fee
+	tr := create(t, e.Ctx(t, user), e, testkit.Request("second", pm))
 	done := e.WaitStatus(t, tr.GetId(), domain.StatusCompleted, 10*time.Second)
 	number := done.Voucher().Number
 	pin := e.VoucherPIN(t, tr.GetId())

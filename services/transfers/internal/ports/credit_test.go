@@ -527,7 +527,7 @@ func TestUserVerifiedConsumer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ports.ConsumeUserVerified(ctx, transfers, e.App, testkit.Discard) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { cancel(); <-done }) //nolint:errcheck // the follower's error after cancel is the cancellation
 
 	testkit.Eventually(t, waitFor, "every verification to be handled", func() bool {
 		cons, err := transfers.Consumer(t.Context(), bus.StreamEvents, bus.DurableTransfersReferrals)

@@ -18,6 +18,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/grpcserver"
+	"github.com/thumela/thumela/services/platform/intconv"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 	"github.com/thumela/thumela/services/transfers/internal/events"
@@ -142,7 +143,7 @@ func (s *Server) ListTransfers(ctx context.Context, req *transfersv1.ListTransfe
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	res := &transfersv1.ListTransfersResponse{TotalCount: int32(page.Total)}
+	res := &transfersv1.ListTransfersResponse{TotalCount: intconv.Int32(page.Total)}
 	for _, t := range page.Transfers {
 		res.Transfers = append(res.Transfers, events.Transfer(t))
 	}
@@ -303,7 +304,7 @@ func refusalStatus(r domain.Refusal) error {
 	st := status.New(code, msg)
 	detail := &transfersv1.CollectionRefused{Reason: refusalReasons[r.Reason]}
 	if r.Reason == domain.RefusalWrongCredentials {
-		detail.AttemptsLeft = int32(r.AttemptsLeft)
+		detail.AttemptsLeft = intconv.Int32(r.AttemptsLeft)
 	}
 	if d, err := st.WithDetails(detail); err == nil {
 		st = d

@@ -20,7 +20,7 @@ import (
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
 
-func create(t *testing.T, e *testkit.Env, ctx context.Context, req *transfersv1.CreateTransferRequest) *transfersv1.Transfer {
+func create(t *testing.T, ctx context.Context, e *testkit.Env, req *transfersv1.CreateTransferRequest) *transfersv1.Transfer {
 	t.Helper()
 	res, err := e.Client.CreateTransfer(ctx, req)
 	if err != nil {
@@ -44,7 +44,7 @@ func TestCreateTransfer(t *testing.T) {
 	user, pm := e.NewUser()
 	req := testkit.Request("wizard-1", pm)
 	req.WithdrawalLocation = &transfersv1.WithdrawalLocation{Name: "Sandton City", Type: "param"}
-	tr := create(t, e, e.Ctx(t, user), req)
+	tr := create(t, e.Ctx(t, user), e, req)
 
 	if tr.GetStatus() != transfersv1.TransferStatus_TRANSFER_STATUS_PENDING || tr.GetUserId() != user {
 		t.Fatalf("transfer = %v", tr)
@@ -71,7 +71,7 @@ func TestCreateTransfer(t *testing.T) {
 	}
 
 	// The second is charged the fee; the default location applies.
-	tr2 := create(t, e, e.Ctx(t, user), testkit.Request("wizard-2", pm))
+	tr2 := create(t, e.Ctx(t, user), e, testkit.Request("wizard-2", pm))
 	if tr2.GetFeeWaived() || tr2.GetFeeCents() != 1150 || tr2.GetTotalAmountCents() != 51150 {
 		t.Fatalf("second transfer money = %v", tr2)
 	}
@@ -100,13 +100,13 @@ func TestCreateTransferIsIdempotent(t *testing.T) {
 	e := testkit.New(t, testkit.Options{})
 	user, pm := e.NewUser()
 	ctx := e.Ctx(t, user)
-	first := create(t, e, ctx, testkit.Request("wizard-1", pm))
+	first := create(t, ctx, e, testkit.Request("wizard-1", pm))
 	quotes := e.Fees.Calls()
 
 	// The same key and body, even in another notation of the same phone, is the first transfer.
 	again := testkit.Request("wizard-1", pm)
 	again.RecipientPhone = "+27 82 123 4567"
-	if second := create(t, e, ctx, again); second.GetId() != first.GetId() {
+	if second := create(t, ctx, e, again); second.GetId() != first.GetId() {
 		t.Fatalf("retry made %s, want %s", second.GetId(), first.GetId())
 	}
 	if rows(t, e, user) != 1 || e.Fees.Calls() != quotes {
@@ -114,7 +114,7 @@ func TestCreateTransferIsIdempotent(t *testing.T) {
 	}
 	// The sender's e-mail comes from the token, not the body: a retry whose token carries
 	// another address (changed meanwhile) is the same request, and the transfer keeps the first.
-	if second := create(t, e, e.CtxWithEmail(t, user, "new-address@example.com"), testkit.Request("wizard-1", pm)); second.GetId() != first.GetId() {
+	if second := create(t, e.CtxWithEmail(t, user, "new-address@example.com"), e, testkit.Request("wizard-1", pm)); second.GetId() != first.GetId() {
 		t.Fatalf("retry with another e-mail in the token made %s, want %s", second.GetId(), first.GetId())
 	}
 	var email, firstName string
@@ -132,7 +132,7 @@ func TestCreateTransferIsIdempotent(t *testing.T) {
 
 	// Keys are per user: another user's identical key is their own transfer.
 	user2, pm2 := e.NewUser()
-	theirs := create(t, e, e.Ctx(t, user2), testkit.Request("wizard-1", pm2))
+	theirs := create(t, e.Ctx(t, user2), e, testkit.Request("wizard-1", pm2))
 	if theirs.GetId() == first.GetId() || rows(t, e, user2) != 1 {
 		t.Fatalf("another user's key reused the transfer")
 	}
@@ -255,7 +255,7 @@ func TestFailedAndRefundedTransfersDoNotCount(t *testing.T) {
 	for i, amount := range []int64{300000, 200000} {
 		req := testkit.Request(fmt.Sprintf("k%d", i), pm)
 		req.AmountCents = amount
-		ids = append(ids, create(t, e, ctx, req).GetId())
+		ids = append(ids, create(t, ctx, e, req).GetId())
 	}
 	if _, err := e.Client.CreateTransfer(ctx, testkit.Request("k-full", pm)); status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("over the daily limit: %v", err)
@@ -288,7 +288,7 @@ func TestFailedAndRefundedTransfersDoNotCount(t *testing.T) {
 			t.Fatalf("daily usage = %v, want nothing counted", l)
 		}
 	}
-	create(t, e, ctx, testkit.Request("k-again", pm))
+	create(t, ctx, e, testkit.Request("k-again", pm))
 }
 
 func TestConcurrentCreatesCannotExceedTheDailyLimit(t *testing.T) {
@@ -335,10 +335,10 @@ func TestGetLimits(t *testing.T) {
 	ctx := e.Ctx(t, user)
 	req := testkit.Request("k", pm)
 	req.AmountCents = 380000 - 300000 // R800.00
-	create(t, e, ctx, req)
+	create(t, ctx, e, req)
 	req = testkit.Request("k2", pm)
 	req.AmountCents = 300000
-	create(t, e, ctx, req)
+	create(t, ctx, e, req)
 	res, err := e.Client.GetLimits(ctx, &transfersv1.GetLimitsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +382,7 @@ func TestListTransfers(t *testing.T) {
 		e.Clock.Advance(time.Minute)
 		req := testkit.Request(fmt.Sprintf("k%d", i), pm)
 		req.RecipientName, req.RecipientPhone, req.AmountCents = r.name, r.phone, int64(1000*(i+1))
-		ids = append(ids, create(t, e, ctx, req).GetId())
+		ids = append(ids, create(t, ctx, e, req).GetId())
 	}
 	// A name stored before the name rule (platform/personname), to prove that a search's % and _
 	// are literal.
@@ -400,7 +400,7 @@ func TestListTransfers(t *testing.T) {
 	// Another user's transfers never show.
 	other, otherPM := e.NewUser()
 	otherReq := testkit.Request("theirs", otherPM)
-	create(t, e, e.Ctx(t, other), otherReq)
+	create(t, e.Ctx(t, other), e, otherReq)
 
 	newestFirst := slices.Clone(ids)
 	slices.Reverse(newestFirst)
@@ -452,7 +452,7 @@ func TestAnotherUsersTransferIsNotFound(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
 	owner, pm := e.NewUser()
-	tr := create(t, e, e.Ctx(t, owner), testkit.Request("k", pm))
+	tr := create(t, e.Ctx(t, owner), e, testkit.Request("k", pm))
 	intruder, _ := e.NewUser()
 	ctx := e.Ctx(t, intruder)
 	for name, id := range map[string]string{"another user's": tr.GetId(), "unknown": uuid.NewString(), "malformed": "not-a-uuid"} {
@@ -551,13 +551,13 @@ func TestFirstTransferWaiverIsEnforcedByTransfers(t *testing.T) {
 
 	// Fees has not heard of the user yet and says "not waived": the first transfer is free anyway.
 	e.Fees.SetWaived(false)
-	first := create(t, e, ctx, testkit.Request("k1", pm))
+	first := create(t, ctx, e, testkit.Request("k1", pm))
 	if !first.GetFeeWaived() || first.GetFeeCents() != 0 {
 		t.Fatalf("first transfer = %v, want waived", first)
 	}
 	// Fees has not heard of the first transfer yet and says "waived": the second pays.
 	e.Fees.SetWaived(true)
-	second := create(t, e, ctx, testkit.Request("k2", pm))
+	second := create(t, ctx, e, testkit.Request("k2", pm))
 	if second.GetFeeWaived() || second.GetFeeCents() != 1150 || second.GetTotalAmountCents() != 51150 {
 		t.Fatalf("second transfer = %v, want charged", second)
 	}
@@ -565,14 +565,14 @@ func TestFirstTransferWaiverIsEnforcedByTransfers(t *testing.T) {
 	// A sender whose only transfer failed still has a free first transfer.
 	user2, pm2 := e.NewUser()
 	ctx2 := e.Ctx(t, user2)
-	failed := create(t, e, ctx2, testkit.Request("k1", pm2))
+	failed := create(t, ctx2, e, testkit.Request("k1", pm2))
 	for _, s := range []string{"processing", "failed"} {
 		if _, err := e.Pool.Exec(ctx, `UPDATE transfers SET status = $2 WHERE id = $1`, failed.GetId(), s); err != nil {
 			t.Fatal(err)
 		}
 	}
 	e.Fees.SetWaived(false)
-	if again := create(t, e, ctx2, testkit.Request("k2", pm2)); !again.GetFeeWaived() {
+	if again := create(t, ctx2, e, testkit.Request("k2", pm2)); !again.GetFeeWaived() {
 		t.Fatalf("after a failed first transfer = %v, want waived", again)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+	"github.com/thumela/thumela/services/platform/intconv"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
 
@@ -20,7 +21,7 @@ func (s *Server) GetLimits(ctx context.Context, req *transfersv1.GetLimitsReques
 	}
 	res := &transfersv1.GetLimitsResponse{
 		UncollectedCents:    rep.Uncollected.Cents(),
-		UncollectedVouchers: int32(rep.UncollectedVouchers),
+		UncollectedVouchers: intconv.Int32(rep.UncollectedVouchers),
 	}
 	for _, l := range rep.Limits {
 		res.Limits = append(res.Limits, &transfersv1.LimitUsage{

@@ -54,7 +54,7 @@ func totalsMatchHistory(t *testing.T, e *testkit.Env) {
 }
 
 // usage returns the caller's used cents per limit kind, and the uncollected money.
-func usage(t *testing.T, e *testkit.Env, ctx context.Context) (map[transfersv1.LimitKind]int64, *transfersv1.GetLimitsResponse) {
+func usage(t *testing.T, ctx context.Context, e *testkit.Env) (map[transfersv1.LimitKind]int64, *transfersv1.GetLimitsResponse) {
 	t.Helper()
 	res, err := e.Client.GetLimits(ctx, &transfersv1.GetLimitsRequest{})
 	if err != nil {
@@ -113,7 +113,7 @@ func TestParallelCreatesStopExactlyAtTheDailyTotal(t *testing.T) {
 	if accepted != 5 || refused != 5 {
 		t.Fatalf("accepted %d, refused %d; want 5 and 5", accepted, refused)
 	}
-	used, _ := usage(t, e, ctx)
+	used, _ := usage(t, ctx, e)
 	wantUsed(t, "after the burst", used, 500000, 500000, 500000)
 	totalsMatchHistory(t, e)
 }
@@ -133,16 +133,16 @@ func TestGiveBackOnFailureAndCancelGoesToTheCreationPeriods(t *testing.T) {
 	e.Clock.Set(time.Date(2026, time.March, 31, 23, 30, 0, 0, jhb))
 	req := testkit.Request("march", pm)
 	req.AmountCents = 200000
-	march := create(t, e, ctx, req)
+	march := create(t, ctx, e, req)
 	req = testkit.Request("declined", declinedPM)
 	req.AmountCents = 300000
-	declined := create(t, e, dctx, req)
+	declined := create(t, dctx, e, req)
 	e.WaitStatus(t, declined.GetId(), domain.StatusFailed, 15*time.Second)
-	used, _ := usage(t, e, dctx)
+	used, _ := usage(t, dctx, e)
 	wantUsed(t, "declined, after the failure", used, 0, 0, 0)
 
 	e.WaitStatus(t, march.GetId(), domain.StatusCompleted, 15*time.Second)
-	used, res := usage(t, e, ctx)
+	used, res := usage(t, ctx, e)
 	wantUsed(t, "31 March", used, 200000, 200000, 200000)
 	if res.GetUncollectedCents() != 200000 || res.GetUncollectedVouchers() != 1 {
 		t.Fatalf("uncollected = %d c in %d vouchers, want 200000 in 1", res.GetUncollectedCents(), res.GetUncollectedVouchers())
@@ -152,18 +152,18 @@ func TestGiveBackOnFailureAndCancelGoesToTheCreationPeriods(t *testing.T) {
 	e.Clock.Set(time.Date(2026, time.April, 1, 0, 0, 0, 0, jhb))
 	req = testkit.Request("april", pm)
 	req.AmountCents = 150000
-	april := create(t, e, ctx, req)
-	used, _ = usage(t, e, ctx)
+	april := create(t, ctx, e, req)
+	used, _ = usage(t, ctx, e)
 	wantUsed(t, "1 April", used, 150000, 150000, 350000)
 
 	// Cancelling March's voucher on 1 April gives back to March (and the year), not to April.
 	if _, err := e.Client.CancelTransfer(ctx, &transfersv1.CancelTransferRequest{TransferId: march.GetId()}); err != nil {
 		t.Fatal(err)
 	}
-	used, _ = usage(t, e, ctx)
+	used, _ = usage(t, ctx, e)
 	wantUsed(t, "1 April, March cancelled", used, 150000, 150000, 150000)
 	e.WaitStatus(t, april.GetId(), domain.StatusCompleted, 15*time.Second)
-	_, res = usage(t, e, ctx)
+	_, res = usage(t, ctx, e)
 	if res.GetUncollectedCents() != 150000 || res.GetUncollectedVouchers() != 1 {
 		t.Fatalf("uncollected = %d c in %d vouchers, want April's 150000 in 1", res.GetUncollectedCents(), res.GetUncollectedVouchers())
 	}
@@ -178,7 +178,7 @@ func TestGiveBackOnFailureAndCancelGoesToTheCreationPeriods(t *testing.T) {
 	// The room given back can be used again: R5,000.00 today after R1,500.00 leaves R3,500.00.
 	req = testkit.Request("april-2", pm)
 	req.AmountCents = 300000
-	create(t, e, ctx, req)
+	create(t, ctx, e, req)
 	totalsMatchHistory(t, e)
 }
 
@@ -231,7 +231,7 @@ func TestTotalsAtTheEdgeAndAfterExpiry(t *testing.T) {
 		_ = e.Pool.QueryRow(context.Background(), `SELECT coalesce(collection_status, '') FROM transfers WHERE id = $1`, first.GetId()).Scan(&st)
 		return st == "expired"
 	})
-	used, _ := usage(t, e, ctx)
+	used, _ := usage(t, ctx, e)
 	wantUsed(t, "after the expiry", used, 0, 500000, 500000)
 	refused("month-over", 301000, transfersv1.LimitKind_LIMIT_KIND_PER_TRANSFER)
 	if _, err := send("month-exact", 300000); err != nil {

@@ -110,20 +110,20 @@ func TestCreatePricesFromThePublishedSchedule(t *testing.T) {
 	user, pm := l.NewUser()
 	ctx := l.Ctx(t, user)
 
-	first := create(t, l.Env, ctx, testkit.Request("before-schedule", pm))
+	first := create(t, ctx, l.Env, testkit.Request("before-schedule", pm))
 	if first.GetFeeScheduleVersion() != 0 || l.Fees.Calls() != 1 || first.GetBankFeeCents() != 1000 || first.GetPlatformFeeCents() != 150 {
 		t.Fatalf("before any schedule: %v after %d quotes, want fees' quote (version 0)", first, l.Fees.Calls())
 	}
 
 	l.publishSchedule(t, 1, 1000)
-	second := create(t, l.Env, ctx, testkit.Request("schedule-1", pm))
+	second := create(t, ctx, l.Env, testkit.Request("schedule-1", pm))
 	if second.GetFeeScheduleVersion() != 1 || second.GetBankFeeCents() != 1000 || second.GetPlatformFeeCents() != 150 ||
 		second.GetFeeCents() != 1150 || second.GetTotalAmountCents() != 51150 {
 		t.Fatalf("at version 1: %v", second)
 	}
 
 	l.publishSchedule(t, 2, 1200)
-	third := create(t, l.Env, ctx, testkit.Request("schedule-2", pm))
+	third := create(t, ctx, l.Env, testkit.Request("schedule-2", pm))
 	if third.GetFeeScheduleVersion() != 2 || third.GetBankFeeCents() != 1200 || third.GetFeeCents() != 1350 || third.GetTotalAmountCents() != 51350 {
 		t.Fatalf("at version 2: %v", third)
 	}
@@ -151,9 +151,9 @@ func TestCreateCachesTheCard(t *testing.T) {
 	bob, _ := l.NewUser()
 	ctxA, ctxB := l.Ctx(t, alice), l.Ctx(t, bob)
 
-	create(t, l.Env, ctxA, testkit.Request("a-1", card))
-	create(t, l.Env, ctxA, testkit.Request("a-2", card))
-	create(t, l.Env, ctxA, testkit.Request("a-3", card))
+	create(t, ctxA, l.Env, testkit.Request("a-1", card))
+	create(t, ctxA, l.Env, testkit.Request("a-2", card))
+	create(t, ctxA, l.Env, testkit.Request("a-3", card))
 	if n := l.Payments.GetCalls(); n != 1 {
 		t.Fatalf("%d ownership calls for three creates with one card, want 1", n)
 	}

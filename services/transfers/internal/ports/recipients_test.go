@@ -59,7 +59,7 @@ func send(t *testing.T, e *testkit.Env, user, pm string, want domain.Status, edi
 	if edit != nil {
 		edit(req)
 	}
-	tr := create(t, e, e.Ctx(t, user), req)
+	tr := create(t, e.Ctx(t, user), e, req)
 	e.WaitStatus(t, tr.GetId(), want, 10*time.Second)
 	return getTransfer(t, e, user, tr.GetId())
 }

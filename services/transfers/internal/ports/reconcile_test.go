@@ -36,7 +36,7 @@ func makeHistory(t *testing.T, e *testkit.Env) history {
 	defer stop()
 	send := func(token string) (user, id string) {
 		user, pm := e.NewUser(token)
-		return user, create(t, e, e.Ctx(t, user), testkit.Request("k-"+uuid.NewString(), pm)).GetId()
+		return user, create(t, e.Ctx(t, user), e, testkit.Request("k-"+uuid.NewString(), pm)).GetId()
 	}
 	var h history
 	_, h.awaiting = send(testkit.TokenApprove)
@@ -189,7 +189,7 @@ func TestReconcileFindsPlantedMismatches(t *testing.T) {
 			}
 			return h.awaiting
 		}},
-		{"the processor disagreeing", app.MismatchProcessorDisagrees, func(t *testing.T, e *testkit.Env, h history) string {
+		{"the processor disagreeing", app.MismatchProcessorDisagrees, func(_ *testing.T, e *testkit.Env, h history) string {
 			e.Payments.PutProcessorRecord(app.ProcessorRecord{IdempotencyKey: h.awaiting, Approved: false, Amount: domain.Cents(52_500)})
 			return h.awaiting
 		}},
@@ -285,7 +285,7 @@ func TestReconcileWindowDoesNotRereadOldHistory(t *testing.T) {
 	e.Clock.Advance(time.Hour)
 	_, stop := e.StartWorker(t, nil, e.WorkerConfig())
 	user, pm := e.NewUser()
-	fresh := create(t, e, e.Ctx(t, user), testkit.Request("k-"+uuid.NewString(), pm)).GetId()
+	fresh := create(t, e.Ctx(t, user), e, testkit.Request("k-"+uuid.NewString(), pm)).GetId()
 	waitState(t, e, fresh, "completed/awaiting_collection/")
 	stop()
 	if _, err := e.Pool.Exec(t.Context(), `UPDATE transfers SET charge_id = '' WHERE id = $1`, h.awaiting); err != nil {

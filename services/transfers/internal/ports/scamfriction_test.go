@@ -87,7 +87,7 @@ func TestRecipientConfirmation(t *testing.T) {
 	}
 
 	// Answered and stepped up (the same key: the refusals used nothing up): created, recorded.
-	tr := create(t, e, e.Ctx(t, user), req)
+	tr := create(t, e.Ctx(t, user), e, req)
 	if !tr.GetRecipientKnownConfirmed() || !storedConfirmation(t, e, tr.GetId()) {
 		t.Fatalf("the answer was not recorded: API %v, column %v", tr.GetRecipientKnownConfirmed(), storedConfirmation(t, e, tr.GetId()))
 	}
@@ -117,7 +117,7 @@ func TestRecipientConfirmation(t *testing.T) {
 	v := issue(t, e)
 	known := testkit.Request("known", v.transfer.GetPaymentMethodId())
 	known.RecipientKnownConfirmed = false
-	got := create(t, e, e.Ctx(t, v.user), known)
+	got := create(t, e.Ctx(t, v.user), e, known)
 	if got.GetRecipientKnownConfirmed() || storedConfirmation(t, e, got.GetId()) {
 		t.Fatalf("a known phone's transfer records an answer that was not given")
 	}
@@ -149,7 +149,7 @@ func TestLimitsBeforeRecipientConfirmation(t *testing.T) {
 // issue does, for a sender with several vouchers.
 func issueTo(t *testing.T, e *testkit.Env, user, pm string) voucher {
 	t.Helper()
-	tr := create(t, e, e.Ctx(t, user), testkit.Request("k-"+uuid.NewString(), pm))
+	tr := create(t, e.Ctx(t, user), e, testkit.Request("k-"+uuid.NewString(), pm))
 	id := uuid.MustParse(tr.GetId())
 	now := e.Clock.Now()
 	ctx := context.Background()
@@ -194,7 +194,7 @@ func TestFreezeVouchers(t *testing.T) {
 		func(x *domain.Transfer) error { return x.Expire(later) }); err != nil {
 		t.Fatal(err)
 	}
-	pending := create(t, e, e.Ctx(t, user), testkit.Request("pending", pm))
+	pending := create(t, e.Ctx(t, user), e, testkit.Request("pending", pm))
 	other := issue(t, e) // another sender's voucher
 
 	got := freeze(t, e, user)
@@ -295,8 +295,8 @@ func TestFreezeRacesCollection(t *testing.T) {
 		}
 		row := readVoucher(t, e, v.transfer.GetId())
 		refund := getTransfer(t, e, user, v.transfer.GetId()).GetRefundStatus()
-		switch {
-		case collected == nil:
+		switch collected {
+		case nil:
 			if len(cancelled) != 0 || row.status != "collected" || refund != transfersv1.RefundStatus_REFUND_STATUS_NONE {
 				t.Fatalf("collected, yet cancelled %v (voucher %s, refund %v)", cancelled, row.status, refund)
 			}

@@ -386,7 +386,7 @@ func TestDeclinedScheduledTransferIsEmailed(t *testing.T) {
 		t.Fatalf("params %v", p)
 	}
 
-	own := create(t, e, e.Ctx(t, user), testkit.Request("own-"+uuid.NewString(), pm))
+	own := create(t, e.Ctx(t, user), e, testkit.Request("own-"+uuid.NewString(), pm))
 	e.WaitStatus(t, own.GetId(), domain.StatusFailed, 10*time.Second)
 	if n := len(scheduleFailedEmails(t, e, own.GetId())); n != 0 {
 		t.Fatalf("%d SCHEDULED_SEND_FAILED requests for a transfer the sender made", n)

@@ -148,7 +148,7 @@ func TestReissueIsTheSendersAndNeedsAVoucherAwaitingCollection(t *testing.T) {
 
 	// A transfer not yet completed, and a cancelled voucher, cannot be re-issued.
 	user, pm := e.NewUser()
-	pending := create(t, e, e.Ctx(t, user), testkit.Request("pending", pm))
+	pending := create(t, e.Ctx(t, user), e, testkit.Request("pending", pm))
 	_, err = e.Client.ResendVoucher(e.Ctx(t, user), &transfersv1.ResendVoucherRequest{TransferId: pending.GetId()})
 	wantCode(t, "pending", err, codes.FailedPrecondition, "awaiting collection")
 	if _, err := e.Client.CancelTransfer(e.Ctx(t, v.user), &transfersv1.CancelTransferRequest{TransferId: v.transfer.GetId()}); err != nil {
@@ -305,7 +305,7 @@ func TestSenderChosenPIN(t *testing.T) {
 	user, pm := e.NewUser()
 	req := testkit.Request("wizard-pin", pm)
 	req.SenderPin = senderPIN
-	tr := create(t, e, e.Ctx(t, user), req)
+	tr := create(t, e.Ctx(t, user), e, req)
 	id := tr.GetId()
 	done := e.WaitStatus(t, id, domain.StatusCompleted, 15*time.Second)
 	number := done.Voucher().Number
@@ -348,10 +348,10 @@ func TestSenderPINAndIdempotency(t *testing.T) {
 	ctx := e.Ctx(t, user)
 	req := testkit.Request("wizard-1", pm)
 	req.SenderPin = senderPIN
-	first := create(t, e, ctx, req)
+	first := create(t, ctx, e, req)
 	again := testkit.Request("wizard-1", pm)
 	again.SenderPin = " " + senderPIN + " "
-	if second := create(t, e, ctx, again); second.GetId() != first.GetId() {
+	if second := create(t, ctx, e, again); second.GetId() != first.GetId() {
 		t.Fatal("the same PIN made another transfer")
 	}
 	for _, pin := range []string{"4738", ""} {
@@ -364,7 +364,7 @@ func TestSenderPINAndIdempotency(t *testing.T) {
 		t.Fatal("refused requests stored transfers")
 	}
 	// And the other way round: made without a PIN, a retry with one is another body.
-	plain := create(t, e, ctx, testkit.Request("wizard-2", pm))
+	plain := create(t, ctx, e, testkit.Request("wizard-2", pm))
 	withPIN := testkit.Request("wizard-2", pm)
 	withPIN.SenderPin = senderPIN
 	_, err := e.Client.CreateTransfer(ctx, withPIN)
@@ -413,7 +413,7 @@ func TestAmountsInMultiplesOfTenRand(t *testing.T) {
 	for i, cents := range []int64{1_000, 2_000, 150_000, 300_000} {
 		req := testkit.Request("ok-"+string(rune('a'+i)), pm)
 		req.AmountCents = cents
-		create(t, e, ctx, req)
+		create(t, ctx, e, req)
 	}
 	req := testkit.Request("over", pm)
 	req.AmountCents = 301_000

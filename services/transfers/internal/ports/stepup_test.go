@@ -123,7 +123,7 @@ func TestStepUpReplay(t *testing.T) {
 	user, pm := e.NewUser()
 	req := testkit.Request("replayed", pm)
 	req.AmountCents = 150_000
-	first := create(t, e, e.CtxSteppedUpAt(t, user, time.Now()), req)
+	first := create(t, e.CtxSteppedUpAt(t, user, time.Now()), e, req)
 	for _, at := range []time.Time{{}, time.Now().Add(-time.Hour)} {
 		res, err := e.Client.CreateTransfer(e.CtxSteppedUpAt(t, user, at), req)
 		if err != nil {
@@ -151,7 +151,7 @@ func TestLimitsBeforeStepUp(t *testing.T) {
 	for i, amount := range []int64{300_000, 200_000} { // R5,000 a day: the third is over it
 		req := testkit.Request("day-"+string(rune('a'+i)), pm)
 		req.AmountCents = amount
-		create(t, e, e.Ctx(t, user), req)
+		create(t, e.Ctx(t, user), e, req)
 	}
 	req := testkit.Request("over", pm)
 	req.AmountCents = 150_000

@@ -34,14 +34,14 @@ func TestListTransfersWindow(t *testing.T) {
 	}
 	var ids []string
 	for i, ts := range at {
-		tr := create(t, e, ctx, testkit.Request("w"+string(rune('a'+i)), pm))
+		tr := create(t, ctx, e, testkit.Request("w"+string(rune('a'+i)), pm))
 		if _, err := e.Pool.Exec(context.Background(), `UPDATE transfers SET created_at = $2 WHERE id = $1`, tr.GetId(), ts); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, tr.GetId())
 	}
 	other, otherPM := e.NewUser()
-	theirs := create(t, e, e.Ctx(t, other), testkit.Request("theirs", otherPM))
+	theirs := create(t, e.Ctx(t, other), e, testkit.Request("theirs", otherPM))
 	if _, err := e.Pool.Exec(context.Background(), `UPDATE transfers SET created_at = $2 WHERE id = $1`, theirs.GetId(), from.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}

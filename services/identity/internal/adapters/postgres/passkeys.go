@@ -11,8 +11,10 @@ import (
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
 
 	"github.com/thumela/thumela/services/identity/internal/app"
+	"github.com/thumela/thumela/services/platform/intconv"
 )
 
+//nolint:gosec // G101: column names, not a credential
 const passkeyColumns = `id, user_id, credential_id, public_key, sign_count, transports, aaguid, attestation_type,
 	attestation_format, attestation, flags, clone_warning, name, created_at, last_used_at`
 
@@ -31,7 +33,7 @@ func scanPasskey(row pgx.Row) (app.Passkey, error) {
 	if err != nil {
 		return app.Passkey{}, fmt.Errorf("read passkey: %w", err)
 	}
-	p.SignCount, p.Flags = uint32(signCount), byte(flags)
+	p.SignCount, p.Flags = intconv.Uint32From64(signCount), intconv.Byte(int(flags))
 	if lastUsed != nil {
 		p.LastUsedAt = *lastUsed
 	}

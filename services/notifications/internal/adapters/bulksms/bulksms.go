@@ -267,7 +267,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 		// url.Error quotes the URL, which carries no personal data (the filter is our id).
 		return &domain.SendError{Reason: "bulksms: " + transportReason(err)}
 	}
-	defer res.Body.Close()
+	defer res.Body.Close() //nolint:errcheck // the body is only read; its Close error says nothing
 	data, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
 	if err != nil {
 		return &domain.SendError{Reason: "bulksms: reading the answer: " + transportReason(err)}

@@ -81,7 +81,7 @@ func TestClientAgainstTheAPI(t *testing.T) {
 
 func TestTransportFailuresAreTransient(t *testing.T) {
 	t.Parallel()
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	slow := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, _ *http.Request) {
 		time.Sleep(500 * time.Millisecond)
 	}))
 	defer slow.Close()

@@ -26,6 +26,7 @@ import (
 	"github.com/thumela/thumela/services/notifications/internal/domain"
 	deliveryevents "github.com/thumela/thumela/services/notifications/internal/events"
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/intconv"
 	"github.com/thumela/thumela/services/platform/seal"
 )
 
@@ -190,7 +191,7 @@ func (c *Consumer) handle(ctx context.Context, msg jetstream.Msg) {
 	defer span.End()
 	deliveries := 1
 	if md, err := msg.Metadata(); err == nil {
-		deliveries = int(md.NumDelivered)
+		deliveries = intconv.IntFromUint64(md.NumDelivered)
 	}
 	span.SetAttributes(attribute.Int("messaging.nats.num_delivered", deliveries))
 

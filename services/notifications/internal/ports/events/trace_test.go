@@ -72,12 +72,12 @@ func TestTracesContinueFromTheRequest(t *testing.T) {
 		}
 		var all []string
 		for _, a := range s.Attributes() {
-			all = append(all, string(a.Key)+"="+a.Value.Emit())
+			all = append(all, string(a.Key)+"="+a.Value.String())
 		}
 		for _, ev := range s.Events() {
 			all = append(all, ev.Name)
 			for _, a := range ev.Attributes {
-				all = append(all, a.Value.Emit())
+				all = append(all, a.Value.String())
 			}
 		}
 		text := strings.Join(all, " ")

@@ -140,7 +140,7 @@ func (s *Store) HasFingerprint(ctx context.Context, userID uuid.UUID, fingerprin
 // Add implements app.Repository: the method, its vault envelope and its ADDED event commit
 // together. The first card, or one added with the default flag, becomes the default and
 // clears the flag of the others in the same transaction.
-func (s *Store) Add(ctx context.Context, m app.NewMethod, max int) (domain.PaymentMethod, error) {
+func (s *Store) Add(ctx context.Context, m app.NewMethod, limit int) (domain.PaymentMethod, error) {
 	var saved domain.PaymentMethod
 	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockUser(ctx, tx, m.UserID); err != nil {
@@ -150,7 +150,7 @@ func (s *Store) Add(ctx context.Context, m app.NewMethod, max int) (domain.Payme
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM payment_methods WHERE user_id = $1`, m.UserID).Scan(&count); err != nil {
 			return err
 		}
-		if count >= max {
+		if count >= limit {
 			return domain.ErrTooManyMethods
 		}
 		makeDefault := m.WantDefault || count == 0

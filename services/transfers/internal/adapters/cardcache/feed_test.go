@@ -25,7 +25,7 @@ func followChanges(t *testing.T, srv *natstest.Server, c *cardcache.Cache) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Follow(ctx, js, testkit.Discard) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { cancel(); <-done }) //nolint:errcheck // the follower's error after cancel is the cancellation
 	testkit.Eventually(t, 10*time.Second, "the card cache's feed is live", c.Live)
 }
 

@@ -62,7 +62,7 @@ func watch(t *testing.T, srv *natstest.Server, f *feeschedulekv.Fees) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Watch(ctx, js) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { cancel(); <-done }) //nolint:errcheck // the follower's error after cancel is the cancellation
 }
 
 func quote(t *testing.T, f *feeschedulekv.Fees, bank domain.Bank, amount int64) domain.Quote {
