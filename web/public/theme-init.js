@@ -5,7 +5,9 @@
   try {
     var stored = localStorage.getItem("theme");
     if (stored === "light" || stored === "dark" || stored === "system") preference = stored;
-  } catch (e) {}
+  } catch {
+    // Storage is blocked (a privacy setting): keep the default.
+  }
   var dark =
     preference === "dark" ||
     (preference === "system" && window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches);

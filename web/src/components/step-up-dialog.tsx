@@ -73,7 +73,6 @@ function StepUpBody({ onCancel, onConfirmed, confirmLabel }: Omit<StepUpDialogPr
 
   useEffect(() => {
     let live = true;
-    setStartError(undefined);
     beginStepUp(security).then(
       (m) => live && setMethod(m),
       (error: unknown) => live && setStartError(errorMessage(error, STEP_UP_TEXTS.unavailable)),
@@ -91,7 +90,14 @@ function StepUpBody({ onCancel, onConfirmed, confirmLabel }: Omit<StepUpDialogPr
           <Button variant="outline" onClick={onCancel}>
             {STEP_UP_TEXTS.cancel}
           </Button>
-          <Button onClick={() => setAttempt((a) => a + 1)}>Try again</Button>
+          <Button
+            onClick={() => {
+              setStartError(undefined);
+              setAttempt((a) => a + 1);
+            }}
+          >
+            Try again
+          </Button>
         </div>
       </div>
     );
@@ -239,6 +245,7 @@ function PasskeyProof({
         <Button variant="outline" onClick={onCancel} disabled={busy}>
           {STEP_UP_TEXTS.cancel}
         </Button>
+        {/* eslint-disable-next-line jsx-a11y/no-autofocus -- the dialog opened on the user's action and this is its main action: focus goes into the dialog anyway, and here to the passkey button. */}
         <Button onClick={() => void use()} busy={busy} autoFocus>
           {STEP_UP_TEXTS.usePasskey}
         </Button>

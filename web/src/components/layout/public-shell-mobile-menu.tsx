@@ -11,18 +11,21 @@ import { HEADER_LINKS } from "./footer-links";
  * page's first load carries no dialog library.
  */
 export function PublicMobileMenu() {
-  const [open, setOpen] = useState(false);
   const panelId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
   const { pathname } = useLocation();
-
-  useEffect(() => setOpen(false), [pathname]);
+  // The path the menu was opened on: a route change closes it (and forgets it, so coming back
+  // to that path does not open it again).
+  const [openOn, setOpenOn] = useState<string>();
+  if (openOn !== undefined && openOn !== pathname) setOpenOn(undefined);
+  const open = openOn === pathname;
+  const setOpen = (value: boolean) => setOpenOn(value ? pathname : undefined);
 
   useEffect(() => {
     if (!open) return;
     const onKey = (event: KeyboardEvent) => {
       if (event.key === "Escape") {
-        setOpen(false);
+        setOpenOn(undefined);
         buttonRef.current?.focus();
       }
     };
@@ -39,7 +42,7 @@ export function PublicMobileMenu() {
         aria-expanded={open}
         aria-controls={panelId}
         aria-label={open ? "Close menu" : "Open menu"}
-        onClick={() => setOpen((value) => !value)}
+        onClick={() => setOpen(!open)}
         className="inline-flex size-10 items-center justify-center rounded-lg text-slate-700 hover:bg-slate-100 dark:text-slate-200 dark:hover:bg-slate-800"
       >
         {open ? <X aria-hidden="true" className="size-6" /> : <Menu aria-hidden="true" className="size-6" />}

@@ -140,6 +140,7 @@ describe("live events", () => {
         r.rpc(
           // The session was revoked elsewhere: the stream answers Unauthenticated.
           EventsService.method.watchEvents,
+          // eslint-disable-next-line require-yield -- a server stream that fails before its first message: the handler is a generator that never yields.
           async function* () {
             state.session = undefined;
             throw new ConnectError("you must be logged in", Code.Unauthenticated);

@@ -36,6 +36,7 @@ describe("watchLiveEvents", () => {
     const attempts: number[] = [];
     const transport = createRouterTransport((router) =>
       router.service(EventsService, {
+        // eslint-disable-next-line require-yield -- a server stream that fails before its first message: the handler is a generator that never yields.
         async *watchEvents() {
           attempts.push(Date.now());
           throw new ConnectError("down", Code.Unavailable);
@@ -77,6 +78,7 @@ describe("watchLiveEvents", () => {
   it("stops for good when the session has ended", async () => {
     const transport = createRouterTransport((router) =>
       router.service(EventsService, {
+        // eslint-disable-next-line require-yield -- a server stream that fails before its first message: the handler is a generator that never yields.
         async *watchEvents() {
           throw new ConnectError("you must be logged in", Code.Unauthenticated);
         },

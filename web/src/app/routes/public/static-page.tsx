@@ -1,14 +1,19 @@
 import { Suspense, lazy } from "react";
-import type { LazyExoticComponent, ComponentType } from "react";
+import type { ReactElement } from "react";
 import { useLocation } from "react-router";
 import { LoadingBlock } from "@/components/ui/spinner";
 import NotFoundPage from "../not-found";
 import { STATIC_PAGES } from "./static-pages";
 
-const PAGES = new Map<string, LazyExoticComponent<ComponentType>>(
-  STATIC_PAGES.map((page) => [page.path, lazy(page.load)]),
+// Elements made once here, so rendering picks one rather than a component made during render.
+const PAGES = new Map<string, ReactElement>(
+  STATIC_PAGES.map((page) => {
+    const Page = lazy(page.load);
+    return [page.path, <Page />];
+  }),
 );
 const BlogArticle = lazy(() => import("./blog-article"));
+const BLOG_ARTICLE = <BlogArticle />;
 
 /**
  * Every public static page (and /blog/:id) is routed here; this picks the page's own lazily
@@ -18,10 +23,10 @@ const BlogArticle = lazy(() => import("./blog-article"));
 export default function StaticPage() {
   const { pathname } = useLocation();
   const path = pathname.replace(/\/+$/, "").toLowerCase() || "/";
-  const Page = path.startsWith("/blog/") ? BlogArticle : PAGES.get(path);
+  const page = path.startsWith("/blog/") ? BLOG_ARTICLE : PAGES.get(path);
   return (
     <Suspense fallback={<LoadingBlock label="Loading..." className="min-h-[60vh]" />}>
-      {Page ? <Page /> : <NotFoundPage />}
+      {page ?? <NotFoundPage />}
     </Suspense>
   );
 }

@@ -1,7 +1,7 @@
 import { createConnectQueryKey, useMutation, useQuery, useTransport } from "@connectrpc/connect-query";
 import { useMutation as useTanstackMutation, useQueryClient } from "@tanstack/react-query";
 import { SecurityService } from "@/gen/thumela/bff/v1/bff_pb";
-import { registerPasskey } from "@/features/auth/lib/passkeys";
+import { registerPasskey } from "@/lib/passkeys";
 
 const listPasskeys = SecurityService.method.listPasskeys;
 

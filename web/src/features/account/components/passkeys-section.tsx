@@ -14,7 +14,7 @@ import {
   PasskeyAlreadyRegisteredError,
   PasskeyCancelledError,
   passkeysSupported,
-} from "@/features/auth/lib/passkeys";
+} from "@/lib/passkeys";
 import { useAddPasskey, useDeletePasskey, usePasskeys } from "../api/passkeys";
 
 const ADD_BUTTON_ID = "add-passkey";

@@ -1,7 +1,7 @@
 import { ConnectError } from "@connectrpc/connect";
 import { useTransport } from "@connectrpc/connect-query";
 import { KeyRound } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
@@ -15,7 +15,7 @@ import {
   passkeyAutofillSupported,
   passkeysSupported,
   signInWithPasskey,
-} from "../lib/passkeys";
+} from "@/lib/passkeys";
 import { safeRedirect } from "../lib/safe-redirect";
 
 const PASSKEY_FALLBACK = "We couldn't sign you in with a passkey. Please try again or use your password.";
@@ -32,13 +32,13 @@ export function PasskeySignIn() {
   const storeSession = useStoreSession();
   const [busy, setBusy] = useState(false);
   const [supported] = useState(passkeysSupported);
-  // The latest success handler, for the autofill request started once on mount.
-  const done = useRef<(session: FinishPasskeySignInResponse) => Promise<void>>(async () => {});
-  done.current = async (session) => {
+  const signedIn = async (session: FinishPasskeySignInResponse) => {
     await storeSession(session);
     if (session.user) identify(session.user);
     navigate(safeRedirect(searchParams.get("redirect")), { replace: true });
   };
+  // The latest success handler, for the autofill request started once on mount.
+  const autofillSignedIn = useEffectEvent(signedIn);
 
   useEffect(() => {
     if (!supported) return;
@@ -47,7 +47,7 @@ export function PasskeySignIn() {
       if (!(await passkeyAutofillSupported()) || !active) return;
       try {
         const session = await signInWithPasskey(transport, { autofill: true });
-        if (active) await done.current(session);
+        if (active) await autofillSignedIn(session);
       } catch (error) {
         // Replaced by the button's prompt, or the page went away: nothing to say. A refusal
         // from the server is worth a toast.
@@ -67,7 +67,7 @@ export function PasskeySignIn() {
   const onClick = async () => {
     setBusy(true);
     try {
-      await done.current(await signInWithPasskey(transport));
+      await signedIn(await signInWithPasskey(transport));
     } catch (error) {
       if (error instanceof PasskeyCancelledError) {
         toast.info("Passkey sign-in cancelled", { description: "You can try again or log in with your password." });

@@ -5,6 +5,7 @@ export function useCountdown(targetMs: number): number {
   const [now, setNow] = useState(Date.now);
 
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the clock is the external system this effect follows: a new target reads it at once, not a second later at the first tick.
     setNow(Date.now());
     const timer = window.setInterval(() => {
       const current = Date.now();

@@ -1,7 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { Star } from "lucide-react";
-import { useRef, useState } from "react";
-import { useForm } from "react-hook-form";
+import { useEffect, useRef, useState } from "react";
+import { useForm, useWatch } from "react-hook-form";
 import type { Resolver } from "react-hook-form";
 import { toast } from "sonner";
 import { PublicPage } from "@/components/layout/public-shell-page";
@@ -61,19 +61,20 @@ export default function FeedbackPage() {
   const { email: accountEmail, loading: sessionLoading } = useSignedInEmail();
   // The resolver reads who is writing at submit time, not when the form was made.
   const signedIn = useRef(false);
-  signedIn.current = accountEmail !== undefined;
+  useEffect(() => {
+    signedIn.current = accountEmail !== undefined;
+  }, [accountEmail]);
   const resolver: Resolver<FeedbackValues> = (values, context, options) =>
     (signedIn.current ? signedInResolver : visitorResolver)(values, context, options);
   const {
     register,
     handleSubmit,
     reset,
-    watch,
+    control,
     setError,
     formState: { errors },
   } = useForm<FeedbackValues>({ resolver, defaultValues: DEFAULTS });
-  const rating = watch("rating");
-  const recommend = watch("recommend");
+  const [rating, recommend] = useWatch({ control, name: ["rating", "recommend"] });
 
   const onValid = async (values: FeedbackValues) => {
     setTicket(undefined);
@@ -103,7 +104,7 @@ export default function FeedbackPage() {
 
   return (
     <PublicPage title="Feedback" lead="Tell us how Thumela worked for you. It takes a minute and helps us improve.">
-      <form noValidate onSubmit={handleSubmit(onValid)} className="space-y-7" aria-busy={submit.isPending || undefined}>
+      <form noValidate onSubmit={(event) => void handleSubmit(onValid)(event)} className="space-y-7" aria-busy={submit.isPending || undefined}>
         <SentNotice ticket={ticket} />
         <fieldset aria-describedby={errors.rating ? "feedback-rating-error" : undefined}>
           <legend className={legend}>How would you rate Thumela?</legend>

@@ -1,6 +1,6 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
+import { useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { FieldError } from "@/components/ui/field-error";
@@ -29,11 +29,11 @@ export function HelpContactForm() {
     register,
     handleSubmit,
     reset,
-    watch,
+    control,
     setError,
     formState: { errors, isSubmitted },
   } = useForm<HelpContactValues>({ resolver: zodResolver(helpContactSchema), defaultValues: DEFAULTS });
-  const type = watch("type");
+  const type = useWatch({ control, name: "type" });
   const missing = isSubmitted && (errors.subject?.type === "too_small" || errors.message?.type === "too_small");
 
   const onValid = async (values: HelpContactValues) => {

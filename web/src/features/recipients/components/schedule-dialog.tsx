@@ -2,7 +2,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { useTransport } from "@connectrpc/connect-query";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { useForm } from "react-hook-form";
+import { useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { RecipientQuestion } from "@/components/recipient-question";
 import { StepUpDialog } from "@/components/step-up-dialog";
@@ -90,7 +90,7 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
   const {
     register,
     setError,
-    watch,
+    control,
     formState: { errors },
   } = form;
   const { cards, isPending: cardsLoading } = usePaymentCards();
@@ -141,7 +141,7 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
     }
   };
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const onValid = async (values: ScheduleFormValues) => {
     if (asked && !known) return;
     const body: ScheduleBody = {
       recipientName: recipient.name,
@@ -165,15 +165,14 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
       return;
     }
     await submit(body, false);
-  });
+  };
 
-  const startDate = watch("startDate");
-  const frequency = watch("frequency");
+  const [startDate, frequency] = useWatch({ control, name: ["startDate", "frequency"] });
   const waiting = asked && !known;
 
   return (
     <>
-      <form noValidate onSubmit={(event) => void onSubmit(event)} className="space-y-4" aria-label="Schedule a send">
+      <form noValidate onSubmit={(event) => void form.handleSubmit(onValid)(event)} className="space-y-4" aria-label="Schedule a send">
         <div className="rounded-lg bg-slate-50 p-3 text-sm dark:bg-slate-800/60">
           <p className="font-medium">{recipient.name}</p>
           <p className="text-slate-600 dark:text-slate-400">

@@ -214,6 +214,7 @@ function ChangePhoneForm({ id, transfer, onCancel, onChanged }: ChangePhoneFormP
             id={inputId}
             type="tel"
             autoComplete="off"
+            // eslint-disable-next-line jsx-a11y/no-autofocus -- the form appears when the user asks to change the number: focus goes to its only field.
             autoFocus
             placeholder={PHONE_PLACEHOLDER}
             aria-invalid={error ? true : undefined}

@@ -288,7 +288,7 @@ export function PaymentStep({ cards, loading, onAddCard }: PaymentStepProps) {
 
   return (
     // The same heading as the other states, naming the group of cards.
-    <fieldset aria-labelledby="payment-step-title">
+    <fieldset aria-labelledby="payment-step-title" aria-describedby={errors.paymentMethodId ? "payment-method-error" : undefined}>
       <StepHeading id="payment-step-title">Select Payment Method</StepHeading>
       <div className="mt-4 space-y-2">
         {cards.map((card) => (
@@ -300,7 +300,6 @@ export function PaymentStep({ cards, loading, onAddCard }: PaymentStepProps) {
               type="radio"
               value={card.id}
               className="size-4 accent-brand-700"
-              aria-invalid={errors.paymentMethodId ? true : undefined}
               {...register("paymentMethodId")}
             />
             <CreditCard aria-hidden="true" className="size-5 text-slate-500" />

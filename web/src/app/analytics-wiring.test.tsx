@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { savePendingVerification } from "@/features/auth/api/pending-verification";
 import { AuthService, SignInResponseSchema, VerifyEmailResponseSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
-import { ANONYMOUS_ID_KEY, flushAnalytics, setAnalyticsSender } from "./analytics";
-import type { AnalyticsEventInit } from "./analytics";
+import { ANONYMOUS_ID_KEY, flushAnalytics, setAnalyticsSender } from "@/lib/analytics";
+import type { AnalyticsEventInit } from "@/lib/analytics";
 
 const SLOW = { timeout: 10_000 };
 
