@@ -108,17 +108,39 @@ build-web: web/node_modules/.package-lock.json ## Build the web client into web/
 build: build-go build-web ## Build everything.
 
 .PHONY: run
-run: tools build ## Bring the whole stack up on http://localhost:8080 (Ctrl-C stops it).
+run: tools build postgresql ## Bring the whole stack up on http://localhost:8080 (Ctrl-C stops it).
 	$(BIN)/thumela-dev
 
-# `make traces`: the stack of `make run` with thumela-dev's own trace viewer: it receives every
-# process's spans over OTLP/HTTP on 127.0.0.1:4318 and serves a search and waterfall UI (and a
-# JSON API) on TRACES_ADDR, both on 127.0.0.1 only, in memory (the newest 2,000 traces).
-# Ctrl-C stops everything. See docs/operations.md, "Locally: make traces".
-TRACES_ADDR ?= 127.0.0.1:16686
+# `make traces`: the stack of `make run`, its spans exported over OTLP/HTTP to a local
+# otel-desktop-viewer: in memory, on 127.0.0.1 only (OTLP/HTTP on TRACES_OTLP_PORT, OTLP/gRPC on
+# TRACES_OTLP_GRPC_PORT, its UI and JSON-RPC API on TRACES_UI_PORT), its log in
+# .data/otel-desktop-viewer.log. Ctrl-C stops both. See docs/operations.md, "Locally: make traces".
+OTEL_DESKTOP_VIEWER_VERSION := v0.4.1
+TRACES_UI_PORT        ?= 16686
+TRACES_OTLP_PORT      ?= 4318
+TRACES_OTLP_GRPC_PORT ?= 4317
+# Built as the main module inside its downloaded copy (read-only: the build writes only to Go's
+# caches), since `go install …@version` first asks the module proxy for the list of versions,
+# which the proxy here refuses. cgo: its store is DuckDB, whose Go bindings ship a prebuilt
+# static library, so a C compiler is all it needs. Once, a few minutes.
+$(BIN)/otel-desktop-viewer:
+	dir=$$(GOWORK=off go mod download -json github.com/CtrlSpice/otel-desktop-viewer@$(OTEL_DESKTOP_VIEWER_VERSION) | sed -n 's/^.*"Dir": "\(.*\)",$$/\1/p'); \
+	cd "$$dir" && GOWORK=off CGO_ENABLED=1 go build -o $@ -ldflags "-X main.version=$(OTEL_DESKTOP_VIEWER_VERSION:v%=%)" .
 .PHONY: traces
-traces: tools build ## Run the stack with a local trace viewer on http://127.0.0.1:16686.
-	$(BIN)/thumela-dev -traces $(TRACES_ADDR)
+traces: tools build $(BIN)/otel-desktop-viewer ## Run the stack with a local trace viewer (otel-desktop-viewer) on http://127.0.0.1:16686.
+	@# Emptied here, before the viewer starts, so that the last run's "ready" is not taken for this one's.
+	@mkdir -p $(ROOT)/.data && : >$(ROOT)/.data/otel-desktop-viewer.log
+	@# The viewer runs in a session of its own, out of reach of Ctrl-C, and is stopped once the
+	@# stack has: it still receives the spans the processes send on their way out.
+	@setsid $(BIN)/otel-desktop-viewer --host 127.0.0.1 --browser-port $(TRACES_UI_PORT) \
+	  --http $(TRACES_OTLP_PORT) --grpc $(TRACES_OTLP_GRPC_PORT) --open-browser=false \
+	  >$(ROOT)/.data/otel-desktop-viewer.log 2>&1 & viewer=$$!; \
+	trap 'kill $$viewer 2>/dev/null || true; wait $$viewer 2>/dev/null || true' EXIT; \
+	until grep -q 'Everything is ready' $(ROOT)/.data/otel-desktop-viewer.log; do \
+	  kill -0 $$viewer 2>/dev/null || { echo "otel-desktop-viewer did not start (ports $(TRACES_UI_PORT), $(TRACES_OTLP_PORT), $(TRACES_OTLP_GRPC_PORT) taken?):"; cat $(ROOT)/.data/otel-desktop-viewer.log; exit 1; }; \
+	  sleep 0.2; \
+	done; \
+	$(BIN)/thumela-dev -traces http://127.0.0.1:$(TRACES_OTLP_PORT) -traces-ui http://127.0.0.1:$(TRACES_UI_PORT)
 
 # ---------------------------------------------------------------------------------------------
 # Benchmarks
@@ -151,22 +173,42 @@ OUTAGE_HOLD ?= 60s
 # Tests
 # ---------------------------------------------------------------------------------------------
 
+# The tests' PostgreSQL: the server at TEST_DATABASE_URL when it is set. Otherwise thumela-pg
+# starts a private cluster for the one command it runs, as `make run` does (initdb in a new
+# temporary folder, a free port of 127.0.0.1, max_connections 300, as the postgres user when we
+# are root), sets TEST_DATABASE_URL to it, and stops and removes it at the end, also when the
+# command fails or on Ctrl-C. docs/testing.md.
+WITH_TEST_DATABASE := $(BIN)/thumela-pg --
+
+# The server binaries serve thumela-pg's clusters, the outage test's (a cluster of its own,
+# whatever TEST_DATABASE_URL says) and `make run`'s.
+.PHONY: postgresql
+postgresql: ## Install Debian's PostgreSQL server binaries (for the private clusters) when they are missing.
+	@command -v initdb >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || { \
+	  echo "installing postgresql with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
+# Phony, so that it is rebuilt (from Go's cache) whenever its source or the stack's changed.
+.PHONY: $(BIN)/thumela-pg
+$(BIN)/thumela-pg: postgresql
+	go build -o $@ ./deploy/devstack/cmd/thumela-pg
+
 # The stack-level tests of deploy/devstack (scale-out, trace chain) start the real binaries of
 # bin/ and the BFF serves web/dist, so both are built first.
 .PHONY: test-go
-test-go: build-go build-web ## Go unit and integration tests (real PostgreSQL at TEST_DATABASE_URL, embedded NATS).
+test-go: build-go build-web $(BIN)/thumela-pg ## Go unit and integration tests (real PostgreSQL: TEST_DATABASE_URL or a private cluster; embedded NATS).
 	@# deploy/devstack's packages each start whole stacks (up to ~70 PostgreSQL connections with
-	@# their pools full): one package at a time keeps them under the server's max_connections.
-	@for m in $(GO_MODULES); do echo "== $$m"; p=""; [ $$m = deploy/devstack ] && p="-p 1"; \
-		(cd $$m && go test -count=1 $$p ./...); done
+	@# their pools full): one package at a time keeps them under a shared server's max_connections.
+	@$(WITH_TEST_DATABASE) $(SHELL) $(.SHELLFLAGS) 'for m in $(GO_MODULES); do echo "== $$m"; p=""; [ $$m = deploy/devstack ] && p="-p 1"; \
+		(cd $$m && go test -count=1 $$p ./...); done'
 
 .PHONY: test-web
 test-web: web/node_modules/.package-lock.json ## Web unit tests (Vitest).
 	cd web && npm test --silent
 
 .PHONY: test-e2e
-test-e2e: chromium build ## Browser tests in Debian's Chromium against a throw-away stack.
-	cd web && node --test --test-concurrency=1 e2e/
+test-e2e: chromium build $(BIN)/thumela-pg ## Browser tests in Debian's Chromium against a throw-away stack.
+	cd web && $(WITH_TEST_DATABASE) node --test --test-concurrency=1 e2e/
 
 .PHONY: fuzz
 fuzz: ## Run every Go fuzz target for FUZZTIME each (default 10s); CI runs each for 3s.

@@ -25,46 +25,58 @@ function freePort() {
 /**
  * Starts bin/thumela-dev in ephemeral mode and resolves once the BFF is healthy. `env` (optional,
  * e.g. { TRANSFERS_LIMIT_DAILY_CENTS: "437000" }) is added to the stack's environment, which
- * every service of the stack inherits.
+ * every service of the stack inherits. With `faults: true` the stack keeps running when one of
+ * its processes exits, and `stopProcess(name)` / `startProcess(name)` take one down (SIGTERM,
+ * resolved once it has exited) and start it again (not waiting for it to be ready).
  */
-export async function startStack({ env: extraEnv = {} } = {}) {
+export async function startStack({ env: extraEnv = {}, faults = false } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "thumela-e2e-"));
   const env = { ...process.env, ...extraEnv };
   delete env.NATS_URL; // always an embedded, throw-away NATS
   env.DATABASE_URL =
     process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable";
-  const child = spawn(
-    join(root, "bin", "thumela-dev"),
-    ["-ephemeral", "-http", `127.0.0.1:${port}`, "-data", dataDir, "-root", root],
-    { env, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const args = ["-ephemeral", "-http", `127.0.0.1:${port}`, "-data", dataDir, "-root", root];
+  if (faults) args.push("-faults");
+  const child = spawn(join(root, "bin", "thumela-dev"), args, { env, stdio: ["ignore", "pipe", "pipe"] });
   const logs = [];
   const keep = (chunk) => {
     for (const line of chunk.toString().split("\n")) if (line) logs.push(line);
     if (logs.length > 2000) logs.splice(0, logs.length - 2000);
   };
   child.stderr.on("data", keep);
-  const baseURL = await new Promise((resolveURL, reject) => {
+  const { baseURL, faultsURL } = await new Promise((resolveURLs, reject) => {
     const timer = setTimeout(() => reject(new Error("stack did not start:\n" + logs.join("\n"))), 120_000);
     child.on("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`thumela-dev exited with ${code}:\n` + logs.join("\n")));
     });
+    let out = "";
     child.stdout.on("data", (chunk) => {
       keep(chunk);
-      const m = /THUMELA_READY (\S+)/.exec(chunk.toString());
-      if (m) {
+      out += chunk.toString();
+      const ready = /THUMELA_READY (\S+)\n/.exec(out);
+      const control = /THUMELA_FAULTS (\S+)\n/.exec(out);
+      if (ready && (!faults || control)) {
         clearTimeout(timer);
+        child.stdout.removeAllListeners("data");
+        child.stdout.on("data", keep);
         // Browsers keep Secure cookies from http://localhost (a secure context), so the tests
         // use that name rather than the loopback address the stack reports.
-        resolveURL(m[1].replace("127.0.0.1", "localhost"));
+        resolveURLs({ baseURL: ready[1].replace("127.0.0.1", "localhost"), faultsURL: control?.[1] });
       }
     });
   });
+  const fault = async (action, name) => {
+    if (!faultsURL) throw new Error("start the stack with { faults: true } to stop and start its processes");
+    const res = await fetch(`${faultsURL}/${action}?process=${encodeURIComponent(name)}`, { method: "POST" });
+    if (!res.ok) throw new Error(`${action} ${name}: ${res.status} ${await res.text()}`);
+  };
   return {
     baseURL,
     logs,
+    stopProcess: (name) => fault("stop", name),
+    startProcess: (name) => fault("start", name),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));

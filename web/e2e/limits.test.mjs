@@ -180,15 +180,17 @@ test("the public FAQ and the Help Center state the figures GetLimitPolicy answer
   const context = await chromium.browser.newContext();
   const page = await context.newPage();
 
-  // What the server says, read from the page's own call: exactly the configured figures.
-  const policyResponse = page.waitForResponse(
-    (res) => res.url().endsWith("/thumela.bff.v1.TransfersService/GetLimitPolicy") && res.ok(),
-    { timeout: 20_000 },
-  );
+  // What the server says, asked in Connect's JSON (the page itself speaks binary protobuf):
+  // exactly the configured figures.
   await page.goto(`${stack.baseURL}/faq`);
   await page.getByRole("heading", { level: 1, name: "FAQ" }).waitFor();
   await checkHowMuchAnswer(page);
-  const policy = await (await policyResponse).json();
+  const policyResponse = await page.request.post(`${stack.baseURL}/thumela.bff.v1.TransfersService/GetLimitPolicy`, {
+    headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
+    data: {},
+  });
+  assert.ok(policyResponse.ok(), `GetLimitPolicy: ${policyResponse.status()}`);
+  const policy = await policyResponse.json();
   const byKind = Object.fromEntries((policy.limits ?? []).map((l) => [l.kind, BigInt(l.limitCents ?? "0")]));
   assert.deepEqual(byKind, {
     LIMIT_KIND_MINIMUM: LIMITS.minimum,

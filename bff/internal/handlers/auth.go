@@ -67,7 +67,7 @@ func (a *Auth) VerifyEmail(ctx context.Context, req *bffv1.VerifyEmailRequest) (
 func (a *Auth) ResendCode(ctx context.Context, req *bffv1.ResendCodeRequest) (*bffv1.ResendCodeResponse, error) {
 	res, err := a.Identity.ResendCode(ctx, &identityv1.ResendCodeRequest{
 		Email:   req.GetEmail(),
-		Purpose: identityv1.CodePurpose(req.GetPurpose()),
+		Purpose: codePurposes.toService(req.GetPurpose()),
 		Client:  a.client(ctx),
 	})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 
 // The browser's messages are the BFF's own (thumela.bff.v1): they leave out what a browser
 // must never see (vault tokens, user ids) and keep the web client independent of the
-// services' versions. The enums share their numbers, so conversions are plain casts.
+// services' versions. Their enums are mapped value by value (enums.go).
 
 func paymentMethodToBFF(p *paymentmethodsv1.PaymentMethod) *bffv1.PaymentMethod {
 	if p == nil {
@@ -21,8 +21,8 @@ func paymentMethodToBFF(p *paymentmethodsv1.PaymentMethod) *bffv1.PaymentMethod 
 	return &bffv1.PaymentMethod{
 		Id:          p.GetId(),
 		Name:        p.GetName(),
-		Type:        bffv1.PaymentMethodType(p.GetType()),
-		Brand:       bffv1.CardBrand(p.GetBrand()),
+		Type:        paymentMethodTypes.toBFF(p.GetType()),
+		Brand:       cardBrands.toBFF(p.GetBrand()),
 		LastFour:    p.GetLastFour(),
 		ExpiryMonth: p.GetExpiryMonth(),
 		ExpiryYear:  p.GetExpiryYear(),
@@ -39,19 +39,19 @@ func transferToBFF(t *transfersv1.Transfer) *bffv1.Transfer {
 		Reference:             t.GetReference(),
 		RecipientName:         t.GetRecipientName(),
 		RecipientPhone:        t.GetRecipientPhone(),
-		Bank:                  bffv1.Bank(t.GetBank()),
+		Bank:                  banks.toBFF(t.GetBank()),
 		AmountCents:           t.GetAmountCents(),
 		FeeCents:              t.GetFeeCents(),
 		TotalAmountCents:      t.GetTotalAmountCents(),
 		FeeWaived:             t.GetFeeWaived(),
-		Status:                bffv1.TransferStatus(t.GetStatus()),
+		Status:                transferStatuses.toBFF(t.GetStatus()),
 		FailureReason:         t.GetFailureReason(),
 		PaymentMethodId:       t.GetPaymentMethodId(),
 		PaymentMethodName:     t.GetPaymentMethodName(),
 		PaymentMethodLastFour: t.GetPaymentMethodLastFour(),
 		CreatedAt:             t.GetCreatedAt(),
 		UpdatedAt:             t.GetUpdatedAt(),
-		RefundStatus:          bffv1.RefundStatus(t.GetRefundStatus()),
+		RefundStatus:          refundStatuses.toBFF(t.GetRefundStatus()),
 	}
 	out.RecipientKnownConfirmed = t.GetRecipientKnownConfirmed()
 	// A recurring send's occurrence, and how the total was paid (credit first, the card the
@@ -66,7 +66,7 @@ func transferToBFF(t *transfersv1.Transfer) *bffv1.Transfer {
 	if v := t.GetVoucher(); v != nil {
 		out.Voucher = &bffv1.Voucher{
 			Number:              v.GetNumber(),
-			CollectionStatus:    bffv1.CollectionStatus(v.GetCollectionStatus()),
+			CollectionStatus:    collectionStatuses.toBFF(v.GetCollectionStatus()),
 			ExpiresAt:           v.GetExpiresAt(),
 			CollectedAt:         v.GetCollectedAt(),
 			CollectedAtLocation: v.GetCollectedAtLocation(),
@@ -94,15 +94,15 @@ func scheduleToBFF(s *transfersv1.Schedule) *bffv1.Schedule {
 		Id:                    s.GetId(),
 		RecipientName:         s.GetRecipientName(),
 		RecipientPhone:        s.GetRecipientPhone(),
-		Bank:                  bffv1.Bank(s.GetBank()),
+		Bank:                  banks.toBFF(s.GetBank()),
 		AmountCents:           s.GetAmountCents(),
 		PaymentMethodId:       s.GetPaymentMethodId(),
 		PaymentMethodName:     s.GetPaymentMethodName(),
 		PaymentMethodLastFour: s.GetPaymentMethodLastFour(),
-		Frequency:             bffv1.ScheduleFrequency(s.GetFrequency()),
+		Frequency:             scheduleFrequencies.toBFF(s.GetFrequency()),
 		StartDate:             s.GetStartDate(),
 		EndDate:               s.GetEndDate(),
-		State:                 bffv1.ScheduleState(s.GetState()),
+		State:                 scheduleStates.toBFF(s.GetState()),
 		NextDate:              s.GetNextDate(),
 		RecentOccurrences:     make([]*bffv1.ScheduleOccurrence, 0, len(s.GetRecentOccurrences())),
 		CreatedAt:             s.GetCreatedAt(),
@@ -122,7 +122,7 @@ func creditMovementToBFF(m *transfersv1.CreditMovement) *bffv1.CreditMovement {
 	}
 	return &bffv1.CreditMovement{
 		Id:          m.GetId(),
-		Kind:        bffv1.CreditMovementKind(m.GetKind()),
+		Kind:        creditMovementKinds.toBFF(m.GetKind()),
 		AmountCents: m.GetAmountCents(),
 		TransferId:  m.GetTransferId(),
 		OccurredAt:  m.GetOccurredAt(),
@@ -148,7 +148,7 @@ func limitsToBFF(ls []*transfersv1.LimitUsage) []*bffv1.LimitUsage {
 	out := make([]*bffv1.LimitUsage, 0, len(ls))
 	for _, l := range ls {
 		out = append(out, &bffv1.LimitUsage{
-			Kind:           bffv1.LimitKind(l.GetKind()),
+			Kind:           limitKinds.toBFF(l.GetKind()),
 			LimitCents:     l.GetLimitCents(),
 			UsedCents:      l.GetUsedCents(),
 			RemainingCents: l.GetRemainingCents(),
@@ -206,7 +206,7 @@ func smsDeliveryToBFF(d *notificationsv1.Delivery) *bffv1.SmsDelivery {
 		at = reached
 	}
 	out := &bffv1.SmsDelivery{
-		Status:    bffv1.SmsDeliveryStatus(d.GetStatus()),
+		Status:    smsDeliveryStatuses.toBFF(d.GetStatus()),
 		Recipient: d.GetRecipient(),
 		UpdatedAt: at,
 	}

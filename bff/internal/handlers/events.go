@@ -60,9 +60,6 @@ type liveMessage = live.Message[*liveEvent]
 type liveEvent struct {
 	// resp is what the tabs are sent, its cursor set; shared, so never modified.
 	resp *bffv1.WatchEventsResponse
-	// voucherTransferID is set instead of resp for a voucher event written before
-	// VoucherChanged carried its transfer: each tab reads the transfer with its own session.
-	voucherTransferID string
 }
 
 // NewLiveHub returns the hub of THUMELA_EVENTS' user domains; run it with Run for the life of
@@ -109,7 +106,7 @@ func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest,
 	}
 	// What the tab missed while away, then what the hub routes from now on.
 	if err := sub.CatchUp(ctx, func(m *liveMessage) error {
-		return e.deliver(ctx, out, sessionToken, g.UserID, m, true)
+		return e.deliver(ctx, out, g.UserID, m, true)
 	}); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -141,7 +138,7 @@ func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest,
 				if !ok {
 					break
 				}
-				if err := e.deliver(ctx, out, sessionToken, g.UserID, m, false); err != nil {
+				if err := e.deliver(ctx, out, g.UserID, m, false); err != nil {
 					return err
 				}
 			}
@@ -165,7 +162,7 @@ func (e *Events) unavailable(ctx context.Context, err error) error {
 
 // deliver sends one event to the tab, in the event's trace; replayed says it was missed while
 // the tab was away (CatchUp), not routed live.
-func (e *Events) deliver(ctx context.Context, out *connect.ServerStream[bffv1.WatchEventsResponse], sessionToken, userID string, m *liveMessage, replayed bool) error {
+func (e *Events) deliver(ctx context.Context, out *connect.ServerStream[bffv1.WatchEventsResponse], userID string, m *liveMessage, replayed bool) error {
 	if m.UserID != userID {
 		// The hub routes by user; checking again costs nothing.
 		return nil
@@ -175,11 +172,6 @@ func (e *Events) deliver(ctx context.Context, out *connect.ServerStream[bffv1.Wa
 	defer span.End()
 	ctx = trace.ContextWithSpan(ctx, span)
 	resp := m.Event.resp
-	if resp == nil {
-		if resp = e.voucherTransfer(ctx, sessionToken, userID, m); resp == nil {
-			return nil
-		}
-	}
 	if err := out.Send(resp); err != nil {
 		return err
 	}
@@ -189,21 +181,6 @@ func (e *Events) deliver(ctx context.Context, out *connect.ServerStream[bffv1.Wa
 		e.Live.Delivered(ctx, m)
 	}
 	return nil
-}
-
-// voucherTransfer reads the transfer of a voucher event that does not carry it (written before
-// VoucherChanged had the field); nil when it cannot be read.
-func (e *Events) voucherTransfer(ctx context.Context, sessionToken, userID string, m *liveMessage) *bffv1.WatchEventsResponse {
-	g, err := e.Tokens.Grant(ctx, sessionToken)
-	if err != nil {
-		return nil
-	}
-	res, err := e.Transfers.GetTransfer(withBearer(ctx, g.AccessToken), &transfersv1.GetTransferRequest{UserId: userID, TransferId: m.Event.voucherTransferID})
-	if err != nil {
-		e.Logger.WarnContext(ctx, "live events: could not read the transfer of a voucher event", "err", err)
-		return nil
-	}
-	return transferUpdated(m.Seq, res.GetTransfer())
 }
 
 func heartbeat(cursor uint64) *bffv1.WatchEventsResponse {
@@ -239,7 +216,7 @@ func decodeEvent(r live.Raw) (*liveEvent, bool) {
 			return nil, false
 		}
 		if ev.GetTransfer() == nil {
-			return &liveEvent{voucherTransferID: ev.GetTransferId()}, ev.GetTransferId() != ""
+			return nil, false
 		}
 		return &liveEvent{resp: transferUpdated(r.Seq, ev.GetTransfer())}, true
 	case bus.DomainProfiles + ".updated":

@@ -59,7 +59,7 @@ func (t *Transfers) GetLimitPolicy(ctx context.Context, _ *bffv1.GetLimitPolicyR
 	}
 	out := &bffv1.GetLimitPolicyResponse{AmountMultipleCents: res.GetAmountMultipleCents()}
 	for _, l := range res.GetLimits() {
-		out.Limits = append(out.Limits, &bffv1.LimitPolicy{Kind: bffv1.LimitKind(l.GetKind()), LimitCents: l.GetLimitCents()})
+		out.Limits = append(out.Limits, &bffv1.LimitPolicy{Kind: limitKinds.toBFF(l.GetKind()), LimitCents: l.GetLimitCents()})
 	}
 	c.res, c.expires = out, now.Add(LimitPolicyTTL)
 	return proto.CloneOf(out), nil

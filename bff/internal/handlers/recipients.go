@@ -5,7 +5,6 @@ import (
 
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
-	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 
 	"github.com/thumela/thumela/bff/internal/rpcerr"
@@ -44,7 +43,7 @@ func (r *Recipients) UpdateRecipient(ctx context.Context, req *bffv1.UpdateRecip
 		return nil, err
 	}
 	res, err := r.Deps.Transfers.UpdateRecipient(ctx, &transfersv1.UpdateRecipientRequest{
-		UserId: g.UserID, RecipientId: req.GetRecipientId(), Name: req.GetName(), Phone: req.GetPhone(), Bank: feesv1.Bank(req.GetBank()),
+		UserId: g.UserID, RecipientId: req.GetRecipientId(), Name: req.GetName(), Phone: req.GetPhone(), Bank: banks.toService(req.GetBank()),
 	})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, r.Logger, err)
@@ -68,7 +67,7 @@ func recipientToBFF(r *transfersv1.Recipient) *bffv1.Recipient {
 		return nil
 	}
 	return &bffv1.Recipient{
-		Id: r.GetId(), Name: r.GetName(), Phone: r.GetPhone(), Bank: bffv1.Bank(r.GetBank()),
+		Id: r.GetId(), Name: r.GetName(), Phone: r.GetPhone(), Bank: banks.toBFF(r.GetBank()),
 		CreatedAt: r.GetCreatedAt(), UpdatedAt: r.GetUpdatedAt(), LastPaidAt: r.GetLastPaidAt(),
 	}
 }

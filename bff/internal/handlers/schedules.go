@@ -5,7 +5,6 @@ import (
 
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
-	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 
 	"github.com/thumela/thumela/bff/internal/rpcerr"
@@ -33,10 +32,10 @@ func (s *Schedules) CreateSchedule(ctx context.Context, req *bffv1.CreateSchedul
 		IdempotencyKey:  req.GetIdempotencyKey(),
 		RecipientName:   req.GetRecipientName(),
 		RecipientPhone:  req.GetRecipientPhone(),
-		Bank:            feesv1.Bank(req.GetBank()),
+		Bank:            banks.toService(req.GetBank()),
 		AmountCents:     req.GetAmountCents(),
 		PaymentMethodId: req.GetPaymentMethodId(),
-		Frequency:       transfersv1.ScheduleFrequency(req.GetFrequency()),
+		Frequency:       scheduleFrequencies.toService(req.GetFrequency()),
 		StartDate:       req.GetStartDate(),
 		EndDate:         req.GetEndDate(),
 		// The consent the occurrences rely on: transfers asks the first-payment question here

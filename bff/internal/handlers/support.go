@@ -28,7 +28,7 @@ func (s *Support) SubmitSupportMessage(ctx context.Context, req *bffv1.SubmitSup
 	info := callInfo(ctx)
 	in := &notificationsv1.SubmitSupportMessageRequest{
 		// The enums share their numbers.
-		Kind:    notificationsv1.SupportMessageKind(req.GetKind()),
+		Kind:    supportMessageKinds.toService(req.GetKind()),
 		Name:    strings.TrimSpace(req.GetName()),
 		Email:   strings.TrimSpace(req.GetEmail()),
 		Subject: req.GetSubject(),

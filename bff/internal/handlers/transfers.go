@@ -42,7 +42,7 @@ func (t *Transfers) ListBanks(ctx context.Context, _ *bffv1.ListBanksRequest) (*
 	out := &bffv1.ListBanksResponse{}
 	for _, b := range res.GetBanks() {
 		out.Banks = append(out.Banks, &bffv1.BankOption{
-			Bank:             bffv1.Bank(b.GetBank()),
+			Bank:             banks.toBFF(b.GetBank()),
 			DisplayName:      b.GetDisplayName(),
 			BaseFeeCents:     b.GetBaseFeeCents(),
 			PercentageFeeBps: b.GetPercentageFeeBps(),
@@ -56,7 +56,7 @@ func (t *Transfers) QuoteFee(ctx context.Context, req *bffv1.QuoteFeeRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.Fees.Quote(ctx, &feesv1.QuoteRequest{Bank: feesv1.Bank(req.GetBank()), AmountCents: req.GetAmountCents()})
+	res, err := t.Fees.Quote(ctx, &feesv1.QuoteRequest{Bank: banks.toService(req.GetBank()), AmountCents: req.GetAmountCents()})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
@@ -74,7 +74,7 @@ func (t *Transfers) CreateTransfer(ctx context.Context, req *bffv1.CreateTransfe
 		IdempotencyKey:  req.GetIdempotencyKey(),
 		RecipientName:   req.GetRecipientName(),
 		RecipientPhone:  req.GetRecipientPhone(),
-		Bank:            feesv1.Bank(req.GetBank()),
+		Bank:            banks.toService(req.GetBank()),
 		AmountCents:     req.GetAmountCents(),
 		PaymentMethodId: req.GetPaymentMethodId(),
 		// The sender's PIN goes through as it came: transfers validates it (and keeps only its
@@ -172,7 +172,7 @@ func (t *Transfers) ListTransfers(ctx context.Context, req *bffv1.ListTransfersR
 	res, err := t.Deps.Transfers.ListTransfers(ctx, &transfersv1.ListTransfersRequest{
 		UserId:   g.UserID,
 		Query:    req.GetQuery(),
-		Status:   transfersv1.TransferStatus(req.GetStatus()),
+		Status:   transferStatuses.toService(req.GetStatus()),
 		Page:     req.GetPage(),
 		PageSize: req.GetPageSize(),
 	})

@@ -1,17 +1,23 @@
 // Package rpcerr turns what the services answer into what the browser is told. The gRPC and
 // Connect codes are the same numbers, so a service's NotFound stays NotFound and its message
 // and details (weak-password reasons, retry-after, which limit) pass through. Internal errors
-// and anything that is not a status are logged and answered with a generic message.
+// and anything that is not a status are logged and answered with a generic message; Unavailable
+// (a service stopped, or one whose database or peer is down) with the one message a person
+// sees while the payment system cannot be reached.
 package rpcerr
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // FromService converts an error returned by a gRPC client call.
@@ -33,18 +39,53 @@ func FromService(ctx context.Context, logger *slog.Logger, err error) error {
 	case codes.Internal, codes.Unknown, codes.DataLoss:
 		return Internal(ctx, logger, err)
 	case codes.Unavailable:
-		logger.WarnContext(ctx, "a service is unavailable", "err", err)
-		return connect.NewError(connect.CodeUnavailable, errors.New("the service is temporarily unavailable, please try again"))
+		return unavailable(ctx, logger, st)
 	}
 	cerr := connect.NewError(connect.Code(st.Code()), errors.New(st.Message()))
-	for _, d := range st.Proto().GetDetails() {
-		if m, err := d.UnmarshalNew(); err == nil {
-			if detail, err := connect.NewErrorDetail(m); err == nil {
-				cerr.AddDetail(detail)
-			}
+	addDetails(cerr, st)
+	return cerr
+}
+
+// unavailableMessage is what a person is told while a service, or what it depends on (its
+// database, another service), cannot be reached: the words, shown by the web as a
+// banner. The service's own message is not passed on: it may name what is down.
+const unavailableMessage = "We can't reach our payment system right now. Your money is safe; try again in a minute."
+
+// defaultRetryAfter is the retry hint when the service gave none: a stopped service cannot
+// answer at all, and gRPC's own Unavailable carries no RetryInfo.
+const defaultRetryAfter = 5 * time.Second
+
+// unavailable answers Unavailable with unavailableMessage and a retry hint: the service's
+// google.rpc.RetryInfo when it sent one, else defaultRetryAfter.
+func unavailable(ctx context.Context, logger *slog.Logger, st *status.Status) error {
+	logger.WarnContext(ctx, "a service is unavailable", "err", st.Err())
+	cerr := connect.NewError(connect.CodeUnavailable, errors.New(unavailableMessage)) //nolint:staticcheck // ST1005: a sentence shown to the person as it is
+	hinted := false
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.RetryInfo); ok {
+			hinted = true
+			addDetail(cerr, info)
 		}
 	}
+	if !hinted {
+		addDetail(cerr, &errdetails.RetryInfo{RetryDelay: durationpb.New(defaultRetryAfter)})
+	}
 	return cerr
+}
+
+// addDetails passes every detail of st on (weak-password reasons, retry-after, which limit).
+func addDetails(cerr *connect.Error, st *status.Status) {
+	for _, d := range st.Proto().GetDetails() {
+		if m, err := d.UnmarshalNew(); err == nil {
+			addDetail(cerr, m)
+		}
+	}
+}
+
+func addDetail(cerr *connect.Error, m proto.Message) {
+	if detail, err := connect.NewErrorDetail(m); err == nil {
+		cerr.AddDetail(detail)
+	}
 }
 
 // Internal logs the cause and answers a generic message: the browser never sees internals.

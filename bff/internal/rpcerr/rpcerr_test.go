@@ -6,11 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 func TestFromService(t *testing.T) {
@@ -30,7 +32,7 @@ func TestFromService(t *testing.T) {
 		{"details pass through", weak.Err(), connect.CodeInvalidArgument, "password is too weak", 1},
 		{"internal is hidden", status.Error(codes.Internal, "pq: relation does not exist"), connect.CodeInternal, "something went wrong, please try again", 0},
 		{"not a status is internal", errors.New("boom"), connect.CodeInternal, "something went wrong, please try again", 0},
-		{"unavailable is friendly", status.Error(codes.Unavailable, "connection refused"), connect.CodeUnavailable, "the service is temporarily unavailable, please try again", 0},
+		{"unavailable is friendly and hints a retry", status.Error(codes.Unavailable, "connection refused"), connect.CodeUnavailable, unavailableMessage, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,5 +76,49 @@ func TestFromServiceKeepsTheStepUpErrorInfo(t *testing.T) {
 	}
 	if info.GetReason() != "STEP_UP_REQUIRED" || info.GetDomain() != "transfers.thumela.co.za" || len(ce.Details()) != 1 {
 		t.Fatalf("details %v, want the one STEP_UP_REQUIRED ErrorInfo", ce.Details())
+	}
+}
+
+// While a service cannot be reached (stopped: gRPC's own Unavailable; or its database is down:
+// the service's Unavailable with a RetryInfo), the browser hears the same sentence, never the
+// cause, and a retry hint: the service's when it gave one, else the BFF's default.
+func TestFromServiceUnavailable(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	dbDown, err := status.New(codes.Unavailable, "temporarily unavailable, please try again").WithDetails(
+		&errdetails.RetryInfo{RetryDelay: durationpb.New(2 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		in        error
+		wantRetry time.Duration
+	}{
+		{"service stopped", status.Error(codes.Unavailable, "connection error: desc = \"transport: Error while dialing: dial tcp 127.0.0.1:41003: connect: connection refused\""), defaultRetryAfter},
+		{"service's database down", dbDown.Err(), 2 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var ce *connect.Error
+			if !errors.As(FromService(context.Background(), logger, tt.in), &ce) {
+				t.Fatal("not a connect error")
+			}
+			if ce.Code() != connect.CodeUnavailable || ce.Message() != "We can't reach our payment system right now. Your money is safe; try again in a minute." {
+				t.Fatalf("%v %q", ce.Code(), ce.Message())
+			}
+			var retries []time.Duration
+			for _, d := range ce.Details() {
+				if m, err := d.Value(); err == nil {
+					if info, ok := m.(*errdetails.RetryInfo); ok {
+						retries = append(retries, info.GetRetryDelay().AsDuration())
+					}
+				}
+			}
+			if len(retries) != 1 || retries[0] != tt.wantRetry || len(ce.Details()) != 1 {
+				t.Fatalf("retry hints %v among %d details, want only %v", retries, len(ce.Details()), tt.wantRetry)
+			}
+		})
 	}
 }

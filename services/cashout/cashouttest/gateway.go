@@ -6,9 +6,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"log/slog"
+	"io"
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,8 +22,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/thumela/thumela/services/cashout/atmnet"
-	"github.com/thumela/thumela/services/cashout/internal/gateway"
-	"github.com/thumela/thumela/services/platform/logging"
+	"github.com/thumela/thumela/services/platform/config"
 )
 
 // Options are what Start needs: the transfers and identity to use (any, by address) and the
@@ -35,6 +39,10 @@ type Options struct {
 	StandInWindow  time.Duration // default 30s
 	// MetricsAddr, when set, serves the metrics there.
 	MetricsAddr string
+	// Serve, when set, runs the gateway in the test's process, configured by lookup and logging
+	// to logs, until ctx ends: the binary's own tests pass its serve, so that they see its spans
+	// and metrics in their process. Unset, Start builds the cashout binary and runs it.
+	Serve func(ctx context.Context, lookup config.LookupFunc, logs io.Writer) error
 }
 
 // Gateway is one running gateway.
@@ -47,9 +55,11 @@ type Gateway struct {
 	stop func() error
 }
 
+// binaryPackage is the cashout binary Start builds when no Serve is given.
+const binaryPackage = "github.com/thumela/thumela/services/cashout/cmd/cashout"
+
 // Start runs the gateway, as the binary assembles it, until the test ends, and returns once
-// its ISO 8583 listener accepts connections and its health is SERVING. It uses the process's
-// telemetry as the test set it up.
+// its ISO 8583 listener accepts connections and its health is SERVING.
 func Start(t testing.TB, opts Options) *Gateway {
 	t.Helper()
 	if len(opts.ZonePINKeys) == 0 {
@@ -65,35 +75,29 @@ func Start(t testing.TB, opts Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := gateway.Config{
-		GRPCAddr:        freeAddr(t),
-		ISOAddr:         freeAddr(t),
-		MetricsAddr:     opts.MetricsAddr,
-		TransfersAddr:   opts.TransfersAddr,
-		IdentityAddr:    opts.IdentityAddr,
-		ServiceSecret:   opts.ServiceSecret,
-		ZonePINKeys:     opts.ZonePINKeys,
-		BankCodes:       opts.BankCodes,
-		RequestTimeout:  opts.RequestTimeout,
-		StandInWindow:   opts.StandInWindow,
-		Environment:     "test",
-		ShutdownTimeout: 5 * time.Second,
+	g := &Gateway{ISOAddr: freeAddr(t), GRPCAddr: freeAddr(t), Keys: keys, logs: &syncBuffer{}}
+	// The configuration as the binary reads it from its environment; empty means unset.
+	env := map[string]string{
+		"CASHOUT_GRPC_ADDR":        g.GRPCAddr,
+		"CASHOUT_ISO_ADDR":         g.ISOAddr,
+		"CASHOUT_METRICS_ADDR":     opts.MetricsAddr,
+		"TRANSFERS_ADDR":           opts.TransfersAddr,
+		"IDENTITY_ADDR":            opts.IdentityAddr,
+		"CASHOUT_SERVICE_SECRET":   opts.ServiceSecret,
+		"CASHOUT_ZONE_PIN_KEYS":    strings.Join(opts.ZonePINKeys, ","),
+		"CASHOUT_BANK_CODES":       strings.Join(opts.BankCodes, ","),
+		"CASHOUT_REQUEST_TIMEOUT":  opts.RequestTimeout.String(),
+		"CASHOUT_STAND_IN_WINDOW":  opts.StandInWindow.String(),
+		"CASHOUT_SHUTDOWN_TIMEOUT": "5s",
+		"THUMELA_ENV":              "test",
+		"LOG_LEVEL":                "debug",
 	}
-	g := &Gateway{ISOAddr: cfg.ISOAddr, GRPCAddr: cfg.GRPCAddr, Keys: keys, logs: &syncBuffer{}}
-	logger := logging.New(gateway.Name, g.logs, slog.LevelDebug)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- gateway.Serve(ctx, cfg, logger) }()
-	g.stop = sync.OnceValue(func() error {
-		cancel()
-		select {
-		case err := <-stopped:
-			return err
-		case <-time.After(15 * time.Second):
-			return errors.New("cashouttest: gateway did not stop")
-		}
-	})
+	var stopped <-chan error
+	if opts.Serve != nil {
+		g.stop, stopped = g.serve(opts.Serve, env)
+	} else {
+		g.stop, stopped = g.run(t, env)
+	}
 	t.Cleanup(func() {
 		if err := g.stop(); err != nil {
 			t.Errorf("cashouttest: gateway stopped with %v", err)
@@ -101,6 +105,57 @@ func Start(t testing.TB, opts Options) *Gateway {
 	})
 	g.waitReady(t, stopped)
 	return g
+}
+
+// serve runs the gateway in this process; stop ends its context.
+func (g *Gateway) serve(serve func(context.Context, config.LookupFunc, io.Writer) error, env map[string]string) (stop func() error, stopped <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, config.MapLookup(env), g.logs) }()
+	return sync.OnceValue(func() error {
+		cancel()
+		return wait(done)
+	}), done
+}
+
+// run builds the binary and starts it with env (tracing kept local); stop sends SIGTERM.
+func (g *Gateway) run(t testing.TB, env map[string]string) (stop func() error, stopped <-chan error) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cashout")
+	if out, err := exec.Command("go", "build", "-o", bin, binaryPackage).CombinedOutput(); err != nil {
+		t.Fatalf("cashouttest: go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none")
+	for k, v := range env { // after the process's own variables, so these win
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdout, cmd.Stderr = g.logs, g.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return sync.OnceValue(func() error {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			return err
+		}
+		err := wait(done)
+		if err != nil {
+			_ = cmd.Process.Kill()
+		}
+		return err
+	}), done
+}
+
+// wait is the gateway's result once it has stopped.
+func wait(done <-chan error) error {
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(15 * time.Second):
+		return errors.New("cashouttest: gateway did not stop")
+	}
 }
 
 // Stop stops the gateway as SIGTERM would (listener closed, requests in progress answered)

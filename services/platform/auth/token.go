@@ -2,7 +2,6 @@ package auth
 
 import (
 	"crypto/ed25519"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 // Verification errors. Every one but ErrKeysUnavailable wraps ErrInvalidToken, so callers that
@@ -30,25 +31,21 @@ var (
 )
 
 const (
-	// algEdDSA is the only algorithm signed or accepted. Pinning it, rather than trusting the
-	// header, is what rules out "none" and HMAC-with-the-public-key confusion.
-	algEdDSA = "EdDSA"
-	typJWT   = "JWT"
+	typJWT = "JWT"
 	// maxTokenLen bounds the work an attacker can make a verifier do; real tokens are ~400 B.
 	maxTokenLen = 8 << 10
 )
 
-// b64 is the JWS encoding: URL alphabet, no padding, and strict, so a token has exactly one
-// valid spelling.
-var b64 = base64.RawURLEncoding.Strict()
+// allowedAlgs is the only algorithm signed or accepted. go-jose refuses any other before it
+// reads further; pinning it, rather than trusting the header, is what rules out "none" and
+// HMAC-with-the-public-key confusion.
+var allowedAlgs = []jose.SignatureAlgorithm{jose.EdDSA}
 
-type header struct {
-	Alg  string          `json:"alg"`
-	Typ  string          `json:"typ,omitempty"`
-	Kid  string          `json:"kid"`
-	Crit json.RawMessage `json:"crit,omitempty"`
-}
+// headerCritical is RFC 7515's "crit", which go-jose leaves among the extra headers.
+const headerCritical jose.HeaderKey = "crit"
 
+// payload is the claims' JSON. Its field order is the wire format every token since the first
+// has had, so tokens signed before and after a change of library read the same.
 type payload struct {
 	Sub        string       `json:"sub"`
 	Knd        Kind         `json:"knd"`
@@ -98,10 +95,6 @@ func (s Signer) Sign(c Claims) (string, error) {
 	if !c.ExpiresAt.After(c.IssuedAt) {
 		return "", fmt.Errorf("%w: expires before it is issued", ErrCannotSign)
 	}
-	h, err := json.Marshal(header{Alg: algEdDSA, Typ: typJWT, Kid: s.KeyID})
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrCannotSign, err)
-	}
 	iat := json.Number(strconv.FormatInt(c.IssuedAt.Unix(), 10))
 	exp := json.Number(strconv.FormatInt(c.ExpiresAt.Unix(), 10))
 	var sua *json.Number
@@ -112,6 +105,8 @@ func (s Signer) Sign(c Claims) (string, error) {
 		n := json.Number(strconv.FormatInt(c.SteppedUpAt.Unix(), 10))
 		sua = &n
 	}
+	// encoding/json, not go-jose's jwt builder: its own JSON package would write json.Number
+	// as a string.
 	p, err := json.Marshal(payload{
 		Sub: c.Subject, Knd: c.Kind, Email: c.Email, GivenName: c.GivenName, FamilyName: c.FamilyName,
 		Sid: c.SessionID, Sua: sua, Iat: &iat, Exp: &exp, Iss: c.Issuer,
@@ -119,69 +114,75 @@ func (s Signer) Sign(c Claims) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrCannotSign, err)
 	}
-	signingInput := b64.EncodeToString(h) + "." + b64.EncodeToString(p)
-	sig := ed25519.Sign(s.Key, []byte(signingInput))
-	return signingInput + "." + b64.EncodeToString(sig), nil
+	signer, err := jose.NewSigner(
+		jose.SigningKey{Algorithm: jose.EdDSA, Key: jose.JSONWebKey{Key: s.Key, KeyID: s.KeyID}},
+		(&jose.SignerOptions{}).WithType(typJWT),
+	)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrCannotSign, err)
+	}
+	jws, err := signer.Sign(p)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrCannotSign, err)
+	}
+	token, err := jws.CompactSerialize()
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrCannotSign, err)
+	}
+	return token, nil
 }
 
-// parsed is a token split and decoded, not yet trusted.
+// parsed is a token decoded and its header checked, not yet trusted.
 type parsed struct {
-	header       header
-	payload      []byte
-	signingInput string
-	signature    []byte
+	jws *jose.JSONWebSignature
+	kid string
 }
 
 // parse decodes the token's structure and header, refusing anything but our one algorithm.
+// go-jose's messages (a base64 offset, a header field's name) carry no part of the signature.
 func parse(token string) (parsed, error) {
 	if len(token) > maxTokenLen {
 		return parsed{}, fmt.Errorf("%w: %d bytes", ErrMalformed, len(token))
 	}
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return parsed{}, fmt.Errorf("%w: want 3 parts, got %d", ErrMalformed, len(parts))
+	jws, err := jose.ParseSignedCompact(token, allowedAlgs)
+	var wrongAlg *jose.ErrUnexpectedSignatureAlgorithm
+	switch {
+	case errors.As(err, &wrongAlg):
+		return parsed{}, fmt.Errorf("%w: %q", ErrUnsupportedAlg, wrongAlg.Got)
+	case err != nil:
+		return parsed{}, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	rawHeader, err := b64.DecodeString(parts[0])
-	if err != nil {
-		return parsed{}, fmt.Errorf("%w: header encoding", ErrMalformed)
+	// A compact JWS has exactly one signature, and all its header is protected.
+	h := jws.Signatures[0].Header
+	if typ, ok := h.ExtraHeaders[jose.HeaderType]; ok {
+		if s, isString := typ.(string); !isString || !strings.EqualFold(s, typJWT) {
+			return parsed{}, fmt.Errorf("%w: typ %v", ErrMalformed, typ)
+		}
 	}
-	var h header
-	if err := json.Unmarshal(rawHeader, &h); err != nil {
-		return parsed{}, fmt.Errorf("%w: header", ErrMalformed)
-	}
-	if h.Alg != algEdDSA {
-		return parsed{}, fmt.Errorf("%w: %q", ErrUnsupportedAlg, h.Alg)
-	}
-	if h.Typ != "" && !strings.EqualFold(h.Typ, typJWT) {
-		return parsed{}, fmt.Errorf("%w: typ %q", ErrMalformed, h.Typ)
-	}
-	if h.Crit != nil {
-		// RFC 7515 §4.1.11: critical extensions we do not implement must be refused.
+	if _, ok := h.ExtraHeaders[headerCritical]; ok {
+		// RFC 7515 §4.1.11: critical extensions we do not implement must be refused. go-jose
+		// would honour "b64", which no token of ours uses.
 		return parsed{}, fmt.Errorf("%w: critical header extensions", ErrMalformed)
 	}
-	if h.Kid == "" {
+	if h.KeyID == "" {
 		return parsed{}, fmt.Errorf("%w: no key id", ErrMalformed)
 	}
-	rawPayload, err := b64.DecodeString(parts[1])
-	if err != nil {
-		return parsed{}, fmt.Errorf("%w: payload encoding", ErrMalformed)
-	}
-	sig, err := b64.DecodeString(parts[2])
-	if err != nil || len(sig) != ed25519.SignatureSize {
-		return parsed{}, ErrBadSignature
-	}
-	return parsed{
-		header:       h,
-		payload:      rawPayload,
-		signingInput: parts[0] + "." + parts[1],
-		signature:    sig,
-	}, nil
+	return parsed{jws: jws, kid: h.KeyID}, nil
 }
 
-// claims decodes a payload whose signature has been checked.
-func (p parsed) claims() (Claims, error) {
+// verifiedPayload checks the signature with key and returns the payload it covers.
+func (p parsed) verifiedPayload(key ed25519.PublicKey) ([]byte, error) {
+	b, err := p.jws.Verify(key)
+	if err != nil {
+		return nil, ErrBadSignature
+	}
+	return b, nil
+}
+
+// claimsOf decodes a payload whose signature has been checked.
+func claimsOf(verified []byte) (Claims, error) {
 	var w payload
-	if err := json.Unmarshal(p.payload, &w); err != nil {
+	if err := json.Unmarshal(verified, &w); err != nil {
 		return Claims{}, fmt.Errorf("%w: payload", ErrMalformed)
 	}
 	if w.Sub == "" || (w.Knd != KindUser && w.Knd != KindService) {

@@ -7,7 +7,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ const issuer = "thumela-identity"
 // t0 is the tests' fixed "now".
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func newSigner(t *testing.T, kid string) auth.Signer {
+func newSigner(t testing.TB, kid string) auth.Signer {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -37,7 +39,7 @@ func userClaims() auth.Claims {
 	}
 }
 
-func mustSign(t *testing.T, s auth.Signer, c auth.Claims) string {
+func mustSign(t testing.TB, s auth.Signer, c auth.Claims) string {
 	t.Helper()
 	tok, err := s.Sign(c)
 	if err != nil {
@@ -74,9 +76,8 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 			t.Parallel()
 			tok := mustSign(t, s, tt.claims)
 			header, _, _ := strings.Cut(tok, ".")
-			h, _ := enc.DecodeString(header)
-			if string(h) != `{"alg":"EdDSA","typ":"JWT","kid":"k1"}` {
-				t.Errorf("header = %s", h)
+			if h := decodeJSON(t, header); !maps.Equal(h, map[string]any{"alg": "EdDSA", "typ": "JWT", "kid": "k1"}) {
+				t.Errorf("header = %v", h)
 			}
 			got, err := verifierAt(t0.Add(time.Minute), s.PublicKey()).Verify(context.Background(), tok)
 			if err != nil {
@@ -97,6 +98,7 @@ func TestVerifyRefuses(t *testing.T) {
 	t.Parallel()
 	s := newSigner(t, "k1")
 	impostor := newSigner(t, "k1") // same kid, different key
+	other := newSigner(t, "k2")    // a second key the verifier also holds
 	good := mustSign(t, s, userClaims())
 	parts := strings.Split(good, ".")
 	pub := s.PublicKey().Key
@@ -113,6 +115,15 @@ func TestVerifyRefuses(t *testing.T) {
 		other := strings.Split(mustSign(t, s, c), ".")
 		return parts[0] + "." + other[1] + "." + parts[2]
 	}()
+	// The attacker's own key, offered in the header next to our kid: only the key set decides.
+	embeddedJWK := func() string {
+		pub, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := enc.EncodeToString(pub)
+		return rawToken(priv, `{"alg":"EdDSA","typ":"JWT","kid":"k1","jwk":{"kty":"OKP","crv":"Ed25519","x":"`+x+`"}}`, string(decodeSegment(t, parts[1])))
+	}()
 	const okHeader = `{"alg":"EdDSA","typ":"JWT","kid":"k1"}`
 
 	tests := []struct {
@@ -128,12 +139,18 @@ func TestVerifyRefuses(t *testing.T) {
 		{name: "tampered payload", token: tampered, want: auth.ErrBadSignature},
 		{name: "alg none", token: enc.EncodeToString([]byte(`{"alg":"none","typ":"JWT","kid":"k1"}`)) + "." + parts[1] + ".", want: auth.ErrUnsupportedAlg},
 		{name: "alg HS256 with the public key", token: hs256, want: auth.ErrUnsupportedAlg},
+		{name: "alg RS256", token: enc.EncodeToString([]byte(`{"alg":"RS256","typ":"JWT","kid":"k1"}`)) + "." + parts[1] + "." + parts[2], want: auth.ErrUnsupportedAlg},
+		{name: "no alg", token: rawToken(s.Key, `{"typ":"JWT","kid":"k1"}`, `{}`), want: auth.ErrUnsupportedAlg},
+		{name: "no kid", token: rawToken(s.Key, `{"alg":"EdDSA","typ":"JWT"}`, `{}`), want: auth.ErrMalformed},
+		{name: "embedded jwk is not trusted", token: embeddedJWK, want: auth.ErrBadSignature},
 		{name: "alg in other case", token: rawToken(s.Key, `{"alg":"eddsa","kid":"k1"}`, `{}`), want: auth.ErrUnsupportedAlg},
+		{name: "kid of another known key", token: mustSign(t, auth.Signer{KeyID: "k2", Key: s.Key}, userClaims()), want: auth.ErrBadSignature},
 		{name: "unknown kid", token: mustSign(t, auth.Signer{KeyID: "k9", Key: s.Key}, userClaims()), want: auth.ErrUnknownKey},
 		{name: "wrong issuer", token: mustSign(t, s, func() auth.Claims { c := userClaims(); c.Issuer = "evil"; return c }()), want: auth.ErrWrongIssuer},
 		{name: "two parts", token: parts[0] + "." + parts[1], want: auth.ErrMalformed},
 		{name: "empty", token: "", want: auth.ErrMalformed},
-		{name: "padding in signature", token: good + "==", want: auth.ErrBadSignature},
+		// Refused while decoding, before any signature is checked.
+		{name: "padding in signature", token: good + "==", want: auth.ErrMalformed},
 		{name: "critical extension", token: rawToken(s.Key, `{"alg":"EdDSA","kid":"k1","crit":["b64"]}`, `{}`), want: auth.ErrMalformed},
 		{name: "wrong typ", token: rawToken(s.Key, `{"alg":"EdDSA","typ":"JOSE+JSON","kid":"k1"}`, `{}`), want: auth.ErrMalformed},
 		{name: "no exp", token: rawToken(s.Key, okHeader, `{"sub":"u","knd":"user","iat":1772366400,"iss":"thumela-identity"}`), want: auth.ErrInvalidClaims},
@@ -150,7 +167,7 @@ func TestVerifyRefuses(t *testing.T) {
 			if now.IsZero() {
 				now = t0.Add(time.Minute)
 			}
-			_, err := verifierAt(now, s.PublicKey()).Verify(context.Background(), tt.token)
+			_, err := verifierAt(now, s.PublicKey(), other.PublicKey()).Verify(context.Background(), tt.token)
 			if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
 				t.Fatalf("Verify = %v, want %v", err, tt.want)
 			}
@@ -245,9 +262,24 @@ func TestSteppedUpClaim(t *testing.T) {
 func decodePayload(t *testing.T, rest string) string {
 	t.Helper()
 	part, _, _ := strings.Cut(rest, ".")
-	b, err := enc.DecodeString(part)
+	return string(decodeSegment(t, part))
+}
+
+func decodeSegment(t *testing.T, segment string) []byte {
+	t.Helper()
+	b, err := enc.DecodeString(segment)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	return b
+}
+
+// decodeJSON reads a segment as a JSON object: its members' order carries no meaning.
+func decodeJSON(t *testing.T, segment string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(decodeSegment(t, segment), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -170,14 +170,15 @@ func (v *Verifier) verify(ctx context.Context, token string) (Claims, error) {
 	if err != nil {
 		return Claims{}, err
 	}
-	key, err := v.key(ctx, p.header.Kid)
+	key, err := v.key(ctx, p.kid)
 	if err != nil {
 		return Claims{}, err
 	}
-	if !ed25519.Verify(key, []byte(p.signingInput), p.signature) {
-		return Claims{}, ErrBadSignature
+	verified, err := p.verifiedPayload(key)
+	if err != nil {
+		return Claims{}, err
 	}
-	c, err := p.claims()
+	c, err := claimsOf(verified)
 	if err != nil {
 		return Claims{}, err
 	}

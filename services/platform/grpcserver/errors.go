@@ -3,9 +3,13 @@ package grpcserver
 import (
 	"cmp"
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"slices"
+	"strings"
 	"time"
 
 	otelcodes "go.opentelemetry.io/otel/codes"
@@ -21,15 +25,60 @@ import (
 // the trace, found by the trace id.
 const internalMessage = "internal error"
 
+// unavailableMessage is all a caller learns when a dependency is down: not which one, nor why.
+const unavailableMessage = "temporarily unavailable, please try again"
+
+// dependencyRetryAfter is the retry hint sent with unavailableMessage: about what a restart of
+// PostgreSQL or of a peer takes, so a client's next try is not wasted on the same outage.
+const dependencyRetryAfter = 5 * time.Second
+
 // Internal logs err (with the trace ids carried by ctx), records it on the current span, and
-// returns a gRPC Internal error with a generic message. The ports layer calls it for every
-// error it has no specific code for, so causes never leak to callers.
+// returns a gRPC error with a generic message. The ports layer calls it for every error it has
+// no specific code for, so causes never leak to callers. That is Internal for a fault of the
+// service, and Unavailable with a retry hint when err says a dependency is down (see
+// dependencyDown): the caller may try again, and the BFF tells the person so.
 func Internal(ctx context.Context, logger *slog.Logger, err error) error {
-	logger.ErrorContext(ctx, "internal error", "error", err)
 	span := trace.SpanFromContext(ctx)
 	span.RecordError(err)
+	if dependencyDown(err) {
+		logger.WarnContext(ctx, "a dependency is unavailable", "error", err)
+		span.SetStatus(otelcodes.Error, unavailableMessage)
+		return WithRetryInfo(codes.Unavailable, unavailableMessage, dependencyRetryAfter)
+	}
+	logger.ErrorContext(ctx, "internal error", "error", err)
 	span.SetStatus(otelcodes.Error, internalMessage)
 	return status.Error(codes.Internal, internalMessage)
+}
+
+// dependencyDown reports whether err says that something the service needs could not be
+// reached or went away mid-call (its database stopping or restarting, a peer service stopped),
+// rather than that the service is wrong. It goes by what the error is, not by which driver made
+// it, so this package needs none (the BFF links it too):
+//   - a gRPC Unavailable status anywhere in the chain: a peer service is down;
+//   - an SQLSTATE (the SQLState method of pgx's PgError) of class 08, connection exception, or
+//     57P01-57P03, the server shutting down or not yet accepting connections, or 53300, too
+//     many connections;
+//   - a failed network operation (*net.OpError: a refused, reset or timed-out connection; pgx's
+//     connect errors wrap one) or a connection cut mid-message (io.ErrUnexpectedEOF).
+func dependencyDown(err error) bool {
+	if status.Code(err) == codes.Unavailable {
+		return true
+	}
+	var sqlErr interface{ SQLState() string }
+	if errors.As(err, &sqlErr) {
+		return unavailableSQLState(sqlErr.SQLState())
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// unavailableSQLState: https://www.postgresql.org/docs/current/errcodes-appendix.html
+func unavailableSQLState(code string) bool {
+	switch code {
+	case "57P01", "57P02", "57P03", "53300":
+		return true
+	}
+	return strings.HasPrefix(code, "08")
 }
 
 // WithRetryInfo returns a status error with code and msg that tells the caller, through

@@ -3,8 +3,13 @@ package grpcserver_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +38,63 @@ func TestInternal(t *testing.T) {
 	out := logs.String()
 	if !strings.Contains(out, "connection refused") || !strings.Contains(out, span.SpanContext().TraceID().String()) {
 		t.Fatalf("cause or trace id missing from log: %s", out)
+	}
+}
+
+// sqlStateError stands for a database driver's server error (pgx's PgError): what the
+// classification reads of it is its SQLState method.
+type sqlStateError string
+
+func (e sqlStateError) Error() string    { return "FATAL: server said so (SQLSTATE " + string(e) + ")" }
+func (e sqlStateError) SQLState() string { return string(e) }
+
+// A lost database or a stopped peer is a dependency outage: the caller hears Unavailable with a
+// retry hint and nothing of the cause, which is logged at warn. Anything else stays Internal.
+func TestInternalTellsAnOutageFromAFault(t *testing.T) {
+	t.Parallel()
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	tests := []struct {
+		name string
+		err  error
+		want codes.Code
+	}{
+		{"connection refused", fmt.Errorf("postgres: begin: failed to connect to `user=transfers`: %w", refused), codes.Unavailable},
+		{"admin shutdown", fmt.Errorf("list transfers: %w", sqlStateError("57P01")), codes.Unavailable},
+		{"starting up", sqlStateError("57P03"), codes.Unavailable},
+		{"connection exception class", sqlStateError("08006"), codes.Unavailable},
+		{"too many connections", sqlStateError("53300"), codes.Unavailable},
+		{"cut mid-message", fmt.Errorf("failed to receive message: %w", io.ErrUnexpectedEOF), codes.Unavailable},
+		{"peer unavailable", fmt.Errorf("charge: %w", status.Error(codes.Unavailable, "connection refused")), codes.Unavailable},
+		{"unique violation", sqlStateError("23505"), codes.Internal},
+		{"peer internal", status.Error(codes.Internal, "internal error"), codes.Internal},
+		{"a bug", errors.New("nil map"), codes.Internal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			logs := &syncBuffer{}
+			err := grpcserver.Internal(context.Background(), logging.New("test", logs, slog.LevelInfo), tt.err)
+			st := status.FromProto(status.Convert(err).Proto())
+			if st.Code() != tt.want {
+				t.Fatalf("code = %v, want %v", st.Code(), tt.want)
+			}
+			var retry time.Duration
+			for _, d := range st.Details() {
+				if info, ok := d.(*errdetails.RetryInfo); ok {
+					retry = info.GetRetryDelay().AsDuration()
+				}
+			}
+			wantMsg, wantLevel, wantRetry := "internal error", `"level":"ERROR"`, time.Duration(0)
+			if tt.want == codes.Unavailable {
+				wantMsg, wantLevel, wantRetry = "temporarily unavailable, please try again", `"level":"WARN"`, 5*time.Second
+			}
+			if st.Message() != wantMsg || retry != wantRetry {
+				t.Errorf("answer %q retry %v, want %q retry %v", st.Message(), retry, wantMsg, wantRetry)
+			}
+			if out := logs.String(); !strings.Contains(out, wantLevel) || !strings.Contains(out, tt.err.Error()) {
+				t.Errorf("log lacks %s or the cause: %s", wantLevel, out)
+			}
+		})
 	}
 }
 

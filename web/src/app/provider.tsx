@@ -2,11 +2,12 @@ import type { Transport } from "@connectrpc/connect";
 import { TransportProvider } from "@connectrpc/connect-query";
 import { QueryClientProvider, partialMatchKey } from "@tanstack/react-query";
 import type { QueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import type { ReactNode } from "react";
 import { Toaster } from "sonner";
 import { sessionQueryFilter } from "@/features/auth/api/session-key";
 import { createQueryClient } from "@/lib/query-client";
+import { ServiceOutage, ServiceOutageProvider, reportingOutages } from "@/lib/service-outage";
 import { ThemeProvider, useTheme } from "@/lib/theme";
 import { transport as browserTransport } from "@/lib/transport";
 
@@ -22,14 +23,20 @@ interface AppProviderProps {
 
 export function AppProvider({ children, transport = browserTransport, queryClient }: AppProviderProps) {
   const [client] = useState(() => queryClient ?? createAppQueryClient());
+  // Every call goes through one transport, so every answer tells whether the payment system
+  // is reachable (the signed-in frame's banner shows it).
+  const [outage] = useState(() => new ServiceOutage());
+  const reporting = useMemo(() => reportingOutages(transport, outage), [transport, outage]);
   return (
     <ThemeProvider>
-      <TransportProvider transport={transport}>
-        <QueryClientProvider client={client}>
-          {children}
-          <ThemedToaster />
-        </QueryClientProvider>
-      </TransportProvider>
+      <ServiceOutageProvider outage={outage}>
+        <TransportProvider transport={reporting}>
+          <QueryClientProvider client={client}>
+            {children}
+            <ThemedToaster />
+          </QueryClientProvider>
+        </TransportProvider>
+      </ServiceOutageProvider>
     </ThemeProvider>
   );
 }

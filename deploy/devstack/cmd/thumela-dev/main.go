@@ -10,10 +10,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/stack"
-	"github.com/thumela/thumela/deploy/devstack/internal/traceview"
 )
 
 func main() {
@@ -31,11 +29,10 @@ func run() error {
 	flag.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "the BFF's address")
 	flag.IntVar(&cfg.PostgresPort, "postgres-port", 54329, "the private PostgreSQL cluster's port")
 	flag.BoolVar(&cfg.Ephemeral, "ephemeral", false, "use a throw-away database and NATS store, removed at exit (browser tests)")
-	var tv traceview.Config
-	flag.StringVar(&tv.UIAddr, "traces", "", "serve a trace viewer at this address (make traces: 127.0.0.1:16686) and send every process's spans to it")
-	flag.StringVar(&tv.OTLPAddr, "traces-otlp", "127.0.0.1:4318", "with -traces: where the viewer receives OTLP/HTTP spans")
-	flag.IntVar(&tv.MaxTraces, "traces-max", traceview.DefaultMaxTraces, "with -traces: how many traces the viewer keeps (the newest)")
-	flag.BoolVar(&tv.AllowRemote, "traces-allow-remote", false, "with -traces: allow non-loopback addresses (the viewer has no authentication)")
+	var tracesEndpoint, tracesUI string
+	flag.StringVar(&tracesEndpoint, "traces", "", "send every process's spans over OTLP/HTTP to this endpoint (make traces: the local viewer's, http://127.0.0.1:4318)")
+	flag.StringVar(&tracesUI, "traces-ui", "", "with -traces: the viewer's address, printed once the stack is up")
+	faultControl := flag.Bool("faults", false, "keep running when a process exits, and let the browser tests stop and start one through a loopback control (printed as THUMELA_FAULTS <url>)")
 	flag.Parse()
 	cfg.DatabaseURL = os.Getenv("DATABASE_URL")
 	cfg.NatsURL = os.Getenv("NATS_URL")
@@ -47,28 +44,33 @@ func run() error {
 		return err
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil)).With("process", "thumela-dev")
-	if tv.UIAddr != "" {
-		// Before the stack, so that the first spans have somewhere to go; stopped after it, so
-		// that the processes' last exports on the way out are received.
-		tv.AppURL = "http://" + cfg.HTTPAddr
-		tv.Logger = cfg.Logger.With("component", "traceview")
-		viewer, err := traceview.Start(tv)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = viewer.Close(ctx)
-		}()
-		cfg.ExtraEnv = append(cfg.ExtraEnv, viewerEnv(viewer.OTLPEndpoint())...)
-		cfg.Ready = func(r stack.Ready) {
-			fmt.Fprintf(os.Stdout, "\n  Thumela: %s\n  Traces:  %s (find a trace by a transfer id, a user id or the trace_id of a log line)\n\n", r.BaseURL, viewer.UIURL())
+	if tracesEndpoint != "" {
+		cfg.ExtraEnv = append(cfg.ExtraEnv, viewerEnv(tracesEndpoint)...)
+		if tracesUI != "" {
+			cfg.Ready = func(r stack.Ready) {
+				fmt.Fprintf(os.Stdout, "\n  Thumela: %s\n  Traces:  %s\n\n", r.BaseURL, tracesUI)
+			}
 		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *faultControl {
+		cfg.TolerateExit = true
+		announce := cfg.Ready
+		cfg.Ready = func(r stack.Ready) {
+			if announce != nil {
+				announce(r)
+			}
+			url, err := serveFaults(ctx, r.Faults, cfg.Logger)
+			if err != nil {
+				cfg.Logger.Error("no fault control", "err", err)
+				return
+			}
+			// The browser tests' harness reads the control's address from this line.
+			fmt.Fprintf(os.Stdout, "THUMELA_FAULTS %s\n", url)
+		}
+	}
 	return stack.Run(ctx, cfg)
 }
 

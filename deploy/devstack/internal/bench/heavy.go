@@ -3,10 +3,13 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/thumela/thumela/deploy/devstack/internal/stack"
 )
 
 // seedHistorySQL gives each of $1's users $2 earlier transfers, written straight into the
@@ -94,6 +97,41 @@ func ClosedLoops(ctx context.Context, a, b []*User, warmup, d time.Duration, op 
 	}()
 	wg.Wait()
 	return sa, sb
+}
+
+// heavy runs 2d: it seeds the heavy senders' history in the database, then runs create-transfer
+// for them and for as many new senders side by side.
+func (r *runner) heavy(ctx context.Context, ready stack.Ready, heavy, fresh []*User) {
+	o := r.cfg
+	ids := make([]string, len(heavy))
+	for i, u := range heavy {
+		ids[i] = u.ID
+	}
+	r.step("seeding %d earlier transfers for each of %d senders in the database", o.HeavyHistory, len(heavy))
+	took, err := SeedHistory(ctx, ready.DatabaseURL, ids, o.HeavyHistory)
+	if err == nil {
+		err = StepUpAll(ctx, slices.Concat(heavy, fresh), 8)
+	}
+	if err != nil {
+		r.fail(fmt.Sprintf("2d. create TPS, %d earlier ÷ new senders", o.HeavyHistory), "≥ 0.90", err)
+		return
+	}
+	n, cents, _ := HistoryCounts(ctx, ready.DatabaseURL, ids)
+	r.raw["heavy_seed"] = map[string]any{"seconds": took.Seconds(), "transfers": n, "year_usage_cents": cents}
+	r.step("create-transfer, %d senders with history and %d new side by side: %s warm-up + %s", len(heavy), len(fresh), o.LevelWarmup, o.HeavyDuration)
+	from := r.meter()
+	h, f := ClosedLoops(ctx, heavy, fresh, o.LevelWarmup, o.HeavyDuration, func(ctx context.Context, u *User) error {
+		_, err := u.Transfers.CreateTransfer(ctx, TransferRequest(u))
+		return err
+	})
+	r.cpu("create-transfer, heavy and new senders", from)
+	r.raw["create_transfer_heavy"], r.raw["create_transfer_new"] = h, f
+	r.step("heavy senders %.0f tps (p50 %.1f ms), new senders %.0f tps (p50 %.1f ms)", h.TPS, h.P50ms, f.TPS, f.P50ms)
+	r.add(HeavyFigures(h, f, len(heavy), o.HeavyHistory, took))
+	// Their transfers are completed before the next phase, as after the other create phases.
+	if waited, left, err := Drain(ctx, slices.Concat(heavy, fresh), o.DrainTimeout); err == nil {
+		r.step("  worker caught up in %.1f s (%d unfinished)", waited.Seconds(), left)
+	}
 }
 
 // HeavyFigures makes the row comparing create-transfer for senders with a long history with

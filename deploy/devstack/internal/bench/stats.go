@@ -1,8 +1,9 @@
 // Package bench measures Thumela's performance targets against a running dev stack: PostgreSQL's
 // own limit with pgbench, then the same kinds of work through the whole stack, the live event
 // latency, sign-in against one argon2id hash, the landing page's JavaScript and the services'
-// memory. thumela-bench (deploy/devstack/cmd/thumela-bench) runs the phases and prints the
-// table; docs/benchmarks.md explains every figure.
+// memory. Run brings up a throw-away stack, runs the phases in order (run.go, measure.go, then
+// one file per phase) and prints the table; thumela-bench (deploy/devstack/cmd/thumela-bench)
+// calls it with its flags. docs/benchmarks.md explains every figure.
 package bench
 
 import (
@@ -78,4 +79,12 @@ func (e *errorSampler) add(err error) {
 	}
 	e.seen[msg] = true
 	e.samples = append(e.samples, msg)
+}
+
+func durationsMs(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d.Microseconds()) / 1000
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/thumela/thumela/deploy/devstack/internal/stack"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 )
@@ -146,6 +147,29 @@ func Sustained(ctx context.Context, senders []*User, cfg SustainedConfig) (Susta
 		}
 	})
 	return SustainedResult{Summary: s, Failed: failed, CreateP50ms: Summarize(createLat, 0, 0, nil).P50ms}, nil
+}
+
+// sustained runs 2b and 2c, the created-and-completed phase (Sustained), with the target level's
+// senders, after the worker has caught up with their earlier transfers.
+func (r *runner) sustained(ctx context.Context, ready stack.Ready, senders []*User, base PgbenchResult, baseCPU CPUUsage, haveBase bool) {
+	o := r.cfg
+	phase := "created and completed"
+	r.step("%s: %d senders, each waiting for its transfer's completed event, %s warm-up + %s", phase, len(senders), o.Warmup, o.Sustained)
+	if err := StepUpAll(ctx, senders, 8); err != nil { // untimed, as before every create phase
+		r.fail("2b. created and completed", "≥ 0.10", err)
+		return
+	}
+	from, logFrom := r.meter(), r.logSize()
+	res, err := Sustained(ctx, senders, SustainedConfig{Warmup: o.Warmup, Duration: o.Sustained, NatsURL: ready.NatsURL, NatsSeedFile: ready.NatsObserverSeedFile})
+	u := r.cpu(phase, from)
+	r.rpcs(phase, logFrom)
+	if err != nil {
+		r.fail("2b. created and completed", "≥ 0.10", err)
+		return
+	}
+	r.raw["created_and_completed"] = res
+	r.step("%s: %.0f tps, create to completed p50 %.1f ms, p99 %.1f ms, %d errors %v", phase, res.TPS, res.P50ms, res.P99ms, res.Errors, res.ErrorSamples)
+	r.add(SustainedFigures(res, len(senders), u, base, baseCPU, haveBase)...)
 }
 
 // SustainedFigures makes the rows of the created-and-completed phase: its throughput against

@@ -20,13 +20,18 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// privatePostgres is a PostgreSQL cluster of the dev stack's own, under the data folder, run
-// from the machine's server binaries. PostgreSQL refuses to run as root, so when the stack
-// runs as root the cluster belongs to, and runs as, the postgres user.
-type privatePostgres struct {
-	dir    string
-	port   int
-	logger *slog.Logger
+// PrivatePostgres is a PostgreSQL cluster of one's own, run from the machine's server binaries:
+// the dev stack's under its data folder, and the tests' (thumela-pg) under a temporary one.
+// PostgreSQL refuses to run as root, so when we run as root the cluster belongs to, and runs
+// as, the postgres user (Dir's parent must then be open to it).
+type PrivatePostgres struct {
+	Dir    string
+	Port   int
+	Logger *slog.Logger
+	// Throwaway is for a cluster removed after its one run (the tests'): it skips fsync and
+	// full-page writes, which spares the tests' many CREATE DATABASEs their disk flushes. A
+	// crash of the machine may then corrupt it, which loses nothing that was to be kept.
+	Throwaway bool
 }
 
 // postgresBinDir finds the server binaries: Debian keeps them under /usr/lib/postgresql/<v>/bin,
@@ -79,23 +84,23 @@ func chownToPostgres(path string) error {
 	})
 }
 
-// init creates the cluster on first use.
-func (p *privatePostgres) init(ctx context.Context) error {
-	if _, err := os.Stat(filepath.Join(p.dir, "PG_VERSION")); err == nil {
+// Init creates the cluster on first use.
+func (p *PrivatePostgres) Init(ctx context.Context) error {
+	if _, err := os.Stat(filepath.Join(p.Dir, "PG_VERSION")); err == nil {
 		return nil
 	}
 	bin, err := postgresBinDir()
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(p.dir, 0o700); err != nil {
+	if err := os.MkdirAll(p.Dir, 0o700); err != nil {
 		return err
 	}
-	if err := chownToPostgres(p.dir); err != nil {
+	if err := chownToPostgres(p.Dir); err != nil {
 		return err
 	}
-	p.logger.InfoContext(ctx, "creating a private PostgreSQL cluster", "dir", p.dir)
-	cmd, err := asPostgresUser(filepath.Join(bin, "initdb"), "-D", p.dir, "-U", "postgres",
+	p.Logger.InfoContext(ctx, "creating a private PostgreSQL cluster", "dir", p.Dir)
+	cmd, err := asPostgresUser(filepath.Join(bin, "initdb"), "-D", p.Dir, "-U", "postgres",
 		"--auth=trust", "-E", "UTF8", "--locale=C.UTF-8")
 	if err != nil {
 		return err
@@ -106,23 +111,27 @@ func (p *privatePostgres) init(ctx context.Context) error {
 	return nil
 }
 
-// command returns the postgres server process, listening on loopback only.
-func (p *privatePostgres) command() (*exec.Cmd, error) {
+// Command returns the postgres server process, listening on loopback only.
+func (p *PrivatePostgres) Command() (*exec.Cmd, error) {
 	bin, err := postgresBinDir()
 	if err != nil {
 		return nil, err
 	}
-	return asPostgresUser(filepath.Join(bin, "postgres"), "-D", p.dir,
-		"-p", strconv.Itoa(p.port), "-k", p.dir, "-c", "listen_addresses=127.0.0.1",
-		"-c", "max_connections=300")
+	args := []string{"-D", p.Dir, "-p", strconv.Itoa(p.Port), "-k", p.Dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300"}
+	if p.Throwaway {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	return asPostgresUser(filepath.Join(bin, "postgres"), args...)
 }
 
-func (p *privatePostgres) url(database string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", p.port, database)
+// URL is the address of one of the cluster's databases, as its superuser postgres.
+func (p *PrivatePostgres) URL(database string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", p.Port, database)
 }
 
-// waitForPostgres retries until the server at databaseURL accepts connections.
-func waitForPostgres(ctx context.Context, databaseURL string, timeout time.Duration) error {
+// WaitForPostgres retries until the server at databaseURL accepts connections.
+func WaitForPostgres(ctx context.Context, databaseURL string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		conn, err := pgx.Connect(ctx, databaseURL)

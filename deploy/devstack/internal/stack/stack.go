@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"net"
@@ -187,11 +188,11 @@ func Run(ctx context.Context, cfg Config) error {
 	// PostgreSQL.
 	databaseURL := cfg.DatabaseURL
 	if databaseURL == "" {
-		pg := &privatePostgres{dir: filepath.Join(cfg.DataDir, "postgres"), port: cfg.PostgresPort, logger: log}
-		if err := pg.init(ctx); err != nil {
+		pg := &PrivatePostgres{Dir: filepath.Join(cfg.DataDir, "postgres"), Port: cfg.PostgresPort, Logger: log}
+		if err := pg.Init(ctx); err != nil {
 			return err
 		}
-		cmd, err := pg.command()
+		cmd, err := pg.Command()
 		if err != nil {
 			return err
 		}
@@ -200,8 +201,8 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 		procs = append(procs, p)
-		databaseURL = pg.url("thumela")
-		if err := waitForPostgres(ctx, pg.url("postgres"), 30*time.Second); err != nil {
+		databaseURL = pg.URL("thumela")
+		if err := WaitForPostgres(ctx, pg.URL("postgres"), 30*time.Second); err != nil {
 			return err
 		}
 	}
@@ -747,23 +748,30 @@ func LoadDevAddrs(dataDir string) (map[string][]string, error) {
 
 // LoadDevSecretsFile reads the dev secrets as they are, without making any that are missing.
 func LoadDevSecretsFile(dataDir string) (map[string]string, error) {
-	b, err := os.ReadFile(filepath.Join(dataDir, DevSecretsFile))
+	return readSecretsFile(filepath.Join(dataDir, DevSecretsFile))
+}
+
+// readSecretsFile reads a JSON object of secrets by name.
+func readSecretsFile(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	secrets := map[string]string{}
 	if err := json.Unmarshal(b, &secrets); err != nil {
-		return nil, fmt.Errorf("read %s: %w", DevSecretsFile, err)
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return secrets, nil
 }
 
 func loadDevSecrets(path string) (map[string]string, error) {
-	secrets := map[string]string{}
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &secrets); err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
+	// A first run has no file yet: every secret is made below.
+	secrets, err := readSecretsFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		secrets, err = map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	changed := false
 	for _, name := range slices.Sorted(maps.Keys(devSecrets)) {

@@ -1,10 +1,9 @@
-package main_test
+package main
 
 import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,16 +33,6 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lis.Close()
-	return lis.Addr().String()
 }
 
 // The binary as deployed: configured by the environment, serving ISO 8583 and health, stopping

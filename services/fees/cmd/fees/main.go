@@ -8,9 +8,11 @@ import (
 	"google.golang.org/grpc"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	"github.com/thumela/thumela/services/fees/internal/adapters/feeschedulekv"
 	"github.com/thumela/thumela/services/fees/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/fees/internal/app"
-	"github.com/thumela/thumela/services/fees/internal/ports"
+	"github.com/thumela/thumela/services/fees/internal/ports/events"
+	grpcport "github.com/thumela/thumela/services/fees/internal/ports/grpc"
 	"github.com/thumela/thumela/services/platform/auth"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
 	"github.com/thumela/thumela/services/platform/service"
@@ -45,14 +47,14 @@ func spec(keys auth.KeySource) service.Spec {
 			fees := postgres.NewBankFees(rt.Pool)
 			svc := app.New(fees, postgres.NewTransferHistory(rt.Pool), rt.Logger)
 			rt.Go("transfer-history", func(ctx context.Context) error {
-				return ports.ConsumeTransferEvents(ctx, rt.JS, svc, rt.Logger)
+				return events.ConsumeTransferEvents(ctx, rt.JS, svc, rt.Logger)
 			})
 			// The schedule the transfers service prices with, published at start and on change.
-			publisher := &ports.SchedulePublisher{JS: rt.JS, Source: fees, Interval: cfg.SchedulePoll,
-				Replicas: rt.Base.StreamReplicas, Logger: rt.Logger}
+			publisher := &app.SchedulePublisher{Source: fees, Writer: feeschedulekv.New(rt.JS, rt.Base.StreamReplicas, rt.Logger),
+				Interval: cfg.SchedulePoll, Logger: rt.Logger}
 			rt.Go("fee-schedule", publisher.Run)
-			return rt.Serve(ports.Policy, keys, func(s grpc.ServiceRegistrar) {
-				feesv1.RegisterFeesServiceServer(s, ports.NewServer(svc, rt.Logger))
+			return rt.Serve(grpcport.Policy, keys, func(s grpc.ServiceRegistrar) {
+				feesv1.RegisterFeesServiceServer(s, grpcport.NewServer(svc, rt.Logger))
 			})
 		},
 	}

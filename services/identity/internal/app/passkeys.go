@@ -14,14 +14,11 @@ import (
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
-	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	"github.com/thumela/thumela/services/platform/auth"
-	"github.com/thumela/thumela/services/platform/bus"
-	"github.com/thumela/thumela/services/platform/outbox"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
+	"github.com/thumela/thumela/services/identity/internal/events"
 )
 
 // Passkeys are WebAuthn credentials, verified with github.com/go-webauthn/webauthn (well kept,
@@ -112,34 +109,6 @@ type Challenge struct {
 	SessionData []byte
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
-}
-
-// PasskeyQueries are the passkeys' and challenges' reads and writes.
-type PasskeyQueries interface {
-	// PasskeysByUser lists the user's passkeys, oldest first.
-	PasskeysByUser(ctx context.Context, userID string) ([]Passkey, error)
-	// PasskeyByCredentialID answers ErrPasskeyNotFound when no passkey has that credential id.
-	PasskeyByCredentialID(ctx context.Context, credentialID []byte) (Passkey, error)
-	// InsertPasskey answers ErrPasskeyExists when the credential id is taken.
-	InsertPasskey(ctx context.Context, p Passkey) error
-	// UpdatePasskeyUse writes what an assertion changed: sign count, flags, clone warning and
-	// last use.
-	UpdatePasskeyUse(ctx context.Context, p Passkey) error
-	// DeletePasskey deletes the user's passkey; ErrPasskeyNotFound when the user has none
-	// with that id (another user's included).
-	DeletePasskey(ctx context.Context, userID, id string) error
-	// InsertChallenge stores c (and drops some expired challenges on the way).
-	InsertChallenge(ctx context.Context, c Challenge) error
-	// TakeChallenge deletes and returns the challenge with this id and purpose, or
-	// ErrChallengeInvalid. Expiry is the caller's to check.
-	TakeChallenge(ctx context.Context, id string, purpose ChallengePurpose) (Challenge, error)
-	// TakeSessionChallenge deletes every challenge of the session for purpose and returns the
-	// newest, or ErrChallengeInvalid.
-	TakeSessionChallenge(ctx context.Context, sessionID string, purpose ChallengePurpose) (Challenge, error)
-	// StampStepUp records a step-up of the session at at.
-	StampStepUp(ctx context.Context, sessionID string, at time.Time) error
-	// SessionSteppedUpAt returns the session's last step-up (zero when none).
-	SessionSteppedUpAt(ctx context.Context, sessionID string) (time.Time, error)
 }
 
 // NewRelyingParty checks cfg and returns the WebAuthn relying party, or nil when cfg.RPID is
@@ -410,7 +379,7 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, caller auth.Cla
 		if err := tx.InsertPasskey(ctx, key); err != nil {
 			return err
 		}
-		msg, err := passkeyAddedEmail(locked, key, now)
+		msg, err := events.PasskeyAddedEmail(locked, key.ID, key.Name, now)
 		if err != nil {
 			return err
 		}
@@ -583,32 +552,4 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, challengeID string, c
 		return Authenticated{}, err
 	}
 	return out, nil
-}
-
-// passkeyAddedEmail tells the owner a passkey was added: if it was not them, the account is
-// taken over, and the e-mail is how they learn it. It carries no secret.
-func passkeyAddedEmail(u domain.User, key Passkey, now time.Time) (outbox.Message, error) {
-	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
-	if err != nil {
-		return outbox.Message{}, err
-	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		return outbox.Message{}, err
-	}
-	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
-		Id:        id.String(),
-		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
-		Recipient: u.Email.String(),
-		Template:  notificationsv1.Template_TEMPLATE_PASSKEY_ADDED,
-		Params: map[string]string{
-			"first_name": u.Name.First(),
-			"name":       key.Name,
-			"at":         now.UTC().Format(time.RFC3339),
-		},
-		UserId:        u.ID,
-		Reference:     key.ID,
-		SourceService: SourceService,
-		CreatedAt:     timestamppb.New(now),
-	}}, nil
 }

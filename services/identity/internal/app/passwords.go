@@ -10,6 +10,7 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
+	"github.com/thumela/thumela/services/identity/internal/events"
 )
 
 // ChangePassword checks the caller's current password, sets the new one, revokes every other
@@ -74,7 +75,7 @@ func (s *Service) ChangePassword(ctx context.Context, caller auth.Claims, curren
 		if _, err := uuid.Parse(keep); err != nil {
 			keep = ""
 		}
-		if _, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: u.ID, Except: keep, At: now}, RevokedPasswordChanged); err != nil {
+		if _, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: u.ID, Except: keep, At: now}, events.RevokedPasswordChanged); err != nil {
 			return err
 		}
 		return tx.DeleteCodes(ctx, u.ID)
@@ -142,7 +143,7 @@ func (s *Service) ResetPassword(ctx context.Context, rawEmail, digits, next stri
 		u.PasswordHash, u.PasswordChangedAt, u.UpdatedAt = hash, now, now
 		if !u.Verified() {
 			u.EmailVerifiedAt = now
-			verified, err := verifiedMessage(u, now)
+			verified, err := events.Verified(u, now)
 			if err != nil {
 				return err
 			}
@@ -153,7 +154,7 @@ func (s *Service) ResetPassword(ctx context.Context, rawEmail, digits, next stri
 		if err := tx.UpdateUser(ctx, u); err != nil {
 			return err
 		}
-		if _, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: u.ID, At: now}, RevokedPasswordReset); err != nil {
+		if _, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: u.ID, At: now}, events.RevokedPasswordReset); err != nil {
 			return err
 		}
 		return tx.DeleteCodes(ctx, u.ID)

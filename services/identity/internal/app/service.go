@@ -1,7 +1,10 @@
+// Package app is identity's use cases: sign-up, verification, sign-in, sessions, passwords and
+// tokens. It composes the domain's rules with a Store (PostgreSQL in production), writes the
+// messages internal/events builds to the outbox, and signs access tokens; the gRPC port turns
+// requests and errors into gRPC.
 package app
 
 import (
-	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -10,37 +13,8 @@ import (
 
 	"github.com/go-webauthn/webauthn/webauthn"
 
-	"github.com/thumela/thumela/services/platform/auth"
-	"github.com/thumela/thumela/services/platform/seal"
-
 	"github.com/thumela/thumela/services/identity/internal/domain"
 )
-
-// MaxAccessTokenTTL is the longest an access token may live: it cannot be revoked, so it must
-// be short.
-const MaxAccessTokenTTL = 10 * time.Minute
-
-// Config is everything the use cases need to know.
-type Config struct {
-	Codes          domain.CodePolicy
-	Sessions       domain.SessionPolicy
-	AccessTokenTTL time.Duration
-	Throttle       ThrottlePolicy
-	// Issuer is the iss of every token signed (service.TokenIssuer).
-	Issuer string
-	// Signer signs new tokens; Previous keys still verify tokens signed before a rotation.
-	Signer   auth.Signer
-	Previous []auth.PublicKey
-	// ServiceSecrets maps internal service names to their IssueServiceToken secrets.
-	ServiceSecrets map[string]string
-	// SealTo is the notifications service's public key: the codes e-mailed travel sealed to it.
-	SealTo seal.PublicKey
-	// Passkeys is the WebAuthn relying party; an empty RPID turns passkeys off.
-	Passkeys PasskeyConfig
-	// Now is the clock; nil means time.Now.
-	Now    func() time.Time
-	Logger *slog.Logger
-}
 
 // Service implements identity's use cases.
 type Service struct {
@@ -90,19 +64,4 @@ func New(store Store, cfg Config) (*Service, error) {
 	}
 	domain.WarmUp()
 	return s, nil
-}
-
-// Cleanup deletes throttle records, sessions and codes that no rule reads any more.
-func (s *Service) Cleanup(ctx context.Context) (int64, error) {
-	now := s.now()
-	return s.store.Cleanup(ctx, now.Add(-s.cfg.Throttle.Window), now.Add(-24*time.Hour), now.Add(-24*time.Hour))
-}
-
-// ---- helpers ----
-
-func collect(v *domain.ValidationError, err error) {
-	var ve *domain.ValidationError
-	if errors.As(err, &ve) {
-		v.Violations = append(v.Violations, ve.Violations...)
-	}
 }

@@ -7,26 +7,11 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
+	"github.com/thumela/thumela/services/identity/internal/events"
 )
 
 // Sessions you can see (Account -> Security), revocations that every BFF hears of at once, and
 // the e-mail about a sign-in from a new device.
-
-// SessionQueries are the sessions list's and the devices' reads and writes. On a Tx they run
-// in its transaction.
-type SessionQueries interface {
-	// LiveSessions lists the user's sessions that are neither revoked nor expired at now, the
-	// most recently seen first.
-	LiveSessions(ctx context.Context, userID string, now time.Time) ([]domain.Session, error)
-	// RevokeSessions revokes the user's open sessions that q selects and returns their ids.
-	RevokeSessions(ctx context.Context, q RevokeQuery) ([]string, error)
-	// RecordDevice notes that the user signed in from the device (its hash) at now and reports
-	// whether the device was new to the user.
-	RecordDevice(ctx context.Context, userID string, deviceHash []byte, now time.Time) (bool, error)
-	// SignedInBefore reports whether the user has a session (live or not yet cleaned up) or a
-	// known device other than deviceHash.
-	SignedInBefore(ctx context.Context, userID string, deviceHash []byte) (bool, error)
-}
 
 // RevokeQuery selects open sessions of one user to revoke.
 type RevokeQuery struct {
@@ -80,7 +65,7 @@ func (s *Service) RevokeSession(ctx context.Context, caller auth.Claims, token, 
 		if err != nil {
 			return err
 		}
-		ids, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: current.UserID, Only: sessionID, At: now}, RevokedByUser)
+		ids, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: current.UserID, Only: sessionID, At: now}, events.RevokedByUser)
 		if err != nil {
 			return err
 		}
@@ -101,7 +86,7 @@ func (s *Service) RevokeOtherSessions(ctx context.Context, caller auth.Claims, t
 		if err != nil {
 			return err
 		}
-		ids, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: current.UserID, Except: current.ID, At: now}, RevokedByUser)
+		ids, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: current.UserID, Except: current.ID, At: now}, events.RevokedByUser)
 		n = len(ids)
 		return err
 	})
@@ -132,7 +117,7 @@ func (s *Service) revokeSessions(ctx context.Context, tx Tx, q RevokeQuery, reas
 	if err != nil || len(ids) == 0 {
 		return ids, err
 	}
-	msg, err := sessionsRevokedMessage(q.UserID, ids, reason, q.At)
+	msg, err := events.SessionsRevoked(q.UserID, ids, reason, q.At)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +141,7 @@ func (s *Service) noteDevice(ctx context.Context, tx Tx, u domain.User, sess dom
 	if err != nil || !isNew || !before {
 		return err
 	}
-	msg, err := newSignInEmail(u, sess.Device, sess.Client.Address, now)
+	msg, err := events.NewSignInEmail(u, sess.Device, sess.Client.Address, now)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
+	"github.com/thumela/thumela/services/identity/internal/events"
 )
 
 // Authenticated is an opened session.
@@ -155,7 +156,7 @@ func (s *Service) SignOut(ctx context.Context, token string) error {
 		if err != nil {
 			return err
 		}
-		_, err = s.revokeSessions(ctx, tx, RevokeQuery{UserID: sess.UserID, Only: sess.ID, At: now}, RevokedSignOut)
+		_, err = s.revokeSessions(ctx, tx, RevokeQuery{UserID: sess.UserID, Only: sess.ID, At: now}, events.RevokedSignOut)
 		return err
 	})
 }

@@ -7,13 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"google.golang.org/protobuf/types/known/timestamppb"
-
-	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
-	"github.com/thumela/thumela/services/platform/bus"
-	"github.com/thumela/thumela/services/platform/outbox"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
+	"github.com/thumela/thumela/services/identity/internal/events"
 )
 
 // SignedUp is the answer to SignUp. It is the same whether or not the address already has an
@@ -107,7 +103,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) 
 			if err := tx.InsertUser(ctx, u); err != nil {
 				return err
 			}
-			signedUp, err := signedUpMessage(u, now)
+			signedUp, err := events.SignedUp(u, now)
 			if err != nil {
 				return err
 			}
@@ -164,36 +160,11 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) 
 // up with their address. It names neither the names nor the password that were typed: the
 // e-mail is the owner's, and the form's contents are a stranger's.
 func (s *Service) tellOwnerOfSignUpAttempt(ctx context.Context, tx Tx, u domain.User, now time.Time) error {
-	msg, err := signUpAttemptEmail(u, now)
+	msg, err := events.SignUpAttemptEmail(u, now)
 	if err != nil {
 		return err
 	}
 	return tx.Publish(ctx, msg)
-}
-
-func signUpAttemptEmail(u domain.User, now time.Time) (outbox.Message, error) {
-	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
-	if err != nil {
-		return outbox.Message{}, err
-	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		return outbox.Message{}, err
-	}
-	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
-		Id:        id.String(),
-		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
-		Recipient: u.Email.String(),
-		Template:  notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT,
-		Params: map[string]string{
-			"first_name": u.Name.First(),
-			"at":         now.UTC().Format(time.RFC3339),
-		},
-		UserId:        u.ID,
-		Reference:     u.ID,
-		SourceService: SourceService,
-		CreatedAt:     timestamppb.New(now),
-	}}, nil
 }
 
 // VerifyEmail checks the e-mailed code, marks the account verified (publishing user.verified)
@@ -224,7 +195,7 @@ func (s *Service) VerifyEmail(ctx context.Context, rawEmail, digits string, clie
 			if err := tx.UpdateUser(ctx, u); err != nil {
 				return err
 			}
-			verified, err := verifiedMessage(u, now)
+			verified, err := events.Verified(u, now)
 			if err != nil {
 				return err
 			}
@@ -371,7 +342,7 @@ func (s *Service) sendCode(ctx context.Context, tx Tx, u domain.User, purpose do
 	if err := tx.SaveCode(ctx, c); err != nil {
 		return domain.Code{}, err
 	}
-	msg, err := codeEmail(s.cfg.SealTo, u, purpose, digits, s.cfg.Codes.TTL, now)
+	msg, err := events.CodeEmail(s.cfg.SealTo, u, purpose, digits, s.cfg.Codes.TTL, now)
 	if err != nil {
 		return domain.Code{}, err
 	}
@@ -380,4 +351,13 @@ func (s *Service) sendCode(ctx context.Context, tx Tx, u domain.User, purpose do
 
 func (s *Service) pretendSent(now time.Time) CodeSent {
 	return CodeSent{CodeExpiresAt: now.Add(s.cfg.Codes.TTL), ResendAvailableAt: now.Add(s.cfg.Codes.ResendAfter)}
+}
+
+// collect adds the violations of a *domain.ValidationError err to v, so that a form is refused
+// with every problem at once.
+func collect(v *domain.ValidationError, err error) {
+	var ve *domain.ValidationError
+	if errors.As(err, &ve) {
+		v.Violations = append(v.Violations, ve.Violations...)
+	}
 }

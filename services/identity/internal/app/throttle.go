@@ -65,12 +65,31 @@ func (p ThrottlePolicy) delay(n, free int) time.Duration {
 	return min(d, p.MaxDelay)
 }
 
-// ThrottleQueries are the throttle's reads and writes (PostgreSQL's throttle.go).
-type ThrottleQueries interface {
-	// RecordFailure stores a failed attempt for the throttles.
-	RecordFailure(ctx context.Context, f Failure) error
-	// FailureStats counts the failures matching q since q.Since and gives the latest one's time.
-	FailureStats(ctx context.Context, q FailureQuery) (FailureStats, error)
+// FailureKind is what failed: a password or a one-time code.
+type FailureKind string
+
+const (
+	FailurePassword FailureKind = "password"
+	FailureCode     FailureKind = "code"
+)
+
+// Failure is one failed attempt. Account is the normalised e-mail as typed, known or not, so an
+// unknown e-mail is throttled exactly like a known one.
+type Failure struct {
+	Kind    FailureKind
+	Account string
+	Address string
+	At      time.Time
+}
+
+// FailureQuery selects failures of one kind since Since by the pair, the address or the
+// account (By says which of Account and Address count).
+type FailureQuery struct {
+	Kind    FailureKind
+	By      FailureKey
+	Account string
+	Address string
+	Since   time.Time
 }
 
 // FailureStats are a key's failures within the window.

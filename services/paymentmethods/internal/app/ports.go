@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/thumela/thumela/services/paymentmethods/internal/domain"
-	"github.com/thumela/thumela/services/paymentmethods/internal/vault"
 )
 
 // Card is what a processor needs to authorize or charge a card. It exists only on the
@@ -60,6 +59,38 @@ type ProcessorRecord struct {
 	CreatedAt time.Time
 }
 
+// Vault keeps card numbers sealed, each bound to the token that names its record, so that a
+// sealed number copied onto another token does not open (adapters/vault: envelope encryption
+// under key-encryption keys from configuration; an HSM or a KMS would sit behind the same
+// methods). Nothing it returns or fails with carries key or card material.
+type Vault interface {
+	// NewToken returns a fresh opaque token for a new record.
+	NewToken() (string, error)
+	// Seal encrypts a card number for token under the current key-encryption key.
+	Seal(token string, number []byte) (Sealed, error)
+	// Open decrypts the record of token; the caller wipes the result after use.
+	Open(token string, s Sealed) ([]byte, error)
+	// CurrentID names the key-encryption key new records are sealed under.
+	CurrentID() string
+	// Rewrap moves a record under the current key-encryption key, leaving its ciphertext as it
+	// is, and reports whether anything changed.
+	Rewrap(token string, s Sealed) (Sealed, bool, error)
+}
+
+// Sealed is a card number as stored: which key-encryption key wrapped the data key, the
+// wrapped data key, and the number sealed under the data key. Only the Vault opens it.
+type Sealed struct {
+	KEKID      string
+	WrappedKey []byte
+	Ciphertext []byte
+}
+
+// Fingerprinter computes a card number's keyed fingerprint, by which a card saved twice is
+// recognised without storing the number in the clear.
+type Fingerprinter interface {
+	Sum(number []byte) []byte
+}
+
 // NewMethod is a tokenized card ready to be stored.
 type NewMethod struct {
 	ID          uuid.UUID
@@ -70,7 +101,7 @@ type NewMethod struct {
 	Expiry      domain.Expiry
 	Token       string
 	Fingerprint []byte
-	Sealed      vault.Sealed
+	Sealed      Sealed
 	// WantDefault: the user asked for it; the first card becomes the default regardless.
 	WantDefault bool
 }
@@ -97,7 +128,7 @@ type VaultRecord struct {
 	Token  string
 	Name   string
 	Expiry domain.Expiry
-	Sealed vault.Sealed
+	Sealed Sealed
 }
 
 // Repository stores payment methods, the vault, charges and refunds. Every method that
@@ -128,7 +159,7 @@ type Repository interface {
 	VaultRecord(ctx context.Context, methodID uuid.UUID) (VaultRecord, error)
 	// RewrapAll re-wraps every vault record not wrapped under currentKEK with rewrap and
 	// returns how many changed.
-	RewrapAll(ctx context.Context, currentKEK string, rewrap func(token string, s vault.Sealed) (vault.Sealed, error)) (int, error)
+	RewrapAll(ctx context.Context, currentKEK string, rewrap func(token string, s Sealed) (Sealed, error)) (int, error)
 
 	// BeginCharge returns the charge of c's idempotency key, recording it as pending when it
 	// is new: the method must be the user's (domain.ErrNotFound), and it is marked used in the

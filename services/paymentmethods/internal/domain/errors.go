@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Errors the API maps to status codes (ports.toStatus). None of their texts, nor any error
+// Errors the API maps to status codes (grpcport.toStatus). None of their texts, nor any error
 // built on them, carries card data.
 var (
 	// ErrNotFound: no such payment method, charge or refund for this caller (another user's

@@ -12,7 +12,7 @@ import (
 	"github.com/thumela/thumela/services/platform/service"
 	"github.com/thumela/thumela/services/profiles/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/profiles/internal/app"
-	"github.com/thumela/thumela/services/profiles/internal/ports"
+	grpcport "github.com/thumela/thumela/services/profiles/internal/ports/grpc"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -37,8 +37,8 @@ func spec(keys auth.KeySource) service.Spec {
 		Migrations: []platformpg.MigrationSet{postgres.Migrations},
 		Setup: func(_ context.Context, rt *service.Runtime) error {
 			svc := app.New(postgres.NewProfiles(rt.Pool))
-			return rt.Serve(ports.Policy, keys, func(s grpc.ServiceRegistrar) {
-				profilesv1.RegisterProfilesServiceServer(s, ports.NewServer(svc, rt.Logger))
+			return rt.Serve(grpcport.Policy, keys, func(s grpc.ServiceRegistrar) {
+				profilesv1.RegisterProfilesServiceServer(s, grpcport.NewServer(svc, rt.Logger))
 			})
 		},
 	}

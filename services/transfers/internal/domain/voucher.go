@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -15,9 +14,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"golang.org/x/crypto/argon2"
-
-	"github.com/thumela/thumela/services/platform/intconv"
 )
 
 // Voucher sizes.
@@ -58,8 +54,7 @@ func (c CollectionStatus) CanBecome(to CollectionStatus) bool {
 	}
 }
 
-// Voucher is the recipient's cash voucher as stored: the PIN only as a keyed MAC (or, for
-// vouchers issued before the MAC, an argon2id hash).
+// Voucher is the recipient's cash voucher as stored: the PIN only as a keyed MAC.
 type Voucher struct {
 	Number      string
 	PINHash     string
@@ -145,8 +140,8 @@ func randomDigits(n int) (string, error) {
 // PIN hashing.
 //
 // A 4-digit PIN has 10 000 values, so no hash makes a stolen one hard to reverse: a slow hash
-// (argon2id, which this service used first) only multiplies 10 000 guesses by its cost, while
-// costing the worker ~76 ms of CPU and 19 MiB per voucher. What protects a PIN is a secret the
+// (argon2id, say) only multiplies 10 000 guesses by its cost, while costing the worker ~76 ms
+// of CPU and 19 MiB per voucher. What protects a PIN is a secret the
 // database does not hold and a limit on attempts at collection (with the ATM integration). So
 // the PIN is stored as HMAC-SHA256 under a key from the service's configuration
 // (TRANSFERS_PIN_KEY), over the transfer id and the PIN: a dump of the database without the
@@ -165,11 +160,8 @@ var (
 	ErrPINKeySize = fmt.Errorf("PIN key must be at least %d bytes", MinPINKeySize)
 )
 
-// pinMACScheme prefixes every PIN MAC; argon2idScheme every legacy PIN hash (PHC string).
-const (
-	pinMACScheme   = "hmac-sha256"
-	argon2idScheme = "$argon2id$"
-)
+// pinMACScheme prefixes every PIN MAC.
+const pinMACScheme = "hmac-sha256"
 
 // PINKey is a secret key for PIN MACs, with its id: derived from the key itself (an HMAC of a
 // fixed label), so that it is the same in every replica without being configured, and reveals
@@ -206,8 +198,7 @@ func ParsePINKey(s string) (PINKey, error) {
 // ID is the key's id, as stored with each MAC.
 func (k PINKey) ID() string { return k.id }
 
-// PINHasher MACs PINs with its current key and verifies them with any of its keys, and
-// verifies the argon2id hashes of vouchers issued before PIN MACs.
+// PINHasher MACs PINs with its current key and verifies them with any of its keys.
 type PINHasher struct {
 	current PINKey
 	keys    map[string]PINKey
@@ -266,12 +257,9 @@ func pinMAC(k PINKey, transferID uuid.UUID, pin string) []byte {
 }
 
 // Verify reports whether pin is the PIN of the voucher of transfer transferID whose stored
-// hash is hash, comparing in constant time. A MAC under a key the hasher does not hold does not
-// verify; an argon2id hash (vouchers issued before MACs) is verified as it was made.
+// hash is hash, comparing in constant time. A MAC under a key the hasher does not hold, or in
+// any other scheme, does not verify.
 func (h *PINHasher) Verify(hash string, transferID uuid.UUID, pin string) bool {
-	if strings.HasPrefix(hash, argon2idScheme) {
-		return verifyArgon2id(hash, pin)
-	}
 	scheme, rest, ok := strings.Cut(hash, "$")
 	if !ok || scheme != pinMACScheme {
 		return false
@@ -292,36 +280,3 @@ func (h *PINHasher) Verify(hash string, transferID uuid.UUID, pin string) bool {
 }
 
 var b64 = base64.RawStdEncoding
-
-// verifyArgon2id verifies pin against an argon2id PHC string
-// ($argon2id$v=19$m=…,t=…,p=…$salt$key), as HashPIN wrote them before PIN MACs. Kept while
-// vouchers issued before the change can be outstanding; it costs what the hash cost.
-func verifyArgon2id(hash, pin string) bool {
-	parts := strings.Split(hash, "$")
-	if len(parts) != 6 || parts[1] != "argon2id" {
-		return false
-	}
-	var version int
-	var memory, passes uint32
-	var threads uint8
-	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
-		return false
-	}
-	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &memory, &passes, &threads); err != nil {
-		return false
-	}
-	// Bounds: a corrupt row must not make a verification allocate gigabytes or spin.
-	if memory == 0 || memory > 256*1024 || passes == 0 || passes > 16 || threads == 0 {
-		return false
-	}
-	salt, err := b64.DecodeString(parts[4])
-	if err != nil {
-		return false
-	}
-	want, err := b64.DecodeString(parts[5])
-	if err != nil || len(want) == 0 || len(want) > 64 {
-		return false
-	}
-	got := argon2.IDKey([]byte(pin), salt, passes, memory, threads, intconv.Uint32(len(want)))
-	return subtle.ConstantTimeCompare(got, want) == 1
-}

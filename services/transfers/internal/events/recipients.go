@@ -15,19 +15,6 @@ import (
 // EventRecipients is the last token of thumela.transfers.<user_id>.recipients.
 const EventRecipients = "recipients"
 
-// Recipient is a saved recipient as the API carries it.
-func Recipient(r domain.Recipient) *transfersv1.Recipient {
-	return &transfersv1.Recipient{
-		Id:         r.ID.String(),
-		Name:       r.Name,
-		Phone:      r.Phone.E164(),
-		Bank:       Bank(r.Bank),
-		CreatedAt:  timestamp(r.CreatedAt),
-		UpdatedAt:  timestamp(r.UpdatedAt),
-		LastPaidAt: timestamp(r.LastPaidAt),
-	}
-}
-
 // RecipientsChanged is the event that the user's saved recipients changed; the tabs list them
 // again. id is uuid.Nil for a new one (an edit, a delete), or derived from the transfer whose
 // completion saved the recipient, so that a retried completion publishes one event.

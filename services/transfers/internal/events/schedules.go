@@ -16,56 +16,6 @@ import (
 // EventSchedules is the last token of thumela.transfers.<user_id>.schedules.
 const EventSchedules = "schedules"
 
-var frequencies = map[domain.Frequency]transfersv1.ScheduleFrequency{
-	domain.Weekly:  transfersv1.ScheduleFrequency_SCHEDULE_FREQUENCY_WEEKLY,
-	domain.Monthly: transfersv1.ScheduleFrequency_SCHEDULE_FREQUENCY_MONTHLY,
-}
-
-// Frequency maps a frequency to the contract's enum.
-func Frequency(f domain.Frequency) transfersv1.ScheduleFrequency { return frequencies[f] }
-
-// FrequencyFromProto maps the contract's enum to a frequency ("" when unspecified or unknown).
-func FrequencyFromProto(f transfersv1.ScheduleFrequency) domain.Frequency {
-	return keyOf(frequencies, f)
-}
-
-var scheduleStates = map[domain.ScheduleState]transfersv1.ScheduleState{
-	domain.ScheduleActive: transfersv1.ScheduleState_SCHEDULE_STATE_ACTIVE,
-	domain.SchedulePaused: transfersv1.ScheduleState_SCHEDULE_STATE_PAUSED,
-	domain.ScheduleEnded:  transfersv1.ScheduleState_SCHEDULE_STATE_ENDED,
-}
-
-// Schedule is s as the API carries it on today (a paused schedule shows the date a resume
-// would continue from). The card's token and the sender's details stay inside the service.
-func Schedule(s *domain.Schedule, today domain.Date) *transfersv1.Schedule {
-	d := s.Data()
-	out := &transfersv1.Schedule{
-		Id:                    d.ID.String(),
-		RecipientName:         d.RecipientName,
-		RecipientPhone:        d.RecipientPhone.E164(),
-		Bank:                  Bank(d.Bank),
-		AmountCents:           d.Amount.Cents(),
-		PaymentMethodId:       d.PaymentMethod.ID,
-		PaymentMethodName:     d.PaymentMethod.Name,
-		PaymentMethodLastFour: d.PaymentMethod.LastFour,
-		Frequency:             Frequency(d.Frequency),
-		StartDate:             d.Start.String(),
-		EndDate:               d.End.String(),
-		State:                 scheduleStates[d.State],
-		NextDate:              s.NextShown(today).String(),
-		CreatedAt:             timestamp(d.CreatedAt),
-		UpdatedAt:             timestamp(d.UpdatedAt),
-	}
-	for _, o := range d.Recent {
-		occ := &transfersv1.ScheduleOccurrence{Date: o.Date.String(), FailureReason: o.FailureReason, CreatedAt: timestamp(o.CreatedAt)}
-		if o.TransferID != uuid.Nil {
-			occ.TransferId = o.TransferID.String()
-		}
-		out.RecentOccurrences = append(out.RecentOccurrences, occ)
-	}
-	return out
-}
-
 // SchedulesChanged is the event that the user's schedules changed (one was created, paused,
 // resumed, deleted or ended, or an occurrence was recorded); the tabs list them again. Each
 // change is its own event, with a new id.

@@ -30,7 +30,7 @@ import (
 	"github.com/thumela/thumela/services/transfers/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
-	"github.com/thumela/thumela/services/transfers/internal/ports"
+	grpcport "github.com/thumela/thumela/services/transfers/internal/ports/grpc"
 )
 
 // Schema is the service's schema.
@@ -154,16 +154,16 @@ func New(t testing.TB, opts Options) *Env {
 	}
 	e.signer = auth.Signer{KeyID: "test-key", Key: key}
 	verifier := auth.NewVerifier(auth.StaticKeys{e.signer.PublicKey()}, service.TokenIssuer)
-	if err := ports.Policy.Check(&transfersv1.TransfersService_ServiceDesc); err != nil {
+	if err := grpcport.Policy.Check(&transfersv1.TransfersService_ServiceDesc); err != nil {
 		t.Fatal(err)
 	}
-	srv := grpcserver.New(e.Logger, grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, ports.Policy)))
+	srv := grpcserver.New(e.Logger, grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, grpcport.Policy)))
 	rec, err := app.NewReconciler(postgres.NewReconciliation(pool), e.Payments, app.ReconcileConfig{Now: e.Clock.Now}, e.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Reconciler = rec
-	transfersv1.RegisterTransfersServiceServer(srv, ports.WithReconciler(ports.NewServer(svc, e.Logger), rec))
+	transfersv1.RegisterTransfersServiceServer(srv, grpcport.WithReconciler(grpcport.NewServer(svc, e.Logger), rec))
 	e.Client = transfersv1.NewTransfersServiceClient(grpctest.Serve(t, srv))
 	return e
 }
@@ -459,4 +459,31 @@ func (e *Env) WaitStatus(t testing.TB, transferID string, status domain.Status, 
 		return tr.Status() == status
 	})
 	return got
+}
+
+// CheckLedger asserts the ledger's invariants: the accounts sum to zero, each balance is the
+// sum of its entries, every movement is two entries summing to zero, no user is below zero, and
+// the credit spent is exactly the credit of the transfers that still hold it.
+func (e *Env) CheckLedger(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	var sum, negatives, unbalanced, drifted, spent, held int64
+	if err := e.Pool.QueryRow(ctx, `SELECT
+			coalesce((SELECT sum(balance_cents) FROM credit_accounts), 0),
+			(SELECT count(*) FROM credit_accounts WHERE account LIKE 'user:%' AND balance_cents < 0),
+			(SELECT count(*) FROM (SELECT movement_id FROM credit_entries GROUP BY movement_id
+				HAVING count(*) <> 2 OR sum(amount_cents) <> 0 OR count(DISTINCT account) <> 2) m),
+			(SELECT count(*) FROM credit_accounts a WHERE balance_cents <>
+				coalesce((SELECT sum(amount_cents) FROM credit_entries WHERE account = a.account), 0)),
+			coalesce((SELECT balance_cents FROM credit_accounts WHERE account = 'system:credit_spent'), 0),
+			coalesce((SELECT sum(credit_applied_cents) FROM transfers WHERE status <> 'failed'
+				AND (collection_status IS NULL OR collection_status NOT IN ('cancelled', 'expired'))), 0),
+			(SELECT count(*) FROM transfers WHERE card_charge_cents <> total_cents - credit_applied_cents)`).
+		Scan(&sum, &negatives, &unbalanced, &drifted, &spent, &held, new(int64)); err != nil {
+		t.Fatal(err)
+	}
+	if sum != 0 || negatives != 0 || unbalanced != 0 || drifted != 0 || spent != held {
+		t.Fatalf("ledger: sum %d, %d negative users, %d unbalanced movements, %d drifted balances, spent %d vs held by transfers %d",
+			sum, negatives, unbalanced, drifted, spent, held)
+	}
 }

@@ -4,6 +4,7 @@ import { ThemeToggle } from "@/components/ui/theme-toggle";
 import type { BadgeUser } from "@/lib/user-display";
 import { MobileMenu } from "./mobile-menu";
 import { NavList } from "./nav-list";
+import { UnavailableBanner } from "./unavailable-banner";
 import { UserBadge } from "./user-badge";
 
 /** The signed-in frame: sidebar (≥768 px) or slide-out menu, a top bar with the user badge. */
@@ -24,6 +25,7 @@ export function AppShell({ user, children }: { user: BadgeUser; children: ReactN
             <UserBadge user={user} />
           </div>
         </header>
+        <UnavailableBanner />
         <main id="main" tabIndex={-1} className="flex-1 px-4 py-6 focus:outline-none sm:px-6 lg:px-10 lg:py-8">
           {children}
         </main>

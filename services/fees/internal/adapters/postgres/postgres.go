@@ -81,7 +81,10 @@ func (r *BankFees) Get(ctx context.Context, bank domain.Bank) (domain.BankFee, e
 	return fee, nil
 }
 
-var _ app.BankFees = (*BankFees)(nil)
+var (
+	_ app.BankFees       = (*BankFees)(nil)
+	_ app.ScheduleSource = (*BankFees)(nil)
+)
 
 // ScheduleVersion returns the fee schedule's version (fee_schedule_version, bumped by a
 // trigger with every change of bank_fees): a primary-key read, cheap enough to poll.

@@ -17,7 +17,6 @@ import (
 	"github.com/thumela/thumela/services/paymentmethods/internal/app"
 	"github.com/thumela/thumela/services/paymentmethods/internal/domain"
 	"github.com/thumela/thumela/services/paymentmethods/internal/events"
-	"github.com/thumela/thumela/services/paymentmethods/internal/vault"
 	"github.com/thumela/thumela/services/platform/outbox"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
 )
@@ -347,7 +346,7 @@ const rewrapBatch = 100
 
 // RewrapAll implements app.Repository, in batches; rows locked by anyone else are skipped
 // and picked up by a later run.
-func (s *Store) RewrapAll(ctx context.Context, currentKEK string, rewrap func(string, vault.Sealed) (vault.Sealed, error)) (int, error) {
+func (s *Store) RewrapAll(ctx context.Context, currentKEK string, rewrap func(string, app.Sealed) (app.Sealed, error)) (int, error) {
 	total := 0
 	for {
 		n := 0
@@ -359,7 +358,7 @@ func (s *Store) RewrapAll(ctx context.Context, currentKEK string, rewrap func(st
 			}
 			type rec struct {
 				token  string
-				sealed vault.Sealed
+				sealed app.Sealed
 			}
 			recs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rec, error) {
 				var x rec

@@ -5,7 +5,8 @@
 // before; Charge and Refund always go through.
 //
 // It stays current through paymentmethods' PaymentMethodChanged events, read by an ordered
-// consumer in every process (each replica has its own cache, so each must see every event).
+// consumer in every process (ports/events.FollowCardChanges; each replica has its own cache, so
+// each must see every event).
 // Why a card that changed within the event's lag is safe: docs/decisions.md ("No ownership call
 // per create"). In short, a deleted card's token is refused by paymentmethods' Charge, so the
 // transfer fails with nothing taken; and an entry is only ever filled by a call scoped by the
@@ -69,7 +70,7 @@ func WithTTL(d time.Duration) Option { return func(c *Cache) { c.ttl = d } }
 // WithClock sets the clock (tests).
 func WithClock(now func() time.Time) Option { return func(c *Cache) { c.now = now } }
 
-// New returns a cache over inner. It caches nothing until Follow's feed is live (or SetLive).
+// New returns a cache over inner. It caches nothing until the feed of changes is live (SetLive).
 func New(inner app.PaymentMethods, opts ...Option) *Cache {
 	c := &Cache{inner: inner, maxEntries: DefaultMaxEntries, ttl: DefaultTTL, now: time.Now, entries: map[key]entry{}}
 	for _, o := range opts {

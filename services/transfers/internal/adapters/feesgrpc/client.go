@@ -15,7 +15,6 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
-	"github.com/thumela/thumela/services/transfers/internal/events"
 )
 
 // Client implements app.Fees.
@@ -35,7 +34,7 @@ func (c *Client) Quote(ctx context.Context, bank domain.Bank, amount domain.Mone
 	if !ok {
 		return domain.Quote{}, ErrNoUserToken
 	}
-	res, err := c.c.Quote(auth.WithBearer(ctx, token), &feesv1.QuoteRequest{Bank: events.Bank(bank), AmountCents: amount.Cents()})
+	res, err := c.c.Quote(auth.WithBearer(ctx, token), &feesv1.QuoteRequest{Bank: banks[bank], AmountCents: amount.Cents()})
 	if err != nil {
 		switch status.Code(err) {
 		case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Aborted:

@@ -12,7 +12,7 @@ import { useCredit } from "@/lib/credit";
 import { formatRecentDate, toDate } from "@/lib/date";
 import { formatMoney } from "@/lib/money";
 import { NEW_USER_CREDIT, REFERRAL_STEPS, REFERRER_REWARD } from "../content/rewards";
-import { referralLink } from "../lib/referral-code";
+import { referralLink } from "../lib/referral-link";
 
 const STEP_ICONS = [Share2, UserRoundPlus, Gift];
 

@@ -330,6 +330,11 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
                       <PaymentStep
                         cards={cards}
                         loading={payment.isPending}
+                        failed={
+                          payment.isError
+                            ? { retry: () => void payment.refetch(), retrying: payment.isFetching }
+                            : undefined
+                        }
                         onAddCard={AddCardDialog ? () => setAddCardOpen(true) : undefined}
                       />
                     )}

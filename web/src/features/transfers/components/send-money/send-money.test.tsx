@@ -59,6 +59,8 @@ interface Backend {
   get?: (id: string, reads: number) => Transfer;
   addCard?: (request: AddCardRequest) => PaymentMethod;
   live?: ReturnType<typeof liveFeed>;
+  /** While down is true, ListPaymentMethods answers Unavailable. */
+  paymentMethods?: { down: boolean };
 }
 
 function backend(options: Backend = {}) {
@@ -74,7 +76,10 @@ function backend(options: Backend = {}) {
       calls.quotes.push(request);
       return { quote: quoteFor(request, options.waived) };
     });
-    r.rpc(PaymentMethodsService.method.listPaymentMethods, () => ({ paymentMethods: options.cards ?? CARDS }));
+    r.rpc(PaymentMethodsService.method.listPaymentMethods, () => {
+      if (options.paymentMethods?.down) throw new ConnectError("unavailable", Code.Unavailable);
+      return { paymentMethods: options.cards ?? CARDS };
+    });
     // Every phone has been paid before, so no transfer here asks "Confirm it's you" (the
     // step-up has its own tests, in step-up-dialog.test.tsx).
     r.rpc(TransfersService.method.listTransfers, (request) => ({
@@ -229,6 +234,18 @@ describe("send money wizard", () => {
     expect(await screen.findByText("Select payment method")).toBeInTheDocument();
     expect(screen.getAllByText("Please select a card to continue.").length).toBeGreaterThan(0);
     await expectStep("Payment");
+  });
+
+  it("says the cards could not be read, rather than 'No Payment Methods', and tries again", async () => {
+    const paymentMethods = { down: true };
+    const { user } = renderWizard("/send-money", { paymentMethods });
+    await completeAmount(user);
+    await completeRecipient(user);
+    expect(await screen.findByText("We couldn't load your payment methods.", {}, { timeout: 10_000 })).toBeInTheDocument();
+    expect(screen.queryByRole("heading", { name: "No Payment Methods" })).not.toBeInTheDocument();
+    paymentMethods.down = false;
+    await user.click(screen.getByRole("button", { name: "Try again" }));
+    expect(await screen.findByLabelText(/Everyday Visa/)).toBeInTheDocument();
   });
 
   it("lists saved cards as 'name (•••• 1234)' with the default preselected", async () => {

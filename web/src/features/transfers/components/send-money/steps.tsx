@@ -257,11 +257,13 @@ function SenderPinOption({ name }: { name: string }) {
 interface PaymentStepProps {
   cards: PaymentMethod[] | undefined;
   loading: boolean;
+  /** The cards could not be read (the list is then unknown, not empty); retry reads them again. */
+  failed?: { retry: () => void; retrying: boolean };
   /** Opens the add-card dialog; undefined when adding a card is not available here. */
   onAddCard?: () => void;
 }
 
-export function PaymentStep({ cards, loading, onAddCard }: PaymentStepProps) {
+export function PaymentStep({ cards, loading, failed, onAddCard }: PaymentStepProps) {
   const {
     register,
     formState: { errors },
@@ -273,6 +275,21 @@ export function PaymentStep({ cards, loading, onAddCard }: PaymentStepProps) {
       <div>
         <StepHeading>Select Payment Method</StepHeading>
         <LoadingBlock label="Loading your payment methods..." />
+      </div>
+    );
+  }
+
+  // Unread is not empty: "No Payment Methods" would tell a sender with cards to add one again.
+  if (failed && !cards) {
+    return (
+      <div>
+        <StepHeading>Select Payment Method</StepHeading>
+        <div className="flex flex-col items-center gap-3 py-6 text-center">
+          <p className="font-medium">We couldn't load your payment methods.</p>
+          <Button variant="outline" busy={failed.retrying} onClick={failed.retry}>
+            Try again
+          </Button>
+        </div>
       </div>
     );
   }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/thumela/thumela/services/cashout/atmnet"
+	"github.com/thumela/thumela/services/cashout/internal/domain"
+)
+
+// defaultBankCodes are the acquiring institution ids (DE 32) the gateway knows when
+// CASHOUT_BANK_CODES is unset: the five banks' universal branch codes.
+var defaultBankCodes = []string{
+	atmnet.AcquirerStandardBank + "=standard_bank",
+	atmnet.AcquirerABSA + "=absa",
+	atmnet.AcquirerFNB + "=fnb",
+	atmnet.AcquirerNedbank + "=nedbank",
+	atmnet.AcquirerCapitec + "=capitec",
+}
+
+// Config is the gateway's configuration: CASHOUT_-prefixed unless noted (docs/cashout.md).
+type Config struct {
+	// GRPCAddr serves gRPC health and reflection only: the gateway has no gRPC API.
+	GRPCAddr string `env:"GRPC_ADDR" default:"127.0.0.1:9090"`
+	// ISOAddr is where the ATM switches connect (ISO 8583 over TCP).
+	ISOAddr string `env:"ISO_ADDR" default:"127.0.0.1:8583"`
+	// MetricsAddr, when set, serves Prometheus metrics and the profiler on a listener of its
+	// own.
+	MetricsAddr   string `env:"METRICS_ADDR"`
+	TransfersAddr string `env:"TRANSFERS_ADDR,noprefix" required:"true"`
+	IdentityAddr  string `env:"IDENTITY_ADDR,noprefix" required:"true"`
+	// ServiceSecret authenticates the gateway to identity's IssueServiceToken as atm-gateway.
+	ServiceSecret string `env:"SERVICE_SECRET" required:"true" secret:"true"`
+	// ZonePINKeys are "<id>:<key>" (hex or base64 AES key), the current key first; DE 53
+	// names the key of each PIN block.
+	ZonePINKeys []string `env:"ZONE_PIN_KEYS" required:"true" secret:"true"`
+	// BankCodes are "<acquirer id>=<bank>" (standard_bank, absa, fnb, nedbank, capitec).
+	BankCodes []string `env:"BANK_CODES"`
+	// RequestTimeout bounds each call to transfers; keep it below the switch's own timeout.
+	RequestTimeout time.Duration `env:"REQUEST_TIMEOUT" default:"10s"`
+	// StandInWindow is how long a stand-in reversal is retried before on-call must act.
+	StandInWindow   time.Duration `env:"STAND_IN_WINDOW" default:"10m"`
+	Environment     string        `env:"THUMELA_ENV,noprefix" default:"production"`
+	LogLevel        string        `env:"LOG_LEVEL,noprefix" default:"info"`
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"15s"`
+}
+
+// parsed is what validate makes of the configuration.
+type parsed struct {
+	keys  *atmnet.ZoneKeys
+	banks domain.BankCodes
+}
+
+// validate checks what the tags cannot. Errors name variables, never values.
+func (c *Config) validate() (parsed, error) {
+	var p parsed
+	var errs []error
+	var err error
+	if p.keys, err = atmnet.ParseZoneKeys(c.ZonePINKeys); err != nil {
+		errs = append(errs, fmt.Errorf("CASHOUT_ZONE_PIN_KEYS: %w", err))
+	}
+	codes := c.BankCodes
+	if len(codes) == 0 {
+		codes = defaultBankCodes
+	}
+	if p.banks, err = domain.ParseBankCodes(codes); err != nil {
+		errs = append(errs, fmt.Errorf("CASHOUT_BANK_CODES: %w", err))
+	}
+	if c.RequestTimeout <= 0 {
+		errs = append(errs, errors.New("CASHOUT_REQUEST_TIMEOUT must be positive"))
+	}
+	if c.StandInWindow <= 0 {
+		errs = append(errs, errors.New("CASHOUT_STAND_IN_WINDOW must be positive"))
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("CASHOUT_SHUTDOWN_TIMEOUT must be positive"))
+	}
+	return p, errors.Join(errs...)
+}

@@ -1,0 +1,559 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
+	"github.com/thumela/thumela/services/cashout/atmnet"
+	"github.com/thumela/thumela/services/cashout/cashouttest"
+	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/config"
+	"github.com/thumela/thumela/services/platform/telemetry"
+)
+
+// spans receives every span of the test process, synchronously.
+var spans = tracetest.NewInMemoryExporter()
+
+func TestMain(m *testing.M) {
+	shutdown, err := telemetry.Setup(context.Background(), "cashout-test", "test", telemetry.WithSpanExporter(spans))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = shutdown(context.Background())
+	os.Exit(code)
+}
+
+// newEnv starts the fakes and this binary's gateway in the test's process: serve, configured
+// from the variables the binary would read, with the process's telemetry as TestMain set it up.
+func newEnv(t *testing.T, opts cashouttest.Options) *cashouttest.Env {
+	t.Helper()
+	opts.Serve = func(ctx context.Context, lookup config.LookupFunc, logs io.Writer) error {
+		var cfg Config
+		if err := config.LoadWith(lookup, "CASHOUT", &cfg); err != nil {
+			return err
+		}
+		logger, err := newLogger(cfg, logs)
+		if err != nil {
+			return err
+		}
+		return serve(ctx, cfg, logger)
+	}
+	return cashouttest.NewEnv(t, opts)
+}
+
+var acquirers = map[feesv1.Bank]string{
+	feesv1.Bank_BANK_STANDARD_BANK: atmnet.AcquirerStandardBank,
+	feesv1.Bank_BANK_ABSA:          atmnet.AcquirerABSA,
+	feesv1.Bank_BANK_FNB:           atmnet.AcquirerFNB,
+	feesv1.Bank_BANK_NEDBANK:       atmnet.AcquirerNedbank,
+	feesv1.Bank_BANK_CAPITEC:       atmnet.AcquirerCapitec,
+}
+
+// withdrawal is what the recipient of v types at an ATM of v's bank, right: the phone in local
+// notation, as people type it.
+func withdrawal(v cashouttest.Voucher) atmnet.Withdrawal {
+	stan, rrn := atmnet.NewReferences(time.Now())
+	return atmnet.Withdrawal{
+		VoucherNumber: v.Number,
+		PIN:           v.PIN,
+		Phone:         "0" + strings.TrimPrefix(v.Phone, "+27"),
+		AmountCents:   v.AmountCents,
+		AcquirerID:    acquirers[v.Bank],
+		TerminalID:    "ATM00042",
+		Location:      "FNB ATM Sandton City",
+		STAN:          stan,
+		RRN:           rrn,
+	}
+}
+
+// send sends one 0200 enciphered under key and returns the answer.
+func send(t *testing.T, c *atmnet.Client, key atmnet.ZoneKey, w atmnet.Withdrawal) (req, res *atmnet.Message) {
+	t.Helper()
+	req, err := atmnet.NewWithdrawal(w, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req, do(t, c, req)
+}
+
+func do(t *testing.T, c *atmnet.Client, req *atmnet.Message) *atmnet.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, req)
+	if err != nil {
+		t.Fatalf("%s STAN %s: %v", req.MTI, req.STAN, err)
+	}
+	return res
+}
+
+func reversal(t *testing.T, c *atmnet.Client, original *atmnet.Message) *atmnet.Message {
+	t.Helper()
+	stan, _ := atmnet.NewReferences(time.Now())
+	return do(t, c, atmnet.NewReversal(original, stan, time.Time{}))
+}
+
+func wantCode(t *testing.T, what string, res *atmnet.Message, code string) {
+	t.Helper()
+	if res.ResponseCode != code {
+		t.Errorf("%s: response code %s (%s), want %s (%s)", what, res.ResponseCode, atmnet.ResponseText(res.ResponseCode), code, atmnet.ResponseText(code))
+	}
+}
+
+func TestApproval(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{})
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_FNB, 50000)
+	atm := env.Gateway.Dial(t)
+
+	w := withdrawal(v)
+	req, res := send(t, atm, env.Gateway.Keys.Current(), w)
+	wantCode(t, "approval", res, atmnet.RespApproved)
+	if res.MTI != "0210" || res.STAN != req.STAN || res.RRN != req.RRN || res.TerminalID != req.TerminalID ||
+		res.AcquirerID != req.AcquirerID || res.AmountCents != 50000 || len(res.AuthCode) != 6 {
+		t.Errorf("0210 %+v does not answer %+v", res, req)
+	}
+	if res.VoucherNumber != "" || res.RecipientPhone != "" || res.PINBlock != nil {
+		t.Errorf("0210 echoes a credential: %+v", res)
+	}
+	if got := env.Transfers.State(v.Number); got != cashouttest.Collected {
+		t.Errorf("voucher %s, want collected", got)
+	}
+
+	// What transfers received: the deciphered PIN, the references, as the atm-gateway service.
+	calls := env.Transfers.Received()
+	if len(calls) != 1 || calls[0].Method != "CollectVoucher" {
+		t.Fatalf("transfers received %+v", calls)
+	}
+	got := calls[0]
+	if !got.Caller.IsService("atm-gateway") || got.Caller.Kind != auth.KindService {
+		t.Errorf("caller %+v, want the atm-gateway service token", got.Caller)
+	}
+	c := got.Collect
+	if c.GetPin() != v.PIN || c.GetVoucherNumber() != v.Number || c.GetRecipientPhone() != w.Phone ||
+		c.GetAmountCents() != 50000 || c.GetBank() != feesv1.Bank_BANK_FNB ||
+		c.GetSystemTraceAuditNumber() != req.STAN || c.GetRetrievalReference() != req.RRN ||
+		c.GetAtmId() != "ATM00042" || c.GetAtmLocation() != "FNB ATM Sandton City" {
+		t.Errorf("CollectVoucher request %v does not carry the withdrawal %+v", c, w)
+	}
+
+	// The switch repeats the request (0201, same references): the same answer, nothing twice.
+	repeat := *req
+	repeat.MTI = atmnet.MTIAuthorizationRequestRepeat
+	res2 := do(t, atm, &repeat)
+	wantCode(t, "repeated request", res2, atmnet.RespApproved)
+	if res2.AuthCode != res.AuthCode {
+		t.Errorf("repeat authorization code %s, want %s", res2.AuthCode, res.AuthCode)
+	}
+
+	// Echo.
+	echo := do(t, atm, atmnet.NewEcho("000001", time.Time{}))
+	if echo.MTI != "0810" || echo.ResponseCode != "00" || echo.NetworkCode != "301" {
+		t.Errorf("echo answered %+v", echo)
+	}
+}
+
+// Every refusal reaches the ATM as its own response code.
+func TestDeclines(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{})
+	atm := env.Gateway.Dial(t)
+	key := env.Gateway.Keys.Current()
+	tr := env.Transfers
+
+	for _, tc := range []struct {
+		name  string
+		setup func(v cashouttest.Voucher)
+		alter func(w *atmnet.Withdrawal)
+		code  string
+	}{
+		{name: "wrong PIN", alter: func(w *atmnet.Withdrawal) { w.PIN = otherPIN(w.PIN) }, code: atmnet.RespIncorrectPIN},
+		{name: "wrong phone", alter: func(w *atmnet.Withdrawal) { w.Phone = "0719999999" }, code: atmnet.RespIncorrectPIN},
+		{name: "unknown voucher number", alter: func(w *atmnet.Withdrawal) { w.VoucherNumber = "0000000001" }, code: atmnet.RespIncorrectPIN},
+		{name: "not a voucher number", alter: func(w *atmnet.Withdrawal) { w.VoucherNumber = "123456789" }, code: atmnet.RespInvalidVoucher},
+		{name: "expired", setup: func(v cashouttest.Voucher) { tr.SetState(v.Number, cashouttest.Expired) }, code: atmnet.RespExpired},
+		{name: "cancelled", setup: func(v cashouttest.Voucher) { tr.SetState(v.Number, cashouttest.Cancelled) }, code: atmnet.RespRestricted},
+		{name: "already collected", setup: func(v cashouttest.Voucher) { tr.SetState(v.Number, cashouttest.Collected) }, code: atmnet.RespInvalidTransaction},
+		{name: "another bank's ATM", alter: func(w *atmnet.Withdrawal) { w.AcquirerID = atmnet.AcquirerABSA }, code: atmnet.RespNotPermitted},
+		{name: "wrong amount", alter: func(w *atmnet.Withdrawal) { w.AmountCents += 1000 }, code: atmnet.RespInvalidAmount},
+		{name: "unknown acquirer", alter: func(w *atmnet.Withdrawal) { w.AcquirerID = "999999" }, code: atmnet.RespBankNotSupported},
+		{name: "bad STAN", alter: func(w *atmnet.Withdrawal) { w.STAN = "12345X" }, code: atmnet.RespFormatError},
+		{name: "no phone", alter: func(w *atmnet.Withdrawal) { w.Phone = "" }, code: atmnet.RespFormatError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tr.Issue(t, feesv1.Bank_BANK_FNB, 20000)
+			if tc.setup != nil {
+				tc.setup(v)
+			}
+			w := withdrawal(v)
+			if tc.alter != nil {
+				tc.alter(&w)
+			}
+			_, res := send(t, atm, key, w)
+			wantCode(t, tc.name, res, tc.code)
+			if res.AuthCode != "" {
+				t.Errorf("a decline carries an authorization code %q", res.AuthCode)
+			}
+		})
+	}
+
+	t.Run("message edits", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			edit func(m *atmnet.Message)
+			code string
+		}{
+			{"another processing code", func(m *atmnet.Message) { m.ProcessingCode = "310000" }, atmnet.RespInvalidTransaction},
+			{"US dollars", func(m *atmnet.Message) { m.Currency = "840" }, atmnet.RespInvalidAmount},
+			{"no amount", func(m *atmnet.Message) { m.AmountCents = 0 }, atmnet.RespFormatError},
+			{"no PIN block", func(m *atmnet.Message) { m.PINBlock = nil }, atmnet.RespFormatError},
+			{"unknown key id", func(m *atmnet.Message) { m.PINKeyID = "zpk-1999" }, atmnet.RespPINCryptoError},
+			{"retired key", nil, atmnet.RespApproved},
+		} {
+			v := tr.Issue(t, feesv1.Bank_BANK_FNB, 20000)
+			k := key
+			if tc.edit == nil {
+				// A switch still on the retired key is served.
+				var ok bool
+				if k, ok = env.Gateway.Keys.Key("zpk-retired"); !ok {
+					t.Fatal("no retired key")
+				}
+			}
+			req, err := atmnet.NewWithdrawal(withdrawal(v), k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.edit != nil {
+				tc.edit(req)
+			}
+			wantCode(t, tc.name, do(t, atm, req), tc.code)
+		}
+	})
+
+	t.Run("five wrong attempts lock the voucher", func(t *testing.T) {
+		v := tr.Issue(t, feesv1.Bank_BANK_FNB, 20000)
+		for i := range cashouttest.MaxAttempts {
+			w := withdrawal(v)
+			w.PIN = otherPIN(v.PIN)
+			_, res := send(t, atm, key, w)
+			wantCode(t, fmt.Sprintf("wrong attempt %d", i+1), res, atmnet.RespIncorrectPIN)
+		}
+		_, res := send(t, atm, key, withdrawal(v))
+		wantCode(t, "the right PIN after 5 wrong", res, atmnet.RespPINTriesExceeded)
+	})
+
+	t.Run("transfers unavailable", func(t *testing.T) {
+		v := tr.Issue(t, feesv1.Bank_BANK_FNB, 20000)
+		tr.SetUnavailable(true)
+		_, res := send(t, atm, key, withdrawal(v))
+		tr.SetUnavailable(false)
+		wantCode(t, "transfers down", res, atmnet.RespIssuerUnavailable)
+	})
+
+	t.Run("transfers without refusal details", func(t *testing.T) {
+		tr.SetLegacyErrors(true)
+		defer tr.SetLegacyErrors(false)
+		v := tr.Issue(t, feesv1.Bank_BANK_FNB, 20000)
+		w := withdrawal(v)
+		w.PIN = otherPIN(v.PIN)
+		_, res := send(t, atm, key, w)
+		wantCode(t, "legacy PermissionDenied", res, atmnet.RespIncorrectPIN)
+		tr.SetState(v.Number, cashouttest.Expired)
+		_, res = send(t, atm, key, withdrawal(v))
+		wantCode(t, "legacy FailedPrecondition", res, atmnet.RespNotPermitted)
+		for range cashouttest.MaxAttempts {
+			w := withdrawal(v)
+			w.PIN = otherPIN(v.PIN)
+			send(t, atm, key, w)
+		}
+		_, res = send(t, atm, key, withdrawal(v))
+		wantCode(t, "legacy ResourceExhausted", res, atmnet.RespPINTriesExceeded)
+	})
+}
+
+func otherPIN(pin string) string {
+	b := []byte(pin)
+	b[0] = '0' + (b[0]-'0'+1)%10
+	return string(b)
+}
+
+// A PIN block under a key the gateway does not hold is a cryptographic error, not a wrong PIN:
+// it reaches transfers not at all, so it costs the recipient no attempt.
+func TestPINBlockUnderAWrongKey(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{})
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_CAPITEC, 100000)
+	atm := env.Gateway.Dial(t)
+
+	// The same key id, another key: the switch and the gateway disagree on the key.
+	impostor, err := atmnet.ParseZoneKeys([]string{env.Gateway.Keys.Current().ID() + ":00112233445566778899aabbccddeeff"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cashouttest.MaxAttempts + 2 {
+		_, res := send(t, atm, impostor.Current(), withdrawal(v))
+		wantCode(t, fmt.Sprintf("wrong key, attempt %d", i+1), res, atmnet.RespPINCryptoError)
+	}
+	if calls := env.Transfers.Received(); len(calls) != 0 {
+		t.Errorf("transfers was called %d times for undecipherable PIN blocks", len(calls))
+	}
+	_, res := send(t, atm, env.Gateway.Keys.Current(), withdrawal(v))
+	wantCode(t, "then the right key", res, atmnet.RespApproved)
+}
+
+// 50 ATMs present one voucher at the same moment, over several switch connections: exactly
+// one approval, and every other answer says it was already collected.
+func TestConcurrentWithdrawalsOfOneVoucher(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{})
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_NEDBANK, 200000)
+	key := env.Gateway.Keys.Current()
+	const n, conns = 50, 5
+	clients := make([]*atmnet.Client, conns)
+	for i := range clients {
+		clients[i] = env.Gateway.Dial(t)
+	}
+	reqs := make([]*atmnet.Message, n)
+	for i := range reqs {
+		w := withdrawal(v)
+		w.STAN = fmt.Sprintf("%06d", 100000+i)
+		w.RRN = fmt.Sprintf("6001%08d", i)
+		w.TerminalID = fmt.Sprintf("NED%05d", i)
+		var err error
+		if reqs[i], err = atmnet.NewWithdrawal(w, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	codes := make([]string, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			res, err := clients[i%conns].Do(t.Context(), reqs[i])
+			if err != nil {
+				t.Errorf("request %d: %v", i, err)
+				return
+			}
+			if res.STAN != reqs[i].STAN || res.TerminalID != reqs[i].TerminalID {
+				t.Errorf("request %d answered with %+v", i, res)
+			}
+			codes[i] = res.ResponseCode
+		})
+	}
+	close(start)
+	wg.Wait()
+	count := map[string]int{}
+	for _, c := range codes {
+		count[c]++
+	}
+	if count[atmnet.RespApproved] != 1 || count[atmnet.RespInvalidTransaction] != n-1 {
+		t.Errorf("answers %v, want one 00 and %d × 12", count, n-1)
+	}
+	if got := env.Transfers.State(v.Number); got != cashouttest.Collected {
+		t.Errorf("voucher %s", got)
+	}
+}
+
+// The ATM could not dispense: the reversal makes the voucher collectable again, once; a repeat
+// of the reversal changes nothing and is acknowledged.
+func TestReversal(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{})
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_STANDARD_BANK, 30000)
+	atm := env.Gateway.Dial(t)
+	key := env.Gateway.Keys.Current()
+
+	first, res := send(t, atm, key, withdrawal(v))
+	wantCode(t, "first withdrawal", res, atmnet.RespApproved)
+
+	rev := atmnet.NewReversal(first, "777001", time.Time{})
+	ack := do(t, atm, rev)
+	if ack.MTI != "0430" || ack.ResponseCode != "00" || ack.STAN != "777001" || ack.RRN != first.RRN {
+		t.Errorf("reversal answered %+v", ack)
+	}
+	if got := env.Transfers.State(v.Number); got != cashouttest.Awaiting {
+		t.Fatalf("after the reversal the voucher is %s, want awaiting collection", got)
+	}
+	var reverse []cashouttest.Received
+	for _, c := range env.Transfers.Received() {
+		if c.Method == "ReverseCollection" {
+			reverse = append(reverse, c)
+		}
+	}
+	if len(reverse) != 1 || reverse[0].Reverse.GetRetrievalReference() != first.RRN ||
+		reverse[0].Reverse.GetSystemTraceAuditNumber() != first.STAN || reverse[0].Reverse.GetBank() != feesv1.Bank_BANK_STANDARD_BANK ||
+		!reverse[0].Caller.IsService("atm-gateway") {
+		t.Errorf("ReverseCollection received %+v; want the original's bank, RRN and STAN (from DE 90)", reverse)
+	}
+
+	// The duplicate (the switch repeats the advice): acknowledged, nothing changes.
+	dup := *rev
+	dup.MTI = atmnet.MTIReversalAdviceRepeat
+	wantCode(t, "repeated reversal", do(t, atm, &dup), atmnet.RespApproved)
+	wantCode(t, "the reversal once more", do(t, atm, rev), atmnet.RespApproved)
+
+	// Collectable again, once.
+	_, again := send(t, atm, key, withdrawal(v))
+	wantCode(t, "withdrawal after the reversal", again, atmnet.RespApproved)
+	_, third := send(t, atm, key, withdrawal(v))
+	wantCode(t, "a third withdrawal", third, atmnet.RespInvalidTransaction)
+	// A late repeat of the first reversal does not undo the second collection.
+	wantCode(t, "old reversal after the second collection", do(t, atm, rev), atmnet.RespApproved)
+	if got := env.Transfers.State(v.Number); got != cashouttest.Collected {
+		t.Errorf("voucher %s after a stale reversal, want collected", got)
+	}
+
+	// A reversal of a request that collected nothing is acknowledged.
+	ghost := *first
+	ghost.RRN, ghost.STAN = "600199999999", "999999"
+	wantCode(t, "reversal of an unknown request", reversal(t, atm, &ghost), atmnet.RespApproved)
+}
+
+// Transfers down: the advice is answered 91 so the switch repeats it, and the repeat applies.
+func TestReversalWhileTransfersIsDown(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{})
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_ABSA, 40000)
+	atm := env.Gateway.Dial(t)
+	first, res := send(t, atm, env.Gateway.Keys.Current(), withdrawal(v))
+	wantCode(t, "withdrawal", res, atmnet.RespApproved)
+
+	env.Transfers.SetUnavailable(true)
+	rev := atmnet.NewReversal(first, "777002", time.Time{})
+	wantCode(t, "reversal while transfers is down", do(t, atm, rev), atmnet.RespIssuerUnavailable)
+	env.Transfers.SetUnavailable(false)
+	rev.MTI = atmnet.MTIReversalAdviceRepeat
+	wantCode(t, "the repeated advice", do(t, atm, rev), atmnet.RespApproved)
+	if got := env.Transfers.State(v.Number); got != cashouttest.Awaiting {
+		t.Errorf("voucher %s, want awaiting collection", got)
+	}
+}
+
+// Transfers collects but answers after the gateway's timeout: the ATM is told 91 and dispenses
+// nothing, and the gateway reverses the collection on its own.
+func TestSlowTransfersIsReversedByTheGateway(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{RequestTimeout: 200 * time.Millisecond})
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_FNB, 10000)
+	atm := env.Gateway.Dial(t)
+	env.Transfers.SetDelay(600 * time.Millisecond)
+	_, res := send(t, atm, env.Gateway.Keys.Current(), withdrawal(v))
+	wantCode(t, "slow transfers", res, atmnet.RespIssuerUnavailable)
+	env.Transfers.SetDelay(0)
+
+	deadline := time.Now().Add(10 * time.Second)
+	for env.Transfers.State(v.Number) != cashouttest.Awaiting {
+		if time.Now().After(deadline) {
+			t.Fatalf("voucher still %s: no stand-in reversal\n%s", env.Transfers.State(v.Number), env.Gateway.Logs())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, res = send(t, atm, env.Gateway.Keys.Current(), withdrawal(v))
+	wantCode(t, "withdrawal after the stand-in reversal", res, atmnet.RespApproved)
+}
+
+// A gateway whose service secret identity does not accept gets no token: the ATM is told 91
+// and transfers is never called without the atm-gateway token.
+func TestWrongServiceSecret(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{ServiceSecret: "not-the-secret", StandInWindow: 300 * time.Millisecond})
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_FNB, 10000)
+	_, res := send(t, env.Gateway.Dial(t), env.Gateway.Keys.Current(), withdrawal(v))
+	wantCode(t, "no service token", res, atmnet.RespIssuerUnavailable)
+	for _, c := range env.Transfers.Received() {
+		if c.Method == "CollectVoucher" {
+			t.Errorf("transfers served a collection without the atm-gateway token: %+v", c.Caller)
+		}
+	}
+}
+
+// A message that does not unpack is answered with a format error when its MTI can be read; a
+// keep-alive (empty frame) is not answered; the connection stays usable.
+func TestUnreadableMessages(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{})
+	conn, err := net.Dial("tcp", env.Gateway.ISOAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, frame := range [][]byte{{}, []byte("0200ZZZZ")} {
+		if err := atmnet.WriteFrame(conn, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b, err := atmnet.ReadFrame(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := atmnet.Unpack(b)
+	if err != nil || res.MTI != "0210" || res.ResponseCode != atmnet.RespFormatError {
+		t.Fatalf("answer %+v, %v; want 0210 with 30", res, err)
+	}
+	echo, _ := atmnet.Pack(atmnet.NewEcho("000009", time.Time{}))
+	if err := atmnet.WriteFrame(conn, echo); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = atmnet.ReadFrame(conn); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := atmnet.Unpack(b); res == nil || res.MTI != "0810" {
+		t.Errorf("echo after the bad message: %+v", res)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	return lis.Addr().String()
+}
+
+// Stopping (SIGTERM) closes the listener and answers the requests in progress before closing
+// their connections.
+func TestStopAnswersRequestsInProgress(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, cashouttest.Options{})
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_FNB, 10000)
+	atm := env.Gateway.Dial(t)
+	env.Transfers.SetDelay(300 * time.Millisecond)
+	req, err := atmnet.NewWithdrawal(withdrawal(v), env.Gateway.Keys.Current())
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan *atmnet.Message, 1)
+	go func() {
+		res, err := atm.Do(t.Context(), req)
+		if err != nil {
+			t.Errorf("request in progress at stop: %v", err)
+		}
+		answered <- res
+	}()
+	time.Sleep(100 * time.Millisecond) // the request is with transfers
+	if err := env.Gateway.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-answered; res == nil || res.ResponseCode != atmnet.RespApproved {
+		t.Errorf("answer %+v", res)
+	}
+	if _, err := net.DialTimeout("tcp", env.Gateway.ISOAddr, time.Second); err == nil {
+		t.Error("the ISO listener still accepts after the stop")
+	}
+}

@@ -1,0 +1,208 @@
+// Package events is every message identity publishes, built here from domain values and
+// nowhere else: its own events (thumela.identity.<user_id>.<event>) and the e-mails it asks the
+// notifications service to send (thumela.notifications.<user_id>.email). The use cases write
+// them to the outbox in the transaction of the change they announce.
+package events
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
+	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/outbox"
+	"github.com/thumela/thumela/services/platform/seal"
+
+	"github.com/thumela/thumela/services/identity/internal/domain"
+)
+
+// Event names: the last token of thumela.identity.<user_id>.<event>.
+const (
+	EventSignedUp        = "signed_up"
+	EventVerified        = "verified"
+	EventSessionsRevoked = "sessions_revoked"
+)
+
+// Why sessions were revoked (SessionsRevoked.reason).
+const (
+	RevokedSignOut         = "sign_out"
+	RevokedByUser          = "revoked"
+	RevokedPasswordChanged = "password_changed"
+	RevokedPasswordReset   = "password_reset"
+)
+
+// SourceService names identity on the notification requests it writes.
+const SourceService = "identity"
+
+// SignedUp announces a new account (UserSignedUp).
+func SignedUp(u domain.User, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainIdentity, u.ID, EventSignedUp)
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	return outbox.Message{Subject: subject, Payload: &identityv1.UserSignedUp{
+		UserId: u.ID, Email: u.Email.String(), FirstName: u.Name.First(), LastName: u.Name.Last(),
+		OccurredAt: timestamppb.New(now),
+	}}, nil
+}
+
+// Verified announces that u proved their e-mail address (UserVerified).
+func Verified(u domain.User, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainIdentity, u.ID, EventVerified)
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	return outbox.Message{Subject: subject, Payload: &identityv1.UserVerified{
+		UserId: u.ID, OccurredAt: timestamppb.New(now), ReferralCode: u.ReferralCode,
+	}}, nil
+}
+
+// CodeEmail asks the notifications service to e-mail a one-time code. The request carries no
+// text: the notifications service renders it from the template and params. The code travels
+// sealed to that service's public key, so the outbox row, the stream and anything else on the
+// way hold it only as ciphertext; the row is ephemeral (deleted once JetStream has it).
+func CodeEmail(sealTo seal.PublicKey, u domain.User, purpose domain.CodePurpose, digits string, ttl time.Duration, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	template := notificationsv1.Template_TEMPLATE_SIGN_UP_CODE
+	if purpose == domain.PurposePasswordReset {
+		template = notificationsv1.Template_TEMPLATE_PASSWORD_RESET_CODE
+	}
+	plain, err := proto.Marshal(&notificationsv1.Secrets{Values: map[string]string{"code": digits}})
+	if err != nil {
+		return outbox.Message{}, fmt.Errorf("code e-mail: marshal secrets: %w", err)
+	}
+	sealed, err := seal.Seal(sealTo, plain)
+	if err != nil {
+		return outbox.Message{}, fmt.Errorf("code e-mail: %w", err)
+	}
+	minutes := int(ttl.Round(time.Minute) / time.Minute)
+	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
+		Id:        id.String(),
+		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
+		Recipient: u.Email.String(),
+		Template:  template,
+		Params: map[string]string{
+			"first_name":  u.Name.First(),
+			"ttl_minutes": strconv.Itoa(minutes),
+		},
+		Secrets:       &notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box},
+		UserId:        u.ID,
+		Reference:     u.ID,
+		SourceService: SourceService,
+		CreatedAt:     timestamppb.New(now),
+	}}, nil
+}
+
+// SessionsRevoked tells every BFF replica to drop the cached grants of these sessions
+// and end their live streams. It names sessions, never tokens.
+func SessionsRevoked(userID string, sessionIDs []string, reason string, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainIdentity, userID, EventSessionsRevoked)
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	return outbox.Message{Subject: subject, Payload: &identityv1.SessionsRevoked{
+		UserId: userID, SessionIds: sessionIDs, Reason: reason, OccurredAt: timestamppb.New(now),
+	}}, nil
+}
+
+// NewSignInEmail tells the owner that their account was signed in to from a device it had not
+// been signed in from before. It carries no secret, but it does carry the address and the
+// device, so its outbox row goes as soon as the stream has it, as a code e-mail's does.
+func NewSignInEmail(u domain.User, device domain.Device, address string, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	if address == "" {
+		address = "unknown"
+	}
+	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
+		Id:        id.String(),
+		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
+		Recipient: u.Email.String(),
+		Template:  notificationsv1.Template_TEMPLATE_NEW_SIGN_IN,
+		Params: map[string]string{
+			"first_name": u.Name.First(),
+			"device":     device.Label(),
+			"address":    address,
+			"at":         now.UTC().Format(time.RFC3339),
+		},
+		UserId:        u.ID,
+		Reference:     u.ID,
+		SourceService: SourceService,
+		CreatedAt:     timestamppb.New(now),
+	}}, nil
+}
+
+// SignUpAttemptEmail tells the owner of an existing account that someone tried to sign up with
+// their address. It carries nothing the stranger typed.
+func SignUpAttemptEmail(u domain.User, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
+		Id:        id.String(),
+		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
+		Recipient: u.Email.String(),
+		Template:  notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT,
+		Params: map[string]string{
+			"first_name": u.Name.First(),
+			"at":         now.UTC().Format(time.RFC3339),
+		},
+		UserId:        u.ID,
+		Reference:     u.ID,
+		SourceService: SourceService,
+		CreatedAt:     timestamppb.New(now),
+	}}, nil
+}
+
+// PasskeyAddedEmail tells the owner that a passkey named name was added (its id is the
+// request's reference): if it was not them, the account is taken over, and the e-mail is how
+// they learn it. It carries no secret.
+func PasskeyAddedEmail(u domain.User, passkeyID, name string, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
+		Id:        id.String(),
+		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
+		Recipient: u.Email.String(),
+		Template:  notificationsv1.Template_TEMPLATE_PASSKEY_ADDED,
+		Params: map[string]string{
+			"first_name": u.Name.First(),
+			"name":       name,
+			"at":         now.UTC().Format(time.RFC3339),
+		},
+		UserId:        u.ID,
+		Reference:     passkeyID,
+		SourceService: SourceService,
+		CreatedAt:     timestamppb.New(now),
+	}}, nil
+}

@@ -1,0 +1,5 @@
+package grpcport_test
+
+import "github.com/thumela/thumela/services/transfers/internal/app"
+
+func errUnavailable() error { return app.ErrUnavailable }

@@ -1,0 +1,186 @@
+package grpcport_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
+	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/feeschedule"
+	"github.com/thumela/thumela/services/platform/natstest"
+	"github.com/thumela/thumela/services/transfers/internal/adapters/cardcache"
+	"github.com/thumela/thumela/services/transfers/internal/adapters/feeschedulekv"
+	"github.com/thumela/thumela/services/transfers/internal/app"
+	"github.com/thumela/thumela/services/transfers/internal/ports/events"
+	"github.com/thumela/thumela/services/transfers/internal/testkit"
+)
+
+// localEnv is an Env wired as the binary is: the fee schedule watched from the KV bucket and
+// the cards cached, both fed through an embedded NATS under the production permissions.
+type localEnv struct {
+	*testkit.Env
+	srv   *natstest.Server
+	fees  *feeschedulekv.Fees
+	cards *cardcache.Cache
+}
+
+func startLocal(t *testing.T) *localEnv {
+	t.Helper()
+	l := &localEnv{srv: natstest.Start(t)}
+	l.Env = testkit.New(t, testkit.Options{
+		WrapFees: func(f app.Fees) app.Fees {
+			l.fees = feeschedulekv.New(f, testkit.Discard)
+			return l.fees
+		},
+		WrapPayments: func(p app.PaymentMethods) app.PaymentMethods {
+			l.cards = cardcache.New(p)
+			return l.cards
+		},
+	})
+	_, js := l.srv.Connect(t, "transfers")
+	if err := bus.EnsureStreams(t.Context(), js); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { _ = l.fees.Watch(ctx, js); done <- struct{}{} }()
+	go func() { _ = events.FollowCardChanges(ctx, js, l.cards, testkit.Discard); done <- struct{}{} }()
+	t.Cleanup(func() { cancel(); <-done; <-done })
+	testkit.Eventually(t, 10*time.Second, "the card cache's feed is live", l.cards.Live)
+	return l
+}
+
+// publishSchedule writes the schedule as the fees service does (its identity, its bucket).
+func (l *localEnv) publishSchedule(t *testing.T, version, capitecBase int64) {
+	t.Helper()
+	_, js := l.srv.Connect(t, "fees")
+	kv, err := js.CreateOrUpdateKeyValue(t.Context(), bus.FeeScheduleBucket(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := feeschedule.Encode(feeschedule.Schedule{Version: version, Banks: []feeschedule.BankFee{
+		{Bank: "capitec", DisplayName: "Capitec", BaseFeeCents: capitecBase, PercentageBps: 30},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(t.Context(), feeschedule.Key, data); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 10*time.Second, "transfers holds the new schedule", func() bool { return l.fees.Version() == version })
+}
+
+// publishCardChange announces a change of the card as paymentmethods' relay does.
+func (l *localEnv) publishCardChange(t *testing.T, user, id string, change paymentmethodsv1.PaymentMethodChange) {
+	t.Helper()
+	_, js := l.srv.Connect(t, "paymentmethods")
+	data, err := proto.Marshal(&paymentmethodsv1.PaymentMethodChanged{UserId: user, PaymentMethodId: id, Change: change})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject, err := bus.Subject(bus.DomainPaymentMethods, user, "changed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(t.Context(), subject, data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func storedScheduleVersion(t *testing.T, e *testkit.Env, id string) int64 {
+	t.Helper()
+	var v int64
+	if err := e.Pool.QueryRow(t.Context(), `SELECT fee_schedule_version FROM transfers WHERE id = $1`, id).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// A create asks fees' Quote only until the schedule arrives; from then on it is priced locally
+// and records the version, and after a change the next transfer is priced and stamped by the
+// new version. The fee stored is the fee charged.
+func TestCreatePricesFromThePublishedSchedule(t *testing.T) {
+	t.Parallel()
+	l := startLocal(t)
+	user, pm := l.NewUser()
+	ctx := l.Ctx(t, user)
+
+	first := create(t, ctx, l.Env, testkit.Request("before-schedule", pm))
+	if first.GetFeeScheduleVersion() != 0 || l.Fees.Calls() != 1 || first.GetBankFeeCents() != 1000 || first.GetPlatformFeeCents() != 150 {
+		t.Fatalf("before any schedule: %v after %d quotes, want fees' quote (version 0)", first, l.Fees.Calls())
+	}
+
+	l.publishSchedule(t, 1, 1000)
+	second := create(t, ctx, l.Env, testkit.Request("schedule-1", pm))
+	if second.GetFeeScheduleVersion() != 1 || second.GetBankFeeCents() != 1000 || second.GetPlatformFeeCents() != 150 ||
+		second.GetFeeCents() != 1150 || second.GetTotalAmountCents() != 51150 {
+		t.Fatalf("at version 1: %v", second)
+	}
+
+	l.publishSchedule(t, 2, 1200)
+	third := create(t, ctx, l.Env, testkit.Request("schedule-2", pm))
+	if third.GetFeeScheduleVersion() != 2 || third.GetBankFeeCents() != 1200 || third.GetFeeCents() != 1350 || third.GetTotalAmountCents() != 51350 {
+		t.Fatalf("at version 2: %v", third)
+	}
+	if l.Fees.Calls() != 1 {
+		t.Fatalf("fees was asked %d times, want once (before the schedule)", l.Fees.Calls())
+	}
+	for id, want := range map[string]int64{first.GetId(): 0, second.GetId(): 1, third.GetId(): 2} {
+		if got := storedScheduleVersion(t, l.Env, id); got != want {
+			t.Errorf("transfer %s stored version %d, want %d", id, got, want)
+		}
+		res, err := l.Client.GetTransfer(ctx, &transfersv1.GetTransferRequest{UserId: user, TransferId: id})
+		if err != nil || res.GetTransfer().GetFeeScheduleVersion() != want {
+			t.Errorf("GetTransfer %s: version %d (%v), want %d", id, res.GetTransfer().GetFeeScheduleVersion(), err, want)
+		}
+	}
+}
+
+// The card is asked for once and then answered from the cache; its change event drops it; and
+// another user's card id is refused every time, exactly as before.
+func TestCreateCachesTheCard(t *testing.T) {
+	t.Parallel()
+	l := startLocal(t)
+	l.publishSchedule(t, 1, 1000)
+	alice, card := l.NewUser()
+	bob, _ := l.NewUser()
+	ctxA, ctxB := l.Ctx(t, alice), l.Ctx(t, bob)
+
+	create(t, ctxA, l.Env, testkit.Request("a-1", card))
+	create(t, ctxA, l.Env, testkit.Request("a-2", card))
+	create(t, ctxA, l.Env, testkit.Request("a-3", card))
+	if n := l.Payments.GetCalls(); n != 1 {
+		t.Fatalf("%d ownership calls for three creates with one card, want 1", n)
+	}
+	if l.Fees.Calls() != 0 {
+		t.Fatalf("fees asked %d times", l.Fees.Calls())
+	}
+
+	// Bob naming Alice's card (held in the cache) is refused as an unknown card, every time.
+	for i := range 2 {
+		_, err := l.Client.CreateTransfer(ctxB, testkit.Request("b-"+string(rune('1'+i)), card))
+		if status.Code(err) != codes.InvalidArgument || rows(t, l.Env, bob) != 0 {
+			t.Fatalf("Bob with Alice's card: %v, want InvalidArgument and nothing created", err)
+		}
+	}
+	if n := l.Payments.GetCalls(); n != 3 {
+		t.Fatalf("%d ownership calls, want 3 (Alice's fill, each of Bob's tries)", n)
+	}
+
+	// Alice deletes the card: the event drops it and the next create asks again, and is refused.
+	l.Payments.DeleteMethod(card)
+	l.publishCardChange(t, alice, card, paymentmethodsv1.PaymentMethodChange_PAYMENT_METHOD_CHANGE_DELETED)
+	testkit.Eventually(t, 10*time.Second, "the deleted card is dropped", func() bool { return l.cards.Len() == 0 })
+	if _, err := l.Client.CreateTransfer(ctxA, testkit.Request("a-4", card)); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("create with the deleted card: %v, want InvalidArgument", err)
+	}
+	if n := l.Payments.GetCalls(); n != 4 {
+		t.Fatalf("%d ownership calls, want 4", n)
+	}
+}
