@@ -315,14 +315,9 @@ func findType(p *goPackage, name string) (*ast.TypeSpec, *ast.File) {
 }
 
 // ReadConfig finds the configuration of the binary whose main package is mainDir
-// (repository-relative): the struct its variables are loaded into, and their prefix. Either in
-// the main package itself: the type of its `var cfg T`, with the prefix from
-// `service.Spec{Name: "…"}` (the service's name, upper-cased) or `config.Load("PREFIX", …)`; or,
-// for a binary whose main hands over to a package of its own module (cashout's main calls
-// gateway.Main, which does not use service.Main), in the first package of that module the main
-// package imports, directly or not (breadth-first), that calls `config.Load(prefix, &x)` or
-// `config.LoadWith(lookup, prefix, &x)` on a `var x T`; prefix is then a string constant or
-// strings.ToUpper of one.
+// (repository-relative): the struct its variables are loaded into, and their prefix, read in
+// the main package: the type of its `var cfg T`, with the prefix from `service.Spec{Name: "…"}`
+// (the service's name, upper-cased) or `config.Load("PREFIX", …)`.
 // It walks the struct as the platform's config package does: env-tagged fields are variables,
 // untagged struct fields (embedded service.Base, groups) are walked.
 func ReadConfig(ws *Workspace, binary, mainDir string) (Config, error) {
@@ -372,20 +367,15 @@ func ReadConfig(ws *Workspace, binary, mainDir string) (Config, error) {
 			return true
 		})
 	}
-	pkg := mainPkg
-	if cfgType == nil || prefix == "" {
-		found, err := l.findLoadedConfig(mainPkg)
-		if err != nil {
-			return Config{}, fmt.Errorf("%s: %w", binary, err)
-		}
-		if found == nil {
-			if cfgType == nil {
-				return Config{}, fmt.Errorf("%s: no `var cfg T` in the main package %s, nor a config.Load or config.LoadWith of its module's packages", binary, mainDir)
-			}
-			return Config{}, fmt.Errorf("%s: no service.Spec{Name: …} or config.Load(\"PREFIX\", …) in %s", binary, mainDir)
-		}
-		pkg, cfgFile, cfgType, prefix = found.pkg, found.file, found.typ, found.prefix
+	// Every binary wires itself in its main package (services/README.md), so its configuration
+	// is read there.
+	if cfgType == nil {
+		return Config{}, fmt.Errorf("%s: no `var cfg T` in the main package %s", binary, mainDir)
 	}
+	if prefix == "" {
+		return Config{}, fmt.Errorf("%s: no service.Spec{Name: …} or config.Load(\"PREFIX\", …) in %s", binary, mainDir)
+	}
+	pkg := mainPkg
 	c := Config{Binary: binary, Prefix: prefix}
 	if err := l.walkType(pkg, cfgFile, cfgType, prefix, &c.Vars, 0); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", binary, err)
@@ -401,214 +391,6 @@ func ReadConfig(ws *Workspace, binary, mainDir string) (Config, error) {
 		seen[v.Name] = true
 	}
 	return c, nil
-}
-
-// loadedConfig is a configuration struct found through its config.Load or config.LoadWith call.
-type loadedConfig struct {
-	pkg    *goPackage
-	file   *ast.File // where the variable's type expression is written
-	typ    ast.Expr
-	prefix string
-}
-
-// findLoadedConfig searches the workspace packages of main's module that main imports, directly
-// or not, breadth-first, for the config.Load or config.LoadWith call that fills the binary's
-// configuration. It returns nil when there is none, and an error when one package has two or
-// a call it cannot read (a prefix that is not a constant).
-func (l *sourceLoader) findLoadedConfig(main *goPackage) (*loadedConfig, error) {
-	mod, ok := l.ws.ModuleOf(main.dir)
-	if !ok {
-		return nil, fmt.Errorf("%s is in no module of go.work", main.dir)
-	}
-	seen := map[string]bool{main.dir: true}
-	queue := []*goPackage{main}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		if p != main {
-			found, err := l.loadCall(p)
-			if err != nil || found != nil {
-				return found, err
-			}
-		}
-		for _, f := range p.files {
-			for _, imp := range f.Imports {
-				ip, _ := strconv.Unquote(imp.Path.Value)
-				dir := l.ws.dirOfImport(ip)
-				if dir == "" || seen[dir] {
-					continue
-				}
-				if m, ok := l.ws.ModuleOf(dir); !ok || m.Dir != mod.Dir {
-					continue // the platform's or another module's packages load no binary's config
-				}
-				seen[dir] = true
-				q, err := l.load(dir)
-				if err != nil {
-					return nil, err
-				}
-				queue = append(queue, q)
-			}
-		}
-	}
-	return nil, nil
-}
-
-// loadCall finds, in package p, the call config.Load(prefix, &x) or
-// config.LoadWith(lookup, prefix, &x) and the declaration `var x T` in the same function.
-func (l *sourceLoader) loadCall(p *goPackage) (*loadedConfig, error) {
-	var found []*loadedConfig
-	var errs []error
-	for _, f := range p.files {
-		configName := ""
-		for _, imp := range f.Imports {
-			ip, _ := strconv.Unquote(imp.Path.Value)
-			if l.ws.dirOfImport(ip) == "services/platform/config" {
-				configName = "config"
-				if imp.Name != nil {
-					configName = imp.Name.Name
-				}
-			}
-		}
-		if configName == "" {
-			continue
-		}
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
-			}
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				sel, ok := call.Fun.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				if x, ok := sel.X.(*ast.Ident); !ok || x.Name != configName {
-					return true
-				}
-				var prefixArg, dst ast.Expr
-				switch {
-				case sel.Sel.Name == "Load" && len(call.Args) == 2:
-					prefixArg, dst = call.Args[0], call.Args[1]
-				case sel.Sel.Name == "LoadWith" && len(call.Args) == 3:
-					prefixArg, dst = call.Args[1], call.Args[2]
-				default:
-					return true
-				}
-				pos := l.fset.Position(call.Pos())
-				prefix, ok := l.constString(p, f, prefixArg)
-				if !ok {
-					errs = append(errs, fmt.Errorf("%s: the prefix of %s.%s is not a string constant (or strings.ToUpper of one)", pos, configName, sel.Sel.Name))
-					return true
-				}
-				u, ok := dst.(*ast.UnaryExpr)
-				if !ok || u.Op != token.AND {
-					errs = append(errs, fmt.Errorf("%s: %s.%s loads into something other than &variable", pos, configName, sel.Sel.Name))
-					return true
-				}
-				id, ok := u.X.(*ast.Ident)
-				if !ok {
-					errs = append(errs, fmt.Errorf("%s: %s.%s loads into something other than &variable", pos, configName, sel.Sel.Name))
-					return true
-				}
-				typ := varType(fn.Body, id.Name)
-				if typ == nil {
-					errs = append(errs, fmt.Errorf("%s: no `var %s T` in the function that loads it", pos, id.Name))
-					return true
-				}
-				found = append(found, &loadedConfig{pkg: p, file: f, typ: typ, prefix: prefix})
-				return true
-			})
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	switch len(found) {
-	case 0:
-		return nil, nil
-	case 1:
-		return found[0], nil
-	}
-	return nil, fmt.Errorf("%s: %d configuration loads; want one", p.dir, len(found))
-}
-
-// varType is the type of `var name T` declared in body.
-func varType(body *ast.BlockStmt, name string) ast.Expr {
-	var typ ast.Expr
-	ast.Inspect(body, func(n ast.Node) bool {
-		if vs, ok := n.(*ast.ValueSpec); ok && vs.Type != nil && typ == nil {
-			for _, id := range vs.Names {
-				if id.Name == name {
-					typ = vs.Type
-				}
-			}
-		}
-		return typ == nil
-	})
-	return typ
-}
-
-// constString evaluates e, used in file of package p, as a string: a literal, a constant of the
-// package declared with a literal, or strings.ToUpper of either.
-func (l *sourceLoader) constString(p *goPackage, file *ast.File, e ast.Expr) (string, bool) {
-	switch e := e.(type) {
-	case *ast.BasicLit:
-		if e.Kind != token.STRING {
-			return "", false
-		}
-		s, err := strconv.Unquote(e.Value)
-		return s, err == nil
-	case *ast.Ident:
-		for _, f := range p.files {
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, id := range vs.Names {
-						if id.Name == e.Name && i < len(vs.Values) {
-							return l.constString(p, f, vs.Values[i])
-						}
-					}
-				}
-			}
-		}
-	case *ast.CallExpr:
-		sel, ok := e.Fun.(*ast.SelectorExpr)
-		if !ok || sel.Sel.Name != "ToUpper" || len(e.Args) != 1 {
-			return "", false
-		}
-		x, ok := sel.X.(*ast.Ident)
-		if !ok {
-			return "", false
-		}
-		if dir, err := l.importDir(file, x.Name); err != nil || dir != "" || !importsPath(file, x.Name, "strings") {
-			return "", false
-		}
-		s, ok := l.constString(p, file, e.Args[0])
-		return strings.ToUpper(s), ok
-	}
-	return "", false
-}
-
-// importsPath reports whether file imports importPath under name.
-func importsPath(file *ast.File, name, importPath string) bool {
-	for _, imp := range file.Imports {
-		ip, _ := strconv.Unquote(imp.Path.Value)
-		if ip != importPath {
-			continue
-		}
-		if (imp.Name == nil && path.Base(ip) == name) || (imp.Name != nil && imp.Name.Name == name) {
-			return true
-		}
-	}
-	return false
 }
 
 var errNotStruct = errors.New("not a struct")

@@ -52,15 +52,24 @@ describe("newTraceparent", () => {
 });
 
 describe("transport", () => {
-  /** Stubs fetch with a Connect server that answers `{}` and records each request's headers. */
+  /**
+   * Stubs fetch with a Connect server that answers an empty message in binary protobuf (zero
+   * bytes) and records each request's headers.
+   */
   function stubFetch(): Headers[] {
     const seen: Headers[] = [];
     vi.stubGlobal("fetch", async (_url: string, init: RequestInit) => {
       seen.push(new Headers(init.headers));
-      return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
+      return new Response(new Uint8Array(), { status: 200, headers: { "content-type": "application/proto" } });
     });
     return seen;
   }
+
+  it("speaks Connect's binary protobuf, not JSON", async () => {
+    const seen = stubFetch();
+    await createClient(SystemService, transport).checkConnection({});
+    expect(seen[0].get("content-type")).toBe("application/proto");
+  });
 
   it("sends a new traceparent with every call", async () => {
     const seen = stubFetch();

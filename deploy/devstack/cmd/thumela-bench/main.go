@@ -51,7 +51,7 @@ func run() int {
 	flag.DurationVar(&cfg.DrainTimeout, "drain-timeout", 120*time.Second, "how long to wait for the transfers worker to finish the create phase's transfers")
 	flag.StringVar(&cfg.SandboxDelay, "sandbox-delay", "10ms", "PAYMENTMETHODS_SANDBOX_DELAY for the bench stack (empty: the service's default)")
 	flag.StringVar(&cfg.LogLevel, "log-level", "info", "LOG_LEVEL of the stack's processes (their logs go to a file)")
-	flag.StringVar(&cfg.Codec, "codec", "json", "Connect codec of the bench's clients: json (as the browser) or proto")
+	flag.StringVar(&cfg.Codec, "codec", "proto", "Connect codec of the bench's clients: proto (binary, as the browser) or json")
 	flag.StringVar(&cfg.StreamsProtocol, "streams-protocol", "h2c", "event streams over h2c (one HTTP/2 connection per user) or http1 (one connection per stream)")
 	flag.BoolVar(&cfg.NotifyBaseline, "notify-baseline", true, "also run pgbench's transfer transaction with a pg_notify, as the outboxes do (a diagnostic row)")
 	flag.IntVar(&cfg.NATSMaxConsumers, "nats-max-consumers", -1, "consumers allowed per JetStream stream on the bench's NATS (-1 unlimited; 0 NATS's default of 1,000, which -streams 1000 plus the services' own consumers exceed)")

@@ -1,7 +1,7 @@
 // Package otlpreceiver receives OpenTelemetry trace exports over OTLP/HTTP (POST /v1/traces,
-// binary protobuf or JSON, optionally gzipped) and flattens them into Spans: what the dev stack's
-// trace viewer (internal/traceview) keeps and shows, and what the trace-chain test
-// (internal/tracechain) asserts on.
+// binary protobuf or JSON, optionally gzipped) and flattens them into Spans, in memory: what the
+// trace-chain test (internal/tracechain) asserts on. (`make traces` shows the dev stack's traces
+// in otel-desktop-viewer instead.)
 package otlpreceiver
 
 import (
