@@ -26,6 +26,7 @@ import (
 	"github.com/thumela/thumela/services/platform/config"
 	"github.com/thumela/thumela/services/platform/lifecycle"
 	"github.com/thumela/thumela/services/platform/logging"
+	"github.com/thumela/thumela/services/platform/memtrim"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/postgres"
 	"github.com/thumela/thumela/services/platform/telemetry"
@@ -169,6 +170,9 @@ func Run(ctx context.Context, spec Spec) error {
 		rt.Add(telemetry.MetricsServer(base.MetricsAddr, logger))
 	}
 	rt.Go("outbox-relay", relay.Run)
+	// Idle heap back to the system once a burst is over: every process stays within its
+	// memory budget after the load, not only while idle (memtrim).
+	rt.Go("memtrim", func(ctx context.Context) error { return memtrim.Run(ctx, memtrim.Config{}, logger) })
 	if err := spec.Setup(ctx, rt); err != nil {
 		return err
 	}

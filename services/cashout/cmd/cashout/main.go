@@ -32,6 +32,7 @@ import (
 	"github.com/thumela/thumela/services/platform/config"
 	"github.com/thumela/thumela/services/platform/grpcserver"
 	"github.com/thumela/thumela/services/platform/lifecycle"
+	"github.com/thumela/thumela/services/platform/memtrim"
 	"github.com/thumela/thumela/services/platform/logging"
 	"github.com/thumela/thumela/services/platform/telemetry"
 )
@@ -138,6 +139,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 			Stop:  svc.Close,
 		},
 		isoServer.Component(cfg.ISOAddr),
+		// Idle heap back to the system after a burst, as every service does (platform/service).
+		lifecycle.Component{Name: "memtrim", Start: func(ctx context.Context) error { return memtrim.Run(ctx, memtrim.Config{}, logger) }},
 	)
 	return lifecycle.Run(ctx, logger, cfg.ShutdownTimeout, components...)
 }

@@ -234,9 +234,10 @@ type ScheduleData struct {
 	// has no access token with which to ask paymentmethods again. A card deleted since is
 	// refused at the charge (the transfer fails and the sender is e-mailed).
 	PaymentMethod PaymentMethodRef
-	// Quote is the fee quoted at creation: the price the sender agreed to (fees answers only
-	// for a user's token, which the scheduler does not have). The first-transfer waiver is
-	// still decided per occurrence, under the sender's lock.
+	// Quote is the fee quoted at creation, with the fee schedule's version that priced it: the
+	// price the sender agreed to for every occurrence, whatever the schedule says on the day
+	// (each occurrence's transfer records that version). The first-transfer waiver is still
+	// decided per occurrence, under the sender's lock.
 	Quote     Quote
 	Frequency Frequency
 	Start     Date
@@ -269,7 +270,7 @@ func NewSchedule(id, userID uuid.UUID, req ScheduleRequest, pm PaymentMethodRef,
 	return &Schedule{s: ScheduleData{
 		ID: id, UserID: userID, IdempotencyKey: t.IdempotencyKey(), RequestHash: req.Hash(),
 		RecipientName: t.RecipientName(), RecipientPhone: t.RecipientPhone(), Bank: t.Bank(), Amount: t.Amount(),
-		PaymentMethod: pm, Quote: Quote{BankFee: quote.BankFee, PlatformFee: quote.PlatformFee},
+		PaymentMethod: pm, Quote: Quote{BankFee: quote.BankFee, PlatformFee: quote.PlatformFee, ScheduleVersion: quote.ScheduleVersion},
 		Frequency: req.Frequency, Start: req.Start, End: req.End, State: ScheduleActive, Next: req.Start,
 		SenderFirstName: sender.FirstName, SenderLastName: truncateRunes(lastName, MaxSenderName), SenderEmail: sender.Email,
 		RecipientKnownConfirmed: t.RecipientKnownConfirmed(), CreatedAt: now, UpdatedAt: now,

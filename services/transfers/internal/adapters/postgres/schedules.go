@@ -22,24 +22,25 @@ import (
 const scheduleColumns = `id, user_id, idempotency_key, request_hash, recipient_name, recipient_phone, bank, amount_cents,
 	payment_method_id, payment_method_name, payment_method_last_four, payment_method_token, bank_fee_cents, platform_fee_cents,
 	frequency, start_date, end_date, state, next_date, sender_first_name, sender_last_name, sender_email,
-	recipient_known_confirmed, created_at, updated_at`
+	recipient_known_confirmed, created_at, updated_at, fee_schedule_version`
 
 func scanSchedule(row pgx.CollectableRow) (*domain.Schedule, error) {
 	var (
 		d                         domain.ScheduleData
 		phone, bank, freq, state  string
 		amount, bankFee, platform int64
+		feeVersion                int64
 		start                     time.Time
 		end, next                 *time.Time
 	)
 	if err := row.Scan(&d.ID, &d.UserID, &d.IdempotencyKey, &d.RequestHash, &d.RecipientName, &phone, &bank, &amount,
 		&d.PaymentMethod.ID, &d.PaymentMethod.Name, &d.PaymentMethod.LastFour, &d.PaymentMethod.Token, &bankFee, &platform,
 		&freq, &start, &end, &state, &next, &d.SenderFirstName, &d.SenderLastName, &d.SenderEmail,
-		&d.RecipientKnownConfirmed, &d.CreatedAt, &d.UpdatedAt); err != nil {
+		&d.RecipientKnownConfirmed, &d.CreatedAt, &d.UpdatedAt, &feeVersion); err != nil {
 		return nil, err
 	}
 	d.RecipientPhone, d.Bank, d.Amount = domain.PhoneFromE164(phone), domain.Bank(bank), domain.Cents(amount)
-	d.Quote = domain.Quote{BankFee: domain.Cents(bankFee), PlatformFee: domain.Cents(platform)}
+	d.Quote = domain.Quote{BankFee: domain.Cents(bankFee), PlatformFee: domain.Cents(platform), ScheduleVersion: feeVersion}
 	d.Frequency, d.State, d.Start = domain.Frequency(freq), domain.ScheduleState(state), domain.DateFromTime(start)
 	if end != nil {
 		d.End = domain.DateFromTime(*end)
@@ -96,12 +97,12 @@ func (r *Transfers) CreateSchedule(ctx context.Context, s *domain.Schedule) (*do
 	)
 	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO schedules (`+scheduleColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)
 			ON CONFLICT ON CONSTRAINT schedules_user_key DO NOTHING`,
 			d.ID, d.UserID, d.IdempotencyKey, d.RequestHash, d.RecipientName, d.RecipientPhone.E164(), string(d.Bank), d.Amount.Cents(),
 			d.PaymentMethod.ID, d.PaymentMethod.Name, d.PaymentMethod.LastFour, d.PaymentMethod.Token, d.Quote.BankFee.Cents(),
 			d.Quote.PlatformFee.Cents(), string(d.Frequency), d.Start.Time(), nullDate(d.End), string(d.State), nullDate(d.Next),
-			d.SenderFirstName, d.SenderLastName, d.SenderEmail, d.RecipientKnownConfirmed, d.CreatedAt, d.UpdatedAt)
+			d.SenderFirstName, d.SenderLastName, d.SenderEmail, d.RecipientKnownConfirmed, d.CreatedAt, d.UpdatedAt, d.Quote.ScheduleVersion)
 		if err != nil {
 			return fmt.Errorf("insert schedule: %w", err)
 		}
