@@ -34,11 +34,11 @@ import (
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/live"
-	"github.com/thumela/thumela/services/platform/memtrim"
 	"github.com/thumela/thumela/bff/internal/revocation"
 	"github.com/thumela/thumela/bff/internal/server"
 	"github.com/thumela/thumela/bff/internal/session"
 	"github.com/thumela/thumela/bff/internal/upstream"
+	"github.com/thumela/thumela/services/platform/memtrim"
 )
 
 var version = "dev"

@@ -17,11 +17,11 @@ type Account struct {
 var _ bffv1connect.AccountServiceHandler = (*Account)(nil)
 
 func (a *Account) GetProfile(ctx context.Context, _ *bffv1.GetProfileRequest) (*bffv1.GetProfileResponse, error) {
-	ctx, g, err := a.authed(ctx)
+	ctx, _, err := a.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := a.Profiles.GetProfile(ctx, &profilesv1.GetProfileRequest{UserId: g.UserID})
+	res, err := a.Profiles.GetProfile(ctx, &profilesv1.GetProfileRequest{})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, a.Logger, err)
 	}
@@ -29,12 +29,11 @@ func (a *Account) GetProfile(ctx context.Context, _ *bffv1.GetProfileRequest) (*
 }
 
 func (a *Account) UpdateProfile(ctx context.Context, req *bffv1.UpdateProfileRequest) (*bffv1.UpdateProfileResponse, error) {
-	ctx, g, err := a.authed(ctx)
+	ctx, _, err := a.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := a.Profiles.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{
-		UserId:      g.UserID,
 		FirstName:   req.GetFirstName(),
 		LastName:    req.GetLastName(),
 		PhoneNumber: req.GetPhoneNumber(),

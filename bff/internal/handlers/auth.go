@@ -108,13 +108,13 @@ func (a *Auth) startSession(ctx context.Context, u *identityv1.User, s *identity
 		a.Logger.WarnContext(ctx, "could not exchange a new session", "err", err)
 		return user, nil
 	}
-	return user, a.profile(withBearer(ctx, g.AccessToken), g.UserID)
+	return user, a.profile(withBearer(ctx, g.AccessToken))
 }
 
-// profile reads the user's profile; failures are only logged (the spec's rule) and the page
+// profile reads the profile of the user whose access token ctx carries; failures are only logged (the spec's rule) and the page
 // falls back to the e-mail for the badge.
-func (a *Auth) profile(ctx context.Context, userID string) *bffv1.Profile {
-	res, err := a.Profiles.GetProfile(ctx, &profilesv1.GetProfileRequest{UserId: userID})
+func (a *Auth) profile(ctx context.Context) *bffv1.Profile {
+	res, err := a.Profiles.GetProfile(ctx, &profilesv1.GetProfileRequest{})
 	if err != nil {
 		a.Logger.WarnContext(ctx, "could not read the profile", "err", err)
 		return nil
@@ -144,7 +144,7 @@ func (a *Auth) GetSession(ctx context.Context, _ *bffv1.GetSessionRequest) (*bff
 	}
 	return &bffv1.GetSessionResponse{
 		User:    &bffv1.User{Id: g.UserID, Email: g.Email},
-		Profile: a.profile(ctx, g.UserID),
+		Profile: a.profile(ctx),
 	}, nil
 }
 

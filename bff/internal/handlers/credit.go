@@ -21,11 +21,11 @@ type Credit struct {
 var _ bffv1connect.CreditServiceHandler = (*Credit)(nil)
 
 func (c *Credit) GetCredit(ctx context.Context, _ *bffv1.GetCreditRequest) (*bffv1.GetCreditResponse, error) {
-	ctx, g, err := c.authed(ctx)
+	ctx, _, err := c.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Deps.Transfers.GetCredit(ctx, &transfersv1.GetCreditRequest{UserId: g.UserID})
+	res, err := c.Deps.Transfers.GetCredit(ctx, &transfersv1.GetCreditRequest{})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, c.Logger, err)
 	}

@@ -14,11 +14,11 @@ import (
 // transfers it cancelled. The browser's list and live state follow from the cancellations'
 // own events on the live stream; the answer only says how many.
 func (t *Transfers) FreezeVouchers(ctx context.Context, _ *bffv1.FreezeVouchersRequest) (*bffv1.FreezeVouchersResponse, error) {
-	ctx, g, err := t.authed(ctx)
+	ctx, _, err := t.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.Deps.Transfers.FreezeVouchers(ctx, &transfersv1.FreezeVouchersRequest{UserId: g.UserID})
+	res, err := t.Deps.Transfers.FreezeVouchers(ctx, &transfersv1.FreezeVouchersRequest{})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}

@@ -19,11 +19,11 @@ type PaymentMethods struct {
 var _ bffv1connect.PaymentMethodsServiceHandler = (*PaymentMethods)(nil)
 
 func (p *PaymentMethods) ListPaymentMethods(ctx context.Context, _ *bffv1.ListPaymentMethodsRequest) (*bffv1.ListPaymentMethodsResponse, error) {
-	ctx, g, err := p.authed(ctx)
+	ctx, _, err := p.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := p.Deps.PaymentMethods.ListPaymentMethods(ctx, &paymentmethodsv1.ListPaymentMethodsRequest{UserId: g.UserID})
+	res, err := p.Deps.PaymentMethods.ListPaymentMethods(ctx, &paymentmethodsv1.ListPaymentMethodsRequest{})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, p.Logger, err)
 	}
@@ -35,12 +35,11 @@ func (p *PaymentMethods) ListPaymentMethods(ctx context.Context, _ *bffv1.ListPa
 }
 
 func (p *PaymentMethods) AddCard(ctx context.Context, req *bffv1.AddCardRequest) (*bffv1.AddCardResponse, error) {
-	ctx, g, err := p.authed(ctx)
+	ctx, _, err := p.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := p.Deps.PaymentMethods.AddCard(ctx, &paymentmethodsv1.AddCardRequest{
-		UserId:      g.UserID,
 		Name:        req.GetName(),
 		CardNumber:  req.GetCardNumber(),
 		ExpiryMonth: req.GetExpiryMonth(),
@@ -55,12 +54,11 @@ func (p *PaymentMethods) AddCard(ctx context.Context, req *bffv1.AddCardRequest)
 }
 
 func (p *PaymentMethods) UpdatePaymentMethod(ctx context.Context, req *bffv1.UpdatePaymentMethodRequest) (*bffv1.UpdatePaymentMethodResponse, error) {
-	ctx, g, err := p.authed(ctx)
+	ctx, _, err := p.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := p.Deps.PaymentMethods.UpdatePaymentMethod(ctx, &paymentmethodsv1.UpdatePaymentMethodRequest{
-		UserId:          g.UserID,
 		PaymentMethodId: req.GetId(),
 		Name:            req.GetName(),
 		IsDefault:       req.GetIsDefault(),
@@ -72,12 +70,11 @@ func (p *PaymentMethods) UpdatePaymentMethod(ctx context.Context, req *bffv1.Upd
 }
 
 func (p *PaymentMethods) SetDefaultPaymentMethod(ctx context.Context, req *bffv1.SetDefaultPaymentMethodRequest) (*bffv1.SetDefaultPaymentMethodResponse, error) {
-	ctx, g, err := p.authed(ctx)
+	ctx, _, err := p.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := p.Deps.PaymentMethods.SetDefaultPaymentMethod(ctx, &paymentmethodsv1.SetDefaultPaymentMethodRequest{
-		UserId:          g.UserID,
 		PaymentMethodId: req.GetId(),
 	})
 	if err != nil {
@@ -87,12 +84,11 @@ func (p *PaymentMethods) SetDefaultPaymentMethod(ctx context.Context, req *bffv1
 }
 
 func (p *PaymentMethods) DeletePaymentMethod(ctx context.Context, req *bffv1.DeletePaymentMethodRequest) (*bffv1.DeletePaymentMethodResponse, error) {
-	ctx, g, err := p.authed(ctx)
+	ctx, _, err := p.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := p.Deps.PaymentMethods.DeletePaymentMethod(ctx, &paymentmethodsv1.DeletePaymentMethodRequest{
-		UserId:          g.UserID,
 		PaymentMethodId: req.GetId(),
 	}); err != nil {
 		return nil, rpcerr.FromService(ctx, p.Logger, err)

@@ -22,11 +22,11 @@ type Recipients struct {
 var _ bffv1connect.RecipientsServiceHandler = (*Recipients)(nil)
 
 func (r *Recipients) ListRecipients(ctx context.Context, req *bffv1.ListRecipientsRequest) (*bffv1.ListRecipientsResponse, error) {
-	ctx, g, err := r.authed(ctx)
+	ctx, _, err := r.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.Deps.Transfers.ListRecipients(ctx, &transfersv1.ListRecipientsRequest{UserId: g.UserID, Query: req.GetQuery()})
+	res, err := r.Deps.Transfers.ListRecipients(ctx, &transfersv1.ListRecipientsRequest{Query: req.GetQuery()})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, r.Logger, err)
 	}
@@ -38,12 +38,12 @@ func (r *Recipients) ListRecipients(ctx context.Context, req *bffv1.ListRecipien
 }
 
 func (r *Recipients) UpdateRecipient(ctx context.Context, req *bffv1.UpdateRecipientRequest) (*bffv1.UpdateRecipientResponse, error) {
-	ctx, g, err := r.authed(ctx)
+	ctx, _, err := r.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := r.Deps.Transfers.UpdateRecipient(ctx, &transfersv1.UpdateRecipientRequest{
-		UserId: g.UserID, RecipientId: req.GetRecipientId(), Name: req.GetName(), Phone: req.GetPhone(), Bank: banks.toService(req.GetBank()),
+		RecipientId: req.GetRecipientId(), Name: req.GetName(), Phone: req.GetPhone(), Bank: banks.toService(req.GetBank()),
 	})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, r.Logger, err)
@@ -52,11 +52,11 @@ func (r *Recipients) UpdateRecipient(ctx context.Context, req *bffv1.UpdateRecip
 }
 
 func (r *Recipients) DeleteRecipient(ctx context.Context, req *bffv1.DeleteRecipientRequest) (*bffv1.DeleteRecipientResponse, error) {
-	ctx, g, err := r.authed(ctx)
+	ctx, _, err := r.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.Deps.Transfers.DeleteRecipient(ctx, &transfersv1.DeleteRecipientRequest{UserId: g.UserID, RecipientId: req.GetRecipientId()}); err != nil {
+	if _, err := r.Deps.Transfers.DeleteRecipient(ctx, &transfersv1.DeleteRecipientRequest{RecipientId: req.GetRecipientId()}); err != nil {
 		return nil, rpcerr.FromService(ctx, r.Logger, err)
 	}
 	return &bffv1.DeleteRecipientResponse{}, nil

@@ -28,7 +28,6 @@ func (s *Schedules) CreateSchedule(ctx context.Context, req *bffv1.CreateSchedul
 		return nil, err
 	}
 	in := &transfersv1.CreateScheduleRequest{
-		UserId:          g.UserID,
 		IdempotencyKey:  req.GetIdempotencyKey(),
 		RecipientName:   req.GetRecipientName(),
 		RecipientPhone:  req.GetRecipientPhone(),
@@ -57,11 +56,11 @@ func (s *Schedules) CreateSchedule(ctx context.Context, req *bffv1.CreateSchedul
 }
 
 func (s *Schedules) ListSchedules(ctx context.Context, _ *bffv1.ListSchedulesRequest) (*bffv1.ListSchedulesResponse, error) {
-	ctx, g, err := s.authed(ctx)
+	ctx, _, err := s.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.Deps.Transfers.ListSchedules(ctx, &transfersv1.ListSchedulesRequest{UserId: g.UserID})
+	res, err := s.Deps.Transfers.ListSchedules(ctx, &transfersv1.ListSchedulesRequest{})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
@@ -73,11 +72,11 @@ func (s *Schedules) ListSchedules(ctx context.Context, _ *bffv1.ListSchedulesReq
 }
 
 func (s *Schedules) PauseSchedule(ctx context.Context, req *bffv1.PauseScheduleRequest) (*bffv1.PauseScheduleResponse, error) {
-	ctx, g, err := s.authed(ctx)
+	ctx, _, err := s.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.Deps.Transfers.PauseSchedule(ctx, &transfersv1.PauseScheduleRequest{UserId: g.UserID, ScheduleId: req.GetScheduleId()})
+	res, err := s.Deps.Transfers.PauseSchedule(ctx, &transfersv1.PauseScheduleRequest{ScheduleId: req.GetScheduleId()})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
@@ -85,11 +84,11 @@ func (s *Schedules) PauseSchedule(ctx context.Context, req *bffv1.PauseScheduleR
 }
 
 func (s *Schedules) ResumeSchedule(ctx context.Context, req *bffv1.ResumeScheduleRequest) (*bffv1.ResumeScheduleResponse, error) {
-	ctx, g, err := s.authed(ctx)
+	ctx, _, err := s.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.Deps.Transfers.ResumeSchedule(ctx, &transfersv1.ResumeScheduleRequest{UserId: g.UserID, ScheduleId: req.GetScheduleId()})
+	res, err := s.Deps.Transfers.ResumeSchedule(ctx, &transfersv1.ResumeScheduleRequest{ScheduleId: req.GetScheduleId()})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
@@ -97,11 +96,11 @@ func (s *Schedules) ResumeSchedule(ctx context.Context, req *bffv1.ResumeSchedul
 }
 
 func (s *Schedules) DeleteSchedule(ctx context.Context, req *bffv1.DeleteScheduleRequest) (*bffv1.DeleteScheduleResponse, error) {
-	ctx, g, err := s.authed(ctx)
+	ctx, _, err := s.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Deps.Transfers.DeleteSchedule(ctx, &transfersv1.DeleteScheduleRequest{UserId: g.UserID, ScheduleId: req.GetScheduleId()}); err != nil {
+	if _, err := s.Deps.Transfers.DeleteSchedule(ctx, &transfersv1.DeleteScheduleRequest{ScheduleId: req.GetScheduleId()}); err != nil {
 		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
 	return &bffv1.DeleteScheduleResponse{}, nil

@@ -47,7 +47,7 @@ func (s *Support) SubmitSupportMessage(ctx context.Context, req *bffv1.SubmitSup
 			in.Email = g.Email
 		}
 		if in.Name == "" {
-			in.Name = s.accountName(ctx, g.UserID)
+			in.Name = s.accountName(ctx)
 		}
 	case errors.Is(err, session.ErrNoSession):
 		// A visitor (or a session that has ended): the call carries the BFF's service token.
@@ -64,10 +64,10 @@ func (s *Support) SubmitSupportMessage(ctx context.Context, req *bffv1.SubmitSup
 	return &bffv1.SubmitSupportMessageResponse{Ticket: res.GetTicket()}, nil
 }
 
-// accountName is the signed-in user's name from their profile, "" when it cannot be read (the
-// message still goes, with the account's e-mail).
-func (s *Support) accountName(ctx context.Context, userID string) string {
-	res, err := s.Profiles.GetProfile(ctx, &profilesv1.GetProfileRequest{UserId: userID})
+// accountName is the signed-in user's name from their profile (the user of the access token
+// ctx carries), "" when it cannot be read (the message still goes, with the account's e-mail).
+func (s *Support) accountName(ctx context.Context) string {
+	res, err := s.Profiles.GetProfile(ctx, &profilesv1.GetProfileRequest{})
 	if err != nil {
 		s.Logger.WarnContext(ctx, "support message: could not read the sender's profile; sent without a name", "err", err)
 		return ""

@@ -70,7 +70,6 @@ func (t *Transfers) CreateTransfer(ctx context.Context, req *bffv1.CreateTransfe
 		return nil, err
 	}
 	in := &transfersv1.CreateTransferRequest{
-		UserId:          g.UserID,
 		IdempotencyKey:  req.GetIdempotencyKey(),
 		RecipientName:   req.GetRecipientName(),
 		RecipientPhone:  req.GetRecipientPhone(),
@@ -128,11 +127,11 @@ func stepUpRequired(err error) bool {
 }
 
 func (t *Transfers) GetTransfer(ctx context.Context, req *bffv1.GetTransferRequest) (*bffv1.GetTransferResponse, error) {
-	ctx, g, err := t.authed(ctx)
+	ctx, _, err := t.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.Deps.Transfers.GetTransfer(ctx, &transfersv1.GetTransferRequest{UserId: g.UserID, TransferId: req.GetId()})
+	res, err := t.Deps.Transfers.GetTransfer(ctx, &transfersv1.GetTransferRequest{TransferId: req.GetId()})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
@@ -165,12 +164,11 @@ func (t *Transfers) voucherSMS(ctx context.Context, transferID string) *bffv1.Sm
 }
 
 func (t *Transfers) ListTransfers(ctx context.Context, req *bffv1.ListTransfersRequest) (*bffv1.ListTransfersResponse, error) {
-	ctx, g, err := t.authed(ctx)
+	ctx, _, err := t.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := t.Deps.Transfers.ListTransfers(ctx, &transfersv1.ListTransfersRequest{
-		UserId:   g.UserID,
 		Query:    req.GetQuery(),
 		Status:   transferStatuses.toService(req.GetStatus()),
 		Page:     req.GetPage(),
@@ -183,11 +181,11 @@ func (t *Transfers) ListTransfers(ctx context.Context, req *bffv1.ListTransfersR
 }
 
 func (t *Transfers) CancelTransfer(ctx context.Context, req *bffv1.CancelTransferRequest) (*bffv1.CancelTransferResponse, error) {
-	ctx, g, err := t.authed(ctx)
+	ctx, _, err := t.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.Deps.Transfers.CancelTransfer(ctx, &transfersv1.CancelTransferRequest{UserId: g.UserID, TransferId: req.GetId()})
+	res, err := t.Deps.Transfers.CancelTransfer(ctx, &transfersv1.CancelTransferRequest{TransferId: req.GetId()})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
@@ -195,11 +193,11 @@ func (t *Transfers) CancelTransfer(ctx context.Context, req *bffv1.CancelTransfe
 }
 
 func (t *Transfers) ResendVoucher(ctx context.Context, req *bffv1.ResendVoucherRequest) (*bffv1.ResendVoucherResponse, error) {
-	ctx, g, err := t.authed(ctx)
+	ctx, _, err := t.authed(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.Deps.Transfers.ResendVoucher(ctx, &transfersv1.ResendVoucherRequest{UserId: g.UserID, TransferId: req.GetId()})
+	res, err := t.Deps.Transfers.ResendVoucher(ctx, &transfersv1.ResendVoucherRequest{TransferId: req.GetId()})
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
@@ -213,7 +211,6 @@ func (t *Transfers) ChangeRecipientPhone(ctx context.Context, req *bffv1.ChangeR
 		return nil, err
 	}
 	in := &transfersv1.ChangeRecipientPhoneRequest{
-		UserId:         g.UserID,
 		TransferId:     req.GetId(),
 		RecipientPhone: req.GetRecipientPhone(),
 	}

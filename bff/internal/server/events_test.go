@@ -132,7 +132,7 @@ type countingTransfers struct {
 func (f *countingTransfers) GetTransfer(_ context.Context, req *transfersv1.GetTransferRequest) (*transfersv1.GetTransferResponse, error) {
 	f.calls.Add(1)
 	return &transfersv1.GetTransferResponse{Transfer: &transfersv1.Transfer{
-		Id: req.GetTransferId(), UserId: req.GetUserId(), Status: transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED,
+		Id: req.GetTransferId(), UserId: "u1", Status: transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED,
 	}}, nil
 }
 

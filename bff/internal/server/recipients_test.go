@@ -55,7 +55,7 @@ func TestRecipientsAreForwardedForTheSessionsUser(t *testing.T) {
 	if got := list.GetRecipients(); len(got) != 1 || got[0].GetName() != "Naledi Mokoena" || got[0].GetBank() != bffv1.Bank_BANK_CAPITEC {
 		t.Fatalf("recipients %v", got)
 	}
-	if got := b.transfers.last(t, "ListRecipients").req; !proto.Equal(got, &transfersv1.ListRecipientsRequest{UserId: "u1", Query: "nal"}) {
+	if got := b.transfers.last(t, "ListRecipients").req; !proto.Equal(got, &transfersv1.ListRecipientsRequest{Query: "nal"}) {
 		t.Fatalf("transfers got %v", got)
 	}
 
@@ -67,7 +67,7 @@ func TestRecipientsAreForwardedForTheSessionsUser(t *testing.T) {
 	if v := badRequest(t, ce).GetFieldViolations(); len(v) != 1 || v[0].GetField() != "phone" {
 		t.Fatalf("violations %v", v)
 	}
-	want := &transfersv1.UpdateRecipientRequest{UserId: "u1", RecipientId: "r-2", Name: "Sipho", Phone: "083 555 0101", Bank: feesv1.Bank_BANK_FNB}
+	want := &transfersv1.UpdateRecipientRequest{RecipientId: "r-2", Name: "Sipho", Phone: "083 555 0101", Bank: feesv1.Bank_BANK_FNB}
 	if got := b.transfers.last(t, "UpdateRecipient").req; !proto.Equal(got, want) {
 		t.Fatalf("transfers got %v", got)
 	}
@@ -75,7 +75,7 @@ func TestRecipientsAreForwardedForTheSessionsUser(t *testing.T) {
 	if _, err := recipients.DeleteRecipient(ctx, &bffv1.DeleteRecipientRequest{RecipientId: "r-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.transfers.last(t, "DeleteRecipient").req; !proto.Equal(got, &transfersv1.DeleteRecipientRequest{UserId: "u1", RecipientId: "r-1"}) {
+	if got := b.transfers.last(t, "DeleteRecipient").req; !proto.Equal(got, &transfersv1.DeleteRecipientRequest{RecipientId: "r-1"}) {
 		t.Fatalf("transfers got %v", got)
 	}
 

@@ -141,7 +141,7 @@ func TestSchedulesAreForwardedForTheSessionsUser(t *testing.T) {
 	}
 	got := b.transfers.last(t, "CreateSchedule")
 	want := &transfersv1.CreateScheduleRequest{
-		UserId: "u1", IdempotencyKey: "k-1", RecipientName: "Thandi Mokoena", RecipientPhone: "082 123 4567", Bank: feesv1.Bank_BANK_FNB,
+		IdempotencyKey: "k-1", RecipientName: "Thandi Mokoena", RecipientPhone: "082 123 4567", Bank: feesv1.Bank_BANK_FNB,
 		AmountCents: 50000, PaymentMethodId: "pm-1", Frequency: transfersv1.ScheduleFrequency_SCHEDULE_FREQUENCY_WEEKLY,
 		StartDate: "2026-03-20", EndDate: "2026-06-26", RecipientKnownConfirmed: true,
 	}
@@ -173,7 +173,7 @@ func TestSchedulesAreForwardedForTheSessionsUser(t *testing.T) {
 	if s := list.GetSchedules(); len(s) != 1 || s[0].GetId() != "sc-1" || len(s[0].GetRecentOccurrences()) != 2 {
 		t.Fatalf("schedules %v", s)
 	}
-	if got := b.transfers.last(t, "ListSchedules").req; !proto.Equal(got, &transfersv1.ListSchedulesRequest{UserId: "u1"}) {
+	if got := b.transfers.last(t, "ListSchedules").req; !proto.Equal(got, &transfersv1.ListSchedulesRequest{}) {
 		t.Fatalf("transfers got %v", got)
 	}
 
@@ -181,33 +181,33 @@ func TestSchedulesAreForwardedForTheSessionsUser(t *testing.T) {
 	if err != nil || paused.GetSchedule().GetState() != bffv1.ScheduleState_SCHEDULE_STATE_PAUSED {
 		t.Fatalf("pause: %v %v", paused, err)
 	}
-	if got := b.transfers.last(t, "PauseSchedule").req; !proto.Equal(got, &transfersv1.PauseScheduleRequest{UserId: "u1", ScheduleId: "sc-1"}) {
+	if got := b.transfers.last(t, "PauseSchedule").req; !proto.Equal(got, &transfersv1.PauseScheduleRequest{ScheduleId: "sc-1"}) {
 		t.Fatalf("transfers got %v", got)
 	}
 	resumed, err := schedules.ResumeSchedule(ctx, &bffv1.ResumeScheduleRequest{ScheduleId: "sc-1"})
 	if err != nil || resumed.GetSchedule().GetState() != bffv1.ScheduleState_SCHEDULE_STATE_ACTIVE {
 		t.Fatalf("resume: %v %v", resumed, err)
 	}
-	if got := b.transfers.last(t, "ResumeSchedule").req; !proto.Equal(got, &transfersv1.ResumeScheduleRequest{UserId: "u1", ScheduleId: "sc-1"}) {
+	if got := b.transfers.last(t, "ResumeSchedule").req; !proto.Equal(got, &transfersv1.ResumeScheduleRequest{ScheduleId: "sc-1"}) {
 		t.Fatalf("transfers got %v", got)
 	}
 	if _, err := schedules.DeleteSchedule(ctx, &bffv1.DeleteScheduleRequest{ScheduleId: "sc-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.transfers.last(t, "DeleteSchedule").req; !proto.Equal(got, &transfersv1.DeleteScheduleRequest{UserId: "u1", ScheduleId: "sc-1"}) {
+	if got := b.transfers.last(t, "DeleteSchedule").req; !proto.Equal(got, &transfersv1.DeleteScheduleRequest{ScheduleId: "sc-1"}) {
 		t.Fatalf("transfers got %v", got)
 	}
 
-	// Another user's schedule: transfers, asked for this user, answers NotFound, and so does
-	// the BFF.
+	// Another user's schedule: transfers, asked with this user's token, answers NotFound, and
+	// so does the BFF.
 	if _, err := schedules.PauseSchedule(ctx, &bffv1.PauseScheduleRequest{ScheduleId: "someone-elses"}); connect.CodeOf(err) != connect.CodeNotFound {
 		t.Errorf("pause another user's schedule: %v, want NotFound", err)
 	}
 	if _, err := schedules.DeleteSchedule(ctx, &bffv1.DeleteScheduleRequest{ScheduleId: "someone-elses"}); connect.CodeOf(err) != connect.CodeNotFound {
 		t.Errorf("delete another user's schedule: %v, want NotFound", err)
 	}
-	if got := b.transfers.last(t, "DeleteSchedule").req.(*transfersv1.DeleteScheduleRequest); got.GetUserId() != "u1" {
-		t.Errorf("transfers was asked for user %q", got.GetUserId())
+	if got := b.transfers.last(t, "DeleteSchedule"); !strings.HasPrefix(got.authorization, "Bearer access-for-") {
+		t.Errorf("transfers was asked without the user's token: %q", got.authorization)
 	}
 }
 
@@ -220,7 +220,7 @@ func TestCreditIsForwardedForTheSessionsUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := b.transfers.last(t, "GetCredit")
-	if !proto.Equal(got.req, &transfersv1.GetCreditRequest{UserId: "u1"}) || !strings.HasPrefix(got.authorization, "Bearer access-for-") {
+	if !proto.Equal(got.req, &transfersv1.GetCreditRequest{}) || !strings.HasPrefix(got.authorization, "Bearer access-for-") {
 		t.Fatalf("transfers got %v with %q", got.req, got.authorization)
 	}
 	want := &bffv1.GetCreditResponse{

@@ -87,12 +87,12 @@ type fakeProfiles struct {
 	profilesv1.UnimplementedProfilesServiceServer
 }
 
-func (fakeProfiles) GetProfile(ctx context.Context, req *profilesv1.GetProfileRequest) (*profilesv1.GetProfileResponse, error) {
+func (fakeProfiles) GetProfile(ctx context.Context, _ *profilesv1.GetProfileRequest) (*profilesv1.GetProfileResponse, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	if got := md.Get("authorization"); len(got) != 1 || !strings.HasPrefix(got[0], "Bearer access-for-") {
 		return nil, status.Error(codes.Unauthenticated, "no token")
 	}
-	return &profilesv1.GetProfileResponse{Profile: &profilesv1.Profile{UserId: req.GetUserId(), FirstName: "Thandi", LastName: "Nkosi"}}, nil
+	return &profilesv1.GetProfileResponse{Profile: &profilesv1.Profile{UserId: "u1", FirstName: "Thandi", LastName: "Nkosi"}}, nil
 }
 
 // serveUpstream serves the fakes register puts on a gRPC server on a free loopback port, and

@@ -86,7 +86,7 @@ func TestStatementAndProofEndpoints(t *testing.T) {
 		t.Fatalf("CSV body:\n%s", body)
 	}
 	w := fake.windows[len(fake.windows)-1]
-	if w.GetUserId() != "u1" || w.GetPageSize() != 50 || w.GetCreatedFrom().AsTime().Format("2006-01-02T15:04Z07:00") != "2026-10-31T22:00Z" {
+	if w.GetPageSize() != 50 || w.GetCreatedFrom().AsTime().Format("2006-01-02T15:04Z07:00") != "2026-10-31T22:00Z" {
 		t.Fatalf("window asked: %v", w)
 	}
 

@@ -101,7 +101,7 @@ type doneTransfers struct {
 }
 
 func (doneTransfers) GetTransfer(_ context.Context, req *transfersv1.GetTransferRequest) (*transfersv1.GetTransferResponse, error) {
-	t := &transfersv1.Transfer{Id: req.GetTransferId(), UserId: req.GetUserId(), RecipientPhone: "+27821234567", Status: transfersv1.TransferStatus_TRANSFER_STATUS_PENDING}
+	t := &transfersv1.Transfer{Id: req.GetTransferId(), UserId: "u1", RecipientPhone: "+27821234567", Status: transfersv1.TransferStatus_TRANSFER_STATUS_PENDING}
 	if req.GetTransferId() == "t-done" {
 		t.Status = transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED
 		t.Voucher = &transfersv1.Voucher{Number: "4820193746", CollectionStatus: transfersv1.CollectionStatus_COLLECTION_STATUS_AWAITING_COLLECTION}

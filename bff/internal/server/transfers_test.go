@@ -102,7 +102,7 @@ func (f *fakeTransfers) CreateTransfer(ctx context.Context, req *transfersv1.Cre
 		})
 	}
 	tr := &transfersv1.Transfer{
-		Id: "tr-new", UserId: req.GetUserId(), RecipientName: req.GetRecipientName(), RecipientPhone: "+27821234567",
+		Id: "tr-new", UserId: "u1", RecipientName: req.GetRecipientName(), RecipientPhone: "+27821234567",
 		Bank: req.GetBank(), AmountCents: req.GetAmountCents(), Status: transfersv1.TransferStatus_TRANSFER_STATUS_PENDING,
 		RefundStatus: transfersv1.RefundStatus_REFUND_STATUS_NONE,
 	}
@@ -223,7 +223,7 @@ func TestCreateTransferForwardsTheSendersPINAndNeverLogsIt(t *testing.T) {
 	}
 	got := b.transfers.last(t, "CreateTransfer")
 	want := &transfersv1.CreateTransferRequest{
-		UserId: "u1", IdempotencyKey: "k-1", RecipientName: "Thandi Mokoena", RecipientPhone: "082 123 4567", Bank: feesv1.Bank_BANK_FNB,
+		IdempotencyKey: "k-1", RecipientName: "Thandi Mokoena", RecipientPhone: "082 123 4567", Bank: feesv1.Bank_BANK_FNB,
 		AmountCents: 50000, PaymentMethodId: "pm-1", WithdrawalLocation: &transfersv1.WithdrawalLocation{Name: "Nearest ATM", Type: "default"},
 		SenderPin: senderPIN,
 	}
@@ -306,7 +306,7 @@ func TestResendVoucherForwardsTheUsersTokenAndAnswersTheReissuedVoucher(t *testi
 		t.Fatal(err)
 	}
 	got := b.transfers.last(t, "ResendVoucher")
-	if !proto.Equal(got.req, &transfersv1.ResendVoucherRequest{UserId: "u1", TransferId: "tr-awaiting"}) {
+	if !proto.Equal(got.req, &transfersv1.ResendVoucherRequest{TransferId: "tr-awaiting"}) {
 		t.Errorf("transfers got %v", got.req)
 	}
 	if !strings.HasPrefix(got.authorization, "Bearer access-for-") {
@@ -338,7 +338,7 @@ func TestChangeRecipientPhoneForwardsTheNumberAndPassesOnFieldErrors(t *testing.
 		t.Fatal(err)
 	}
 	got := b.transfers.last(t, "ChangeRecipientPhone")
-	want := &transfersv1.ChangeRecipientPhoneRequest{UserId: "u1", TransferId: "tr-awaiting", RecipientPhone: "083 555 0101"}
+	want := &transfersv1.ChangeRecipientPhoneRequest{TransferId: "tr-awaiting", RecipientPhone: "083 555 0101"}
 	if !proto.Equal(got.req, want) {
 		t.Errorf("transfers got %v\nwant %v", got.req, want)
 	}

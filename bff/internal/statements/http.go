@@ -90,7 +90,7 @@ func (h *Handler) fromService(ctx context.Context, err error) error {
 }
 
 func (h *Handler) sender(ctx context.Context, g session.Grant) (Sender, error) {
-	res, err := h.Profiles.GetProfile(ctx, &profilesv1.GetProfileRequest{UserId: g.UserID})
+	res, err := h.Profiles.GetProfile(ctx, &profilesv1.GetProfileRequest{})
 	if err != nil {
 		return Sender{}, h.fromService(ctx, err)
 	}
@@ -140,7 +140,7 @@ func (h *Handler) Statement(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	ts, err := h.list(ctx, g, p)
+	ts, err := h.list(ctx, p)
 	if err != nil {
 		fail(w, err)
 		return
@@ -170,7 +170,7 @@ func (h *Handler) Statement(w http.ResponseWriter, r *http.Request) {
 
 // list pages through the sender's transfers in p, oldest first. The window ends no later than
 // now, so a transfer created while the pages are read cannot shift them.
-func (h *Handler) list(ctx context.Context, g session.Grant, p Period) ([]Transfer, error) {
+func (h *Handler) list(ctx context.Context, p Period) ([]Transfer, error) {
 	end := p.End()
 	if now := Now(); now.Before(end) {
 		end = now
@@ -182,7 +182,7 @@ func (h *Handler) list(ctx context.Context, g session.Grant, p Period) ([]Transf
 	banks := h.bankNames(ctx)
 	for page := int32(1); ; page++ {
 		res, err := h.Transfers.ListTransfers(ctx, &transfersv1.ListTransfersRequest{
-			UserId: g.UserID, Page: page, PageSize: pageSize,
+			Page: page, PageSize: pageSize,
 			CreatedFrom: timestamppb.New(p.Start()), CreatedBefore: timestamppb.New(end),
 		})
 		if err != nil {
@@ -214,7 +214,7 @@ func (h *Handler) ProofOfPayment(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	res, err := h.Transfers.GetTransfer(ctx, &transfersv1.GetTransferRequest{UserId: g.UserID, TransferId: id})
+	res, err := h.Transfers.GetTransfer(ctx, &transfersv1.GetTransferRequest{TransferId: id})
 	if err != nil {
 		fail(w, h.fromService(ctx, err))
 		return

@@ -32,8 +32,8 @@ import (
 	"github.com/thumela/thumela/services/platform/config"
 	"github.com/thumela/thumela/services/platform/grpcserver"
 	"github.com/thumela/thumela/services/platform/lifecycle"
-	"github.com/thumela/thumela/services/platform/memtrim"
 	"github.com/thumela/thumela/services/platform/logging"
+	"github.com/thumela/thumela/services/platform/memtrim"
 	"github.com/thumela/thumela/services/platform/telemetry"
 )
 

@@ -11,12 +11,13 @@ import (
 	"github.com/thumela/thumela/services/identity/internal/domain"
 )
 
-// GetUser returns the caller's own account; any other id is domain.ErrUserNotFound.
-func (s *Service) GetUser(ctx context.Context, caller auth.Claims, id string) (domain.User, error) {
-	if !caller.IsUser() || caller.Subject != id {
+// GetUser returns the caller's own account, the one the access token names; a token that
+// names no user is domain.ErrUserNotFound.
+func (s *Service) GetUser(ctx context.Context, caller auth.Claims) (domain.User, error) {
+	if !caller.IsUser() {
 		return domain.User{}, domain.ErrUserNotFound
 	}
-	return s.store.UserByID(ctx, id)
+	return s.store.UserByID(ctx, caller.Subject)
 }
 
 // userAccessToken signs an access token for u's session. steppedUpAt (the session's last

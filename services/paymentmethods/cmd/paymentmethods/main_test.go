@@ -63,14 +63,13 @@ func randomBytes(t *testing.T, n int) []byte {
 // and listed; Charge admits only the transfers service.
 func checkAPI(t *testing.T, ctx context.Context, client paymentmethodsv1.PaymentMethodsServiceClient) {
 	t.Helper()
-	const userID = "0190f6a4-3c2e-7d41-9b7e-2f4f1f6c8a01"
 	added, err := client.AddCard(ctx, &paymentmethodsv1.AddCardRequest{
-		UserId: userID, Name: "Everyday", CardNumber: "4242 4242 4242 4242", ExpiryMonth: 12, ExpiryYear: int32(time.Now().Year() + 2), Cvv: "123",
+		Name: "Everyday", CardNumber: "4242 4242 4242 4242", ExpiryMonth: 12, ExpiryYear: int32(time.Now().Year() + 2), Cvv: "123",
 	})
 	if err != nil {
 		t.Fatalf("AddCard: %v", err)
 	}
-	list, err := client.ListPaymentMethods(ctx, &paymentmethodsv1.ListPaymentMethodsRequest{UserId: userID})
+	list, err := client.ListPaymentMethods(ctx, &paymentmethodsv1.ListPaymentMethodsRequest{})
 	if err != nil || len(list.GetPaymentMethods()) != 1 || list.GetPaymentMethods()[0].GetId() != added.GetPaymentMethod().GetId() ||
 		!list.GetPaymentMethods()[0].GetIsDefault() || list.GetPaymentMethods()[0].GetLastFour() != "4242" {
 		t.Fatalf("ListPaymentMethods = %v %v", list, err)

@@ -9,19 +9,14 @@ import (
 	"github.com/thumela/thumela/services/paymentmethods/internal/domain"
 )
 
-// scope returns the user whose methods the caller may act on: their own. Any other user id,
-// or one that is not a user id at all, is ErrNotFound, exactly as an unknown method, so nothing
-// tells a caller whether someone else's methods exist.
-func scope(caller Caller, userID string) (uuid.UUID, error) {
-	want, err := uuid.Parse(userID)
+// owner is the user whose methods the caller acts on: the access token's subject, which alone
+// names the user. A subject that is not a user id owns nothing, so it finds nothing.
+func owner(caller Caller) (uuid.UUID, error) {
+	uid, err := uuid.Parse(caller.UserID)
 	if err != nil {
 		return uuid.Nil, domain.ErrNotFound
 	}
-	self, err := uuid.Parse(caller.UserID)
-	if err != nil || self != want {
-		return uuid.Nil, domain.ErrNotFound
-	}
-	return self, nil
+	return uid, nil
 }
 
 // methodID parses a payment method id; a malformed one is simply not found.
@@ -34,8 +29,8 @@ func methodID(id string) (uuid.UUID, error) {
 }
 
 // List returns the caller's methods, the default first, then newest first.
-func (s *Service) List(ctx context.Context, caller Caller, userID string) ([]domain.PaymentMethod, error) {
-	uid, err := scope(caller, userID)
+func (s *Service) List(ctx context.Context, caller Caller) ([]domain.PaymentMethod, error) {
+	uid, err := owner(caller)
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +38,8 @@ func (s *Service) List(ctx context.Context, caller Caller, userID string) ([]dom
 }
 
 // Get returns one of the caller's methods.
-func (s *Service) Get(ctx context.Context, caller Caller, userID, id string) (domain.PaymentMethod, error) {
-	uid, err := scope(caller, userID)
+func (s *Service) Get(ctx context.Context, caller Caller, id string) (domain.PaymentMethod, error) {
+	uid, err := owner(caller)
 	if err != nil {
 		return domain.PaymentMethod{}, err
 	}
@@ -58,8 +53,8 @@ func (s *Service) Get(ctx context.Context, caller Caller, userID, id string) (do
 // AddCard validates a card, checks it with the processor (a zero-amount authorization with the
 // CVV), encrypts the number into the vault under a new token and saves the method. The CVV is
 // used for that authorization only; the number and CVV are wiped from memory on return.
-func (s *Service) AddCard(ctx context.Context, caller Caller, userID string, in domain.CardInput) (domain.PaymentMethod, error) {
-	uid, err := scope(caller, userID)
+func (s *Service) AddCard(ctx context.Context, caller Caller, in domain.CardInput) (domain.PaymentMethod, error) {
+	uid, err := owner(caller)
 	if err != nil {
 		return domain.PaymentMethod{}, err
 	}
@@ -122,8 +117,8 @@ func (s *Service) AddCard(ctx context.Context, caller Caller, userID string, in 
 // Update renames one of the caller's methods and, when isDefault, makes it the default.
 // isDefault false never clears the flag: a user with cards always has exactly one default,
 // and it moves only to another card (SetDefault, or Update of that card).
-func (s *Service) Update(ctx context.Context, caller Caller, userID, id, name string, isDefault bool) (domain.PaymentMethod, error) {
-	uid, err := scope(caller, userID)
+func (s *Service) Update(ctx context.Context, caller Caller, id, name string, isDefault bool) (domain.PaymentMethod, error) {
+	uid, err := owner(caller)
 	if err != nil {
 		return domain.PaymentMethod{}, err
 	}
@@ -139,8 +134,8 @@ func (s *Service) Update(ctx context.Context, caller Caller, userID, id, name st
 }
 
 // SetDefault makes one of the caller's methods the default and clears the others.
-func (s *Service) SetDefault(ctx context.Context, caller Caller, userID, id string) (domain.PaymentMethod, error) {
-	uid, err := scope(caller, userID)
+func (s *Service) SetDefault(ctx context.Context, caller Caller, id string) (domain.PaymentMethod, error) {
+	uid, err := owner(caller)
 	if err != nil {
 		return domain.PaymentMethod{}, err
 	}
@@ -152,8 +147,8 @@ func (s *Service) SetDefault(ctx context.Context, caller Caller, userID, id stri
 }
 
 // Delete removes one of the caller's methods unless a transfer or charge uses it.
-func (s *Service) Delete(ctx context.Context, caller Caller, userID, id string) error {
-	uid, err := scope(caller, userID)
+func (s *Service) Delete(ctx context.Context, caller Caller, id string) error {
+	uid, err := owner(caller)
 	if err != nil {
 		return err
 	}

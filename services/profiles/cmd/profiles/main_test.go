@@ -19,11 +19,11 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 
 	const user = "0190f6a4-3c2e-7d41-9b7e-2f4f1f6c8a01"
 	client := profilesv1.NewProfilesServiceClient(svc.Conn)
-	if _, err := client.GetProfile(t.Context(), &profilesv1.GetProfileRequest{UserId: user}); status.Code(err) != codes.Unauthenticated {
+	if _, err := client.GetProfile(t.Context(), &profilesv1.GetProfileRequest{}); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("call without a token: %v, want Unauthenticated", err)
 	}
 	// The first read creates the profile from the token's sign-up names.
-	res, err := client.GetProfile(svc.UserContext(t, user), &profilesv1.GetProfileRequest{UserId: user})
+	res, err := client.GetProfile(svc.UserContext(t, user), &profilesv1.GetProfileRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func TestGetProfileCreatesFromTrimmedSignUpNames(t *testing.T) {
 	t.Parallel()
 	repo := newFake()
 	id := uuid.New()
-	p, err := app.New(repo).GetProfile(t.Context(), app.Caller{UserID: id.String(), GivenName: "  Thandi", FamilyName: "Nkosi  "}, id.String())
+	p, err := app.New(repo).GetProfile(t.Context(), app.Caller{UserID: id.String(), GivenName: "  Thandi", FamilyName: "Nkosi  "})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,42 +72,24 @@ func TestGetProfileCreatesFromTrimmedSignUpNames(t *testing.T) {
 	}
 }
 
-func TestCallsAreScopedToTheCaller(t *testing.T) {
+// A token whose subject is not a user id (a service's) has no profile: every call is
+// ErrNotFound and nothing is stored.
+func TestCallerWithoutAUserIDHasNoProfile(t *testing.T) {
 	t.Parallel()
-	self := uuid.New()
-	caller := app.Caller{UserID: self.String()}
-	tests := []struct {
-		name   string
-		caller app.Caller
-		id     string
-	}{
-		{"another user", caller, uuid.NewString()},
-		{"malformed id", caller, "42"},
-		{"empty id", caller, ""},
-		{"caller without a user id", app.Caller{UserID: "transfers"}, "transfers"},
+	caller := app.Caller{UserID: "transfers"}
+	repo := newFake()
+	svc := app.New(repo)
+	if _, err := svc.GetProfile(t.Context(), caller); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("GetProfile = %v, want ErrNotFound", err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			repo := newFake()
-			svc := app.New(repo)
-			if _, err := svc.GetProfile(t.Context(), tt.caller, tt.id); !errors.Is(err, domain.ErrNotFound) {
-				t.Errorf("GetProfile = %v, want ErrNotFound", err)
-			}
-			if _, err := svc.UpdateProfile(t.Context(), tt.caller, tt.id, "A", "B", ""); !errors.Is(err, domain.ErrNotFound) {
-				t.Errorf("UpdateProfile = %v, want ErrNotFound", err)
-			}
-			if err := svc.DeleteProfile(t.Context(), tt.caller, tt.id); !errors.Is(err, domain.ErrNotFound) {
-				t.Errorf("DeleteProfile = %v, want ErrNotFound", err)
-			}
-			if len(repo.profiles) != 0 || repo.saves != 0 {
-				t.Errorf("repository touched: %+v", repo)
-			}
-		})
+	if _, err := svc.UpdateProfile(t.Context(), caller, "A", "B", ""); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("UpdateProfile = %v, want ErrNotFound", err)
 	}
-	// The same id in another spelling is still the caller's own.
-	if _, err := app.New(newFake()).GetProfile(t.Context(), caller, "urn:uuid:"+self.String()); err != nil {
-		t.Errorf("GetProfile with the caller's id in URN form: %v", err)
+	if err := svc.DeleteProfile(t.Context(), caller); !errors.Is(err, domain.ErrNotFound) {
+		t.Errorf("DeleteProfile = %v, want ErrNotFound", err)
+	}
+	if len(repo.profiles) != 0 || repo.saves != 0 {
+		t.Errorf("repository touched: %+v", repo)
 	}
 }
 
@@ -115,7 +97,7 @@ func TestUpdateProfileValidatesBeforeSaving(t *testing.T) {
 	t.Parallel()
 	repo := newFake()
 	id := uuid.New()
-	_, err := app.New(repo).UpdateProfile(t.Context(), app.Caller{UserID: id.String()}, id.String(), "", "Nkosi", "")
+	_, err := app.New(repo).UpdateProfile(t.Context(), app.Caller{UserID: id.String()}, "", "Nkosi", "")
 	var verr *domain.ValidationError
 	if !errors.As(err, &verr) || repo.saves != 0 {
 		t.Fatalf("UpdateProfile = %v (saves %d), want a ValidationError and no save", err, repo.saves)

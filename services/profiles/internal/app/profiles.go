@@ -18,24 +18,19 @@ type Caller struct {
 	GivenName, FamilyName string
 }
 
-// scope returns the id of the profile the caller may act on: their own. Any other id, or one
-// that is not a user id at all, is ErrNotFound, exactly as an unknown id, so nothing tells a
-// caller whether someone else's profile exists.
-func scope(caller Caller, userID string) (uuid.UUID, error) {
-	want, err := uuid.Parse(userID)
+// owner is the id of the profile the caller acts on: the access token's subject, which alone
+// names the user. A subject that is not a user id has no profile.
+func owner(caller Caller) (uuid.UUID, error) {
+	id, err := uuid.Parse(caller.UserID)
 	if err != nil {
 		return uuid.Nil, domain.ErrNotFound
 	}
-	self, err := uuid.Parse(caller.UserID)
-	if err != nil || self != want {
-		return uuid.Nil, domain.ErrNotFound
-	}
-	return self, nil
+	return id, nil
 }
 
 // GetProfile returns the caller's profile, creating it from the sign-up names on first read.
-func (s *Service) GetProfile(ctx context.Context, caller Caller, userID string) (domain.Profile, error) {
-	id, err := scope(caller, userID)
+func (s *Service) GetProfile(ctx context.Context, caller Caller) (domain.Profile, error) {
+	id, err := owner(caller)
 	if err != nil {
 		return domain.Profile{}, err
 	}
@@ -58,8 +53,8 @@ func (s *Service) GetProfile(ctx context.Context, caller Caller, userID string) 
 }
 
 // UpdateProfile validates and saves the caller's names and phone number.
-func (s *Service) UpdateProfile(ctx context.Context, caller Caller, userID, firstName, lastName, phone string) (domain.Profile, error) {
-	id, err := scope(caller, userID)
+func (s *Service) UpdateProfile(ctx context.Context, caller Caller, firstName, lastName, phone string) (domain.Profile, error) {
+	id, err := owner(caller)
 	if err != nil {
 		return domain.Profile{}, err
 	}
@@ -71,8 +66,8 @@ func (s *Service) UpdateProfile(ctx context.Context, caller Caller, userID, firs
 }
 
 // DeleteProfile removes the caller's profile (account closure).
-func (s *Service) DeleteProfile(ctx context.Context, caller Caller, userID string) error {
-	id, err := scope(caller, userID)
+func (s *Service) DeleteProfile(ctx context.Context, caller Caller) error {
+	id, err := owner(caller)
 	if err != nil {
 		return err
 	}

@@ -302,17 +302,12 @@ func New(repo Repository, payments PaymentMethods, fees Fees, cfg Config, logger
 		pins: cfg.PINs, logger: logger, welcome: cfg.ReferralWelcome}, nil
 }
 
-// self returns the caller's user id; a request naming another user (or a malformed id) is
-// domain.ErrNotFound, exactly as an unknown transfer.
-func self(c Caller, requested string) (uuid.UUID, error) {
+// self returns the caller's user id: the access token's subject, which alone names the user.
+// A subject that is not a user id owns nothing: domain.ErrNotFound, as an unknown transfer.
+func self(c Caller) (uuid.UUID, error) {
 	id, err := uuid.Parse(c.UserID)
 	if err != nil {
 		return uuid.Nil, domain.ErrNotFound
-	}
-	if requested != "" {
-		if want, err := uuid.Parse(requested); err != nil || want != id {
-			return uuid.Nil, domain.ErrNotFound
-		}
 	}
 	return id, nil
 }
@@ -336,8 +331,8 @@ func replay(t *domain.Transfer, hashes [][]byte) (*domain.Transfer, error) {
 // created needs none (the step-up was checked when it was). Likewise a first payment to a phone
 // without the sender's confirmation that they know the recipient is
 // domain.ErrRecipientConfirmationRequired (checked before the step-up), and a replay needs none.
-func (s *Service) CreateTransfer(ctx context.Context, c Caller, requestedUser string, in domain.RequestInput) (*domain.Transfer, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) CreateTransfer(ctx context.Context, c Caller, in domain.RequestInput) (*domain.Transfer, error) {
+	userID, err := self(c)
 	if err != nil {
 		return nil, err
 	}
@@ -461,8 +456,8 @@ func (s *Service) create(ctx context.Context, userID uuid.UUID, req domain.Reque
 }
 
 // GetTransfer returns one of the caller's transfers.
-func (s *Service) GetTransfer(ctx context.Context, c Caller, requestedUser, id string) (*domain.Transfer, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) GetTransfer(ctx context.Context, c Caller, id string) (*domain.Transfer, error) {
+	userID, err := self(c)
 	if err != nil {
 		return nil, err
 	}
@@ -487,8 +482,8 @@ type Page struct {
 
 // ListTransfers pages through the caller's transfers, newest first. page is 1-based (values
 // below 1 mean 1); size defaults to 5 and is capped at 50.
-func (s *Service) ListTransfers(ctx context.Context, c Caller, requestedUser, query string, status domain.Status, w Window, page, size int) (Page, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) ListTransfers(ctx context.Context, c Caller, query string, status domain.Status, w Window, page, size int) (Page, error) {
+	userID, err := self(c)
 	if err != nil {
 		return Page{}, err
 	}
@@ -513,8 +508,8 @@ func (s *Service) ListTransfers(ctx context.Context, c Caller, requestedUser, qu
 
 // CancelTransfer cancels the caller's voucher awaiting collection; the worker refunds the
 // whole total at once.
-func (s *Service) CancelTransfer(ctx context.Context, c Caller, requestedUser, id string) (*domain.Transfer, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) CancelTransfer(ctx context.Context, c Caller, id string) (*domain.Transfer, error) {
+	userID, err := self(c)
 	if err != nil {
 		return nil, err
 	}
@@ -604,8 +599,8 @@ const voucherDraws = 5
 // ResendVoucher re-issues the caller's voucher awaiting collection with a new number (and a new
 // PIN unless the sender chose it) and asks for its SMS to the same phone; at most
 // domain.MaxVoucherResends times.
-func (s *Service) ResendVoucher(ctx context.Context, c Caller, requestedUser, id string) (*domain.Transfer, error) {
-	return s.reissue(ctx, c, requestedUser, id, func(t *domain.Transfer, v domain.IssuedVoucher, now time.Time) error {
+func (s *Service) ResendVoucher(ctx context.Context, c Caller, id string) (*domain.Transfer, error) {
+	return s.reissue(ctx, c, id, func(t *domain.Transfer, v domain.IssuedVoucher, now time.Time) error {
 		return t.ResendVoucher(v, now)
 	})
 }
@@ -615,7 +610,7 @@ func (s *Service) ResendVoucher(ctx context.Context, c Caller, requestedUser, id
 // Sending the voucher to a phone is moving the money there, so it needs a step-up as a create
 // would (domain.CheckStepUp: a phone the sender never paid, or a voucher above R1,000);
 // otherwise it would be the way round the create's check.
-func (s *Service) ChangeRecipientPhone(ctx context.Context, c Caller, requestedUser, id, phone string) (*domain.Transfer, error) {
+func (s *Service) ChangeRecipientPhone(ctx context.Context, c Caller, id, phone string) (*domain.Transfer, error) {
 	p, ok := domain.ParsePhone(phone)
 	if !ok {
 		return nil, &domain.ValidationError{Violations: []domain.Violation{
@@ -623,7 +618,7 @@ func (s *Service) ChangeRecipientPhone(ctx context.Context, c Caller, requestedU
 	}
 	paid := true // only looked up when the caller's step-up does not already cover it
 	if !domain.SteppedUp(c.SteppedUpAt, s.wall()) {
-		userID, err := self(c, requestedUser)
+		userID, err := self(c)
 		if err != nil {
 			return nil, err
 		}
@@ -631,7 +626,7 @@ func (s *Service) ChangeRecipientPhone(ctx context.Context, c Caller, requestedU
 			return nil, err
 		}
 	}
-	return s.reissue(ctx, c, requestedUser, id, func(t *domain.Transfer, v domain.IssuedVoucher, now time.Time) error {
+	return s.reissue(ctx, c, id, func(t *domain.Transfer, v domain.IssuedVoucher, now time.Time) error {
 		// Checked on the locked transfer, after ChangeRecipientPhone's own refusals (the same
 		// number, a voucher not awaiting collection): those say more than a step-up would.
 		if err := t.ChangeRecipientPhone(p, v, now); err != nil {
@@ -641,9 +636,9 @@ func (s *Service) ChangeRecipientPhone(ctx context.Context, c Caller, requestedU
 	})
 }
 
-func (s *Service) reissue(ctx context.Context, c Caller, requestedUser, id string,
+func (s *Service) reissue(ctx context.Context, c Caller, id string,
 	fn func(*domain.Transfer, domain.IssuedVoucher, time.Time) error) (*domain.Transfer, error) {
-	userID, err := self(c, requestedUser)
+	userID, err := self(c)
 	if err != nil {
 		return nil, err
 	}

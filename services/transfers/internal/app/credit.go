@@ -29,8 +29,8 @@ type CreditRepository interface {
 var ErrInvalidEvent = errors.New("invalid event")
 
 // GetCredit returns the caller's credit, their referral code and what it earned them.
-func (s *Service) GetCredit(ctx context.Context, c Caller, requestedUser string) (domain.Credit, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) GetCredit(ctx context.Context, c Caller) (domain.Credit, error) {
+	userID, err := self(c)
 	if err != nil {
 		return domain.Credit{}, err
 	}

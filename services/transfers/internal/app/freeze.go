@@ -23,8 +23,8 @@ import (
 // When a cancellation fails for another reason the error is returned, the vouchers cancelled
 // before it stay cancelled, and a retry cancels the rest. A transfer still being charged has no
 // voucher yet and is not touched; the sender can cancel it once its voucher is issued.
-func (s *Service) FreezeVouchers(ctx context.Context, c Caller, requestedUser string) ([]*domain.Transfer, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) FreezeVouchers(ctx context.Context, c Caller) ([]*domain.Transfer, error) {
+	userID, err := self(c)
 	if err != nil {
 		return nil, err
 	}

@@ -17,8 +17,8 @@ type LimitsReport struct {
 
 // GetLimits reports the caller's usage against each limit, in Johannesburg time, from the
 // running totals, and the money waiting in their uncollected vouchers.
-func (s *Service) GetLimits(ctx context.Context, c Caller, requestedUser string) (LimitsReport, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) GetLimits(ctx context.Context, c Caller) (LimitsReport, error) {
+	userID, err := self(c)
 	if err != nil {
 		return LimitsReport{}, err
 	}

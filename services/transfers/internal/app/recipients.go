@@ -30,8 +30,8 @@ const maxRecipientQuery = 100
 
 // ListRecipients returns the caller's saved recipients, most recently paid first, filtered by
 // query.
-func (s *Service) ListRecipients(ctx context.Context, c Caller, requestedUser, query string) ([]domain.Recipient, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) ListRecipients(ctx context.Context, c Caller, query string) ([]domain.Recipient, error) {
+	userID, err := self(c)
 	if err != nil {
 		return nil, err
 	}
@@ -44,8 +44,8 @@ func (s *Service) ListRecipients(ctx context.Context, c Caller, requestedUser, q
 
 // UpdateRecipient edits one of the caller's saved recipients; the name, phone and bank are
 // validated as a transfer's recipient is.
-func (s *Service) UpdateRecipient(ctx context.Context, c Caller, requestedUser, id, name, phone string, bank domain.Bank) (domain.Recipient, error) {
-	userID, rid, err := recipientOf(c, requestedUser, id)
+func (s *Service) UpdateRecipient(ctx context.Context, c Caller, id, name, phone string, bank domain.Bank) (domain.Recipient, error) {
+	userID, rid, err := recipientOf(c, id)
 	if err != nil {
 		return domain.Recipient{}, err
 	}
@@ -58,18 +58,18 @@ func (s *Service) UpdateRecipient(ctx context.Context, c Caller, requestedUser, 
 
 // DeleteRecipient deletes one of the caller's saved recipients. Their next transfer to the
 // phone saves them again unless the sender unticks it.
-func (s *Service) DeleteRecipient(ctx context.Context, c Caller, requestedUser, id string) error {
-	userID, rid, err := recipientOf(c, requestedUser, id)
+func (s *Service) DeleteRecipient(ctx context.Context, c Caller, id string) error {
+	userID, rid, err := recipientOf(c, id)
 	if err != nil {
 		return err
 	}
 	return s.repo.DeleteRecipient(ctx, userID, rid, s.now())
 }
 
-// recipientOf is the caller's id and the recipient id; another user, or an id that is not a
-// UUID, is domain.ErrRecipientNotFound, exactly as a recipient that does not exist.
-func recipientOf(c Caller, requestedUser, id string) (uuid.UUID, uuid.UUID, error) {
-	userID, err := self(c, requestedUser)
+// recipientOf is the caller's id and the recipient id; an id that is not a UUID is
+// domain.ErrRecipientNotFound, exactly as a recipient that does not exist or is another user's.
+func recipientOf(c Caller, id string) (uuid.UUID, uuid.UUID, error) {
+	userID, err := self(c)
 	if err != nil {
 		return uuid.Nil, uuid.Nil, domain.ErrRecipientNotFound
 	}

@@ -40,7 +40,7 @@ func TestReminderOnceBeforeTheExpiry(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), "", cancelled.ID().String()); err != nil {
+	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), cancelled.ID().String()); err != nil {
 		t.Fatal(err)
 	}
 	pass := func() {
@@ -90,7 +90,7 @@ func TestReminderOnceBeforeTheExpiry(t *testing.T) {
 		t.Fatalf("reminder_sent_at %v (%v)", sent, err)
 	}
 	// A voucher re-issued after its reminder is not reminded again.
-	if _, err := e.App.ResendVoucher(e.Ctx(t, user), testkit.Caller(user), "", waiting.ID().String()); err != nil {
+	if _, err := e.App.ResendVoucher(e.Ctx(t, user), testkit.Caller(user), waiting.ID().String()); err != nil {
 		t.Fatal(err)
 	}
 	pass()

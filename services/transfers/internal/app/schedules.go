@@ -54,8 +54,8 @@ func (s *Service) Today() domain.Date { return domain.DateOf(s.now()) }
 // (with its vault token) and the fee quoted now are kept on the schedule: the scheduler has no
 // access token with which to ask paymentmethods or fees. The same key with the same request
 // returns the first schedule; with another, domain.ErrIdempotencyConflict.
-func (s *Service) CreateSchedule(ctx context.Context, c Caller, requestedUser string, in domain.ScheduleInput) (*domain.Schedule, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) CreateSchedule(ctx context.Context, c Caller, in domain.ScheduleInput) (*domain.Schedule, error) {
+	userID, err := self(c)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +108,8 @@ func replaySchedule(sch *domain.Schedule, hash []byte) (*domain.Schedule, error)
 }
 
 // ListSchedules returns the caller's schedules with their latest occurrences.
-func (s *Service) ListSchedules(ctx context.Context, c Caller, requestedUser string) ([]*domain.Schedule, error) {
-	userID, err := self(c, requestedUser)
+func (s *Service) ListSchedules(ctx context.Context, c Caller) ([]*domain.Schedule, error) {
+	userID, err := self(c)
 	if err != nil {
 		return nil, err
 	}
@@ -118,22 +118,22 @@ func (s *Service) ListSchedules(ctx context.Context, c Caller, requestedUser str
 
 // PauseSchedule stops the caller's schedule: no occurrence is made until it is resumed, and the
 // dates that pass meanwhile are skipped.
-func (s *Service) PauseSchedule(ctx context.Context, c Caller, requestedUser, id string) (*domain.Schedule, error) {
-	return s.changeSchedule(ctx, c, requestedUser, id, func(sch *domain.Schedule, _ domain.Date, now time.Time) error {
+func (s *Service) PauseSchedule(ctx context.Context, c Caller, id string) (*domain.Schedule, error) {
+	return s.changeSchedule(ctx, c, id, func(sch *domain.Schedule, _ domain.Date, now time.Time) error {
 		return sch.Pause(now)
 	})
 }
 
 // ResumeSchedule continues the caller's paused schedule from its first date on or after today.
-func (s *Service) ResumeSchedule(ctx context.Context, c Caller, requestedUser, id string) (*domain.Schedule, error) {
-	return s.changeSchedule(ctx, c, requestedUser, id, func(sch *domain.Schedule, today domain.Date, now time.Time) error {
+func (s *Service) ResumeSchedule(ctx context.Context, c Caller, id string) (*domain.Schedule, error) {
+	return s.changeSchedule(ctx, c, id, func(sch *domain.Schedule, today domain.Date, now time.Time) error {
 		return sch.Resume(today, now)
 	})
 }
 
-func (s *Service) changeSchedule(ctx context.Context, c Caller, requestedUser, id string,
+func (s *Service) changeSchedule(ctx context.Context, c Caller, id string,
 	fn func(*domain.Schedule, domain.Date, time.Time) error) (*domain.Schedule, error) {
-	userID, sid, err := scheduleOf(c, requestedUser, id)
+	userID, sid, err := scheduleOf(c, id)
 	if err != nil {
 		return nil, err
 	}
@@ -144,18 +144,18 @@ func (s *Service) changeSchedule(ctx context.Context, c Caller, requestedUser, i
 }
 
 // DeleteSchedule deletes the caller's schedule; the transfers it made stay in their history.
-func (s *Service) DeleteSchedule(ctx context.Context, c Caller, requestedUser, id string) error {
-	userID, sid, err := scheduleOf(c, requestedUser, id)
+func (s *Service) DeleteSchedule(ctx context.Context, c Caller, id string) error {
+	userID, sid, err := scheduleOf(c, id)
 	if err != nil {
 		return err
 	}
 	return s.repo.DeleteSchedule(ctx, userID, sid, s.now())
 }
 
-// scheduleOf is the caller's id and the schedule id; another user, or an id that is not a UUID,
-// is domain.ErrScheduleNotFound, exactly as a schedule that does not exist.
-func scheduleOf(c Caller, requestedUser, id string) (uuid.UUID, uuid.UUID, error) {
-	userID, err := self(c, requestedUser)
+// scheduleOf is the caller's id and the schedule id; an id that is not a UUID is
+// domain.ErrScheduleNotFound, exactly as a schedule that does not exist or is another user's.
+func scheduleOf(c Caller, id string) (uuid.UUID, uuid.UUID, error) {
+	userID, err := self(c)
 	if err != nil {
 		return uuid.Nil, uuid.Nil, domain.ErrScheduleNotFound
 	}

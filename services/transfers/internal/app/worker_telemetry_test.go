@@ -52,7 +52,7 @@ func TestWorkerWakesOnCommitWithoutNotify(t *testing.T) {
 	e.WaitStatus(t, second.ID().String(), domain.StatusCompleted, wait)
 
 	// A cancel owes a refund: its commit wakes the worker too.
-	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), "", second.ID().String()); err != nil {
+	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), second.ID().String()); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, wait, "the refund", func() bool { return e.Payments.RefundCalls(second.RefundKey()) == 1 })
@@ -157,7 +157,7 @@ func TestWorkerStepsJoinTheCreatingTrace(t *testing.T) {
 	create := func(user, pm, key string, amount int64) (*domain.Transfer, trace.SpanContext) {
 		rctx, span := tp.Tracer("test").Start(e.Ctx(t, user), "CreateTransfer")
 		defer span.End()
-		tr, err := e.App.CreateTransfer(rctx, testkit.Caller(user), "", testkit.Input(key, pm, amount))
+		tr, err := e.App.CreateTransfer(rctx, testkit.Caller(user), testkit.Input(key, pm, amount))
 		if err != nil {
 			t.Fatal(err)
 		}

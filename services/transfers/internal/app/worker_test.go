@@ -24,7 +24,7 @@ const wait = 15 * time.Second
 
 func newTransfer(t *testing.T, e *testkit.Env, user, pm, key string, amount int64) *domain.Transfer {
 	t.Helper()
-	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), "", testkit.Input(key, pm, amount))
+	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), testkit.Input(key, pm, amount))
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}
@@ -377,7 +377,7 @@ func TestRefundEmailOnceAcrossRetries(t *testing.T) {
 	ctx := context.Background()
 
 	// orphaned: cancelled, its refund claimed and made by a worker that died before recording it.
-	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), "", orphaned.ID().String()); err != nil {
+	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), orphaned.ID().String()); err != nil {
 		t.Fatal(err)
 	}
 	now := e.Clock.Now()
@@ -390,7 +390,7 @@ func TestRefundEmailOnceAcrossRetries(t *testing.T) {
 	}
 	// failing: cancelled; paymentmethods fails the next two refund calls.
 	e.Payments.FailNextRefunds(2)
-	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), "", failing.ID().String()); err != nil {
+	if _, err := e.App.CancelTransfer(e.Ctx(t, user), testkit.Caller(user), failing.ID().String()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -436,7 +436,7 @@ func TestCancelRefundsOnce(t *testing.T) {
 
 	// Not yet completed: nothing to cancel. (The worker may already be on it.)
 	e.WaitStatus(t, tr.ID().String(), domain.StatusCompleted, wait)
-	cancelled, err := e.App.CancelTransfer(ctx, caller, "", tr.ID().String())
+	cancelled, err := e.App.CancelTransfer(ctx, caller, tr.ID().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +447,7 @@ func TestCancelRefundsOnce(t *testing.T) {
 		got, _ := e.Repo.Get(context.Background(), uuid.MustParse(user), tr.ID())
 		return got.Refund().Status == domain.RefundRefunded
 	})
-	if _, err := e.App.CancelTransfer(ctx, caller, "", tr.ID().String()); err != domain.ErrNotCancellable {
+	if _, err := e.App.CancelTransfer(ctx, caller, tr.ID().String()); err != domain.ErrNotCancellable {
 		t.Fatalf("second cancel: %v", err)
 	}
 	for range 3 {
@@ -470,7 +470,7 @@ func TestCancelRefundsOnce(t *testing.T) {
 	user2, pm2 := e.NewUser(testkit.TokenDecline)
 	failed := newTransfer(t, e, user2, pm2, "k", 50000)
 	e.WaitStatus(t, failed.ID().String(), domain.StatusFailed, wait)
-	if _, err := e.App.CancelTransfer(e.Ctx(t, user2), testkit.Caller(user2), "", failed.ID().String()); err != domain.ErrNotCancellable {
+	if _, err := e.App.CancelTransfer(e.Ctx(t, user2), testkit.Caller(user2), failed.ID().String()); err != domain.ErrNotCancellable {
 		t.Fatalf("cancel a failed transfer: %v", err)
 	}
 }

@@ -125,9 +125,6 @@ type fakePaymentMethods struct {
 
 func (s *fakePaymentMethods) GetPaymentMethod(ctx context.Context, req *paymentmethodsv1.GetPaymentMethodRequest) (*paymentmethodsv1.GetPaymentMethodResponse, error) {
 	c, _ := auth.FromContext(ctx)
-	if req.GetUserId() != "" && req.GetUserId() != c.Subject {
-		return nil, status.Error(codes.NotFound, "payment method not found")
-	}
 	pm, err := s.f.GetPaymentMethod(ctx, c.Subject, req.GetPaymentMethodId())
 	if err != nil {
 		return nil, status.Error(codes.NotFound, "payment method not found")

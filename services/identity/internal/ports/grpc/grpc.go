@@ -188,12 +188,12 @@ func (s *Server) ResetPassword(ctx context.Context, req *identityv1.ResetPasswor
 	return &identityv1.ResetPasswordResponse{}, nil
 }
 
-func (s *Server) GetUser(ctx context.Context, req *identityv1.GetUserRequest) (*identityv1.GetUserResponse, error) {
+func (s *Server) GetUser(ctx context.Context, _ *identityv1.GetUserRequest) (*identityv1.GetUserResponse, error) {
 	caller, ok := auth.FromContext(ctx)
 	if !ok {
 		return nil, s.toStatus(ctx, domain.ErrUnauthenticated)
 	}
-	u, err := s.app.GetUser(ctx, caller, req.GetUserId())
+	u, err := s.app.GetUser(ctx, caller)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

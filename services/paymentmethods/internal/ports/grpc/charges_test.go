@@ -269,9 +269,9 @@ func TestChargeAndRefundPolicy(t *testing.T) {
 		t.Fatal("a refused caller reached the processor")
 	}
 	// The user RPCs refuse a service token: they have no user to scope to.
-	_, err := e.client.ListPaymentMethods(e.asService(t, "transfers"), &paymentmethodsv1.ListPaymentMethodsRequest{UserId: u.id})
+	_, err := e.client.ListPaymentMethods(e.asService(t, "transfers"), &paymentmethodsv1.ListPaymentMethodsRequest{})
 	wantCode(t, err, codes.PermissionDenied)
-	_, err = e.client.ListPaymentMethods(t.Context(), &paymentmethodsv1.ListPaymentMethodsRequest{UserId: u.id})
+	_, err = e.client.ListPaymentMethods(t.Context(), &paymentmethodsv1.ListPaymentMethodsRequest{})
 	wantCode(t, err, codes.Unauthenticated)
 	if _, err := e.client.Charge(e.asService(t, "transfers"), charge); err != nil {
 		t.Fatalf("transfers' token: %v", err)
@@ -356,7 +356,7 @@ func TestChargeOfADeletedCardIsRefused(t *testing.T) {
 	e := start(t)
 	u := newUser()
 	m := e.addCard(t, u, "Soon gone", cardNumber(t, "4"), false)
-	if _, err := e.client.DeletePaymentMethod(e.as(t, u.id), &paymentmethodsv1.DeletePaymentMethodRequest{UserId: u.id, PaymentMethodId: m.GetId()}); err != nil {
+	if _, err := e.client.DeletePaymentMethod(e.as(t, u.id), &paymentmethodsv1.DeletePaymentMethodRequest{PaymentMethodId: m.GetId()}); err != nil {
 		t.Fatal(err)
 	}
 	before := e.processor.charges.Load()

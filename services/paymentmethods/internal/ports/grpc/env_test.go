@@ -343,7 +343,7 @@ func newUser() user { return user{id: uuid.NewString()} }
 func (e *env) addCard(t *testing.T, u user, name, number string, isDefault bool) *paymentmethodsv1.PaymentMethod {
 	t.Helper()
 	res, err := e.client.AddCard(e.as(t, u.id), &paymentmethodsv1.AddCardRequest{
-		UserId: u.id, Name: name, CardNumber: number, ExpiryMonth: 12, ExpiryYear: nextYear(), Cvv: "123", IsDefault: isDefault,
+		Name: name, CardNumber: number, ExpiryMonth: 12, ExpiryYear: nextYear(), Cvv: "123", IsDefault: isDefault,
 	})
 	if err != nil {
 		t.Fatalf("AddCard %s: %v", name, err)

@@ -73,12 +73,12 @@ func caller(ctx context.Context) (app.Caller, error) {
 }
 
 // ListPaymentMethods lists the caller's methods, the default first, then newest first.
-func (s *Server) ListPaymentMethods(ctx context.Context, req *paymentmethodsv1.ListPaymentMethodsRequest) (*paymentmethodsv1.ListPaymentMethodsResponse, error) {
+func (s *Server) ListPaymentMethods(ctx context.Context, _ *paymentmethodsv1.ListPaymentMethodsRequest) (*paymentmethodsv1.ListPaymentMethodsResponse, error) {
 	c, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ms, err := s.app.List(ctx, c, req.GetUserId())
+	ms, err := s.app.List(ctx, c)
 	if err != nil {
 		return nil, s.toStatus(ctx, err, MsgNotFound)
 	}
@@ -95,7 +95,7 @@ func (s *Server) GetPaymentMethod(ctx context.Context, req *paymentmethodsv1.Get
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.app.Get(ctx, c, req.GetUserId(), req.GetPaymentMethodId())
+	m, err := s.app.Get(ctx, c, req.GetPaymentMethodId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err, MsgNotFound)
 	}
@@ -108,7 +108,7 @@ func (s *Server) AddCard(ctx context.Context, req *paymentmethodsv1.AddCardReque
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.app.AddCard(ctx, c, req.GetUserId(), domain.CardInput{
+	m, err := s.app.AddCard(ctx, c, domain.CardInput{
 		Name:        req.GetName(),
 		Number:      req.GetCardNumber(),
 		ExpiryMonth: req.GetExpiryMonth(),
@@ -128,7 +128,7 @@ func (s *Server) UpdatePaymentMethod(ctx context.Context, req *paymentmethodsv1.
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.app.Update(ctx, c, req.GetUserId(), req.GetPaymentMethodId(), req.GetName(), req.GetIsDefault())
+	m, err := s.app.Update(ctx, c, req.GetPaymentMethodId(), req.GetName(), req.GetIsDefault())
 	if err != nil {
 		return nil, s.toStatus(ctx, err, MsgNotFound)
 	}
@@ -141,7 +141,7 @@ func (s *Server) SetDefaultPaymentMethod(ctx context.Context, req *paymentmethod
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.app.SetDefault(ctx, c, req.GetUserId(), req.GetPaymentMethodId())
+	m, err := s.app.SetDefault(ctx, c, req.GetPaymentMethodId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err, MsgNotFound)
 	}
@@ -154,7 +154,7 @@ func (s *Server) DeletePaymentMethod(ctx context.Context, req *paymentmethodsv1.
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.Delete(ctx, c, req.GetUserId(), req.GetPaymentMethodId()); err != nil {
+	if err := s.app.Delete(ctx, c, req.GetPaymentMethodId()); err != nil {
 		return nil, s.toStatus(ctx, err, MsgNotFound)
 	}
 	return &paymentmethodsv1.DeletePaymentMethodResponse{}, nil

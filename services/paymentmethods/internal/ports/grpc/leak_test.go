@@ -250,7 +250,7 @@ func TestCardDataNeverLeaks(t *testing.T) {
 
 	add := func(name, number, cvv string, isDefault bool) *paymentmethodsv1.PaymentMethod {
 		res, err := e.client.AddCard(ctx, &paymentmethodsv1.AddCardRequest{
-			UserId: u.id, Name: name, CardNumber: number[:4] + " " + number[4:8] + " " + number[8:12] + " " + number[12:],
+			Name: name, CardNumber: number[:4] + " " + number[4:8] + " " + number[8:12] + " " + number[12:],
 			ExpiryMonth: 11, ExpiryYear: nextYear(), Cvv: cvv, IsDefault: isDefault,
 		})
 		call(res, err)
@@ -265,20 +265,20 @@ func TestCardDataNeverLeaks(t *testing.T) {
 	declinedCard := add("Declined", sandbox.CardDeclined, "461", false) // saved; its charges are declined
 	add("Again", visa, "739", false)                                    // already saved
 	_, err := e.client.AddCard(ctx, &paymentmethodsv1.AddCardRequest{   // expired
-		UserId: u.id, Name: "Old", CardNumber: mc, ExpiryMonth: 1, ExpiryYear: 20, Cvv: "582",
+		Name: "Old", CardNumber: mc, ExpiryMonth: 1, ExpiryYear: 20, Cvv: "582",
 	})
 	call(nil, err)
 	if declinedCard == nil || len(errs) != 2 {
 		t.Fatalf("want the declined card saved and 2 refusals, got %v", errs)
 	}
 
-	list, err := e.client.ListPaymentMethods(ctx, &paymentmethodsv1.ListPaymentMethodsRequest{UserId: u.id})
+	list, err := e.client.ListPaymentMethods(ctx, &paymentmethodsv1.ListPaymentMethodsRequest{})
 	call(list, err)
-	got, err := e.client.GetPaymentMethod(ctx, &paymentmethodsv1.GetPaymentMethodRequest{UserId: u.id, PaymentMethodId: m1.GetId()})
+	got, err := e.client.GetPaymentMethod(ctx, &paymentmethodsv1.GetPaymentMethodRequest{PaymentMethodId: m1.GetId()})
 	call(got, err)
-	upd, err := e.client.UpdatePaymentMethod(ctx, &paymentmethodsv1.UpdatePaymentMethodRequest{UserId: u.id, PaymentMethodId: m1.GetId(), Name: "Daily", IsDefault: true})
+	upd, err := e.client.UpdatePaymentMethod(ctx, &paymentmethodsv1.UpdatePaymentMethodRequest{PaymentMethodId: m1.GetId(), Name: "Daily", IsDefault: true})
 	call(upd, err)
-	def, err := e.client.SetDefaultPaymentMethod(ctx, &paymentmethodsv1.SetDefaultPaymentMethodRequest{UserId: u.id, PaymentMethodId: m2.GetId()})
+	def, err := e.client.SetDefaultPaymentMethod(ctx, &paymentmethodsv1.SetDefaultPaymentMethodRequest{PaymentMethodId: m2.GetId()})
 	call(def, err)
 
 	transferID := uuid.NewString()
@@ -302,7 +302,7 @@ func TestCardDataNeverLeaks(t *testing.T) {
 	if _, err := e.js.Publish(t.Context(), "thumela.transfers."+u.id+".status", payload); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.client.DeletePaymentMethod(ctx, &paymentmethodsv1.DeletePaymentMethodRequest{UserId: u.id, PaymentMethodId: m1.GetId()})
+	_, err = e.client.DeletePaymentMethod(ctx, &paymentmethodsv1.DeletePaymentMethodRequest{PaymentMethodId: m1.GetId()})
 	call(nil, err)
 	waitFor(t, "the transfer's usage", func() bool {
 		return e.count(t, "SELECT count(*) FROM payment_method_usage WHERE source = 'transfer'") == 1

@@ -48,12 +48,12 @@ func caller(ctx context.Context) (app.Caller, error) {
 }
 
 // GetProfile returns the caller's profile, creating it on first read.
-func (s *Server) GetProfile(ctx context.Context, req *profilesv1.GetProfileRequest) (*profilesv1.GetProfileResponse, error) {
+func (s *Server) GetProfile(ctx context.Context, _ *profilesv1.GetProfileRequest) (*profilesv1.GetProfileResponse, error) {
 	c, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.app.GetProfile(ctx, c, req.GetUserId())
+	p, err := s.app.GetProfile(ctx, c)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -66,7 +66,7 @@ func (s *Server) UpdateProfile(ctx context.Context, req *profilesv1.UpdateProfil
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.app.UpdateProfile(ctx, c, req.GetUserId(), req.GetFirstName(), req.GetLastName(), req.GetPhoneNumber())
+	p, err := s.app.UpdateProfile(ctx, c, req.GetFirstName(), req.GetLastName(), req.GetPhoneNumber())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -74,12 +74,12 @@ func (s *Server) UpdateProfile(ctx context.Context, req *profilesv1.UpdateProfil
 }
 
 // DeleteProfile removes the caller's profile.
-func (s *Server) DeleteProfile(ctx context.Context, req *profilesv1.DeleteProfileRequest) (*profilesv1.DeleteProfileResponse, error) {
+func (s *Server) DeleteProfile(ctx context.Context, _ *profilesv1.DeleteProfileRequest) (*profilesv1.DeleteProfileResponse, error) {
 	c, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.DeleteProfile(ctx, c, req.GetUserId()); err != nil {
+	if err := s.app.DeleteProfile(ctx, c); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return &profilesv1.DeleteProfileResponse{}, nil

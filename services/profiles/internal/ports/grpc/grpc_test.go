@@ -112,7 +112,7 @@ func TestGetProfileCreatesFromSignUpNamesOnFirstRead(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	u := newUser(" Thandi ", "Nkosi")
-	res, err := e.client.GetProfile(e.as(t, u), &profilesv1.GetProfileRequest{UserId: u.id})
+	res, err := e.client.GetProfile(e.as(t, u), &profilesv1.GetProfileRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestGetProfileCreatesFromSignUpNamesOnFirstRead(t *testing.T) {
 	// Later reads return the stored profile, not the token's names again.
 	renamed := u
 	renamed.givenName = "Other"
-	again, err := e.client.GetProfile(e.as(t, renamed), &profilesv1.GetProfileRequest{UserId: u.id})
+	again, err := e.client.GetProfile(e.as(t, renamed), &profilesv1.GetProfileRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestConcurrentFirstReadsCreateOneProfile(t *testing.T) {
 	errs := make([]error, readers)
 	for i := range readers {
 		wg.Go(func() {
-			res, err := e.client.GetProfile(ctx, &profilesv1.GetProfileRequest{UserId: u.id})
+			res, err := e.client.GetProfile(ctx, &profilesv1.GetProfileRequest{})
 			results[i], errs[i] = res.GetProfile(), err
 		})
 	}
@@ -213,7 +213,7 @@ func TestUpdateProfileValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{
-				UserId: u.id, FirstName: tt.first, LastName: tt.last, PhoneNumber: tt.phone,
+				FirstName: tt.first, LastName: tt.last, PhoneNumber: tt.phone,
 			})
 			msg, fields, descriptions := badRequest(t, err)
 			if msg != tt.wantDescriptions[0] {
@@ -268,7 +268,7 @@ func TestUpdateProfileNormalisesPhone(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			res, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{
-				UserId: u.id, FirstName: "Thandi", LastName: "Nkosi", PhoneNumber: tt.in,
+				FirstName: "Thandi", LastName: "Nkosi", PhoneNumber: tt.in,
 			})
 			if !tt.ok {
 				_, fields, descriptions := badRequest(t, err)
@@ -300,12 +300,12 @@ func TestUpdateProfileTrimsAndClearsPhone(t *testing.T) {
 	u := newUser("Thandi", "Nkosi")
 	ctx := e.as(t, u)
 	if _, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{
-		UserId: u.id, FirstName: "  Lerato ", LastName: " Mokoena  ", PhoneNumber: "082 123 4567",
+		FirstName: "  Lerato ", LastName: " Mokoena  ", PhoneNumber: "082 123 4567",
 	}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{
-		UserId: u.id, FirstName: "Lerato", LastName: "Mokoena", PhoneNumber: "   ",
+		FirstName: "Lerato", LastName: "Mokoena", PhoneNumber: "   ",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +316,7 @@ func TestUpdateProfileTrimsAndClearsPhone(t *testing.T) {
 	if stored := e.storedPhone(t, u.id); stored != nil {
 		t.Fatalf("cleared phone stored as %q, want NULL", *stored)
 	}
-	got, err := e.client.GetProfile(ctx, &profilesv1.GetProfileRequest{UserId: u.id})
+	got, err := e.client.GetProfile(ctx, &profilesv1.GetProfileRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,36 +325,36 @@ func TestUpdateProfileTrimsAndClearsPhone(t *testing.T) {
 	}
 }
 
-func TestAnotherUsersProfileIsNotFound(t *testing.T) {
+// The token alone names the user: A's calls read, change and delete A's profile and never
+// B's, which stays as it was.
+func TestCallsActOnTheTokensUserOnly(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	a, b := newUser("Alice", "Adams"), newUser("Bongani", "Zulu")
 	asA, asB := e.as(t, a), e.as(t, b)
 	if _, err := e.client.UpdateProfile(asB, &profilesv1.UpdateProfileRequest{
-		UserId: b.id, FirstName: "Bongani", LastName: "Zulu", PhoneNumber: "082 123 4567",
+		FirstName: "Bongani", LastName: "Zulu", PhoneNumber: "082 123 4567",
 	}); err != nil {
 		t.Fatal(err)
 	}
-	before, err := e.client.GetProfile(asB, &profilesv1.GetProfileRequest{UserId: b.id})
+	before, err := e.client.GetProfile(asB, &profilesv1.GetProfileRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	// The same answer for someone else's id, an unknown id and a malformed id.
-	unknown := uuid.NewString()
-	for _, id := range []string{b.id, unknown, "not-a-uuid", ""} {
-		_, err := e.client.GetProfile(asA, &profilesv1.GetProfileRequest{UserId: id})
-		wantCode(t, err, codes.NotFound)
-		if msg := status.Convert(err).Message(); msg != "profile not found" {
-			t.Fatalf("GetProfile(%q) message = %q", id, msg)
-		}
-		_, err = e.client.UpdateProfile(asA, &profilesv1.UpdateProfileRequest{UserId: id, FirstName: "Evil", LastName: "Mallory"})
-		wantCode(t, err, codes.NotFound)
-		_, err = e.client.DeleteProfile(asA, &profilesv1.DeleteProfileRequest{UserId: id})
-		wantCode(t, err, codes.NotFound)
+	got, err := e.client.GetProfile(asA, &profilesv1.GetProfileRequest{})
+	if err != nil || got.GetProfile().GetUserId() != a.id || got.GetProfile().GetFirstName() != "Alice" {
+		t.Fatalf("A's GetProfile = %v, %v; want A's own, from A's token", got.GetProfile(), err)
+	}
+	upd, err := e.client.UpdateProfile(asA, &profilesv1.UpdateProfileRequest{FirstName: "Evil", LastName: "Mallory"})
+	if err != nil || upd.GetProfile().GetUserId() != a.id {
+		t.Fatalf("A's UpdateProfile = %v, %v; want A's own", upd.GetProfile(), err)
+	}
+	if _, err := e.client.DeleteProfile(asA, &profilesv1.DeleteProfileRequest{}); err != nil {
+		t.Fatal(err)
 	}
 
-	after, err := e.client.GetProfile(asB, &profilesv1.GetProfileRequest{UserId: b.id})
+	after, err := e.client.GetProfile(asB, &profilesv1.GetProfileRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestAnotherUsersProfileIsNotFound(t *testing.T) {
 		t.Fatalf("B's profile changed: %v, was %v", after.GetProfile(), before.GetProfile())
 	}
 	if n := e.count(t, "SELECT count(*) FROM profiles WHERE user_id <> $1", b.id); n != 0 {
-		t.Fatalf("A's calls created %d profiles", n)
+		t.Fatalf("%d profiles besides B's after A deleted theirs", n)
 	}
 }
 
@@ -371,16 +371,16 @@ func TestDeleteProfile(t *testing.T) {
 	e := start(t)
 	u := newUser("Thandi", "Nkosi")
 	ctx := e.as(t, u)
-	if _, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{UserId: u.id, FirstName: "T", LastName: "N"}); err != nil {
+	if _, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{FirstName: "T", LastName: "N"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.client.DeleteProfile(ctx, &profilesv1.DeleteProfileRequest{UserId: u.id}); err != nil {
+	if _, err := e.client.DeleteProfile(ctx, &profilesv1.DeleteProfileRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := e.count(t, "SELECT count(*) FROM profiles"); n != 0 {
 		t.Fatalf("profiles rows after delete = %d", n)
 	}
-	_, err := e.client.DeleteProfile(ctx, &profilesv1.DeleteProfileRequest{UserId: u.id})
+	_, err := e.client.DeleteProfile(ctx, &profilesv1.DeleteProfileRequest{})
 	wantCode(t, err, codes.NotFound)
 }
 
@@ -389,7 +389,7 @@ func TestUpdateWritesProfileUpdatedInTheSameTransaction(t *testing.T) {
 	e := start(t)
 	u := newUser("Thandi", "Nkosi")
 	res, err := e.client.UpdateProfile(e.as(t, u), &profilesv1.UpdateProfileRequest{
-		UserId: u.id, FirstName: "Thandi", LastName: "Nkosi", PhoneNumber: "+27 82 123 4567",
+		FirstName: "Thandi", LastName: "Nkosi", PhoneNumber: "+27 82 123 4567",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -436,13 +436,13 @@ func TestUpdateRolledBackWhenTheOutboxFails(t *testing.T) {
 	e := start(t)
 	u := newUser("Thandi", "Nkosi")
 	ctx := e.as(t, u)
-	if _, err := e.client.GetProfile(ctx, &profilesv1.GetProfileRequest{UserId: u.id}); err != nil {
+	if _, err := e.client.GetProfile(ctx, &profilesv1.GetProfileRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.pool.Exec(t.Context(), `ALTER TABLE outbox RENAME TO outbox_unavailable`); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{UserId: u.id, FirstName: "Changed", LastName: "Name"})
+	_, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{FirstName: "Changed", LastName: "Name"})
 	wantCode(t, err, codes.Internal)
 	if msg := status.Convert(err).Message(); msg != "internal error" {
 		t.Fatalf("Internal leaks its cause: %q", msg)
@@ -462,15 +462,15 @@ func TestCallsNeedAUserToken(t *testing.T) {
 	u := newUser("Thandi", "Nkosi")
 	calls := map[string]func(ctx context.Context) error{
 		"GetProfile": func(ctx context.Context) error {
-			_, err := e.client.GetProfile(ctx, &profilesv1.GetProfileRequest{UserId: u.id})
+			_, err := e.client.GetProfile(ctx, &profilesv1.GetProfileRequest{})
 			return err
 		},
 		"UpdateProfile": func(ctx context.Context) error {
-			_, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{UserId: u.id, FirstName: "A", LastName: "B"})
+			_, err := e.client.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{FirstName: "A", LastName: "B"})
 			return err
 		},
 		"DeleteProfile": func(ctx context.Context) error {
-			_, err := e.client.DeleteProfile(ctx, &profilesv1.DeleteProfileRequest{UserId: u.id})
+			_, err := e.client.DeleteProfile(ctx, &profilesv1.DeleteProfileRequest{})
 			return err
 		},
 	}

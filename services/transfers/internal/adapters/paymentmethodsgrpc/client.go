@@ -50,15 +50,14 @@ func unavailable(op string, err error) error {
 	return fmt.Errorf("paymentmethods %s: %w", op, err)
 }
 
-// GetPaymentMethod implements app.PaymentMethods with the caller's token.
-func (c *Client) GetPaymentMethod(ctx context.Context, userID, id string) (app.PaymentMethod, error) {
+// GetPaymentMethod implements app.PaymentMethods with the caller's token, whose subject alone
+// names the user: the userID the app passes is that subject, so it does not go on the wire.
+func (c *Client) GetPaymentMethod(ctx context.Context, _, id string) (app.PaymentMethod, error) {
 	token, ok := auth.TokenFromContext(ctx)
 	if !ok {
 		return app.PaymentMethod{}, ErrNoUserToken
 	}
-	res, err := c.c.GetPaymentMethod(auth.WithBearer(ctx, token), &paymentmethodsv1.GetPaymentMethodRequest{
-		UserId: userID, PaymentMethodId: id,
-	})
+	res, err := c.c.GetPaymentMethod(auth.WithBearer(ctx, token), &paymentmethodsv1.GetPaymentMethodRequest{PaymentMethodId: id})
 	switch status.Code(err) {
 	case codes.OK:
 	case codes.NotFound, codes.InvalidArgument:

@@ -19,7 +19,7 @@ func TestDatabaseRefusesBackwardSteps(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
 	user, pm := e.NewUser()
-	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), "", testkit.Input("k", pm, 50000))
+	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), testkit.Input("k", pm, 50000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestUpdateIsGuarded(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
 	user, pm := e.NewUser()
-	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), "", testkit.Input("k", pm, 50000))
+	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), testkit.Input("k", pm, 50000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestVoucherNumbersAreUnique(t *testing.T) {
 	now := e.Clock.Now()
 	var ids []uuid.UUID
 	for _, key := range []string{"a", "b"} {
-		tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), "", testkit.Input(key, pm, 50000))
+		tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), testkit.Input(key, pm, 50000))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestDatabaseAdmitsOnlyAReversalBack(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
 	user, pm := e.NewUser()
-	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), "", testkit.Input("k", pm, 50000))
+	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), testkit.Input("k", pm, 50000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestPaidPhoneLookupUsesItsIndex(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
 	user, pm := e.NewUser()
-	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), "", testkit.Input("k", pm, 50000))
+	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), testkit.Input("k", pm, 50000))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,10 +48,10 @@ func TestUsageReadDoesNotGrowWithHistory(t *testing.T) {
 	ctx := context.Background()
 	newcomer, newPM := e.NewUser()
 	veteran, vetPM := e.NewUser()
-	if _, err := e.App.CreateTransfer(e.Ctx(t, newcomer), testkit.Caller(newcomer), "", testkit.Input("one", newPM, 50000)); err != nil {
+	if _, err := e.App.CreateTransfer(e.Ctx(t, newcomer), testkit.Caller(newcomer), testkit.Input("one", newPM, 50000)); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := e.App.CreateTransfer(e.Ctx(t, veteran), testkit.Caller(veteran), "", testkit.Input("seed", vetPM, 50000))
+	tr, err := e.App.CreateTransfer(e.Ctx(t, veteran), testkit.Caller(veteran), testkit.Input("seed", vetPM, 50000))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,12 +29,12 @@ func recipientConfirmationStatus() error {
 
 // FreezeVouchers cancels every one of the caller's vouchers awaiting collection; the refunds
 // follow as for a single cancellation.
-func (s *Server) FreezeVouchers(ctx context.Context, req *transfersv1.FreezeVouchersRequest) (*transfersv1.FreezeVouchersResponse, error) {
+func (s *Server) FreezeVouchers(ctx context.Context, _ *transfersv1.FreezeVouchersRequest) (*transfersv1.FreezeVouchersResponse, error) {
 	c, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cancelled, err := s.app.FreezeVouchers(ctx, c, req.GetUserId())
+	cancelled, err := s.app.FreezeVouchers(ctx, c)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

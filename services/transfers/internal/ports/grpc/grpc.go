@@ -89,7 +89,7 @@ func (s *Server) CreateTransfer(ctx context.Context, req *transfersv1.CreateTran
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.app.CreateTransfer(ctx, c, req.GetUserId(), domain.RequestInput{
+	t, err := s.app.CreateTransfer(ctx, c, domain.RequestInput{
 		IdempotencyKey:  req.GetIdempotencyKey(),
 		RecipientName:   req.GetRecipientName(),
 		RecipientPhone:  req.GetRecipientPhone(),
@@ -116,7 +116,7 @@ func (s *Server) GetTransfer(ctx context.Context, req *transfersv1.GetTransferRe
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.app.GetTransfer(ctx, c, req.GetUserId(), req.GetTransferId())
+	t, err := s.app.GetTransfer(ctx, c, req.GetTransferId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -140,7 +140,7 @@ func (s *Server) ListTransfers(ctx context.Context, req *transfersv1.ListTransfe
 	if req.GetCreatedBefore() != nil {
 		w.Before = req.GetCreatedBefore().AsTime()
 	}
-	page, err := s.app.ListTransfers(ctx, c, req.GetUserId(), req.GetQuery(), st, w, int(req.GetPage()), int(req.GetPageSize()))
+	page, err := s.app.ListTransfers(ctx, c, req.GetQuery(), st, w, int(req.GetPage()), int(req.GetPageSize()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -157,7 +157,7 @@ func (s *Server) CancelTransfer(ctx context.Context, req *transfersv1.CancelTran
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.app.CancelTransfer(ctx, c, req.GetUserId(), req.GetTransferId())
+	t, err := s.app.CancelTransfer(ctx, c, req.GetTransferId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -170,7 +170,7 @@ func (s *Server) ResendVoucher(ctx context.Context, req *transfersv1.ResendVouch
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.app.ResendVoucher(ctx, c, req.GetUserId(), req.GetTransferId())
+	t, err := s.app.ResendVoucher(ctx, c, req.GetTransferId())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -183,7 +183,7 @@ func (s *Server) ChangeRecipientPhone(ctx context.Context, req *transfersv1.Chan
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.app.ChangeRecipientPhone(ctx, c, req.GetUserId(), req.GetTransferId(), req.GetRecipientPhone())
+	t, err := s.app.ChangeRecipientPhone(ctx, c, req.GetTransferId(), req.GetRecipientPhone())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

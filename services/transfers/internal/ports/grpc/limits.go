@@ -10,12 +10,12 @@ import (
 
 // GetLimits reports the caller's usage against each limit and the money waiting in their
 // uncollected vouchers.
-func (s *Server) GetLimits(ctx context.Context, req *transfersv1.GetLimitsRequest) (*transfersv1.GetLimitsResponse, error) {
+func (s *Server) GetLimits(ctx context.Context, _ *transfersv1.GetLimitsRequest) (*transfersv1.GetLimitsResponse, error) {
 	c, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := s.app.GetLimits(ctx, c, req.GetUserId())
+	rep, err := s.app.GetLimits(ctx, c)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

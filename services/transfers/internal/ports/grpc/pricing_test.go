@@ -135,7 +135,7 @@ func TestCreatePricesFromThePublishedSchedule(t *testing.T) {
 		if got := storedScheduleVersion(t, l.Env, id); got != want {
 			t.Errorf("transfer %s stored version %d, want %d", id, got, want)
 		}
-		res, err := l.Client.GetTransfer(ctx, &transfersv1.GetTransferRequest{UserId: user, TransferId: id})
+		res, err := l.Client.GetTransfer(ctx, &transfersv1.GetTransferRequest{TransferId: id})
 		if err != nil || res.GetTransfer().GetFeeScheduleVersion() != want {
 			t.Errorf("GetTransfer %s: version %d (%v), want %d", id, res.GetTransfer().GetFeeScheduleVersion(), err, want)
 		}

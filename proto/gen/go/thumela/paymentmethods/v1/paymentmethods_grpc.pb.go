@@ -36,8 +36,8 @@ const (
 //
 // PaymentMethodsService owns saved payment methods and the card vault: card numbers are
 // encrypted (envelope encryption, AES-256-GCM) under opaque tokens and never returned, logged
-// or published. User calls need the user's access token and are scoped to its subject (another
-// user's id answers NotFound); Charge and Refund accept only the transfers service's token.
+// or published. User calls need the user's access token and are scoped to its subject, which alone
+// names the user (another user's method id answers NotFound); Charge and Refund accept only the transfers service's token.
 type PaymentMethodsServiceClient interface {
 	// ListPaymentMethods lists the user's methods, the default first.
 	ListPaymentMethods(ctx context.Context, in *ListPaymentMethodsRequest, opts ...grpc.CallOption) (*ListPaymentMethodsResponse, error)
@@ -165,8 +165,8 @@ func (c *paymentMethodsServiceClient) ListProcessorRecords(ctx context.Context, 
 //
 // PaymentMethodsService owns saved payment methods and the card vault: card numbers are
 // encrypted (envelope encryption, AES-256-GCM) under opaque tokens and never returned, logged
-// or published. User calls need the user's access token and are scoped to its subject (another
-// user's id answers NotFound); Charge and Refund accept only the transfers service's token.
+// or published. User calls need the user's access token and are scoped to its subject, which alone
+// names the user (another user's method id answers NotFound); Charge and Refund accept only the transfers service's token.
 type PaymentMethodsServiceServer interface {
 	// ListPaymentMethods lists the user's methods, the default first.
 	ListPaymentMethods(context.Context, *ListPaymentMethodsRequest) (*ListPaymentMethodsResponse, error)

@@ -110,7 +110,6 @@ func (x *Profile) GetUpdatedAt() *timestamppb.Timestamp {
 
 type GetProfileRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -143,13 +142,6 @@ func (x *GetProfileRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use GetProfileRequest.ProtoReflect.Descriptor instead.
 func (*GetProfileRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_profiles_v1_profiles_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *GetProfileRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 type GetProfileResponse struct {
@@ -198,7 +190,6 @@ func (x *GetProfileResponse) GetProfile() *Profile {
 
 type UpdateProfileRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
-	UserId    string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	FirstName string                 `protobuf:"bytes,2,opt,name=first_name,json=firstName,proto3" json:"first_name,omitempty"`
 	LastName  string                 `protobuf:"bytes,3,opt,name=last_name,json=lastName,proto3" json:"last_name,omitempty"`
 	// Any common South African mobile notation ("082 123 4567", "+27 82 123 4567"); empty clears.
@@ -235,13 +226,6 @@ func (x *UpdateProfileRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use UpdateProfileRequest.ProtoReflect.Descriptor instead.
 func (*UpdateProfileRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_profiles_v1_profiles_proto_rawDescGZIP(), []int{3}
-}
-
-func (x *UpdateProfileRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *UpdateProfileRequest) GetFirstName() string {
@@ -311,7 +295,6 @@ func (x *UpdateProfileResponse) GetProfile() *Profile {
 
 type DeleteProfileRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -344,13 +327,6 @@ func (x *DeleteProfileRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use DeleteProfileRequest.ProtoReflect.Descriptor instead.
 func (*DeleteProfileRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_profiles_v1_profiles_proto_rawDescGZIP(), []int{5}
-}
-
-func (x *DeleteProfileRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 type DeleteProfileResponse struct {
@@ -403,21 +379,18 @@ const file_thumela_profiles_v1_profiles_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\",\n" +
-	"\x11GetProfileRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"L\n" +
+	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\"\n" +
+	"\x11GetProfileRequestJ\x04\b\x01\x10\x02R\auser_id\"L\n" +
 	"\x12GetProfileResponse\x126\n" +
-	"\aprofile\x18\x01 \x01(\v2\x1c.thumela.profiles.v1.ProfileR\aprofile\"\x8e\x01\n" +
-	"\x14UpdateProfileRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1d\n" +
+	"\aprofile\x18\x01 \x01(\v2\x1c.thumela.profiles.v1.ProfileR\aprofile\"\x84\x01\n" +
+	"\x14UpdateProfileRequest\x12\x1d\n" +
 	"\n" +
 	"first_name\x18\x02 \x01(\tR\tfirstName\x12\x1b\n" +
 	"\tlast_name\x18\x03 \x01(\tR\blastName\x12!\n" +
-	"\fphone_number\x18\x04 \x01(\tR\vphoneNumber\"O\n" +
+	"\fphone_number\x18\x04 \x01(\tR\vphoneNumberJ\x04\b\x01\x10\x02R\auser_id\"O\n" +
 	"\x15UpdateProfileResponse\x126\n" +
-	"\aprofile\x18\x01 \x01(\v2\x1c.thumela.profiles.v1.ProfileR\aprofile\"/\n" +
-	"\x14DeleteProfileRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"\x17\n" +
+	"\aprofile\x18\x01 \x01(\v2\x1c.thumela.profiles.v1.ProfileR\aprofile\"%\n" +
+	"\x14DeleteProfileRequestJ\x04\b\x01\x10\x02R\auser_id\"\x17\n" +
 	"\x15DeleteProfileResponse2\xc0\x02\n" +
 	"\x0fProfilesService\x12]\n" +
 	"\n" +

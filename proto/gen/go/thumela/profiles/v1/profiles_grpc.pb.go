@@ -29,8 +29,8 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // ProfilesService owns the user's profile: names and South African mobile number.
-// Every call needs the user's access token; a user_id other than the token's subject answers
-// NotFound, exactly as an unknown id does.
+// Every call needs the user's access token and acts on the profile of its subject: the token
+// alone names the user.
 type ProfilesServiceClient interface {
 	// GetProfile returns the profile, creating it from the sign-up names (carried in the access
 	// token) when it does not exist yet.
@@ -84,8 +84,8 @@ func (c *profilesServiceClient) DeleteProfile(ctx context.Context, in *DeletePro
 // for forward compatibility.
 //
 // ProfilesService owns the user's profile: names and South African mobile number.
-// Every call needs the user's access token; a user_id other than the token's subject answers
-// NotFound, exactly as an unknown id does.
+// Every call needs the user's access token and acts on the profile of its subject: the token
+// alone names the user.
 type ProfilesServiceServer interface {
 	// GetProfile returns the profile, creating it from the sign-up names (carried in the access
 	// token) when it does not exist yet.

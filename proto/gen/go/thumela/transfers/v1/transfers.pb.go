@@ -931,8 +931,7 @@ func (x *Transfer) GetFeeScheduleVersion() int64 {
 }
 
 type CreateTransferRequest struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	UserId string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
 	// One per wizard run; keys are per user.
 	IdempotencyKey     string              `protobuf:"bytes,2,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
 	RecipientName      string              `protobuf:"bytes,3,opt,name=recipient_name,json=recipientName,proto3" json:"recipient_name,omitempty"`
@@ -984,13 +983,6 @@ func (x *CreateTransferRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use CreateTransferRequest.ProtoReflect.Descriptor instead.
 func (*CreateTransferRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{3}
-}
-
-func (x *CreateTransferRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *CreateTransferRequest) GetIdempotencyKey() string {
@@ -1109,7 +1101,6 @@ func (x *CreateTransferResponse) GetTransfer() *Transfer {
 
 type GetTransferRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	TransferId    string                 `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1143,13 +1134,6 @@ func (x *GetTransferRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use GetTransferRequest.ProtoReflect.Descriptor instead.
 func (*GetTransferRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{5}
-}
-
-func (x *GetTransferRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *GetTransferRequest) GetTransferId() string {
@@ -1204,8 +1188,7 @@ func (x *GetTransferResponse) GetTransfer() *Transfer {
 }
 
 type ListTransfersRequest struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	UserId string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
 	// Case-insensitive substring of the recipient's name, or substring of the phone.
 	Query string `protobuf:"bytes,2,opt,name=query,proto3" json:"query,omitempty"`
 	// Unspecified lists every status.
@@ -1249,13 +1232,6 @@ func (x *ListTransfersRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListTransfersRequest.ProtoReflect.Descriptor instead.
 func (*ListTransfersRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{7}
-}
-
-func (x *ListTransfersRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *ListTransfersRequest) GetQuery() string {
@@ -1354,7 +1330,6 @@ func (x *ListTransfersResponse) GetTotalCount() int32 {
 
 type CancelTransferRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	TransferId    string                 `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1388,13 +1363,6 @@ func (x *CancelTransferRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use CancelTransferRequest.ProtoReflect.Descriptor instead.
 func (*CancelTransferRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{9}
-}
-
-func (x *CancelTransferRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *CancelTransferRequest) GetTransferId() string {
@@ -1450,7 +1418,6 @@ func (x *CancelTransferResponse) GetTransfer() *Transfer {
 
 type GetLimitsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1483,13 +1450,6 @@ func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use GetLimitsRequest.ProtoReflect.Descriptor instead.
 func (*GetLimitsRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{11}
-}
-
-func (x *GetLimitsRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 type LimitUsage struct {
@@ -1857,8 +1817,7 @@ func (x *Recipient) GetLastPaidAt() *timestamppb.Timestamp {
 }
 
 type ListRecipientsRequest struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	UserId string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
 	// Case-insensitive substring of the name, or substring of the phone.
 	Query         string `protobuf:"bytes,2,opt,name=query,proto3" json:"query,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1893,13 +1852,6 @@ func (x *ListRecipientsRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListRecipientsRequest.ProtoReflect.Descriptor instead.
 func (*ListRecipientsRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{18}
-}
-
-func (x *ListRecipientsRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *ListRecipientsRequest) GetQuery() string {
@@ -1956,7 +1908,6 @@ func (x *ListRecipientsResponse) GetRecipients() []*Recipient {
 
 type UpdateRecipientRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	RecipientId   string                 `protobuf:"bytes,2,opt,name=recipient_id,json=recipientId,proto3" json:"recipient_id,omitempty"`
 	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	Phone         string                 `protobuf:"bytes,4,opt,name=phone,proto3" json:"phone,omitempty"`
@@ -1993,13 +1944,6 @@ func (x *UpdateRecipientRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use UpdateRecipientRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRecipientRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{20}
-}
-
-func (x *UpdateRecipientRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *UpdateRecipientRequest) GetRecipientId() string {
@@ -2076,7 +2020,6 @@ func (x *UpdateRecipientResponse) GetRecipient() *Recipient {
 
 type DeleteRecipientRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	RecipientId   string                 `protobuf:"bytes,2,opt,name=recipient_id,json=recipientId,proto3" json:"recipient_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2110,13 +2053,6 @@ func (x *DeleteRecipientRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use DeleteRecipientRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRecipientRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{22}
-}
-
-func (x *DeleteRecipientRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *DeleteRecipientRequest) GetRecipientId() string {
@@ -2164,7 +2100,6 @@ func (*DeleteRecipientResponse) Descriptor() ([]byte, []int) {
 
 type FreezeVouchersRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2197,13 +2132,6 @@ func (x *FreezeVouchersRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use FreezeVouchersRequest.ProtoReflect.Descriptor instead.
 func (*FreezeVouchersRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{24}
-}
-
-func (x *FreezeVouchersRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 type FreezeVouchersResponse struct {
@@ -2662,7 +2590,6 @@ func (x *CollectVoucherResponse) GetCollectedAt() *timestamppb.Timestamp {
 
 type ResendVoucherRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	TransferId    string                 `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2696,13 +2623,6 @@ func (x *ResendVoucherRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ResendVoucherRequest.ProtoReflect.Descriptor instead.
 func (*ResendVoucherRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{32}
-}
-
-func (x *ResendVoucherRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *ResendVoucherRequest) GetTransferId() string {
@@ -2758,7 +2678,6 @@ func (x *ResendVoucherResponse) GetTransfer() *Transfer {
 
 type ChangeRecipientPhoneRequest struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
-	UserId     string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	TransferId string                 `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
 	// The new number, in any common South African notation (stored E.164).
 	RecipientPhone string `protobuf:"bytes,3,opt,name=recipient_phone,json=recipientPhone,proto3" json:"recipient_phone,omitempty"`
@@ -2794,13 +2713,6 @@ func (x *ChangeRecipientPhoneRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ChangeRecipientPhoneRequest.ProtoReflect.Descriptor instead.
 func (*ChangeRecipientPhoneRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{34}
-}
-
-func (x *ChangeRecipientPhoneRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *ChangeRecipientPhoneRequest) GetTransferId() string {
@@ -3102,8 +3014,7 @@ func (x *ScheduleOccurrence) GetCreatedAt() *timestamppb.Timestamp {
 }
 
 type CreateScheduleRequest struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	UserId string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
 	// One per form submission; keys are per user. The same key returns the first schedule.
 	IdempotencyKey  string            `protobuf:"bytes,2,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
 	RecipientName   string            `protobuf:"bytes,3,opt,name=recipient_name,json=recipientName,proto3" json:"recipient_name,omitempty"`
@@ -3150,13 +3061,6 @@ func (x *CreateScheduleRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use CreateScheduleRequest.ProtoReflect.Descriptor instead.
 func (*CreateScheduleRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{38}
-}
-
-func (x *CreateScheduleRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *CreateScheduleRequest) GetIdempotencyKey() string {
@@ -3275,7 +3179,6 @@ func (x *CreateScheduleResponse) GetSchedule() *Schedule {
 
 type ListSchedulesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3308,13 +3211,6 @@ func (x *ListSchedulesRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListSchedulesRequest.ProtoReflect.Descriptor instead.
 func (*ListSchedulesRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{40}
-}
-
-func (x *ListSchedulesRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 type ListSchedulesResponse struct {
@@ -3364,7 +3260,6 @@ func (x *ListSchedulesResponse) GetSchedules() []*Schedule {
 
 type PauseScheduleRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	ScheduleId    string                 `protobuf:"bytes,2,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3398,13 +3293,6 @@ func (x *PauseScheduleRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use PauseScheduleRequest.ProtoReflect.Descriptor instead.
 func (*PauseScheduleRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{42}
-}
-
-func (x *PauseScheduleRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *PauseScheduleRequest) GetScheduleId() string {
@@ -3460,7 +3348,6 @@ func (x *PauseScheduleResponse) GetSchedule() *Schedule {
 
 type ResumeScheduleRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	ScheduleId    string                 `protobuf:"bytes,2,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3494,13 +3381,6 @@ func (x *ResumeScheduleRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ResumeScheduleRequest.ProtoReflect.Descriptor instead.
 func (*ResumeScheduleRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{44}
-}
-
-func (x *ResumeScheduleRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *ResumeScheduleRequest) GetScheduleId() string {
@@ -3556,7 +3436,6 @@ func (x *ResumeScheduleResponse) GetSchedule() *Schedule {
 
 type DeleteScheduleRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	ScheduleId    string                 `protobuf:"bytes,2,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3590,13 +3469,6 @@ func (x *DeleteScheduleRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use DeleteScheduleRequest.ProtoReflect.Descriptor instead.
 func (*DeleteScheduleRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{46}
-}
-
-func (x *DeleteScheduleRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 func (x *DeleteScheduleRequest) GetScheduleId() string {
@@ -3722,7 +3594,6 @@ func (x *CreditMovement) GetOccurredAt() *timestamppb.Timestamp {
 
 type GetCreditRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3755,13 +3626,6 @@ func (x *GetCreditRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use GetCreditRequest.ProtoReflect.Descriptor instead.
 func (*GetCreditRequest) Descriptor() ([]byte, []int) {
 	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{49}
-}
-
-func (x *GetCreditRequest) GetUserId() string {
-	if x != nil {
-		return x.UserId
-	}
-	return ""
 }
 
 type GetCreditResponse struct {
@@ -4153,9 +4017,8 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x0foccurrence_date\x18\x1a \x01(\tR\x0eoccurrenceDate\x120\n" +
 	"\x14credit_applied_cents\x18\x1b \x01(\x03R\x12creditAppliedCents\x12*\n" +
 	"\x11card_charge_cents\x18\x1c \x01(\x03R\x0fcardChargeCents\x120\n" +
-	"\x14fee_schedule_version\x18\x1d \x01(\x03R\x12feeScheduleVersion\"\x8c\x04\n" +
-	"\x15CreateTransferRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12'\n" +
+	"\x14fee_schedule_version\x18\x1d \x01(\x03R\x12feeScheduleVersion\"\x82\x04\n" +
+	"\x15CreateTransferRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12%\n" +
 	"\x0erecipient_name\x18\x03 \x01(\tR\rrecipientName\x12'\n" +
 	"\x0frecipient_phone\x18\x04 \x01(\tR\x0erecipientPhone\x12)\n" +
@@ -4167,35 +4030,31 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"sender_pin\x18\t \x01(\tR\tsenderPin\x121\n" +
 	"\x15do_not_save_recipient\x18\n" +
 	" \x01(\bR\x12doNotSaveRecipient\x12:\n" +
-	"\x19recipient_known_confirmed\x18\v \x01(\bR\x17recipientKnownConfirmed\"T\n" +
+	"\x19recipient_known_confirmed\x18\v \x01(\bR\x17recipientKnownConfirmedJ\x04\b\x01\x10\x02R\auser_id\"T\n" +
 	"\x16CreateTransferResponse\x12:\n" +
-	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"N\n" +
-	"\x12GetTransferRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"D\n" +
+	"\x12GetTransferRequest\x12\x1f\n" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
-	"transferId\"Q\n" +
+	"transferIdJ\x04\b\x01\x10\x02R\auser_id\"Q\n" +
 	"\x13GetTransferResponse\x12:\n" +
-	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\xb6\x02\n" +
-	"\x14ListTransfersRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x14\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\xac\x02\n" +
+	"\x14ListTransfersRequest\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\x12<\n" +
 	"\x06status\x18\x03 \x01(\x0e2$.thumela.transfers.v1.TransferStatusR\x06status\x12\x12\n" +
 	"\x04page\x18\x04 \x01(\x05R\x04page\x12\x1b\n" +
 	"\tpage_size\x18\x05 \x01(\x05R\bpageSize\x12=\n" +
 	"\fcreated_from\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vcreatedFrom\x12A\n" +
-	"\x0ecreated_before\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBefore\"v\n" +
+	"\x0ecreated_before\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBeforeJ\x04\b\x01\x10\x02R\auser_id\"v\n" +
 	"\x15ListTransfersResponse\x12<\n" +
 	"\ttransfers\x18\x01 \x03(\v2\x1e.thumela.transfers.v1.TransferR\ttransfers\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x05R\n" +
-	"totalCount\"Q\n" +
-	"\x15CancelTransferRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"totalCount\"G\n" +
+	"\x15CancelTransferRequest\x12\x1f\n" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
-	"transferId\"T\n" +
+	"transferIdJ\x04\b\x01\x10\x02R\auser_id\"T\n" +
 	"\x16CancelTransferResponse\x12:\n" +
-	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"+\n" +
-	"\x10GetLimitsRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"\xaa\x01\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"!\n" +
+	"\x10GetLimitsRequestJ\x04\b\x01\x10\x02R\auser_id\"\xaa\x01\n" +
 	"\n" +
 	"LimitUsage\x123\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1f.thumela.transfers.v1.LimitKindR\x04kind\x12\x1f\n" +
@@ -4226,28 +4085,24 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\n" +
 	"updated_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12<\n" +
 	"\flast_paid_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"lastPaidAt\"F\n" +
-	"\x15ListRecipientsRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x14\n" +
-	"\x05query\x18\x02 \x01(\tR\x05query\"Y\n" +
+	"lastPaidAt\"<\n" +
+	"\x15ListRecipientsRequest\x12\x14\n" +
+	"\x05query\x18\x02 \x01(\tR\x05queryJ\x04\b\x01\x10\x02R\auser_id\"Y\n" +
 	"\x16ListRecipientsResponse\x12?\n" +
 	"\n" +
 	"recipients\x18\x01 \x03(\v2\x1f.thumela.transfers.v1.RecipientR\n" +
-	"recipients\"\xa9\x01\n" +
-	"\x16UpdateRecipientRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12!\n" +
+	"recipients\"\x9f\x01\n" +
+	"\x16UpdateRecipientRequest\x12!\n" +
 	"\frecipient_id\x18\x02 \x01(\tR\vrecipientId\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x14\n" +
 	"\x05phone\x18\x04 \x01(\tR\x05phone\x12)\n" +
-	"\x04bank\x18\x05 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\"X\n" +
+	"\x04bank\x18\x05 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bankJ\x04\b\x01\x10\x02R\auser_id\"X\n" +
 	"\x17UpdateRecipientResponse\x12=\n" +
-	"\trecipient\x18\x01 \x01(\v2\x1f.thumela.transfers.v1.RecipientR\trecipient\"T\n" +
-	"\x16DeleteRecipientRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12!\n" +
-	"\frecipient_id\x18\x02 \x01(\tR\vrecipientId\"\x19\n" +
-	"\x17DeleteRecipientResponse\"0\n" +
-	"\x15FreezeVouchersRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"V\n" +
+	"\trecipient\x18\x01 \x01(\v2\x1f.thumela.transfers.v1.RecipientR\trecipient\"J\n" +
+	"\x16DeleteRecipientRequest\x12!\n" +
+	"\frecipient_id\x18\x02 \x01(\tR\vrecipientIdJ\x04\b\x01\x10\x02R\auser_id\"\x19\n" +
+	"\x17DeleteRecipientResponse\"&\n" +
+	"\x15FreezeVouchersRequestJ\x04\b\x01\x10\x02R\auser_id\"V\n" +
 	"\x16FreezeVouchersResponse\x12<\n" +
 	"\tcancelled\x18\x01 \x03(\v2\x1e.thumela.transfers.v1.TransferR\tcancelled\"\x8e\x01\n" +
 	"\rLimitExceeded\x123\n" +
@@ -4291,18 +4146,16 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\vtransfer_id\x18\x01 \x01(\tR\n" +
 	"transferId\x12!\n" +
 	"\famount_cents\x18\x02 \x01(\x03R\vamountCents\x12=\n" +
-	"\fcollected_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vcollectedAt\"P\n" +
-	"\x14ResendVoucherRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\fcollected_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vcollectedAt\"F\n" +
+	"\x14ResendVoucherRequest\x12\x1f\n" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
-	"transferId\"S\n" +
+	"transferIdJ\x04\b\x01\x10\x02R\auser_id\"S\n" +
 	"\x15ResendVoucherResponse\x12:\n" +
-	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\x80\x01\n" +
-	"\x1bChangeRecipientPhoneRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"v\n" +
+	"\x1bChangeRecipientPhoneRequest\x12\x1f\n" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
 	"transferId\x12'\n" +
-	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhone\"Z\n" +
+	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhoneJ\x04\b\x01\x10\x02R\auser_id\"Z\n" +
 	"\x1cChangeRecipientPhoneResponse\x12:\n" +
 	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\xf5\x05\n" +
 	"\bSchedule\x12\x0e\n" +
@@ -4332,9 +4185,8 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"transferId\x12%\n" +
 	"\x0efailure_reason\x18\x03 \x01(\tR\rfailureReason\x129\n" +
 	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xe0\x03\n" +
-	"\x15CreateScheduleRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12'\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xd6\x03\n" +
+	"\x15CreateScheduleRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12%\n" +
 	"\x0erecipient_name\x18\x03 \x01(\tR\rrecipientName\x12'\n" +
 	"\x0frecipient_phone\x18\x04 \x01(\tR\x0erecipientPhone\x12)\n" +
@@ -4346,29 +4198,25 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"start_date\x18\t \x01(\tR\tstartDate\x12\x19\n" +
 	"\bend_date\x18\n" +
 	" \x01(\tR\aendDate\x12:\n" +
-	"\x19recipient_known_confirmed\x18\v \x01(\bR\x17recipientKnownConfirmed\"T\n" +
+	"\x19recipient_known_confirmed\x18\v \x01(\bR\x17recipientKnownConfirmedJ\x04\b\x01\x10\x02R\auser_id\"T\n" +
 	"\x16CreateScheduleResponse\x12:\n" +
-	"\bschedule\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.ScheduleR\bschedule\"/\n" +
-	"\x14ListSchedulesRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"U\n" +
+	"\bschedule\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.ScheduleR\bschedule\"%\n" +
+	"\x14ListSchedulesRequestJ\x04\b\x01\x10\x02R\auser_id\"U\n" +
 	"\x15ListSchedulesResponse\x12<\n" +
-	"\tschedules\x18\x01 \x03(\v2\x1e.thumela.transfers.v1.ScheduleR\tschedules\"P\n" +
-	"\x14PauseScheduleRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\tschedules\x18\x01 \x03(\v2\x1e.thumela.transfers.v1.ScheduleR\tschedules\"F\n" +
+	"\x14PauseScheduleRequest\x12\x1f\n" +
 	"\vschedule_id\x18\x02 \x01(\tR\n" +
-	"scheduleId\"S\n" +
+	"scheduleIdJ\x04\b\x01\x10\x02R\auser_id\"S\n" +
 	"\x15PauseScheduleResponse\x12:\n" +
-	"\bschedule\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.ScheduleR\bschedule\"Q\n" +
-	"\x15ResumeScheduleRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\bschedule\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.ScheduleR\bschedule\"G\n" +
+	"\x15ResumeScheduleRequest\x12\x1f\n" +
 	"\vschedule_id\x18\x02 \x01(\tR\n" +
-	"scheduleId\"T\n" +
+	"scheduleIdJ\x04\b\x01\x10\x02R\auser_id\"T\n" +
 	"\x16ResumeScheduleResponse\x12:\n" +
-	"\bschedule\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.ScheduleR\bschedule\"Q\n" +
-	"\x15DeleteScheduleRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x1f\n" +
+	"\bschedule\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.ScheduleR\bschedule\"G\n" +
+	"\x15DeleteScheduleRequest\x12\x1f\n" +
 	"\vschedule_id\x18\x02 \x01(\tR\n" +
-	"scheduleId\"\x18\n" +
+	"scheduleIdJ\x04\b\x01\x10\x02R\auser_id\"\x18\n" +
 	"\x16DeleteScheduleResponse\"\xdf\x01\n" +
 	"\x0eCreditMovement\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12<\n" +
@@ -4377,9 +4225,8 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\vtransfer_id\x18\x04 \x01(\tR\n" +
 	"transferId\x12;\n" +
 	"\voccurred_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAt\"+\n" +
-	"\x10GetCreditRequest\x12\x17\n" +
-	"\auser_id\x18\x01 \x01(\tR\x06userId\"\xb2\x02\n" +
+	"occurredAt\"!\n" +
+	"\x10GetCreditRequestJ\x04\b\x01\x10\x02R\auser_id\"\xb2\x02\n" +
 	"\x11GetCreditResponse\x12#\n" +
 	"\rbalance_cents\x18\x01 \x01(\x03R\fbalanceCents\x12#\n" +
 	"\rreferral_code\x18\x02 \x01(\tR\freferralCode\x12%\n" +

@@ -48,10 +48,10 @@ const (
 //
 // TransfersService owns transfers, their idempotency keys, cash vouchers and the user's limits.
 // Every call but CollectVoucher and ReverseCollection needs the user's access token and is
-// scoped to its subject; another user's transfer id answers NotFound. Limits refusals are
-// FailedPrecondition with a LimitExceeded detail saying which limit and how much room is left.
-// Amounts are whole rand in multiples of R10 (ATMs pay out notes): anything else is
-// InvalidArgument with a field violation on amount_cents.
+// scoped to its subject, which alone names the user; another user's transfer id answers
+// NotFound. Limits refusals are FailedPrecondition with a LimitExceeded detail saying which
+// limit and how much room is left. Amounts are whole rand in multiples of R10 (ATMs pay out
+// notes): anything else is InvalidArgument with a field violation on amount_cents.
 type TransfersServiceClient interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
@@ -74,7 +74,7 @@ type TransfersServiceClient interface {
 	// --- Saved recipients. A completed transfer saves its recipient (name, phone, bank) unless
 	// the sender unticked it (CreateTransferRequest.do_not_save_recipient); one per (user, phone).
 	// Every change publishes RecipientsChanged on thumela.transfers.<user_id>.recipients.
-	// Another user's id answers NotFound.
+	// Another user's recipient id answers NotFound.
 	ListRecipients(ctx context.Context, in *ListRecipientsRequest, opts ...grpc.CallOption) (*ListRecipientsResponse, error)
 	UpdateRecipient(ctx context.Context, in *UpdateRecipientRequest, opts ...grpc.CallOption) (*UpdateRecipientResponse, error)
 	DeleteRecipient(ctx context.Context, in *DeleteRecipientRequest, opts ...grpc.CallOption) (*DeleteRecipientResponse, error)
@@ -381,10 +381,10 @@ func (c *transfersServiceClient) ChangeRecipientPhone(ctx context.Context, in *C
 //
 // TransfersService owns transfers, their idempotency keys, cash vouchers and the user's limits.
 // Every call but CollectVoucher and ReverseCollection needs the user's access token and is
-// scoped to its subject; another user's transfer id answers NotFound. Limits refusals are
-// FailedPrecondition with a LimitExceeded detail saying which limit and how much room is left.
-// Amounts are whole rand in multiples of R10 (ATMs pay out notes): anything else is
-// InvalidArgument with a field violation on amount_cents.
+// scoped to its subject, which alone names the user; another user's transfer id answers
+// NotFound. Limits refusals are FailedPrecondition with a LimitExceeded detail saying which
+// limit and how much room is left. Amounts are whole rand in multiples of R10 (ATMs pay out
+// notes): anything else is InvalidArgument with a field violation on amount_cents.
 type TransfersServiceServer interface {
 	// CreateTransfer accepts a transfer (pending) and answers at once; a worker charges the card
 	// and issues the voucher. The same idempotency key with the same body returns the first
@@ -407,7 +407,7 @@ type TransfersServiceServer interface {
 	// --- Saved recipients. A completed transfer saves its recipient (name, phone, bank) unless
 	// the sender unticked it (CreateTransferRequest.do_not_save_recipient); one per (user, phone).
 	// Every change publishes RecipientsChanged on thumela.transfers.<user_id>.recipients.
-	// Another user's id answers NotFound.
+	// Another user's recipient id answers NotFound.
 	ListRecipients(context.Context, *ListRecipientsRequest) (*ListRecipientsResponse, error)
 	UpdateRecipient(context.Context, *UpdateRecipientRequest) (*UpdateRecipientResponse, error)
 	DeleteRecipient(context.Context, *DeleteRecipientRequest) (*DeleteRecipientResponse, error)

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/profiles/v1/profiles.proto.
  */
 export const file_thumela_profiles_v1_profiles: GenFile = /*@__PURE__*/
-  fileDesc("CiJ0aHVtZWxhL3Byb2ZpbGVzL3YxL3Byb2ZpbGVzLnByb3RvEhN0aHVtZWxhLnByb2ZpbGVzLnYxIrcBCgdQcm9maWxlEg8KB3VzZXJfaWQYASABKAkSEgoKZmlyc3RfbmFtZRgCIAEoCRIRCglsYXN0X25hbWUYAyABKAkSFAoMcGhvbmVfbnVtYmVyGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiQKEUdldFByb2ZpbGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiQwoSR2V0UHJvZmlsZVJlc3BvbnNlEi0KB3Byb2ZpbGUYASABKAsyHC50aHVtZWxhLnByb2ZpbGVzLnYxLlByb2ZpbGUiZAoUVXBkYXRlUHJvZmlsZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRISCgpmaXJzdF9uYW1lGAIgASgJEhEKCWxhc3RfbmFtZRgDIAEoCRIUCgxwaG9uZV9udW1iZXIYBCABKAkiRgoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEi0KB3Byb2ZpbGUYASABKAsyHC50aHVtZWxhLnByb2ZpbGVzLnYxLlByb2ZpbGUiJwoURGVsZXRlUHJvZmlsZVJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSIXChVEZWxldGVQcm9maWxlUmVzcG9uc2UywAIKD1Byb2ZpbGVzU2VydmljZRJdCgpHZXRQcm9maWxlEiYudGh1bWVsYS5wcm9maWxlcy52MS5HZXRQcm9maWxlUmVxdWVzdBonLnRodW1lbGEucHJvZmlsZXMudjEuR2V0UHJvZmlsZVJlc3BvbnNlEmYKDVVwZGF0ZVByb2ZpbGUSKS50aHVtZWxhLnByb2ZpbGVzLnYxLlVwZGF0ZVByb2ZpbGVSZXF1ZXN0GioudGh1bWVsYS5wcm9maWxlcy52MS5VcGRhdGVQcm9maWxlUmVzcG9uc2USZgoNRGVsZXRlUHJvZmlsZRIpLnRodW1lbGEucHJvZmlsZXMudjEuRGVsZXRlUHJvZmlsZVJlcXVlc3QaKi50aHVtZWxhLnByb2ZpbGVzLnYxLkRlbGV0ZVByb2ZpbGVSZXNwb25zZULeAQoXY29tLnRodW1lbGEucHJvZmlsZXMudjFCDVByb2ZpbGVzUHJvdG9QAVpGZ2l0aHViLmNvbS90aHVtZWxhL3RodW1lbGEvcHJvdG8vZ2VuL2dvL3RodW1lbGEvcHJvZmlsZXMvdjE7cHJvZmlsZXN2MaICA1RQWKoCE1RodW1lbGEuUHJvZmlsZXMuVjHKAhNUaHVtZWxhXFByb2ZpbGVzXFYx4gIfVGh1bWVsYVxQcm9maWxlc1xWMVxHUEJNZXRhZGF0YeoCFVRodW1lbGE6OlByb2ZpbGVzOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiJ0aHVtZWxhL3Byb2ZpbGVzL3YxL3Byb2ZpbGVzLnByb3RvEhN0aHVtZWxhLnByb2ZpbGVzLnYxIrcBCgdQcm9maWxlEg8KB3VzZXJfaWQYASABKAkSEgoKZmlyc3RfbmFtZRgCIAEoCRIRCglsYXN0X25hbWUYAyABKAkSFAoMcGhvbmVfbnVtYmVyGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiIKEUdldFByb2ZpbGVSZXF1ZXN0SgQIARACUgd1c2VyX2lkIkMKEkdldFByb2ZpbGVSZXNwb25zZRItCgdwcm9maWxlGAEgASgLMhwudGh1bWVsYS5wcm9maWxlcy52MS5Qcm9maWxlImIKFFVwZGF0ZVByb2ZpbGVSZXF1ZXN0EhIKCmZpcnN0X25hbWUYAiABKAkSEQoJbGFzdF9uYW1lGAMgASgJEhQKDHBob25lX251bWJlchgEIAEoCUoECAEQAlIHdXNlcl9pZCJGChVVcGRhdGVQcm9maWxlUmVzcG9uc2USLQoHcHJvZmlsZRgBIAEoCzIcLnRodW1lbGEucHJvZmlsZXMudjEuUHJvZmlsZSIlChREZWxldGVQcm9maWxlUmVxdWVzdEoECAEQAlIHdXNlcl9pZCIXChVEZWxldGVQcm9maWxlUmVzcG9uc2UywAIKD1Byb2ZpbGVzU2VydmljZRJdCgpHZXRQcm9maWxlEiYudGh1bWVsYS5wcm9maWxlcy52MS5HZXRQcm9maWxlUmVxdWVzdBonLnRodW1lbGEucHJvZmlsZXMudjEuR2V0UHJvZmlsZVJlc3BvbnNlEmYKDVVwZGF0ZVByb2ZpbGUSKS50aHVtZWxhLnByb2ZpbGVzLnYxLlVwZGF0ZVByb2ZpbGVSZXF1ZXN0GioudGh1bWVsYS5wcm9maWxlcy52MS5VcGRhdGVQcm9maWxlUmVzcG9uc2USZgoNRGVsZXRlUHJvZmlsZRIpLnRodW1lbGEucHJvZmlsZXMudjEuRGVsZXRlUHJvZmlsZVJlcXVlc3QaKi50aHVtZWxhLnByb2ZpbGVzLnYxLkRlbGV0ZVByb2ZpbGVSZXNwb25zZULeAQoXY29tLnRodW1lbGEucHJvZmlsZXMudjFCDVByb2ZpbGVzUHJvdG9QAVpGZ2l0aHViLmNvbS90aHVtZWxhL3RodW1lbGEvcHJvdG8vZ2VuL2dvL3RodW1lbGEvcHJvZmlsZXMvdjE7cHJvZmlsZXN2MaICA1RQWKoCE1RodW1lbGEuUHJvZmlsZXMuVjHKAhNUaHVtZWxhXFByb2ZpbGVzXFYx4gIfVGh1bWVsYVxQcm9maWxlc1xWMVxHUEJNZXRhZGF0YeoCFVRodW1lbGE6OlByb2ZpbGVzOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message thumela.profiles.v1.Profile
@@ -64,10 +64,6 @@ export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
  * @generated from message thumela.profiles.v1.GetProfileRequest
  */
 export type GetProfileRequest = Message<"thumela.profiles.v1.GetProfileRequest"> & {
-  /**
-   * @generated from field: string user_id = 1;
-   */
-  userId: string;
 };
 
 /**
@@ -98,11 +94,6 @@ export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PUR
  * @generated from message thumela.profiles.v1.UpdateProfileRequest
  */
 export type UpdateProfileRequest = Message<"thumela.profiles.v1.UpdateProfileRequest"> & {
-  /**
-   * @generated from field: string user_id = 1;
-   */
-  userId: string;
-
   /**
    * @generated from field: string first_name = 2;
    */
@@ -149,10 +140,6 @@ export const UpdateProfileResponseSchema: GenMessage<UpdateProfileResponse> = /*
  * @generated from message thumela.profiles.v1.DeleteProfileRequest
  */
 export type DeleteProfileRequest = Message<"thumela.profiles.v1.DeleteProfileRequest"> & {
-  /**
-   * @generated from field: string user_id = 1;
-   */
-  userId: string;
 };
 
 /**
@@ -177,8 +164,8 @@ export const DeleteProfileResponseSchema: GenMessage<DeleteProfileResponse> = /*
 
 /**
  * ProfilesService owns the user's profile: names and South African mobile number.
- * Every call needs the user's access token; a user_id other than the token's subject answers
- * NotFound, exactly as an unknown id does.
+ * Every call needs the user's access token and acts on the profile of its subject: the token
+ * alone names the user.
  *
  * @generated from service thumela.profiles.v1.ProfilesService
  */

@@ -124,7 +124,7 @@ type IdentityServiceClient interface {
 	RequestPasswordReset(context.Context, *v1.RequestPasswordResetRequest) (*v1.RequestPasswordResetResponse, error)
 	// ResetPassword sets a new password with an e-mailed reset code and ends every session.
 	ResetPassword(context.Context, *v1.ResetPasswordRequest) (*v1.ResetPasswordResponse, error)
-	// GetUser returns the user named by the access token; any other id answers NotFound.
+	// GetUser returns the user named by the access token.
 	GetUser(context.Context, *v1.GetUserRequest) (*v1.GetUserResponse, error)
 	// GetPublicKeys lists the Ed25519 keys that verify access tokens (a JWKS in proto form).
 	GetPublicKeys(context.Context, *v1.GetPublicKeysRequest) (*v1.GetPublicKeysResponse, error)
@@ -570,7 +570,7 @@ type IdentityServiceHandler interface {
 	RequestPasswordReset(context.Context, *v1.RequestPasswordResetRequest) (*v1.RequestPasswordResetResponse, error)
 	// ResetPassword sets a new password with an e-mailed reset code and ends every session.
 	ResetPassword(context.Context, *v1.ResetPasswordRequest) (*v1.ResetPasswordResponse, error)
-	// GetUser returns the user named by the access token; any other id answers NotFound.
+	// GetUser returns the user named by the access token.
 	GetUser(context.Context, *v1.GetUserRequest) (*v1.GetUserResponse, error)
 	// GetPublicKeys lists the Ed25519 keys that verify access tokens (a JWKS in proto form).
 	GetPublicKeys(context.Context, *v1.GetPublicKeysRequest) (*v1.GetPublicKeysResponse, error)

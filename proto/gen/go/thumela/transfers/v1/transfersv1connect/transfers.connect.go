@@ -121,7 +121,7 @@ type TransfersServiceClient interface {
 	// --- Saved recipients. A completed transfer saves its recipient (name, phone, bank) unless
 	// the sender unticked it (CreateTransferRequest.do_not_save_recipient); one per (user, phone).
 	// Every change publishes RecipientsChanged on thumela.transfers.<user_id>.recipients.
-	// Another user's id answers NotFound.
+	// Another user's recipient id answers NotFound.
 	ListRecipients(context.Context, *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error)
 	UpdateRecipient(context.Context, *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error)
 	DeleteRecipient(context.Context, *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error)
@@ -582,7 +582,7 @@ type TransfersServiceHandler interface {
 	// --- Saved recipients. A completed transfer saves its recipient (name, phone, bank) unless
 	// the sender unticked it (CreateTransferRequest.do_not_save_recipient); one per (user, phone).
 	// Every change publishes RecipientsChanged on thumela.transfers.<user_id>.recipients.
-	// Another user's id answers NotFound.
+	// Another user's recipient id answers NotFound.
 	ListRecipients(context.Context, *v1.ListRecipientsRequest) (*v1.ListRecipientsResponse, error)
 	UpdateRecipient(context.Context, *v1.UpdateRecipientRequest) (*v1.UpdateRecipientResponse, error)
 	DeleteRecipient(context.Context, *v1.DeleteRecipientRequest) (*v1.DeleteRecipientResponse, error)
