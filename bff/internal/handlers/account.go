@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 
-	"github.com/thumela/thumela/bff/internal/rpcerr"
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
@@ -17,29 +16,21 @@ type Account struct {
 var _ bffv1connect.AccountServiceHandler = (*Account)(nil)
 
 func (a *Account) GetProfile(ctx context.Context, _ *bffv1.GetProfileRequest) (*bffv1.GetProfileResponse, error) {
-	ctx, _, err := a.authed(ctx)
+	res, err := forward(ctx, a.Deps, a.Profiles.GetProfile, &profilesv1.GetProfileRequest{})
 	if err != nil {
 		return nil, err
-	}
-	res, err := a.Profiles.GetProfile(ctx, &profilesv1.GetProfileRequest{})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, a.Logger, err)
 	}
 	return &bffv1.GetProfileResponse{Profile: profileToBFF(res.GetProfile())}, nil
 }
 
 func (a *Account) UpdateProfile(ctx context.Context, req *bffv1.UpdateProfileRequest) (*bffv1.UpdateProfileResponse, error) {
-	ctx, _, err := a.authed(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := a.Profiles.UpdateProfile(ctx, &profilesv1.UpdateProfileRequest{
+	res, err := forward(ctx, a.Deps, a.Profiles.UpdateProfile, &profilesv1.UpdateProfileRequest{
 		FirstName:   req.GetFirstName(),
 		LastName:    req.GetLastName(),
 		PhoneNumber: req.GetPhoneNumber(),
 	})
 	if err != nil {
-		return nil, rpcerr.FromService(ctx, a.Logger, err)
+		return nil, err
 	}
 	return &bffv1.UpdateProfileResponse{Profile: profileToBFF(res.GetProfile())}, nil
 }

@@ -6,8 +6,6 @@ import (
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
-
-	"github.com/thumela/thumela/bff/internal/rpcerr"
 )
 
 // Credit implements thumela.bff.v1.CreditService: the sender's transfer credit and referral
@@ -21,13 +19,9 @@ type Credit struct {
 var _ bffv1connect.CreditServiceHandler = (*Credit)(nil)
 
 func (c *Credit) GetCredit(ctx context.Context, _ *bffv1.GetCreditRequest) (*bffv1.GetCreditResponse, error) {
-	ctx, _, err := c.authed(ctx)
+	res, err := forward(ctx, c.Deps, c.Deps.Transfers.GetCredit, &transfersv1.GetCreditRequest{})
 	if err != nil {
 		return nil, err
-	}
-	res, err := c.Deps.Transfers.GetCredit(ctx, &transfersv1.GetCreditRequest{})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, c.Logger, err)
 	}
 	out := &bffv1.GetCreditResponse{
 		BalanceCents:       res.GetBalanceCents(),

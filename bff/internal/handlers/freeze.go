@@ -5,8 +5,6 @@ import (
 
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
-
-	"github.com/thumela/thumela/bff/internal/rpcerr"
 )
 
 // FreezeVouchers is the dashboard's 'Freeze my vouchers': transfers cancels every one of the
@@ -14,13 +12,9 @@ import (
 // transfers it cancelled. The browser's list and live state follow from the cancellations'
 // own events on the live stream; the answer only says how many.
 func (t *Transfers) FreezeVouchers(ctx context.Context, _ *bffv1.FreezeVouchersRequest) (*bffv1.FreezeVouchersResponse, error) {
-	ctx, _, err := t.authed(ctx)
+	res, err := forward(ctx, t.Deps, t.Deps.Transfers.FreezeVouchers, &transfersv1.FreezeVouchersRequest{})
 	if err != nil {
 		return nil, err
-	}
-	res, err := t.Deps.Transfers.FreezeVouchers(ctx, &transfersv1.FreezeVouchersRequest{})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
 	return &bffv1.FreezeVouchersResponse{Cancelled: transfersToBFF(res.GetCancelled())}, nil
 }

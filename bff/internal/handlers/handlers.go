@@ -10,6 +10,7 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
@@ -83,4 +84,21 @@ func (d *Deps) authed(ctx context.Context) (context.Context, session.Grant, erro
 // withBearer puts the user's access token into the outgoing gRPC metadata.
 func withBearer(ctx context.Context, accessToken string) context.Context {
 	return auth.WithBearer(ctx, accessToken)
+}
+
+// forward is the whole of a handler that only translates: it calls the service with the
+// session's access token (Unauthenticated without a session) and maps the service's error once.
+// call is the gRPC client's method value, so the request and answer types are inferred. The
+// token stays inside: a handler that makes a second call authenticates with authed instead.
+func forward[Req, Res any](ctx context.Context, d *Deps, call func(context.Context, Req, ...grpc.CallOption) (Res, error), req Req) (Res, error) {
+	var zero Res
+	ctx, _, err := d.authed(ctx)
+	if err != nil {
+		return zero, err
+	}
+	res, err := call(ctx, req)
+	if err != nil {
+		return zero, rpcerr.FromService(ctx, d.Logger, err)
+	}
+	return res, nil
 }

@@ -16,13 +16,9 @@ import (
 // GetLimits forwards the sender's usage against each limit and the money waiting in their
 // uncollected vouchers (the wizard's meter, the dashboard's card).
 func (t *Transfers) GetLimits(ctx context.Context, _ *bffv1.GetLimitsRequest) (*bffv1.GetLimitsResponse, error) {
-	ctx, _, err := t.authed(ctx)
+	res, err := forward(ctx, t.Deps, t.Deps.Transfers.GetLimits, &transfersv1.GetLimitsRequest{})
 	if err != nil {
 		return nil, err
-	}
-	res, err := t.Deps.Transfers.GetLimits(ctx, &transfersv1.GetLimitsRequest{})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
 	return &bffv1.GetLimitsResponse{
 		Limits:              limitsToBFF(res.GetLimits()),

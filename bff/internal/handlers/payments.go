@@ -19,13 +19,9 @@ type PaymentMethods struct {
 var _ bffv1connect.PaymentMethodsServiceHandler = (*PaymentMethods)(nil)
 
 func (p *PaymentMethods) ListPaymentMethods(ctx context.Context, _ *bffv1.ListPaymentMethodsRequest) (*bffv1.ListPaymentMethodsResponse, error) {
-	ctx, _, err := p.authed(ctx)
+	res, err := forward(ctx, p.Deps, p.Deps.PaymentMethods.ListPaymentMethods, &paymentmethodsv1.ListPaymentMethodsRequest{})
 	if err != nil {
 		return nil, err
-	}
-	res, err := p.Deps.PaymentMethods.ListPaymentMethods(ctx, &paymentmethodsv1.ListPaymentMethodsRequest{})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, p.Logger, err)
 	}
 	out := &bffv1.ListPaymentMethodsResponse{}
 	for _, m := range res.GetPaymentMethods() {
@@ -35,11 +31,7 @@ func (p *PaymentMethods) ListPaymentMethods(ctx context.Context, _ *bffv1.ListPa
 }
 
 func (p *PaymentMethods) AddCard(ctx context.Context, req *bffv1.AddCardRequest) (*bffv1.AddCardResponse, error) {
-	ctx, _, err := p.authed(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := p.Deps.PaymentMethods.AddCard(ctx, &paymentmethodsv1.AddCardRequest{
+	res, err := forward(ctx, p.Deps, p.Deps.PaymentMethods.AddCard, &paymentmethodsv1.AddCardRequest{
 		Name:        req.GetName(),
 		CardNumber:  req.GetCardNumber(),
 		ExpiryMonth: req.GetExpiryMonth(),
@@ -48,37 +40,29 @@ func (p *PaymentMethods) AddCard(ctx context.Context, req *bffv1.AddCardRequest)
 		IsDefault:   req.GetIsDefault(),
 	})
 	if err != nil {
-		return nil, rpcerr.FromService(ctx, p.Logger, err)
+		return nil, err
 	}
 	return &bffv1.AddCardResponse{PaymentMethod: paymentMethodToBFF(res.GetPaymentMethod())}, nil
 }
 
 func (p *PaymentMethods) UpdatePaymentMethod(ctx context.Context, req *bffv1.UpdatePaymentMethodRequest) (*bffv1.UpdatePaymentMethodResponse, error) {
-	ctx, _, err := p.authed(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := p.Deps.PaymentMethods.UpdatePaymentMethod(ctx, &paymentmethodsv1.UpdatePaymentMethodRequest{
+	res, err := forward(ctx, p.Deps, p.Deps.PaymentMethods.UpdatePaymentMethod, &paymentmethodsv1.UpdatePaymentMethodRequest{
 		PaymentMethodId: req.GetId(),
 		Name:            req.GetName(),
 		IsDefault:       req.GetIsDefault(),
 	})
 	if err != nil {
-		return nil, rpcerr.FromService(ctx, p.Logger, err)
+		return nil, err
 	}
 	return &bffv1.UpdatePaymentMethodResponse{PaymentMethod: paymentMethodToBFF(res.GetPaymentMethod())}, nil
 }
 
 func (p *PaymentMethods) SetDefaultPaymentMethod(ctx context.Context, req *bffv1.SetDefaultPaymentMethodRequest) (*bffv1.SetDefaultPaymentMethodResponse, error) {
-	ctx, _, err := p.authed(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := p.Deps.PaymentMethods.SetDefaultPaymentMethod(ctx, &paymentmethodsv1.SetDefaultPaymentMethodRequest{
+	res, err := forward(ctx, p.Deps, p.Deps.PaymentMethods.SetDefaultPaymentMethod, &paymentmethodsv1.SetDefaultPaymentMethodRequest{
 		PaymentMethodId: req.GetId(),
 	})
 	if err != nil {
-		return nil, rpcerr.FromService(ctx, p.Logger, err)
+		return nil, err
 	}
 	return &bffv1.SetDefaultPaymentMethodResponse{PaymentMethod: paymentMethodToBFF(res.GetPaymentMethod())}, nil
 }

@@ -22,13 +22,9 @@ type Recipients struct {
 var _ bffv1connect.RecipientsServiceHandler = (*Recipients)(nil)
 
 func (r *Recipients) ListRecipients(ctx context.Context, req *bffv1.ListRecipientsRequest) (*bffv1.ListRecipientsResponse, error) {
-	ctx, _, err := r.authed(ctx)
+	res, err := forward(ctx, r.Deps, r.Deps.Transfers.ListRecipients, &transfersv1.ListRecipientsRequest{Query: req.GetQuery()})
 	if err != nil {
 		return nil, err
-	}
-	res, err := r.Deps.Transfers.ListRecipients(ctx, &transfersv1.ListRecipientsRequest{Query: req.GetQuery()})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, r.Logger, err)
 	}
 	out := &bffv1.ListRecipientsResponse{Recipients: make([]*bffv1.Recipient, 0, len(res.GetRecipients()))}
 	for _, rec := range res.GetRecipients() {
@@ -38,15 +34,11 @@ func (r *Recipients) ListRecipients(ctx context.Context, req *bffv1.ListRecipien
 }
 
 func (r *Recipients) UpdateRecipient(ctx context.Context, req *bffv1.UpdateRecipientRequest) (*bffv1.UpdateRecipientResponse, error) {
-	ctx, _, err := r.authed(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := r.Deps.Transfers.UpdateRecipient(ctx, &transfersv1.UpdateRecipientRequest{
+	res, err := forward(ctx, r.Deps, r.Deps.Transfers.UpdateRecipient, &transfersv1.UpdateRecipientRequest{
 		RecipientId: req.GetRecipientId(), Name: req.GetName(), Phone: req.GetPhone(), Bank: banks.toService(req.GetBank()),
 	})
 	if err != nil {
-		return nil, rpcerr.FromService(ctx, r.Logger, err)
+		return nil, err
 	}
 	return &bffv1.UpdateRecipientResponse{Recipient: recipientToBFF(res.GetRecipient())}, nil
 }

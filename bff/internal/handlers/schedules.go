@@ -56,13 +56,9 @@ func (s *Schedules) CreateSchedule(ctx context.Context, req *bffv1.CreateSchedul
 }
 
 func (s *Schedules) ListSchedules(ctx context.Context, _ *bffv1.ListSchedulesRequest) (*bffv1.ListSchedulesResponse, error) {
-	ctx, _, err := s.authed(ctx)
+	res, err := forward(ctx, s.Deps, s.Deps.Transfers.ListSchedules, &transfersv1.ListSchedulesRequest{})
 	if err != nil {
 		return nil, err
-	}
-	res, err := s.Deps.Transfers.ListSchedules(ctx, &transfersv1.ListSchedulesRequest{})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
 	out := &bffv1.ListSchedulesResponse{Schedules: make([]*bffv1.Schedule, 0, len(res.GetSchedules()))}
 	for _, sc := range res.GetSchedules() {
@@ -72,25 +68,17 @@ func (s *Schedules) ListSchedules(ctx context.Context, _ *bffv1.ListSchedulesReq
 }
 
 func (s *Schedules) PauseSchedule(ctx context.Context, req *bffv1.PauseScheduleRequest) (*bffv1.PauseScheduleResponse, error) {
-	ctx, _, err := s.authed(ctx)
+	res, err := forward(ctx, s.Deps, s.Deps.Transfers.PauseSchedule, &transfersv1.PauseScheduleRequest{ScheduleId: req.GetScheduleId()})
 	if err != nil {
 		return nil, err
-	}
-	res, err := s.Deps.Transfers.PauseSchedule(ctx, &transfersv1.PauseScheduleRequest{ScheduleId: req.GetScheduleId()})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
 	return &bffv1.PauseScheduleResponse{Schedule: scheduleToBFF(res.GetSchedule())}, nil
 }
 
 func (s *Schedules) ResumeSchedule(ctx context.Context, req *bffv1.ResumeScheduleRequest) (*bffv1.ResumeScheduleResponse, error) {
-	ctx, _, err := s.authed(ctx)
+	res, err := forward(ctx, s.Deps, s.Deps.Transfers.ResumeSchedule, &transfersv1.ResumeScheduleRequest{ScheduleId: req.GetScheduleId()})
 	if err != nil {
 		return nil, err
-	}
-	res, err := s.Deps.Transfers.ResumeSchedule(ctx, &transfersv1.ResumeScheduleRequest{ScheduleId: req.GetScheduleId()})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
 	return &bffv1.ResumeScheduleResponse{Schedule: scheduleToBFF(res.GetSchedule())}, nil
 }

@@ -23,13 +23,9 @@ func passkeyToBFF(p *identityv1.Passkey) *bffv1.Passkey {
 
 func (s *Security) ListPasskeys(ctx context.Context, _ *bffv1.ListPasskeysRequest) (*bffv1.ListPasskeysResponse, error) {
 	token := s.sessionToken(ctx)
-	ctx, _, err := s.authed(ctx)
+	res, err := forward(ctx, s.Deps, s.Identity.ListPasskeys, &identityv1.ListPasskeysRequest{SessionToken: token})
 	if err != nil {
 		return nil, err
-	}
-	res, err := s.Identity.ListPasskeys(ctx, &identityv1.ListPasskeysRequest{SessionToken: token})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
 	out := &bffv1.ListPasskeysResponse{Passkeys: make([]*bffv1.Passkey, 0, len(res.GetPasskeys()))}
 	for _, p := range res.GetPasskeys() {
@@ -40,13 +36,9 @@ func (s *Security) ListPasskeys(ctx context.Context, _ *bffv1.ListPasskeysReques
 
 func (s *Security) BeginPasskeyRegistration(ctx context.Context, _ *bffv1.BeginPasskeyRegistrationRequest) (*bffv1.BeginPasskeyRegistrationResponse, error) {
 	token := s.sessionToken(ctx)
-	ctx, _, err := s.authed(ctx)
+	res, err := forward(ctx, s.Deps, s.Identity.BeginPasskeyRegistration, &identityv1.BeginPasskeyRegistrationRequest{SessionToken: token})
 	if err != nil {
 		return nil, err
-	}
-	res, err := s.Identity.BeginPasskeyRegistration(ctx, &identityv1.BeginPasskeyRegistrationRequest{SessionToken: token})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
 	return &bffv1.BeginPasskeyRegistrationResponse{OptionsJson: string(res.GetOptionsJson())}, nil
 }
@@ -57,15 +49,11 @@ func (s *Security) FinishPasskeyRegistration(ctx context.Context, req *bffv1.Fin
 	}
 	token := s.sessionToken(ctx)
 	client := s.client(ctx)
-	ctx, _, err := s.authed(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.Identity.FinishPasskeyRegistration(ctx, &identityv1.FinishPasskeyRegistrationRequest{
+	res, err := forward(ctx, s.Deps, s.Identity.FinishPasskeyRegistration, &identityv1.FinishPasskeyRegistrationRequest{
 		SessionToken: token, CredentialJson: []byte(req.GetCredentialJson()), Name: req.GetName(), Client: client,
 	})
 	if err != nil {
-		return nil, rpcerr.FromService(ctx, s.Logger, err)
+		return nil, err
 	}
 	return &bffv1.FinishPasskeyRegistrationResponse{Passkey: passkeyToBFF(res.GetPasskey())}, nil
 }
@@ -85,13 +73,9 @@ func (s *Security) DeletePasskey(ctx context.Context, req *bffv1.DeletePasskeyRe
 func (s *Security) BeginStepUp(ctx context.Context, _ *bffv1.BeginStepUpRequest) (*bffv1.BeginStepUpResponse, error) {
 	token := s.sessionToken(ctx)
 	info := callInfo(ctx)
-	ctx, _, err := s.authed(ctx)
+	res, err := forward(ctx, s.Deps, s.Identity.BeginStepUp, &identityv1.BeginStepUpRequest{SessionToken: token})
 	if err != nil {
 		return nil, err
-	}
-	res, err := s.Identity.BeginStepUp(ctx, &identityv1.BeginStepUpRequest{SessionToken: token})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
 	if res.GetPasskey() {
 		info.ResponseHeader().Add("Set-Cookie", s.challengeCookie(stepUpChallengeCookie, stepUpCookiePath, res.GetChallengeId()))

@@ -15,13 +15,9 @@ import (
 
 func (s *Security) ListSessions(ctx context.Context, _ *bffv1.ListSessionsRequest) (*bffv1.ListSessionsResponse, error) {
 	token := s.sessionToken(ctx)
-	ctx, _, err := s.authed(ctx)
+	res, err := forward(ctx, s.Deps, s.Identity.ListSessions, &identityv1.ListSessionsRequest{SessionToken: token})
 	if err != nil {
 		return nil, err
-	}
-	res, err := s.Identity.ListSessions(ctx, &identityv1.ListSessionsRequest{SessionToken: token})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
 	out := &bffv1.ListSessionsResponse{Sessions: make([]*bffv1.SessionInfo, 0, len(res.GetSessions()))}
 	for _, si := range res.GetSessions() {

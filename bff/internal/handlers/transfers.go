@@ -31,13 +31,9 @@ type Transfers struct {
 var _ bffv1connect.TransfersServiceHandler = (*Transfers)(nil)
 
 func (t *Transfers) ListBanks(ctx context.Context, _ *bffv1.ListBanksRequest) (*bffv1.ListBanksResponse, error) {
-	ctx, _, err := t.authed(ctx)
+	res, err := forward(ctx, t.Deps, t.Fees.ListBanks, &feesv1.ListBanksRequest{})
 	if err != nil {
 		return nil, err
-	}
-	res, err := t.Fees.ListBanks(ctx, &feesv1.ListBanksRequest{})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
 	out := &bffv1.ListBanksResponse{}
 	for _, b := range res.GetBanks() {
@@ -52,13 +48,9 @@ func (t *Transfers) ListBanks(ctx context.Context, _ *bffv1.ListBanksRequest) (*
 }
 
 func (t *Transfers) QuoteFee(ctx context.Context, req *bffv1.QuoteFeeRequest) (*bffv1.QuoteFeeResponse, error) {
-	ctx, _, err := t.authed(ctx)
+	res, err := forward(ctx, t.Deps, t.Fees.Quote, &feesv1.QuoteRequest{Bank: banks.toService(req.GetBank()), AmountCents: req.GetAmountCents()})
 	if err != nil {
 		return nil, err
-	}
-	res, err := t.Fees.Quote(ctx, &feesv1.QuoteRequest{Bank: banks.toService(req.GetBank()), AmountCents: req.GetAmountCents()})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
 	return &bffv1.QuoteFeeResponse{Quote: quoteToBFF(res.GetQuote())}, nil
 }
@@ -127,6 +119,7 @@ func stepUpRequired(err error) bool {
 }
 
 func (t *Transfers) GetTransfer(ctx context.Context, req *bffv1.GetTransferRequest) (*bffv1.GetTransferResponse, error) {
+	// Not forward: the SMS's state is read with the same access token after the transfer.
 	ctx, _, err := t.authed(ctx)
 	if err != nil {
 		return nil, err
@@ -164,42 +157,30 @@ func (t *Transfers) voucherSMS(ctx context.Context, transferID string) *bffv1.Sm
 }
 
 func (t *Transfers) ListTransfers(ctx context.Context, req *bffv1.ListTransfersRequest) (*bffv1.ListTransfersResponse, error) {
-	ctx, _, err := t.authed(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := t.Deps.Transfers.ListTransfers(ctx, &transfersv1.ListTransfersRequest{
+	res, err := forward(ctx, t.Deps, t.Deps.Transfers.ListTransfers, &transfersv1.ListTransfersRequest{
 		Query:    req.GetQuery(),
 		Status:   transferStatuses.toService(req.GetStatus()),
 		Page:     req.GetPage(),
 		PageSize: req.GetPageSize(),
 	})
 	if err != nil {
-		return nil, rpcerr.FromService(ctx, t.Logger, err)
+		return nil, err
 	}
 	return &bffv1.ListTransfersResponse{Transfers: transfersToBFF(res.GetTransfers()), TotalCount: res.GetTotalCount()}, nil
 }
 
 func (t *Transfers) CancelTransfer(ctx context.Context, req *bffv1.CancelTransferRequest) (*bffv1.CancelTransferResponse, error) {
-	ctx, _, err := t.authed(ctx)
+	res, err := forward(ctx, t.Deps, t.Deps.Transfers.CancelTransfer, &transfersv1.CancelTransferRequest{TransferId: req.GetId()})
 	if err != nil {
 		return nil, err
-	}
-	res, err := t.Deps.Transfers.CancelTransfer(ctx, &transfersv1.CancelTransferRequest{TransferId: req.GetId()})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
 	return &bffv1.CancelTransferResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
 }
 
 func (t *Transfers) ResendVoucher(ctx context.Context, req *bffv1.ResendVoucherRequest) (*bffv1.ResendVoucherResponse, error) {
-	ctx, _, err := t.authed(ctx)
+	res, err := forward(ctx, t.Deps, t.Deps.Transfers.ResendVoucher, &transfersv1.ResendVoucherRequest{TransferId: req.GetId()})
 	if err != nil {
 		return nil, err
-	}
-	res, err := t.Deps.Transfers.ResendVoucher(ctx, &transfersv1.ResendVoucherRequest{TransferId: req.GetId()})
-	if err != nil {
-		return nil, rpcerr.FromService(ctx, t.Logger, err)
 	}
 	return &bffv1.ResendVoucherResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
 }
