@@ -46,20 +46,20 @@ func FromService(ctx context.Context, logger *slog.Logger, err error) error {
 	return cerr
 }
 
-// unavailableMessage is what a person is told while a service, or what it depends on (its
+// UnavailableMessage is what a person is told while a service, or what it depends on (its
 // database, another service), cannot be reached: the words, shown by the web as a
 // banner. The service's own message is not passed on: it may name what is down.
-const unavailableMessage = "We can't reach our payment system right now. Your money is safe; try again in a minute."
+const UnavailableMessage = "We can't reach our payment system right now. Your money is safe; try again in a minute."
 
 // defaultRetryAfter is the retry hint when the service gave none: a stopped service cannot
 // answer at all, and gRPC's own Unavailable carries no RetryInfo.
 const defaultRetryAfter = 5 * time.Second
 
-// unavailable answers Unavailable with unavailableMessage and a retry hint: the service's
+// unavailable answers Unavailable with UnavailableMessage and a retry hint: the service's
 // google.rpc.RetryInfo when it sent one, else defaultRetryAfter.
 func unavailable(ctx context.Context, logger *slog.Logger, st *status.Status) error {
 	logger.WarnContext(ctx, "a service is unavailable", "err", st.Err())
-	cerr := connect.NewError(connect.CodeUnavailable, errors.New(unavailableMessage)) //nolint:staticcheck // ST1005: a sentence shown to the person as it is
+	cerr := connect.NewError(connect.CodeUnavailable, errors.New(UnavailableMessage)) //nolint:staticcheck // ST1005: a sentence shown to the person as it is
 	hinted := false
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.RetryInfo); ok {

@@ -32,7 +32,7 @@ func TestFromService(t *testing.T) {
 		{"details pass through", weak.Err(), connect.CodeInvalidArgument, "password is too weak", 1},
 		{"internal is hidden", status.Error(codes.Internal, "pq: relation does not exist"), connect.CodeInternal, "something went wrong, please try again", 0},
 		{"not a status is internal", errors.New("boom"), connect.CodeInternal, "something went wrong, please try again", 0},
-		{"unavailable is friendly and hints a retry", status.Error(codes.Unavailable, "connection refused"), connect.CodeUnavailable, unavailableMessage, 1},
+		{"unavailable is friendly and hints a retry", status.Error(codes.Unavailable, "connection refused"), connect.CodeUnavailable, UnavailableMessage, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

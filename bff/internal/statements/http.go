@@ -17,6 +17,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 
+	"github.com/thumela/thumela/bff/internal/rpcerr"
 	"github.com/thumela/thumela/bff/internal/session"
 )
 
@@ -83,7 +84,8 @@ func (h *Handler) fromService(ctx context.Context, err error) error {
 		return &httpError{http.StatusTooManyRequests, st.Message()}
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
 		h.Logger.WarnContext(ctx, "statements: a service is unavailable", "err", err)
-		return &httpError{http.StatusServiceUnavailable, "The service is temporarily unavailable, please try again."}
+		// The same words as the app's banner: a download is money information too.
+		return &httpError{http.StatusServiceUnavailable, rpcerr.UnavailableMessage}
 	}
 	h.Logger.ErrorContext(ctx, "statements: internal error", "err", err)
 	return &httpError{http.StatusInternalServerError, "Something went wrong, please try again."}
