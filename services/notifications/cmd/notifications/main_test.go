@@ -81,17 +81,30 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 	res.Body.Close()
 
-	metrics := telemetrytest.Scrape(t, "http://"+metricsAddr+"/metrics")
-	for _, want := range []struct {
+	// The provider's delivery report can overtake the sender's own bookkeeping (its "sent"
+	// counter is added once the send's result is recorded), so the scrape is retried a while.
+	wants := []struct {
 		name   string
 		labels map[string]string
 	}{
 		{"thumela_notifications_sends_total", map[string]string{"channel": "sms", "provider": "bulksms", "outcome": "sent"}},
 		{"thumela_notifications_sends_total", map[string]string{"channel": "email", "provider": "smtp", "outcome": "sent"}},
 		{"thumela_notifications_oldest_queued_age_seconds", nil},
-	} {
-		if _, ok := metrics.Find(want.name, want.labels); !ok {
-			t.Errorf("no %s%v in /metrics", want.name, want.labels)
+	}
+	var metrics telemetrytest.Exposition
+	for scrapeUntil := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		metrics = telemetrytest.Scrape(t, "http://"+metricsAddr+"/metrics")
+		missing := 0
+		for _, want := range wants {
+			if _, ok := metrics.Find(want.name, want.labels); !ok {
+				missing++
+				if time.Now().After(scrapeUntil) {
+					t.Errorf("no %s%v in /metrics", want.name, want.labels)
+				}
+			}
+		}
+		if missing == 0 || time.Now().After(scrapeUntil) {
+			break
 		}
 	}
 	if t.Failed() {
