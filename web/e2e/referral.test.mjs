@@ -32,13 +32,25 @@ async function figure(scope, term) {
   return scope.locator("dt", { hasText: term }).locator("xpath=following-sibling::dd[1]").innerText();
 }
 
-/** Reloads `page` until `check()` resolves true (the credit arrives through the bus). */
+/**
+ * Waits until `check()` resolves true (the credit arrives through the bus). Each page load gets
+ * a few seconds to render and fetch before the page is reloaded: a check made the instant a
+ * reload returns would see the dashboard before its data, and on a busy machine never anything
+ * else.
+ */
 async function eventually(page, check, { timeoutMs = 30_000, label = "condition" } = {}) {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > until) assert.fail(`timed out waiting for ${label}`);
-    await page.waitForTimeout(1000);
+    const reloadAt = Math.min(Date.now() + 5_000, until);
+    while (Date.now() < reloadAt) {
+      if (await check().catch(() => false)) return;
+      await page.waitForTimeout(250);
+    }
+    if (Date.now() >= until) {
+      // The stack's own account of the wait, for whoever reads the failure.
+      const relevant = stack.logs.filter((l) => /referr|UserVerified|verif|redeliver|consum|outbox|relay/i.test(l));
+      assert.fail(`timed out waiting for ${label}; the stack said:\n${relevant.slice(-80).join("\n")}`);
+    }
     await page.reload();
   }
 }
