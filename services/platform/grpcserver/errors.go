@@ -32,12 +32,12 @@ const unavailableMessage = "temporarily unavailable, please try again"
 // PostgreSQL or of a peer takes, so a client's next try is not wasted on the same outage.
 const dependencyRetryAfter = 5 * time.Second
 
-// Internal logs err (with the trace ids carried by ctx), records it on the current span, and
+// Unexpected logs err (with the trace ids carried by ctx), records it on the current span, and
 // returns a gRPC error with a generic message. The ports layer calls it for every error it has
 // no specific code for, so causes never leak to callers. That is Internal for a fault of the
 // service, and Unavailable with a retry hint when err says a dependency is down (see
 // dependencyDown): the caller may try again, and the BFF tells the person so.
-func Internal(ctx context.Context, logger *slog.Logger, err error) error {
+func Unexpected(ctx context.Context, logger *slog.Logger, err error) error {
 	span := trace.SpanFromContext(ctx)
 	span.RecordError(err)
 	if dependencyDown(err) {

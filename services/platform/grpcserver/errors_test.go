@@ -22,7 +22,7 @@ import (
 	"github.com/thumela/thumela/services/platform/logging"
 )
 
-func TestInternal(t *testing.T) {
+func TestUnexpected(t *testing.T) {
 	t.Parallel()
 	tp := sdktrace.NewTracerProvider()
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
@@ -30,7 +30,7 @@ func TestInternal(t *testing.T) {
 	defer span.End()
 
 	logs := &syncBuffer{}
-	err := grpcserver.Internal(ctx, logging.New("test", logs, slog.LevelInfo), errors.New("pgx: connection refused to db:5432"))
+	err := grpcserver.Unexpected(ctx, logging.New("test", logs, slog.LevelInfo), errors.New("pgx: connection refused to db:5432"))
 	st := status.Convert(err)
 	if st.Code() != codes.Internal || st.Message() != "internal error" {
 		t.Fatalf("got %v", err)
@@ -73,7 +73,7 @@ func TestInternalTellsAnOutageFromAFault(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			logs := &syncBuffer{}
-			err := grpcserver.Internal(context.Background(), logging.New("test", logs, slog.LevelInfo), tt.err)
+			err := grpcserver.Unexpected(context.Background(), logging.New("test", logs, slog.LevelInfo), tt.err)
 			st := status.FromProto(status.Convert(err).Proto())
 			if st.Code() != tt.want {
 				t.Fatalf("code = %v, want %v", st.Code(), tt.want)

@@ -16,7 +16,7 @@ import (
 )
 
 // The errors pgx really returns when PostgreSQL is out of reach or goes away mid-session are
-// what grpcserver.Internal, which every service's ports layer calls for an error it has no code
+// what grpcserver.Unexpected, which every service's ports layer calls for an error it has no code
 // for, answers as Unavailable: the caller is told to try again, not that the service is broken.
 func TestALostDatabaseIsUnavailableToCallers(t *testing.T) {
 	t.Parallel()
@@ -26,7 +26,7 @@ func TestALostDatabaseIsUnavailableToCallers(t *testing.T) {
 		if err == nil {
 			t.Fatal("expected an error")
 		}
-		return status.Code(grpcserver.Internal(t.Context(), logger, err))
+		return status.Code(grpcserver.Unexpected(t.Context(), logger, err))
 	}
 
 	t.Run("refused", func(t *testing.T) {

@@ -63,11 +63,12 @@ func Verified(u domain.User, now time.Time) (outbox.Message, error) {
 	}}, nil
 }
 
-// CodeEmail asks the notifications service to e-mail a one-time code. The request carries no
-// text: the notifications service renders it from the template and params. The code travels
-// sealed to that service's public key, so the outbox row, the stream and anything else on the
-// way hold it only as ciphertext; the row is ephemeral (deleted once JetStream has it).
-func CodeEmail(sealTo seal.PublicKey, u domain.User, purpose domain.CodePurpose, digits string, ttl time.Duration, now time.Time) (outbox.Message, error) {
+// email is the one shape of every e-mail identity asks for: a NotificationRequest on the
+// user's notifications subject, rendered by the notifications service from template and params.
+// Its outbox row is ephemeral (deleted once JetStream has it): each of these carries either a
+// sealed secret or personal details (an address, a device) that need not outlive the delivery.
+// secrets is nil when the e-mail carries none.
+func email(u domain.User, template notificationsv1.Template, reference string, params map[string]string, secrets *notificationsv1.Sealed, now time.Time) (outbox.Message, error) {
 	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
 	if err != nil {
 		return outbox.Message{}, err
@@ -76,6 +77,26 @@ func CodeEmail(sealTo seal.PublicKey, u domain.User, purpose domain.CodePurpose,
 	if err != nil {
 		return outbox.Message{}, err
 	}
+	params["first_name"] = u.Name.First()
+	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
+		Id:            id.String(),
+		Channel:       notificationsv1.Channel_CHANNEL_EMAIL,
+		Recipient:     u.Email.String(),
+		Template:      template,
+		Params:        params,
+		Secrets:       secrets,
+		UserId:        u.ID,
+		Reference:     reference,
+		SourceService: SourceService,
+		CreatedAt:     timestamppb.New(now),
+	}}, nil
+}
+
+// CodeEmail asks the notifications service to e-mail a one-time code. The request carries no
+// text: the notifications service renders it from the template and params. The code travels
+// sealed to that service's public key, so the outbox row, the stream and anything else on the
+// way hold it only as ciphertext.
+func CodeEmail(sealTo seal.PublicKey, u domain.User, purpose domain.CodePurpose, digits string, ttl time.Duration, now time.Time) (outbox.Message, error) {
 	template := notificationsv1.Template_TEMPLATE_SIGN_UP_CODE
 	if purpose == domain.PurposePasswordReset {
 		template = notificationsv1.Template_TEMPLATE_PASSWORD_RESET_CODE
@@ -89,21 +110,8 @@ func CodeEmail(sealTo seal.PublicKey, u domain.User, purpose domain.CodePurpose,
 		return outbox.Message{}, fmt.Errorf("code e-mail: %w", err)
 	}
 	minutes := int(ttl.Round(time.Minute) / time.Minute)
-	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
-		Id:        id.String(),
-		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
-		Recipient: u.Email.String(),
-		Template:  template,
-		Params: map[string]string{
-			"first_name":  u.Name.First(),
-			"ttl_minutes": strconv.Itoa(minutes),
-		},
-		Secrets:       &notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box},
-		UserId:        u.ID,
-		Reference:     u.ID,
-		SourceService: SourceService,
-		CreatedAt:     timestamppb.New(now),
-	}}, nil
+	return email(u, template, u.ID, map[string]string{"ttl_minutes": strconv.Itoa(minutes)},
+		&notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box}, now)
 }
 
 // SessionsRevoked tells every BFF replica to drop the cached grants of these sessions
@@ -120,89 +128,32 @@ func SessionsRevoked(userID string, sessionIDs []string, reason string, now time
 
 // NewSignInEmail tells the owner that their account was signed in to from a device it had not
 // been signed in from before. It carries no secret, but it does carry the address and the
-// device, so its outbox row goes as soon as the stream has it, as a code e-mail's does.
+// device.
 func NewSignInEmail(u domain.User, device domain.Device, address string, now time.Time) (outbox.Message, error) {
-	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
-	if err != nil {
-		return outbox.Message{}, err
-	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		return outbox.Message{}, err
-	}
 	if address == "" {
 		address = "unknown"
 	}
-	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
-		Id:        id.String(),
-		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
-		Recipient: u.Email.String(),
-		Template:  notificationsv1.Template_TEMPLATE_NEW_SIGN_IN,
-		Params: map[string]string{
-			"first_name": u.Name.First(),
-			"device":     device.Label(),
-			"address":    address,
-			"at":         now.UTC().Format(time.RFC3339),
-		},
-		UserId:        u.ID,
-		Reference:     u.ID,
-		SourceService: SourceService,
-		CreatedAt:     timestamppb.New(now),
-	}}, nil
+	return email(u, notificationsv1.Template_TEMPLATE_NEW_SIGN_IN, u.ID, map[string]string{
+		"device":  device.Label(),
+		"address": address,
+		"at":      now.UTC().Format(time.RFC3339),
+	}, nil, now)
 }
 
 // SignUpAttemptEmail tells the owner of an existing account that someone tried to sign up with
 // their address. It carries nothing the stranger typed.
 func SignUpAttemptEmail(u domain.User, now time.Time) (outbox.Message, error) {
-	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
-	if err != nil {
-		return outbox.Message{}, err
-	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		return outbox.Message{}, err
-	}
-	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
-		Id:        id.String(),
-		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
-		Recipient: u.Email.String(),
-		Template:  notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT,
-		Params: map[string]string{
-			"first_name": u.Name.First(),
-			"at":         now.UTC().Format(time.RFC3339),
-		},
-		UserId:        u.ID,
-		Reference:     u.ID,
-		SourceService: SourceService,
-		CreatedAt:     timestamppb.New(now),
-	}}, nil
+	return email(u, notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT, u.ID, map[string]string{
+		"at": now.UTC().Format(time.RFC3339),
+	}, nil, now)
 }
 
 // PasskeyAddedEmail tells the owner that a passkey named name was added (its id is the
 // request's reference): if it was not them, the account is taken over, and the e-mail is how
 // they learn it. It carries no secret.
 func PasskeyAddedEmail(u domain.User, passkeyID, name string, now time.Time) (outbox.Message, error) {
-	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
-	if err != nil {
-		return outbox.Message{}, err
-	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		return outbox.Message{}, err
-	}
-	return outbox.Message{ID: id, Subject: subject, Ephemeral: true, Payload: &notificationsv1.NotificationRequest{
-		Id:        id.String(),
-		Channel:   notificationsv1.Channel_CHANNEL_EMAIL,
-		Recipient: u.Email.String(),
-		Template:  notificationsv1.Template_TEMPLATE_PASSKEY_ADDED,
-		Params: map[string]string{
-			"first_name": u.Name.First(),
-			"name":       name,
-			"at":         now.UTC().Format(time.RFC3339),
-		},
-		UserId:        u.ID,
-		Reference:     passkeyID,
-		SourceService: SourceService,
-		CreatedAt:     timestamppb.New(now),
-	}}, nil
+	return email(u, notificationsv1.Template_TEMPLATE_PASSKEY_ADDED, passkeyID, map[string]string{
+		"name": name,
+		"at":   now.UTC().Format(time.RFC3339),
+	}, nil, now)
 }

@@ -80,5 +80,5 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return grpcserver.BadRequestOrdered(amount.Error(),
 			grpcserver.FieldViolation{Field: "amount_cents", Description: amount.Error()})
 	}
-	return grpcserver.Internal(ctx, s.logger, err)
+	return grpcserver.Unexpected(ctx, s.logger, err)
 }

@@ -274,7 +274,7 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 			return status.FromContextError(ctxErr).Err()
 		}
 	}
-	return grpcserver.Internal(ctx, s.logger, err)
+	return grpcserver.Unexpected(ctx, s.logger, err)
 }
 
 func throttleMessage(t *domain.ThrottledError) string {

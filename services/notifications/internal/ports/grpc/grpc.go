@@ -110,6 +110,6 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 	case errors.As(err, &rl):
 		return grpcserver.WithRetryInfo(codes.ResourceExhausted, domain.MsgRateLimited, rl.RetryAfter)
 	default:
-		return grpcserver.Internal(ctx, s.logger, err)
+		return grpcserver.Unexpected(ctx, s.logger, err)
 	}
 }

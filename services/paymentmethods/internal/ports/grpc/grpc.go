@@ -241,8 +241,8 @@ func (s *Server) toStatus(ctx context.Context, err error, notFound string) error
 		if ctx.Err() != nil {
 			return status.FromContextError(ctx.Err()).Err()
 		}
-		return grpcserver.Internal(ctx, s.logger, err)
+		return grpcserver.Unexpected(ctx, s.logger, err)
 	default:
-		return grpcserver.Internal(ctx, s.logger, err)
+		return grpcserver.Unexpected(ctx, s.logger, err)
 	}
 }

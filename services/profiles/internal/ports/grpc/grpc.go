@@ -98,6 +98,6 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		// The first problem is the message; the BadRequest detail lists them all per field.
 		return grpcserver.BadRequestOrdered(verr.Violations[0].Message, violations...)
 	default:
-		return grpcserver.Internal(ctx, s.logger, err)
+		return grpcserver.Unexpected(ctx, s.logger, err)
 	}
 }

@@ -381,6 +381,6 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, "the request took too long")
 	default:
-		return grpcserver.Internal(ctx, s.logger, err)
+		return grpcserver.Unexpected(ctx, s.logger, err)
 	}
 }

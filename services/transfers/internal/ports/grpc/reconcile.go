@@ -41,7 +41,7 @@ func (s *ReconcilingServer) Reconcile(ctx context.Context, req *transfersv1.Reco
 	case errors.Is(err, app.ErrUnavailable):
 		return nil, grpcserver.WithRetryInfo(codes.Unavailable, "The payment processor's records cannot be read right now. Try again in a minute.", retryAfterReconcile)
 	default:
-		return nil, grpcserver.Internal(ctx, s.logger, err)
+		return nil, grpcserver.Unexpected(ctx, s.logger, err)
 	}
 	out := &transfersv1.ReconciliationRun{
 		Id:               run.ID.String(),
