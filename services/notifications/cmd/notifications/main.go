@@ -56,6 +56,7 @@ func spec(keys auth.KeySource) service.Spec {
 			if err != nil {
 				return fmt.Errorf("config: %w", err)
 			}
+			rt.OnClose(func() { _ = mailer.Close() })
 			sms, err := bulksms.New(bulksms.Config{
 				URL: cfg.BulkSMSURL, TokenID: cfg.BulkSMSTokenID, TokenSecret: cfg.BulkSMSTokenSecret,
 				From: cfg.SMSSender, Timeout: cfg.SendTimeout,

@@ -23,6 +23,7 @@ import (
 	"net/mail"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +61,7 @@ type SMTPServer struct {
 	permanent map[string]bool
 	transient map[string]int // recipient → refusals left
 	changed   chan struct{}
+	conns     []*gosmtp.Conn // every connection opened, in order
 }
 
 // StartSMTP starts a server on a loopback port; it stops when the test ends.
@@ -75,7 +77,13 @@ func StartSMTP(t testing.TB) *SMTPServer {
 		seen: map[string]bool{}, permanent: map[string]bool{}, transient: map[string]int{},
 		changed: make(chan struct{}),
 	}
-	srv := gosmtp.NewServer(gosmtp.BackendFunc(func(*gosmtp.Conn) (gosmtp.Session, error) {
+	srv := gosmtp.NewServer(gosmtp.BackendFunc(func(c *gosmtp.Conn) (gosmtp.Session, error) {
+		// A session starts at every EHLO, so twice on a STARTTLS connection: count connections.
+		s.mu.Lock()
+		if !slices.Contains(s.conns, c) {
+			s.conns = append(s.conns, c)
+		}
+		s.mu.Unlock()
 		return &smtpSession{srv: s}, nil
 	}))
 	srv.Domain = "localhost"
@@ -91,6 +99,23 @@ func StartSMTP(t testing.TB) *SMTPServer {
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return s
+}
+
+// Connections is how many connections clients have opened so far.
+func (s *SMTPServer) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// DropConnections closes every open connection without a word, as a server does with idle
+// sessions past its timeout.
+func (s *SMTPServer) DropConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		_ = c.Conn().Close()
+	}
 }
 
 // selfSigned makes a certificate for 127.0.0.1 and localhost.

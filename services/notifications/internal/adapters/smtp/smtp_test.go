@@ -3,6 +3,7 @@ package smtp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -84,6 +85,70 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	} {
 		if _, err := smtp.New(cfg); err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// Sends one after another share a connection: one STARTTLS and AUTH for all of them. A kept
+// connection the server dropped meanwhile costs nothing but a new one: the message goes once.
+func TestMailerKeepsConnections(t *testing.T) {
+	t.Parallel()
+	srv := testkit.StartSMTP(t)
+	m, err := smtp.New(smtp.Config{Addr: srv.Addr, Username: srv.Username, Password: srv.Password,
+		CAFile: srv.CAFile, From: "Thumela <no-reply@thumela.co.za>", Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	ctx := context.Background()
+	for i := range 3 {
+		e := mail("thandi@example.co.za")
+		e.MessageID = fmt.Sprintf("kept-%d@thumela.co.za", i)
+		if err := m.SendEmail(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.Connections(); n != 1 {
+		t.Errorf("3 sends opened %d connections, want 1", n)
+	}
+
+	srv.DropConnections()
+	e := mail("sipho@example.co.za")
+	e.MessageID = "after-drop@thumela.co.za"
+	if err := m.SendEmail(ctx, e); err != nil {
+		t.Fatalf("after the server dropped the kept connection: %v", err)
+	}
+	if n := srv.Accepted("sipho@example.co.za"); n != 1 {
+		t.Errorf("accepted %d times, want 1", n)
+	}
+	if n := srv.Connections(); n != 2 {
+		t.Errorf("%d connections, want 2 (the dropped one and its replacement)", n)
+	}
+
+	// A failed send does not leave its connection for the next one to trip over.
+	srv.FailTransiently("later@example.co.za", 1)
+	if err := m.SendEmail(ctx, mail("later@example.co.za")); err == nil {
+		t.Fatal("451: no error")
+	}
+	if err := m.SendEmail(ctx, mail("later@example.co.za")); err != nil {
+		t.Errorf("after the 451: %v", err)
+	}
+}
+
+// What one e-mail costs with a kept connection (the service's CPU and the test server's,
+// both in this process): compare with -benchtime against a fresh connection per send,
+// which this replaced (2.8 ms of CPU per send on the 2-core machine, 4.8 ms of wall time).
+func BenchmarkSendEmail(b *testing.B) {
+	srv := testkit.StartSMTP(b)
+	m, err := smtp.New(smtp.Config{Addr: srv.Addr, Username: srv.Username, Password: srv.Password,
+		CAFile: srv.CAFile, From: "Thumela <no-reply@thumela.co.za>", Timeout: 5 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = m.Close() })
+	for b.Loop() {
+		if err := m.SendEmail(context.Background(), mail("thandi@example.co.za")); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
