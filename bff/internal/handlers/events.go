@@ -168,7 +168,7 @@ func (e *Events) deliver(ctx context.Context, out *connect.ServerStream[bffv1.Wa
 		return nil
 	}
 	// The span continues the event's trace; the context stays the stream's, for cancellation.
-	_, span := deliverySpan(ctx, m.Trace)
+	_, span := deliverySpan(m.Trace)
 	defer span.End()
 	ctx = trace.ContextWithSpan(ctx, span)
 	resp := m.Event.resp
@@ -282,12 +282,11 @@ func decodeEvent(r live.Raw) (*liveEvent, bool) {
 
 // deliverySpan continues the event's trace (carried in the message headers from the outbox,
 // extracted once by the hub) into its delivery to one tab, so one trace follows a transfer to
-// the screen; the span links to the tab's stream.
-func deliverySpan(ctx context.Context, parent context.Context) (context.Context, trace.Span) {
+// the screen. The stream itself has no span (server.notALiveStream), so there is nothing to
+// link to.
+func deliverySpan(parent context.Context) (context.Context, trace.Span) {
 	if parent == nil {
 		parent = context.Background()
 	}
-	link := trace.LinkFromContext(ctx)
-	return otel.Tracer("thumela/bff").Start(parent, "bff.stream.deliver",
-		trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(link))
+	return otel.Tracer("thumela/bff").Start(parent, "bff.stream.deliver", trace.WithSpanKind(trace.SpanKindConsumer))
 }

@@ -39,9 +39,19 @@ type Options struct {
 // 18 % of the BFF's CPU samples in gzip at 1 KiB (docs/benchmarks.md).
 const compressMinBytes = 8 << 10
 
+// notALiveStream leaves WatchEvents out of otelconnect's spans and RPC metrics. A tab's stream
+// lasts as long as the tab (hours), so its span would be exported only at the end and its
+// duration histogram says nothing; each delivery has a span of its own that continues the
+// event's trace (handlers.deliverySpan), and thumela.bff.stream.* count the streams. Held for
+// every open stream, the span and otelconnect's state cost about 1.5 KiB each: 15 MiB of the
+// BFF's memory at 10,000 streams (docs/benchmarks.md).
+func notALiveStream(_ context.Context, spec connect.Spec) bool {
+	return spec.Procedure != bffv1connect.EventsServiceWatchEventsProcedure
+}
+
 // New returns the BFF's root handler.
 func New(o Options) (http.Handler, error) {
-	otel, err := otelconnect.NewInterceptor(otelconnect.WithTrustRemote())
+	otel, err := otelconnect.NewInterceptor(otelconnect.WithTrustRemote(), otelconnect.WithFilter(notALiveStream))
 	if err != nil {
 		return nil, err
 	}
