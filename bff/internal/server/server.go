@@ -5,8 +5,11 @@ package server
 import (
 	"compress/gzip"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"slices"
 
 	"connectrpc.com/connect"
@@ -74,6 +77,12 @@ func New(o Options) (http.Handler, error) {
 	opts := []connect.HandlerOption{
 		// Rate limits after tracing, so a refusal is traced and counted like any answer.
 		connect.WithInterceptors(otel, limiter.Interceptor()),
+		// A handler that panics answers Internal, logged with its stack in the request's trace,
+		// instead of a reset HTTP/2 stream the browser reads as a network failure.
+		connect.WithRecover(func(ctx context.Context, spec connect.Spec, _ http.Header, p any) error {
+			o.Deps.Logger.ErrorContext(ctx, "handler panicked", "procedure", spec.Procedure, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			return connect.NewError(connect.CodeInternal, errors.New("internal error"))
+		}),
 		// A browser request is small; anything bigger is a mistake or an attack.
 		connect.WithReadMaxBytes(1 << 20),
 		// Compression cost a third of the BFF's CPU on the history page while saving little:

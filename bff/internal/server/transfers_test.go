@@ -23,6 +23,8 @@ import (
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
+	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/grpcserver"
@@ -177,6 +179,12 @@ type transfersBFF struct {
 
 func newTransfersBFF(t testing.TB) *transfersBFF {
 	t.Helper()
+	return newTransfersBFFWith(t, nil)
+}
+
+// newTransfersBFFWith is newTransfersBFF with its dependencies changed by edit (nil: none).
+func newTransfersBFFWith(t testing.TB, edit func(*handlers.Deps)) *transfersBFF {
+	t.Helper()
 	identity := &fakeIdentity{sessions: map[string]bool{}}
 	transfers := &fakeTransfers{}
 	conn := serveUpstream(t, func(s *grpc.Server) {
@@ -191,8 +199,17 @@ func newTransfersBFF(t testing.TB) *transfersBFF {
 		Identity:  idClient,
 		Profiles:  profilesv1.NewProfilesServiceClient(conn),
 		Transfers: transfersv1.NewTransfersServiceClient(conn),
-		Tokens:    session.NewTokens(upstream.SessionRefresher{Identity: idClient}),
-		Cookies:   session.Cookies{Secure: true},
+		// No fakes behind these: they answer Unimplemented ("unknown service"), which is what
+		// FuzzConnectRequests expects of what the other tests do not need, instead of a BFF
+		// calling through a nil client.
+		PaymentMethods: paymentmethodsv1.NewPaymentMethodsServiceClient(conn),
+		Fees:           feesv1.NewFeesServiceClient(conn),
+		Notifications:  notificationsv1.NewNotificationsServiceClient(conn),
+		Tokens:         session.NewTokens(upstream.SessionRefresher{Identity: idClient}),
+		Cookies:        session.Cookies{Secure: true},
+	}
+	if edit != nil {
+		edit(deps)
 	}
 	srv := serveBFF(t, deps)
 	auth, hc := client(t, srv)
@@ -409,5 +426,20 @@ func TestLiveCollectionAndRefundEventsCarryTheirState(t *testing.T) {
 	second := next(t, tab).GetTransferUpdated().GetTransfer()
 	if second.GetId() != "t2" || second.GetRefundStatus() != bffv1.RefundStatus_REFUND_STATUS_REFUNDED {
 		t.Fatalf("refund event = %v", second)
+	}
+}
+
+// A handler that panics (here: a dependency missing, as a wiring mistake would leave it)
+// answers a Connect Internal error, not a reset stream, and the log has the procedure and stack.
+func TestAPanickingHandlerAnswersInternal(t *testing.T) {
+	t.Parallel()
+	b := newTransfersBFFWith(t, func(d *handlers.Deps) { d.PaymentMethods = nil })
+	pm := bffv1connect.NewPaymentMethodsServiceClient(b.hc, b.srv.URL)
+	_, err := pm.SetDefaultPaymentMethod(context.Background(), &bffv1.SetDefaultPaymentMethodRequest{Id: "pm-1"})
+	if connect.CodeOf(err) != connect.CodeInternal {
+		t.Fatalf("got %v, want internal", err)
+	}
+	if logs := b.logs.String(); !strings.Contains(logs, "handler panicked") || !strings.Contains(logs, "SetDefaultPaymentMethod") {
+		t.Errorf("the panic is not in the log:\n%s", logs)
 	}
 }
