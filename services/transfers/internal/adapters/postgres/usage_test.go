@@ -175,4 +175,14 @@ func TestUsageTotalsBackfill(t *testing.T) {
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
 		t.Fatalf("totals after the backfill:\n got %v\nwant %v", got, want)
 	}
+
+	// 0016 backfills the history's counts by status from the same rows.
+	var counts string
+	if err := pool.QueryRow(ctx, `SELECT string_agg(status || ' ' || n::text, '; ' ORDER BY status) FROM transfer_counts
+		WHERE user_id = $1`, user).Scan(&counts); err != nil {
+		t.Fatal(err)
+	}
+	if want := "completed 4; failed 1; pending 1; processing 1"; counts != want {
+		t.Fatalf("counts after the backfill: %s, want %s", counts, want)
+	}
 }
