@@ -5,7 +5,6 @@ package server
 import (
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/ratelimit"
+	"github.com/thumela/thumela/bff/internal/rpcerr"
 	"github.com/thumela/thumela/bff/internal/statements"
 	"github.com/thumela/thumela/proto/gen/go/thumela/bff/v1/bffv1connect"
 )
@@ -80,8 +80,7 @@ func New(o Options) (http.Handler, error) {
 		// A handler that panics answers Internal, logged with its stack in the request's trace,
 		// instead of a reset HTTP/2 stream the browser reads as a network failure.
 		connect.WithRecover(func(ctx context.Context, spec connect.Spec, _ http.Header, p any) error {
-			o.Deps.Logger.ErrorContext(ctx, "handler panicked", "procedure", spec.Procedure, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			return connect.NewError(connect.CodeInternal, errors.New("internal error"))
+			return rpcerr.Internal(ctx, o.Deps.Logger, fmt.Errorf("handler panicked in %s: %v\n%s", spec.Procedure, p, debug.Stack()))
 		}),
 		// A browser request is small; anything bigger is a mistake or an attack.
 		connect.WithReadMaxBytes(1 << 20),

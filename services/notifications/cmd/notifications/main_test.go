@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -92,20 +93,21 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 		{"thumela_notifications_oldest_queued_age_seconds", nil},
 	}
 	var metrics telemetrytest.Exposition
+	var missing []string
 	for scrapeUntil := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		metrics = telemetrytest.Scrape(t, "http://"+metricsAddr+"/metrics")
-		missing := 0
+		missing = missing[:0]
 		for _, want := range wants {
 			if _, ok := metrics.Find(want.name, want.labels); !ok {
-				missing++
-				if time.Now().After(scrapeUntil) {
-					t.Errorf("no %s%v in /metrics", want.name, want.labels)
-				}
+				missing = append(missing, fmt.Sprintf("%s%v", want.name, want.labels))
 			}
 		}
-		if missing == 0 || time.Now().After(scrapeUntil) {
+		if len(missing) == 0 || time.Now().After(scrapeUntil) {
 			break
 		}
+	}
+	for _, m := range missing {
+		t.Errorf("no %s in /metrics", m)
 	}
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", grep(metrics.Text, "thumela_notifications"))

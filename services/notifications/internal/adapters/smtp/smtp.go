@@ -59,7 +59,6 @@ type Mailer struct {
 	client *mail.Client // the configuration: dialing, TLS and AUTH; each connection is its own
 	from   string
 	idle   chan idleConn
-	now    func() time.Time
 }
 
 // idleConn is a connection between sends, and since when.
@@ -119,7 +118,7 @@ func New(cfg Config) (*Mailer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("smtp: client: %w", err)
 	}
-	return &Mailer{client: client, from: cfg.From, idle: make(chan idleConn, maxIdle), now: time.Now}, nil
+	return &Mailer{client: client, from: cfg.From, idle: make(chan idleConn, maxIdle)}, nil
 }
 
 // Close ends the idle connections politely (QUIT). Sends after Close still work: they open
@@ -141,7 +140,7 @@ func (m *Mailer) take(ctx context.Context) (conn *mailsmtp.Client, reused bool, 
 	for {
 		select {
 		case ic := <-m.idle:
-			if m.now().Sub(ic.since) < maxIdleTime {
+			if time.Since(ic.since) < maxIdleTime {
 				return ic.conn, true, nil
 			}
 			_ = ic.conn.Close() // too old to trust: the server may have dropped it already
@@ -155,7 +154,7 @@ func (m *Mailer) take(ctx context.Context) (conn *mailsmtp.Client, reused bool, 
 // put keeps conn for the next send, or closes it when enough are kept already.
 func (m *Mailer) put(conn *mailsmtp.Client) {
 	select {
-	case m.idle <- idleConn{conn: conn, since: m.now()}:
+	case m.idle <- idleConn{conn: conn, since: time.Now()}:
 	default:
 		_ = m.client.CloseWithSMTPClient(conn)
 	}

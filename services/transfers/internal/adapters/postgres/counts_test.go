@@ -8,7 +8,6 @@ import (
 
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
-	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
 
 // The history page's total comes from the sender's running counts (migration 0016): right
@@ -16,24 +15,8 @@ import (
 // still counts what it matches.
 func TestHistoryTotalDoesNotGrowWithHistory(t *testing.T) {
 	t.Parallel()
-	e := testkit.New(t, testkit.Options{Limits: domain.Limits{Minimum: domain.Cents(1000), PerTransfer: domain.Cents(300000),
-		Daily: domain.Cents(1 << 40), Monthly: domain.Cents(1 << 40), Yearly: domain.Cents(1 << 40)}})
+	e, newcomer, veteran := newcomerAndVeteran(t)
 	ctx := context.Background()
-	newcomer, newPM := e.NewUser()
-	veteran, vetPM := e.NewUser()
-	if _, err := e.App.CreateTransfer(e.Ctx(t, newcomer), testkit.Caller(newcomer), testkit.Input("one", newPM, 50000)); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := e.App.CreateTransfer(e.Ctx(t, veteran), testkit.Caller(veteran), testkit.Input("seed", vetPM, 50000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Pool.Exec(ctx, `INSERT INTO transfers
-		SELECT (jsonb_populate_record(t, jsonb_build_object('id', gen_random_uuid(), 'idempotency_key', 'bulk-' || g,
-			'created_at', t.created_at - g * interval '40 minutes'))).*
-		FROM transfers t, generate_series(1, 10000) AS g WHERE t.id = $1`, tr.ID()); err != nil {
-		t.Fatal(err)
-	}
 	// Status changes move the counts: 300 of the veteran's transfers fail, 200 go to processing.
 	for _, q := range []string{
 		`UPDATE transfers SET status = 'processing' WHERE id IN (SELECT id FROM transfers WHERE user_id = $1 AND status = 'pending' LIMIT 500)`,

@@ -38,14 +38,14 @@ func buffersRead(t *testing.T, e *testkit.Env, sql string, args ...any) int {
 	return out[0].Plan.Hit + out[0].Plan.Read
 }
 
-// The create's usage read costs the same for a sender with 10,000 earlier transfers as for a
-// sender with one: it reads running totals, not the history. The sum over the year that it
-// replaced is measured too, to show the history is big enough for the difference to show.
-func TestUsageReadDoesNotGrowWithHistory(t *testing.T) {
-	t.Parallel()
-	e := testkit.New(t, testkit.Options{Limits: domain.Limits{Minimum: domain.Cents(1000), PerTransfer: domain.Cents(300000),
+// newcomerAndVeteran is an environment with the limits lifted and two senders: a newcomer with
+// one transfer, and a veteran whose one created transfer is copied 10,000 times, one copy every
+// 40 minutes back over about 9 months, in one statement: the triggers keep the running totals
+// and counts as they would for real creates.
+func newcomerAndVeteran(t *testing.T) (e *testkit.Env, newcomer, veteran string) {
+	t.Helper()
+	e = testkit.New(t, testkit.Options{Limits: domain.Limits{Minimum: domain.Cents(1000), PerTransfer: domain.Cents(300000),
 		Daily: domain.Cents(1 << 40), Monthly: domain.Cents(1 << 40), Yearly: domain.Cents(1 << 40)}})
-	ctx := context.Background()
 	newcomer, newPM := e.NewUser()
 	veteran, vetPM := e.NewUser()
 	if _, err := e.App.CreateTransfer(e.Ctx(t, newcomer), testkit.Caller(newcomer), testkit.Input("one", newPM, 50000)); err != nil {
@@ -55,14 +55,22 @@ func TestUsageReadDoesNotGrowWithHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 10,000 copies of the seed, one every 40 minutes back over about 9 months: the trigger
-	// keeps the totals as it would for real creates.
-	if _, err := e.Pool.Exec(ctx, `INSERT INTO transfers
+	if _, err := e.Pool.Exec(context.Background(), `INSERT INTO transfers
 		SELECT (jsonb_populate_record(t, jsonb_build_object('id', gen_random_uuid(), 'idempotency_key', 'bulk-' || g,
 			'created_at', t.created_at - g * interval '40 minutes'))).*
 		FROM transfers t, generate_series(1, 10000) AS g WHERE t.id = $1`, tr.ID()); err != nil {
 		t.Fatal(err)
 	}
+	return e, newcomer, veteran
+}
+
+// The create's usage read costs the same for a sender with 10,000 earlier transfers as for a
+// sender with one: it reads running totals, not the history. The sum over the year that it
+// replaced is measured too, to show the history is big enough for the difference to show.
+func TestUsageReadDoesNotGrowWithHistory(t *testing.T) {
+	t.Parallel()
+	e, newcomer, veteran := newcomerAndVeteran(t)
+	ctx := context.Background()
 	// One statement made 10,000 versions of the year's row at once; between real creates,
 	// each its own transaction, pruning and autovacuum keep them few. VACUUM is that steady state.
 	for _, q := range []string{`VACUUM ANALYZE transfers`, `VACUUM ANALYZE usage_totals`} {
