@@ -29,7 +29,20 @@ function freePort() {
  * its processes exits, and `stopProcess(name)` / `startProcess(name)` take one down (SIGTERM,
  * resolved once it has exited) and start it again (not waiting for it to be ready).
  */
-export async function startStack({ env: extraEnv = {}, faults = false } = {}) {
+export async function startStack(options = {}) {
+  // The stack picks its processes' ports by asking the kernel for free ones and handing them
+  // on; with browser test files running side by side, another stack can take one in between.
+  // That stack start fails with "address already in use" and nothing of it is left: start again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startStackOnce(options);
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test(String(err?.message))) throw err;
+    }
+  }
+}
+
+async function startStackOnce({ env: extraEnv = {}, faults = false } = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "thumela-e2e-"));
   const env = { ...process.env, ...extraEnv };
@@ -49,6 +62,7 @@ export async function startStack({ env: extraEnv = {}, faults = false } = {}) {
     const timer = setTimeout(() => reject(new Error("stack did not start:\n" + logs.join("\n"))), 120_000);
     child.on("exit", (code) => {
       clearTimeout(timer);
+      rmSync(dataDir, { recursive: true, force: true });
       reject(new Error(`thumela-dev exited with ${code}:\n` + logs.join("\n")));
     });
     let out = "";
