@@ -161,8 +161,22 @@ func (d *Deliverer) Backoff(n int) time.Duration {
 // same SMS deduplication id, the same Message-ID).
 func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Outcome, error) {
 	logger := d.logger.With("request_id", req.ID.String(), "channel", string(req.Channel), "template", string(req.Template))
-	del, err := d.repo.Enqueue(ctx, domain.NewDelivery(req.ID, req.UserID, req.Reference, req.Channel,
-		req.Template, req.Recipient, req.Source, d.cfg.Now()))
+
+	// Rendered in memory before anything is stored: a request that can never be sent is
+	// stored and failed without an attempt, and a new one that can is stored with its first
+	// attempt already claimed, in one transaction rather than an insert and then a claim.
+	msg, err := d.prepare(req)
+	var invalid *domain.InvalidRequestError
+	if err != nil && !errors.As(err, &invalid) {
+		return Outcome{}, err
+	}
+	fresh := domain.NewDelivery(req.ID, req.UserID, req.Reference, req.Channel, req.Template, req.Recipient, req.Source, d.cfg.Now())
+	if invalid == nil {
+		if err := fresh.Claim(fresh.QueuedAt, d.cfg.Lease); err != nil {
+			return Outcome{}, err // a new delivery is queued and unclaimed: never happens
+		}
+	}
+	del, inserted, err := d.repo.Enqueue(ctx, fresh)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("enqueue: %w", err)
 	}
@@ -170,23 +184,19 @@ func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Ou
 		logger.DebugContext(ctx, "request already handled", "status", string(del.Status))
 		return Outcome{Action: Ack}, nil
 	}
-
-	// Rendered in memory, before anything is claimed: a request that can never be sent fails
-	// at once, without an attempt.
-	msg, err := d.prepare(req)
-	if err != nil {
-		var inv *domain.InvalidRequestError
-		if !errors.As(err, &inv) {
-			return Outcome{}, err
-		}
-		logger.WarnContext(ctx, "request can never be sent", "reason", inv.Reason)
+	if invalid != nil {
+		logger.WarnContext(ctx, "request can never be sent", "reason", invalid.Reason)
 		if _, err := d.fail(ctx, req.ID, domain.ReasonInvalidRequest); err != nil {
 			return Outcome{}, err
 		}
 		d.tel.failure(ctx, req.Channel, d.provider(req.Channel), "invalid")
-		return Outcome{Action: DeadLetter, Reason: inv.Reason}, nil
+		return Outcome{Action: DeadLetter, Reason: invalid.Reason}, nil
+	}
+	if inserted {
+		return d.send(ctx, logger, del, req, msg, deliveries)
 	}
 
+	// Known already (a redelivery): another attempt, unless one is running elsewhere.
 	del, err = d.repo.Claim(ctx, req.ID, d.cfg.Now(), d.cfg.Lease)
 	var claimed *domain.ClaimedError
 	switch {

@@ -14,12 +14,14 @@ import (
 	"github.com/thumela/thumela/services/platform/seal"
 )
 
-// Repository stores deliveries. Every method that changes a delivery's status writes its
-// DeliveryChanged event to the outbox in the same transaction.
+// Repository stores deliveries. Every method that changes an SMS delivery's status writes its
+// DeliveryChanged event to the outbox in the same transaction (events.Announced).
 type Repository interface {
-	// Enqueue stores d (queued) unless a delivery with its request id exists, and returns the
-	// stored one: a redelivered or republished request finds its delivery as it is.
-	Enqueue(ctx context.Context, d domain.Delivery) (domain.Delivery, error)
+	// Enqueue stores d (queued, and claimed when d's first attempt was started with
+	// domain.Delivery.Claim, drawing the SMS deduplication id) unless a delivery with its request
+	// id exists, and returns the stored one and whether it was d: a redelivered or republished
+	// request finds its delivery as it is.
+	Enqueue(ctx context.Context, d domain.Delivery) (saved domain.Delivery, inserted bool, err error)
 	// Claim locks the delivery and starts an attempt (domain.Delivery.Claim), drawing the SMS
 	// deduplication id at the first one. Errors: domain.ErrNotFound, domain.ErrNotPending,
 	// *domain.ClaimedError.

@@ -109,6 +109,13 @@ func Delivery(d domain.Delivery) *notificationsv1.Delivery {
 	}
 }
 
+// Announced reports whether d's status changes are published (DeliveryChanged). Only SMS
+// deliveries are: the sender's tab shows the voucher SMS's state (the BFF reads nothing else),
+// while an e-mail goes to the sender themself, who sees it arrive. An e-mail's two events
+// (queued, sent) were a third of the service's writes per transfer and read by no one; its
+// state stays in the deliveries table and ListDeliveries answers for it.
+func Announced(d domain.Delivery) bool { return d.Channel == domain.ChannelSMS }
+
 // Changed is the outbox message announcing d's move from previous ("" for a new delivery),
 // on thumela.deliveries.<user_id>.changed.
 func Changed(d domain.Delivery, previous domain.Status) (outbox.Message, error) {

@@ -98,39 +98,54 @@ func nullString(s string) *string {
 }
 
 // Enqueue implements app.Repository: the insert and its DeliveryChanged (queued) event commit
-// together; a request already known is returned as stored, with no event.
-func (s *Store) Enqueue(ctx context.Context, d domain.Delivery) (domain.Delivery, error) {
+// together; a request already known is returned as stored, with no event. A delivery that
+// arrives claimed (its first attempt started in memory) gets its SMS deduplication id drawn in
+// the same statement, so the first attempt costs one transaction, not two.
+func (s *Store) Enqueue(ctx context.Context, d domain.Delivery) (domain.Delivery, bool, error) {
 	var saved domain.Delivery
+	var inserted bool
 	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `INSERT INTO deliveries (request_id, user_id, reference, channel, template,
-				recipient, status, source_service, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+				recipient, status, source_service, attempts, first_attempt_at, claimed_until, dedup_id,
+				created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+				CASE WHEN $4 = 'sms' AND $9 > 0 THEN nextval('deliveries_dedup_seq')::integer END, $12, $13)
 			ON CONFLICT (request_id) DO NOTHING
 			RETURNING `+columns,
 			d.RequestID, d.UserID, d.Reference, string(d.Channel), string(d.Template), d.Recipient,
-			string(d.Status), d.SourceService, d.QueuedAt)
+			string(d.Status), d.SourceService, d.Attempts, null(d.FirstAttemptAt), null(d.ClaimedUntil),
+			d.QueuedAt, d.UpdatedAt)
 		if err != nil {
 			return err
 		}
-		inserted, err := pgx.CollectRows(rows, scan)
+		found, err := pgx.CollectRows(rows, scan)
 		if err != nil {
 			return err
 		}
-		if len(inserted) == 0 {
+		if len(found) == 0 {
 			saved, err = get(ctx, tx, d.RequestID, false)
 			return err
 		}
-		saved = inserted[0]
-		msg, err := events.Changed(saved, "")
-		if err != nil {
-			return err
-		}
-		return outbox.Write(ctx, tx, msg)
+		saved, inserted = found[0], true
+		return announce(ctx, tx, saved, "")
 	})
 	if err != nil {
-		return domain.Delivery{}, fmt.Errorf("enqueue delivery: %w", err)
+		return domain.Delivery{}, false, fmt.Errorf("enqueue delivery: %w", err)
 	}
-	return saved, nil
+	return saved, inserted, nil
+}
+
+// announce writes d's DeliveryChanged event (its move from previous, "" for a new delivery)
+// when its channel's changes are published (events.Announced).
+func announce(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status) error {
+	if !events.Announced(d) {
+		return nil
+	}
+	msg, err := events.Changed(d, previous)
+	if err != nil {
+		return err
+	}
+	return outbox.Write(ctx, tx, msg)
 }
 
 func get(ctx context.Context, q pgx.Tx, requestID uuid.UUID, lock bool) (domain.Delivery, error) {
@@ -150,7 +165,7 @@ func get(ctx context.Context, q pgx.Tx, requestID uuid.UUID, lock bool) (domain.
 }
 
 // save writes every mutable field of d and, when its status moved from previous, the
-// DeliveryChanged event.
+// DeliveryChanged event (for a channel that is announced).
 func save(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status) error {
 	var dedup *int32
 	if d.DedupID != 0 {
@@ -168,11 +183,7 @@ func save(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Sta
 	if d.Status == previous {
 		return nil
 	}
-	msg, err := events.Changed(d, previous)
-	if err != nil {
-		return err
-	}
-	return outbox.Write(ctx, tx, msg)
+	return announce(ctx, tx, d, previous)
 }
 
 // Get returns the delivery of requestID (domain.ErrNotFound when none), without locking it.

@@ -660,7 +660,8 @@ func (x *Delivery) GetUpdatedAt() *timestamppb.Timestamp {
 }
 
 // DeliveryChanged is published on thumela.deliveries.<user_id>.changed (THUMELA_EVENTS) at every
-// status change of a delivery.
+// status change of an SMS delivery. E-mail deliveries are not announced: they go to the user
+// themself and no service reads their changes; ListDeliveries answers for them.
 type DeliveryChanged struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Delivery       *Delivery              `protobuf:"bytes,1,opt,name=delivery,proto3" json:"delivery,omitempty"`

@@ -222,7 +222,8 @@ export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
 
 /**
  * DeliveryChanged is published on thumela.deliveries.<user_id>.changed (THUMELA_EVENTS) at every
- * status change of a delivery.
+ * status change of an SMS delivery. E-mail deliveries are not announced: they go to the user
+ * themself and no service reads their changes; ListDeliveries answers for them.
  *
  * @generated from message thumela.notifications.v1.DeliveryChanged
  */
