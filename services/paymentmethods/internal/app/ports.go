@@ -151,8 +151,9 @@ type Repository interface {
 	// Delete removes the method and its vault record (domain.ErrInUse once used); a deleted
 	// default hands the flag to the newest remaining method.
 	Delete(ctx context.Context, userID, id uuid.UUID) error
-	// MarkUsedByTransfer records that a transfer uses the method; it does nothing when the
-	// method is not the user's or no longer exists, or was recorded already.
+	// MarkUsedByTransfer records that a transfer uses the method, so that it cannot be
+	// deleted; it does nothing when the method is not the user's or no longer exists, or has a
+	// use recorded already (the first is all Delete needs).
 	MarkUsedByTransfer(ctx context.Context, userID, methodID uuid.UUID, transferID string) error
 
 	// VaultRecord returns the sealed number of a method.

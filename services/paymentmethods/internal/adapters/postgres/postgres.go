@@ -318,10 +318,14 @@ func (s *Store) Delete(ctx context.Context, userID, id uuid.UUID) error {
 	return wrap("delete payment method", err)
 }
 
-// MarkUsedByTransfer implements app.Repository; a repeated event changes nothing.
+// MarkUsedByTransfer implements app.Repository; a repeated event changes nothing. Only a
+// method's first use is written: Delete asks whether any exists, so a row per transfer would
+// be an insert per transfer that no one reads (a read-only statement commits without a write).
 func (s *Store) MarkUsedByTransfer(ctx context.Context, userID, methodID uuid.UUID, transferID string) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO payment_method_usage (payment_method_id, source, reference)
-		SELECT id, 'transfer', $3 FROM payment_methods WHERE id = $1 AND user_id = $2
+		SELECT id, 'transfer', $3 FROM payment_methods
+		WHERE id = $1 AND user_id = $2
+			AND NOT EXISTS (SELECT 1 FROM payment_method_usage WHERE payment_method_id = $1)
 		ON CONFLICT DO NOTHING`, methodID, userID, transferID)
 	if _, ok := platformpg.IsForeignKeyViolation(err); ok {
 		return nil // deleted meanwhile: nothing left to protect

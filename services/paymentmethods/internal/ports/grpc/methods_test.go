@@ -387,7 +387,6 @@ func TestDeletePaymentMethod(t *testing.T) {
 	})
 	_, err = e.client.DeletePaymentMethod(ctx, &paymentmethodsv1.DeletePaymentMethodRequest{PaymentMethodId: transferred.GetId()})
 	wantStatus(t, err, codes.FailedPrecondition, grpcport.MsgInUse)
-
 	// Unused: deleted, with its vault envelope; the deleted default hands over to the newest.
 	before := len(e.outboxEvents(t))
 	if _, err := e.client.DeletePaymentMethod(ctx, &paymentmethodsv1.DeletePaymentMethodRequest{PaymentMethodId: oldest.GetId()}); err != nil {
@@ -432,6 +431,24 @@ func TestDeletePaymentMethod(t *testing.T) {
 	}
 	if last.GetChange() != paymentmethodsv1.PaymentMethodChange_PAYMENT_METHOD_CHANGE_DEFAULT_CHANGED || last.GetPaymentMethodId() != transferred.GetId() {
 		t.Fatalf("last event on NATS = %v", last)
+	}
+
+	// A later transfer with the same card writes nothing: the first use is all Delete needs.
+	// A marker card's event after it shows when it was handled.
+	marker := e.addCard(t, u, "Marker", cardNumber(t, "4"), false)
+	for _, m := range []string{transferred.GetId(), marker.GetId()} {
+		payload, _ := proto.Marshal(&transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{
+			Id: uuid.NewString(), UserId: u.id, PaymentMethodId: m, Status: transfersv1.TransferStatus_TRANSFER_STATUS_PENDING,
+		}})
+		if _, err := e.js.Publish(t.Context(), "thumela.transfers."+u.id+".status", payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the marker's usage", func() bool {
+		return e.count(t, "SELECT count(*) FROM payment_method_usage WHERE payment_method_id = $1", marker.GetId()) == 1
+	})
+	if n := e.count(t, "SELECT count(*) FROM payment_method_usage WHERE payment_method_id = $1", transferred.GetId()); n != 1 {
+		t.Errorf("%d usage rows for a card used by two transfers, want the first only", n)
 	}
 }
 
