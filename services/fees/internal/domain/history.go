@@ -1,7 +1,7 @@
 package domain
 
-// TransferStatus is a transfer's status as the transfers service publishes it; fees keeps
-// the latest it has heard of each transfer, for the first-transfer waiver.
+// TransferStatus is a transfer's status as the transfers service publishes it; fees keeps,
+// for the first-transfer waiver, whether each transfer it has heard of failed.
 type TransferStatus string
 
 // The transfers service's statuses.

@@ -34,10 +34,11 @@ func (h *TransferHistory) HasTransferred(ctx context.Context, userID string) (bo
 	return before, nil
 }
 
-// rank is domain.TransferStatus.Rank in SQL.
-const rank = `CASE %s WHEN 'pending' THEN 1 WHEN 'processing' THEN 2 ELSE 3 END`
-
-// Record implements app.TransferHistory: an upsert that only moves a transfer forward.
+// Record implements app.TransferHistory. A transfer's row is inserted at the first event heard
+// of it and updated only when it fails: the waiver reads failed or not, so the steps between
+// (processing, completed) change nothing and are not written (two writes per transfer fewer;
+// a statement that writes nothing commits without a WAL flush). A failure is final: an older
+// event redelivered after it changes nothing.
 func (h *TransferHistory) Record(ctx context.Context, transferID, userID string, status domain.TransferStatus) error {
 	tid, err := uuid.Parse(transferID)
 	if err != nil {
@@ -49,7 +50,7 @@ func (h *TransferHistory) Record(ctx context.Context, transferID, userID string,
 	}
 	_, err = h.pool.Exec(ctx, `INSERT INTO sender_transfers (transfer_id, user_id, status) VALUES ($1, $2, $3)
 		ON CONFLICT (transfer_id) DO UPDATE SET status = EXCLUDED.status, updated_at = now()
-		WHERE `+fmt.Sprintf(rank, "sender_transfers.status")+` < `+fmt.Sprintf(rank, "EXCLUDED.status"),
+		WHERE EXCLUDED.status = 'failed' AND sender_transfers.status <> 'failed'`,
 		tid, uid, string(status))
 	if err != nil {
 		return fmt.Errorf("record transfer: %w", err)

@@ -15,7 +15,8 @@ import (
 
 func TestTransferHistory(t *testing.T) {
 	t.Parallel()
-	h := postgres.NewTransferHistory(pgtest.NewPool(t, "fees", outbox.Migrations, postgres.Migrations))
+	pool := pgtest.NewPool(t, "fees", outbox.Migrations, postgres.Migrations)
+	h := postgres.NewTransferHistory(pool)
 	ctx := t.Context()
 	user, first, second := uuid.NewString(), uuid.NewString(), uuid.NewString()
 	has := func() bool {
@@ -51,10 +52,22 @@ func TestTransferHistory(t *testing.T) {
 		t.Fatal("a redelivered pending event undid the failure")
 	}
 	record(second, domain.TransferProcessing) // its pending event was lost or is late
+	version := func() (xmin string) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, `SELECT xmin::text FROM sender_transfers WHERE transfer_id = $1`, second).Scan(&xmin); err != nil {
+			t.Fatal(err)
+		}
+		return xmin
+	}
+	before := version()
 	record(second, domain.TransferCompleted)
 	record(second, domain.TransferCompleted) // and again
 	if !has() {
 		t.Fatal("a completed transfer does not count")
+	}
+	// Completion changes nothing the waiver reads: the row is not written again.
+	if after := version(); after != before {
+		t.Errorf("the row was rewritten by its completion (xmin %s → %s)", before, after)
 	}
 	if ok, err := h.HasTransferred(ctx, "service:transfers"); ok || err != nil {
 		t.Fatalf("a non-user subject: %v %v", ok, err)
