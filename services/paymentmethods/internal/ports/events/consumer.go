@@ -1,7 +1,7 @@
 // Package events is the payment methods service's incoming port on the event bus: it feeds
-// the usage records from the transfers service's events. Every TransferStatusChanged on
-// thumela.transfers.<user_id>.status names the payment method the transfer uses, which from
-// then on cannot be deleted.
+// the usage records from the transfers service's events. A transfer's pending
+// TransferStatusChanged on thumela.transfers.<user_id>.status names the payment method the
+// transfer uses, which from then on cannot be deleted.
 package events
 
 import (
@@ -53,7 +53,10 @@ func (c *Consumer) Handle(ctx context.Context, msg jetstream.Msg) error {
 		return outbox.Permanent(fmt.Errorf("unmarshal TransferStatusChanged: %w", err))
 	}
 	t := ev.GetTransfer()
-	if t.GetPaymentMethodId() == "" {
+	// The pending event is the one that counts: the later ones (processing, completed, failed)
+	// name the same card, and from processing on the charge itself keeps the card (Delete
+	// looks for a charge), so they are acknowledged without a statement.
+	if t.GetPaymentMethodId() == "" || t.GetStatus() != transfersv1.TransferStatus_TRANSFER_STATUS_PENDING {
 		return nil
 	}
 	return c.recorder.RecordTransferUsage(ctx, t.GetUserId(), t.GetPaymentMethodId(), t.GetId())

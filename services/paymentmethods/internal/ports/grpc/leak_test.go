@@ -298,7 +298,8 @@ func TestCardDataNeverLeaks(t *testing.T) {
 	if ch.GetStatus() != paymentmethodsv1.ChargeStatus_CHARGE_STATUS_APPROVED || dec.GetStatus() != paymentmethodsv1.ChargeStatus_CHARGE_STATUS_DECLINED || ref == nil {
 		t.Fatalf("charges: %v %v %v %v", ch, dec, ref, errs)
 	}
-	payload, _ := proto.Marshal(&transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{Id: transferID, UserId: u.id, PaymentMethodId: m1.GetId()}})
+	payload, _ := proto.Marshal(&transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{Id: transferID, UserId: u.id, PaymentMethodId: m1.GetId(),
+		Status: transfersv1.TransferStatus_TRANSFER_STATUS_PENDING}})
 	if _, err := e.js.Publish(t.Context(), "thumela.transfers."+u.id+".status", payload); err != nil {
 		t.Fatal(err)
 	}

@@ -452,17 +452,21 @@ func TestDeletePaymentMethod(t *testing.T) {
 	}
 }
 
-// An event about a method that is someone else's, unknown, or malformed records nothing.
+// An event about a method that is someone else's, unknown, or malformed records nothing, and
+// neither does a transfer's event past pending (by then its charge holds the card).
 func TestTransferEventsForOtherMethodsAreIgnored(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	a, b := newUser(), newUser()
 	am := e.addCard(t, a, "A's", cardNumber(t, "4"), false)
+	later := e.addCard(t, a, "Named by a completed event", cardNumber(t, "4"), false)
+	pending := transfersv1.TransferStatus_TRANSFER_STATUS_PENDING
 	for _, tr := range []*transfersv1.Transfer{
-		{Id: uuid.NewString(), UserId: b.id, PaymentMethodId: am.GetId()},
-		{Id: uuid.NewString(), UserId: a.id, PaymentMethodId: uuid.NewString()},
-		{Id: uuid.NewString(), UserId: a.id, PaymentMethodId: "garbage"},
-		{Id: uuid.NewString(), UserId: a.id},
+		{Id: uuid.NewString(), UserId: b.id, PaymentMethodId: am.GetId(), Status: pending},
+		{Id: uuid.NewString(), UserId: a.id, PaymentMethodId: uuid.NewString(), Status: pending},
+		{Id: uuid.NewString(), UserId: a.id, PaymentMethodId: "garbage", Status: pending},
+		{Id: uuid.NewString(), UserId: a.id, Status: pending},
+		{Id: uuid.NewString(), UserId: a.id, PaymentMethodId: later.GetId(), Status: transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED},
 	} {
 		payload, _ := proto.Marshal(&transfersv1.TransferStatusChanged{Transfer: tr})
 		if _, err := e.js.Publish(t.Context(), "thumela.transfers."+tr.GetUserId()+".status", payload); err != nil {
@@ -474,12 +478,15 @@ func TestTransferEventsForOtherMethodsAreIgnored(t *testing.T) {
 	}
 	// A marker event after the others: once it is recorded, the others were handled.
 	marker := e.addCard(t, a, "Marker", cardNumber(t, "4"), false)
-	payload, _ := proto.Marshal(&transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{Id: uuid.NewString(), UserId: a.id, PaymentMethodId: marker.GetId()}})
+	payload, _ := proto.Marshal(&transfersv1.TransferStatusChanged{Transfer: &transfersv1.Transfer{Id: uuid.NewString(), UserId: a.id, PaymentMethodId: marker.GetId(),
+		Status: transfersv1.TransferStatus_TRANSFER_STATUS_PENDING}})
 	if _, err := e.js.Publish(t.Context(), "thumela.transfers."+a.id+".status", payload); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the marker", func() bool { return e.count(t, "SELECT count(*) FROM payment_method_usage") == 1 })
-	if _, err := e.client.DeletePaymentMethod(e.as(t, a.id), &paymentmethodsv1.DeletePaymentMethodRequest{PaymentMethodId: am.GetId()}); err != nil {
-		t.Fatalf("A's unused card: %v", err)
+	for _, m := range []*paymentmethodsv1.PaymentMethod{am, later} {
+		if _, err := e.client.DeletePaymentMethod(e.as(t, a.id), &paymentmethodsv1.DeletePaymentMethodRequest{PaymentMethodId: m.GetId()}); err != nil {
+			t.Fatalf("A's card %q, with no use recorded: %v", m.GetName(), err)
+		}
 	}
 }
