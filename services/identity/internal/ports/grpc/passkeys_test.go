@@ -2,6 +2,8 @@ package grpcport_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -61,9 +63,31 @@ func platformAuthenticator() virtualwebauthn.Authenticator {
 }
 
 // register adds a passkey for p on authenticator a and returns it with the credential.
+// newCredential is a P-256 passkey whose public key virtualwebauthn encodes correctly. It
+// writes the key's coordinates with big.Int.Bytes, which drops leading zero bytes, so about one
+// key in 128 has a coordinate shorter than 32 bytes and a relying party rightly refuses it (CI
+// saw FinishPasskeyRegistration answer PermissionDenied once). Such keys are drawn again.
+func newCredential(t testing.TB) virtualwebauthn.Credential {
+	t.Helper()
+	for {
+		cred := virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
+		parsed, err := x509.ParsePKCS8PrivateKey(cred.Key.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, ok := parsed.(*ecdsa.PrivateKey)
+		if !ok {
+			t.Fatalf("an EC2 credential's key is a %T", parsed)
+		}
+		if len(key.X.Bytes()) == 32 && len(key.Y.Bytes()) == 32 {
+			return cred
+		}
+	}
+}
+
 func (e *env) register(p person, a *virtualwebauthn.Authenticator, name string) (*identityv1.Passkey, virtualwebauthn.Credential) {
 	e.t.Helper()
-	cred := virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
+	cred := newCredential(e.t)
 	resp, err := e.registrationResponse(p, a, cred)
 	if err != nil {
 		e.t.Fatal(err)
@@ -235,7 +259,7 @@ func TestPasskeyCeremonies(t *testing.T) {
 	t.Run("an unknown passkey and a made-up challenge are refused", func(t *testing.T) {
 		opts, challenge, _ := e.signInOptions()
 		stranger := platformAuthenticator()
-		strangerCred := virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
+		strangerCred := newCredential(e.t)
 		stranger.Options.UserHandle = device.Options.UserHandle
 		stranger.AddCredential(strangerCred)
 		_, err := e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
@@ -256,7 +280,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 
 	t.Run("no user verification", func(t *testing.T) {
 		lazy := virtualwebauthn.NewAuthenticatorWithOptions(virtualwebauthn.AuthenticatorOptions{UserNotVerified: true})
-		resp, err := e.registrationResponse(p, &lazy, virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2))
+		resp, err := e.registrationResponse(p, &lazy, newCredential(e.t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +296,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 		}
 		opts, _ := virtualwebauthn.ParseAttestationOptions(string(begin.GetOptionsJson()))
 		evil := virtualwebauthn.RelyingParty{ID: testRPID, Name: "Thumela", Origin: "https://evil.example"}
-		resp := virtualwebauthn.CreateAttestationResponse(evil, platformAuthenticator(), virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2), *opts)
+		resp := virtualwebauthn.CreateAttestationResponse(evil, platformAuthenticator(), newCredential(e.t), *opts)
 		_, err = e.client.FinishPasskeyRegistration(e.as(p), &identityv1.FinishPasskeyRegistrationRequest{
 			SessionToken: p.session, CredentialJson: []byte(resp), Client: browser})
 		wantStatus(t, err, codes.PermissionDenied, "")
@@ -285,7 +309,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		device := platformAuthenticator()
-		resp, err := e.registrationResponse(p, &device, virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2))
+		resp, err := e.registrationResponse(p, &device, newCredential(e.t))
 		if err != nil {
 			t.Fatal(err)
 		}
