@@ -12,17 +12,13 @@ const (
 	TransferFailed     TransferStatus = "failed"
 )
 
-// Rank orders statuses along the transfer's state machine (0 for an unknown one): a
-// redelivered older event never overwrites a newer status.
-func (s TransferStatus) Rank() int {
+// Known reports whether s is one of the transfers service's statuses; an event with another
+// is never recorded. (Their order no longer matters here: the record is written when a
+// transfer is first heard of and again only when it fails, so no older event can undo a newer.)
+func (s TransferStatus) Known() bool {
 	switch s {
-	case TransferPending:
-		return 1
-	case TransferProcessing:
-		return 2
-	case TransferCompleted, TransferFailed:
-		return 3
-	default:
-		return 0
+	case TransferPending, TransferProcessing, TransferCompleted, TransferFailed:
+		return true
 	}
+	return false
 }
