@@ -32,6 +32,7 @@ import (
 	"github.com/thumela/thumela/services/platform/telemetry"
 
 	"github.com/thumela/thumela/bff/internal/handlers"
+	"github.com/thumela/thumela/bff/internal/historycache"
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/live"
 	"github.com/thumela/thumela/bff/internal/revocation"
@@ -164,7 +165,8 @@ func run() error {
 	components = append(components, lifecycle.Component{Name: "revocations", Start: revocation.New(js, deps.Tokens, logger).Run})
 	// One consumer of the users' events for every live stream of this process, from the
 	// stream's end at start; the streams refuse with Unavailable until it reads the stream.
-	deps.Live = handlers.NewLiveHub(js, logger, live.Limits{})
+	deps.History = historycache.New(cfg.HistoryCacheTTL, historycache.DefaultMaxPages)
+	deps.Live = handlers.NewLiveHub(js, logger, live.Limits{}, deps.History)
 	components = append(components, lifecycle.Component{Name: "live-events", Start: deps.Live.Run})
 	handler, err := server.New(opts)
 	if err != nil {

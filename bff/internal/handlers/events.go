@@ -21,6 +21,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 
+	"github.com/thumela/thumela/bff/internal/historycache"
 	"github.com/thumela/thumela/bff/internal/live"
 	"github.com/thumela/thumela/bff/internal/rpcerr"
 	"github.com/thumela/thumela/bff/internal/session"
@@ -63,14 +64,20 @@ type liveEvent struct {
 }
 
 // NewLiveHub returns the hub of THUMELA_EVENTS' user domains; run it with Run for the life of
-// the process. Zero limits take the live package's defaults.
-func NewLiveHub(js jetstream.JetStream, logger *slog.Logger, limits live.Limits) *LiveHub {
+// the process. Zero limits take the live package's defaults. Every transfer event drops its
+// sender's pages from history (nil: no cache) before any tab hears of it.
+func NewLiveHub(js jetstream.JetStream, logger *slog.Logger, limits live.Limits, history *historycache.Cache) *LiveHub {
 	return live.New(js, live.Config[*liveEvent]{
 		Stream:  bus.StreamEvents,
 		Domains: userDomains,
 		Decode:  decodeEvent,
-		Logger:  logger,
-		Limits:  limits,
+		Observe: func(m live.Raw) {
+			if m.Domain == bus.DomainTransfers {
+				history.Changed(m.UserID)
+			}
+		},
+		Logger: logger,
+		Limits: limits,
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 
+	"github.com/thumela/thumela/bff/internal/historycache"
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/rpcerr"
 	"github.com/thumela/thumela/bff/internal/session"
@@ -43,6 +44,9 @@ type Deps struct {
 	JS jetstream.JetStream
 	// Live fans the users' events out to their live streams (nil: live events unavailable).
 	Live *LiveHub
+	// History keeps the pages of history just served (nil: none kept); Live's events and the
+	// changes made through this process drop them (historycache).
+	History *historycache.Cache
 }
 
 // callInfo is the Connect call's HTTP view (headers in and out, peer).
@@ -91,12 +95,27 @@ func withBearer(ctx context.Context, accessToken string) context.Context {
 // call is the gRPC client's method value, so the request and answer types are inferred. The
 // token stays inside: a handler that makes a second call authenticates with authed instead.
 func forward[Req, Res any](ctx context.Context, d *Deps, call func(context.Context, Req, ...grpc.CallOption) (Res, error), req Req) (Res, error) {
+	return forwardThen(ctx, d, call, req, nil)
+}
+
+// forwardChange is forward for a call that may change the sender's transfers: whatever its
+// outcome (a timeout may still have committed), their pages of history go from the cache.
+func forwardChange[Req, Res any](ctx context.Context, d *Deps, call func(context.Context, Req, ...grpc.CallOption) (Res, error), req Req) (Res, error) {
+	return forwardThen(ctx, d, call, req, func(g session.Grant) { d.History.Changed(g.UserID) })
+}
+
+// forwardThen is forward, with then (when set) run once the call returns.
+func forwardThen[Req, Res any](ctx context.Context, d *Deps, call func(context.Context, Req, ...grpc.CallOption) (Res, error), req Req,
+	then func(session.Grant)) (Res, error) {
 	var zero Res
-	ctx, _, err := d.authed(ctx)
+	ctx, g, err := d.authed(ctx)
 	if err != nil {
 		return zero, err
 	}
 	res, err := call(ctx, req)
+	if then != nil {
+		then(g)
+	}
 	if err != nil {
 		return zero, rpcerr.FromService(ctx, d.Logger, err)
 	}

@@ -100,6 +100,11 @@ type Config[E any] struct {
 	// Domains are the subject domains routed to tabs: the hub reads thumela.<domain>.> of each.
 	Domains []string
 	Decode  Decoder[E]
+	// Observe, when set, sees every user's message of the domains before it is decoded and
+	// before it is queued to the user's tabs, on the hub's goroutine (it must not block): a
+	// cache of what the events change drops its stale entries there, so that no tab hears of
+	// a change before the cache does.
+	Observe func(Raw)
 	Logger  *slog.Logger
 	Limits  Limits
 }
@@ -274,7 +279,11 @@ func (h *Hub[E]) message(msg jetstream.Msg, meta *jetstream.MsgMetadata) *Messag
 	if len(parts) != 4 || parts[0] != bus.Root || parts[2] == "" {
 		return nil
 	}
-	ev, ok := h.cfg.Decode(Raw{Seq: meta.Sequence.Stream, Domain: parts[1], UserID: parts[2], Event: parts[3], Data: msg.Data()})
+	raw := Raw{Seq: meta.Sequence.Stream, Domain: parts[1], UserID: parts[2], Event: parts[3], Data: msg.Data()}
+	if h.cfg.Observe != nil {
+		h.cfg.Observe(raw)
+	}
+	ev, ok := h.cfg.Decode(raw)
 	if !ok {
 		return nil
 	}
@@ -290,6 +299,14 @@ func (h *Hub[E]) message(msg jetstream.Msg, meta *jetstream.MsgMetadata) *Messag
 		Event:     ev,
 		received:  time.Now(),
 	}
+}
+
+// Reading reports whether the hub reads the stream: a cache kept current by Observe is to be
+// trusted only then.
+func (h *Hub[E]) Reading() bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.state == running
 }
 
 // Subscribers is how many subscriptions are open.

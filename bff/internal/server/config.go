@@ -62,6 +62,9 @@ type Config struct {
 	// comma-separated "<policy>.<address|account|pair>=<rate>/<period>+<burst>", e.g.
 	// "signup.address=60/1m+20"; rate 0 turns a rule off. Empty keeps the defaults.
 	RateLimits string `env:"RATE_LIMITS"`
+	// HistoryCacheTTL is how long a page of a sender's history is answered from memory at most
+	// (bff/internal/historycache; the sender's events drop it sooner); 0 keeps none.
+	HistoryCacheTTL time.Duration `env:"HISTORY_CACHE_TTL" default:"5s"`
 }
 
 // RateLimitConfig is the rate limiter's part of the configuration.

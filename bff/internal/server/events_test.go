@@ -35,6 +35,7 @@ import (
 	"github.com/thumela/thumela/services/platform/natstest"
 
 	"github.com/thumela/thumela/bff/internal/handlers"
+	"github.com/thumela/thumela/bff/internal/historycache"
 	"github.com/thumela/thumela/bff/internal/live"
 	"github.com/thumela/thumela/bff/internal/session"
 	"github.com/thumela/thumela/bff/internal/upstream"
@@ -127,6 +128,10 @@ func (f *usersIdentity) Refresh(_ context.Context, req *identityv1.RefreshReques
 type countingTransfers struct {
 	transfersv1.UnimplementedTransfersServiceServer
 	calls atomic.Int64
+	// history is what ListTransfers and CancelTransfer (history_test.go) answer and change;
+	// users tells whose access token a call carries.
+	history transfersHistory
+	users   *usersIdentity
 }
 
 func (f *countingTransfers) GetTransfer(_ context.Context, req *transfersv1.GetTransferRequest) (*transfersv1.GetTransferResponse, error) {
@@ -145,8 +150,14 @@ type liveBFF struct {
 
 func newLiveBFF(t testing.TB, js jetstream.JetStream, limits live.Limits) *liveBFF {
 	t.Helper()
+	return newLiveBFFWith(t, js, limits, nil)
+}
+
+// newLiveBFFWith is newLiveBFF with a cache of history pages (nil: none).
+func newLiveBFFWith(t testing.TB, js jetstream.JetStream, limits live.Limits, history *historycache.Cache) *liveBFF {
+	t.Helper()
 	identity := &usersIdentity{sessions: map[string]string{}}
-	transfers := &countingTransfers{}
+	transfers := &countingTransfers{users: identity}
 	conn := serveUpstream(t, func(s *grpc.Server) {
 		identityv1.RegisterIdentityServiceServer(s, identity)
 		profilesv1.RegisterProfilesServiceServer(s, fakeProfiles{})
@@ -155,7 +166,7 @@ func newLiveBFF(t testing.TB, js jetstream.JetStream, limits live.Limits) *liveB
 
 	logger := quietLogger()
 	idClient := identityv1.NewIdentityServiceClient(conn)
-	hub := handlers.NewLiveHub(js, logger, limits)
+	hub := handlers.NewLiveHub(js, logger, limits, history)
 	deps := &handlers.Deps{
 		Logger:    logger,
 		Identity:  idClient,
@@ -165,6 +176,7 @@ func newLiveBFF(t testing.TB, js jetstream.JetStream, limits live.Limits) *liveB
 		Cookies:   session.Cookies{Secure: true},
 		JS:        js,
 		Live:      hub,
+		History:   history,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
