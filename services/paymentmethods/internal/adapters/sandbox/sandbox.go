@@ -70,6 +70,8 @@ const (
 	DefaultSlowDelay = 10 * time.Second
 	// keyRetention is how long an idempotency key is remembered.
 	keyRetention = 24 * time.Hour
+	// pruneEvery is how often the keys past their retention are looked for.
+	pruneEvery = time.Minute
 )
 
 // ErrIdempotencyMismatch: a key was reused with different parameters.
@@ -93,6 +95,8 @@ type Processor struct {
 
 	mu    sync.Mutex
 	calls map[string]*call
+	// pruned is when calls was last pruned.
+	pruned time.Time
 
 	executions atomic.Int64 // operations actually performed, not answered from memory
 }
@@ -278,12 +282,16 @@ func (p *Processor) once(ctx context.Context, op, key, sig string, fn func(conte
 	return c.out, c.err
 }
 
-// pruneLocked forgets keys older than the retention, now and then.
+// pruneLocked forgets keys older than the retention, now and then: at most once a minute, as
+// a pass reads every key (pruning on every new key once 1,024 are kept made each charge's cost
+// grow with the day's charges).
 func (p *Processor) pruneLocked() {
-	if len(p.calls) < 1024 {
+	now := time.Now()
+	if len(p.calls) < 1024 || now.Sub(p.pruned) < pruneEvery {
 		return
 	}
-	cutoff := time.Now().Add(-keyRetention)
+	p.pruned = now
+	cutoff := now.Add(-keyRetention)
 	for id, c := range p.calls {
 		if c.at.Before(cutoff) {
 			select {

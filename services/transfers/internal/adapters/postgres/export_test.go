@@ -5,3 +5,9 @@ var (
 	UsageSQL  = usageSQL
 	UsageArgs = usageArgs
 )
+
+// The charge claim's statement and the setting it runs under, for the test of its plan.
+var (
+	ChargeDueSQL    = chargeDueSQL
+	InIndexOrderSQL = inIndexOrderSQL
+)
