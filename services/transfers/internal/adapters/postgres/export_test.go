@@ -5,9 +5,3 @@ var (
 	UsageSQL  = usageSQL
 	UsageArgs = usageArgs
 )
-
-// The charge claim's statement and the setting it runs under, for the test of its plan.
-var (
-	ChargeDueSQL    = chargeDueSQL
-	InIndexOrderSQL = inIndexOrderSQL
-)

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/thumela/thumela/services/transfers/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
@@ -198,48 +197,5 @@ func TestPaidPhoneLookupUsesItsIndex(t *testing.T) {
 	plan := strings.Join(lines, "\n")
 	if !strings.Contains(plan, "transfers_paid_phone_idx") {
 		t.Fatalf("the paid-phone look-up does not use its index:\n%s", plan)
-	}
-}
-
-// The worker's claim reads the queue of due charges in the order of its index and stops at
-// the transfers it takes, however many wait: a burst of creates outgrows the table's
-// statistics, and the planner, expecting a handful, would otherwise read and sort them all.
-func TestChargeClaimReadsTheQueueInOrder(t *testing.T) {
-	t.Parallel()
-	e := testkit.New(t, testkit.Options{})
-	user, pm := e.NewUser()
-	tr, err := e.App.CreateTransfer(e.Ctx(t, user), testkit.Caller(user), testkit.Input("k", pm, 50000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	// A backlog of 3,000 pending transfers of other senders, inserted after the table's last
-	// statistics (none: it is new), as in a burst.
-	if _, err := e.Pool.Exec(ctx, `INSERT INTO transfers SELECT r.*
-		FROM transfers t, generate_series(2, 3001) g, LATERAL jsonb_populate_record(t, jsonb_build_object(
-			'id', gen_random_uuid(), 'idempotency_key', 'b' || g, 'user_id', gen_random_uuid(),
-			'created_at', t.created_at + g * interval '1 ms')) r
-		WHERE t.id = $1`, tr.ID()); err != nil {
-		t.Fatal(err)
-	}
-	tx, err := e.Pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, postgres.InIndexOrderSQL); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := tx.Query(ctx, `EXPLAIN (FORMAT TEXT) `+postgres.ChargeDueSQL, time.Now(), 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := strings.Join(lines, "\n")
-	if !strings.Contains(plan, "Index Scan using transfers_charge_due_idx") || strings.Contains(plan, "Sort") {
-		t.Fatalf("the claim does not read the queue in its index's order:\n%s", plan)
 	}
 }
