@@ -45,8 +45,11 @@ var (
 // Default limits.
 const (
 	// DefaultRingSize recent messages are kept for reconnecting tabs (a few hundred bytes each
-	// plus the decoded event).
-	DefaultRingSize = 4096
+	// plus the decoded event, about 1.1 KB in all). 1,024 covers minutes of a quiet hour and
+	// seconds of a busy one; a cursor older than the ring catches up from JetStream. (4,096
+	// held 4.6 MiB that the BFF kept after every burst, with the spans they pinned: 68.9 MiB
+	// resident after the bench's load against 61.4 with 1,024; docs/decisions.md.)
+	DefaultRingSize = 1024
 	// DefaultRingAge is how long a message stays in the ring at most: a reconnect after a
 	// network blip or a laptop lid is served from memory, a tab back after a long sleep from
 	// JetStream.
