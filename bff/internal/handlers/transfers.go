@@ -184,8 +184,9 @@ func (t *Transfers) ListTransfers(ctx context.Context, req *bffv1.ListTransfersR
 	return out, nil
 }
 
-// history is the cache of history pages while the live hub reads the events that keep it
-// current, nil (keep nothing) otherwise: with NATS down, a page would not hear of a change.
+// history is the cache of history pages once the live hub reads the events that keep it
+// current, nil (keep nothing) before: no event would drop a page. (In an outage after that, the
+// events wait in JetStream and the TTL bounds a page's age; historycache.)
 func (d *Deps) history() *historycache.Cache {
 	if d.Live == nil || !d.Live.Reading() {
 		return nil
