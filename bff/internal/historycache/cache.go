@@ -23,12 +23,9 @@ import (
 	bffv1 "github.com/thumela/thumela/proto/gen/go/thumela/bff/v1"
 )
 
-// Defaults: a page lives DefaultTTL at most, and at most DefaultMaxPages are kept (a page is a
-// few kilobytes, so the cache stays within a few megabytes of the BFF's 64 MiB).
-const (
-	DefaultTTL      = 5 * time.Second
-	DefaultMaxPages = 1000
-)
+// DefaultMaxPages are kept at most: a page is a few kilobytes, so the cache stays within a few
+// megabytes of the BFF's 64 MiB. (The TTL is the BFF's configuration, BFF_HISTORY_CACHE_TTL.)
+const DefaultMaxPages = 1000
 
 // Key is the page asked for: the request's fields.
 type Key struct {
@@ -123,8 +120,8 @@ func (c *Cache) Begin(userID string) Fill {
 	return Fill{c: c, userID: userID, ticket: c.seq}
 }
 
-// Keep stores res as the page key unless a change to the sender was recorded since Begin, or
-// the cache is full; either way the fill ends.
+// Keep stores res as the page key unless it is nil, a change to the sender was recorded since
+// Begin, or the cache is full; either way the fill ends.
 func (f Fill) Keep(key Key, res *bffv1.ListTransfersResponse) {
 	c := f.c
 	if c == nil {
@@ -134,35 +131,21 @@ func (f Fill) Keep(key Key, res *bffv1.ListTransfersResponse) {
 	defer c.mu.Unlock()
 	s := c.users[f.userID]
 	s.filling--
-	if s.changed >= f.ticket {
-		c.forgetIfIdleLocked(f.userID, s)
-		return
-	}
-	if _, ok := s.pages[key]; !ok {
-		if c.pages >= c.maxPages {
-			c.forgetIfIdleLocked(f.userID, s)
-			return
+	_, replacing := s.pages[key]
+	if res != nil && s.changed < f.ticket && (replacing || c.pages < c.maxPages) {
+		if !replacing {
+			c.pages++
 		}
-		c.pages++
+		if s.pages == nil {
+			s.pages = map[Key]page{}
+		}
+		s.pages[key] = page{res: res, expires: c.now().Add(c.ttl)}
 	}
-	if s.pages == nil {
-		s.pages = map[Key]page{}
-	}
-	s.pages[key] = page{res: res, expires: c.now().Add(c.ttl)}
+	c.forgetIfIdleLocked(f.userID, s)
 }
 
 // Drop ends a fill that has nothing to keep (the call failed).
-func (f Fill) Drop() {
-	c := f.c
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.users[f.userID]
-	s.filling--
-	c.forgetIfIdleLocked(f.userID, s)
-}
+func (f Fill) Drop() { f.Keep(Key{}, nil) }
 
 // Changed records that userID's transfers changed: their pages go, and fills begun before now
 // keep nothing.
@@ -183,7 +166,7 @@ func (c *Cache) Changed(userID string) {
 	c.forgetIfIdleLocked(userID, s)
 }
 
-// Pages is how many pages are kept (for tests and metrics).
+// Pages is how many pages are kept.
 func (c *Cache) Pages() int {
 	if c == nil {
 		return 0

@@ -259,7 +259,7 @@ func (h *Hub[E]) route(msg jetstream.Msg) {
 		h.logger.Warn("live events: message without metadata", "subject", msg.Subject(), "err", err)
 		return
 	}
-	m := h.message(msg, meta)
+	m := h.message(msg, meta, h.cfg.Observe)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.pos = max(h.pos, meta.Sequence.Stream)
@@ -276,15 +276,17 @@ func (h *Hub[E]) route(msg jetstream.Msg) {
 	}
 }
 
-// message decodes msg; nil when it is not a user's event the decoder keeps.
-func (h *Hub[E]) message(msg jetstream.Msg, meta *jetstream.MsgMetadata) *Message[E] {
+// message decodes msg; nil when it is not a user's event the decoder keeps. observe, when set,
+// sees a user's event first, kept or not: the hub's own reading passes Config.Observe, a tab's
+// catch-up of messages the hub has already seen passes nil.
+func (h *Hub[E]) message(msg jetstream.Msg, meta *jetstream.MsgMetadata, observe func(Raw)) *Message[E] {
 	parts := strings.SplitN(msg.Subject(), ".", 5)
 	if len(parts) != 4 || parts[0] != bus.Root || parts[2] == "" {
 		return nil
 	}
 	raw := Raw{Seq: meta.Sequence.Stream, Domain: parts[1], UserID: parts[2], Event: parts[3], Data: msg.Data()}
-	if h.cfg.Observe != nil {
-		h.cfg.Observe(raw)
+	if observe != nil {
+		observe(raw)
 	}
 	ev, ok := h.cfg.Decode(raw)
 	if !ok {

@@ -194,6 +194,12 @@ func newLiveBFFWith(t testing.TB, js jetstream.JetStream, limits live.Limits, hi
 // signIn signs userID in on a client of its own (a browser, whose tabs share the cookie).
 func (b *liveBFF) signIn(t testing.TB, userID string) bffv1connect.EventsServiceClient {
 	t.Helper()
+	return bffv1connect.NewEventsServiceClient(b.browser(t, userID), b.srv.URL)
+}
+
+// browser is an HTTP client of its own with userID signed in: its clients share the cookie.
+func (b *liveBFF) browser(t testing.TB, userID string) *http.Client {
+	t.Helper()
 	// A client of its own: srv.Client() is one shared client, whose cookie jar client() sets.
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Transport: b.srv.Client().Transport, Jar: jar}
@@ -201,7 +207,7 @@ func (b *liveBFF) signIn(t testing.TB, userID string) bffv1connect.EventsService
 	if _, err := auth.SignIn(context.Background(), &bffv1.SignInRequest{Email: userID + "@example.co.za", Password: "right-password"}); err != nil {
 		t.Fatal(err)
 	}
-	return bffv1connect.NewEventsServiceClient(hc, b.srv.URL)
+	return hc
 }
 
 // signedIn signs in the single user (u1) of the older tests.

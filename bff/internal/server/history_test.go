@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/cookiejar"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,12 +78,7 @@ func historyBFF(t *testing.T) (*liveBFF, jetstream.JetStream) {
 // the session.
 func (b *liveBFF) historyOf(t *testing.T, userID string) (bffv1connect.TransfersServiceClient, bffv1connect.EventsServiceClient) {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	hc := &http.Client{Transport: b.srv.Client().Transport, Jar: jar}
-	auth := bffv1connect.NewAuthServiceClient(hc, b.srv.URL)
-	if _, err := auth.SignIn(context.Background(), &bffv1.SignInRequest{Email: userID + "@example.co.za", Password: "right-password"}); err != nil {
-		t.Fatal(err)
-	}
+	hc := b.browser(t, userID)
 	return bffv1connect.NewTransfersServiceClient(hc, b.srv.URL), bffv1connect.NewEventsServiceClient(hc, b.srv.URL)
 }
 

@@ -62,7 +62,6 @@ func platformAuthenticator() virtualwebauthn.Authenticator {
 	return virtualwebauthn.NewAuthenticator()
 }
 
-// register adds a passkey for p on authenticator a and returns it with the credential.
 // newCredential is a P-256 passkey whose public key virtualwebauthn encodes correctly. It
 // writes the key's coordinates with big.Int.Bytes, which drops leading zero bytes, so about one
 // key in 128 has a coordinate shorter than 32 bytes and a relying party rightly refuses it (CI
@@ -85,6 +84,7 @@ func newCredential(t testing.TB) virtualwebauthn.Credential {
 	}
 }
 
+// register adds a passkey for p on authenticator a and returns it with the credential.
 func (e *env) register(p person, a *virtualwebauthn.Authenticator, name string) (*identityv1.Passkey, virtualwebauthn.Credential) {
 	e.t.Helper()
 	cred := newCredential(e.t)
@@ -259,7 +259,7 @@ func TestPasskeyCeremonies(t *testing.T) {
 	t.Run("an unknown passkey and a made-up challenge are refused", func(t *testing.T) {
 		opts, challenge, _ := e.signInOptions()
 		stranger := platformAuthenticator()
-		strangerCred := newCredential(e.t)
+		strangerCred := newCredential(t)
 		stranger.Options.UserHandle = device.Options.UserHandle
 		stranger.AddCredential(strangerCred)
 		_, err := e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
@@ -280,7 +280,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 
 	t.Run("no user verification", func(t *testing.T) {
 		lazy := virtualwebauthn.NewAuthenticatorWithOptions(virtualwebauthn.AuthenticatorOptions{UserNotVerified: true})
-		resp, err := e.registrationResponse(p, &lazy, newCredential(e.t))
+		resp, err := e.registrationResponse(p, &lazy, newCredential(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +296,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 		}
 		opts, _ := virtualwebauthn.ParseAttestationOptions(string(begin.GetOptionsJson()))
 		evil := virtualwebauthn.RelyingParty{ID: testRPID, Name: "Thumela", Origin: "https://evil.example"}
-		resp := virtualwebauthn.CreateAttestationResponse(evil, platformAuthenticator(), newCredential(e.t), *opts)
+		resp := virtualwebauthn.CreateAttestationResponse(evil, platformAuthenticator(), newCredential(t), *opts)
 		_, err = e.client.FinishPasskeyRegistration(e.as(p), &identityv1.FinishPasskeyRegistrationRequest{
 			SessionToken: p.session, CredentialJson: []byte(resp), Client: browser})
 		wantStatus(t, err, codes.PermissionDenied, "")
@@ -309,7 +309,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		device := platformAuthenticator()
-		resp, err := e.registrationResponse(p, &device, newCredential(e.t))
+		resp, err := e.registrationResponse(p, &device, newCredential(t))
 		if err != nil {
 			t.Fatal(err)
 		}
