@@ -470,3 +470,52 @@ func TestEphemeralRowsAreDeletedAndPublishedAtFollowsCreatedAt(t *testing.T) {
 		t.Fatalf("%d rows kept (want 2: the ephemeral one deleted), %d published before created", rows, early)
 	}
 }
+
+// A state change with several events writes them in one statement: each is still its own row
+// and its own message, with its own id and headers, published in the order written.
+func TestSeveralMessagesOfOneWriteArePublishedInOrder(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.startRelay(t, nil)
+	ctx := t.Context()
+	texts := []string{"completed", "voucher", "sms", "receipt"}
+	var msgs []outbox.Message
+	for i, text := range texts {
+		m := message(t, "u1", text)
+		m.ID = uuid.Must(uuid.NewV7())
+		m.Headers = map[string]string{"Thumela-Step": text}
+		m.Ephemeral = i == 2
+		msgs = append(msgs, m)
+	}
+	e.write(t, ctx, msgs...)
+	eventually(t, 10*time.Second, "every message on the stream", func() bool { return e.streamMsgs(t) == uint64(len(texts)) })
+
+	s, err := e.js.Stream(ctx, bus.StreamEvents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range msgs {
+		got, err := s.GetMsg(ctx, uint64(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var payload wrapperspb.StringValue
+		if err := proto.Unmarshal(got.Data, &payload); err != nil || payload.GetValue() != texts[i] {
+			t.Errorf("message %d = %q (%v), want %q", i+1, payload.GetValue(), err, texts[i])
+		}
+		if h := got.Header.Get(jetstream.MsgIDHeader); h != want.ID.String() {
+			t.Errorf("message %d: Nats-Msg-Id = %q, want %s", i+1, h, want.ID)
+		}
+		if h := got.Header.Get("Thumela-Step"); h != texts[i] {
+			t.Errorf("message %d: header = %q, want %q", i+1, h, texts[i])
+		}
+	}
+	eventually(t, 5*time.Second, "the rows marked published", func() bool { return e.unpublished(t) == 0 })
+	var kept int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept != len(texts)-1 {
+		t.Errorf("%d rows kept, want %d (the ephemeral one deleted)", kept, len(texts)-1)
+	}
+}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ type Record struct {
 type Store interface {
 	// Save records r unless a record of its kind and key exists; it returns the record kept.
 	Save(ctx context.Context, r Record) (Record, error)
+	// Get returns the record of one kind and key, if any: the lookup before every charge and
+	// refund, by the table's primary key.
+	Get(ctx context.Context, kind app.ProcessorRecordKind, key string) (Record, bool, error)
 	// Find returns the records of the given keys (any kind).
 	Find(ctx context.Context, keys []string) ([]Record, error)
 }
@@ -56,6 +60,14 @@ func (m *MemoryStore) Save(_ context.Context, r Record) (Record, error) {
 	}
 	m.recs[id] = r
 	return r, nil
+}
+
+// Get implements Store.
+func (m *MemoryStore) Get(_ context.Context, kind app.ProcessorRecordKind, key string) (Record, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.recs[string(kind)+"\x00"+key]
+	return r, ok, nil
 }
 
 // Find implements Store.
@@ -100,22 +112,38 @@ func scanRecord(row pgx.CollectableRow) (Record, error) {
 	return r, err
 }
 
-// Save implements Store.
+// Save implements Store, in one statement: the insert, or the record already kept when the
+// key has one (a row the statement's own insert did not write is read from the table).
 func (s *PostgresStore) Save(ctx context.Context, r Record) (Record, error) {
-	_, err := s.pool.Exec(ctx, `INSERT INTO sandbox_processor_records
-		(kind, idempotency_key, reference, charge_id, status, decline_code, decline_message, amount_cents, signature)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (kind, idempotency_key) DO NOTHING`,
+	rows, err := s.pool.Query(ctx, `WITH saved AS (
+			INSERT INTO sandbox_processor_records
+				(kind, idempotency_key, reference, charge_id, status, decline_code, decline_message, amount_cents, signature)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (kind, idempotency_key) DO NOTHING
+			RETURNING `+recordColumns+`)
+		SELECT `+recordColumns+` FROM saved
+		UNION ALL
+		SELECT `+recordColumns+` FROM sandbox_processor_records
+			WHERE kind = $1 AND idempotency_key = $2 AND NOT EXISTS (SELECT FROM saved)`,
 		string(r.Kind), r.IdempotencyKey, r.Reference, r.ChargeID, string(r.Status), r.DeclineCode, r.DeclineMessage,
 		r.Amount.Cents(), r.Signature)
 	if err != nil {
 		return Record{}, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM sandbox_processor_records
-		WHERE kind = $1 AND idempotency_key = $2`, string(r.Kind), r.IdempotencyKey)
-	if err != nil {
-		return Record{}, err
-	}
 	return pgx.CollectExactlyOneRow(rows, scanRecord)
+}
+
+// Get implements Store.
+func (s *PostgresStore) Get(ctx context.Context, kind app.ProcessorRecordKind, key string) (Record, bool, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM sandbox_processor_records
+		WHERE kind = $1 AND idempotency_key = $2`, string(kind), key)
+	if err != nil {
+		return Record{}, false, err
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, scanRecord)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Record{}, false, nil
+	}
+	return r, err == nil, err
 }
 
 // Find implements Store.
@@ -126,18 +154,4 @@ func (s *PostgresStore) Find(ctx context.Context, keys []string) ([]Record, erro
 		return nil, err
 	}
 	return pgx.CollectRows(rows, scanRecord)
-}
-
-// find returns the record of (kind, key), if any.
-func find(ctx context.Context, st Store, kind app.ProcessorRecordKind, key string) (Record, bool, error) {
-	recs, err := st.Find(ctx, []string{key})
-	if err != nil {
-		return Record{}, false, err
-	}
-	for _, r := range recs {
-		if r.Kind == kind {
-			return r, true, nil
-		}
-	}
-	return Record{}, false, nil
 }

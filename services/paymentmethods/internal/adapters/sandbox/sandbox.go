@@ -201,7 +201,7 @@ func (p *Processor) Records(ctx context.Context, keys []string) ([]app.Processor
 // recorded answers a key the processor has a record of (made before a restart): its outcome,
 // or ErrIdempotencyMismatch when the parameters differ.
 func (p *Processor) recorded(ctx context.Context, kind app.ProcessorRecordKind, key, sig string) (domain.Outcome, bool, error) {
-	r, ok, err := find(ctx, p.opts.Store, kind, key)
+	r, ok, err := p.opts.Store.Get(ctx, kind, key)
 	if err != nil || !ok {
 		return domain.Outcome{}, false, err
 	}
