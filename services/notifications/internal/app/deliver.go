@@ -260,7 +260,9 @@ func (d *Deliverer) send(ctx context.Context, logger *slog.Logger, del domain.De
 		if d.cfg.Checkpoint != nil {
 			d.cfg.Checkpoint(CheckpointAfterSend)
 		}
-		saved, err := d.repo.Update(ctx, del.RequestID, func(x *domain.Delivery) error {
+		// del is the attempt this replica holds, as stored: the result is written without
+		// reading the row again unless it moved meanwhile (a report that came first).
+		saved, err := d.repo.UpdateClaimed(ctx, del, func(x *domain.Delivery) error {
 			x.Apply(report, now)
 			return nil
 		})
@@ -303,7 +305,7 @@ func (d *Deliverer) send(ctx context.Context, logger *slog.Logger, del domain.De
 			"first_attempt_at", del.FirstAttemptAt)
 		return Outcome{Action: DeadLetter, Reason: "retry window passed: " + err.Error()}, nil
 	}
-	if _, err := d.repo.Update(ctx, del.RequestID, func(x *domain.Delivery) error {
+	if _, err := d.repo.UpdateClaimed(ctx, del, func(x *domain.Delivery) error {
 		x.Release()
 		return nil
 	}); err != nil {

@@ -29,6 +29,11 @@ type Repository interface {
 	// Update locks the delivery, runs fn on it and saves it (with the event when the status
 	// changed), all in one transaction. fn returning an error rolls back.
 	Update(ctx context.Context, requestID uuid.UUID, fn func(*domain.Delivery) error) (domain.Delivery, error)
+	// UpdateClaimed is Update for the holder of an attempt: fn changes claimed, the caller's
+	// copy as it stored or claimed it, and the change is written without locking and reading
+	// the row again while the row still is that copy's status and attempt; otherwise it is
+	// Update (the row moved: a provider's report, another attempt).
+	UpdateClaimed(ctx context.Context, claimed domain.Delivery, fn func(*domain.Delivery) error) (domain.Delivery, error)
 	// UpdateSMS is Update for the SMS delivery a provider's report names: by the provider's
 	// message id, else by the row id carried in userSuppliedId when that row has no provider
 	// id yet or the same one. domain.ErrNotFound when neither matches (a forged or foreign

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/thumela/thumela/services/notifications/internal/app"
@@ -100,39 +101,59 @@ func nullString(s string) *string {
 // Enqueue implements app.Repository: the insert and its DeliveryChanged (queued) event commit
 // together; a request already known is returned as stored, with no event. A delivery that
 // arrives claimed (its first attempt started in memory) gets its SMS deduplication id drawn in
-// the same statement, so the first attempt costs one transaction, not two.
+// the same statement, so the first attempt costs one transaction, not two. A delivery whose
+// changes are not announced (an e-mail) has nothing to commit with its insert: the statement
+// is its own transaction, one round trip instead of three.
 func (s *Store) Enqueue(ctx context.Context, d domain.Delivery) (domain.Delivery, bool, error) {
 	var saved domain.Delivery
 	var inserted bool
-	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `INSERT INTO deliveries (request_id, user_id, reference, channel, template,
-				recipient, status, source_service, attempts, first_attempt_at, claimed_until, dedup_id,
-				created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-				CASE WHEN $4 = 'sms' AND $9 > 0 THEN nextval('deliveries_dedup_seq')::integer END, $12, $13)
-			ON CONFLICT (request_id) DO NOTHING
-			RETURNING `+columns,
-			d.RequestID, d.UserID, d.Reference, string(d.Channel), string(d.Template), d.Recipient,
-			string(d.Status), d.SourceService, d.Attempts, null(d.FirstAttemptAt), null(d.ClaimedUntil),
-			d.QueuedAt, d.UpdatedAt)
-		if err != nil {
-			return err
-		}
-		found, err := pgx.CollectRows(rows, scan)
-		if err != nil {
-			return err
-		}
-		if len(found) == 0 {
-			saved, err = get(ctx, tx, d.RequestID, false)
-			return err
-		}
-		saved, inserted = found[0], true
-		return announce(ctx, tx, saved, "")
-	})
+	var err error
+	if events.Announced(d) {
+		err = platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+			if saved, inserted, err = insert(ctx, tx, d); err != nil || !inserted {
+				return err
+			}
+			return announce(ctx, tx, saved, "")
+		})
+	} else {
+		saved, inserted, err = insert(ctx, s.pool, d)
+	}
 	if err != nil {
 		return domain.Delivery{}, false, fmt.Errorf("enqueue delivery: %w", err)
 	}
 	return saved, inserted, nil
+}
+
+// querier is what insert and get read with: a transaction, or the pool for a statement that is
+// a transaction of its own.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// insert stores d unless its request is known, and returns the row stored and whether it is d.
+func insert(ctx context.Context, q querier, d domain.Delivery) (domain.Delivery, bool, error) {
+	rows, err := q.Query(ctx, `INSERT INTO deliveries (request_id, user_id, reference, channel, template,
+			recipient, status, source_service, attempts, first_attempt_at, claimed_until, dedup_id,
+			created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+			CASE WHEN $4 = 'sms' AND $9 > 0 THEN nextval('deliveries_dedup_seq')::integer END, $12, $13)
+		ON CONFLICT (request_id) DO NOTHING
+		RETURNING `+columns,
+		d.RequestID, d.UserID, d.Reference, string(d.Channel), string(d.Template), d.Recipient,
+		string(d.Status), d.SourceService, d.Attempts, null(d.FirstAttemptAt), null(d.ClaimedUntil),
+		d.QueuedAt, d.UpdatedAt)
+	if err != nil {
+		return domain.Delivery{}, false, err
+	}
+	found, err := pgx.CollectRows(rows, scan)
+	if err != nil {
+		return domain.Delivery{}, false, err
+	}
+	if len(found) == 1 {
+		return found[0], true, nil
+	}
+	saved, err := get(ctx, q, d.RequestID, false)
+	return saved, false, err
 }
 
 // announce writes d's DeliveryChanged event (its move from previous, "" for a new delivery)
@@ -148,7 +169,7 @@ func announce(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain
 	return outbox.Write(ctx, tx, msg)
 }
 
-func get(ctx context.Context, q pgx.Tx, requestID uuid.UUID, lock bool) (domain.Delivery, error) {
+func get(ctx context.Context, q querier, requestID uuid.UUID, lock bool) (domain.Delivery, error) {
 	query := `SELECT ` + columns + ` FROM deliveries WHERE request_id = $1`
 	if lock {
 		query += ` FOR UPDATE`
@@ -164,26 +185,81 @@ func get(ctx context.Context, q pgx.Tx, requestID uuid.UUID, lock bool) (domain.
 	return d, err
 }
 
-// save writes every mutable field of d and, when its status moved from previous, the
-// DeliveryChanged event (for a channel that is announced).
-func save(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status) error {
+// updateSQL writes every mutable field of a delivery ($1 its row id); guardedSQL only while the
+// row is still as the caller read it ($13–$15: its status, attempts and last change; see
+// UpdateClaimed).
+const (
+	updateSQL = `UPDATE deliveries SET status = $2, attempts = $3, dedup_id = $4,
+			provider_message_id = $5, failure_reason = $6, first_attempt_at = $7, claimed_until = $8,
+			sent_at = $9, delivered_at = $10, failed_at = $11, updated_at = $12
+		WHERE id = $1`
+	guardedSQL = updateSQL + ` AND status = $13 AND attempts = $14 AND updated_at = $15`
+)
+
+func updateArgs(d domain.Delivery) []any {
 	var dedup *int32
 	if d.DedupID != 0 {
 		dedup = &d.DedupID
 	}
-	_, err := tx.Exec(ctx, `UPDATE deliveries SET status = $2, attempts = $3, dedup_id = $4,
-			provider_message_id = $5, failure_reason = $6, first_attempt_at = $7, claimed_until = $8,
-			sent_at = $9, delivered_at = $10, failed_at = $11, updated_at = $12
-		WHERE id = $1`,
-		d.ID, string(d.Status), d.Attempts, dedup, nullString(d.ProviderMessageID), d.FailureReason,
-		null(d.FirstAttemptAt), null(d.ClaimedUntil), null(d.SentAt), null(d.DeliveredAt), null(d.FailedAt), d.UpdatedAt)
-	if err != nil {
+	return []any{d.ID, string(d.Status), d.Attempts, dedup, nullString(d.ProviderMessageID), d.FailureReason,
+		null(d.FirstAttemptAt), null(d.ClaimedUntil), null(d.SentAt), null(d.DeliveredAt), null(d.FailedAt), d.UpdatedAt}
+}
+
+// save writes every mutable field of d and, when its status moved from previous, the
+// DeliveryChanged event (for a channel that is announced).
+func save(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status) error {
+	if _, err := tx.Exec(ctx, updateSQL, updateArgs(d)...); err != nil {
 		return err
 	}
 	if d.Status == previous {
 		return nil
 	}
 	return announce(ctx, tx, d, previous)
+}
+
+// errMoved: the row is no longer as the caller read it (UpdateClaimed).
+var errMoved = errors.New("delivery changed since it was read")
+
+// UpdateClaimed implements app.Repository: fn changes the caller's copy of a delivery whose
+// attempt it holds, and the change is written without reading and locking the row again, on
+// condition that the row still has the status, attempt and last change the copy has. Another attempt
+// (a takeover after the lease, which counts one more) or a provider's report that arrived
+// first has moved the row: then it is Update, which locks and reads it, as before. The write
+// and its event are one transaction; a change with no event is one statement.
+func (s *Store) UpdateClaimed(ctx context.Context, claimed domain.Delivery, fn func(*domain.Delivery) error) (domain.Delivery, error) {
+	next := claimed
+	if err := fn(&next); err != nil {
+		return domain.Delivery{}, err
+	}
+	if next == claimed {
+		return next, nil
+	}
+	args := append(updateArgs(next), string(claimed.Status), claimed.Attempts, claimed.UpdatedAt)
+	write := func(ctx context.Context, exec func(context.Context, string, ...any) (pgconn.CommandTag, error)) error {
+		tag, err := exec(ctx, guardedSQL, args...)
+		if err == nil && tag.RowsAffected() != 1 {
+			err = errMoved
+		}
+		return err
+	}
+	var err error
+	if next.Status == claimed.Status || !events.Announced(next) {
+		err = write(ctx, s.pool.Exec)
+	} else {
+		err = platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := write(ctx, tx.Exec); err != nil {
+				return err
+			}
+			return announce(ctx, tx, next, claimed.Status)
+		})
+	}
+	if errors.Is(err, errMoved) {
+		return s.Update(ctx, claimed.RequestID, fn)
+	}
+	if err != nil {
+		return domain.Delivery{}, fmt.Errorf("update claimed delivery: %w", err)
+	}
+	return next, nil
 }
 
 // Get returns the delivery of requestID (domain.ErrNotFound when none), without locking it.

@@ -399,6 +399,83 @@ func TestEnqueueClaimsTheFirstAttempt(t *testing.T) {
 	}
 }
 
+// The holder of an attempt writes its result without reading the row again, with the SMS's
+// event, while the row is as it claimed it; a row that moved meanwhile (the provider's report of
+// delivery came first) is read and changed as it is now, never put back to an older state.
+func TestUpdateClaimedWritesTheAttemptsResultUnlessTheRowMoved(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	ctx := context.Background()
+	now := time.Now().Truncate(time.Microsecond)
+	enqueue := func(channel domain.Channel, recipient string) domain.Delivery {
+		t.Helper()
+		d := domain.NewDelivery(uuid.New(), uuid.NewString(), "ref", channel, domain.TemplateVoucherIssued, recipient, "t", now)
+		if err := d.Claim(now, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		saved, inserted, err := e.Store.Enqueue(ctx, d)
+		if err != nil || !inserted {
+			t.Fatalf("enqueue: %v %v", inserted, err)
+		}
+		return saved
+	}
+	announced := func(d domain.Delivery) (n int) {
+		t.Helper()
+		subject, err := bus.Subject(bus.DomainDeliveries, d.UserID, "changed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE subject = $1`, subject).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	sent := func(id string) func(*domain.Delivery) error {
+		return func(x *domain.Delivery) error { x.MarkSent(id, now.Add(time.Second)); return nil }
+	}
+
+	sms := enqueue(domain.ChannelSMS, "+27821234567")
+	got, err := e.Store.UpdateClaimed(ctx, sms, sent("p-1"))
+	if err != nil || got.Status != domain.StatusSent || got.ProviderMessageID != "p-1" {
+		t.Fatalf("the attempt's result: %+v %v", got, err)
+	}
+	if stored, _ := e.Delivery(t, sms.RequestID.String()); stored.Status != domain.StatusSent || stored.ProviderMessageID != "p-1" {
+		t.Fatalf("stored: %+v", stored)
+	}
+	if n := announced(sms); n != 2 {
+		t.Errorf("%d DeliveryChanged events, want 2 (queued, sent)", n)
+	}
+
+	raced := enqueue(domain.ChannelSMS, "+27821234568")
+	if _, err := e.Store.Update(ctx, raced.RequestID, func(x *domain.Delivery) error {
+		x.MarkDelivered("p-2", now.Add(time.Second))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = e.Store.UpdateClaimed(ctx, raced, sent("p-2"))
+	if err != nil || got.Status != domain.StatusDelivered {
+		t.Fatalf("a result after the report of delivery: %+v %v, want it still delivered", got, err)
+	}
+	if stored, _ := e.Delivery(t, raced.RequestID.String()); stored.Status != domain.StatusDelivered || stored.DeliveredAt.IsZero() {
+		t.Fatalf("stored after the late result: %+v", stored)
+	}
+	if n := announced(raced); n != 2 {
+		t.Errorf("%d DeliveryChanged events, want 2 (queued, delivered)", n)
+	}
+
+	mail := enqueue(domain.ChannelEmail, "thandi@example.co.za")
+	if got, err := e.Store.UpdateClaimed(ctx, mail, sent("<m-1@thumela.co.za>")); err != nil || got.Status != domain.StatusSent {
+		t.Fatalf("e-mail sent: %+v %v", got, err)
+	}
+	if stored, _ := e.Delivery(t, mail.RequestID.String()); stored.Status != domain.StatusSent {
+		t.Fatalf("e-mail stored: %+v", stored)
+	}
+	if n := announced(mail); n != 0 {
+		t.Errorf("%d events for an e-mail, want none", n)
+	}
+}
+
 func asClaimed(err error, target **domain.ClaimedError) bool {
 	c, ok := err.(*domain.ClaimedError)
 	if ok {
