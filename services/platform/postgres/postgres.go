@@ -12,7 +12,9 @@ import (
 	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
@@ -132,6 +134,8 @@ func Open(ctx context.Context, databaseURL, schema string, opts ...Option) (*pgx
 	}
 	cfg.ConnConfig.Tracer = otelpgx.NewTracer(tracerOpts...)
 
+	cfg.AfterConnect = encodeUUIDsDirectly
+
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: create pool: %w", err)
@@ -208,4 +212,15 @@ func connectionAttributes(cfg *pgx.ConnConfig) []attribute.KeyValue {
 		semconv.UserName(cfg.User),
 		semconv.DBNamespace(cfg.Database),
 	}
+}
+
+// encodeUUIDsDirectly has the connection send a github.com/google/uuid value as the 16 bytes
+// it is. Without it pgx takes the type's database/sql Valuer: the UUID formatted as a string,
+// then parsed back into bytes, for every id of every statement (6 % of the transfers service's
+// CPU in the bench's profile). Scanning is left as it was: a NULL scanned into a uuid.UUID
+// stays the zero UUID, as the services' code expects.
+func encodeUUIDsDirectly(_ context.Context, conn *pgx.Conn) error {
+	m := conn.TypeMap()
+	m.TryWrapEncodePlanFuncs = append([]pgtype.TryWrapEncodePlanFunc{pgxuuid.TryWrapUUIDEncodePlan}, m.TryWrapEncodePlanFuncs...)
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -404,5 +405,37 @@ func TestMigrateRejectsMalformedSets(t *testing.T) {
 	}
 	if err := postgres.Migrate(t.Context(), pool, "Not Valid", setA); !errors.Is(err, postgres.ErrInvalidSchema) {
 		t.Fatalf("Migrate with a bad schema = %v", err)
+	}
+}
+
+// A github.com/google/uuid value goes to PostgreSQL as a uuid wherever one is expected, and as
+// its text where text is: the direct encoding must not change what any statement receives.
+func TestUUIDParameters(t *testing.T) {
+	t.Parallel()
+	pool := open(t, "uuids")
+	ctx := t.Context()
+	id := uuid.New()
+	var asUUID uuid.UUID
+	var asText string
+	var same bool
+	if err := pool.QueryRow(ctx, `SELECT $1::uuid, $2::text, $1::uuid = $3::text::uuid`, id, id, id.String()).Scan(&asUUID, &asText, &same); err != nil {
+		t.Fatal(err)
+	}
+	if asUUID != id || asText != id.String() || !same {
+		t.Fatalf("got %s, %q, %v; want %s as both", asUUID, asText, same, id)
+	}
+	if _, err := pool.Exec(ctx, `CREATE TABLE ids (id uuid PRIMARY KEY, label text NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO ids (id, label) VALUES ($1, $2)`, id, id); err != nil {
+		t.Fatal(err)
+	}
+	var label string
+	if err := pool.QueryRow(ctx, `SELECT label FROM ids WHERE id = $1`, id).Scan(&label); err != nil || label != id.String() {
+		t.Fatalf("label = %q, %v", label, err)
+	}
+	var missing uuid.UUID
+	if err := pool.QueryRow(ctx, `SELECT NULL::uuid`).Scan(&missing); err != nil || missing != uuid.Nil {
+		t.Fatalf("NULL into a uuid.UUID = %s, %v; want the zero UUID as before", missing, err)
 	}
 }

@@ -208,13 +208,31 @@ func updateArgs(d domain.Delivery) []any {
 // save writes every mutable field of d and, when its status moved from previous, the
 // DeliveryChanged event (for a channel that is announced).
 func save(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status) error {
-	if _, err := tx.Exec(ctx, updateSQL, updateArgs(d)...); err != nil {
-		return err
+	_, err := write(ctx, tx, d, previous, updateSQL, updateArgs(d))
+	return err
+}
+
+// write runs the update sql with args and, when d's status moved from previous on a channel
+// that is announced, inserts its DeliveryChanged event: one round trip for both. It returns
+// the rows the update changed.
+func write(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status, sql string, args []any) (int64, error) {
+	b := &pgx.Batch{}
+	b.Queue(sql, args...)
+	if d.Status != previous && events.Announced(d) {
+		msg, err := events.Changed(d, previous)
+		if err != nil {
+			return 0, err
+		}
+		if err := outbox.Queue(ctx, tx, b, msg); err != nil {
+			return 0, err
+		}
 	}
-	if d.Status == previous {
-		return nil
+	br := tx.SendBatch(ctx, b)
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
-	return announce(ctx, tx, d, previous)
+	return tag.RowsAffected(), err
 }
 
 // errMoved: the row is no longer as the caller read it (UpdateClaimed).
@@ -222,10 +240,11 @@ var errMoved = errors.New("delivery changed since it was read")
 
 // UpdateClaimed implements app.Repository: fn changes the caller's copy of a delivery whose
 // attempt it holds, and the change is written without reading and locking the row again, on
-// condition that the row still has the status, attempt and last change the copy has. Another attempt
-// (a takeover after the lease, which counts one more) or a provider's report that arrived
-// first has moved the row: then it is Update, which locks and reads it, as before. The write
-// and its event are one transaction; a change with no event is one statement.
+// condition that the row still has the status, attempt and last change the copy has. Another
+// attempt (a takeover after the lease, which counts one more) or a provider's report that
+// arrived first has moved the row: then it is Update, which locks and reads it, as before. The
+// write and its event are one transaction of one batch; a change with no event is one
+// statement.
 func (s *Store) UpdateClaimed(ctx context.Context, claimed domain.Delivery, fn func(*domain.Delivery) error) (domain.Delivery, error) {
 	next := claimed
 	if err := fn(&next); err != nil {
@@ -235,23 +254,25 @@ func (s *Store) UpdateClaimed(ctx context.Context, claimed domain.Delivery, fn f
 		return next, nil
 	}
 	args := append(updateArgs(next), string(claimed.Status), claimed.Attempts, claimed.UpdatedAt)
-	write := func(ctx context.Context, exec func(context.Context, string, ...any) (pgconn.CommandTag, error)) error {
-		tag, err := exec(ctx, guardedSQL, args...)
-		if err == nil && tag.RowsAffected() != 1 {
-			err = errMoved
-		}
-		return err
-	}
-	var err error
+	var (
+		changed int64
+		err     error
+	)
 	if next.Status == claimed.Status || !events.Announced(next) {
-		err = write(ctx, s.pool.Exec)
+		var tag pgconn.CommandTag
+		tag, err = s.pool.Exec(ctx, guardedSQL, args...)
+		changed = tag.RowsAffected()
 	} else {
 		err = platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-			if err := write(ctx, tx.Exec); err != nil {
-				return err
+			changed, err = write(ctx, tx, next, claimed.Status, guardedSQL, args)
+			if err == nil && changed != 1 {
+				return errMoved // rolls the event back
 			}
-			return announce(ctx, tx, next, claimed.Status)
+			return err
 		})
+	}
+	if err == nil && changed != 1 {
+		err = errMoved
 	}
 	if errors.Is(err, errMoved) {
 		return s.Update(ctx, claimed.RequestID, fn)

@@ -145,22 +145,23 @@ func creditChanged(ctx context.Context, tx pgx.Tx, user, what uuid.UUID, balance
 	return outbox.Write(ctx, tx, msg)
 }
 
+// creditBalanceSQL reads an account's balance, 0 when it has none ($1 the account): the create
+// reads it with the sender's other state, in the batch that takes the sender's lock.
+const creditBalanceSQL = `SELECT coalesce((SELECT balance_cents FROM credit_accounts WHERE account = $1), 0)`
+
 // spendCredit spends the sender's credit on the new transfer t (not yet inserted), in the
 // transaction creating it: min(balance, total) (domain.Transfer.ApplyCredit), the card charged
-// the rest. A sender without credit costs one primary-key read and locks nothing; one with
-// credit locks their account (after the system account, see the lock order) for the rest of
-// the create, so two concurrent creates cannot spend the same rand (they are serialised by the
-// sender's lock already; a scheduler's occurrence takes the same path).
-func spendCredit(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
-	account := domain.UserAccount(t.UserID())
-	var balance int64
-	err := tx.QueryRow(ctx, `SELECT balance_cents FROM credit_accounts WHERE account = $1`, account).Scan(&balance)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && balance <= 0) {
+// the rest. balance is the sender's balance as read in the create's first batch
+// (creditBalanceSQL): a sender without credit costs nothing more and locks nothing; one with
+// credit locks their account (after the system account, see the lock order), reading the
+// balance again under the lock, for the rest of the create, so two concurrent creates cannot
+// spend the same rand (they are serialised by the sender's lock already; a scheduler's
+// occurrence takes the same path).
+func spendCredit(ctx context.Context, tx pgx.Tx, t *domain.Transfer, balance int64) error {
+	if balance <= 0 {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("read credit: %w", err)
-	}
+	account := domain.UserAccount(t.UserID())
 	balances, err := lockAccounts(ctx, tx, t.State().CreatedAt, domain.AccountCreditSpent, account)
 	if err != nil {
 		return err

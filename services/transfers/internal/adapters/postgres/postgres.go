@@ -244,6 +244,7 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 		batch.Queue(`SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
 		batch.Queue(usageSQL, usageArgs(userID, p)...)
 		batch.Queue(paidPhoneSQL, userID, phone.E164())
+		batch.Queue(creditBalanceSQL, domain.UserAccount(userID))
 		br := tx.SendBatch(ctx, batch)
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
@@ -254,10 +255,16 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 			_ = br.Close()
 			return err
 		}
+		var credit int64
 		st, err := scanUsage(br.QueryRow())
 		if err == nil {
 			if err = br.QueryRow().Scan(&st.PaidPhoneBefore); err != nil {
 				err = fmt.Errorf("phone history: %w", err)
+			}
+		}
+		if err == nil {
+			if err = br.QueryRow().Scan(&credit); err != nil {
+				err = fmt.Errorf("read credit: %w", err)
 			}
 		}
 		if cerr := br.Close(); err == nil {
@@ -275,13 +282,19 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 			return err
 		}
 		// The sender's credit pays first, in this transaction (credit.go).
-		if err := spendCredit(ctx, tx, t); err != nil {
+		if err := spendCredit(ctx, tx, t, credit); err != nil {
 			return err
 		}
-		if err := insert(ctx, tx, t); err != nil {
+		// The row and its events: one round trip.
+		b := &pgx.Batch{}
+		var reads []func(pgx.BatchResults) error
+		if err := queueChecked(b, &reads, "insert transfer", func() error { queueInsert(b, t); return nil }); err != nil {
 			return err
 		}
-		if err := r.writeEvents(ctx, tx, t); err != nil {
+		if err := r.queueEvents(ctx, tx, b, &reads, t); err != nil {
+			return err
+		}
+		if err := sendQueued(ctx, tx, b, reads); err != nil {
 			return err
 		}
 		r.wakeOnCommit(tx)
@@ -299,10 +312,10 @@ type batchQuerier struct{ br pgx.BatchResults }
 
 func (b batchQuerier) Query(context.Context, string, ...any) (pgx.Rows, error) { return b.br.Query() }
 
-// insert inserts t.
-func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
+// queueInsert queues t's insert on b.
+func queueInsert(b *pgx.Batch, t *domain.Transfer) {
 	s := t.State()
-	_, err := tx.Exec(ctx, `INSERT INTO transfers (id, user_id, idempotency_key, request_hash, sender_name,
+	b.Queue(`INSERT INTO transfers (id, user_id, idempotency_key, request_hash, sender_name,
 		recipient_name, recipient_phone, bank, amount_cents, bank_fee_cents, platform_fee_cents, fee_cents,
 		total_cents, fee_waived, status, payment_method_id, payment_method_name, payment_method_last_four,
 		payment_method_token, location_name, location_type, created_at, updated_at, trace_context,
@@ -316,10 +329,6 @@ func insert(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
 		s.PaymentMethod.LastFour, s.PaymentMethod.Token, s.Location.Name, s.Location.Type, s.CreatedAt, s.UpdatedAt,
 		traceContextArg(s.TraceContext), s.SenderFirstName, s.SenderEmail, nullString(s.SenderPINHash), s.RecipientKnownConfirmed,
 		s.SaveRecipient, nullUUID(s.ScheduleID), nullDate(s.OccurrenceDate), s.CreditApplied.Cents(), s.Fee.ScheduleVersion)
-	if err != nil {
-		return fmt.Errorf("insert transfer: %w", err)
-	}
-	return nil
 }
 
 // traceContextArg is the trace_context column's value: SQL NULL when there is none.
@@ -336,6 +345,16 @@ func (r *Transfers) writeEvents(ctx context.Context, tx pgx.Tx, t *domain.Transf
 		return err
 	}
 	return outbox.Write(ctx, tx, msgs...)
+}
+
+// queueEvents is writeEvents into the caller's batch b, with the checks of their results added
+// to reads.
+func (r *Transfers) queueEvents(ctx context.Context, tx pgx.Tx, b *pgx.Batch, reads *[]func(pgx.BatchResults) error, t *domain.Transfer) error {
+	msgs, err := events.Messages(t, t.TakeEvents(), r.sealTo)
+	if err != nil {
+		return err
+	}
+	return queueChecked(b, reads, "write events", func() error { return outbox.Queue(ctx, tx, b, msgs...) })
 }
 
 // updateSQL writes the mutable fields of a transfer, guarded by the status it had when it was

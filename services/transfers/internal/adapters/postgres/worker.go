@@ -9,11 +9,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/thumela/thumela/services/platform/outbox"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
-	"github.com/thumela/thumela/services/transfers/internal/events"
 )
 
 // The worker's hot path: a charge job is a claim and an outcome, and each costs a fixed number
@@ -162,11 +160,7 @@ func (r *Transfers) changeQueued(ctx context.Context, tx pgx.Tx, b *pgx.Batch, r
 			}
 			return nil
 		})
-		msgs, err := events.Messages(t, t.TakeEvents(), r.sealTo)
-		if err != nil {
-			return err
-		}
-		if err := queueChecked(b, reads, "write events", func() error { return outbox.Queue(ctx, tx, b, msgs...) }); err != nil {
+		if err := r.queueEvents(ctx, tx, b, reads, t); err != nil {
 			return err
 		}
 		if err := queueChecked(b, reads, "save recipient", func() error { return queueRecipientOnCompletion(ctx, tx, b, t, was) }); err != nil {
