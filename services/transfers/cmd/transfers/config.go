@@ -44,7 +44,7 @@ type Config struct {
 	LimitYearlyCents      int64 `env:"LIMIT_YEARLY_CENTS" default:"10000000"`
 
 	VoucherTTL        time.Duration `env:"VOUCHER_TTL" default:"168h"`
-	WorkerConcurrency int           `env:"WORKER_CONCURRENCY" default:"8"`
+	WorkerConcurrency int           `env:"WORKER_CONCURRENCY" default:"32"`
 	ProcessingLease   time.Duration `env:"PROCESSING_LEASE" default:"1m"`
 	WorkerSweep       time.Duration `env:"WORKER_SWEEP" default:"5s"`
 	// SchedulerInterval is how often the scheduler makes the recurring sends that have fallen

@@ -63,7 +63,7 @@ var Checkpoints = []string{CheckpointBeforeCharge, CheckpointAfterCharge, Checkp
 
 // DefaultWorkerConfig is the production tuning.
 var DefaultWorkerConfig = WorkerConfig{
-	Concurrency: 8,
+	Concurrency: 32,
 	Lease:       time.Minute,
 	Sweep:       5 * time.Second,
 	RetryBase:   2 * time.Second,
