@@ -1,7 +1,9 @@
 package postgres
 
-// The usage query and its arguments, for the test that measures what it reads.
+// The usage query and its arguments, and the worker's probe, for the tests that measure what
+// they read.
 var (
-	UsageSQL  = usageSQL
-	UsageArgs = usageArgs
+	UsageSQL   = usageSQL
+	UsageArgs  = usageArgs
+	DueWorkSQL = dueWorkSQL
 )

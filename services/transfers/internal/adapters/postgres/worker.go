@@ -211,16 +211,26 @@ func sendQueued(ctx context.Context, tx pgx.Tx, b *pgx.Batch, reads []func(pgx.B
 	return br.Close()
 }
 
+// dueWorkSQL is DueWork's statement ($1 now, $2 the end of the reminder window, $3 how long
+// before the expiry a reminder goes).
+const dueWorkSQL = `SELECT
+		coalesce((SELECT min(voucher_expires_at) FROM transfers WHERE collection_status = 'awaiting_collection') <= $1, false),
+		EXISTS (SELECT 1 FROM transfers WHERE collection_status = 'awaiting_collection' AND reminder_sent_at IS NULL
+			AND voucher_expires_at > $1 AND voucher_expires_at <= $2 AND created_at < voucher_expires_at - $3::interval),
+		EXISTS (SELECT 1 FROM transfers WHERE refund_status = 'pending' AND (lease_until IS NULL OR lease_until <= $1))`
+
 // DueWork implements app.Repository: which of the worker's batches have work, in one statement
 // on their partial indexes, so that a pass (one per wake-up, and a wake-up per created
 // transfer) does not open a transaction for each batch that finds nothing.
+//
+// The expiry is asked as "is the earliest expiry past?", not as EXISTS (… expires_at <= $1): the
+// statement is prepared, and its generic plan cannot see $1, so it guessed a third of the
+// vouchers awaiting collection match and scanned the whole table for one (10 ms at 20,000
+// transfers, 2.7 ms per pass in the bench, growing with the history). The earliest expiry is the
+// first entry of the partial index whatever the parameters.
 func (r *Transfers) DueWork(ctx context.Context, now time.Time) (app.DueWork, error) {
 	var d app.DueWork
-	err := r.pool.QueryRow(ctx, `SELECT
-		EXISTS (SELECT 1 FROM transfers WHERE collection_status = 'awaiting_collection' AND voucher_expires_at <= $1),
-		EXISTS (SELECT 1 FROM transfers WHERE collection_status = 'awaiting_collection' AND reminder_sent_at IS NULL
-			AND voucher_expires_at > $1 AND voucher_expires_at <= $2 AND created_at < voucher_expires_at - $3::interval),
-		EXISTS (SELECT 1 FROM transfers WHERE refund_status = 'pending' AND (lease_until IS NULL OR lease_until <= $1))`,
+	err := r.pool.QueryRow(ctx, dueWorkSQL,
 		now, now.Add(domain.ReminderBefore), domain.ReminderBefore).Scan(&d.Expiries, &d.Reminders, &d.Refunds)
 	if err != nil {
 		return app.DueWork{}, fmt.Errorf("due work: %w", err)
