@@ -50,67 +50,58 @@ func (s *Store) chargeWhere(ctx context.Context, where string, arg any) (domain.
 // leaseExpr is the end of a lease of $n milliseconds from now.
 func leaseExpr(n string) string { return `now() + $` + n + `::bigint * interval '1 millisecond'` }
 
-// BeginCharge implements app.Repository.
-func (s *Store) BeginCharge(ctx context.Context, c app.NewCharge, lease time.Duration) (domain.Charge, bool, error) {
-	for range beginAttempts {
-		existing, err := s.chargeWhere(ctx, `WHERE c.idempotency_key = $1`, c.IdempotencyKey)
-		if err == nil {
-			if existing.UserID != c.UserID || existing.Token != c.Token || existing.Amount != c.Amount {
-				return domain.Charge{}, false, domain.ErrIdempotencyConflict
-			}
-			return existing, false, nil
-		}
-		if !errors.Is(err, domain.ErrNotFound) {
-			return domain.Charge{}, false, wrap("read charge", err)
-		}
+// beginChargeSQL records a new charge, leased, in one statement: the method's row is read
+// FOR SHARE (a concurrent Delete, FOR UPDATE, either finishes first, and there is no method to
+// charge, or waits for this charge and then sees it), the charge is inserted unless its key is
+// known, and the row is answered as chargeSelect would. Nothing comes back when the key is known
+// or the method is not the user's. $1 id, $2 user, $3 token, $4 key, $5 amount, $6 description,
+// $7 lease in milliseconds.
+var beginChargeSQL = `WITH method AS (
+		SELECT id, token FROM payment_methods WHERE token = $3 AND user_id = $2 FOR SHARE),
+	made AS (
+		INSERT INTO charges (id, idempotency_key, user_id, payment_method_id, amount_cents, description, status,
+			lease_until, attempts)
+		SELECT $1, $4, $2, method.id, $5, $6, 'pending', ` + leaseExpr("7") + `, 1 FROM method
+		ON CONFLICT (idempotency_key) DO NOTHING
+		RETURNING *)
+	SELECT c.id, c.idempotency_key, c.user_id, c.payment_method_id, method.token, c.amount_cents,
+		c.description, c.status, c.decline_code, c.decline_message, c.processor_reference, c.created_at
+	FROM made c JOIN method ON method.id = c.payment_method_id`
 
-		id, err := uuid.NewV7()
-		if err != nil {
-			return domain.Charge{}, false, err
-		}
-		err = platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-			// FOR SHARE: a concurrent Delete (FOR UPDATE) either finishes first, and the method
-			// is gone, or waits for this charge and then sees it.
-			var methodID uuid.UUID
-			err := tx.QueryRow(ctx, `SELECT id FROM payment_methods WHERE token = $1 AND user_id = $2 FOR SHARE`,
-				c.Token, c.UserID).Scan(&methodID)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return domain.ErrNotFound
-			}
-			if err != nil {
-				return err
-			}
-			tag, err := tx.Exec(ctx, `INSERT INTO charges
-				(id, idempotency_key, user_id, payment_method_id, amount_cents, description, status, lease_until, attempts)
-				VALUES ($1, $2, $3, $4, $5, $6, 'pending', `+leaseExpr("7")+`, 1)
-				ON CONFLICT (idempotency_key) DO NOTHING`,
-				id, c.IdempotencyKey, c.UserID, methodID, c.Amount.Cents(), c.Description, lease.Milliseconds())
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return errLostRace
-			}
-			// The charge row itself keeps the method from being deleted (Delete looks for
-			// one, and its foreign key refuses): no usage row is written beside it.
-			return nil
-		})
-		switch {
-		case err == nil:
-			rctx, cancel := leaseHeld(ctx)
-			defer cancel()
-			ch, err := s.chargeWhere(rctx, `WHERE c.id = $1`, id)
-			return ch, err == nil, wrap("read charge", err)
-		case errors.Is(err, errLostRace):
-			continue
-		default:
-			if _, ok := platformpg.IsForeignKeyViolation(err); ok {
-				return domain.Charge{}, false, domain.ErrNotFound // the method was deleted meanwhile
-			}
-			return domain.Charge{}, false, wrap("record charge", err)
-		}
+// BeginCharge implements app.Repository. A new charge costs one statement; a known key reads
+// the charge it names (the same request again, or another with the same key: a conflict).
+func (s *Store) BeginCharge(ctx context.Context, c app.NewCharge, lease time.Duration) (domain.Charge, bool, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return domain.Charge{}, false, err
 	}
-	return domain.Charge{}, false, errors.New("record charge: idempotency key kept changing hands")
+	// The charge row itself keeps the method from being deleted (Delete looks for one, and its
+	// foreign key refuses): no usage row is written beside it.
+	rows, err := s.pool.Query(ctx, beginChargeSQL, id, c.UserID, c.Token, c.IdempotencyKey, c.Amount.Cents(),
+		c.Description, lease.Milliseconds())
+	if err != nil {
+		return domain.Charge{}, false, wrap("record charge", err)
+	}
+	made, err := pgx.CollectRows(rows, scanCharge)
+	if err != nil {
+		if _, ok := platformpg.IsForeignKeyViolation(err); ok {
+			return domain.Charge{}, false, domain.ErrNotFound // the method was deleted meanwhile
+		}
+		return domain.Charge{}, false, wrap("record charge", err)
+	}
+	if len(made) == 1 {
+		return made[0], true, nil
+	}
+	// Not inserted: the key is known (a concurrent insert of it has committed by now: ON
+	// CONFLICT waits for it), or the method is not the user's.
+	existing, err := s.chargeWhere(ctx, `WHERE c.idempotency_key = $1`, c.IdempotencyKey)
+	if err != nil {
+		return domain.Charge{}, false, wrap("read charge", err) // ErrNotFound: no such method
+	}
+	if existing.UserID != c.UserID || existing.Token != c.Token || existing.Amount != c.Amount {
+		return domain.Charge{}, false, domain.ErrIdempotencyConflict
+	}
+	return existing, false, nil
 }
 
 // LeaseCharge implements app.Repository.
@@ -145,14 +136,27 @@ func outcomeStatus(o domain.Outcome) domain.Status {
 	return domain.StatusDeclined
 }
 
-// CompleteCharge implements app.Repository.
+// CompleteCharge implements app.Repository: the outcome and the charge as it is then, in one
+// statement; a charge completed already (by a run that took the lease over) is read as it is.
 func (s *Store) CompleteCharge(ctx context.Context, id uuid.UUID, o domain.Outcome) (domain.Charge, error) {
-	_, err := s.pool.Exec(ctx, `UPDATE charges SET status = $2, decline_code = $3, decline_message = $4,
-		processor_reference = $5, lease_until = NULL, completed_at = now(), updated_at = now()
-		WHERE id = $1 AND status = 'pending'`,
+	rows, err := s.pool.Query(ctx, `WITH done AS (
+			UPDATE charges SET status = $2, decline_code = $3, decline_message = $4,
+				processor_reference = $5, lease_until = NULL, completed_at = now(), updated_at = now()
+			WHERE id = $1 AND status = 'pending'
+			RETURNING *)
+		SELECT c.id, c.idempotency_key, c.user_id, c.payment_method_id, pm.token, c.amount_cents,
+			c.description, c.status, c.decline_code, c.decline_message, c.processor_reference, c.created_at
+		FROM done c JOIN payment_methods pm ON pm.id = c.payment_method_id`,
 		id, string(outcomeStatus(o)), o.DeclineCode, o.DeclineMessage, o.Reference)
 	if err != nil {
 		return domain.Charge{}, wrap("complete charge", err)
+	}
+	done, err := pgx.CollectRows(rows, scanCharge)
+	if err != nil {
+		return domain.Charge{}, wrap("complete charge", err)
+	}
+	if len(done) == 1 {
+		return done[0], nil
 	}
 	ch, err := s.chargeWhere(ctx, `WHERE c.id = $1`, id)
 	return ch, wrap("read charge", err)
