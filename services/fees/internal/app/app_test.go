@@ -3,8 +3,11 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/thumela/thumela/services/fees/internal/app"
@@ -137,5 +140,68 @@ func TestRecordTransferRefusesWhatCanNeverBeRecorded(t *testing.T) {
 	}
 	if err := svc.RecordTransfer(t.Context(), "t", "u", domain.TransferCompleted); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// writesHistory records what reaches the history's store.
+type writesHistory struct {
+	fakeHistory
+	mu     sync.Mutex
+	writes []string // "transfer status"
+	fail   bool
+}
+
+func (h *writesHistory) Record(_ context.Context, transferID, _ string, status domain.TransferStatus) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fail {
+		return errors.New("database down")
+	}
+	h.writes = append(h.writes, transferID+" "+string(status))
+	return nil
+}
+
+// A transfer recorded as not failed is not written again for steps that change nothing the
+// waiver reads; a failure always is, and so is a transfer the service does not remember: one it
+// never saw pending, one whose write failed, or one it has forgotten for newer ones.
+func TestRecordTransferWritesWhatCanChangeTheHistory(t *testing.T) {
+	t.Parallel()
+	h := &writesHistory{}
+	svc := app.New(seeded, h, discard)
+	record := func(id string, s domain.TransferStatus) {
+		t.Helper()
+		if err := svc.RecordTransfer(t.Context(), id, "u", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record("t1", domain.TransferPending)
+	record("t1", domain.TransferProcessing)
+	record("t1", domain.TransferCompleted)
+	record("t2", domain.TransferPending)
+	record("t2", domain.TransferProcessing)
+	record("t2", domain.TransferFailed)
+	record("t3", domain.TransferCompleted) // its pending event was lost or is late
+	record("t3", domain.TransferCompleted)
+	want := []string{"t1 pending", "t2 pending", "t2 failed", "t3 completed"}
+	if !slices.Equal(h.writes, want) {
+		t.Fatalf("writes = %q, want %q", h.writes, want)
+	}
+
+	h.fail = true
+	if err := svc.RecordTransfer(t.Context(), "t4", "u", domain.TransferPending); err == nil {
+		t.Fatal("a failed write was not reported")
+	}
+	h.fail = false
+	record("t4", domain.TransferProcessing) // not remembered: the pending write failed
+	if last := h.writes[len(h.writes)-1]; last != "t4 processing" {
+		t.Fatalf("last write = %q, want t4 processing", last)
+	}
+	for i := range 10_000 {
+		record(fmt.Sprintf("other-%d", i), domain.TransferPending)
+	}
+	h.writes = nil
+	record("t1", domain.TransferCompleted) // forgotten among 10,000 newer transfers
+	if want := []string{"t1 completed"}; !slices.Equal(h.writes, want) {
+		t.Fatalf("writes = %q, want %q", h.writes, want)
 	}
 }

@@ -7,12 +7,13 @@ import "log/slog"
 
 // Service implements the use cases.
 type Service struct {
-	fees    BankFees
-	history TransferHistory // nil: the waiver is not applied yet
-	logger  *slog.Logger
+	fees     BankFees
+	history  TransferHistory // nil: the waiver is not applied yet
+	recorded *recentTransfers
+	logger   *slog.Logger
 }
 
 // New returns the service; history may be nil (no waiver, nothing recorded).
 func New(fees BankFees, history TransferHistory, logger *slog.Logger) *Service {
-	return &Service{fees: fees, history: history, logger: logger}
+	return &Service{fees: fees, history: history, recorded: newRecentTransfers(rememberedTransfers), logger: logger}
 }
