@@ -58,10 +58,10 @@ func TestQuerySpansNameTheirConnection(t *testing.T) {
 		"db.query.text":  "SELECT 1",
 	} {
 		if got[key].AsString() != value {
-			t.Errorf("span attribute %s = %q, want %q", key, got[key].Emit(), value)
+			t.Errorf("span attribute %s = %q, want %q", key, got[key].String(), value)
 		}
 	}
 	if got["server.port"].AsInt64() != int64(want.Port) {
-		t.Errorf("server.port = %s, want %d", got["server.port"].Emit(), want.Port)
+		t.Errorf("server.port = %s, want %d", got["server.port"].String(), want.Port)
 	}
 }

@@ -145,14 +145,14 @@ func creditChanged(ctx context.Context, tx pgx.Tx, user, what uuid.UUID, balance
 	return outbox.Write(ctx, tx, msg)
 }
 
-// creditBalanceSQL reads an account's balance, 0 when it has none ($1 the account): the create
+// accountBalanceSQL reads an account's balance, 0 when it has none ($1 the account): the create
 // reads it with the sender's other state, in the batch that takes the sender's lock.
-const creditBalanceSQL = `SELECT coalesce((SELECT balance_cents FROM credit_accounts WHERE account = $1), 0)`
+const accountBalanceSQL = `SELECT coalesce((SELECT balance_cents FROM credit_accounts WHERE account = $1), 0)`
 
 // spendCredit spends the sender's credit on the new transfer t (not yet inserted), in the
 // transaction creating it: min(balance, total) (domain.Transfer.ApplyCredit), the card charged
 // the rest. balance is the sender's balance as read in the create's first batch
-// (creditBalanceSQL): a sender without credit costs nothing more and locks nothing; one with
+// (accountBalanceSQL): a sender without credit costs nothing more and locks nothing; one with
 // credit locks their account (after the system account, see the lock order), reading the
 // balance again under the lock, for the rest of the create, so two concurrent creates cannot
 // spend the same rand (they are serialised by the sender's lock already; a scheduler's

@@ -244,7 +244,7 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 		batch.Queue(`SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
 		batch.Queue(usageSQL, usageArgs(userID, p)...)
 		batch.Queue(paidPhoneSQL, userID, phone.E164())
-		batch.Queue(creditBalanceSQL, domain.UserAccount(userID))
+		batch.Queue(accountBalanceSQL, domain.UserAccount(userID))
 		br := tx.SendBatch(ctx, batch)
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
