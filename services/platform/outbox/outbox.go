@@ -98,10 +98,10 @@ func Write(ctx context.Context, tx pgx.Tx, msgs ...Message) error {
 	return nil
 }
 
-// Queue is Write into the caller's batch: the inserts (and the fallback's pg_notify) are
-// queued on batch, which the caller sends on tx with its own statements, so that a state
-// change and its events cost one round trip. The caller must send batch on tx, and treat an
-// error of any of its results as the write's failure.
+// Queue is Write into the caller's batch: one insert of every message, and the fallback's
+// pg_notify, are queued on batch, which the caller sends on tx with its own statements, so
+// that a state change and its events cost one round trip. The caller must send batch on tx,
+// and treat an error of any of its results as the write's failure.
 func Queue(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, msgs ...Message) error {
 	if len(msgs) == 0 {
 		return nil
