@@ -1,30 +1,36 @@
 import { describe, expect, it } from "vitest";
 import { formatHistoryDate, formatLongDateTime, formatRecentDate, formatSaMoment, formatSaTimeOfDay, formatSaWeekdayDate } from "./date";
 
+// Johannesburg is UTC+2 all year (no daylight saving): the instants below are written with
+// their offset, so the tests read the same in any browser zone.
 describe("formatRecentDate", () => {
-  const now = new Date(2026, 2, 15, 18, 0);
+  const now = new Date("2026-03-15T18:00:00+02:00");
 
-  it("says Today and Yesterday with the time", () => {
-    expect(formatRecentDate(new Date(2026, 2, 15, 9, 5), now)).toBe("Today, 09:05");
-    expect(formatRecentDate(new Date(2026, 2, 14, 23, 59), now)).toBe("Yesterday, 23:59");
+  it("says Today and Yesterday with the time, in Johannesburg", () => {
+    expect(formatRecentDate(new Date("2026-03-15T09:05:00+02:00"), now)).toBe("Today, 09:05");
+    expect(formatRecentDate(new Date("2026-03-14T23:59:00+02:00"), now)).toBe("Yesterday, 23:59");
+    // 22:30 UTC on the 14th is 00:30 on the 15th in Johannesburg: today there.
+    expect(formatRecentDate(new Date("2026-03-14T22:30:00Z"), now)).toBe("Today, 00:30");
   });
 
   it("shows day, short month and time for older dates", () => {
-    const text = formatRecentDate(new Date(2026, 2, 1, 14, 30), now);
+    const text = formatRecentDate(new Date("2026-03-01T14:30:00+02:00"), now);
     expect(text).toMatch(/^0?1 Mar/);
     expect(text).toMatch(/14:30$/);
   });
 });
 
 describe("formatHistoryDate", () => {
-  it("shows a 2-digit day, short month, year and 2-digit hour and minute (en-ZA)", () => {
-    expect(formatHistoryDate(new Date(2026, 2, 5, 9, 7))).toBe("05 Mar 2026, 09:07");
+  it("shows a 2-digit day, short month, year and 2-digit hour and minute (en-ZA, Johannesburg)", () => {
+    expect(formatHistoryDate(new Date("2026-03-05T09:07:00+02:00"))).toBe("05 Mar 2026, 09:07");
+    expect(formatHistoryDate(new Date("2026-03-04T23:07:00Z"))).toBe("05 Mar 2026, 01:07");
   });
 });
 
 describe("formatLongDateTime", () => {
-  it("writes the month in words", () => {
-    expect(formatLongDateTime(new Date(2026, 2, 22, 14, 30))).toMatch(/^22 March 2026.*14:30$/);
+  it("writes the month in words, in Johannesburg", () => {
+    expect(formatLongDateTime(new Date("2026-03-22T14:30:00+02:00"))).toMatch(/^22 March 2026.*14:30$/);
+    expect(formatLongDateTime(new Date("2026-03-21T22:30:00Z"))).toMatch(/^22 March 2026.*00:30$/);
   });
 });
 

@@ -1,25 +1,28 @@
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 
-const time = new Intl.DateTimeFormat("en-ZA", { hour: "2-digit", minute: "2-digit", hour12: false });
+// Thumela's clock is South Africa's (DECISIONS.md): a time told to the sender is Johannesburg
+// time whatever the browser's zone, so that the history, the details and the SMS the recipient
+// got say the same hour to a sender abroad.
+export const SA_TIME_ZONE = "Africa/Johannesburg";
+const saTime = new Intl.DateTimeFormat("en-ZA", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: SA_TIME_ZONE });
+const saDayMonth = new Intl.DateTimeFormat("en-ZA", { day: "numeric", month: "short", timeZone: SA_TIME_ZONE });
+const saDate = new Intl.DateTimeFormat("en-CA", { year: "numeric", month: "2-digit", day: "2-digit", timeZone: SA_TIME_ZONE });
 const dayMonthTime = new Intl.DateTimeFormat("en-ZA", {
   day: "numeric",
   month: "short",
   hour: "2-digit",
   minute: "2-digit",
   hour12: false,
+  timeZone: SA_TIME_ZONE,
 });
 
-function sameDay(a: Date, b: Date): boolean {
-  return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
-}
-
-/** 'Today, HH:MM', 'Yesterday, HH:MM', otherwise day, short month and time (en-ZA). */
+/** 'Today, HH:MM', 'Yesterday, HH:MM', otherwise day, short month and time (en-ZA, Johannesburg). */
 export function formatRecentDate(value: Date, now: Date = new Date()): string {
-  const yesterday = new Date(now);
-  yesterday.setDate(now.getDate() - 1);
-  if (sameDay(value, now)) return `Today, ${time.format(value)}`;
-  if (sameDay(value, yesterday)) return `Yesterday, ${time.format(value)}`;
+  const day = saDate.format(value);
+  const today = saDate.format(now);
+  if (day === today) return `Today, ${saTime.format(value)}`;
+  if (day === addDays(today, -1)) return `Yesterday, ${saTime.format(value)}`;
   return dayMonthTime.format(value);
 }
 
@@ -34,9 +37,10 @@ const historyFormat = new Intl.DateTimeFormat("en-ZA", {
   hour: "2-digit",
   minute: "2-digit",
   hour12: false,
+  timeZone: SA_TIME_ZONE,
 });
 
-/** The transaction history's date: en-ZA, 2-digit day, short month, year, 2-digit hour and minute. */
+/** The transaction history's date (en-ZA, Johannesburg): 2-digit day, short month, year, hour and minute. */
 export function formatHistoryDate(value: Date): string {
   return historyFormat.format(value);
 }
@@ -48,19 +52,13 @@ const longDateTime = new Intl.DateTimeFormat("en-ZA", {
   hour: "2-digit",
   minute: "2-digit",
   hour12: false,
+  timeZone: SA_TIME_ZONE,
 });
 
-/** A date and time in words, e.g. "22 March 2026 at 14:30" (a voucher's expiry). */
+/** A date and time in words, in Johannesburg, e.g. "22 March 2026 at 14:30" (a voucher's expiry). */
 export function formatLongDateTime(value: Date): string {
   return longDateTime.format(value);
 }
-
-// Thumela's clock is South Africa's (DECISIONS.md): a time told to the sender is Johannesburg
-// time whatever the browser's zone.
-export const SA_TIME_ZONE = "Africa/Johannesburg";
-const saTime = new Intl.DateTimeFormat("en-ZA", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: SA_TIME_ZONE });
-const saDayMonth = new Intl.DateTimeFormat("en-ZA", { day: "numeric", month: "short", timeZone: SA_TIME_ZONE });
-const saDate = new Intl.DateTimeFormat("en-CA", { year: "numeric", month: "2-digit", day: "2-digit", timeZone: SA_TIME_ZONE });
 
 /**
  * When something happened, in Johannesburg time: 'at HH:MM' today, else 'on D MMM at HH:MM'

@@ -8,6 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { liveFeed } from "@/test/live-feed";
 import { completed, makeTransfer, withChanges } from "../test-utils";
+import { addDays, saToday } from "@/lib/date";
 
 // The first render of a lazy route transforms its modules: allow for a slow, busy machine.
 configure({ asyncUtilTimeout: 4000 });
@@ -58,7 +59,7 @@ describe("transaction details dialog", () => {
         amountCents: 15000n,
         feeCents: 1140n,
         totalAmountCents: 16140n,
-        createdAt: timestampFromMs(new Date().setHours(0, 5, 0, 0)),
+        createdAt: timestampFromMs(Date.parse(`${saToday()}T00:05:00+02:00`)), // 00:05 today in Johannesburg
         withdrawalLocation: { name: "Sandton City", type: "param" },
       }),
     );
@@ -109,10 +110,8 @@ describe("transaction details dialog", () => {
   });
 
   it("shows 'Yesterday, HH:MM' for yesterday's transfers", async () => {
-    const yesterday = new Date();
-    yesterday.setDate(yesterday.getDate() - 1);
-    yesterday.setHours(18, 45, 0, 0);
-    const { user } = renderDashboard([makeTransfer({ createdAt: timestampFromMs(yesterday.getTime()) })]);
+    const yesterday = Date.parse(`${addDays(saToday(), -1)}T18:45:00+02:00`); // in Johannesburg
+    const { user } = renderDashboard([makeTransfer({ createdAt: timestampFromMs(yesterday) })]);
     const dialog = await openRow(user, "Sipho Dlamini");
     expect(term(dialog, "Date & Time")).toHaveTextContent("Yesterday, 18:45");
   });

@@ -21,7 +21,7 @@ function sevenTransfers(): Transfer[] {
       recipientPhone: `+2782123456${index}`,
       amountCents: BigInt(10000 + index * 1000),
       totalAmountCents: BigInt(10000 + index * 1000 + 1140),
-      createdAt: timestampFromMs(new Date(2026, 2, 5 + index, 9, 7).getTime()),
+      createdAt: timestampFromMs(Date.UTC(2026, 2, 5 + index, 7, 7)), // 09:07 in Johannesburg
     }),
   );
 }
@@ -60,7 +60,7 @@ describe("transaction history", () => {
         status: TransferStatus.PENDING,
         paymentMethodName: "Travel Mastercard",
         paymentMethodLastFour: "4444",
-        createdAt: timestampFromMs(new Date(2026, 2, 5, 9, 7).getTime()),
+        createdAt: timestampFromMs(Date.UTC(2026, 2, 5, 7, 7)), // 09:07 in Johannesburg
       }),
       makeTransfer({ recipientName: "Lerato Nkosi", status: TransferStatus.PROCESSING }),
       makeTransfer({ recipientName: "Ayanda Zulu", status: TransferStatus.COMPLETED, paymentMethodName: "", paymentMethodLastFour: "" }),
