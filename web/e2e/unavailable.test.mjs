@@ -63,7 +63,10 @@ test("while payment methods is stopped the app says so, and recovers once it is 
     await banner(page).waitFor();
 
     // The wizard's payment step reads the cards from the same service: the same banner, and
-    // no endless loading.
+    // no endless loading. The failure toast sits over the banner's corner until it goes; a
+    // person closes it (or waits) before dismissing the banner (a pointer over a toast keeps it).
+    await toast(page, "Failed to save payment method. Please try again.").getByRole("button", { name: "Close toast" }).click();
+    await toast(page, "Failed to save payment method. Please try again.").waitFor({ state: "detached" });
     await banner(page).getByRole("button", { name: "Dismiss" }).click();
     await banner(page).waitFor({ state: "detached" });
     await page.goto(`${stack.baseURL}/send-money`);
