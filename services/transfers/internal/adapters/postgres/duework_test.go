@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -49,29 +48,22 @@ func TestDueWorkProbeDoesNotGrowWithHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { _, _ = e.Pool.Exec(context.Background(), `DEALLOCATE ALL`) })
+	// The connection goes back to the pool as it came.
+	defer func() {
+		for _, q := range []string{`DEALLOCATE due_work`, `RESET plan_cache_mode`} {
+			_, _ = conn.Exec(ctx, q)
+		}
+	}()
 	probe := func(now time.Time) (blocks int, expiries bool) {
 		t.Helper()
 		// EXECUTE takes no bind parameters: its arguments are literals.
 		execute := fmt.Sprintf(`EXECUTE due_work('%s', '%s', '%d seconds')`, now.Format(time.RFC3339Nano),
 			now.Add(domain.ReminderBefore).Format(time.RFC3339Nano), int(domain.ReminderBefore.Seconds()))
-		var plan []byte
-		if err := conn.QueryRow(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+execute).Scan(&plan); err != nil {
-			t.Fatal(err)
-		}
-		var out []struct {
-			Plan struct {
-				Hit  int `json:"Shared Hit Blocks"`
-				Read int `json:"Shared Read Blocks"`
-			} `json:"Plan"`
-		}
-		if err := json.Unmarshal(plan, &out); err != nil || len(out) != 1 {
-			t.Fatalf("plan %s: %v", plan, err)
-		}
+		blocks = blocksRead(t, conn, execute)
 		if err := conn.QueryRow(ctx, execute).Scan(&expiries, new(bool), new(bool)); err != nil {
 			t.Fatal(err)
 		}
-		return out[0].Plan.Hit + out[0].Plan.Read, expiries
+		return blocks, expiries
 	}
 	now := time.Now()
 	probe(now) // warm

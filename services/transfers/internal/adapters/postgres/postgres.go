@@ -340,11 +340,12 @@ func traceContextArg(tc map[string]string) any {
 }
 
 func (r *Transfers) writeEvents(ctx context.Context, tx pgx.Tx, t *domain.Transfer) error {
-	msgs, err := events.Messages(t, t.TakeEvents(), r.sealTo)
-	if err != nil {
+	b := &pgx.Batch{}
+	var reads []func(pgx.BatchResults) error
+	if err := r.queueEvents(ctx, tx, b, &reads, t); err != nil {
 		return err
 	}
-	return outbox.Write(ctx, tx, msgs...)
+	return sendQueued(ctx, tx, b, reads)
 }
 
 // queueEvents is writeEvents into the caller's batch b, with the checks of their results added

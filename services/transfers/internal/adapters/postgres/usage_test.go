@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/pgtest"
@@ -22,8 +23,17 @@ import (
 // buffersRead runs sql under EXPLAIN (ANALYZE, BUFFERS) and returns the blocks it touched.
 func buffersRead(t *testing.T, e *testkit.Env, sql string, args ...any) int {
 	t.Helper()
+	return blocksRead(t, e.Pool, sql, args...)
+}
+
+// blocksRead is buffersRead on q: a connection of its own, for a statement that needs the
+// connection's session (a prepared statement, a setting).
+func blocksRead(t *testing.T, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}, sql string, args ...any) int {
+	t.Helper()
 	var plan []byte
-	if err := e.Pool.QueryRow(context.Background(), `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+sql, args...).Scan(&plan); err != nil {
+	if err := q.QueryRow(context.Background(), `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+sql, args...).Scan(&plan); err != nil {
 		t.Fatal(err)
 	}
 	var out []struct {
