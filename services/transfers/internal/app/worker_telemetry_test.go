@@ -254,7 +254,10 @@ func TestWorkerStepsJoinTheCreatingTrace(t *testing.T) {
 			}
 			seen++
 			want := steps[app.StepIssueVoucher].SpanContext()
-			if ev.GetVoucher().GetCollectionStatus() == transfersv1.CollectionStatus_COLLECTION_STATUS_EXPIRED {
+			switch {
+			case ev.GetTransfer().GetRefundStatus() == transfersv1.RefundStatus_REFUND_STATUS_REFUNDED:
+				want = steps[app.StepRefund].SpanContext()
+			case ev.GetVoucher().GetCollectionStatus() == transfersv1.CollectionStatus_COLLECTION_STATUS_EXPIRED:
 				want = steps[app.StepExpire].SpanContext()
 			}
 			if !sameSpan(sc, want) {
@@ -278,8 +281,8 @@ func TestWorkerStepsJoinTheCreatingTrace(t *testing.T) {
 			}
 		}
 	}
-	if seen != 3+2+3 {
-		t.Errorf("%d events of the transfer with its trace, want 3 status, 2 voucher, the SMS, the receipt and the refund's e-mail", seen)
+	if seen != 3+3+3 {
+		t.Errorf("%d events of the transfer with its trace, want 3 status, 3 voucher (issued, expired, refunded), the SMS, the receipt and the refund's e-mail", seen)
 	}
 
 	// The declined charge's span is an error; its transfer's steps are counted as such.

@@ -338,7 +338,11 @@ func TestVoucherExpiryRefundsOnce(t *testing.T) {
 		t.Fatalf("after expiry: %s / %s", got.Status(), got.Voucher().Status)
 	}
 	vs := e.VoucherEvents(t, tr.ID().String())
-	if len(vs) != 2 || vs[1].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_EXPIRED {
+	// Issued, expired (refund pending), and the refund made: the last tells the sender's open pages.
+	if len(vs) != 3 || vs[1].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_EXPIRED ||
+		vs[1].GetTransfer().GetRefundStatus() != transfersv1.RefundStatus_REFUND_STATUS_PENDING ||
+		vs[2].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_EXPIRED ||
+		vs[2].GetTransfer().GetRefundStatus() != transfersv1.RefundStatus_REFUND_STATUS_REFUNDED {
 		t.Fatalf("voucher events %v", vs)
 	}
 	wantRefundEmail(t, e, tr, "expired")
@@ -461,7 +465,11 @@ func TestCancelRefundsOnce(t *testing.T) {
 		t.Fatalf("refunded %s, want the whole R500.00 (the fee was waived)", amount)
 	}
 	vs := e.VoucherEvents(t, tr.ID().String())
-	if len(vs) != 2 || vs[1].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_CANCELLED {
+	// Issued, cancelled (refund pending), and the refund made: the last tells the sender's open pages.
+	if len(vs) != 3 || vs[1].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_CANCELLED ||
+		vs[1].GetTransfer().GetRefundStatus() != transfersv1.RefundStatus_REFUND_STATUS_PENDING ||
+		vs[2].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_CANCELLED ||
+		vs[2].GetTransfer().GetRefundStatus() != transfersv1.RefundStatus_REFUND_STATUS_REFUNDED {
 		t.Fatalf("voucher events %v", vs)
 	}
 	wantRefundEmail(t, e, tr, "cancelled")

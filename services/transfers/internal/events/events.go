@@ -47,7 +47,8 @@ func occurrence(what, which string) string {
 
 // Messages turns the events recorded on t into outbox messages: TransferStatusChanged on
 // .status at every status step, VoucherChanged on .voucher when a voucher is issued,
-// re-issued, collected, reversed or ends, and the notification requests: the recipient's SMS
+// re-issued, collected, reversed or ends and when the refund owed for it is made, and the
+// notification requests: the recipient's SMS
 // when the voucher is issued or re-issued and their reminder before it expires, and the
 // sender's e-mails (the receipt at the issue, cash collected, the refund made). Secrets (the
 // voucher number and PIN) are sealed to sealTo, the notifications service's public key.
@@ -131,7 +132,14 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 			}
 			msgs = append(msgs, sms)
 		case domain.RefundCompleted:
-			var err error
+			// The voucher's status does not change, but the transfer does: without this event the
+			// sender's open pages (and the BFF's cached history) showed "Refund pending" until
+			// they read the transfer again, and the web's "Refund complete" notice never came.
+			changed, err := voucherChanged(t, ev.At, "refund/"+string(t.State().Refund.Status))
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, changed)
 			msgs, err = appendEmail(msgs, t, ev.At, "", VoucherRefunded)
 			if err != nil {
 				return nil, err

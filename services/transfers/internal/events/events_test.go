@@ -234,8 +234,14 @@ func TestCollectionAndRefundEmails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The transfer as refunded, for the sender's open pages, then the e-mail.
+		changed, ok := msgs[0].Payload.(*transfersv1.VoucherChanged)
+		if !ok || changed.GetTransfer().GetRefundStatus() != transfersv1.RefundStatus_REFUND_STATUS_REFUNDED ||
+			msgs[0].Subject != "thumela.transfers."+tr.UserID().String()+".voucher" {
+			t.Fatalf("%s: first refunded message %s %v, want the transfer refunded on .voucher", reason, msgs[0].Subject, msgs[0].Payload)
+		}
 		reqs, _ := requests(t, msgs)
-		if len(msgs) != 1 || len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_REFUNDED ||
+		if len(msgs) != 2 || len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_REFUNDED ||
 			reqs[0].GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL {
 			t.Fatalf("%s: refunded messages %v", reason, msgs)
 		}
