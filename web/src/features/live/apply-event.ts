@@ -24,6 +24,7 @@ import { bankAtm } from "@/lib/banks";
 import { cardRefundCents, creditReturnText } from "@/lib/credit";
 import { formatMoney } from "@/lib/money";
 import { storeProfile } from "@/lib/profile-cache";
+import { withKnownSms } from "@/lib/sms-delivery";
 
 /** Something the sender should hear about while the app is open (shown as a toast). */
 export interface LiveNotice {
@@ -75,14 +76,9 @@ export function applyLiveEvent(
       const transfer = event.value.transfer;
       if (!transfer) break;
       notice = transferNotice(knownTransfer(queryClient, transport, transfer.id), transfer);
-      queryClient.setQueryData<GetTransferResponse>(transferKey(transport, transfer.id), (old) => {
-        // A transfer's events do not carry its SMS's state (SmsDeliveryChanged does): keep it,
-        // unless the voucher was re-issued (a new number goes out in a new SMS).
-        const reissued = old?.transfer?.voucher?.number !== transfer.voucher?.number;
-        const sms = transfer.smsDelivery ?? (reissued ? undefined : old?.transfer?.smsDelivery);
-        const next = sms && !transfer.smsDelivery ? Object.assign(clone(TransferSchema, transfer), { smsDelivery: sms }) : transfer;
-        return create(GetTransferResponseSchema, { transfer: next });
-      });
+      queryClient.setQueryData<GetTransferResponse>(transferKey(transport, transfer.id), (old) =>
+        create(GetTransferResponseSchema, { transfer: withKnownSms(transfer, old?.transfer) }),
+      );
       void queryClient.invalidateQueries({
         queryKey: createConnectQueryKey({ schema: TransfersService.method.listTransfers, cardinality: undefined }),
       });

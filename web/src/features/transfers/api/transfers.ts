@@ -9,10 +9,11 @@ import {
   TransferStatus,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
-import type { Bank, ListTransfersRequestSchema, SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import type { Bank, GetTransferResponse, ListTransfersRequestSchema, SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { formatSaTimeOfDay, toDate } from "@/lib/date";
 import { centsToDecimal } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
+import { withKnownSms } from "@/lib/sms-delivery";
 import { isClosedVoucher } from "../lib/voucher-state";
 
 export const RECENT_TRANSFERS_COUNT = 3;
@@ -61,7 +62,10 @@ export function useTransfer(id: string | undefined, { poll }: { poll: boolean })
   });
 }
 
-/** Puts a transfer the server just answered into the GetTransfer cache and refreshes the lists. */
+/**
+ * Puts a transfer the server just answered into the GetTransfer cache (keeping the voucher SMS's
+ * state, which the answers do not carry) and refreshes the lists.
+ */
 export function useRememberTransfer() {
   const queryClient = useQueryClient();
   const transport = useTransport();
@@ -73,7 +77,9 @@ export function useRememberTransfer() {
         transport,
         cardinality: "finite",
       });
-      queryClient.setQueryData(queryKey, create(GetTransferResponseSchema, { transfer }));
+      queryClient.setQueryData<GetTransferResponse>(queryKey, (old) =>
+        create(GetTransferResponseSchema, { transfer: withKnownSms(transfer, old?.transfer) }),
+      );
       void queryClient.invalidateQueries({
         queryKey: createConnectQueryKey({ schema: listTransfers, cardinality: "finite" }),
       });

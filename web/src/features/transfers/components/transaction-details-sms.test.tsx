@@ -3,7 +3,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { SmsDeliverySchema, SmsDeliveryStatus, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
+import { CollectionStatus, RefundStatus, SmsDeliverySchema, SmsDeliveryStatus, TransfersService, VoucherSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import type { SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { liveFeed } from "@/test/live-feed";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
@@ -20,12 +20,14 @@ function sms(init: MessageInitShape<typeof SmsDeliverySchema>): SmsDelivery {
  * The dashboard with one transfer in its list (which carries no SMS state, as the BFF's lists
  * do not) and GetTransfer answering `detail()`: the transfer with its SMS.
  */
-function renderWithSms(transfer: Transfer, detail: () => Transfer, live?: ReturnType<typeof liveFeed>) {
+function renderWithSms(transfer: Transfer, detail: () => Transfer, live?: ReturnType<typeof liveFeed>, cancelled?: Transfer) {
   return renderApp("/dashboard", {
     session: SIGNED_IN,
     routes: (r) => {
       r.rpc(TransfersService.method.listTransfers, () => ({ transfers: [transfer], totalCount: 1 }));
       r.rpc(TransfersService.method.getTransfer, () => ({ transfer: detail() }));
+      // CancelTransfer answers the transfer without its SMS's state, as the BFF does.
+      if (cancelled) r.rpc(TransfersService.method.cancelTransfer, () => ({ transfer: cancelled }));
       live?.register(r);
     },
   });
@@ -85,6 +87,31 @@ describe("transaction details: the recipient's voucher SMS", () => {
     const again = renderWithSms(transfer, () => transfer);
     dialog = await openDialog(again.user);
     expect(await within(dialog).findByText("No delivery report yet")).toBeInTheDocument();
+  });
+
+  it("a cancelled voucher's SMS still reads delivered: the cancel's answer, without the SMS, does not erase it", async () => {
+    const transfer = completed(makeTransfer());
+    const at = Date.now() - 1000;
+    const cancelled = withChanges(transfer, {
+      voucher: create(VoucherSchema, { number: transfer.voucher?.number, collectionStatus: CollectionStatus.CANCELLED }),
+      refundStatus: RefundStatus.PENDING,
+      updatedAt: timestampFromMs(Date.now()),
+    });
+    const { user } = renderWithSms(
+      transfer,
+      () => withChanges(transfer, { smsDelivery: sms({ status: SmsDeliveryStatus.DELIVERED, updatedAt: timestampFromMs(at) }) }),
+      undefined,
+      cancelled,
+    );
+    const dialog = await openDialog(user);
+    const delivered = `SMS delivered to +27 82 123 4567 at ${saClock.format(at)}`;
+    await within(dialog).findByText(delivered);
+    await user.click(within(dialog).getByRole("button", { name: "Cancel voucher" }));
+    await user.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Yes, cancel voucher" }));
+    expect(await screen.findByText("Voucher cancelled")).toBeInTheDocument();
+    expect(await within(dialog).findByText("Refund pending")).toBeInTheDocument();
+    expect(within(dialog).getByText(delivered)).toBeInTheDocument();
+    expect(within(dialog).queryByText("No delivery report yet")).not.toBeInTheDocument();
   });
 
   it("follows the live stream: sent, then delivered, without a reload; a transfer update keeps it", async () => {
