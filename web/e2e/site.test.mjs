@@ -130,6 +130,37 @@ describe("routes", () => {
     await page.close();
   });
 
+  test("no page breaks the Content Security Policy, forms included (they validate without eval)", async () => {
+    // The policy is enforced here (the shared signed-in context bypasses it for the axe scan).
+    const context = await chromium.browser.newContext();
+    await context.addInitScript(() => {
+      document.addEventListener("securitypolicyviolation", (e) =>
+        console.warn(`csp-violation ${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`),
+      );
+    });
+    const violations = [];
+    context.on("console", (message) => {
+      if (message.text().startsWith("csp-violation")) violations.push(`${message.page()?.url()}: ${message.text()}`);
+    });
+    const page = await context.newPage();
+    // The public forms: an empty sign-in and a mistyped sign-up run their validation.
+    await page.goto(`${stack.baseURL}/login`);
+    await page.getByRole("button", { name: "Log In" }).click();
+    await page.goto(`${stack.baseURL}/signup`);
+    await page.getByLabel("Email").fill("not-an-address");
+    await page.getByRole("button", { name: "Create Account" }).click();
+    await page.getByRole("heading", { name: "Create Your Account" }).waitFor();
+    for (const [path, heading] of PUBLIC_ROUTES) await expectPage(page, path, heading);
+    // Signed in (the sign-up's own form included), every page of the shell.
+    await signUp(context);
+    for (const [path, heading] of [...SIGNED_IN_ROUTES, ["/recipients", "Recipients"]]) await expectPage(page, path, heading);
+    await page.goto(`${stack.baseURL}/send-money`);
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByLabel("Amount to Send (ZAR)").waitFor();
+    assert.deepEqual(violations, []);
+    await context.close();
+  });
+
   test("every footer link resolves to a page", async () => {
     const page = await chromium.browser.newPage();
     await page.goto(`${stack.baseURL}/`);

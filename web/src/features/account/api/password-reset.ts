@@ -1,6 +1,6 @@
 import { useMutation } from "@connectrpc/connect-query";
-import { z } from "zod";
 import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
+import { z } from "@/lib/zod";
 import {
   CONFIRM_PASSWORD_REQUIRED,
   MIN_PASSWORD_LENGTH,

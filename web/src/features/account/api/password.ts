@@ -1,6 +1,6 @@
 import { useMutation } from "@connectrpc/connect-query";
-import { z } from "zod";
 import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
+import { z } from "@/lib/zod";
 
 /** DECISIONS.md: at least 8 characters (the spec's 6 is below current guidance). */
 export const MIN_PASSWORD_LENGTH = 8;

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useTransport } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
-import { z } from "zod";
 import { AccountService } from "@/gen/thumela/bff/v1/bff_pb";
 import { storeProfile } from "@/lib/profile-cache";
+import { z } from "@/lib/zod";
 
 export const FIRST_NAME_REQUIRED = "First name is required";
 export const LAST_NAME_REQUIRED = "Last name is required";

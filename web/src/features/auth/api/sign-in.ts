@@ -1,6 +1,6 @@
 import { useMutation } from "@connectrpc/connect-query";
-import { z } from "zod";
 import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
+import { z } from "@/lib/zod";
 
 export const LOGIN_REQUIRED_MESSAGE = "Please enter both email and password.";
 export const LOGIN_TOAST_FALLBACK = "Unable to login. Please try again.";

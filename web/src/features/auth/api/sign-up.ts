@@ -1,6 +1,6 @@
 import { useMutation } from "@connectrpc/connect-query";
-import { z } from "zod";
 import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
+import { z } from "@/lib/zod";
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const SIGNUP_REQUIRED_MESSAGE = "Please fill in all required fields.";

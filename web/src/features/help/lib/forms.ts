@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@/lib/zod";
 
 /** The spec's success toast for the help contact form and the feedback page. */
 export const FEEDBACK_TOAST = {

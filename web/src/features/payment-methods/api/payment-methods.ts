@@ -1,8 +1,8 @@
 import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
-import { z } from "zod";
 import { CardBrand, PaymentMethodsService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
+import { z } from "@/lib/zod";
 
 const service = PaymentMethodsService.method;
 

@@ -1,8 +1,8 @@
 import { createConnectQueryKey, useMutation } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
-import { z } from "zod";
 import { RecipientsService } from "@/gen/thumela/bff/v1/bff_pb";
 import { INVALID_MOBILE, saMobileE164 } from "@/lib/phone";
+import { z } from "@/lib/zod";
 
 const service = RecipientsService.method;
 

@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { ScheduleFrequency } from "@/gen/thumela/bff/v1/bff_pb";
 import { addDays } from "@/lib/date";
 import { parseRandToCents } from "@/lib/money";
+import { z } from "@/lib/zod";
 
 /** The words of the scheduled sends on /recipients. */
 export const SCHEDULE_MESSAGES = {

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { parseRandToCents } from "@/lib/money";
+import { z } from "@/lib/zod";
 import { presetRecipient } from "../lib/preset-recipients";
 
 /** The spec's messages, verbatim (section 5 and 8). */
