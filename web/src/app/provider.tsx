@@ -7,7 +7,7 @@ import type { ReactNode } from "react";
 import { Toaster } from "sonner";
 import { sessionQueryFilter } from "@/features/auth/api/session-key";
 import { createQueryClient } from "@/lib/query-client";
-import { ServiceOutage, ServiceOutageProvider, reportingOutages } from "@/lib/service-outage";
+import { ServiceOutage, ServiceOutageProvider, reportingOutages, useServiceOutage } from "@/lib/service-outage";
 import { ThemeProvider, useTheme } from "@/lib/theme";
 import { transport as browserTransport } from "@/lib/transport";
 
@@ -56,7 +56,21 @@ export function createAppQueryClient(options: { retry?: boolean } = {}): QueryCl
   });
 }
 
+/**
+ * Toasts at the top right, except while the outage banner is shown: it sits under the top bar
+ * with its Dismiss at the right, where a toast (kept open while the pointer is over it) covered
+ * the button. The failure that raises the banner usually raises a toast at the same moment.
+ */
 function ThemedToaster() {
   const { resolved } = useTheme();
-  return <Toaster theme={resolved} duration={TOAST_DURATION_MS} position="top-right" richColors closeButton />;
+  const { shown: bannerShown } = useServiceOutage();
+  return (
+    <Toaster
+      theme={resolved}
+      duration={TOAST_DURATION_MS}
+      position={bannerShown ? "bottom-right" : "top-right"}
+      richColors
+      closeButton
+    />
+  );
 }

@@ -43,6 +43,11 @@ function paymentMethodsService() {
   return { service, routes };
 }
 
+/** Sonner's list of toasts (there while a toast is shown), which names its corner. */
+function toaster() {
+  return document.querySelector("[data-sonner-toaster]");
+}
+
 function banner() {
   return screen.queryAllByRole("status").find((status) => status.textContent?.includes(BANNER));
 }
@@ -64,9 +69,11 @@ describe("unavailable banner", () => {
     await user.type(within(dialog).getByLabelText("CVV"), "123");
     await user.click(within(dialog).getByRole("button", { name: "Add Payment Method" }));
 
-    // The screen's own failure (the spec's toast), and the banner saying why.
+    // The screen's own failure (the spec's toast), and the banner saying why. While the banner
+    // shows, toasts go to the bottom, off its Dismiss button.
     await expectToast("Error", "Failed to save payment method. Please try again.");
     await waitFor(() => expect(banner()).toBeDefined());
+    await waitFor(() => expect(toaster()).toHaveAttribute("data-y-position", "bottom"));
 
     // Back up: the same card goes in, and the banner goes away.
     service.down = false;
