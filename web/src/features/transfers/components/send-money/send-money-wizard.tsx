@@ -408,7 +408,12 @@ function stepRefusal(step: 1 | 2 | 3, fieldError: (field: keyof SendMoneyValues)
   return { title: spec.title, description: spec.description };
 }
 
-/** Moves keyboard focus to the first field of a step when the step changes (not on first show). */
+/**
+ * Moves keyboard focus to the first field of a step when the step changes (not on first show),
+ * or to the option already chosen in a step that is a choice (the payment step's card). Only a
+ * radio counts as a choice: the recipient step's ticked 'save this recipient' box sits at its
+ * bottom, and taking focus there skipped the name and number.
+ */
 function useStepFocus(step: WizardStep) {
   const ref = useRef<HTMLFormElement>(null);
   const first = useRef(true);
@@ -419,7 +424,7 @@ function useStepFocus(step: WizardStep) {
     }
     const form = ref.current;
     const target =
-      form?.querySelector<HTMLElement>("input:checked") ??
+      form?.querySelector<HTMLElement>('input[type="radio"]:checked') ??
       form?.querySelector<HTMLElement>("input, select, textarea, button");
     target?.focus();
   }, [step]);

@@ -202,6 +202,17 @@ describe("send money wizard", () => {
     await expectStep("Payment");
   });
 
+  it("moves keyboard focus to each step's first field, or to the card already chosen", async () => {
+    const { user } = renderWizard("/send-money");
+    await completeAmount(user);
+    await expectStep("Recipient");
+    // Not the ticked 'save this recipient' box at the bottom of the step.
+    await vi.waitFor(() => expect(screen.getByLabelText("Recipient Name")).toHaveFocus());
+    await completeRecipient(user);
+    await expectStep("Payment");
+    await vi.waitFor(() => expect(screen.getByRole("radio", { name: /Travel Mastercard/ })).toHaveFocus());
+  });
+
   it.each([[""], ["0"], ["0.00"]])("refuses the amount %j: 'Invalid amount'", async (amount) => {
     const { user } = renderWizard("/send-money");
     const input = await screen.findByLabelText("Amount to Send (ZAR)");
