@@ -466,6 +466,19 @@ describe("send money wizard", () => {
     await expectStep("Amount");
   });
 
+  it("hands the focus from the Send Money button to the result's title, so Tab goes on to its buttons", async () => {
+    const { user } = renderWizard("/send-money", {
+      create: (request) => completed(makeTransfer({ amountCents: request.amountCents })),
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    const title = await screen.findByRole("heading", { name: "Transfer Successful" });
+    await vi.waitFor(() => expect(title).toHaveFocus());
+    await user.tab();
+    expect(document.activeElement).not.toBe(document.body);
+    expect(screen.getByRole("status").parentElement).toContainElement(document.activeElement as HTMLElement);
+  });
+
   it("shows 'Transfer Failed' with the reason, and Try Again sends a new attempt with a new key", async () => {
     const { user, calls } = renderWizard("/send-money", {
       create: (request, attempt) =>

@@ -225,13 +225,29 @@ interface PanelProps {
   actions?: ReactNode;
 }
 
-/** The state's text is a live region (announced as it changes); the buttons are outside it. */
+/**
+ * The state's text is a live region (announced as it changes); the buttons are outside it.
+ *
+ * The panel replaces the form whose Send Money button (or the step-up dialog's) had the focus,
+ * which then fell to the page's body: the next Tab started over at "Skip to content". So a
+ * panel that finds the focus lost takes it on its title, and Tab goes on to its buttons. It
+ * never takes the focus from anything else.
+ */
 function Panel({ icon, title, children, actions }: PanelProps) {
+  const titleRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (!document.activeElement || document.activeElement === document.body) titleRef.current?.focus();
+  }, []);
   return (
     <Card aria-labelledby="transfer-result-title" className="p-6 text-center sm:p-8">
       <div role="status" className="flex flex-col items-center text-slate-700 dark:text-slate-300">
         {icon}
-        <h2 id="transfer-result-title" className="mt-4 text-xl font-semibold text-slate-900 dark:text-white">
+        <h2
+          ref={titleRef}
+          tabIndex={-1}
+          id="transfer-result-title"
+          className="mt-4 text-xl font-semibold text-slate-900 focus:outline-none dark:text-white"
+        >
           {title}
         </h2>
         <div className="mt-2 w-full">{children}</div>
