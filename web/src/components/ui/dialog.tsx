@@ -1,6 +1,6 @@
 import { X } from "lucide-react";
 import { Dialog as DialogPrimitive } from "radix-ui";
-import { useState } from "react";
+import { useRef } from "react";
 import type { ReactNode } from "react";
 import { cn } from "@/lib/cn";
 
@@ -24,13 +24,20 @@ interface DialogContentProps {
  * it and focus returns to what opened it.
  */
 export function DialogContent({ title, description, children, className, returnFocus }: DialogContentProps) {
-  const [openedFrom] = useState(() => document.activeElement as HTMLElement | null);
+  // Taken when the content opens, not when this component first renders: a controlled dialog
+  // (the transaction details of the history and the dashboard) renders it while closed too, so
+  // a value taken at render was whatever had focus when the page loaded (its body), and Escape
+  // left the keyboard user at the top of the page instead of on the row they opened.
+  const openedFrom = useRef<HTMLElement | null>(null);
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
       <DialogPrimitive.Content
         {...(description ? {} : { "aria-describedby": undefined })}
-        onCloseAutoFocus={(event) => restoreFocus(event, returnFocus ?? openedFrom)}
+        onOpenAutoFocus={() => {
+          openedFrom.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+        }}
+        onCloseAutoFocus={(event) => restoreFocus(event, returnFocus ?? openedFrom.current)}
         className={cn(
           "fixed left-1/2 top-1/2 z-50 max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto",
           "rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900",

@@ -1,6 +1,6 @@
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { configure, screen, within } from "@testing-library/react";
+import { configure, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { TransferStatus, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { ListTransfersRequest, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
@@ -179,9 +179,14 @@ describe("transaction history", () => {
     await user.keyboard("{Escape}");
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
 
-    // And by keyboard, from the chevron button.
-    await user.click(screen.getByRole("button", { name: "View details of the transfer to Ayanda Zulu" }));
+    // And by keyboard, from the chevron button; Escape brings the focus back to it.
+    const details = screen.getByRole("button", { name: "View details of the transfer to Ayanda Zulu" });
+    details.focus();
+    await user.keyboard("{Enter}");
     expect(await screen.findByRole("dialog", { name: "Transaction Details" })).toBeInTheDocument();
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    await waitFor(() => expect(details).toHaveFocus());
   });
 });
 
