@@ -392,6 +392,16 @@ describe("delete payment method", () => {
     await expectToast("Payment method deleted", "Work Mastercard has been removed from your account.");
     expect(screen.queryByRole("alertdialog")).not.toBeInTheDocument();
     await vi.waitFor(() => expect(screen.queryByRole("region", { name: "Work Mastercard" })).not.toBeInTheDocument());
+    // Its menu button went with it: the focus goes to Add Method.
+    await vi.waitFor(() => expect(screen.getByRole("button", { name: "Add Method" })).toHaveFocus());
+  });
+
+  it("Escape keeps the method and gives the focus back to its card's menu button", async () => {
+    const { user } = await openDelete();
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("alertdialog")).not.toBeInTheDocument();
+    const card = screen.getByRole("region", { name: "Work Mastercard" });
+    await vi.waitFor(() => expect(within(card).getByRole("button", { name: "Options" })).toHaveFocus());
   });
 
   it("says 'Deleting...' while busy; Cancel keeps the method", async () => {
