@@ -35,18 +35,32 @@ export function buttonClasses(variant: ButtonVariant = "primary", size: ButtonSi
 interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   variant?: ButtonVariant;
   size?: ButtonSize;
-  /** Shows a spinner and disables the button; pass the busy label as children. */
+  /**
+   * Shows a spinner and makes presses do nothing; pass the busy label as children. Busy is
+   * aria-disabled, not disabled: a focused button that becomes disabled loses the focus (to the
+   * page's body, or to the dialog around it), and where the button stays after its action (the
+   * details dialog's Resend SMS) a keyboard user had to start over. A press while busy, or a
+   * form's Enter (which presses its submit button), is cancelled, so nothing is sent twice.
+   */
   busy?: boolean;
   ref?: Ref<HTMLButtonElement>;
 }
 
-export function Button({ variant, size, busy = false, className, disabled, children, type = "button", ...rest }: ButtonProps) {
+export function Button({ variant, size, busy = false, className, disabled, children, type = "button", onClick, ...rest }: ButtonProps) {
   return (
     <button
       type={type}
       className={buttonClasses(variant, size, className)}
-      disabled={disabled || busy}
+      disabled={disabled}
+      aria-disabled={busy || undefined}
       aria-busy={busy || undefined}
+      onClick={(event) => {
+        if (busy) {
+          event.preventDefault();
+          return;
+        }
+        onClick?.(event);
+      }}
       {...rest}
     >
       {busy && <Spinner className="size-4" />}

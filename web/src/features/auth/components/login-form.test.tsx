@@ -85,7 +85,7 @@ describe("login", () => {
     await user.type(screen.getByLabelText("Password"), "correct-horse");
     await user.click(screen.getByRole("button", { name: "Log In" }));
 
-    expect(await screen.findByRole("button", { name: "Logging in..." })).toBeDisabled();
+    expect(await screen.findByRole("button", { name: "Logging in..." })).toHaveAttribute("aria-disabled", "true");
     release();
 
     expect(await screen.findByRole("heading", { name: "Transaction History" })).toBeInTheDocument();

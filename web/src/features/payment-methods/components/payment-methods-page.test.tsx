@@ -265,7 +265,7 @@ describe("add card dialog", () => {
     await user.click(screen.getByRole("switch", { name: "Set as default payment method" }));
     await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
 
-    expect(await screen.findByRole("button", { name: "Processing..." })).toBeDisabled();
+    expect(await screen.findByRole("button", { name: "Processing..." })).toHaveAttribute("aria-disabled", "true");
     release();
     await expectToast("Payment method added");
     expect(received).toMatchObject({
@@ -413,7 +413,7 @@ describe("delete payment method", () => {
       }),
     );
     await user.click(within(dialog).getByRole("button", { name: "Delete" }));
-    expect(await within(dialog).findByRole("button", { name: "Deleting..." })).toBeDisabled();
+    expect(await within(dialog).findByRole("button", { name: "Deleting..." })).toHaveAttribute("aria-disabled", "true");
     release();
     await expectToast("Delete failed", "There was a problem deleting your payment method.");
     expect(screen.getByRole("region", { name: "Work Mastercard" })).toBeInTheDocument();

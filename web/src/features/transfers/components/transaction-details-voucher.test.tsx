@@ -134,8 +134,11 @@ describe("transaction details: resend the voucher SMS", () => {
     await user.click(resend);
 
     const busy = within(dialog).getByRole("button", { name: "Sending..." });
-    expect(busy).toBeDisabled();
+    expect(busy).toHaveAttribute("aria-disabled", "true");
     expect(busy).toHaveAttribute("aria-busy", "true");
+    // The button stays, and so does the keyboard's place on it (a disabled button lost it).
+    expect(busy).toHaveFocus();
+    await user.click(busy);
     release();
 
     await expectToast(
@@ -145,6 +148,7 @@ describe("transaction details: resend the voucher SMS", () => {
     expect(calls.resend).toEqual([expect.objectContaining({ id: before.id })]);
     expect(await within(dialog).findByText("5930481726")).toBeInTheDocument();
     expect(within(dialog).getByRole("button", { name: "Resend SMS" })).toHaveAccessibleDescription("1 resend left");
+    expect(within(dialog).getByRole("button", { name: "Resend SMS" })).toHaveFocus();
   });
 
   it("is disabled with no resends left", async () => {
