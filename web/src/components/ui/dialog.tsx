@@ -24,20 +24,13 @@ interface DialogContentProps {
  * it and focus returns to what opened it.
  */
 export function DialogContent({ title, description, children, className, returnFocus }: DialogContentProps) {
-  // Taken when the content opens, not when this component first renders: a controlled dialog
-  // (the transaction details of the history and the dashboard) renders it while closed too, so
-  // a value taken at render was whatever had focus when the page loaded (its body), and Escape
-  // left the keyboard user at the top of the page instead of on the row they opened.
-  const openedFrom = useRef<HTMLElement | null>(null);
+  const focusReturn = useReturnFocus(returnFocus);
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
       <DialogPrimitive.Content
         {...(description ? {} : { "aria-describedby": undefined })}
-        onOpenAutoFocus={() => {
-          openedFrom.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-        }}
-        onCloseAutoFocus={(event) => restoreFocus(event, returnFocus ?? openedFrom.current)}
+        {...focusReturn}
         className={cn(
           "fixed left-1/2 top-1/2 z-50 max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto",
           "rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900",
@@ -62,6 +55,24 @@ export function DialogContent({ title, description, children, className, returnF
       </DialogPrimitive.Content>
     </DialogPrimitive.Portal>
   );
+}
+
+/**
+ * Where a dialog (Radix Dialog or AlertDialog; spread the result on its Content) gives the focus
+ * back when it closes: `returnFocus` (a dialog opened from a menu item passes the menu's button),
+ * else what had focus when it opened; `fallback()` when that is gone (the card just deleted).
+ * Both are taken when the dialog opens, not later: the pages forget what is being edited or
+ * deleted, and with it `returnFocus`, as the dialog closes, before Radix asks; and a controlled
+ * dialog renders while closed too, so what had focus at its first render was the page's body.
+ */
+export function useReturnFocus(returnFocus?: HTMLElement | null, fallback?: () => HTMLElement | null) {
+  const target = useRef<HTMLElement | null>(null);
+  return {
+    onOpenAutoFocus: () => {
+      target.current = returnFocus ?? (document.activeElement instanceof HTMLElement ? document.activeElement : null);
+    },
+    onCloseAutoFocus: (event: Event) => restoreFocus(event, target.current?.isConnected ? target.current : fallback?.()),
+  };
 }
 
 /** Focuses `target` instead of Radix's default (the Dialog.Trigger, which controlled dialogs lack). */

@@ -24,7 +24,7 @@ import { bankAtm } from "@/lib/banks";
 import { cardRefundCents, creditReturnText } from "@/lib/credit";
 import { formatMoney } from "@/lib/money";
 import { storeProfile } from "@/lib/profile-cache";
-import { withKnownSms } from "@/lib/sms-delivery";
+import { storeTransfer, transferQueryKey } from "@/lib/transfer-cache";
 
 /** Something the sender should hear about while the app is open (shown as a toast). */
 export interface LiveNotice {
@@ -76,9 +76,7 @@ export function applyLiveEvent(
       const transfer = event.value.transfer;
       if (!transfer) break;
       notice = transferNotice(knownTransfer(queryClient, transport, transfer.id), transfer);
-      queryClient.setQueryData<GetTransferResponse>(transferKey(transport, transfer.id), (old) =>
-        create(GetTransferResponseSchema, { transfer: withKnownSms(transfer, old?.transfer) }),
-      );
+      storeTransfer(queryClient, transport, transfer);
       void queryClient.invalidateQueries({
         queryKey: createConnectQueryKey({ schema: TransfersService.method.listTransfers, cardinality: undefined }),
       });
@@ -90,7 +88,7 @@ export function applyLiveEvent(
     case "smsDeliveryChanged": {
       const { transferId, smsDelivery } = event.value;
       if (!transferId || !smsDelivery) break;
-      const key = transferKey(transport, transferId);
+      const key = transferQueryKey(transport, transferId);
       const cached = queryClient.getQueryData<GetTransferResponse>(key);
       if (!cached?.transfer) {
         // Not read yet (or being read): an open dialog's read will include it.
@@ -113,7 +111,7 @@ export function applyLiveEvent(
  * any list read; undefined when the tab has not seen it.
  */
 function knownTransfer(queryClient: QueryClient, transport: Transport, id: string): Transfer | undefined {
-  const read = queryClient.getQueryData<GetTransferResponse>(transferKey(transport, id))?.transfer;
+  const read = queryClient.getQueryData<GetTransferResponse>(transferQueryKey(transport, id))?.transfer;
   if (read) return read;
   const lists = queryClient.getQueriesData<ListTransfersResponse>({
     queryKey: createConnectQueryKey({ schema: TransfersService.method.listTransfers, cardinality: "finite" }),
@@ -147,10 +145,6 @@ export function transferNotice(previous: Transfer | undefined, next: Transfer): 
     };
   }
   return undefined;
-}
-
-function transferKey(transport: Transport, id: string) {
-  return createConnectQueryKey({ schema: TransfersService.method.getTransfer, input: { id }, transport, cardinality: "finite" });
 }
 
 /** Whether `next` reports an earlier moment than what the cache holds (a late, stale answer). */

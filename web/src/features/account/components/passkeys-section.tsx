@@ -5,7 +5,7 @@ import { useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { restoreFocus } from "@/components/ui/dialog";
+import { useReturnFocus } from "@/components/ui/dialog";
 import { Skeleton } from "@/components/ui/skeleton";
 import type { Passkey } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, hasCode } from "@/lib/errors";
@@ -163,6 +163,8 @@ function RemovePasskeyDialog({
   onClose: () => void;
 }) {
   const remove = useDeletePasskey();
+  // Back to the passkey's Remove button; once it is removed, to Add a passkey.
+  const focusReturn = useReturnFocus(returnFocus, () => document.getElementById(ADD_BUTTON_ID));
 
   const onRemove = async () => {
     if (!passkey) return;
@@ -182,7 +184,7 @@ function RemovePasskeyDialog({
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
         <AlertDialog.Content
-          onCloseAutoFocus={(event) => restoreFocus(event, returnFocus?.isConnected ? returnFocus : document.getElementById(ADD_BUTTON_ID))}
+          {...focusReturn}
           className="fixed left-1/2 top-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900"
         >
           <AlertDialog.Title className="text-lg font-semibold">Remove passkey</AlertDialog.Title>

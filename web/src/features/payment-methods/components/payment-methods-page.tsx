@@ -6,7 +6,7 @@ import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { restoreFocus } from "@/components/ui/dialog";
+import { useReturnFocus } from "@/components/ui/dialog";
 import { Spinner } from "@/components/ui/spinner";
 import { PaymentMethodType } from "@/gen/thumela/bff/v1/bff_pb";
 import type { PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
@@ -216,13 +216,8 @@ function DeletePaymentMethodDialog({
   onClose: () => void;
 }) {
   const remove = useDeletePaymentMethod();
-  // The card's menu button, kept past the close: the page forgets the method being deleted (and
-  // with it this prop) as the dialog closes, before Radix asks where the focus goes, which then
-  // went to Add Method instead of back to the card.
-  const returnTo = useRef<HTMLElement | null>(null);
-  useEffect(() => {
-    if (returnFocus) returnTo.current = returnFocus;
-  }, [returnFocus]);
+  // Back to the card's menu button; a deleted card's button is gone with it: Add Method then.
+  const focusReturn = useReturnFocus(returnFocus, () => document.getElementById(ADD_BUTTON_ID));
 
   const onDelete = async () => {
     if (!method) return;
@@ -247,10 +242,7 @@ function DeletePaymentMethodDialog({
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
         <AlertDialog.Content
-          onCloseAutoFocus={(event) =>
-            // A deleted card's button is gone with it: Add Method then.
-            restoreFocus(event, returnTo.current?.isConnected ? returnTo.current : document.getElementById(ADD_BUTTON_ID))
-          }
+          {...focusReturn}
           className="fixed left-1/2 top-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900">
           <AlertDialog.Title className="text-lg font-semibold">Delete Payment Method</AlertDialog.Title>
           <AlertDialog.Description className="mt-2 text-sm text-slate-600 dark:text-slate-400">

@@ -5,7 +5,7 @@ import { AlertDialog } from "radix-ui";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
-import { Dialog, DialogContent, restoreFocus } from "@/components/ui/dialog";
+import { Dialog, DialogContent, useReturnFocus } from "@/components/ui/dialog";
 import { FieldError } from "@/components/ui/field-error";
 import { Input, Label } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
@@ -141,6 +141,8 @@ export function DeleteRecipientDialog({
   onClose: () => void;
 }) {
   const remove = useDeleteRecipient();
+  // Back to the recipient's Delete button; once they are deleted, to the search box.
+  const focusReturn = useReturnFocus(returnFocus, () => document.getElementById("recipients-search"));
 
   const onDelete = async () => {
     if (!recipient) return;
@@ -161,7 +163,7 @@ export function DeleteRecipientDialog({
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
         <AlertDialog.Content
-          onCloseAutoFocus={(event) => restoreFocus(event, returnFocus ?? document.getElementById("recipients-search"))}
+          {...focusReturn}
           className="fixed left-1/2 top-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900"
         >
           <AlertDialog.Title className="text-lg font-semibold">Delete Recipient</AlertDialog.Title>

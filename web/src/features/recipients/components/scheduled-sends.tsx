@@ -6,7 +6,7 @@ import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { restoreFocus } from "@/components/ui/dialog";
+import { useReturnFocus } from "@/components/ui/dialog";
 import { Spinner } from "@/components/ui/spinner";
 import { ScheduleState } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Schedule, ScheduleOccurrence } from "@/gen/thumela/bff/v1/bff_pb";
@@ -213,6 +213,8 @@ function OccurrenceRow({ occurrence }: { occurrence: ScheduleOccurrence }) {
 function DeleteScheduleDialog({ deleting, onClose }: { deleting?: Deleting; onClose: () => void }) {
   const remove = useDeleteSchedule();
   const schedule = deleting?.schedule;
+  // Back to the schedule's Delete button; once it is deleted, to the section's title.
+  const focusReturn = useReturnFocus(deleting?.returnFocus, () => document.getElementById("scheduled-sends-title"));
 
   const onDelete = async () => {
     if (!schedule) return;
@@ -233,7 +235,7 @@ function DeleteScheduleDialog({ deleting, onClose }: { deleting?: Deleting; onCl
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="fixed inset-0 z-40 bg-slate-950/50" />
         <AlertDialog.Content
-          onCloseAutoFocus={(event) => restoreFocus(event, deleting?.returnFocus?.isConnected ? deleting.returnFocus : document.getElementById("scheduled-sends-title"))}
+          {...focusReturn}
           className="fixed left-1/2 top-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900"
         >
           <AlertDialog.Title className="text-lg font-semibold">Delete scheduled send</AlertDialog.Title>

@@ -1,19 +1,17 @@
-import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { createConnectQueryKey, useMutation, useQuery, useTransport } from "@connectrpc/connect-query";
 import { keepPreviousData, skipToken, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import {
-  GetTransferResponseSchema,
   SmsDeliveryStatus,
   TransferStatus,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
-import type { Bank, GetTransferResponse, ListTransfersRequestSchema, SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import type { Bank, ListTransfersRequestSchema, SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { formatSaTimeOfDay, toDate } from "@/lib/date";
 import { centsToDecimal } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
-import { withKnownSms } from "@/lib/sms-delivery";
+import { storeTransfer } from "@/lib/transfer-cache";
 import { isClosedVoucher } from "../lib/voucher-state";
 
 export const RECENT_TRANSFERS_COUNT = 3;
@@ -71,15 +69,7 @@ export function useRememberTransfer() {
   const transport = useTransport();
   return useCallback(
     (transfer: Transfer) => {
-      const queryKey = createConnectQueryKey({
-        schema: getTransfer,
-        input: { id: transfer.id },
-        transport,
-        cardinality: "finite",
-      });
-      queryClient.setQueryData<GetTransferResponse>(queryKey, (old) =>
-        create(GetTransferResponseSchema, { transfer: withKnownSms(transfer, old?.transfer) }),
-      );
+      storeTransfer(queryClient, transport, transfer);
       void queryClient.invalidateQueries({
         queryKey: createConnectQueryKey({ schema: listTransfers, cardinality: "finite" }),
       });

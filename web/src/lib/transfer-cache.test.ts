@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { SmsDeliverySchema, SmsDeliveryStatus, TransferSchema, VoucherSchema } from "@/gen/thumela/bff/v1/bff_pb";
-import { withKnownSms } from "./sms-delivery";
+import { withKnownSms } from "./transfer-cache";
 
 const delivered = create(SmsDeliverySchema, { status: SmsDeliveryStatus.DELIVERED, recipient: "+27821234567" });
 const transfer = (number: string, smsDelivery?: typeof delivered) =>
