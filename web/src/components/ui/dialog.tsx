@@ -21,7 +21,9 @@ interface DialogContentProps {
 
 /**
  * A centred modal (Radix Dialog): focus is trapped inside, Escape and the close button dismiss
- * it and focus returns to what opened it.
+ * it and focus returns to what opened it. An inline part that Escape should close first (a form
+ * opened inside the dialog) carries `data-handles-escape` and handles the key itself: the
+ * dialog then stays open.
  */
 export function DialogContent({ title, description, children, className, returnFocus }: DialogContentProps) {
   const focusReturn = useReturnFocus(returnFocus);
@@ -31,6 +33,7 @@ export function DialogContent({ title, description, children, className, returnF
       <DialogPrimitive.Content
         {...(description ? {} : { "aria-describedby": undefined })}
         {...focusReturn}
+        onEscapeKeyDown={keepOpenForInlineEscape}
         className={cn(
           "fixed left-1/2 top-1/2 z-50 max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto",
           "rounded-xl border border-slate-200 bg-white p-6 shadow-xl dark:border-slate-800 dark:bg-slate-900",
@@ -73,6 +76,14 @@ export function useReturnFocus(returnFocus?: HTMLElement | null, fallback?: () =
     },
     onCloseAutoFocus: (event: Event) => restoreFocus(event, target.current?.isConnected ? target.current : fallback?.()),
   };
+}
+
+/**
+ * Radix hears Escape on the document before the page does; a key pressed inside an element
+ * with `data-handles-escape` is that element's to handle (it closes itself, not the dialog).
+ */
+function keepOpenForInlineEscape(event: KeyboardEvent): void {
+  if (event.target instanceof Element && event.target.closest("[data-handles-escape]")) event.preventDefault();
 }
 
 /** Focuses `target` instead of Radix's default (the Dialog.Trigger, which controlled dialogs lack). */

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { configure, screen, within } from "@testing-library/react";
+import { configure, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { Bank, CollectionStatus, RefundStatus, TransfersService, VoucherSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import type { ChangeRecipientPhoneRequest, ResendVoucherRequest, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
@@ -243,5 +243,20 @@ describe("transaction details: change the phone number", () => {
     renderDashboard(awaiting({ phoneChangesLeft: 0 }));
     dialog = await openDialog(user);
     expect(within(dialog).getByRole("button", { name: "Change phone number" })).toBeDisabled();
+  });
+
+  it("Escape in the form closes the form, not the dialog, and a second Escape closes the dialog", async () => {
+    const { user } = renderDashboard(awaiting());
+    const dialog = await openDialog(user);
+    const toggle = within(dialog).getByRole("button", { name: "Change phone number" });
+    await user.click(toggle);
+    await user.type(within(dialog).getByLabelText("New phone number"), "083");
+    await user.keyboard("{Escape}");
+    expect(within(dialog).queryByRole("form", { name: "Change phone number" })).not.toBeInTheDocument();
+    expect(dialog).toBeInTheDocument();
+    await waitFor(() => expect(toggle).toHaveFocus());
+    expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await user.keyboard("{Escape}");
+    await waitFor(() => expect(dialog).not.toBeInTheDocument());
   });
 });

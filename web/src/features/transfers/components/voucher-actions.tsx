@@ -207,7 +207,22 @@ function ChangePhoneForm({ id, transfer, onCancel, onChanged }: ChangePhoneFormP
 
   return (
     <>
-      <form id={id} aria-label="Change phone number" noValidate onSubmit={(event) => void handleSubmit(submit)(event)} className="mt-3 space-y-3">
+      {/* eslint-disable-next-line jsx-a11y/no-noninteractive-element-interactions -- the key comes from the form's own field and buttons: Escape anywhere in it closes it */}
+      <form
+        id={id}
+        aria-label="Change phone number"
+        noValidate
+        onSubmit={(event) => void handleSubmit(submit)(event)}
+        // Escape closes this form first, back to the button that opened it; the dialog it sits
+        // in stays open (DialogContent leaves the key to a `data-handles-escape` element).
+        data-handles-escape=""
+        onKeyDown={(event) => {
+          if (event.key !== "Escape" || change.isPending) return;
+          event.stopPropagation();
+          onCancel();
+        }}
+        className="mt-3 space-y-3"
+      >
         <div>
           <Label htmlFor={inputId}>New phone number</Label>
           <Input
