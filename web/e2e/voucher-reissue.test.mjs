@@ -53,6 +53,10 @@ test("resending the SMS and changing the phone number void the old voucher at th
   const resend = dialog.getByRole("button", { name: "Resend SMS" });
   await dialog.getByText("3 resends left").waitFor();
   await resend.click();
+  // Nothing goes out before the sender confirms, told that the old number stops working.
+  const confirm = dialog.getByRole("form", { name: "Resend the voucher SMS" });
+  await confirm.getByText("The old voucher number stops working at once.", { exact: false }).waitFor();
+  await confirm.getByRole("button", { name: "Send new voucher" }).click();
   await toast(page, "Voucher SMS sent again").waitFor();
   await dialog.getByText("2 resends left").waitFor();
   const resent = await voucherSms(stack.baseURL, first, { not: [original.number] });

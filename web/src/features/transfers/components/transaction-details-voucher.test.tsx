@@ -131,9 +131,20 @@ describe("transaction details: resend the voucher SMS", () => {
     const dialog = await openDialog(user);
     const resend = within(dialog).getByRole("button", { name: "Resend SMS" });
     expect(resend).toHaveAccessibleDescription("2 resends left");
+    expect(resend).toHaveAttribute("aria-expanded", "false");
     await user.click(resend);
 
-    const busy = within(dialog).getByRole("button", { name: "Sending..." });
+    // Nothing is sent before the sender confirms, told that the old number stops working.
+    expect(resend).toHaveAttribute("aria-expanded", "true");
+    const confirm = within(dialog).getByRole("form", { name: "Resend the voucher SMS" });
+    expect(confirm).toHaveAccessibleDescription(
+      "Thandi Mokoena gets a new voucher number and PIN by SMS on +27 82 123 4567. The old voucher number stops working at once.",
+    );
+    expect(within(confirm).getByRole("button", { name: "Cancel" })).toHaveFocus();
+    expect(calls.resend).toHaveLength(0);
+    await user.click(within(confirm).getByRole("button", { name: "Send new voucher" }));
+
+    const busy = within(confirm).getByRole("button", { name: "Sending..." });
     expect(busy).toHaveAttribute("aria-disabled", "true");
     expect(busy).toHaveAttribute("aria-busy", "true");
     // The button stays, and so does the keyboard's place on it (a disabled button lost it).
@@ -147,8 +158,31 @@ describe("transaction details: resend the voucher SMS", () => {
     );
     expect(calls.resend).toEqual([expect.objectContaining({ id: before.id })]);
     expect(await within(dialog).findByText("5930481726")).toBeInTheDocument();
+    expect(within(dialog).queryByRole("form", { name: "Resend the voucher SMS" })).not.toBeInTheDocument();
     expect(within(dialog).getByRole("button", { name: "Resend SMS" })).toHaveAccessibleDescription("1 resend left");
-    expect(within(dialog).getByRole("button", { name: "Resend SMS" })).toHaveFocus();
+    await waitFor(() => expect(within(dialog).getByRole("button", { name: "Resend SMS" })).toHaveFocus());
+  });
+
+  it("Cancel or Escape closes the confirmation, sends nothing and keeps the dialog open", async () => {
+    const { user, calls } = renderDashboard(awaiting({ pinChosenBySender: true }));
+    const dialog = await openDialog(user);
+    const resend = within(dialog).getByRole("button", { name: "Resend SMS" });
+    await user.click(resend);
+    // The sender chose the PIN: only the number is new.
+    expect(within(dialog).getByRole("form", { name: "Resend the voucher SMS" })).toHaveAccessibleDescription(
+      "Thandi Mokoena gets a new voucher number by SMS on +27 82 123 4567. The old voucher number stops working at once.",
+    );
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(within(dialog).queryByRole("form", { name: "Resend the voucher SMS" })).not.toBeInTheDocument();
+    await waitFor(() => expect(resend).toHaveFocus());
+
+    await user.keyboard("{Enter}");
+    expect(within(dialog).getByRole("form", { name: "Resend the voucher SMS" })).toBeInTheDocument();
+    await user.keyboard("{Escape}");
+    expect(within(dialog).queryByRole("form", { name: "Resend the voucher SMS" })).not.toBeInTheDocument();
+    expect(dialog).toBeInTheDocument();
+    await waitFor(() => expect(resend).toHaveFocus());
+    expect(calls.resend).toHaveLength(0);
   });
 
   it("is disabled with no resends left", async () => {
@@ -167,7 +201,10 @@ describe("transaction details: resend the voucher SMS", () => {
     });
     const dialog = await openDialog(user);
     await user.click(within(dialog).getByRole("button", { name: "Resend SMS" }));
+    await user.click(within(dialog).getByRole("button", { name: "Send new voucher" }));
     await expectToast("Resend failed", "The voucher has already been collected.");
+    // The confirmation stays, to try again or cancel.
+    expect(within(dialog).getByRole("button", { name: "Send new voucher" })).toBeInTheDocument();
   });
 });
 

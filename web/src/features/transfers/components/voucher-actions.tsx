@@ -2,6 +2,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { Code } from "@connectrpc/connect";
 import { MessageSquare, Phone } from "lucide-react";
 import { useId, useRef, useState } from "react";
+import type { KeyboardEvent, RefObject } from "react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
@@ -18,7 +19,8 @@ import { StepUpDialog } from "@/components/step-up-dialog";
 /**
  * The sender's two ways to get a voucher that waits for collection to the recipient again. Both
  * re-issue it: a new voucher number (and a new PIN unless the sender chose it), and the old
- * number stops working at once. Each answers the re-issued transfer, shown at once.
+ * number stops working at once. Each opens an inline step first (a confirmation that says so,
+ * the new number's form) and answers the re-issued transfer, shown at once.
  */
 interface VoucherActionsProps {
   transfer: Transfer;
@@ -55,9 +57,35 @@ function leftText(left: number, one: string, many: string, none: string): string
   return `${left} ${left === 1 ? one : many} left`;
 }
 
+/**
+ * An inline step of the dialog (a confirmation, a form) opened by a toggle button: closing it
+ * gives the focus back to that button, for keyboard users, and Escape inside it closes it
+ * rather than the whole dialog (DialogContent leaves Escape to a `data-handles-escape` element).
+ */
+function useInlineStep(toggle: RefObject<HTMLButtonElement | null>) {
+  const [open, setOpen] = useState(false);
+  const close = () => {
+    setOpen(false);
+    requestAnimationFrame(() => toggle.current?.focus());
+  };
+  /** Props for the step's form: Escape closes it, except while it is sending. */
+  const escapeCloses = (busy: boolean) => ({
+    "data-handles-escape": "",
+    onKeyDown: (event: KeyboardEvent<HTMLFormElement>) => {
+      if (event.key !== "Escape" || busy) return;
+      event.stopPropagation();
+      close();
+    },
+  });
+  return { open, setOpen, close, escapeCloses };
+}
+
 function ResendSms({ transfer, onChanged }: VoucherActionsProps) {
   const resend = useResendVoucher();
   const remember = useRememberTransfer();
+  const toggle = useRef<HTMLButtonElement>(null);
+  const step = useInlineStep(toggle);
+  const formId = useId();
   const hintId = useId();
   const left = transfer.voucher?.resendsLeft ?? 0;
 
@@ -67,6 +95,7 @@ function ResendSms({ transfer, onChanged }: VoucherActionsProps) {
       const reissued = response.transfer ?? transfer;
       remember(reissued);
       onChanged(reissued);
+      step.close();
       toast.success(VOUCHER_ACTION_TEXT.resent, {
         description: `${reissued.recipientName} gets ${newDetails(reissued)} by SMS on ${formatPhone(reissued.recipientPhone)}. The old voucher number no longer works.`,
       });
@@ -78,35 +107,60 @@ function ResendSms({ transfer, onChanged }: VoucherActionsProps) {
   return (
     <div className="flex-1">
       <Button
+        ref={toggle}
         variant="outline"
         className="w-full sm:w-auto"
-        busy={resend.isPending}
         disabled={left <= 0}
+        aria-expanded={step.open}
+        aria-controls={step.open ? formId : undefined}
         aria-describedby={hintId}
-        onClick={() => void run()}
+        onClick={() => step.setOpen(!step.open)}
       >
-        {!resend.isPending && <MessageSquare aria-hidden="true" className="size-4" />}
-        {resend.isPending ? "Sending..." : "Resend SMS"}
+        <MessageSquare aria-hidden="true" className="size-4" />
+        Resend SMS
       </Button>
       <p id={hintId} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
         {leftText(left, "resend", "resends", "No resends left")}
       </p>
+      {step.open && (
+        // The old voucher stops working the moment a new one is issued, perhaps while the
+        // recipient stands at an ATM with it: the sender confirms first, told exactly that.
+        <form
+          id={formId}
+          aria-label="Resend the voucher SMS"
+          aria-describedby={`${formId}-text`}
+          onSubmit={(event) => {
+            event.preventDefault();
+            void run();
+          }}
+          {...step.escapeCloses(resend.isPending)}
+          className="mt-3 space-y-3"
+        >
+          <p id={`${formId}-text`} className="text-sm text-slate-700 dark:text-slate-300">
+            {transfer.recipientName || "The recipient"} gets {newDetails(transfer)} by SMS on {formatPhone(transfer.recipientPhone)}. The
+            old voucher number stops working at once.
+          </p>
+          <div className="flex flex-col-reverse gap-2 sm:flex-row">
+            {/* eslint-disable-next-line jsx-a11y/no-autofocus -- the step opens when the user asks to resend: focus goes to its safe choice first. */}
+            <Button variant="ghost" size="sm" autoFocus onClick={step.close} disabled={resend.isPending}>
+              Cancel
+            </Button>
+            <Button type="submit" size="sm" busy={resend.isPending}>
+              {resend.isPending ? "Sending..." : "Send new voucher"}
+            </Button>
+          </div>
+        </form>
+      )}
     </div>
   );
 }
 
 function ChangePhone({ transfer, onChanged }: VoucherActionsProps) {
-  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const step = useInlineStep(toggle);
   const formId = useId();
   const hintId = useId();
-  const toggle = useRef<HTMLButtonElement>(null);
   const left = transfer.voucher?.phoneChangesLeft ?? 0;
-
-  const close = () => {
-    setOpen(false);
-    // Back to the button that opened the form, for keyboard users.
-    requestAnimationFrame(() => toggle.current?.focus());
-  };
 
   return (
     <div className="flex-1">
@@ -115,10 +169,10 @@ function ChangePhone({ transfer, onChanged }: VoucherActionsProps) {
         variant="outline"
         className="w-full sm:w-auto"
         disabled={left <= 0}
-        aria-expanded={open}
-        aria-controls={open ? formId : undefined}
+        aria-expanded={step.open}
+        aria-controls={step.open ? formId : undefined}
         aria-describedby={hintId}
-        onClick={() => setOpen(!open)}
+        onClick={() => step.setOpen(!step.open)}
       >
         <Phone aria-hidden="true" className="size-4" />
         Change phone number
@@ -126,14 +180,15 @@ function ChangePhone({ transfer, onChanged }: VoucherActionsProps) {
       <p id={hintId} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
         {leftText(left, "change", "changes", "No changes left")}
       </p>
-      {open && (
+      {step.open && (
         <ChangePhoneForm
           id={formId}
           transfer={transfer}
-          onCancel={close}
+          escapeCloses={step.escapeCloses}
+          onCancel={step.close}
           onChanged={(changed) => {
             onChanged(changed);
-            close();
+            step.close();
           }}
         />
       )}
@@ -158,11 +213,12 @@ function phoneSchema(current: string, name: string) {
 interface ChangePhoneFormProps {
   id: string;
   transfer: Transfer;
+  escapeCloses: ReturnType<typeof useInlineStep>["escapeCloses"];
   onCancel: () => void;
   onChanged: (transfer: Transfer) => void;
 }
 
-function ChangePhoneForm({ id, transfer, onCancel, onChanged }: ChangePhoneFormProps) {
+function ChangePhoneForm({ id, transfer, escapeCloses, onCancel, onChanged }: ChangePhoneFormProps) {
   const change = useChangeRecipientPhone();
   const remember = useRememberTransfer();
   const {
@@ -207,20 +263,12 @@ function ChangePhoneForm({ id, transfer, onCancel, onChanged }: ChangePhoneFormP
 
   return (
     <>
-      {/* eslint-disable-next-line jsx-a11y/no-noninteractive-element-interactions -- the key comes from the form's own field and buttons: Escape anywhere in it closes it */}
       <form
         id={id}
         aria-label="Change phone number"
         noValidate
         onSubmit={(event) => void handleSubmit(submit)(event)}
-        // Escape closes this form first, back to the button that opened it; the dialog it sits
-        // in stays open (DialogContent leaves the key to a `data-handles-escape` element).
-        data-handles-escape=""
-        onKeyDown={(event) => {
-          if (event.key !== "Escape" || change.isPending) return;
-          event.stopPropagation();
-          onCancel();
-        }}
+        {...escapeCloses(change.isPending)}
         className="mt-3 space-y-3"
       >
         <div>
