@@ -38,8 +38,8 @@ interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   /**
    * Shows a spinner and makes presses do nothing; pass the busy label as children. Busy is
    * aria-disabled, not disabled: a focused button that becomes disabled loses the focus (to the
-   * page's body, or to the dialog around it), and where the button stays after its action (the
-   * details dialog's Resend SMS) a keyboard user had to start over. A press while busy, or a
+   * page's body, or to the dialog around it), and where the button stays after its action (a
+   * form's submit after a failure) a keyboard user had to start over. A press while busy, or a
    * form's Enter (which presses its submit button), is cancelled, so nothing is sent twice.
    */
   busy?: boolean;
