@@ -103,6 +103,12 @@ func (e *Events) WatchEvents(ctx context.Context, req *bffv1.WatchEventsRequest,
 	revoked, unwatch := e.Tokens.Watch(g.SessionID)
 	defer unwatch()
 	sub, err := e.Live.Subscribe(g.UserID, from)
+	if errors.Is(err, live.ErrTooManyStreams) {
+		// Not Unavailable: nothing is wrong with the service. The web client waits and tries
+		// again, as after any refusal, and gets in once another of the user's tabs closes.
+		e.Logger.WarnContext(ctx, "live events: stream refused, the user has too many open")
+		return connect.NewError(connect.CodeResourceExhausted, errors.New("too many live connections are open for this account: close some tabs and try again"))
+	}
 	if err != nil {
 		return e.unavailable(ctx, err)
 	}

@@ -31,7 +31,8 @@ import (
 )
 
 // Errors a subscription ends with or Subscribe returns. All of them are temporary: the client
-// is to reconnect with its cursor.
+// is to reconnect with its cursor (after ErrTooManyStreams, once another of the user's tabs
+// has closed).
 var (
 	// ErrNotReady: the hub has not reached the stream yet (NATS is down or the process is
 	// starting).
@@ -40,6 +41,8 @@ var (
 	ErrClosed = errors.New("live: stopped")
 	// ErrSlow: the tab did not keep up and its queue overflowed.
 	ErrSlow = errors.New("live: subscriber fell behind")
+	// ErrTooManyStreams: the user already has Limits.PerUser streams open on this process.
+	ErrTooManyStreams = errors.New("live: too many streams open for the user")
 )
 
 // Default limits.
@@ -56,6 +59,12 @@ const (
 	DefaultRingAge = 10 * time.Minute
 	// DefaultQueueSize messages may wait for one tab; a tab further behind is ended.
 	DefaultQueueSize = 256
+	// DefaultPerUser streams may be open for one user on one process. A person has a tab or
+	// a few per browser; without a bound, one signed-in account could open streams until the
+	// process ran out of memory (about 23 KiB each with their HTTP/2 state, measured with
+	// 10,000 open). 128 holds one account to about 3 MiB and leaves room above the bench's
+	// 100 streams per user at its 10,000-stream level.
+	DefaultPerUser = 128
 )
 
 // catchUpBatch is how many messages a catch-up reads from JetStream per request.
@@ -66,6 +75,7 @@ type Limits struct {
 	RingSize  int
 	RingAge   time.Duration
 	QueueSize int
+	PerUser   int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -77,6 +87,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.QueueSize <= 0 {
 		l.QueueSize = DefaultQueueSize
+	}
+	if l.PerUser <= 0 {
+		l.PerUser = DefaultPerUser
 	}
 	return l
 }
@@ -339,6 +352,7 @@ func After(seq uint64) Start { return Start{after: seq, resume: true} }
 
 // Subscribe opens userID's subscription. Messages routed from now on are queued to it at once;
 // those between a resume cursor and now are delivered first, by CatchUp. Close it when done.
+// A user with Limits.PerUser subscriptions open gets ErrTooManyStreams.
 func (h *Hub[E]) Subscribe(userID string, from Start) (*Subscription[E], error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -347,6 +361,9 @@ func (h *Hub[E]) Subscribe(userID string, from Start) (*Subscription[E], error) 
 		return nil, ErrNotReady
 	case closed:
 		return nil, ErrClosed
+	}
+	if len(h.subs[userID]) >= h.limits.PerUser {
+		return nil, ErrTooManyStreams
 	}
 	s := &Subscription[E]{hub: h, userID: userID, ready: make(chan struct{}, 1), last: h.pos}
 	if from.resume {

@@ -243,3 +243,37 @@ func TestDrainEndsEveryTabAndRefusesNewOnes(t *testing.T) {
 		t.Fatalf("Subscribe after Drain: %v, want ErrClosed", err)
 	}
 }
+
+// TestAUserCannotOpenMoreThanPerUserStreams: one signed-in account must not be able to hold
+// the process's memory with streams; the bound is per user, so others are not refused, and a
+// closed tab makes room again.
+func TestAUserCannotOpenMoreThanPerUserStreams(t *testing.T) {
+	t.Parallel()
+	h, _ := startHub(t, Limits{PerUser: 3})
+	var tabs []*Subscription[string]
+	for i := range 3 {
+		s, err := h.Subscribe("u1", Now())
+		if err != nil {
+			t.Fatalf("tab %d: %v", i+1, err)
+		}
+		defer s.Close()
+		tabs = append(tabs, s)
+	}
+	if _, err := h.Subscribe("u1", Now()); !errors.Is(err, ErrTooManyStreams) {
+		t.Fatalf("fourth tab: %v, want ErrTooManyStreams", err)
+	}
+	other, err := h.Subscribe("u2", Now())
+	if err != nil {
+		t.Fatalf("another user's tab: %v", err)
+	}
+	defer other.Close()
+	tabs[0].Close()
+	again, err := h.Subscribe("u1", After(0))
+	if err != nil {
+		t.Fatalf("a tab after one closed: %v", err)
+	}
+	defer again.Close()
+	if n := h.Subscribers(); n != 4 {
+		t.Fatalf("%d subscribers, want 4", n)
+	}
+}

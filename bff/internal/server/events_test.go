@@ -471,6 +471,35 @@ func lastCursor(t *testing.T, s *stream) uint64 {
 	return c
 }
 
+// TestLiveEventsRefuseATabBeyondTheUsersLimit: the stream the limit refuses answers
+// ResourceExhausted (not Unavailable: nothing is wrong with the service), and the user's open
+// tabs and other users are not affected.
+func TestLiveEventsRefuseATabBeyondTheUsersLimit(t *testing.T) {
+	t.Parallel()
+	js := jetStream(t)
+	bff := newLiveBFF(t, js, live.Limits{PerUser: 2})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	u1, u2 := bff.signIn(t, "u1"), bff.signIn(t, "u2")
+	first, _ := watch(t, ctx, u1, "")
+	watch(t, ctx, u1, "")
+	refused, err := u1.WatchEvents(ctx, &bffv1.WatchEventsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refused.Receive() {
+		t.Fatalf("the third tab was served: %v", refused.Msg())
+	}
+	if got := connect.CodeOf(refused.Err()); got != connect.CodeResourceExhausted {
+		t.Fatalf("the third tab ended with %v, want ResourceExhausted", refused.Err())
+	}
+	other, _ := watch(t, ctx, u2, "")
+	publishStatus(t, js, "u1", "t-1")
+	publishStatus(t, js, "u2", "t-2")
+	sameIDs(t, "u1's first tab", transferIDs(t, first, 1), []string{"t-1"})
+	sameIDs(t, "u2's tab", transferIDs(t, other, 1), []string{"t-2"})
+}
+
 func TestLiveEventsEndASlowTabAndKeepServingTheOthers(t *testing.T) {
 	t.Parallel()
 	js := jetStream(t)
