@@ -68,9 +68,11 @@ func TestStatementAndProofEndpoints(t *testing.T) {
 		return res, string(b)
 	}
 
-	// Signed out: refused before anything is read.
-	if res, _ := get("/api/statement?from=2026-11-01&to=2026-11-30&format=csv", false); res.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("signed out: %d", res.StatusCode)
+	// Signed out: refused before anything is read, the query too.
+	for _, q := range []string{"from=2026-11-01&to=2026-11-30&format=csv", "format=xls", ""} {
+		if res, _ := get("/api/statement?"+q, false); res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("signed out, %q: %d", q, res.StatusCode)
+		}
 	}
 	if res, err := hc.Do(signInRequest(t, srv, "right-password")); err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("sign in: %v %v", res, err)

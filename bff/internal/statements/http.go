@@ -126,6 +126,12 @@ func attach(w http.ResponseWriter, contentType, name string, body []byte) {
 
 // Statement serves GET /api/statement?from=YYYY-MM-DD&to=YYYY-MM-DD&format=csv|pdf.
 func (h *Handler) Statement(w http.ResponseWriter, r *http.Request) {
+	// Who asks comes first: a signed-out caller is told only that, whatever the query.
+	ctx, g, err := h.authed(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
 	q := r.URL.Query()
 	format := q.Get("format")
 	if format != "csv" && format != "pdf" {
@@ -135,11 +141,6 @@ func (h *Handler) Statement(w http.ResponseWriter, r *http.Request) {
 	p, err := ParsePeriod(q.Get("from"), q.Get("to"))
 	if err != nil {
 		fail(w, &httpError{http.StatusBadRequest, err.Error()})
-		return
-	}
-	ctx, g, err := h.authed(r)
-	if err != nil {
-		fail(w, err)
 		return
 	}
 	ts, err := h.list(ctx, p)
