@@ -185,6 +185,17 @@ describe("transaction details: resend the voucher SMS", () => {
     expect(calls.resend).toHaveLength(0);
   });
 
+  it("after the last resend the focus stays in the voucher's section, the button now disabled", async () => {
+    const before = awaiting({ resendsLeft: 1 });
+    const { user } = renderDashboard(before, { resend: () => withVoucher(before, { number: "5930481726", resendsLeft: 0 }) });
+    const dialog = await openDialog(user);
+    await user.click(within(dialog).getByRole("button", { name: "Resend SMS" }));
+    await user.click(within(dialog).getByRole("button", { name: "Send new voucher" }));
+    expect(await within(dialog).findByText("5930481726")).toBeInTheDocument();
+    expect(within(dialog).getByRole("button", { name: "Resend SMS" })).toBeDisabled();
+    await waitFor(() => expect(within(dialog).getByRole("region", { name: "Voucher SMS" })).toHaveFocus());
+  });
+
   it("is disabled with no resends left", async () => {
     const { user } = renderDashboard(awaiting({ resendsLeft: 0 }));
     const dialog = await openDialog(user);

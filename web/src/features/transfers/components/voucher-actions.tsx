@@ -43,7 +43,7 @@ function newDetails(transfer: Transfer): string {
 
 export function VoucherActions({ transfer, onChanged }: VoucherActionsProps) {
   return (
-    <section aria-label="Voucher SMS" className="rounded-lg border border-slate-200 p-4 dark:border-slate-700">
+    <section aria-label="Voucher SMS" tabIndex={-1} className="rounded-lg border border-slate-200 p-4 focus:outline-none dark:border-slate-700">
       <div className="flex flex-col gap-4 sm:flex-row sm:items-start">
         <ResendSms transfer={transfer} onChanged={onChanged} />
         <ChangePhone transfer={transfer} onChanged={onChanged} />
@@ -66,7 +66,13 @@ function useInlineStep(toggle: RefObject<HTMLButtonElement | null>) {
   const [open, setOpen] = useState(false);
   const close = () => {
     setOpen(false);
-    requestAnimationFrame(() => toggle.current?.focus());
+    requestAnimationFrame(() => {
+      const button = toggle.current;
+      // After the last resend or change the button is disabled and cannot take the focus: the
+      // voucher's section around it does, so the keyboard stays in place.
+      if (button?.disabled) button.closest<HTMLElement>("section")?.focus();
+      else button?.focus();
+    });
   };
   /** Props for the step's form: Escape closes it, except while it is sending. */
   const escapeCloses = (busy: boolean) => ({
