@@ -2,7 +2,7 @@
 // R500.00 to a recipient at FNB; the voucher SMS reaches /dev/outbox; the recipient withdraws
 // it at the development ATM (/dev/atm, ISO 8583 over TCP to the cash-out gateway), in a browser
 // of their own; and the sender's dashboard, open all along, shows 'Collected at …' live. A wrong
-// PIN five times locks the voucher.
+// PIN five times locks the voucher; the sender sees the lock live and a resend undoes it.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launchBrowser, startStack } from "./harness.mjs";
@@ -68,12 +68,19 @@ test("the whole journey: sign up, add a card, send R500.00 to FNB, withdraw at t
   await sender.close();
 });
 
-test("a wrong PIN five times locks the voucher, even against the right PIN", async () => {
+test("a wrong PIN five times locks the voucher, even against the right PIN; the sender sees it live, and a resend gives a voucher that pays out", async () => {
   const sender = await chromium.browser.newContext();
   const { page } = await signUpVerified(sender, stack.baseURL, { prefix: "locked" });
   const phone = "082 555 0142";
   await sendMoney(page, stack.baseURL, { amount: "100", name: "Sipho Dlamini", phone, bank: "FNB" });
   const { number, pin } = await voucherSms(stack.baseURL, phone);
+  // The sender keeps the transfer's details open on the dashboard.
+  await page.goto(`${stack.baseURL}/dashboard`);
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+  await page.getByRole("region", { name: "Recent Transactions" }).getByRole("button", { name: /Sipho Dlamini/ }).first().click();
+  const details = page.getByRole("dialog", { name: "Transaction Details" });
+  await details.getByText("Collect at any FNB ATM", { exact: false }).waitFor();
+  assert.equal(await details.getByText(/^Locked until/).count(), 0);
 
   const recipient = await chromium.browser.newContext();
   const atm = await recipient.newPage();
@@ -86,6 +93,18 @@ test("a wrong PIN five times locks the voucher, even against the right PIN", asy
   assert.deepEqual(answers.slice(0, 4), [WRONG, WRONG, WRONG, WRONG], answers.join("\n"));
   assert.ok([WRONG, LOCKED].includes(answers[4]), `fifth answer: ${answers[4]}`);
   assert.equal(answers[5], LOCKED, answers.join("\n"));
+
+  // The lock reaches the open page without a reload: a warning, and the dialog says the way out.
+  await toast(page, "Voucher locked").waitFor();
+  const notice = details.getByRole("status").filter({ hasText: "a wrong PIN or phone number was typed 5 times at an ATM" });
+  await notice.waitFor();
+  assert.match(await notice.innerText(), /^Locked until .+: a wrong PIN or phone number was typed 5 times at an ATM\. To let Sipho Dlamini collect now, resend the SMS for a new voucher number\.$/);
+  await details.getByRole("button", { name: "Resend SMS" }).click();
+  await details.getByRole("button", { name: "Send new voucher" }).click();
+  await toast(page, "Voucher SMS sent again").waitFor();
+  await notice.waitFor({ state: "detached" });
+  const resent = await voucherSms(stack.baseURL, phone, { not: [number] });
+  assert.equal(await withdraw(atm, stack.baseURL, { voucher: resent.number, pin: resent.pin, phone, amount: "100" }), "Please take your cash: R100.00");
   await recipient.close();
   await sender.close();
 });

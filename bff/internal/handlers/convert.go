@@ -73,6 +73,7 @@ func transferToBFF(t *transfersv1.Transfer) *bffv1.Transfer {
 			PinChosenBySender:   v.GetPinChosenBySender(),
 			ResendsLeft:         v.GetResendsLeft(),
 			PhoneChangesLeft:    v.GetPhoneChangesLeft(),
+			LockedUntil:         v.GetLockedUntil(),
 		}
 	}
 	return out

@@ -386,9 +386,10 @@ func fail(failed *int, lockedUntil *time.Time, now time.Time) error {
 //  1. a voucher locked by wrong attempts is refused (*VoucherLockedError), even with the
 //     right PIN; a lock that has passed starts a fresh count;
 //  2. the phone number and the PIN must both be right (the PIN compared in constant time by
-//     pins); if not, the attempt is counted (the fifth locks the voucher) and the answer is
-//     *CredentialsError. The credentials come before everything else about the voucher, so
-//     that only someone who knows them learns its state, its bank or its amount;
+//     pins); if not, the attempt is counted (the fifth locks the voucher, with a VoucherLocked
+//     event for the sender) and the answer is *CredentialsError. The credentials come before
+//     everything else about the voucher, so that only someone who knows them learns its state,
+//     its bank or its amount;
 //  3. the voucher must still await collection and not be past its expiry
 //     (ErrVoucherCollected, ErrVoucherCancelled, ErrVoucherExpired);
 //  4. the ATM must be of the transfer's bank (*WrongBankError);
@@ -415,7 +416,11 @@ func (t *Transfer) Collect(req CollectRequest, pins *PINHasher, now time.Time) e
 	pinOK := pins.Verify(v.PINHash, t.s.ID, req.pin)
 	if !phoneOK || !pinOK {
 		t.s.UpdatedAt = now
-		return fail(&v.FailedAttempts, &v.LockedUntil, now)
+		err := fail(&v.FailedAttempts, &v.LockedUntil, now)
+		if v.Locked(now) { // this attempt locked it (admit let it through unlocked)
+			t.events = append(t.events, VoucherLocked{At: now, Until: v.LockedUntil})
+		}
+		return err
 	}
 	switch {
 	case v.Status == CollectionCollected:

@@ -67,6 +67,7 @@ func TestCollectJudgesCredentialsFirst(t *testing.T) {
 func TestCollectLocksAndUnlocks(t *testing.T) {
 	t.Parallel()
 	tr, pin := issued(t)
+	tr.TakeEvents()
 	bad := collectReq(t, otherPIN(pin), "0821234567", domain.Capitec)
 	for i := 1; i <= domain.MaxCollectAttempts; i++ {
 		if err := tr.Collect(bad, testPINs, t0); !errors.Is(err, domain.ErrVoucherCredentials) {
@@ -76,6 +77,10 @@ func TestCollectLocksAndUnlocks(t *testing.T) {
 	until := t0.Add(domain.CollectLockout)
 	if v := tr.Voucher(); v.FailedAttempts != 5 || !v.LockedUntil.Equal(until) || !v.Locked(until.Add(-time.Nanosecond)) || v.Locked(until) {
 		t.Fatalf("voucher = %+v", v)
+	}
+	// Only the attempt that locked it is an event: the sender is told once.
+	if evs := tr.TakeEvents(); len(evs) != 1 || evs[0] != (domain.VoucherLocked{At: t0, Until: until}) {
+		t.Fatalf("events = %v, want the lock", evs)
 	}
 	var locked *domain.VoucherLockedError
 	if err := tr.Collect(collectReq(t, pin, "0821234567", domain.Capitec), testPINs, until.Add(-time.Second)); !errors.As(err, &locked) || !locked.Until.Equal(until) {
@@ -87,6 +92,9 @@ func TestCollectLocksAndUnlocks(t *testing.T) {
 	}
 	if v := tr.Voucher(); v.FailedAttempts != 1 || !v.LockedUntil.IsZero() {
 		t.Fatalf("after the lock: %+v", v)
+	}
+	if evs := tr.TakeEvents(); len(evs) != 0 {
+		t.Fatalf("events after the lock = %v, want none", evs)
 	}
 }
 

@@ -26,6 +26,7 @@ func TestResendVoucher(t *testing.T) {
 	for range domain.MaxCollectAttempts {
 		_ = collectAt(t, tr, otherPIN(pin), "R0", "", t0) // locked
 	}
+	tr.TakeEvents() // the and the lock's (collect_test.go)
 	at := t0.Add(time.Hour)
 	for i := 1; i <= domain.MaxVoucherResends; i++ {
 		v := voucher(t, tr)

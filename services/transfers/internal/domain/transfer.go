@@ -149,6 +149,11 @@ type VoucherReissued struct {
 // VoucherChanged: the voucher's collection status changed (cancelled, expired).
 type VoucherChanged struct{ At time.Time }
 
+// VoucherLocked: wrong PINs or phone numbers at ATMs locked the voucher until Until. The sender
+// is told (their open pages, through the voucher's event): the recipient may be the one who
+// mistyped, and a resend gives them a new voucher at once.
+type VoucherLocked struct{ At, Until time.Time }
+
 // VoucherCollected: the recipient withdrew the cash (the collection status is collected) with
 // the ATM request RRN.
 type VoucherCollected struct {
@@ -173,6 +178,7 @@ func (StatusChanged) isEvent()    {}
 func (VoucherIssued) isEvent()    {}
 func (VoucherReissued) isEvent()  {}
 func (VoucherChanged) isEvent()   {}
+func (VoucherLocked) isEvent()    {}
 func (VoucherCollected) isEvent() {}
 func (VoucherReversed) isEvent()  {}
 func (VoucherReminder) isEvent()  {}

@@ -108,6 +108,14 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 				return nil, err
 			}
 			msgs = append(msgs, changed)
+		case domain.VoucherLocked:
+			// The status stays "awaiting collection"; the voucher carries its lock. One lock of a
+			// voucher is one event (its end makes the id unique).
+			changed, err := voucherChanged(t, ev.At, "voucher/locked/"+strconv.FormatInt(ev.Until.Unix(), 10))
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, changed)
 		case domain.VoucherCollected:
 			changed, err := voucherChanged(t, ev.At, occurrence("voucher/collected", ev.RRN))
 			if err != nil {

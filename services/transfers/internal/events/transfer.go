@@ -66,6 +66,7 @@ func Voucher(v domain.Voucher, bank domain.Bank) *transfersv1.Voucher {
 		PinChosenBySender:   v.PINChosenBySender,
 		ResendsLeft:         intconv.Int32(max(domain.MaxVoucherResends-v.Resends, 0)),
 		PhoneChangesLeft:    intconv.Int32(max(domain.MaxPhoneChanges-v.PhoneChanges, 0)),
+		LockedUntil:         timestamp(v.LockedUntil),
 	}
 }
 

@@ -22,6 +22,7 @@ import type {
 } from "@/gen/thumela/bff/v1/bff_pb";
 import { bankAtm } from "@/lib/banks";
 import { cardRefundCents, creditReturnText } from "@/lib/credit";
+import { toDate } from "@/lib/date";
 import { formatMoney } from "@/lib/money";
 import { storeProfile } from "@/lib/profile-cache";
 import { storeTransfer, transferQueryKey } from "@/lib/transfer-cache";
@@ -32,6 +33,8 @@ export interface LiveNotice {
   id: string;
   title: string;
   description: string;
+  /** Something for the sender to act on (a warning toast); good news otherwise. */
+  tone?: "warning";
 }
 
 /**
@@ -124,8 +127,9 @@ function knownTransfer(queryClient: QueryClient, transport: Transport, id: strin
 }
 
 /**
- * The notice of a transfer's update: the cash collected, or the refund of a cancelled or expired
- * voucher made. Only for a change (previous, when known, was not so already).
+ * The notice of a transfer's update: the cash collected, the refund of a cancelled or expired
+ * voucher made, or the voucher locked by wrong attempts at an ATM. Only for a change (previous,
+ * when known, was not so already).
  */
 export function transferNotice(previous: Transfer | undefined, next: Transfer): LiveNotice | undefined {
   const voucher = next.voucher;
@@ -142,6 +146,20 @@ export function transferNotice(previous: Transfer | undefined, next: Transfer): 
       id: `${next.id}:refunded`,
       title: "Refund complete",
       description: `${formatMoney(cardRefundCents(next))} was refunded to your card.${creditReturnText(next)}`,
+    };
+  }
+  const lockedUntil = toDate(voucher?.lockedUntil);
+  if (
+    voucher?.collectionStatus === CollectionStatus.AWAITING_COLLECTION &&
+    lockedUntil &&
+    lockedUntil.getTime() > Date.now() &&
+    toDate(previous?.voucher?.lockedUntil)?.getTime() !== lockedUntil.getTime()
+  ) {
+    return {
+      id: `${next.id}:locked:${lockedUntil.getTime()}`,
+      tone: "warning",
+      title: "Voucher locked",
+      description: `A wrong PIN or phone number was typed 5 times at an ATM for ${next.recipientName || "your recipient"}'s voucher. Open the transfer to send a new voucher.`,
     };
   }
   return undefined;

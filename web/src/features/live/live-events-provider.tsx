@@ -40,7 +40,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }) {
         const notice = applyLiveEvent(queryClient, transport, event);
         if (notice && !shown.has(notice.id)) {
           shown.add(notice.id);
-          toast.success(notice.title, { description: notice.description });
+          (notice.tone === "warning" ? toast.warning : toast.success)(notice.title, { description: notice.description });
         }
       },
       onResync: () => void queryClient.invalidateQueries(),

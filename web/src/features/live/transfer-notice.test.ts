@@ -1,4 +1,5 @@
 import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { Bank, CollectionStatus, RefundStatus, TransferSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -48,5 +49,23 @@ describe("transferNotice", () => {
       description: "R512,45 was refunded to your card.",
     });
     expect(transferNotice(refunded, refunded)).toBeUndefined();
+  });
+
+  it("warns of a lock at the ATM once, and not of one that has passed", () => {
+    const until = Date.now() + 3_600_000;
+    const locked = transfer({
+      voucher: { collectionStatus: CollectionStatus.AWAITING_COLLECTION, lockedUntil: timestampFromMs(until) },
+    });
+    expect(transferNotice(awaiting, locked)).toEqual({
+      id: `t1:locked:${until}`,
+      tone: "warning",
+      title: "Voucher locked",
+      description: "A wrong PIN or phone number was typed 5 times at an ATM for Thandi's voucher. Open the transfer to send a new voucher.",
+    });
+    expect(transferNotice(locked, locked)).toBeUndefined();
+    const passed = transfer({
+      voucher: { collectionStatus: CollectionStatus.AWAITING_COLLECTION, lockedUntil: timestampFromMs(Date.now() - 1000) },
+    });
+    expect(transferNotice(awaiting, passed)).toBeUndefined();
   });
 });

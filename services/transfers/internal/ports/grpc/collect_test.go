@@ -339,6 +339,43 @@ func TestCollectVoucherLocksAfterFiveWrongAttempts(t *testing.T) {
 	}
 }
 
+// The sender is told of a lock, once: the transfer answers when it ends, and one voucher event
+// (for the sender's open pages) carries it. A resend gives a voucher without it.
+func TestCollectVoucherLockIsToldToTheSender(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	v := issue(t, e)
+	id := v.transfer.GetId()
+	if got := getTransfer(t, e, v.user, id).GetVoucher().GetLockedUntil(); got != nil {
+		t.Fatalf("a new voucher is locked until %v", got.AsTime())
+	}
+	before := len(e.VoucherEvents(t, id))
+	start := e.Clock.Now()
+	for range domain.MaxCollectAttempts + 1 { // the last one refused as locked, changing nothing
+		r := v.request()
+		r.Pin = wrong(v.pin)
+		if _, err := e.Client.CollectVoucher(atm(t, e), r); err == nil {
+			t.Fatal("a wrong PIN was accepted")
+		}
+	}
+	until := start.Add(domain.CollectLockout)
+	if got := getTransfer(t, e, v.user, id).GetVoucher().GetLockedUntil(); got == nil || !got.AsTime().Equal(until) {
+		t.Fatalf("the sender sees the voucher locked until %v, want %v", got.AsTime(), until)
+	}
+	evs := e.VoucherEvents(t, id)[before:]
+	if len(evs) != 1 || !evs[0].GetVoucher().GetLockedUntil().AsTime().Equal(until) ||
+		evs[0].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_AWAITING_COLLECTION {
+		t.Fatalf("voucher events after the lock: %v, want one carrying the lock", evs)
+	}
+
+	if _, err := e.Client.ResendVoucher(e.Ctx(t, v.user), &transfersv1.ResendVoucherRequest{TransferId: id}); err != nil {
+		t.Fatal(err)
+	}
+	if got := getTransfer(t, e, v.user, id).GetVoucher().GetLockedUntil(); got != nil {
+		t.Fatalf("after a resend the voucher is locked until %v", got.AsTime())
+	}
+}
+
 // The count is taken under the row's lock: concurrent wrong PINs never get more than five
 // tries.
 func TestCollectVoucherConcurrentWrongPINsStopAtTheLimit(t *testing.T) {

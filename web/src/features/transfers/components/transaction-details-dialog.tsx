@@ -26,7 +26,7 @@ import {
   useRememberTransfer,
   useVoucherSms,
 } from "../api/transfers";
-import { VOUCHER_TONE_CLASS, collectionPlace, isAwaitingCollection, refundText, voucherState } from "../lib/voucher-state";
+import { VOUCHER_TONE_CLASS, collectionPlace, isAwaitingCollection, refundText, voucherLockedUntil, voucherState } from "../lib/voucher-state";
 import { VoucherActions } from "./voucher-actions";
 import { proofOfPaymentUrl } from "../lib/statement";
 
@@ -72,6 +72,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
   const state = voucherState(transfer);
   const refund = refundText(transfer, formatMoney(cardRefundCents(transfer)));
   const awaiting = isAwaitingCollection(transfer);
+  const lockedUntil = voucherLockedUntil(transfer);
   const { sms, checking } = useVoucherSms(transfer, { poll: useLiveStatus() !== "connected" });
 
   const copyReference = async () => {
@@ -155,6 +156,21 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
           <p className="rounded-lg bg-brand-50 px-4 py-3 text-sm text-brand-900 dark:bg-brand-950 dark:text-brand-100">
             Collect at {collectionPlace(transfer.bank)} with the voucher number, PIN and phone number.
           </p>
+          {lockedUntil && (
+            // The recipient at the ATM is told "locked for 24 hours"; the sender learns it here
+            // (live), with the way out: a resend or a new number is a new voucher, unlocked.
+            <p
+              role="status"
+              className="flex gap-2 rounded-lg bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100"
+            >
+              <CircleAlert aria-hidden="true" className="mt-0.5 size-4 shrink-0" />
+              <span>
+                Locked until <time dateTime={lockedUntil.toISOString()}>{formatLongDateTime(lockedUntil)}</time>: a wrong PIN or
+                phone number was typed 5 times at an ATM. To let {transfer.recipientName || "the recipient"} collect now, resend
+                the SMS for a new voucher number.
+              </span>
+            </p>
+          )}
           <VoucherActions transfer={transfer} onChanged={setUpdated} />
         </>
       )}

@@ -118,6 +118,32 @@ describe("transaction details: the voucher", () => {
   });
 });
 
+describe("transaction details: a voucher locked at the ATM", () => {
+  it("says until when, why, and that a resend gives a new voucher now; a resend's answer clears it", async () => {
+    const until = Date.now() + 23 * 3_600_000;
+    const before = awaiting({ lockedUntil: timestampFromMs(until) });
+    const { user } = renderDashboard(before, { resend: () => withVoucher(before, { number: "5930481726", resendsLeft: 2, lockedUntil: undefined }) });
+    const dialog = await openDialog(user);
+    const notice = within(dialog).getByRole("status");
+    expect(notice).toHaveTextContent(
+      /^Locked until .+: a wrong PIN or phone number was typed 5 times at an ATM\. To let Thandi Mokoena collect now, resend the SMS for a new voucher number\.$/,
+    );
+    expect(within(notice).getByText(/./, { selector: "time" })).toHaveAttribute("dateTime", new Date(until).toISOString());
+
+    await user.click(within(dialog).getByRole("button", { name: "Resend SMS" }));
+    await user.click(within(dialog).getByRole("button", { name: "Send new voucher" }));
+    expect(await within(dialog).findByText("5930481726")).toBeInTheDocument();
+    expect(within(dialog).queryByText(/^Locked until/)).not.toBeInTheDocument();
+  });
+
+  it("says nothing once the lock has passed", async () => {
+    const { user } = renderDashboard(awaiting({ lockedUntil: timestampFromMs(Date.now() - 60_000) }));
+    const dialog = await openDialog(user);
+    expect(within(dialog).getByText(/^Collect at any FNB ATM/)).toBeInTheDocument();
+    expect(within(dialog).queryByText(/^Locked until/)).not.toBeInTheDocument();
+  });
+});
+
 describe("transaction details: resend the voucher SMS", () => {
   it("shows the resends left, re-issues the voucher, says so, and shows the new number", async () => {
     let release: () => void = () => {};

@@ -30,6 +30,15 @@ export function isAwaitingCollection(transfer: Transfer): boolean {
   );
 }
 
+/**
+ * When the lock on a voucher that awaits collection ends, while wrong PINs or phone numbers typed
+ * at ATMs keep it locked (after 5, for 24 hours); undefined otherwise.
+ */
+export function voucherLockedUntil(transfer: Transfer, now: number = Date.now()): Date | undefined {
+  const until = toDate(transfer.voucher?.lockedUntil);
+  return isAwaitingCollection(transfer) && until && until.getTime() > now ? until : undefined;
+}
+
 export type VoucherTone = "awaiting" | "collected" | "closed";
 
 export interface VoucherState {

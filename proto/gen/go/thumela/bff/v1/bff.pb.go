@@ -4058,8 +4058,12 @@ type Voucher struct {
 	// another number (ChangeRecipientPhone).
 	ResendsLeft      int32 `protobuf:"varint,7,opt,name=resends_left,json=resendsLeft,proto3" json:"resends_left,omitempty"`
 	PhoneChangesLeft int32 `protobuf:"varint,8,opt,name=phone_changes_left,json=phoneChangesLeft,proto3" json:"phone_changes_left,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// When the last lock by wrong PINs or phone numbers typed at ATMs ends (after 5, for 24
+	// hours): the voucher is locked while it is in the future. Resend SMS or Change phone number
+	// gives the recipient a new voucher without the lock at once.
+	LockedUntil   *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=locked_until,json=lockedUntil,proto3" json:"locked_until,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Voucher) Reset() {
@@ -4146,6 +4150,13 @@ func (x *Voucher) GetPhoneChangesLeft() int32 {
 		return x.PhoneChangesLeft
 	}
 	return 0
+}
+
+func (x *Voucher) GetLockedUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LockedUntil
+	}
+	return nil
 }
 
 type Transfer struct {
@@ -7944,7 +7955,7 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x05quote\x18\x01 \x01(\v2\x18.thumela.bff.v1.FeeQuoteR\x05quote\"<\n" +
 	"\x12WithdrawalLocation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04type\x18\x02 \x01(\tR\x04type\"\xa0\x03\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\xdf\x03\n" +
 	"\aVoucher\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\tR\x06number\x12M\n" +
 	"\x11collection_status\x18\x02 \x01(\x0e2 .thumela.bff.v1.CollectionStatusR\x10collectionStatus\x129\n" +
@@ -7954,7 +7965,8 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x15collected_at_location\x18\x05 \x01(\tR\x13collectedAtLocation\x12/\n" +
 	"\x14pin_chosen_by_sender\x18\x06 \x01(\bR\x11pinChosenBySender\x12!\n" +
 	"\fresends_left\x18\a \x01(\x05R\vresendsLeft\x12,\n" +
-	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\x98\t\n" +
+	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\x12=\n" +
+	"\flocked_until\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\vlockedUntil\"\x98\t\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
 	"\treference\x18\x02 \x01(\tR\treference\x12%\n" +
@@ -8551,176 +8563,177 @@ var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
 	5,   // 34: thumela.bff.v1.Voucher.collection_status:type_name -> thumela.bff.v1.CollectionStatus
 	142, // 35: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
 	142, // 36: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	3,   // 37: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
-	4,   // 38: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
-	78,  // 39: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	79,  // 40: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
-	142, // 41: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	142, // 42: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	81,  // 43: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	6,   // 44: thumela.bff.v1.Transfer.refund_status:type_name -> thumela.bff.v1.RefundStatus
-	7,   // 45: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
-	142, // 46: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
-	3,   // 47: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
-	78,  // 48: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	80,  // 49: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	80,  // 50: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	4,   // 51: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
-	80,  // 52: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
-	80,  // 53: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	80,  // 54: thumela.bff.v1.ResendVoucherResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	80,  // 55: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	8,   // 56: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
-	94,  // 57: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
-	8,   // 58: thumela.bff.v1.LimitPolicy.kind:type_name -> thumela.bff.v1.LimitKind
-	98,  // 59: thumela.bff.v1.GetLimitPolicyResponse.limits:type_name -> thumela.bff.v1.LimitPolicy
-	80,  // 60: thumela.bff.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.bff.v1.Transfer
-	3,   // 61: thumela.bff.v1.Recipient.bank:type_name -> thumela.bff.v1.Bank
-	142, // 62: thumela.bff.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
-	142, // 63: thumela.bff.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
-	142, // 64: thumela.bff.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
-	102, // 65: thumela.bff.v1.ListRecipientsResponse.recipients:type_name -> thumela.bff.v1.Recipient
-	3,   // 66: thumela.bff.v1.UpdateRecipientRequest.bank:type_name -> thumela.bff.v1.Bank
-	102, // 67: thumela.bff.v1.UpdateRecipientResponse.recipient:type_name -> thumela.bff.v1.Recipient
-	142, // 68: thumela.bff.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
-	3,   // 69: thumela.bff.v1.Schedule.bank:type_name -> thumela.bff.v1.Bank
-	9,   // 70: thumela.bff.v1.Schedule.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
-	10,  // 71: thumela.bff.v1.Schedule.state:type_name -> thumela.bff.v1.ScheduleState
-	109, // 72: thumela.bff.v1.Schedule.recent_occurrences:type_name -> thumela.bff.v1.ScheduleOccurrence
-	142, // 73: thumela.bff.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	142, // 74: thumela.bff.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	3,   // 75: thumela.bff.v1.CreateScheduleRequest.bank:type_name -> thumela.bff.v1.Bank
-	9,   // 76: thumela.bff.v1.CreateScheduleRequest.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
-	110, // 77: thumela.bff.v1.CreateScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
-	110, // 78: thumela.bff.v1.ListSchedulesResponse.schedules:type_name -> thumela.bff.v1.Schedule
-	110, // 79: thumela.bff.v1.PauseScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
-	110, // 80: thumela.bff.v1.ResumeScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
-	11,  // 81: thumela.bff.v1.CreditMovement.kind:type_name -> thumela.bff.v1.CreditMovementKind
-	142, // 82: thumela.bff.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
-	121, // 83: thumela.bff.v1.GetCreditResponse.recent_movements:type_name -> thumela.bff.v1.CreditMovement
-	80,  // 84: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
-	14,  // 85: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
-	81,  // 86: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	125, // 87: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
-	126, // 88: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
-	127, // 89: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
-	132, // 90: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
-	128, // 91: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
-	129, // 92: thumela.bff.v1.WatchEventsResponse.recipients_changed:type_name -> thumela.bff.v1.RecipientsChanged
-	130, // 93: thumela.bff.v1.WatchEventsResponse.schedules_changed:type_name -> thumela.bff.v1.SchedulesChanged
-	131, // 94: thumela.bff.v1.WatchEventsResponse.credit_changed:type_name -> thumela.bff.v1.CreditChanged
-	12,  // 95: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
-	141, // 96: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	143, // 97: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
-	142, // 98: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
-	136, // 99: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
-	15,  // 100: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
-	17,  // 101: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
-	19,  // 102: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
-	21,  // 103: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
-	23,  // 104: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
-	25,  // 105: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
-	27,  // 106: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
-	29,  // 107: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
-	31,  // 108: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
-	33,  // 109: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
-	35,  // 110: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
-	38,  // 111: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
-	40,  // 112: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
-	42,  // 113: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
-	45,  // 114: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
-	47,  // 115: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
-	49,  // 116: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
-	51,  // 117: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
-	53,  // 118: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
-	55,  // 119: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
-	57,  // 120: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
-	59,  // 121: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
-	62,  // 122: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
-	64,  // 123: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
-	66,  // 124: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
-	68,  // 125: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
-	70,  // 126: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
-	73,  // 127: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
-	75,  // 128: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
-	82,  // 129: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
-	84,  // 130: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
-	86,  // 131: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
-	88,  // 132: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
-	95,  // 133: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
-	97,  // 134: thumela.bff.v1.TransfersService.GetLimitPolicy:input_type -> thumela.bff.v1.GetLimitPolicyRequest
-	100, // 135: thumela.bff.v1.TransfersService.FreezeVouchers:input_type -> thumela.bff.v1.FreezeVouchersRequest
-	90,  // 136: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
-	92,  // 137: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
-	103, // 138: thumela.bff.v1.RecipientsService.ListRecipients:input_type -> thumela.bff.v1.ListRecipientsRequest
-	105, // 139: thumela.bff.v1.RecipientsService.UpdateRecipient:input_type -> thumela.bff.v1.UpdateRecipientRequest
-	107, // 140: thumela.bff.v1.RecipientsService.DeleteRecipient:input_type -> thumela.bff.v1.DeleteRecipientRequest
-	111, // 141: thumela.bff.v1.SchedulesService.CreateSchedule:input_type -> thumela.bff.v1.CreateScheduleRequest
-	113, // 142: thumela.bff.v1.SchedulesService.ListSchedules:input_type -> thumela.bff.v1.ListSchedulesRequest
-	115, // 143: thumela.bff.v1.SchedulesService.PauseSchedule:input_type -> thumela.bff.v1.PauseScheduleRequest
-	117, // 144: thumela.bff.v1.SchedulesService.ResumeSchedule:input_type -> thumela.bff.v1.ResumeScheduleRequest
-	119, // 145: thumela.bff.v1.SchedulesService.DeleteSchedule:input_type -> thumela.bff.v1.DeleteScheduleRequest
-	122, // 146: thumela.bff.v1.CreditService.GetCredit:input_type -> thumela.bff.v1.GetCreditRequest
-	124, // 147: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
-	134, // 148: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
-	137, // 149: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
-	139, // 150: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
-	16,  // 151: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
-	18,  // 152: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
-	20,  // 153: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
-	22,  // 154: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
-	24,  // 155: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
-	26,  // 156: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
-	28,  // 157: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
-	30,  // 158: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
-	32,  // 159: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
-	34,  // 160: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
-	36,  // 161: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
-	39,  // 162: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
-	41,  // 163: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
-	43,  // 164: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
-	46,  // 165: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
-	48,  // 166: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
-	50,  // 167: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
-	52,  // 168: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
-	54,  // 169: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
-	56,  // 170: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
-	58,  // 171: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
-	60,  // 172: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
-	63,  // 173: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
-	65,  // 174: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
-	67,  // 175: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
-	69,  // 176: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
-	71,  // 177: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
-	74,  // 178: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
-	77,  // 179: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
-	83,  // 180: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
-	85,  // 181: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
-	87,  // 182: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
-	89,  // 183: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
-	96,  // 184: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
-	99,  // 185: thumela.bff.v1.TransfersService.GetLimitPolicy:output_type -> thumela.bff.v1.GetLimitPolicyResponse
-	101, // 186: thumela.bff.v1.TransfersService.FreezeVouchers:output_type -> thumela.bff.v1.FreezeVouchersResponse
-	91,  // 187: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
-	93,  // 188: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
-	104, // 189: thumela.bff.v1.RecipientsService.ListRecipients:output_type -> thumela.bff.v1.ListRecipientsResponse
-	106, // 190: thumela.bff.v1.RecipientsService.UpdateRecipient:output_type -> thumela.bff.v1.UpdateRecipientResponse
-	108, // 191: thumela.bff.v1.RecipientsService.DeleteRecipient:output_type -> thumela.bff.v1.DeleteRecipientResponse
-	112, // 192: thumela.bff.v1.SchedulesService.CreateSchedule:output_type -> thumela.bff.v1.CreateScheduleResponse
-	114, // 193: thumela.bff.v1.SchedulesService.ListSchedules:output_type -> thumela.bff.v1.ListSchedulesResponse
-	116, // 194: thumela.bff.v1.SchedulesService.PauseSchedule:output_type -> thumela.bff.v1.PauseScheduleResponse
-	118, // 195: thumela.bff.v1.SchedulesService.ResumeSchedule:output_type -> thumela.bff.v1.ResumeScheduleResponse
-	120, // 196: thumela.bff.v1.SchedulesService.DeleteSchedule:output_type -> thumela.bff.v1.DeleteScheduleResponse
-	123, // 197: thumela.bff.v1.CreditService.GetCredit:output_type -> thumela.bff.v1.GetCreditResponse
-	133, // 198: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
-	135, // 199: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
-	138, // 200: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
-	140, // 201: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
-	151, // [151:202] is the sub-list for method output_type
-	100, // [100:151] is the sub-list for method input_type
-	100, // [100:100] is the sub-list for extension type_name
-	100, // [100:100] is the sub-list for extension extendee
-	0,   // [0:100] is the sub-list for field type_name
+	142, // 37: thumela.bff.v1.Voucher.locked_until:type_name -> google.protobuf.Timestamp
+	3,   // 38: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
+	4,   // 39: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
+	78,  // 40: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	79,  // 41: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
+	142, // 42: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	142, // 43: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	81,  // 44: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	6,   // 45: thumela.bff.v1.Transfer.refund_status:type_name -> thumela.bff.v1.RefundStatus
+	7,   // 46: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
+	142, // 47: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
+	3,   // 48: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
+	78,  // 49: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	80,  // 50: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	80,  // 51: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	4,   // 52: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
+	80,  // 53: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
+	80,  // 54: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	80,  // 55: thumela.bff.v1.ResendVoucherResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	80,  // 56: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	8,   // 57: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
+	94,  // 58: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
+	8,   // 59: thumela.bff.v1.LimitPolicy.kind:type_name -> thumela.bff.v1.LimitKind
+	98,  // 60: thumela.bff.v1.GetLimitPolicyResponse.limits:type_name -> thumela.bff.v1.LimitPolicy
+	80,  // 61: thumela.bff.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.bff.v1.Transfer
+	3,   // 62: thumela.bff.v1.Recipient.bank:type_name -> thumela.bff.v1.Bank
+	142, // 63: thumela.bff.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
+	142, // 64: thumela.bff.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
+	142, // 65: thumela.bff.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
+	102, // 66: thumela.bff.v1.ListRecipientsResponse.recipients:type_name -> thumela.bff.v1.Recipient
+	3,   // 67: thumela.bff.v1.UpdateRecipientRequest.bank:type_name -> thumela.bff.v1.Bank
+	102, // 68: thumela.bff.v1.UpdateRecipientResponse.recipient:type_name -> thumela.bff.v1.Recipient
+	142, // 69: thumela.bff.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
+	3,   // 70: thumela.bff.v1.Schedule.bank:type_name -> thumela.bff.v1.Bank
+	9,   // 71: thumela.bff.v1.Schedule.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
+	10,  // 72: thumela.bff.v1.Schedule.state:type_name -> thumela.bff.v1.ScheduleState
+	109, // 73: thumela.bff.v1.Schedule.recent_occurrences:type_name -> thumela.bff.v1.ScheduleOccurrence
+	142, // 74: thumela.bff.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	142, // 75: thumela.bff.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	3,   // 76: thumela.bff.v1.CreateScheduleRequest.bank:type_name -> thumela.bff.v1.Bank
+	9,   // 77: thumela.bff.v1.CreateScheduleRequest.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
+	110, // 78: thumela.bff.v1.CreateScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	110, // 79: thumela.bff.v1.ListSchedulesResponse.schedules:type_name -> thumela.bff.v1.Schedule
+	110, // 80: thumela.bff.v1.PauseScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	110, // 81: thumela.bff.v1.ResumeScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	11,  // 82: thumela.bff.v1.CreditMovement.kind:type_name -> thumela.bff.v1.CreditMovementKind
+	142, // 83: thumela.bff.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
+	121, // 84: thumela.bff.v1.GetCreditResponse.recent_movements:type_name -> thumela.bff.v1.CreditMovement
+	80,  // 85: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
+	14,  // 86: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
+	81,  // 87: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	125, // 88: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
+	126, // 89: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
+	127, // 90: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
+	132, // 91: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
+	128, // 92: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
+	129, // 93: thumela.bff.v1.WatchEventsResponse.recipients_changed:type_name -> thumela.bff.v1.RecipientsChanged
+	130, // 94: thumela.bff.v1.WatchEventsResponse.schedules_changed:type_name -> thumela.bff.v1.SchedulesChanged
+	131, // 95: thumela.bff.v1.WatchEventsResponse.credit_changed:type_name -> thumela.bff.v1.CreditChanged
+	12,  // 96: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
+	141, // 97: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	143, // 98: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
+	142, // 99: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
+	136, // 100: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
+	15,  // 101: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
+	17,  // 102: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
+	19,  // 103: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
+	21,  // 104: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
+	23,  // 105: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
+	25,  // 106: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
+	27,  // 107: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
+	29,  // 108: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
+	31,  // 109: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
+	33,  // 110: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
+	35,  // 111: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
+	38,  // 112: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
+	40,  // 113: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
+	42,  // 114: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
+	45,  // 115: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
+	47,  // 116: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
+	49,  // 117: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
+	51,  // 118: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
+	53,  // 119: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
+	55,  // 120: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
+	57,  // 121: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
+	59,  // 122: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
+	62,  // 123: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
+	64,  // 124: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
+	66,  // 125: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
+	68,  // 126: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
+	70,  // 127: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
+	73,  // 128: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
+	75,  // 129: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
+	82,  // 130: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
+	84,  // 131: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
+	86,  // 132: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
+	88,  // 133: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
+	95,  // 134: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
+	97,  // 135: thumela.bff.v1.TransfersService.GetLimitPolicy:input_type -> thumela.bff.v1.GetLimitPolicyRequest
+	100, // 136: thumela.bff.v1.TransfersService.FreezeVouchers:input_type -> thumela.bff.v1.FreezeVouchersRequest
+	90,  // 137: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
+	92,  // 138: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
+	103, // 139: thumela.bff.v1.RecipientsService.ListRecipients:input_type -> thumela.bff.v1.ListRecipientsRequest
+	105, // 140: thumela.bff.v1.RecipientsService.UpdateRecipient:input_type -> thumela.bff.v1.UpdateRecipientRequest
+	107, // 141: thumela.bff.v1.RecipientsService.DeleteRecipient:input_type -> thumela.bff.v1.DeleteRecipientRequest
+	111, // 142: thumela.bff.v1.SchedulesService.CreateSchedule:input_type -> thumela.bff.v1.CreateScheduleRequest
+	113, // 143: thumela.bff.v1.SchedulesService.ListSchedules:input_type -> thumela.bff.v1.ListSchedulesRequest
+	115, // 144: thumela.bff.v1.SchedulesService.PauseSchedule:input_type -> thumela.bff.v1.PauseScheduleRequest
+	117, // 145: thumela.bff.v1.SchedulesService.ResumeSchedule:input_type -> thumela.bff.v1.ResumeScheduleRequest
+	119, // 146: thumela.bff.v1.SchedulesService.DeleteSchedule:input_type -> thumela.bff.v1.DeleteScheduleRequest
+	122, // 147: thumela.bff.v1.CreditService.GetCredit:input_type -> thumela.bff.v1.GetCreditRequest
+	124, // 148: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
+	134, // 149: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
+	137, // 150: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
+	139, // 151: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
+	16,  // 152: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
+	18,  // 153: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
+	20,  // 154: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
+	22,  // 155: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
+	24,  // 156: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
+	26,  // 157: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
+	28,  // 158: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
+	30,  // 159: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
+	32,  // 160: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
+	34,  // 161: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
+	36,  // 162: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
+	39,  // 163: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
+	41,  // 164: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
+	43,  // 165: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
+	46,  // 166: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
+	48,  // 167: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
+	50,  // 168: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
+	52,  // 169: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
+	54,  // 170: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
+	56,  // 171: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
+	58,  // 172: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
+	60,  // 173: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
+	63,  // 174: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
+	65,  // 175: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
+	67,  // 176: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
+	69,  // 177: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
+	71,  // 178: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
+	74,  // 179: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
+	77,  // 180: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
+	83,  // 181: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
+	85,  // 182: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
+	87,  // 183: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
+	89,  // 184: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
+	96,  // 185: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
+	99,  // 186: thumela.bff.v1.TransfersService.GetLimitPolicy:output_type -> thumela.bff.v1.GetLimitPolicyResponse
+	101, // 187: thumela.bff.v1.TransfersService.FreezeVouchers:output_type -> thumela.bff.v1.FreezeVouchersResponse
+	91,  // 188: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
+	93,  // 189: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
+	104, // 190: thumela.bff.v1.RecipientsService.ListRecipients:output_type -> thumela.bff.v1.ListRecipientsResponse
+	106, // 191: thumela.bff.v1.RecipientsService.UpdateRecipient:output_type -> thumela.bff.v1.UpdateRecipientResponse
+	108, // 192: thumela.bff.v1.RecipientsService.DeleteRecipient:output_type -> thumela.bff.v1.DeleteRecipientResponse
+	112, // 193: thumela.bff.v1.SchedulesService.CreateSchedule:output_type -> thumela.bff.v1.CreateScheduleResponse
+	114, // 194: thumela.bff.v1.SchedulesService.ListSchedules:output_type -> thumela.bff.v1.ListSchedulesResponse
+	116, // 195: thumela.bff.v1.SchedulesService.PauseSchedule:output_type -> thumela.bff.v1.PauseScheduleResponse
+	118, // 196: thumela.bff.v1.SchedulesService.ResumeSchedule:output_type -> thumela.bff.v1.ResumeScheduleResponse
+	120, // 197: thumela.bff.v1.SchedulesService.DeleteSchedule:output_type -> thumela.bff.v1.DeleteScheduleResponse
+	123, // 198: thumela.bff.v1.CreditService.GetCredit:output_type -> thumela.bff.v1.GetCreditResponse
+	133, // 199: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
+	135, // 200: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
+	138, // 201: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
+	140, // 202: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
+	152, // [152:203] is the sub-list for method output_type
+	101, // [101:152] is the sub-list for method input_type
+	101, // [101:101] is the sub-list for extension type_name
+	101, // [101:101] is the sub-list for extension extendee
+	0,   // [0:101] is the sub-list for field type_name
 }
 
 func init() { file_thumela_bff_v1_bff_proto_init() }

@@ -85,8 +85,9 @@ func (x *TransferStatusChanged) GetOccurredAt() *timestamppb.Timestamp {
 }
 
 // VoucherChanged is published on thumela.transfers.<user_id>.voucher when a voucher is issued,
-// collected, cancelled or expires, and when the refund owed for a cancelled or expired voucher
-// is made (the voucher is unchanged then; the transfer's refund_status is what changed).
+// re-issued, locked by wrong attempts at ATMs (its locked_until set), collected, reversed,
+// cancelled or expires, and when the refund owed for a cancelled or expired voucher is made
+// (the voucher is unchanged then; the transfer's refund_status is what changed).
 type VoucherChanged struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	TransferId string                 `protobuf:"bytes,1,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`

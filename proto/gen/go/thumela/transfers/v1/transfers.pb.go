@@ -561,8 +561,12 @@ type Voucher struct {
 	// recipient's phone number (ChangeRecipientPhone).
 	ResendsLeft      int32 `protobuf:"varint,7,opt,name=resends_left,json=resendsLeft,proto3" json:"resends_left,omitempty"`
 	PhoneChangesLeft int32 `protobuf:"varint,8,opt,name=phone_changes_left,json=phoneChangesLeft,proto3" json:"phone_changes_left,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// When the last lock by wrong PINs or phone numbers typed at ATMs ends (after 5, for 24
+	// hours): the voucher is locked while it is in the future. Unset when never locked, and after
+	// a resend or a new phone number, which give a new voucher without the lock.
+	LockedUntil   *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=locked_until,json=lockedUntil,proto3" json:"locked_until,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Voucher) Reset() {
@@ -649,6 +653,13 @@ func (x *Voucher) GetPhoneChangesLeft() int32 {
 		return x.PhoneChangesLeft
 	}
 	return 0
+}
+
+func (x *Voucher) GetLockedUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LockedUntil
+	}
+	return nil
 }
 
 type Transfer struct {
@@ -3971,7 +3982,7 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"$thumela/transfers/v1/transfers.proto\x12\x14thumela.transfers.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1athumela/fees/v1/fees.proto\"<\n" +
 	"\x12WithdrawalLocation\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04type\x18\x02 \x01(\tR\x04type\"\xa6\x03\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\xe5\x03\n" +
 	"\aVoucher\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\tR\x06number\x12S\n" +
 	"\x11collection_status\x18\x02 \x01(\x0e2&.thumela.transfers.v1.CollectionStatusR\x10collectionStatus\x129\n" +
@@ -3981,7 +3992,8 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x15collected_at_location\x18\x05 \x01(\tR\x13collectedAtLocation\x12/\n" +
 	"\x14pin_chosen_by_sender\x18\x06 \x01(\bR\x11pinChosenBySender\x12!\n" +
 	"\fresends_left\x18\a \x01(\x05R\vresendsLeft\x12,\n" +
-	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\"\xb7\n" +
+	"\x12phone_changes_left\x18\b \x01(\x05R\x10phoneChangesLeft\x12=\n" +
+	"\flocked_until\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\vlockedUntil\"\xb7\n" +
 	"\n" +
 	"\bTransfer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
@@ -4403,109 +4415,110 @@ var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	1,  // 0: thumela.transfers.v1.Voucher.collection_status:type_name -> thumela.transfers.v1.CollectionStatus
 	63, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
 	63, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	64, // 3: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
-	0,  // 4: thumela.transfers.v1.Transfer.status:type_name -> thumela.transfers.v1.TransferStatus
-	8,  // 5: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
-	9,  // 6: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
-	63, // 7: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	63, // 8: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	2,  // 9: thumela.transfers.v1.Transfer.refund_status:type_name -> thumela.transfers.v1.RefundStatus
-	64, // 10: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
-	8,  // 11: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
-	10, // 12: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	10, // 13: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	0,  // 14: thumela.transfers.v1.ListTransfersRequest.status:type_name -> thumela.transfers.v1.TransferStatus
-	63, // 15: thumela.transfers.v1.ListTransfersRequest.created_from:type_name -> google.protobuf.Timestamp
-	63, // 16: thumela.transfers.v1.ListTransfersRequest.created_before:type_name -> google.protobuf.Timestamp
-	10, // 17: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
-	10, // 18: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	3,  // 19: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
-	20, // 20: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
-	3,  // 21: thumela.transfers.v1.LimitPolicy.kind:type_name -> thumela.transfers.v1.LimitKind
-	23, // 22: thumela.transfers.v1.GetLimitPolicyResponse.limits:type_name -> thumela.transfers.v1.LimitPolicy
-	64, // 23: thumela.transfers.v1.Recipient.bank:type_name -> thumela.fees.v1.Bank
-	63, // 24: thumela.transfers.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
-	63, // 25: thumela.transfers.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
-	63, // 26: thumela.transfers.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
-	25, // 27: thumela.transfers.v1.ListRecipientsResponse.recipients:type_name -> thumela.transfers.v1.Recipient
-	64, // 28: thumela.transfers.v1.UpdateRecipientRequest.bank:type_name -> thumela.fees.v1.Bank
-	25, // 29: thumela.transfers.v1.UpdateRecipientResponse.recipient:type_name -> thumela.transfers.v1.Recipient
-	10, // 30: thumela.transfers.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.transfers.v1.Transfer
-	3,  // 31: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
-	64, // 32: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
-	7,  // 33: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
-	64, // 34: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
-	63, // 35: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
-	10, // 36: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	10, // 37: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	64, // 38: thumela.transfers.v1.Schedule.bank:type_name -> thumela.fees.v1.Bank
-	4,  // 39: thumela.transfers.v1.Schedule.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
-	5,  // 40: thumela.transfers.v1.Schedule.state:type_name -> thumela.transfers.v1.ScheduleState
-	45, // 41: thumela.transfers.v1.Schedule.recent_occurrences:type_name -> thumela.transfers.v1.ScheduleOccurrence
-	63, // 42: thumela.transfers.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	63, // 43: thumela.transfers.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	63, // 44: thumela.transfers.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
-	64, // 45: thumela.transfers.v1.CreateScheduleRequest.bank:type_name -> thumela.fees.v1.Bank
-	4,  // 46: thumela.transfers.v1.CreateScheduleRequest.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
-	44, // 47: thumela.transfers.v1.CreateScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
-	44, // 48: thumela.transfers.v1.ListSchedulesResponse.schedules:type_name -> thumela.transfers.v1.Schedule
-	44, // 49: thumela.transfers.v1.PauseScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
-	44, // 50: thumela.transfers.v1.ResumeScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
-	6,  // 51: thumela.transfers.v1.CreditMovement.kind:type_name -> thumela.transfers.v1.CreditMovementKind
-	63, // 52: thumela.transfers.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
-	56, // 53: thumela.transfers.v1.GetCreditResponse.recent_movements:type_name -> thumela.transfers.v1.CreditMovement
-	61, // 54: thumela.transfers.v1.ReconcileResponse.run:type_name -> thumela.transfers.v1.ReconciliationRun
-	63, // 55: thumela.transfers.v1.ReconciliationRun.window_from:type_name -> google.protobuf.Timestamp
-	63, // 56: thumela.transfers.v1.ReconciliationRun.started_at:type_name -> google.protobuf.Timestamp
-	63, // 57: thumela.transfers.v1.ReconciliationRun.finished_at:type_name -> google.protobuf.Timestamp
-	62, // 58: thumela.transfers.v1.ReconciliationRun.mismatches:type_name -> thumela.transfers.v1.Mismatch
-	11, // 59: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
-	13, // 60: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
-	15, // 61: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
-	17, // 62: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
-	19, // 63: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
-	22, // 64: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
-	26, // 65: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
-	28, // 66: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
-	30, // 67: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
-	32, // 68: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
-	46, // 69: thumela.transfers.v1.TransfersService.CreateSchedule:input_type -> thumela.transfers.v1.CreateScheduleRequest
-	48, // 70: thumela.transfers.v1.TransfersService.ListSchedules:input_type -> thumela.transfers.v1.ListSchedulesRequest
-	50, // 71: thumela.transfers.v1.TransfersService.PauseSchedule:input_type -> thumela.transfers.v1.PauseScheduleRequest
-	52, // 72: thumela.transfers.v1.TransfersService.ResumeSchedule:input_type -> thumela.transfers.v1.ResumeScheduleRequest
-	54, // 73: thumela.transfers.v1.TransfersService.DeleteSchedule:input_type -> thumela.transfers.v1.DeleteScheduleRequest
-	57, // 74: thumela.transfers.v1.TransfersService.GetCredit:input_type -> thumela.transfers.v1.GetCreditRequest
-	59, // 75: thumela.transfers.v1.TransfersService.Reconcile:input_type -> thumela.transfers.v1.ReconcileRequest
-	35, // 76: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
-	37, // 77: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
-	40, // 78: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
-	42, // 79: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
-	12, // 80: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
-	14, // 81: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
-	16, // 82: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
-	18, // 83: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
-	21, // 84: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
-	24, // 85: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
-	27, // 86: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
-	29, // 87: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
-	31, // 88: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
-	33, // 89: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
-	47, // 90: thumela.transfers.v1.TransfersService.CreateSchedule:output_type -> thumela.transfers.v1.CreateScheduleResponse
-	49, // 91: thumela.transfers.v1.TransfersService.ListSchedules:output_type -> thumela.transfers.v1.ListSchedulesResponse
-	51, // 92: thumela.transfers.v1.TransfersService.PauseSchedule:output_type -> thumela.transfers.v1.PauseScheduleResponse
-	53, // 93: thumela.transfers.v1.TransfersService.ResumeSchedule:output_type -> thumela.transfers.v1.ResumeScheduleResponse
-	55, // 94: thumela.transfers.v1.TransfersService.DeleteSchedule:output_type -> thumela.transfers.v1.DeleteScheduleResponse
-	58, // 95: thumela.transfers.v1.TransfersService.GetCredit:output_type -> thumela.transfers.v1.GetCreditResponse
-	60, // 96: thumela.transfers.v1.TransfersService.Reconcile:output_type -> thumela.transfers.v1.ReconcileResponse
-	39, // 97: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
-	38, // 98: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
-	41, // 99: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
-	43, // 100: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
-	80, // [80:101] is the sub-list for method output_type
-	59, // [59:80] is the sub-list for method input_type
-	59, // [59:59] is the sub-list for extension type_name
-	59, // [59:59] is the sub-list for extension extendee
-	0,  // [0:59] is the sub-list for field type_name
+	63, // 3: thumela.transfers.v1.Voucher.locked_until:type_name -> google.protobuf.Timestamp
+	64, // 4: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
+	0,  // 5: thumela.transfers.v1.Transfer.status:type_name -> thumela.transfers.v1.TransferStatus
+	8,  // 6: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
+	9,  // 7: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
+	63, // 8: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	63, // 9: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	2,  // 10: thumela.transfers.v1.Transfer.refund_status:type_name -> thumela.transfers.v1.RefundStatus
+	64, // 11: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
+	8,  // 12: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
+	10, // 13: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	10, // 14: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	0,  // 15: thumela.transfers.v1.ListTransfersRequest.status:type_name -> thumela.transfers.v1.TransferStatus
+	63, // 16: thumela.transfers.v1.ListTransfersRequest.created_from:type_name -> google.protobuf.Timestamp
+	63, // 17: thumela.transfers.v1.ListTransfersRequest.created_before:type_name -> google.protobuf.Timestamp
+	10, // 18: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
+	10, // 19: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	3,  // 20: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
+	20, // 21: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
+	3,  // 22: thumela.transfers.v1.LimitPolicy.kind:type_name -> thumela.transfers.v1.LimitKind
+	23, // 23: thumela.transfers.v1.GetLimitPolicyResponse.limits:type_name -> thumela.transfers.v1.LimitPolicy
+	64, // 24: thumela.transfers.v1.Recipient.bank:type_name -> thumela.fees.v1.Bank
+	63, // 25: thumela.transfers.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
+	63, // 26: thumela.transfers.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
+	63, // 27: thumela.transfers.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
+	25, // 28: thumela.transfers.v1.ListRecipientsResponse.recipients:type_name -> thumela.transfers.v1.Recipient
+	64, // 29: thumela.transfers.v1.UpdateRecipientRequest.bank:type_name -> thumela.fees.v1.Bank
+	25, // 30: thumela.transfers.v1.UpdateRecipientResponse.recipient:type_name -> thumela.transfers.v1.Recipient
+	10, // 31: thumela.transfers.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.transfers.v1.Transfer
+	3,  // 32: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
+	64, // 33: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
+	7,  // 34: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
+	64, // 35: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
+	63, // 36: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
+	10, // 37: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	10, // 38: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	64, // 39: thumela.transfers.v1.Schedule.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 40: thumela.transfers.v1.Schedule.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
+	5,  // 41: thumela.transfers.v1.Schedule.state:type_name -> thumela.transfers.v1.ScheduleState
+	45, // 42: thumela.transfers.v1.Schedule.recent_occurrences:type_name -> thumela.transfers.v1.ScheduleOccurrence
+	63, // 43: thumela.transfers.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	63, // 44: thumela.transfers.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	63, // 45: thumela.transfers.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
+	64, // 46: thumela.transfers.v1.CreateScheduleRequest.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 47: thumela.transfers.v1.CreateScheduleRequest.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
+	44, // 48: thumela.transfers.v1.CreateScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	44, // 49: thumela.transfers.v1.ListSchedulesResponse.schedules:type_name -> thumela.transfers.v1.Schedule
+	44, // 50: thumela.transfers.v1.PauseScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	44, // 51: thumela.transfers.v1.ResumeScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	6,  // 52: thumela.transfers.v1.CreditMovement.kind:type_name -> thumela.transfers.v1.CreditMovementKind
+	63, // 53: thumela.transfers.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
+	56, // 54: thumela.transfers.v1.GetCreditResponse.recent_movements:type_name -> thumela.transfers.v1.CreditMovement
+	61, // 55: thumela.transfers.v1.ReconcileResponse.run:type_name -> thumela.transfers.v1.ReconciliationRun
+	63, // 56: thumela.transfers.v1.ReconciliationRun.window_from:type_name -> google.protobuf.Timestamp
+	63, // 57: thumela.transfers.v1.ReconciliationRun.started_at:type_name -> google.protobuf.Timestamp
+	63, // 58: thumela.transfers.v1.ReconciliationRun.finished_at:type_name -> google.protobuf.Timestamp
+	62, // 59: thumela.transfers.v1.ReconciliationRun.mismatches:type_name -> thumela.transfers.v1.Mismatch
+	11, // 60: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
+	13, // 61: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
+	15, // 62: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
+	17, // 63: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
+	19, // 64: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
+	22, // 65: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
+	26, // 66: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
+	28, // 67: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
+	30, // 68: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
+	32, // 69: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
+	46, // 70: thumela.transfers.v1.TransfersService.CreateSchedule:input_type -> thumela.transfers.v1.CreateScheduleRequest
+	48, // 71: thumela.transfers.v1.TransfersService.ListSchedules:input_type -> thumela.transfers.v1.ListSchedulesRequest
+	50, // 72: thumela.transfers.v1.TransfersService.PauseSchedule:input_type -> thumela.transfers.v1.PauseScheduleRequest
+	52, // 73: thumela.transfers.v1.TransfersService.ResumeSchedule:input_type -> thumela.transfers.v1.ResumeScheduleRequest
+	54, // 74: thumela.transfers.v1.TransfersService.DeleteSchedule:input_type -> thumela.transfers.v1.DeleteScheduleRequest
+	57, // 75: thumela.transfers.v1.TransfersService.GetCredit:input_type -> thumela.transfers.v1.GetCreditRequest
+	59, // 76: thumela.transfers.v1.TransfersService.Reconcile:input_type -> thumela.transfers.v1.ReconcileRequest
+	35, // 77: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
+	37, // 78: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
+	40, // 79: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
+	42, // 80: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
+	12, // 81: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
+	14, // 82: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
+	16, // 83: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
+	18, // 84: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
+	21, // 85: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
+	24, // 86: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
+	27, // 87: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
+	29, // 88: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
+	31, // 89: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
+	33, // 90: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
+	47, // 91: thumela.transfers.v1.TransfersService.CreateSchedule:output_type -> thumela.transfers.v1.CreateScheduleResponse
+	49, // 92: thumela.transfers.v1.TransfersService.ListSchedules:output_type -> thumela.transfers.v1.ListSchedulesResponse
+	51, // 93: thumela.transfers.v1.TransfersService.PauseSchedule:output_type -> thumela.transfers.v1.PauseScheduleResponse
+	53, // 94: thumela.transfers.v1.TransfersService.ResumeSchedule:output_type -> thumela.transfers.v1.ResumeScheduleResponse
+	55, // 95: thumela.transfers.v1.TransfersService.DeleteSchedule:output_type -> thumela.transfers.v1.DeleteScheduleResponse
+	58, // 96: thumela.transfers.v1.TransfersService.GetCredit:output_type -> thumela.transfers.v1.GetCreditResponse
+	60, // 97: thumela.transfers.v1.TransfersService.Reconcile:output_type -> thumela.transfers.v1.ReconcileResponse
+	39, // 98: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
+	38, // 99: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
+	41, // 100: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
+	43, // 101: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
+	81, // [81:102] is the sub-list for method output_type
+	60, // [60:81] is the sub-list for method input_type
+	60, // [60:60] is the sub-list for extension type_name
+	60, // [60:60] is the sub-list for extension extendee
+	0,  // [0:60] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_transfers_proto_init() }

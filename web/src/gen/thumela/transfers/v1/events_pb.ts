@@ -48,8 +48,9 @@ export const TransferStatusChangedSchema: GenMessage<TransferStatusChanged> = /*
 
 /**
  * VoucherChanged is published on thumela.transfers.<user_id>.voucher when a voucher is issued,
- * collected, cancelled or expires, and when the refund owed for a cancelled or expired voucher
- * is made (the voucher is unchanged then; the transfer's refund_status is what changed).
+ * re-issued, locked by wrong attempts at ATMs (its locked_until set), collected, reversed,
+ * cancelled or expires, and when the refund owed for a cancelled or expired voucher is made
+ * (the voucher is unchanged then; the transfer's refund_status is what changed).
  *
  * @generated from message thumela.transfers.v1.VoucherChanged
  */
