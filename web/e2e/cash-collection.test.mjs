@@ -99,6 +99,7 @@ test("a wrong PIN five times locks the voucher, even against the right PIN; the 
   const notice = details.getByRole("status").filter({ hasText: "a wrong PIN or phone number was typed 5 times at an ATM" });
   await notice.waitFor();
   assert.match(await notice.innerText(), /^Locked until .+: a wrong PIN or phone number was typed 5 times at an ATM\. To let Sipho Dlamini collect now, resend the SMS for a new voucher number\.$/);
+  await details.getByText(/^Locked until \w{3} \d{1,2} \w{3} \d\d:\d\d after wrong PINs$/).waitFor();
   await details.getByRole("button", { name: "Resend SMS" }).click();
   await details.getByRole("button", { name: "Send new voucher" }).click();
   await toast(page, "Voucher SMS sent again").waitFor();

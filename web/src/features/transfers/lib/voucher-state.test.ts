@@ -30,6 +30,18 @@ describe("voucherState", () => {
     expect(voucherState(transfer, now)).toEqual({ text: "Awaiting collection · expires Mon 1 Dec", tone: "awaiting" });
   });
 
+  it("awaiting but locked at an ATM: until when, then the expiry again once the lock passed", () => {
+    const transfer = withVoucher({
+      collectionStatus: CollectionStatus.AWAITING_COLLECTION,
+      expiresAt: timestampFromDate(new Date("2025-11-30T23:30:00Z")),
+      // 18:30 on Mon 1 Dec in Johannesburg; 'now' is 18:00 that day.
+      lockedUntil: timestampFromDate(new Date("2025-12-01T16:30:00Z")),
+    });
+    expect(voucherState(transfer, now)).toEqual({ text: "Locked until 18:30 after wrong PINs", tone: "locked" });
+    expect(voucherState(transfer, new Date("2025-11-30T16:00:00Z"))?.text).toBe("Locked until Mon 1 Dec 18:30 after wrong PINs");
+    expect(voucherState(transfer, new Date("2025-12-01T16:30:00Z"))).toEqual({ text: "Awaiting collection · expires Mon 1 Dec", tone: "awaiting" });
+  });
+
   it("collected: where, and when (the time today, the day before that)", () => {
     const transfer = withVoucher({
       collectionStatus: CollectionStatus.COLLECTED,

@@ -39,7 +39,7 @@ export function voucherLockedUntil(transfer: Transfer, now: number = Date.now())
   return isAwaitingCollection(transfer) && until && until.getTime() > now ? until : undefined;
 }
 
-export type VoucherTone = "awaiting" | "collected" | "closed";
+export type VoucherTone = "awaiting" | "locked" | "collected" | "closed";
 
 export interface VoucherState {
   text: string;
@@ -47,15 +47,18 @@ export interface VoucherState {
 }
 
 /**
- * 'Awaiting collection · expires Mon 1 Dec', 'Collected at FNB ATM Sandton City, 13:15',
- * 'Refunded', 'Refund pending', 'Cancelled' or 'Expired' (Johannesburg time); undefined for a
- * transfer without a voucher. A refund is called done only when the server says REFUNDED.
+ * 'Awaiting collection · expires Mon 1 Dec', 'Locked until 14:05 after wrong PINs' (or 'until
+ * Tue 2 Dec 09:10'), 'Collected at FNB ATM Sandton City, 13:15', 'Refunded', 'Refund pending',
+ * 'Cancelled' or 'Expired' (Johannesburg time); undefined for a transfer without a voucher. A
+ * refund is called done only when the server says REFUNDED.
  */
 export function voucherState(transfer: Transfer, now: Date = new Date()): VoucherState | undefined {
   const voucher = transfer.voucher;
   if (!voucher) return undefined;
   switch (voucher.collectionStatus) {
     case CollectionStatus.AWAITING_COLLECTION: {
+      const locked = voucherLockedUntil(transfer, now.getTime());
+      if (locked) return { text: `Locked until ${formatSaMoment(locked, now)} after wrong PINs`, tone: "locked" };
       const expires = toDate(voucher.expiresAt);
       return {
         text: expires ? `Awaiting collection · expires ${formatSaWeekdayDate(expires)}` : "Awaiting collection",
@@ -80,6 +83,7 @@ export function voucherState(transfer: Transfer, now: Date = new Date()): Vouche
 /** Text colours of the voucher state, readable in both themes. */
 export const VOUCHER_TONE_CLASS: Record<VoucherTone, string> = {
   awaiting: "text-slate-600 dark:text-slate-400",
+  locked: "text-amber-700 dark:text-amber-400",
   collected: "text-emerald-700 dark:text-emerald-400",
   closed: "text-slate-600 dark:text-slate-400",
 };
