@@ -47,10 +47,11 @@ func occurrence(what, which string) string {
 
 // Messages turns the events recorded on t into outbox messages: TransferStatusChanged on
 // .status at every status step, VoucherChanged on .voucher when a voucher is issued,
-// re-issued, collected, reversed or ends and when the refund owed for it is made, and the
-// notification requests: the recipient's SMS when the voucher is issued or re-issued and their
-// reminder before it expires, and the sender's e-mails (the receipt at the issue, cash collected, the refund made). Secrets (the
-// voucher number and PIN) are sealed to sealTo, the notifications service's public key.
+// re-issued, locked at ATMs, collected, reversed or ends and when the refund owed for it is
+// made, and the notification requests: the recipient's SMS when the voucher is issued or
+// re-issued and their reminder before it expires, and the sender's e-mails (the receipt at the
+// issue, cash collected, the refund made). Secrets (the voucher number and PIN) are sealed to
+// sealTo, the notifications service's public key.
 func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]outbox.Message, error) {
 	user := t.UserID().String()
 	var msgs []outbox.Message

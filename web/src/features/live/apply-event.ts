@@ -26,6 +26,7 @@ import { toDate } from "@/lib/date";
 import { formatMoney } from "@/lib/money";
 import { storeProfile } from "@/lib/profile-cache";
 import { storeTransfer, transferQueryKey } from "@/lib/transfer-cache";
+import { voucherLockedUntil } from "@/lib/voucher-lock";
 
 /** Something the sender should hear about while the app is open (shown as a toast). */
 export interface LiveNotice {
@@ -148,13 +149,8 @@ export function transferNotice(previous: Transfer | undefined, next: Transfer): 
       description: `${formatMoney(cardRefundCents(next))} was refunded to your card.${creditReturnText(next)}`,
     };
   }
-  const lockedUntil = toDate(voucher?.lockedUntil);
-  if (
-    voucher?.collectionStatus === CollectionStatus.AWAITING_COLLECTION &&
-    lockedUntil &&
-    lockedUntil.getTime() > Date.now() &&
-    toDate(previous?.voucher?.lockedUntil)?.getTime() !== lockedUntil.getTime()
-  ) {
+  const lockedUntil = voucherLockedUntil(voucher);
+  if (lockedUntil && toDate(previous?.voucher?.lockedUntil)?.getTime() !== lockedUntil.getTime()) {
     return {
       id: `${next.id}:locked:${lockedUntil.getTime()}`,
       tone: "warning",

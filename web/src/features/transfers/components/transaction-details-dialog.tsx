@@ -15,6 +15,7 @@ import { errorMessage } from "@/lib/errors";
 import { useLiveStatus } from "@/lib/live-status";
 import { formatMoney } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
+import { voucherLockedUntil } from "@/lib/voucher-lock";
 import {
   paymentMethodLabel,
   sendAgainPath,
@@ -26,7 +27,7 @@ import {
   useRememberTransfer,
   useVoucherSms,
 } from "../api/transfers";
-import { VOUCHER_TONE_CLASS, collectionPlace, isAwaitingCollection, refundText, voucherLockedUntil, voucherState } from "../lib/voucher-state";
+import { VOUCHER_TONE_CLASS, collectionPlace, isAwaitingCollection, refundText, voucherState } from "../lib/voucher-state";
 import { VoucherActions } from "./voucher-actions";
 import { proofOfPaymentUrl } from "../lib/statement";
 
@@ -72,7 +73,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
   const state = voucherState(transfer);
   const refund = refundText(transfer, formatMoney(cardRefundCents(transfer)));
   const awaiting = isAwaitingCollection(transfer);
-  const lockedUntil = voucherLockedUntil(transfer);
+  const lockedUntil = voucherLockedUntil(transfer.voucher);
   const { sms, checking } = useVoucherSms(transfer, { poll: useLiveStatus() !== "connected" });
 
   const copyReference = async () => {

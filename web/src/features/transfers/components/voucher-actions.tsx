@@ -1,8 +1,9 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { Code } from "@connectrpc/connect";
 import { MessageSquare, Phone } from "lucide-react";
+import type { LucideIcon } from "lucide-react";
 import { useId, useRef, useState } from "react";
-import type { KeyboardEvent, RefObject } from "react";
+import type { ComponentType, KeyboardEvent } from "react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
@@ -42,11 +43,29 @@ function newDetails(transfer: Transfer): string {
 }
 
 export function VoucherActions({ transfer, onChanged }: VoucherActionsProps) {
+  const resendsLeft = transfer.voucher?.resendsLeft ?? 0;
+  const changesLeft = transfer.voucher?.phoneChangesLeft ?? 0;
   return (
     <section aria-label="Voucher SMS" tabIndex={-1} className="rounded-lg border border-slate-200 p-4 focus:outline-none dark:border-slate-700">
       <div className="flex flex-col gap-4 sm:flex-row sm:items-start">
-        <ResendSms transfer={transfer} onChanged={onChanged} />
-        <ChangePhone transfer={transfer} onChanged={onChanged} />
+        <InlineStep
+          icon={MessageSquare}
+          label="Resend SMS"
+          left={resendsLeft}
+          hint={leftText(resendsLeft, "resend", "resends", "No resends left")}
+          step={ResendConfirmation}
+          transfer={transfer}
+          onChanged={onChanged}
+        />
+        <InlineStep
+          icon={Phone}
+          label="Change phone number"
+          left={changesLeft}
+          hint={leftText(changesLeft, "change", "changes", "No changes left")}
+          step={ChangePhoneForm}
+          transfer={transfer}
+          onChanged={onChanged}
+        />
       </div>
     </section>
   );
@@ -57,13 +76,37 @@ function leftText(left: number, one: string, many: string, none: string): string
   return `${left} ${left === 1 ? one : many} left`;
 }
 
+/** What an inline step's content gets from the step that holds it. */
+interface StepProps {
+  /** The id of the step's form (the toggle's aria-controls). */
+  id: string;
+  /** Closes the step, the focus back on its toggle. */
+  close: () => void;
+  /** Props for the step's form: Escape closes it, except while it is sending (busy). */
+  escapeCloses: (busy: boolean) => { "data-handles-escape": string; onKeyDown: (event: KeyboardEvent<HTMLFormElement>) => void };
+}
+
+interface InlineStepProps extends VoucherActionsProps {
+  icon: LucideIcon;
+  label: string;
+  /** The actions of this kind left ('2 resends left'); none disables the toggle. */
+  left: number;
+  hint: string;
+  /** What the step shows when open (a form), given the transfer. */
+  step: ComponentType<StepProps & VoucherActionsProps>;
+}
+
 /**
- * An inline step of the dialog (a confirmation, a form) opened by a toggle button: closing it
- * gives the focus back to that button, for keyboard users, and Escape inside it closes it
- * rather than the whole dialog (DialogContent leaves Escape to a `data-handles-escape` element).
+ * An inline step of the dialog (a confirmation, a form) under the toggle button that opens it:
+ * closing it gives the focus back to that button, for keyboard users, and Escape inside it
+ * closes it rather than the whole dialog (DialogContent leaves Escape to a `data-handles-escape`
+ * element).
  */
-function useInlineStep(toggle: RefObject<HTMLButtonElement | null>) {
+function InlineStep({ icon: Icon, label, left, hint, step: Step, transfer, onChanged }: InlineStepProps) {
   const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const id = useId();
+  const hintId = useId();
   const close = () => {
     setOpen(false);
     requestAnimationFrame(() => {
@@ -74,7 +117,6 @@ function useInlineStep(toggle: RefObject<HTMLButtonElement | null>) {
       else button?.focus();
     });
   };
-  /** Props for the step's form: Escape closes it, except while it is sending. */
   const escapeCloses = (busy: boolean) => ({
     "data-handles-escape": "",
     onKeyDown: (event: KeyboardEvent<HTMLFormElement>) => {
@@ -83,17 +125,37 @@ function useInlineStep(toggle: RefObject<HTMLButtonElement | null>) {
       close();
     },
   });
-  return { open, setOpen, close, escapeCloses };
+
+  return (
+    <div className="flex-1">
+      <Button
+        ref={toggle}
+        variant="outline"
+        className="w-full sm:w-auto"
+        disabled={left <= 0}
+        aria-expanded={open}
+        aria-controls={open ? id : undefined}
+        aria-describedby={hintId}
+        onClick={() => setOpen(!open)}
+      >
+        <Icon aria-hidden="true" className="size-4" />
+        {label}
+      </Button>
+      <p id={hintId} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+        {hint}
+      </p>
+      {open && <Step id={id} close={close} escapeCloses={escapeCloses} transfer={transfer} onChanged={onChanged} />}
+    </div>
+  );
 }
 
-function ResendSms({ transfer, onChanged }: VoucherActionsProps) {
+/**
+ * The old voucher stops working the moment a new one is issued, perhaps while the recipient
+ * stands at an ATM with it: the sender confirms first, told exactly that.
+ */
+function ResendConfirmation({ id, close, escapeCloses, transfer, onChanged }: StepProps & VoucherActionsProps) {
   const resend = useResendVoucher();
   const remember = useRememberTransfer();
-  const toggle = useRef<HTMLButtonElement>(null);
-  const step = useInlineStep(toggle);
-  const formId = useId();
-  const hintId = useId();
-  const left = transfer.voucher?.resendsLeft ?? 0;
 
   const run = async () => {
     try {
@@ -101,7 +163,7 @@ function ResendSms({ transfer, onChanged }: VoucherActionsProps) {
       const reissued = response.transfer ?? transfer;
       remember(reissued);
       onChanged(reissued);
-      step.close();
+      close();
       toast.success(VOUCHER_ACTION_TEXT.resent, {
         description: `${reissued.recipientName} gets ${newDetails(reissued)} by SMS on ${formatPhone(reissued.recipientPhone)}. The old voucher number no longer works.`,
       });
@@ -111,94 +173,31 @@ function ResendSms({ transfer, onChanged }: VoucherActionsProps) {
   };
 
   return (
-    <div className="flex-1">
-      <Button
-        ref={toggle}
-        variant="outline"
-        className="w-full sm:w-auto"
-        disabled={left <= 0}
-        aria-expanded={step.open}
-        aria-controls={step.open ? formId : undefined}
-        aria-describedby={hintId}
-        onClick={() => step.setOpen(!step.open)}
-      >
-        <MessageSquare aria-hidden="true" className="size-4" />
-        Resend SMS
-      </Button>
-      <p id={hintId} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
-        {leftText(left, "resend", "resends", "No resends left")}
+    <form
+      id={id}
+      aria-label="Resend the voucher SMS"
+      aria-describedby={`${id}-text`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void run();
+      }}
+      {...escapeCloses(resend.isPending)}
+      className="mt-3 space-y-3"
+    >
+      <p id={`${id}-text`} className="text-sm text-slate-700 dark:text-slate-300">
+        {transfer.recipientName || "The recipient"} gets {newDetails(transfer)} by SMS on {formatPhone(transfer.recipientPhone)}. The old
+        voucher number stops working at once.
       </p>
-      {step.open && (
-        // The old voucher stops working the moment a new one is issued, perhaps while the
-        // recipient stands at an ATM with it: the sender confirms first, told exactly that.
-        <form
-          id={formId}
-          aria-label="Resend the voucher SMS"
-          aria-describedby={`${formId}-text`}
-          onSubmit={(event) => {
-            event.preventDefault();
-            void run();
-          }}
-          {...step.escapeCloses(resend.isPending)}
-          className="mt-3 space-y-3"
-        >
-          <p id={`${formId}-text`} className="text-sm text-slate-700 dark:text-slate-300">
-            {transfer.recipientName || "The recipient"} gets {newDetails(transfer)} by SMS on {formatPhone(transfer.recipientPhone)}. The
-            old voucher number stops working at once.
-          </p>
-          <div className="flex flex-col-reverse gap-2 sm:flex-row">
-            {/* eslint-disable-next-line jsx-a11y/no-autofocus -- the step opens when the user asks to resend: focus goes to its safe choice first. */}
-            <Button variant="ghost" size="sm" autoFocus onClick={step.close} disabled={resend.isPending}>
-              Cancel
-            </Button>
-            <Button type="submit" size="sm" busy={resend.isPending}>
-              {resend.isPending ? "Sending..." : "Send new voucher"}
-            </Button>
-          </div>
-        </form>
-      )}
-    </div>
-  );
-}
-
-function ChangePhone({ transfer, onChanged }: VoucherActionsProps) {
-  const toggle = useRef<HTMLButtonElement>(null);
-  const step = useInlineStep(toggle);
-  const formId = useId();
-  const hintId = useId();
-  const left = transfer.voucher?.phoneChangesLeft ?? 0;
-
-  return (
-    <div className="flex-1">
-      <Button
-        ref={toggle}
-        variant="outline"
-        className="w-full sm:w-auto"
-        disabled={left <= 0}
-        aria-expanded={step.open}
-        aria-controls={step.open ? formId : undefined}
-        aria-describedby={hintId}
-        onClick={() => step.setOpen(!step.open)}
-      >
-        <Phone aria-hidden="true" className="size-4" />
-        Change phone number
-      </Button>
-      <p id={hintId} className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
-        {leftText(left, "change", "changes", "No changes left")}
-      </p>
-      {step.open && (
-        <ChangePhoneForm
-          id={formId}
-          transfer={transfer}
-          escapeCloses={step.escapeCloses}
-          onCancel={step.close}
-          onChanged={(changed) => {
-            onChanged(changed);
-            step.close();
-          }}
-        />
-      )}
-    </div>
+      <div className="flex flex-col-reverse gap-2 sm:flex-row">
+        {/* eslint-disable-next-line jsx-a11y/no-autofocus -- the step opens when the user asks to resend: focus goes to its safe choice first. */}
+        <Button variant="ghost" size="sm" autoFocus onClick={close} disabled={resend.isPending}>
+          Cancel
+        </Button>
+        <Button type="submit" size="sm" busy={resend.isPending}>
+          {resend.isPending ? "Sending..." : "Send new voucher"}
+        </Button>
+      </div>
+    </form>
   );
 }
 
@@ -216,15 +215,7 @@ function phoneSchema(current: string, name: string) {
   });
 }
 
-interface ChangePhoneFormProps {
-  id: string;
-  transfer: Transfer;
-  escapeCloses: ReturnType<typeof useInlineStep>["escapeCloses"];
-  onCancel: () => void;
-  onChanged: (transfer: Transfer) => void;
-}
-
-function ChangePhoneForm({ id, transfer, escapeCloses, onCancel, onChanged }: ChangePhoneFormProps) {
+function ChangePhoneForm({ id, close, escapeCloses, transfer, onChanged }: StepProps & VoucherActionsProps) {
   const change = useChangeRecipientPhone();
   const remember = useRememberTransfer();
   const {
@@ -249,6 +240,7 @@ function ChangePhoneForm({ id, transfer, escapeCloses, onCancel, onChanged }: Ch
       const changed = response.transfer ?? transfer;
       remember(changed);
       onChanged(changed);
+      close();
       toast.success(VOUCHER_ACTION_TEXT.changed, {
         description: `The voucher was sent to ${formatPhone(changed.recipientPhone)} with ${newDetails(changed)}. The old voucher number no longer works.`,
       });
@@ -297,7 +289,7 @@ function ChangePhoneForm({ id, transfer, escapeCloses, onCancel, onChanged }: Ch
           <FieldError id={`${inputId}-error`} message={error} />
         </div>
         <div className="flex flex-col-reverse gap-2 sm:flex-row">
-          <Button variant="ghost" size="sm" onClick={onCancel} disabled={change.isPending}>
+          <Button variant="ghost" size="sm" onClick={close} disabled={change.isPending}>
             Cancel
           </Button>
           <Button type="submit" size="sm" busy={change.isPending}>

@@ -2,6 +2,7 @@ import { CollectionStatus, RefundStatus, TransferStatus } from "@/gen/thumela/bf
 import type { Bank, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { bankAtm, bankName } from "@/lib/banks";
 import { formatSaMoment, formatSaWeekdayDate, toDate } from "@/lib/date";
+import { voucherLockedUntil } from "@/lib/voucher-lock";
 
 /**
  * The voucher's state beside a transfer's status (DECISIONS.md: collection is separate from the
@@ -30,15 +31,6 @@ export function isAwaitingCollection(transfer: Transfer): boolean {
   );
 }
 
-/**
- * When the lock on a voucher that awaits collection ends, while wrong PINs or phone numbers typed
- * at ATMs keep it locked (after 5, for 24 hours); undefined otherwise.
- */
-export function voucherLockedUntil(transfer: Transfer, now: number = Date.now()): Date | undefined {
-  const until = toDate(transfer.voucher?.lockedUntil);
-  return isAwaitingCollection(transfer) && until && until.getTime() > now ? until : undefined;
-}
-
 export type VoucherTone = "awaiting" | "locked" | "collected" | "closed";
 
 export interface VoucherState {
@@ -57,7 +49,7 @@ export function voucherState(transfer: Transfer, now: Date = new Date()): Vouche
   if (!voucher) return undefined;
   switch (voucher.collectionStatus) {
     case CollectionStatus.AWAITING_COLLECTION: {
-      const locked = voucherLockedUntil(transfer, now.getTime());
+      const locked = voucherLockedUntil(voucher, now.getTime());
       if (locked) return { text: `Locked until ${formatSaMoment(locked, now)} after wrong PINs`, tone: "locked" };
       const expires = toDate(voucher.expiresAt);
       return {
