@@ -5,7 +5,7 @@
 // PIN five times locks the voucher; the sender sees the lock live and a resend undoes it.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { launchBrowser, startStack } from "./harness.mjs";
+import { latestMessage, launchBrowser, startStack } from "./harness.mjs";
 import { signUpVerified, toast } from "./flows.mjs";
 import { sendMoney, voucherSms, withdraw, wrongPin } from "./atm.mjs";
 
@@ -70,7 +70,7 @@ test("the whole journey: sign up, add a card, send R500.00 to FNB, withdraw at t
 
 test("a wrong PIN five times locks the voucher, even against the right PIN; the sender sees it live, and a resend gives a voucher that pays out", async () => {
   const sender = await chromium.browser.newContext();
-  const { page } = await signUpVerified(sender, stack.baseURL, { prefix: "locked" });
+  const { page, email } = await signUpVerified(sender, stack.baseURL, { prefix: "locked" });
   const phone = "082 555 0142";
   await sendMoney(page, stack.baseURL, { amount: "100", name: "Sipho Dlamini", phone, bank: "FNB" });
   const { number, pin } = await voucherSms(stack.baseURL, phone);
@@ -100,6 +100,11 @@ test("a wrong PIN five times locks the voucher, even against the right PIN; the 
   await notice.waitFor();
   assert.match(await notice.innerText(), /^Locked until .+: a wrong PIN or phone number was typed 5 times at an ATM\. To let Sipho Dlamini collect now, resend the SMS for a new voucher number\.$/);
   await details.getByText(/^Locked until \w{3} \d{1,2} \w{3} \d\d:\d\d after wrong PINs$/).waitFor();
+  // The sender is e-mailed too, with the way out.
+  const mail = await latestMessage(stack.baseURL, email, { template: "voucher_locked" });
+  assert.equal(mail.subject, "Your voucher for Sipho Dlamini is locked");
+  assert.match(mail.body, /the R100\.00 voucher you sent to Sipho Dlamini, so the voucher is locked until /);
+  assert.match(mail.body, /choose Resend SMS/);
   await details.getByRole("button", { name: "Resend SMS" }).click();
   await details.getByRole("button", { name: "Send new voucher" }).click();
   await toast(page, "Voucher SMS sent again").waitFor();

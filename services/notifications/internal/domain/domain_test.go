@@ -47,6 +47,9 @@ func fullParams(t domain.Template) (params, secrets map[string]string) {
 	case domain.TemplateScheduledSendFailed:
 		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000",
 			"date": "2026-03-27", "reason": "This send would pass your daily limit of R5,000.00."}, nil
+	case domain.TemplateVoucherLocked:
+		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000",
+			"bank": "FNB", "until": "2026-03-20T08:00:00Z", "reference": "TH-7Q4K2M"}, nil
 	case domain.TemplateSupportMessage:
 		return map[string]string{"ticket": "THM-7Q4K2M", "kind": "feedback", "name": "Thandi", "email": "thandi@example.co.za",
 			"subject": "Great app", "message": "Line one\nLine two", "details.rating": "5", "details.recommend": "yes"}, nil

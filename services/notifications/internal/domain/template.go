@@ -33,6 +33,9 @@ const (
 	// TemplateScheduledSendFailed tells the sender that one occurrence of a recurring send was
 	// not made (a limit, a card no longer saved) or its card declined.
 	TemplateScheduledSendFailed Template = "scheduled_send_failed"
+	// TemplateVoucherLocked tells the sender that wrong PINs or phone numbers at ATMs locked
+	// their recipient's voucher, until when, and that a resend lets the recipient collect now.
+	TemplateVoucherLocked Template = "voucher_locked"
 	// TemplateUnknown is recorded for a request whose template the service does not know.
 	TemplateUnknown Template = "unknown"
 )
@@ -75,6 +78,7 @@ const (
 	ParamSubject             = "subject"
 	ParamMessage             = "message"
 	ParamDate                = "date"
+	ParamUntil               = "until"
 	// ParamDetailPrefix prefixes a support message's details (/feedback's answers):
 	// "details.rating" → rating.
 	ParamDetailPrefix = "details."
@@ -157,6 +161,10 @@ var specs = map[Template]spec{
 	TemplateScheduledSendFailed: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamDate, kindDate, false}, {ParamReason, kindText, false}}},
+	TemplateVoucherLocked: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
+			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamUntil, kindTime, false},
+			{ParamReference, kindReference, false}}},
 	TemplateSupportMessage: {channel: ChannelEmail,
 		params: []field{{ParamTicket, kindReference, false}, {ParamKind, kindKind, false},
 			{ParamName, kindName, true}, {ParamEmail, kindText, true}, {ParamSubject, kindText, true},

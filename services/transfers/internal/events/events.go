@@ -50,8 +50,8 @@ func occurrence(what, which string) string {
 // re-issued, locked at ATMs, collected, reversed or ends and when the refund owed for it is
 // made, and the notification requests: the recipient's SMS when the voucher is issued or
 // re-issued and their reminder before it expires, and the sender's e-mails (the receipt at the
-// issue, cash collected, the refund made). Secrets (the voucher number and PIN) are sealed to
-// sealTo, the notifications service's public key.
+// issue, the voucher locked at ATMs, cash collected, the refund made). Secrets (the voucher
+// number and PIN) are sealed to sealTo, the notifications service's public key.
 func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]outbox.Message, error) {
 	user := t.UserID().String()
 	var msgs []outbox.Message
@@ -112,11 +112,17 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 		case domain.VoucherLocked:
 			// The status stays "awaiting collection"; the voucher carries its lock. One lock of a
 			// voucher is one event (its end makes the id unique).
-			changed, err := voucherChanged(t, ev.At, "voucher/locked/"+strconv.FormatInt(ev.Until.Unix(), 10))
+			which := strconv.FormatInt(ev.Until.Unix(), 10)
+			changed, err := voucherChanged(t, ev.At, "voucher/locked/"+which)
 			if err != nil {
 				return nil, err
 			}
 			msgs = append(msgs, changed)
+			// The sender is told by e-mail too: the cure (a resend) is theirs.
+			msgs, err = appendEmail(msgs, t, ev.At, which, voucherLockedEmail(ev.Until))
+			if err != nil {
+				return nil, err
+			}
 		case domain.VoucherCollected:
 			changed, err := voucherChanged(t, ev.At, occurrence("voucher/collected", ev.RRN))
 			if err != nil {

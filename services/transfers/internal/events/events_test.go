@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"bytes"
+	"errors"
 	"maps"
 	"testing"
 	"time"
@@ -249,6 +250,60 @@ func TestCollectionAndRefundEmails(t *testing.T) {
 			"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "total_cents": "51150", "reason": reason,
 			"reference": "5f0c2a1e",
 		})
+	}
+}
+
+// The fifth wrong PIN at an ATM locks the voucher: the sender's open pages get the voucher's
+// event and the sender an e-mail saying until when and that a resend lifts it; the attempts
+// before it ask for nothing.
+func TestVoucherLockedEmail(t *testing.T) {
+	t.Parallel()
+	key := sealtest.NewKey(t)
+	tr, _ := issued(t, "thandi@example.com")
+	pins := domain.NewPINHasher(mustPINKey(t))
+	restored := withPINHash(tr, pins.Hash(transfer, pin))
+	wrong, err := domain.NewCollectRequest(domain.CollectInput{
+		VoucherNumber: number, PIN: "9150", RecipientPhone: "0821234567", Bank: domain.Capitec, ATMID: "CPT-ATM-0042",
+		AmountCents: 50_000, STAN: "000042", RRN: "612300000042",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(3 * time.Hour)
+	for i := 1; i < domain.MaxCollectAttempts; i++ {
+		_ = restored.Collect(wrong, pins, at)
+		if msgs, err := events.Messages(restored, restored.TakeEvents(), key.Public()); err != nil || len(msgs) != 0 {
+			t.Fatalf("wrong attempt %d: messages %v, %v", i, msgs, err)
+		}
+	}
+	if err := restored.Collect(wrong, pins, at); !errors.Is(err, domain.ErrVoucherCredentials) {
+		t.Fatalf("fifth wrong attempt: %v", err)
+	}
+	evs := restored.TakeEvents()
+	locked, ok := evs[0].(domain.VoucherLocked)
+	if len(evs) != 1 || !ok {
+		t.Fatalf("fifth wrong attempt: events %v, want the lock", evs)
+	}
+	msgs, err := events.Messages(restored, evs, key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, rows := requests(t, msgs)
+	if len(msgs) != 2 || len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_LOCKED ||
+		reqs[0].GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL || reqs[0].GetRecipient() != "thandi@example.com" {
+		t.Fatalf("locked: %d messages, requests %v", len(msgs), reqs)
+	}
+	if changed, ok := msgs[0].Payload.(*transfersv1.VoucherChanged); !ok || changed.GetVoucher().GetLockedUntil() == nil {
+		t.Fatalf("locked: first message %v, want the VoucherChanged with the lock", msgs[0].Payload)
+	}
+	wantParams(t, reqs[0], map[string]string{
+		"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000", "bank": "Capitec",
+		"until": locked.Until.UTC().Format(time.RFC3339), "reference": "5f0c2a1e",
+	})
+	// One lock, one e-mail: a retried step keeps the id, and it is not the event's.
+	again, err := events.Messages(restored, []domain.Event{locked}, key.Public())
+	if err != nil || len(again) != 2 || again[1].ID != rows[0].ID || rows[0].ID == msgs[0].ID {
+		t.Fatalf("the lock's messages again: %v, %v", again, err)
 	}
 }
 

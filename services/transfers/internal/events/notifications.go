@@ -181,6 +181,23 @@ func CashCollected(t *domain.Transfer) (notificationsv1.Template, map[string]str
 	}
 }
 
+// voucherLockedEmail tells the sender that wrong PINs or phone numbers at ATMs locked the
+// voucher, until when, and that a resend lets the recipient collect now. The sender may not have
+// the app open; the lock is theirs to lift, and the recipient cannot tell them the reason.
+func voucherLockedEmail(until time.Time) senderEmail {
+	return func(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
+		s := t.State()
+		return notificationsv1.Template_TEMPLATE_VOUCHER_LOCKED, map[string]string{
+			"first_name":     s.SenderFirstName,
+			"recipient_name": s.RecipientName,
+			"amount_cents":   cents(s.Amount),
+			"bank":           s.Bank.DisplayName(),
+			"until":          rfc3339(until),
+			"reference":      t.Reference(),
+		}
+	}
+}
+
 // VoucherRefunded tells the sender that a cancelled or expired voucher's money went back:
 // total_cents to their card (the total less the credit it spent), and, when the transfer spent
 // credit, credit_returned_cents to their credit.

@@ -367,6 +367,12 @@ func TestCollectVoucherLockIsToldToTheSender(t *testing.T) {
 		evs[0].GetVoucher().GetCollectionStatus() != transfersv1.CollectionStatus_COLLECTION_STATUS_AWAITING_COLLECTION {
 		t.Fatalf("voucher events after the lock: %v, want one carrying the lock", evs)
 	}
+	// And by e-mail, once: the sixth attempt, refused as locked, asks for nothing more.
+	mails := e.NotificationsOf(t, id, notificationsv1.Template_TEMPLATE_VOUCHER_LOCKED)
+	if len(mails) != 1 || mails[0].Request.GetRecipient() != testkit.SenderEmail ||
+		mails[0].Request.GetParams()["until"] != until.UTC().Format(time.RFC3339) {
+		t.Fatalf("voucher locked e-mails %v, want one to the sender saying until %v", mails, until)
+	}
 
 	if _, err := e.Client.ResendVoucher(e.Ctx(t, v.user), &transfersv1.ResendVoucherRequest{TransferId: id}); err != nil {
 		t.Fatal(err)

@@ -93,6 +93,8 @@ func (Channel) EnumDescriptor() ([]byte, []int) {
 //	PASSKEY_ADDED: first_name, name, at.
 //	SCHEDULED_SEND_FAILED: first_name, recipient_name, amount_cents, date (YYYY-MM-DD), reason:
 //	  an occurrence of a recurring send could not be created or its card declined.
+//	VOUCHER_LOCKED: first_name, recipient_name, amount_cents, bank, until, reference: five wrong
+//	  PINs or phone numbers at ATMs locked the voucher until then; a resend unlocks it at once.
 type Template int32
 
 const (
@@ -109,6 +111,7 @@ const (
 	Template_TEMPLATE_SIGN_UP_ATTEMPT       Template = 10
 	Template_TEMPLATE_PASSKEY_ADDED         Template = 11
 	Template_TEMPLATE_SCHEDULED_SEND_FAILED Template = 12
+	Template_TEMPLATE_VOUCHER_LOCKED        Template = 13
 )
 
 // Enum value maps for Template.
@@ -127,6 +130,7 @@ var (
 		10: "TEMPLATE_SIGN_UP_ATTEMPT",
 		11: "TEMPLATE_PASSKEY_ADDED",
 		12: "TEMPLATE_SCHEDULED_SEND_FAILED",
+		13: "TEMPLATE_VOUCHER_LOCKED",
 	}
 	Template_value = map[string]int32{
 		"TEMPLATE_UNSPECIFIED":           0,
@@ -142,6 +146,7 @@ var (
 		"TEMPLATE_SIGN_UP_ATTEMPT":       10,
 		"TEMPLATE_PASSKEY_ADDED":         11,
 		"TEMPLATE_SCHEDULED_SEND_FAILED": 12,
+		"TEMPLATE_VOUCHER_LOCKED":        13,
 	}
 )
 
@@ -1028,7 +1033,7 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\aChannel\x12\x17\n" +
 	"\x13CHANNEL_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCHANNEL_EMAIL\x10\x01\x12\x0f\n" +
-	"\vCHANNEL_SMS\x10\x02*\x8e\x03\n" +
+	"\vCHANNEL_SMS\x10\x02*\xab\x03\n" +
 	"\bTemplate\x12\x18\n" +
 	"\x14TEMPLATE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEMPLATE_SIGN_UP_CODE\x10\x01\x12 \n" +
@@ -1043,7 +1048,8 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x18TEMPLATE_SIGN_UP_ATTEMPT\x10\n" +
 	"\x12\x1a\n" +
 	"\x16TEMPLATE_PASSKEY_ADDED\x10\v\x12\"\n" +
-	"\x1eTEMPLATE_SCHEDULED_SEND_FAILED\x10\f*\xa2\x01\n" +
+	"\x1eTEMPLATE_SCHEDULED_SEND_FAILED\x10\f\x12\x1b\n" +
+	"\x17TEMPLATE_VOUCHER_LOCKED\x10\r*\xa2\x01\n" +
 	"\x0eDeliveryStatus\x12\x1f\n" +
 	"\x1bDELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DELIVERY_STATUS_QUEUED\x10\x01\x12\x18\n" +
