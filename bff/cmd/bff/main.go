@@ -166,7 +166,7 @@ func run() error {
 	// One consumer of the users' events for every live stream of this process, from the
 	// stream's end at start; the streams refuse with Unavailable until it reads the stream.
 	deps.History = historycache.New(cfg.HistoryCacheTTL, historycache.DefaultMaxPages)
-	deps.Live = handlers.NewLiveHub(js, logger, live.Limits{}, deps.History)
+	deps.Live = handlers.NewLiveHub(js, logger, live.Limits{PerUser: cfg.LiveStreamsPerUser}, deps.History)
 	components = append(components, lifecycle.Component{Name: "live-events", Start: deps.Live.Run})
 	handler, err := server.New(opts)
 	if err != nil {

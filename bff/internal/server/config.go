@@ -65,6 +65,10 @@ type Config struct {
 	// HistoryCacheTTL is how long a page of a sender's history is answered from memory at most
 	// (bff/internal/historycache; the sender's events drop it sooner); 0 keeps none.
 	HistoryCacheTTL time.Duration `env:"HISTORY_CACHE_TTL" default:"5s"`
+	// LiveStreamsPerUser is how many live event streams (WatchEvents) one user may hold open on
+	// this replica at once; the next is refused (ResourceExhausted) until one closes. 0 takes
+	// live.DefaultPerUser.
+	LiveStreamsPerUser int `env:"LIVE_STREAMS_PER_USER" default:"128"`
 }
 
 // RateLimitConfig is the rate limiter's part of the configuration.
@@ -76,6 +80,9 @@ func (c Config) RateLimitConfig() ratelimit.Config {
 func (c Config) Validate() error {
 	if err := ratelimit.ApplyOverrides(ratelimit.DefaultPolicies(), c.RateLimits); err != nil {
 		return err
+	}
+	if c.LiveStreamsPerUser < 0 {
+		return fmt.Errorf("BFF_LIVE_STREAMS_PER_USER must not be negative, not %d", c.LiveStreamsPerUser)
 	}
 	if !c.DevMode {
 		return nil

@@ -37,6 +37,7 @@ import (
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/historycache"
 	"github.com/thumela/thumela/bff/internal/live"
+	"github.com/thumela/thumela/bff/internal/server"
 	"github.com/thumela/thumela/bff/internal/session"
 	"github.com/thumela/thumela/bff/internal/upstream"
 )
@@ -733,4 +734,15 @@ func benchmarkFanOut(b *testing.B, users, tabs, burst int) {
 	}
 	b.ReportMetric(ms(0.50), "p50-ms")
 	b.ReportMetric(ms(0.99), "p99-ms")
+}
+
+// The bound on a user's live streams can be set but not turned into none.
+func TestLiveStreamsPerUserIsValidated(t *testing.T) {
+	t.Parallel()
+	for n, ok := range map[int]bool{-1: false, 0: true, 1: true, 128: true} {
+		cfg := server.Config{HTTPAddr: ":8080", LiveStreamsPerUser: n}
+		if err := cfg.Validate(); (err == nil) != ok {
+			t.Errorf("BFF_LIVE_STREAMS_PER_USER=%d: Validate() = %v, want ok=%v", n, err, ok)
+		}
+	}
 }
