@@ -120,6 +120,11 @@ func Open(ctx context.Context, databaseURL, schema string, opts ...Option) (*pgx
 	cfg.MinConns = min(cfg.MinConns, cfg.MaxConns)
 	// The schema is validated above, so quoting is belt and braces; it keeps the name exact.
 	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
+	// Each service's connections say whose they are (pg_stat_activity, the server's log with
+	// %a, the bench's CPU per service), unless the URL names them itself.
+	if _, named := cfg.ConnConfig.RuntimeParams["application_name"]; !named {
+		cfg.ConnConfig.RuntimeParams["application_name"] = schema
+	}
 	// Span names are the statement's first word (otelpgx's default), never the whole SQL.
 	// otelpgx reads a span's connection attributes from a copy of the whole configuration
 	// (TLS settings included) on every query and every pool acquire, which profiles showed at

@@ -87,6 +87,30 @@ func TestOpenCreatesSchemaAndSetsSearchPath(t *testing.T) {
 	}
 }
 
+// A service's connections carry its name, unless the URL gives one.
+func TestOpenNamesTheConnections(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewDatabase(t)
+	for _, tt := range []struct{ url, want string }{
+		{url, "fees"},
+		{url + "&application_name=fees-canary", "fees-canary"},
+	} {
+		pool, err := postgres.Open(t.Context(), tt.url, "fees")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var name string
+		err = pool.QueryRow(t.Context(), "SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()").Scan(&name)
+		pool.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name != tt.want {
+			t.Errorf("application_name = %q, want %q", name, tt.want)
+		}
+	}
+}
+
 func TestOpenPoolSizeFromURL(t *testing.T) {
 	t.Parallel()
 	url := pgtest.NewDatabase(t) + "&pool_max_conns=3"

@@ -35,6 +35,7 @@ const (
 type CPUMeter struct {
 	named     map[int]string
 	databases map[string]string
+	backends  BackendNamer
 	stop      chan struct{}
 	done      chan struct{}
 
@@ -64,11 +65,16 @@ func (u CPUUsage) Ours() float64 {
 	return total
 }
 
+// BackendNamer names the group of a PostgreSQL backend of a database the meter was told about,
+// e.g. by the service that holds the connection; "" leaves it in its database's group.
+type BackendNamer func(pid int) string
+
 // StartCPUMeter starts measuring. pids names the stack's children; self names this process;
-// databases maps database names to the group their PostgreSQL backends count in.
-func StartCPUMeter(pids map[string]int, self string, databases map[string]string) *CPUMeter {
-	m := &CPUMeter{named: map[int]string{os.Getpid(): self}, databases: databases, stop: make(chan struct{}), done: make(chan struct{}),
-		last: map[int]float64{}, groups: map[int]string{}, used: map[string]float64{}}
+// databases maps database names to the group their PostgreSQL backends count in, and
+// backends, when not nil, names a finer group for some of them.
+func StartCPUMeter(pids map[string]int, self string, databases map[string]string, backends BackendNamer) *CPUMeter {
+	m := &CPUMeter{named: map[int]string{os.Getpid(): self}, databases: databases, backends: backends,
+		stop: make(chan struct{}), done: make(chan struct{}), last: map[int]float64{}, groups: map[int]string{}, used: map[string]float64{}}
 	for name, pid := range pids {
 		if name != "postgres" { // a private cluster is counted with the other postgres processes
 			m.named[pid] = name
@@ -147,6 +153,11 @@ func (m *CPUMeter) postgresGroup(pid int) string {
 	fields := strings.Fields(title)
 	for _, f := range fields {
 		if g, ok := m.databases[f]; ok {
+			if m.backends != nil {
+				if named := m.backends(pid); named != "" {
+					return named
+				}
+			}
 			return g
 		}
 	}

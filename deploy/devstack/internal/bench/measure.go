@@ -14,6 +14,12 @@ func (r *runner) measure(ctx context.Context, ready stack.Ready, workDir string)
 	o := r.cfg
 	r.pids = ready.PIDs
 	r.databases = map[string]string{databaseName(ready.DatabaseURL): StackDB}
+	if b, err := openBackendNames(ctx, ready.DatabaseURL); err == nil {
+		r.backends = b
+		defer func() { b.close(); r.backends = nil }()
+	} else {
+		r.step("the stack's PostgreSQL backends are counted together: %v", err)
+	}
 
 	// 7a. Idle memory.
 	idle := r.idleMemory(ctx, ready)

@@ -16,7 +16,13 @@ const loadGenerator = "thumela-bench (load, NATS)"
 // the services answered during it, from the stack log (logSize before it, rpcs after it), under
 // raw.rpc_server_ms.
 
-func (r *runner) meter() *CPUMeter { return StartCPUMeter(r.pids, loadGenerator, r.databases) }
+func (r *runner) meter() *CPUMeter {
+	var backends BackendNamer
+	if r.backends != nil {
+		backends = r.backends.group
+	}
+	return StartCPUMeter(r.pids, loadGenerator, r.databases, backends)
+}
 
 func (r *runner) cpu(phase string, m *CPUMeter) CPUUsage {
 	usage, _ := r.raw["cpu"].(map[string]CPUUsage)

@@ -108,6 +108,8 @@ type runner struct {
 	// (observe.go), once the stack is up.
 	pids      map[string]int
 	databases map[string]string
+	// backends names the stack's backends by service (backends.go); nil when it could not connect.
+	backends *backendNames
 }
 
 func (r *runner) add(figures ...Figure) {

@@ -214,7 +214,9 @@ func SustainedFigures(r SustainedResult, senders int, u CPUUsage, base PgbenchRe
 	return out
 }
 
-// Groups of PostgreSQL backends in the CPU figures: the stack's database and pgbench's.
+// Groups of PostgreSQL backends in the CPU figures: the stack's database and pgbench's. The
+// stack's backends are counted by service where their connection names one ("postgres for
+// transfers", backends.go); StackDB holds the rest.
 const (
 	StackDB   = "postgres (stack's database)"
 	PgbenchDB = "postgres (pgbench's database)"

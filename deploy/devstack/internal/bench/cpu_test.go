@@ -1,0 +1,44 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/thumela/thumela/services/platform/pgtest"
+	"github.com/thumela/thumela/services/platform/postgres"
+)
+
+// The meter counts a service's PostgreSQL backends under the service's name: platform/postgres
+// names each connection after its schema, and the bench reads the name beside the backend's pid.
+func TestCPUMeterNamesTheStacksBackendsByService(t *testing.T) {
+	t.Parallel()
+	dbURL := pgtest.NewDatabase(t)
+	pool, err := postgres.Open(t.Context(), dbURL, "fees", postgres.WithMaxConns(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var pid int
+	if err := pool.QueryRow(t.Context(), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	names, err := openBackendNames(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer names.close()
+	if got := names.group(pid); got != "postgres for fees" {
+		t.Fatalf("the fees pool's backend is named %q", got)
+	}
+
+	m := StartCPUMeter(nil, "test", map[string]string{databaseName(dbURL): StackDB}, names.group)
+	if _, err := pool.Exec(t.Context(), "SELECT count(*) FROM generate_series(1, 200000)"); err != nil {
+		t.Fatal(err)
+	}
+	usage := m.Stop()
+	if _, ok := usage.Cores["postgres for fees"]; !ok {
+		t.Fatalf("groups %v: no postgres for fees", usage.Cores)
+	}
+	if _, ok := usage.Cores[StackDB]; ok {
+		t.Fatalf("groups %v: the fees backend was also counted as the stack's database", usage.Cores)
+	}
+}
