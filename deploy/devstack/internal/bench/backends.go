@@ -33,8 +33,9 @@ func openBackendNames(ctx context.Context, databaseURL string) (*backendNames, e
 	return &backendNames{conn: conn, names: map[int]string{}}, nil
 }
 
-// group is the CPU group of the backend pid ("postgres for <application_name>"), or "" when it
-// has no name or is gone; the meter asks once per backend.
+// group is the CPU group of the backend pid of the stack's database ("postgres for
+// <application_name>"), or "" when it has no name, is gone or serves another database; the
+// meter asks once per backend.
 func (b *backendNames) group(pid int) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -44,7 +45,11 @@ func (b *backendNames) group(pid int) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	var app string
-	if err := b.conn.QueryRow(ctx, `SELECT application_name FROM pg_stat_activity WHERE pid = $1`, pid).Scan(&app); err != nil || app == "" {
+	// Only the stack's own database: pgbench's backends (application_name "pgbench") stay in
+	// their database's group, which the baselines count.
+	err := b.conn.QueryRow(ctx, `SELECT application_name FROM pg_stat_activity
+		WHERE pid = $1 AND datname = current_database()`, pid).Scan(&app)
+	if err != nil || app == "" {
 		return ""
 	}
 	b.names[pid] = "postgres for " + app

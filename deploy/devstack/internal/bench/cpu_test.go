@@ -29,6 +29,19 @@ func TestCPUMeterNamesTheStacksBackendsByService(t *testing.T) {
 	if got := names.group(pid); got != "postgres for fees" {
 		t.Fatalf("the fees pool's backend is named %q", got)
 	}
+	// A backend of another database (pgbench's, in a run) keeps its database's group.
+	other, err := postgres.Open(t.Context(), pgtest.NewDatabase(t), "pgbench", postgres.WithMaxConns(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var otherPID int
+	if err := other.QueryRow(t.Context(), "SELECT pg_backend_pid()").Scan(&otherPID); err != nil {
+		t.Fatal(err)
+	}
+	if got := names.group(otherPID); got != "" {
+		t.Fatalf("another database's backend is named %q", got)
+	}
 
 	m := StartCPUMeter(nil, "test", map[string]string{databaseName(dbURL): StackDB}, names.group)
 	if _, err := pool.Exec(t.Context(), "SELECT count(*) FROM generate_series(1, 200000)"); err != nil {
