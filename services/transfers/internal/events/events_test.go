@@ -271,7 +271,9 @@ func TestVoucherLockedEmail(t *testing.T) {
 	}
 	at := t0.Add(3 * time.Hour)
 	for i := 1; i < domain.MaxCollectAttempts; i++ {
-		_ = restored.Collect(wrong, pins, at)
+		if err := restored.Collect(wrong, pins, at); !errors.Is(err, domain.ErrVoucherCredentials) {
+			t.Fatalf("wrong attempt %d: %v", i, err)
+		}
 		if msgs, err := events.Messages(restored, restored.TakeEvents(), key.Public()); err != nil || len(msgs) != 0 {
 			t.Fatalf("wrong attempt %d: messages %v, %v", i, msgs, err)
 		}
@@ -280,8 +282,11 @@ func TestVoucherLockedEmail(t *testing.T) {
 		t.Fatalf("fifth wrong attempt: %v", err)
 	}
 	evs := restored.TakeEvents()
+	if len(evs) != 1 {
+		t.Fatalf("fifth wrong attempt: events %v, want the lock", evs)
+	}
 	locked, ok := evs[0].(domain.VoucherLocked)
-	if len(evs) != 1 || !ok {
+	if !ok {
 		t.Fatalf("fifth wrong attempt: events %v, want the lock", evs)
 	}
 	msgs, err := events.Messages(restored, evs, key.Public())
