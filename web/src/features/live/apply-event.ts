@@ -10,6 +10,7 @@ import {
   RecipientsService,
   RefundStatus,
   SchedulesService,
+  SmsDeliveryStatus,
   TransferSchema,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
@@ -24,6 +25,7 @@ import { bankAtm } from "@/lib/banks";
 import { cardRefundCents, creditReturnText } from "@/lib/credit";
 import { toDate } from "@/lib/date";
 import { formatMoney } from "@/lib/money";
+import { formatPhone } from "@/lib/phone";
 import { storeProfile } from "@/lib/profile-cache";
 import { storeTransfer, transferQueryKey } from "@/lib/transfer-cache";
 import { voucherLockedUntil } from "@/lib/voucher-lock";
@@ -40,7 +42,8 @@ export interface LiveNotice {
 
 /**
  * Brings the react-query cache up to date with one live event, and says what the sender should
- * be told of it: the cash collected, or a refund made.
+ * be told of it: the cash collected, a refund made, a voucher locked at an ATM, or a voucher SMS
+ * that could not be delivered.
  */
 export function applyLiveEvent(
   queryClient: QueryClient,
@@ -92,6 +95,9 @@ export function applyLiveEvent(
     case "smsDeliveryChanged": {
       const { transferId, smsDelivery } = event.value;
       if (!transferId || !smsDelivery) break;
+      const known = knownTransfer(queryClient, transport, transferId);
+      if (known?.smsDelivery && olderThan(smsDelivery, known.smsDelivery)) break;
+      notice = smsNotice(transferId, known, smsDelivery);
       const key = transferQueryKey(transport, transferId);
       const cached = queryClient.getQueryData<GetTransferResponse>(key);
       if (!cached?.transfer) {
@@ -159,6 +165,25 @@ export function transferNotice(previous: Transfer | undefined, next: Transfer): 
     };
   }
   return undefined;
+}
+
+/**
+ * The notice of a voucher SMS the provider could not deliver (a wrong or unreachable number):
+ * the sender may have left the dialog, and only they can change the number or send it again.
+ * Once per failure (previous, when known, had not failed already for the same number).
+ */
+export function smsNotice(transferId: string, previous: Transfer | undefined, next: SmsDelivery): LiveNotice | undefined {
+  if (next.status !== SmsDeliveryStatus.FAILED) return undefined;
+  const before = previous?.smsDelivery;
+  if (before?.status === SmsDeliveryStatus.FAILED && before.recipient === next.recipient) return undefined;
+  const who = previous?.recipientName ? `${previous.recipientName}'s` : "Your recipient's";
+  const reason = next.failureReason ? ` ${next.failureReason}` : "";
+  return {
+    id: `${transferId}:sms-failed:${next.recipient}:${next.updatedAt?.seconds ?? 0n}`,
+    tone: "warning",
+    title: "Voucher SMS not delivered",
+    description: `${who} voucher SMS to ${formatPhone(next.recipient)} was not delivered.${reason} Open the transfer to change the number or resend the SMS.`,
+  };
 }
 
 /** Whether `next` reports an earlier moment than what the cache holds (a late, stale answer). */

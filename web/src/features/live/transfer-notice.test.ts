@@ -1,9 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { Bank, CollectionStatus, RefundStatus, TransferSchema } from "@/gen/thumela/bff/v1/bff_pb";
+import { Bank, CollectionStatus, RefundStatus, SmsDeliverySchema, SmsDeliveryStatus, TransferSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { transferNotice } from "./apply-event";
+import { smsNotice, transferNotice } from "./apply-event";
 
 function transfer(init: MessageInitShape<typeof TransferSchema>) {
   return create(TransferSchema, {
@@ -67,5 +67,37 @@ describe("transferNotice", () => {
       voucher: { collectionStatus: CollectionStatus.AWAITING_COLLECTION, lockedUntil: timestampFromMs(Date.now() - 1000) },
     });
     expect(transferNotice(awaiting, passed)).toBeUndefined();
+  });
+});
+
+describe("smsNotice", () => {
+  const at = timestampFromMs(Date.UTC(2026, 10, 29, 12, 0));
+  const failed = create(SmsDeliverySchema, {
+    status: SmsDeliveryStatus.FAILED,
+    recipient: "+27821234567",
+    updatedAt: at,
+    failureReason: "The number is not reachable.",
+  });
+
+  it("warns of a voucher SMS that was not delivered, with the reason and the way out", () => {
+    const sent = transfer({ smsDelivery: { status: SmsDeliveryStatus.SENT, recipient: "+27821234567" } });
+    expect(smsNotice("t1", sent, failed)).toEqual({
+      id: `t1:sms-failed:+27821234567:${at.seconds}`,
+      tone: "warning",
+      title: "Voucher SMS not delivered",
+      description:
+        "Thandi's voucher SMS to +27 82 123 4567 was not delivered. The number is not reachable. Open the transfer to change the number or resend the SMS.",
+    });
+    // A transfer the tab has not seen: still news, without the name.
+    expect(smsNotice("t1", undefined, failed)?.description).toMatch(/^Your recipient's voucher SMS to \+27 82 123 4567 was not delivered\./);
+  });
+
+  it("says nothing of other reports, nor twice of the same failure; a new number's failure is news", () => {
+    for (const status of [SmsDeliveryStatus.QUEUED, SmsDeliveryStatus.SENT, SmsDeliveryStatus.DELIVERED]) {
+      expect(smsNotice("t1", undefined, create(SmsDeliverySchema, { status, recipient: "+27821234567" }))).toBeUndefined();
+    }
+    expect(smsNotice("t1", transfer({ smsDelivery: failed }), failed)).toBeUndefined();
+    const otherNumber = transfer({ smsDelivery: { ...failed, recipient: "+27831234567" } });
+    expect(smsNotice("t1", otherNumber, failed)?.title).toBe("Voucher SMS not delivered");
   });
 });

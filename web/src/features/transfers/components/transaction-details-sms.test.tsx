@@ -155,4 +155,32 @@ describe("transaction details: the recipient's voucher SMS", () => {
     expect(within(dialog).getByText(delivered)).toBeInTheDocument();
     expect(reads).toBe(1);
   });
+
+  it("a report that the SMS failed reaches the dialog live, with its reason, and warns once", async () => {
+    const live = liveFeed();
+    const transfer = completed(makeTransfer());
+    const { user } = renderWithSms(
+      transfer,
+      () => withChanges(transfer, { smsDelivery: sms({ status: SmsDeliveryStatus.SENT, updatedAt: timestampFromMs(Date.now() - 60_000) }) }),
+      live,
+    );
+    const dialog = await openDialog(user);
+    await within(dialog).findByText("SMS sent to +27 82 123 4567 · waiting for the network's delivery report");
+    const report = {
+      transferId: transfer.id,
+      smsDelivery: sms({ status: SmsDeliveryStatus.FAILED, updatedAt: timestampFromMs(Date.now()), failureReason: "The number is not reachable." }),
+    };
+    live.push({ cursor: "1", event: { case: "smsDeliveryChanged", value: report } });
+    expect(await within(dialog).findByText("The number is not reachable.")).toBeInTheDocument();
+    expect(await screen.findByText("Voucher SMS not delivered")).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        "Sipho Dlamini's voucher SMS to +27 82 123 4567 was not delivered. The number is not reachable. Open the transfer to change the number or resend the SMS.",
+      ),
+    ).toBeInTheDocument();
+    // The same report again (a reconnect's replay): no second warning.
+    live.push({ cursor: "2", event: { case: "smsDeliveryChanged", value: report } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(screen.getAllByText("Voucher SMS not delivered")).toHaveLength(1);
+  });
 });
