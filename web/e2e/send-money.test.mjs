@@ -214,7 +214,7 @@ test("the details dialog, opened while the transfer is processing, shows the rec
   await context.close();
 });
 
-test("a number the SMS provider refuses for good shows 'We could not deliver the SMS'", async () => {
+test("a number the SMS provider refuses for good shows 'We could not deliver the SMS', and warns the sender", async () => {
   await failSms(stack.baseURL, "082 555 0177", "permanent");
   const context = await chromium.browser.newContext();
   const { page } = await signUpVerified(context, stack.baseURL, { prefix: "smsfail" });
@@ -223,6 +223,9 @@ test("a number the SMS provider refuses for good shows 'We could not deliver the
   await page.getByRole("button", { name: "Add Payment Method" }).click();
   await addCardInDialog(page, { name: "Personal Visa", number: "4242424242424242" });
   await page.getByRole("button", { name: "Next" }).click();
+  // The warning comes whenever the report does, on whichever page is open: watched from now on.
+  // (Settled into a value at once, so that a timeout is this test's failure, not an unhandled one.)
+  const warned = toast(page, "Voucher SMS not delivered").waitFor({ timeout: 30_000 }).then(() => undefined, (error) => error);
   await clickSendMoney(page);
   await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 20_000 });
 
@@ -230,6 +233,8 @@ test("a number the SMS provider refuses for good shows 'We could not deliver the
   await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
   const dialog = await openNewestDetails(page, "Bongani Khumalo");
   await dialog.getByText("We could not deliver the SMS to +27 82 555 0177").waitFor({ timeout: 30_000 });
+  const notWarned = await warned;
+  if (notWarned) throw notWarned;
   const sms = await smsFor(stack.baseURL, "082 555 0177", /Voucher number/);
   assert.equal(sms.status, "failed");
   await context.close();
