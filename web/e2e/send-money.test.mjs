@@ -6,7 +6,7 @@
 // stand-in refuses. A card without funds ends in 'Transfer Failed'.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { clearSmsFailures, failSms, launchBrowser, smsFor, startStack } from "./harness.mjs";
+import { clearSmsFailures, failSms, latestMessage, launchBrowser, smsFor, startStack } from "./harness.mjs";
 import { clickSendMoney, signUpVerified, toast } from "./flows.mjs";
 
 let stack;
@@ -214,10 +214,10 @@ test("the details dialog, opened while the transfer is processing, shows the rec
   await context.close();
 });
 
-test("a number the SMS provider refuses for good shows 'We could not deliver the SMS', and warns the sender", async () => {
+test("a number the SMS provider refuses for good shows 'We could not deliver the SMS', and warns the sender on the page and by e-mail", async () => {
   await failSms(stack.baseURL, "082 555 0177", "permanent");
   const context = await chromium.browser.newContext();
-  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "smsfail" });
+  const { page, email } = await signUpVerified(context, stack.baseURL, { prefix: "smsfail" });
   await page.goto(`${stack.baseURL}/send-money`);
   await amountAndRecipient(page, { amount: "50", name: "Bongani Khumalo", phone: "082 555 0177", bank: "Nedbank" });
   await page.getByRole("button", { name: "Add Payment Method" }).click();
@@ -237,5 +237,10 @@ test("a number the SMS provider refuses for good shows 'We could not deliver the
   if (notWarned) throw notWarned;
   const sms = await smsFor(stack.baseURL, "082 555 0177", /Voucher number/);
   assert.equal(sms.status, "failed");
+  // And by e-mail, for a sender who has left the page.
+  const mail = await latestMessage(stack.baseURL, email, { template: "voucher_sms_failed" });
+  assert.equal(mail.subject, "We could not deliver Bongani Khumalo's voucher SMS");
+  assert.match(mail.body, /could not be delivered to \+27 82 555 0177\./);
+  assert.match(mail.body, /Change phone number/);
   await context.close();
 });

@@ -78,6 +78,11 @@ const (
 	// DurableTransfersReferrals is transfers' consumer of identity's UserVerified events (the
 	// referral code typed at sign-up pays the friend's welcome credit).
 	DurableTransfersReferrals = "transfers-referrals"
+	// DurableTransfersSMSFailures is transfers' consumer of notifications' DeliveryChanged
+	// events: a voucher SMS that failed for good is told to the sender by e-mail.
+	DurableTransfersSMSFailures = "transfers-sms-failures"
+	// DeliveryChangedFilter matches notifications' DeliveryChanged events of every user.
+	DeliveryChangedFilter = Root + "." + DomainDeliveries + ".*.changed"
 	// UserVerifiedFilter matches identity's UserVerified events of every user.
 	UserVerifiedFilter   = Root + "." + DomainIdentity + ".*.verified"
 	transferStatusFilter = Root + "." + DomainTransfers + ".*.status"
@@ -134,8 +139,12 @@ var identities = []Identity{
 		// Its status, voucher, recipients, schedules and credit events, and the SMS and e-mails it
 		// asks for.
 		Publishes: []string{subjectsOf(DomainTransfers), subjectsOf(DomainNotifications)},
-		// New users' verification, for the referral credit.
-		Durables: []Durable{{Stream: StreamEvents, Name: DurableTransfersReferrals, Filter: UserVerifiedFilter}},
+		// New users' verification, for the referral credit; the voucher SMS's deliveries, to tell
+		// the sender of one that failed.
+		Durables: []Durable{
+			{Stream: StreamEvents, Name: DurableTransfersReferrals, Filter: UserVerifiedFilter},
+			{Stream: StreamEvents, Name: DurableTransfersSMSFailures, Filter: DeliveryChangedFilter},
+		},
 		// Every replica reads every payment-method change (ordered consumers), to drop the cards
 		// it cached, and watches the fee schedule it prices transfers with.
 		Reads:            []Read{{Stream: StreamEvents, Filters: []string{PaymentMethodChangedFilter}}},

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/lifecycle"
 )
 
 // Handler processes one message. It must be idempotent: JetStream delivers at least once.
@@ -84,6 +85,22 @@ func Consume(ctx context.Context, js jetstream.JetStream, stream string, cfg jet
 	}
 	context.AfterFunc(ctx, consumeCtx.Stop)
 	return consumeCtx, nil
+}
+
+// ConsumeUntilDone is Consume for the life of a service's component: it consumes until ctx
+// ends. While NATS cannot be reached it keeps trying to create the consumer, logging notYet
+// (what the service does without it); the events wait in the stream meanwhile.
+func ConsumeUntilDone(ctx context.Context, js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, h Handler,
+	logger *slog.Logger, notYet string) error {
+	return lifecycle.KeepTrying(ctx, logger, notYet, 500*time.Millisecond, func(ctx context.Context) error {
+		cc, err := Consume(ctx, js, stream, cfg, h, WithConsumeLogger(logger))
+		if err != nil {
+			return err
+		}
+		<-ctx.Done()
+		cc.Stop()
+		return nil
+	})
 }
 
 // consumerLabel is the consumer attribute of the metrics.

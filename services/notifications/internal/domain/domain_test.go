@@ -50,6 +50,9 @@ func fullParams(t domain.Template) (params, secrets map[string]string) {
 	case domain.TemplateVoucherLocked:
 		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000",
 			"bank": "FNB", "until": "2026-03-20T08:00:00Z", "reference": "TH-7Q4K2M"}, nil
+	case domain.TemplateVoucherSMSFailed:
+		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "recipient_phone": "+27821234567",
+			"amount_cents": "50000", "bank": "Nedbank", "reference": "TH-7Q4K2M"}, nil
 	case domain.TemplateSupportMessage:
 		return map[string]string{"ticket": "THM-7Q4K2M", "kind": "feedback", "name": "Thandi", "email": "thandi@example.co.za",
 			"subject": "Great app", "message": "Line one\nLine two", "details.rating": "5", "details.recommend": "yes"}, nil
@@ -508,5 +511,30 @@ func TestVoucherRefundedNamesTheCreditReturned(t *testing.T) {
 		if !strings.Contains(part, "R450.00") || !strings.Contains(part, "R50.00") || !strings.Contains(part, "Thumela credit") {
 			t.Fatalf("the refund does not name both amounts:\n%s", part)
 		}
+	}
+}
+
+// The voucher SMS's failure e-mail gives the provider's reason when there is one (optional).
+func TestVoucherSMSFailedGivesTheReason(t *testing.T) {
+	t.Parallel()
+	params, _ := fullParams(domain.TemplateVoucherSMSFailed)
+	without, err := domain.Render(domain.TemplateVoucherSMSFailed, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params["reason"] = "The number is not reachable."
+	with, err := domain.Render(domain.TemplateVoucherSMSFailed, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const said = "could not be delivered to +27 82 123 4567. The number is not reachable. Without it"
+	if !strings.Contains(with.Text, said) || !strings.Contains(with.HTML, "The number is not reachable.") {
+		t.Errorf("with a reason:\n%s", with.Text)
+	}
+	if !strings.Contains(without.Text, "could not be delivered to +27 82 123 4567. Without it") {
+		t.Errorf("without a reason:\n%s", without.Text)
+	}
+	if with.Subject != "We could not deliver Sipho Dlamini's voucher SMS" {
+		t.Errorf("subject %q", with.Subject)
 	}
 }

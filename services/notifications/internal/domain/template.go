@@ -36,6 +36,9 @@ const (
 	// TemplateVoucherLocked tells the sender that wrong PINs or phone numbers at ATMs locked
 	// their recipient's voucher, until when, and that a resend lets the recipient collect now.
 	TemplateVoucherLocked Template = "voucher_locked"
+	// TemplateVoucherSMSFailed tells the sender that their recipient's voucher SMS could not be
+	// delivered, and that they may change the number or resend it.
+	TemplateVoucherSMSFailed Template = "voucher_sms_failed"
 	// TemplateUnknown is recorded for a request whose template the service does not know.
 	TemplateUnknown Template = "unknown"
 )
@@ -165,6 +168,10 @@ var specs = map[Template]spec{
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamUntil, kindTime, false},
 			{ParamReference, kindReference, false}}},
+	TemplateVoucherSMSFailed: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
+			{ParamRecipientPhone, kindPhone, false}, {ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false},
+			{ParamReference, kindReference, false}, {ParamReason, kindText, true}}},
 	TemplateSupportMessage: {channel: ChannelEmail,
 		params: []field{{ParamTicket, kindReference, false}, {ParamKind, kindKind, false},
 			{ParamName, kindName, true}, {ParamEmail, kindText, true}, {ParamSubject, kindText, true},

@@ -106,6 +106,10 @@ func spec(keys auth.KeySource) service.Spec {
 			rt.Go("transfers-referrals", func(ctx context.Context) error {
 				return events.ConsumeUserVerified(ctx, rt.JS, svc, rt.Logger)
 			})
+			// Notifications' deliveries: the sender of a voucher SMS that failed for good is e-mailed.
+			rt.Go("transfers-sms-failures", func(ctx context.Context) error {
+				return events.ConsumeDeliveryChanged(ctx, rt.JS, svc, rt.Logger)
+			})
 			// Reconciliation: every replica runs the job; an advisory lock lets one through.
 			reconciler, err := app.NewReconciler(postgres.NewReconciliation(rt.Pool), payments,
 				app.ReconcileConfig{Interval: cfg.ReconcileInterval}, rt.Logger)

@@ -32,6 +32,10 @@ var (
 	// ErrChargeRejected: the processor refused the request itself (unknown token, bad
 	// amount), as opposed to declining the card; retrying cannot help, nothing was taken.
 	ErrChargeRejected = errors.New("charge rejected")
+	// ErrEventsWritten: the Repository found a step's events in the outbox already (their ids,
+	// derived from the step, are taken): the step was recorded before, and its retry changes
+	// nothing.
+	ErrEventsWritten = errors.New("the step's events were written before")
 )
 
 // PaymentMethod is the sender's method as paymentmethods answers for it.

@@ -68,6 +68,18 @@ func (t *Transfer) ChangeRecipientPhone(phone Phone, v IssuedVoucher, now time.T
 	return t.reissue(v, now)
 }
 
+// VoucherSMSFailed records that the voucher SMS of delivery (a notification request's id) to
+// phone could not be delivered, for reason, so that the sender is told. It records nothing
+// (false) when that can no longer matter: the voucher no longer awaits collection, or the SMS
+// went to a number the recipient no longer has (the sender changed it since).
+func (t *Transfer) VoucherSMSFailed(phone Phone, delivery, reason string, now time.Time) bool {
+	if t.reissuable(now) != nil || phone.E164() != t.s.RecipientPhone.E164() {
+		return false
+	}
+	t.events = append(t.events, VoucherSMSFailed{At: now, Delivery: delivery, Reason: reason})
+	return true
+}
+
 func (t *Transfer) reissuable(now time.Time) error {
 	v := t.s.Voucher
 	if t.s.Status != StatusCompleted || v.Status != CollectionAwaiting || !now.Before(v.ExpiresAt) {

@@ -186,3 +186,33 @@ func TestRemindDue(t *testing.T) {
 	}
 	_ = pin
 }
+
+// A voucher SMS that failed is the sender's to hear of while it matters: the voucher awaits
+// collection at that number. A failure at a number the sender has changed since, or after the
+// voucher was collected, cancelled or expired, records nothing.
+func TestVoucherSMSFailed(t *testing.T) {
+	t.Parallel()
+	at := t0.Add(time.Hour)
+	tr, _ := issued(t)
+	old := newPhone(t, "+27821234567")
+	if !tr.VoucherSMSFailed(old, "req-1", "The number is not reachable.", at) {
+		t.Fatal("a failure at the recipient's number recorded nothing")
+	}
+	if evs := tr.TakeEvents(); len(evs) != 1 || evs[0] != (domain.VoucherSMSFailed{At: at, Delivery: "req-1", Reason: "The number is not reachable."}) {
+		t.Fatalf("events %v", evs)
+	}
+	if err := tr.ChangeRecipientPhone(newPhone(t, "083 555 0101"), voucher(t, tr), at); err != nil {
+		t.Fatal(err)
+	}
+	tr.TakeEvents()
+	if tr.VoucherSMSFailed(old, "req-1", "", at) || len(tr.TakeEvents()) != 0 {
+		t.Fatal("a failure at the number the sender changed was recorded")
+	}
+	if err := tr.Cancel(at); err != nil {
+		t.Fatal(err)
+	}
+	tr.TakeEvents()
+	if tr.VoucherSMSFailed(newPhone(t, "083 555 0101"), "req-2", "", at) || len(tr.TakeEvents()) != 0 {
+		t.Fatal("a failure after the cancellation was recorded")
+	}
+}

@@ -154,6 +154,15 @@ type VoucherChanged struct{ At time.Time }
 // mistyped, and a resend gives them a new voucher at once.
 type VoucherLocked struct{ At, Until time.Time }
 
+// VoucherSMSFailed: the SMS provider could not deliver the voucher SMS of delivery Delivery (a
+// notification request's id) to the recipient's number, for Reason (words a sender may read;
+// may be empty). The sender is told by e-mail: only they can change the number or resend it.
+type VoucherSMSFailed struct {
+	At       time.Time
+	Delivery string
+	Reason   string
+}
+
 // VoucherCollected: the recipient withdrew the cash (the collection status is collected) with
 // the ATM request RRN.
 type VoucherCollected struct {
@@ -179,6 +188,7 @@ func (VoucherIssued) isEvent()    {}
 func (VoucherReissued) isEvent()  {}
 func (VoucherChanged) isEvent()   {}
 func (VoucherLocked) isEvent()    {}
+func (VoucherSMSFailed) isEvent() {}
 func (VoucherCollected) isEvent() {}
 func (VoucherReversed) isEvent()  {}
 func (VoucherReminder) isEvent()  {}

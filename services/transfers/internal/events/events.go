@@ -50,8 +50,9 @@ func occurrence(what, which string) string {
 // re-issued, locked at ATMs, collected, reversed or ends and when the refund owed for it is
 // made, and the notification requests: the recipient's SMS when the voucher is issued or
 // re-issued and their reminder before it expires, and the sender's e-mails (the receipt at the
-// issue, the voucher locked at ATMs, cash collected, the refund made). Secrets (the voucher
-// number and PIN) are sealed to sealTo, the notifications service's public key.
+// issue, the voucher locked at ATMs, the voucher SMS not delivered, cash collected, the refund
+// made). Secrets (the voucher number and PIN) are sealed to sealTo, the notifications service's
+// public key.
 func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]outbox.Message, error) {
 	user := t.UserID().String()
 	var msgs []outbox.Message
@@ -120,6 +121,13 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 			msgs = append(msgs, changed)
 			// The sender is told by e-mail too: the cure (a resend) is theirs.
 			msgs, err = appendEmail(msgs, t, ev.At, which, voucherLockedEmail(ev.Until))
+			if err != nil {
+				return nil, err
+			}
+		case domain.VoucherSMSFailed:
+			// Nothing changed on the transfer: the sender's e-mail alone, once per failed SMS.
+			var err error
+			msgs, err = appendEmail(msgs, t, ev.At, ev.Delivery, voucherSMSFailedEmail(ev.Reason))
 			if err != nil {
 				return nil, err
 			}

@@ -198,6 +198,27 @@ func voucherLockedEmail(until time.Time) senderEmail {
 	}
 }
 
+// voucherSMSFailedEmail tells the sender that the voucher SMS could not be delivered to the
+// recipient's number, and why when the provider said: the recipient has no voucher number, and
+// only the sender can change the number or resend it.
+func voucherSMSFailedEmail(reason string) senderEmail {
+	return func(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
+		s := t.State()
+		params := map[string]string{
+			"first_name":      s.SenderFirstName,
+			"recipient_name":  s.RecipientName,
+			"recipient_phone": s.RecipientPhone.E164(),
+			"amount_cents":    cents(s.Amount),
+			"bank":            s.Bank.DisplayName(),
+			"reference":       t.Reference(),
+		}
+		if reason != "" {
+			params["reason"] = reason
+		}
+		return notificationsv1.Template_TEMPLATE_VOUCHER_SMS_FAILED, params
+	}
+}
+
 // VoucherRefunded tells the sender that a cancelled or expired voucher's money went back:
 // total_cents to their card (the total less the credit it spent), and, when the transfer spent
 // credit, credit_returned_cents to their credit.

@@ -15,7 +15,6 @@ import (
 	"github.com/thumela/thumela/services/fees/internal/app"
 	"github.com/thumela/thumela/services/fees/internal/domain"
 	"github.com/thumela/thumela/services/platform/bus"
-	"github.com/thumela/thumela/services/platform/lifecycle"
 	"github.com/thumela/thumela/services/platform/outbox"
 )
 
@@ -64,14 +63,6 @@ func TransferStatusHandler(svc *app.Service) outbox.Handler {
 // reached it keeps trying to create the consumer; the quote in the meantime may offer a
 // waiver that the transfers service then refuses (it decides for certain).
 func ConsumeTransferEvents(ctx context.Context, js jetstream.JetStream, svc *app.Service, logger *slog.Logger) error {
-	return lifecycle.KeepTrying(ctx, logger, "cannot consume transfer events yet; retrying", 500*time.Millisecond,
-		func(ctx context.Context) error {
-			cc, err := outbox.Consume(ctx, js, bus.StreamEvents, TransferEventsConsumer, TransferStatusHandler(svc), outbox.WithConsumeLogger(logger))
-			if err != nil {
-				return err
-			}
-			<-ctx.Done()
-			cc.Stop()
-			return nil
-		})
+	return outbox.ConsumeUntilDone(ctx, js, bus.StreamEvents, TransferEventsConsumer, TransferStatusHandler(svc),
+		logger, "cannot consume transfer events yet; retrying")
 }

@@ -187,6 +187,10 @@ func queueChecked(b *pgx.Batch, reads *[]func(pgx.BatchResults) error, what stri
 	for range b.Len() - before {
 		*reads = append(*reads, func(br pgx.BatchResults) error {
 			if _, err := br.Exec(); err != nil {
+				if constraint, dup := platformpg.IsUniqueViolation(err); dup && constraint == "outbox_id_key" {
+					// An event's id is derived from its step: the step was recorded before.
+					err = fmt.Errorf("%w: %w", app.ErrEventsWritten, err)
+				}
 				return fmt.Errorf("%s: %w", what, err)
 			}
 			return nil

@@ -1,6 +1,7 @@
 // Package events is the transfers service's incoming edge on the event bus: the consumers of
 // other services' events. Identity's UserVerified pays a referred friend's welcome credit
-// (referrals.go); paymentmethods' PaymentMethodChanged keeps the card cache current (cards.go).
+// (referrals.go); paymentmethods' PaymentMethodChanged keeps the card cache current (cards.go);
+// notifications' DeliveryChanged tells a sender of a voucher SMS that failed (deliveries.go).
 package events
 
 import (
@@ -14,7 +15,6 @@ import (
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	"github.com/thumela/thumela/services/platform/bus"
-	"github.com/thumela/thumela/services/platform/lifecycle"
 	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 )
@@ -63,14 +63,6 @@ func UserVerifiedHandler(svc *app.Service) outbox.Handler {
 // ConsumeUserVerified feeds the referral welcomes until ctx ends. While NATS cannot be reached
 // it keeps trying to create the consumer; the events wait in the stream meanwhile.
 func ConsumeUserVerified(ctx context.Context, js jetstream.JetStream, svc *app.Service, logger *slog.Logger) error {
-	return lifecycle.KeepTrying(ctx, logger, "cannot consume identity's verifications yet; retrying", 500*time.Millisecond,
-		func(ctx context.Context) error {
-			cc, err := outbox.Consume(ctx, js, bus.StreamEvents, UserVerifiedConsumer, UserVerifiedHandler(svc), outbox.WithConsumeLogger(logger))
-			if err != nil {
-				return err
-			}
-			<-ctx.Done()
-			cc.Stop()
-			return nil
-		})
+	return outbox.ConsumeUntilDone(ctx, js, bus.StreamEvents, UserVerifiedConsumer, UserVerifiedHandler(svc),
+		logger, "cannot consume identity's verifications yet; retrying")
 }
