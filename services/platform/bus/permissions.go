@@ -78,11 +78,12 @@ const (
 	// DurableTransfersReferrals is transfers' consumer of identity's UserVerified events (the
 	// referral code typed at sign-up pays the friend's welcome credit).
 	DurableTransfersReferrals = "transfers-referrals"
-	// DurableTransfersSMSFailures is transfers' consumer of notifications' DeliveryChanged
-	// events: a voucher SMS that failed for good is told to the sender by e-mail.
+	// DurableTransfersSMSFailures is transfers' consumer of notifications' failed deliveries: a
+	// voucher SMS that failed for good is told to the sender by e-mail.
 	DurableTransfersSMSFailures = "transfers-sms-failures"
-	// DeliveryChangedFilter matches notifications' DeliveryChanged events of every user.
-	DeliveryChangedFilter = Root + "." + DomainDeliveries + ".*.changed"
+	// DeliveryFailedFilter matches the DeliveryChanged events notifications announces a failure
+	// with (besides .changed), of every user: transfers reads failures without every change.
+	DeliveryFailedFilter = Root + "." + DomainDeliveries + ".*.failed"
 	// UserVerifiedFilter matches identity's UserVerified events of every user.
 	UserVerifiedFilter   = Root + "." + DomainIdentity + ".*.verified"
 	transferStatusFilter = Root + "." + DomainTransfers + ".*.status"
@@ -143,7 +144,7 @@ var identities = []Identity{
 		// the sender of one that failed.
 		Durables: []Durable{
 			{Stream: StreamEvents, Name: DurableTransfersReferrals, Filter: UserVerifiedFilter},
-			{Stream: StreamEvents, Name: DurableTransfersSMSFailures, Filter: DeliveryChangedFilter},
+			{Stream: StreamEvents, Name: DurableTransfersSMSFailures, Filter: DeliveryFailedFilter},
 		},
 		// Every replica reads every payment-method change (ordered consumers), to drop the cards
 		// it cached, and watches the fee schedule it prices transfers with.

@@ -21,6 +21,10 @@ import (
 // EventChanged is the last token of the DeliveryChanged subject.
 const EventChanged = "changed"
 
+// EventFailed is the last token of the subject a delivery's failure is announced on besides
+// EventChanged (Announcements).
+const EventFailed = "failed"
+
 // SourceService names this service in the requests it writes.
 const SourceService = "notifications"
 
@@ -115,6 +119,27 @@ func Delivery(d domain.Delivery) *notificationsv1.Delivery {
 // (queued, sent) were a third of the service's writes per transfer and read by no one; its
 // state stays in the deliveries table and ListDeliveries answers for it.
 func Announced(d domain.Delivery) bool { return d.Channel == domain.ChannelSMS }
+
+// Announcements are the outbox messages of d's move from previous ("" for a new delivery): its
+// DeliveryChanged on thumela.deliveries.<user_id>.changed (the sender's open pages), and, when
+// it has just failed, the same event on thumela.deliveries.<user_id>.failed, so that a consumer
+// of failures alone (transfers, which tells the sender) need not read every change.
+func Announcements(d domain.Delivery, previous domain.Status) ([]outbox.Message, error) {
+	changed, err := Changed(d, previous)
+	if err != nil {
+		return nil, err
+	}
+	if d.Status != domain.StatusFailed || previous == domain.StatusFailed {
+		return []outbox.Message{changed}, nil
+	}
+	subject, err := bus.Subject(bus.DomainDeliveries, d.UserID, EventFailed)
+	if err != nil {
+		return nil, err
+	}
+	failed := changed
+	failed.Subject = subject
+	return []outbox.Message{changed, failed}, nil
+}
 
 // Changed is the outbox message announcing d's move from previous ("" for a new delivery),
 // on thumela.deliveries.<user_id>.changed.

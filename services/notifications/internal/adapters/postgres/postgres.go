@@ -156,17 +156,17 @@ func insert(ctx context.Context, q querier, d domain.Delivery) (domain.Delivery,
 	return saved, false, err
 }
 
-// announce writes d's DeliveryChanged event (its move from previous, "" for a new delivery)
-// when its channel's changes are published (events.Announced).
+// announce writes d's announcements (its move from previous, "" for a new delivery:
+// events.Announcements) when its channel's changes are published (events.Announced).
 func announce(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status) error {
 	if !events.Announced(d) {
 		return nil
 	}
-	msg, err := events.Changed(d, previous)
+	msgs, err := events.Announcements(d, previous)
 	if err != nil {
 		return err
 	}
-	return outbox.Write(ctx, tx, msg)
+	return outbox.Write(ctx, tx, msgs...)
 }
 
 func get(ctx context.Context, q querier, requestID uuid.UUID, lock bool) (domain.Delivery, error) {
@@ -213,17 +213,17 @@ func save(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Sta
 }
 
 // write runs the update sql with args and, when d's status moved from previous on a channel
-// that is announced, inserts its DeliveryChanged event: one round trip for both. It returns
+// that is announced, inserts its announcements (events.Announcements): one round trip for all. It returns
 // the rows the update changed.
 func write(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status, sql string, args []any) (int64, error) {
 	b := &pgx.Batch{}
 	b.Queue(sql, args...)
 	if d.Status != previous && events.Announced(d) {
-		msg, err := events.Changed(d, previous)
+		msgs, err := events.Announcements(d, previous)
 		if err != nil {
 			return 0, err
 		}
-		if err := outbox.Queue(ctx, tx, b, msg); err != nil {
+		if err := outbox.Queue(ctx, tx, b, msgs...); err != nil {
 			return 0, err
 		}
 	}

@@ -16,15 +16,16 @@ import (
 	"github.com/thumela/thumela/services/transfers/internal/app"
 )
 
-// Notifications' DeliveryChanged, through which a voucher SMS that failed for good is told to
-// its sender by e-mail.
+// Notifications' DeliveryChanged, as announced on thumela.deliveries.<user>.failed when a
+// delivery fails, through which a voucher SMS that failed for good is told to its sender by
+// e-mail.
 
-// DeliveryChangedConsumer is the durable JetStream consumer of every user's delivery changes,
+// DeliveryChangedConsumer is the durable JetStream consumer of every user's failed deliveries,
 // from the moment it is first made (the failures before it concern no one now).
 var DeliveryChangedConsumer = jetstream.ConsumerConfig{
 	Durable:       bus.DurableTransfersSMSFailures,
 	Description:   "transfers: voucher SMS that failed for good, for the sender's e-mail",
-	FilterSubject: bus.DeliveryChangedFilter,
+	FilterSubject: bus.DeliveryFailedFilter,
 	DeliverPolicy: jetstream.DeliverNewPolicy,
 	AckPolicy:     jetstream.AckExplicitPolicy,
 	AckWait:       30 * time.Second,
@@ -36,7 +37,7 @@ var deliveryChangedType = string((&notificationsv1.DeliveryChanged{}).ProtoRefle
 // voucher SMS or a re-issue's; not a reminder, whose voucher SMS arrived). It is idempotent: the
 // e-mail's request id is derived from the transfer and the failed SMS's, so a redelivery asks
 // for the same e-mail, which notifications sends once. The user is the subject's
-// (thumela.deliveries.<user>.changed); a message that cannot be read is terminated.
+// (thumela.deliveries.<user>.failed); a message that cannot be read is terminated.
 func DeliveryChangedHandler(svc *app.Service) outbox.Handler {
 	return func(ctx context.Context, msg jetstream.Msg) error {
 		if typ := msg.Headers().Get(outbox.HeaderEventType); typ != "" && typ != deliveryChangedType {

@@ -78,7 +78,7 @@ func TestDeliveryChangedConsumer(t *testing.T) {
 	published := 0
 	publish := func(owner string, data []byte) {
 		t.Helper()
-		subject, err := bus.Subject(bus.DomainDeliveries, owner, "changed")
+		subject, err := bus.Subject(bus.DomainDeliveries, owner, "failed")
 		if err != nil {
 			t.Fatal(err)
 		}
