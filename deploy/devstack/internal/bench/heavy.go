@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/stack"
+	platformpg "github.com/thumela/thumela/services/platform/postgres"
 )
 
 // seedHistorySQL gives each of $1's users $2 earlier transfers, written straight into the
@@ -17,10 +19,12 @@ import (
 // to the bench's recipient, completed, their vouchers collected (a final state: no worker,
 // expiry or reminder picks them up), one every 30 minutes back from an hour ago. The service's
 // own triggers run on every row: the usage totals (day, month, year) count each transfer as a
-// create would, and the card charge is filled in. Voucher numbers start with 99 and count up
-// (the service draws its own at random; a clash would be a unique violation here, not a wrong
-// row). What a heavy sender's create then reads is what it would read in production after
-// sending that many.
+// create would, and the card charge is filled in. Voucher numbers start with the two digits $3
+// and count up. The service draws its own at random from all ten-digit numbers, and the create
+// phases before this one drew thousands, so one of them falls in the seeded range now and then
+// (a few runs in a hundred: 40,000 numbers of 10^10, against some 10,000 drawn): that is a
+// unique violation here, never a wrong row, and SeedHistory tries the next prefix. What a heavy
+// sender's create then reads is what it would read in production after sending that many.
 const seedHistorySQL = `
 INSERT INTO transfers.transfers (
     id, user_id, idempotency_key, request_hash, sender_name, recipient_name, recipient_phone, bank,
@@ -34,7 +38,7 @@ SELECT gen_random_uuid(), u.id, 'bench-history-' || g.n, decode(md5(u.id::text |
     1000, 500, 0, 500, 1500, false, 'completed',
     'bench-card', 'Visa', '4242', 'bench-token',
     'default', 'default', 'bench-charge-' || g.n, 1,
-    '99' || lpad(((u.ord - 1) * $2::int + g.n)::text, 8, '0'), 'bench-seeded',
+    $3::text || lpad(((u.ord - 1) * $2::int + g.n)::text, 8, '0'), 'bench-seeded',
     'collected', c.at + interval '30 days', c.at + interval '1 hour', true,
     c.at, c.at + interval '1 hour'
 FROM unnest($1::uuid[]) WITH ORDINALITY AS u (id, ord)
@@ -56,8 +60,17 @@ func SeedHistory(ctx context.Context, databaseURL string, userIDs []string, perU
 	if _, err := conn.Exec(ctx, "SET search_path TO transfers"); err != nil {
 		return 0, fmt.Errorf("seed history: %w", err)
 	}
-	if _, err := conn.Exec(ctx, seedHistorySQL, userIDs, perUser); err != nil {
-		return 0, fmt.Errorf("seed history: %w", err)
+	// The statement is one transaction: a clash with a number the service drew inserts nothing,
+	// and the next prefix is tried.
+	for prefix := 99; ; prefix-- {
+		_, err := conn.Exec(ctx, seedHistorySQL, userIDs, perUser, strconv.Itoa(prefix))
+		if constraint, clash := platformpg.IsUniqueViolation(err); clash && constraint == "transfers_voucher_number_key" && prefix > 95 {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("seed history: %w", err)
+		}
+		break
 	}
 	if _, err := conn.Exec(ctx, "ANALYZE transfers.transfers, transfers.usage_totals"); err != nil {
 		return 0, fmt.Errorf("seed history: analyze: %w", err)
