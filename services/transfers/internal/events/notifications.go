@@ -170,13 +170,21 @@ func TransferReceipt(t *domain.Transfer) (notificationsv1.Template, map[string]s
 // location as its network named it ("FNB ATM Sandton City"), else its bank and id.
 func CashCollected(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
 	s := t.State()
-	return notificationsv1.Template_TEMPLATE_CASH_COLLECTED, map[string]string{
+	params := aboutTheVoucher(t)
+	params["location"] = s.Voucher.Location(s.Bank)
+	params["at"] = rfc3339(s.Voucher.CollectedAt)
+	return notificationsv1.Template_TEMPLATE_CASH_COLLECTED, params
+}
+
+// aboutTheVoucher are the params the sender's e-mails about a voucher share: to whom, how much,
+// at which bank's ATMs, and the reference people quote.
+func aboutTheVoucher(t *domain.Transfer) map[string]string {
+	s := t.State()
+	return map[string]string{
 		"first_name":     s.SenderFirstName,
 		"recipient_name": s.RecipientName,
 		"amount_cents":   cents(s.Amount),
 		"bank":           s.Bank.DisplayName(),
-		"location":       s.Voucher.Location(s.Bank),
-		"at":             rfc3339(s.Voucher.CollectedAt),
 		"reference":      t.Reference(),
 	}
 }
@@ -186,15 +194,9 @@ func CashCollected(t *domain.Transfer) (notificationsv1.Template, map[string]str
 // the app open; the lock is theirs to lift, and the recipient cannot tell them the reason.
 func voucherLockedEmail(until time.Time) senderEmail {
 	return func(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
-		s := t.State()
-		return notificationsv1.Template_TEMPLATE_VOUCHER_LOCKED, map[string]string{
-			"first_name":     s.SenderFirstName,
-			"recipient_name": s.RecipientName,
-			"amount_cents":   cents(s.Amount),
-			"bank":           s.Bank.DisplayName(),
-			"until":          rfc3339(until),
-			"reference":      t.Reference(),
-		}
+		params := aboutTheVoucher(t)
+		params["until"] = rfc3339(until)
+		return notificationsv1.Template_TEMPLATE_VOUCHER_LOCKED, params
 	}
 }
 
@@ -203,15 +205,8 @@ func voucherLockedEmail(until time.Time) senderEmail {
 // only the sender can change the number or resend it.
 func voucherSMSFailedEmail(reason string) senderEmail {
 	return func(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
-		s := t.State()
-		params := map[string]string{
-			"first_name":      s.SenderFirstName,
-			"recipient_name":  s.RecipientName,
-			"recipient_phone": s.RecipientPhone.E164(),
-			"amount_cents":    cents(s.Amount),
-			"bank":            s.Bank.DisplayName(),
-			"reference":       t.Reference(),
-		}
+		params := aboutTheVoucher(t)
+		params["recipient_phone"] = t.State().RecipientPhone.E164()
 		if reason != "" {
 			params["reason"] = reason
 		}

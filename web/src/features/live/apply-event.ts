@@ -95,8 +95,10 @@ export function applyLiveEvent(
     case "smsDeliveryChanged": {
       const { transferId, smsDelivery } = event.value;
       if (!transferId || !smsDelivery) break;
+      // The tab's copy (its GetTransfer data first): a late report of an earlier state changes
+      // nothing and tells nothing.
       const known = knownTransfer(queryClient, transport, transferId);
-      if (known?.smsDelivery && olderThan(smsDelivery, known.smsDelivery)) break;
+      if (olderThan(smsDelivery, known?.smsDelivery)) break;
       notice = smsNotice(transferId, known, smsDelivery);
       const key = transferQueryKey(transport, transferId);
       const cached = queryClient.getQueryData<GetTransferResponse>(key);
@@ -105,7 +107,6 @@ export function applyLiveEvent(
         void queryClient.invalidateQueries({ queryKey: key, exact: true });
         break;
       }
-      if (olderThan(smsDelivery, cached.transfer.smsDelivery)) break;
       const transfer = Object.assign(clone(TransferSchema, cached.transfer), { smsDelivery });
       queryClient.setQueryData(key, create(GetTransferResponseSchema, { transfer }));
       break;
