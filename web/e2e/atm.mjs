@@ -24,7 +24,7 @@ export async function addCardInDialog(page, { name = "Personal Visa", number = "
 /**
  * Sends money from /send-money and waits for the completed panel. A sender without a card adds
  * one from the wizard. `senderPin` ticks 'I'll give {name} the PIN myself' and types it. Returns
- * the completed panel's text.
+ * the completed panel's text once it says whether the voucher's SMS was delivered.
  */
 export async function sendMoney(page, baseURL, { amount, name, phone, bank = "FNB", senderPin, password = PASSWORD }) {
   await page.goto(`${baseURL}/send-money`);
@@ -51,7 +51,10 @@ export async function sendMoney(page, baseURL, { amount, name, phone, bank = "FN
   const confirmation = await page.getByRole("region", { name: "Transfer details" }).innerText();
   await clickSendMoney(page, { password });
   await page.getByText("Your transfer has been completed successfully!").waitFor({ timeout: 30_000 });
-  const panel = await page.getByRole("status").filter({ hasText: "Voucher number" }).innerText();
+  // The panel says where the voucher's SMS is; wait for the provider's last word (delivered or not).
+  const result = page.getByRole("status").filter({ hasText: "Voucher number" });
+  await result.getByText(/received the voucher number|could not deliver the SMS/).waitFor({ timeout: 30_000 });
+  const panel = await result.innerText();
   return { confirmation, panel };
 }
 

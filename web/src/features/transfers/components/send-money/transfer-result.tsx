@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
+import { SmsDeliveryStatus, TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { track } from "@/lib/analytics";
 import { formatLongDateTime, toDate } from "@/lib/date";
@@ -174,10 +174,9 @@ function CompletedDetails({ transfer }: { transfer: Transfer }) {
           <p className="text-sm text-emerald-900 dark:text-emerald-200">Voucher number</p>
           <p className="font-mono text-2xl font-semibold tracking-wider">{transfer.voucher.number}</p>
           <p className="mt-2 text-sm text-emerald-900 dark:text-emerald-200">
-            {transfer.voucher.pinChosenBySender
-              ? `${transfer.recipientName} received the voucher number by SMS on ${formatPhone(transfer.recipientPhone)}. Give them your PIN yourself, not by SMS.`
-              : `${transfer.recipientName} received the voucher number and PIN by SMS on ${formatPhone(transfer.recipientPhone)}.`}{" "}
-            They withdraw the cash at {collectionPlace(transfer.bank)} with the voucher number, the PIN and their phone number.
+            {voucherSmsSentence(transfer)}
+            {transfer.voucher.pinChosenBySender && " Give them your PIN yourself, not by SMS."} They withdraw the cash at{" "}
+            {collectionPlace(transfer.bank)} with the voucher number, the PIN and their phone number.
           </p>
           {expires && (
             <p className="mt-2 text-sm font-medium text-emerald-900 dark:text-emerald-200">
@@ -199,6 +198,28 @@ function CompletedDetails({ transfer }: { transfer: Transfer }) {
       </dl>
     </div>
   );
+}
+
+/**
+ * Where the voucher's SMS is, in words: the panel says the recipient received it only once the
+ * network reported it delivered. A completed transfer's SMS is usually still on its way; the live
+ * stream moves this sentence on as the provider's reports arrive.
+ */
+export function voucherSmsSentence(transfer: Transfer): string {
+  const name = transfer.recipientName || "The recipient";
+  const what = transfer.voucher?.pinChosenBySender ? "the voucher number" : "the voucher number and PIN";
+  const sms = transfer.smsDelivery;
+  const to = formatPhone(sms?.recipient || transfer.recipientPhone);
+  switch (sms?.status) {
+    case SmsDeliveryStatus.DELIVERED:
+      return `${name} received ${what} by SMS on ${to}.`;
+    case SmsDeliveryStatus.SENT:
+      return `We sent ${what} to ${name} by SMS on ${to}; the network has not confirmed delivery yet.`;
+    case SmsDeliveryStatus.FAILED:
+      return `We could not deliver the SMS with ${what} to ${to}. Open this transfer in your transactions to resend it or change the number.`;
+    default:
+      return `${name} gets ${what} by SMS on ${to}.`;
+  }
 }
 
 function Line({ term, children }: { term: string; children: ReactNode }) {
