@@ -136,7 +136,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
           <Row term="PIN">
             {transfer.voucher.pinChosenBySender
               ? `Chosen by you: give it to ${transfer.recipientName || "the recipient"} yourself`
-              : "Sent by SMS with the voucher number"}
+              : pinBySmsText(sms)}
           </Row>
         )}
         {transfer.voucher && (
@@ -212,6 +212,18 @@ const SMS_LOOK: Record<SmsDeliveryStatus, { icon: typeof Clock; tone: string }> 
  * The recipient's voucher SMS as the SMS provider last reported it. A polite live region, so
  * that a screen reader hears the delivery report arrive while the dialog is open.
  */
+/** Where a PIN Thumela chose went: with the voucher number, in the SMS, whose state it follows. */
+function pinBySmsText(sms: SmsDelivery | undefined): string {
+  switch (sms?.status) {
+    case SmsDeliveryStatus.FAILED:
+      return "In the voucher SMS, which was not delivered";
+    case SmsDeliveryStatus.QUEUED:
+      return "Goes by SMS with the voucher number";
+    default:
+      return "Sent by SMS with the voucher number";
+  }
+}
+
 function VoucherSms({ sms, checking }: { sms: SmsDelivery | undefined; checking: boolean }) {
   const look = sms ? (SMS_LOOK[sms.status] ?? SMS_LOOK[SmsDeliveryStatus.UNSPECIFIED]) : undefined;
   const Icon = look?.icon;

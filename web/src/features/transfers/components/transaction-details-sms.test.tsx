@@ -74,6 +74,8 @@ describe("transaction details: the recipient's voucher SMS", () => {
     expect(await within(dialog).findByText("We could not deliver the SMS to +27 82 123 4567")).toBeInTheDocument();
     expect(smsRow(dialog)).toHaveTextContent("The number is not reachable.");
     expect(within(smsRow(dialog)).getByText("We could not deliver the SMS to +27 82 123 4567").closest("[aria-live]")).toHaveClass("text-red-700");
+    // The PIN went in that SMS: the dialog does not say it was sent.
+    expect(within(dialog).getByText("PIN", { selector: "dt" }).nextElementSibling).toHaveTextContent("In the voucher SMS, which was not delivered");
   });
 
   it("no voucher, no SMS row; no report yet is said plainly", async () => {
