@@ -92,6 +92,18 @@ type Fees interface {
 	Quote(ctx context.Context, bank domain.Bank, amount domain.Money) (domain.Quote, error)
 }
 
+// HeldPaymentMethods is a PaymentMethods that may hold cards in memory (a cache kept current by
+// paymentmethods' events): HeldPaymentMethod answers without a call, false when it holds none.
+type HeldPaymentMethods interface {
+	HeldPaymentMethod(userID, id string) (PaymentMethod, bool)
+}
+
+// LocalFees is a Fees that may price from a schedule in memory: LocalQuote answers without a
+// call, false when only the fees service can.
+type LocalFees interface {
+	LocalQuote(bank domain.Bank, amount domain.Money) (domain.Quote, bool)
+}
+
 // UserState is what the create transaction knows about the sender, under their lock.
 type UserState struct {
 	Usage domain.Usage
@@ -348,20 +360,26 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, in domain.Reques
 	// transfer only as MACs.
 	req = req.KeyedBy(s.pins)
 	hashes := req.Hashes()
-	// A retry (the browser's, the BFF's) is answered before any other service is called.
-	if t, err := s.repo.FindByKey(ctx, userID, req.IdempotencyKey()); err == nil {
-		return replay(t, hashes)
-	} else if !errors.Is(err, domain.ErrNotFound) {
-		return nil, err
-	}
-	// Refuse what no usage could allow before asking the other services.
-	if err := s.limits.Check(req.Amount(), domain.Usage{}); err != nil {
-		return nil, err
-	}
-
-	ref, quote, err := s.cardAndQuote(ctx, userID, req)
-	if err != nil {
-		return nil, err
+	ref, quote, local := s.heldCardAndQuote(userID, req)
+	if !local {
+		// Another service must be asked: a retry (the browser's, the BFF's) is answered before
+		// any is. (With the card and the price in this process's memory, the common case, no
+		// service is asked, and the insert's transaction, which looks the key up under the
+		// sender's lock anyway, answers a retry: a look-up here too would cost every create a
+		// statement and a round trip for nothing.)
+		if t, err := s.repo.FindByKey(ctx, userID, req.IdempotencyKey()); err == nil {
+			return replay(t, hashes)
+		} else if !errors.Is(err, domain.ErrNotFound) {
+			return nil, err
+		}
+		// Refuse what no usage could allow before asking the other services.
+		if err := s.limits.Check(req.Amount(), domain.Usage{}); err != nil {
+			return nil, err
+		}
+		ref, quote, err = s.cardAndQuote(ctx, userID, req)
+		if err != nil {
+			return nil, err
+		}
 	}
 	t, replayed, err := s.create(ctx, userID, req, ref, quote, c.sender(), nil,
 		func(st UserState) error {
@@ -404,19 +422,52 @@ func (s *Service) cardAndQuote(ctx context.Context, userID uuid.UUID, req domain
 	if err != nil {
 		return domain.PaymentMethodRef{}, domain.Quote{}, err
 	}
-	if pm.UserID != "" && pm.UserID != userID.String() {
-		return domain.PaymentMethodRef{}, domain.Quote{}, ErrPaymentMethodNotFound // belt and braces: paymentmethods scopes by token
-	}
-	if !pm.Card {
-		return domain.PaymentMethodRef{}, domain.Quote{}, ErrPaymentMethodNotUsable
-	}
-	if pm.Token == "" {
-		return domain.PaymentMethodRef{}, domain.Quote{}, errors.New("paymentmethods answered a card without a token")
+	ref, err := usableCard(userID, pm)
+	if err != nil {
+		return domain.PaymentMethodRef{}, domain.Quote{}, err
 	}
 	if q.err != nil {
 		return domain.PaymentMethodRef{}, domain.Quote{}, q.err
 	}
-	return domain.PaymentMethodRef{ID: pm.ID, Name: pm.Name, LastFour: pm.LastFour, Token: pm.Token}, q.quote, nil
+	return ref, q.quote, nil
+}
+
+// usableCard is pm as a transfer pays with it: it must be userID's, and a card with a token.
+func usableCard(userID uuid.UUID, pm PaymentMethod) (domain.PaymentMethodRef, error) {
+	if pm.UserID != "" && pm.UserID != userID.String() {
+		return domain.PaymentMethodRef{}, ErrPaymentMethodNotFound // belt and braces: paymentmethods scopes by token
+	}
+	if !pm.Card {
+		return domain.PaymentMethodRef{}, ErrPaymentMethodNotUsable
+	}
+	if pm.Token == "" {
+		return domain.PaymentMethodRef{}, errors.New("paymentmethods answered a card without a token")
+	}
+	return domain.PaymentMethodRef{ID: pm.ID, Name: pm.Name, LastFour: pm.LastFour, Token: pm.Token}, nil
+}
+
+// heldCardAndQuote is cardAndQuote answered from this process's memory, without a call: local
+// is false unless both the card (a usable one) and the price are held (HeldPaymentMethods,
+// LocalFees), and the caller then asks the services.
+func (s *Service) heldCardAndQuote(userID uuid.UUID, req domain.Request) (ref domain.PaymentMethodRef, quote domain.Quote, local bool) {
+	cards, ok := s.payments.(HeldPaymentMethods)
+	if !ok {
+		return ref, quote, false
+	}
+	prices, ok := s.fees.(LocalFees)
+	if !ok {
+		return ref, quote, false
+	}
+	pm, ok := cards.HeldPaymentMethod(userID.String(), req.PaymentMethodID())
+	if !ok {
+		return ref, quote, false
+	}
+	ref, err := usableCard(userID, pm)
+	if err != nil {
+		return ref, quote, false // the services say why, as for a card not held
+	}
+	quote, ok = prices.LocalQuote(req.Bank(), req.Amount())
+	return ref, quote, ok
 }
 
 // occurrenceOf names the schedule and date a transfer is made for (scheduler.go).

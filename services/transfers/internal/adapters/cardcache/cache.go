@@ -38,7 +38,7 @@ type entry struct {
 	expires time.Time
 }
 
-// Cache implements app.PaymentMethods over another, caching GetPaymentMethod's answers.
+// Cache implements app.PaymentMethods (and app.HeldPaymentMethods) over another, caching GetPaymentMethod's answers.
 type Cache struct {
 	inner      app.PaymentMethods
 	maxEntries int
@@ -116,6 +116,22 @@ func (c *Cache) GetPaymentMethod(ctx context.Context, userID, id string) (app.Pa
 	}
 	c.entries[k] = entry{pm: pm, expires: c.now().Add(c.ttl)}
 	return pm, nil
+}
+
+// HeldPaymentMethod implements app.HeldPaymentMethods: userID's card id as held, without a
+// call; false when none is held (not asked yet, dropped by a change, expired, or the feed of
+// changes is not running).
+func (c *Cache) HeldPaymentMethod(userID, id string) (app.PaymentMethod, bool) {
+	if !c.live.Load() {
+		return app.PaymentMethod{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key{userID, id}]
+	if !ok || !c.now().Before(e.expires) {
+		return app.PaymentMethod{}, false
+	}
+	return e.pm, true
 }
 
 // Charge implements app.PaymentMethods (never cached).

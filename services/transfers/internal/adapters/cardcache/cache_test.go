@@ -163,3 +163,43 @@ func TestBounds(t *testing.T) {
 		t.Fatalf("an expired entry was used")
 	}
 }
+
+// HeldPaymentMethod answers from memory only: what a fill stored, for its own user, while the
+// feed of changes runs and until the entry expires or its card changes. It never calls.
+func TestHeldAnswersOnlyWhatIsHeld(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	c, pm := newCache(t, cardcache.WithTTL(time.Minute), cardcache.WithClock(clock))
+	if _, ok := c.HeldPaymentMethod(alice, aliceCard); ok {
+		t.Fatal("held before any fill")
+	}
+	filled := get(t, c, alice, aliceCard)
+	if held, ok := c.HeldPaymentMethod(alice, aliceCard); !ok || held != filled {
+		t.Fatalf("held = %+v, %v; want %+v", held, ok, filled)
+	}
+	if _, ok := c.HeldPaymentMethod(bob, aliceCard); ok {
+		t.Fatal("Alice's card held for Bob")
+	}
+	c.SetLive(false)
+	if _, ok := c.HeldPaymentMethod(alice, aliceCard); ok {
+		t.Fatal("held while the feed of changes is down")
+	}
+	c.SetLive(true)
+	get(t, c, alice, aliceCard)
+	c.Invalidate(alice, aliceCard)
+	if _, ok := c.HeldPaymentMethod(alice, aliceCard); ok {
+		t.Fatal("held after its change")
+	}
+	get(t, c, alice, aliceCard)
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	if _, ok := c.HeldPaymentMethod(alice, aliceCard); ok {
+		t.Fatal("held after it expired")
+	}
+	if n := pm.GetCalls(); n != 3 {
+		t.Fatalf("%d calls, want 3 (the fills only)", n)
+	}
+}

@@ -23,7 +23,7 @@ import (
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
 
-// Fees implements app.Fees from the published schedule, or through Fallback before one.
+// Fees implements app.Fees and app.LocalFees from the published schedule, or through Fallback before one.
 type Fees struct {
 	fallback app.Fees
 	logger   *slog.Logger
@@ -37,24 +37,33 @@ func New(fallback app.Fees, logger *slog.Logger) *Fees {
 	return &Fees{fallback: fallback, logger: logger}
 }
 
-// Quote implements app.Fees. The waiver is not the schedule's to say (Waived false): the
-// transfers service decides it for certain under the sender's lock (domain.DecideFee).
-func (f *Fees) Quote(ctx context.Context, bank domain.Bank, amount domain.Money) (domain.Quote, error) {
+// LocalQuote implements app.LocalFees: the price from the schedule held, false before one
+// arrived or for an amount it cannot price (Quote then asks the fees service).
+func (f *Fees) LocalQuote(bank domain.Bank, amount domain.Money) (domain.Quote, bool) {
 	s := f.current.Load()
 	if s == nil {
-		return f.fallback.Quote(ctx, bank, amount)
+		return domain.Quote{}, false
 	}
 	p, err := s.Price(string(bank), amount.Cents())
 	if err != nil {
-		// An amount no transfer can have (the limits refuse it first): let fees say why, as
-		// before.
-		return f.fallback.Quote(ctx, bank, amount)
+		return domain.Quote{}, false
 	}
 	return domain.Quote{
 		BankFee:         domain.Cents(p.BankFeeCents),
 		PlatformFee:     domain.Cents(p.PlatformFeeCents),
 		ScheduleVersion: s.Version,
-	}, nil
+	}, true
+}
+
+// Quote implements app.Fees. The waiver is not the schedule's to say (Waived false): the
+// transfers service decides it for certain under the sender's lock (domain.DecideFee).
+func (f *Fees) Quote(ctx context.Context, bank domain.Bank, amount domain.Money) (domain.Quote, error) {
+	if q, ok := f.LocalQuote(bank, amount); ok {
+		return q, nil
+	}
+	// No schedule yet, or an amount no transfer can have (the limits refuse it first): let fees
+	// say why, as before.
+	return f.fallback.Quote(ctx, bank, amount)
 }
 
 // Version is the version of the schedule held (0: none yet, quotes go to the fees service).

@@ -87,6 +87,9 @@ func TestPricesFromTheScheduleOnceItArrives(t *testing.T) {
 	if q := quote(t, f, domain.Capitec, 50000); q.ScheduleVersion != 0 || q.BankFee.Cents() != 1000 || remote.Calls() != 1 {
 		t.Fatalf("before any schedule: %+v after %d calls, want fees' quote", q, remote.Calls())
 	}
+	if _, ok := f.LocalQuote(domain.Capitec, domain.Cents(50000)); ok {
+		t.Fatal("a local quote before any schedule")
+	}
 
 	p := newPublisher(t, srv)
 	p.publish(t, seed(1, 1000))
@@ -104,6 +107,12 @@ func TestPricesFromTheScheduleOnceItArrives(t *testing.T) {
 		if q.BankFee.Cents() != tt.bankFee || q.PlatformFee.Cents() != tt.platfm || q.ScheduleVersion != 1 || q.Waived {
 			t.Errorf("%s %d c = %+v, want %d + %d c at version 1", tt.bank, tt.amount, q, tt.bankFee, tt.platfm)
 		}
+	}
+	if local, ok := f.LocalQuote(domain.Capitec, domain.Cents(50000)); !ok || local != quote(t, f, domain.Capitec, 50000) {
+		t.Errorf("local quote = %+v, %v; want Quote's", local, ok)
+	}
+	if _, ok := f.LocalQuote(domain.Capitec, domain.Cents(-100)); ok {
+		t.Error("a local quote for an amount the schedule cannot price")
 	}
 	if remote.Calls() != 1 {
 		t.Fatalf("fees was called %d times, want only the first quote", remote.Calls())

@@ -184,3 +184,44 @@ func TestCreateCachesTheCard(t *testing.T) {
 		t.Fatalf("%d ownership calls, want 4", n)
 	}
 }
+
+// With the card and the price held, a create asks no service and looks its key up only in the
+// insert's transaction (under the sender's lock): a retry is still the first transfer, the same
+// key with another body is still refused, and once the card is gone a retry is still answered
+// (the key looked up first, as for any create that must ask a service).
+func TestRetriesWithTheCardAndPriceHeld(t *testing.T) {
+	t.Parallel()
+	l := startLocal(t)
+	l.publishSchedule(t, 1, 1000)
+	user, card := l.NewUser()
+	ctx := l.Ctx(t, user)
+	create(t, ctx, l.Env, testkit.Request("fill", card)) // fills the cache
+	calls := l.Payments.GetCalls()
+
+	first := create(t, ctx, l.Env, testkit.Request("held-1", card))
+	for range 2 {
+		if again := create(t, ctx, l.Env, testkit.Request("held-1", card)); again.GetId() != first.GetId() {
+			t.Fatalf("retry made %s, want %s", again.GetId(), first.GetId())
+		}
+	}
+	other := testkit.Request("held-1", card)
+	other.AmountCents += 1000
+	if _, err := l.Client.CreateTransfer(ctx, other); status.Code(err) != codes.AlreadyExists {
+		t.Fatalf("the key with another amount: %v, want AlreadyExists", err)
+	}
+	if rows(t, l.Env, user) != 2 || l.Payments.GetCalls() != calls || l.Fees.Calls() != 0 {
+		t.Fatalf("%d rows, %d card calls (was %d), %d quotes: want 2 rows and no call", rows(t, l.Env, user),
+			l.Payments.GetCalls(), calls, l.Fees.Calls())
+	}
+
+	// The card is deleted: the retry is answered as made, and a new create is refused.
+	l.Payments.DeleteMethod(card)
+	l.publishCardChange(t, user, card, paymentmethodsv1.PaymentMethodChange_PAYMENT_METHOD_CHANGE_DELETED)
+	testkit.Eventually(t, 10*time.Second, "the deleted card is dropped", func() bool { return l.cards.Len() == 0 })
+	if again := create(t, ctx, l.Env, testkit.Request("held-1", card)); again.GetId() != first.GetId() {
+		t.Fatalf("retry after the card was deleted made %s, want %s", again.GetId(), first.GetId())
+	}
+	if _, err := l.Client.CreateTransfer(ctx, testkit.Request("held-2", card)); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("a new create with the deleted card: %v, want InvalidArgument", err)
+	}
+}
