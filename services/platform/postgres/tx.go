@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // TxBeginner starts transactions: *pgxpool.Pool, *pgxpool.Conn, *pgx.Conn, and pgx.Tx (which
@@ -27,8 +28,16 @@ func InTx(ctx context.Context, db TxBeginner, fn func(pgx.Tx) error) error {
 
 // InTxWith is InTx with explicit transaction options (isolation level, read-only, …).
 func InTxWith(ctx context.Context, db TxBeginner, txOpts pgx.TxOptions, fn func(pgx.Tx) error) (err error) {
-	tx, err := db.BeginTx(ctx, txOpts)
-	if err != nil {
+	var tx pgx.Tx
+	if pool, ok := db.(*pgxpool.Pool); ok && txOpts == (pgx.TxOptions{}) {
+		// The common case: BEGIN goes with the first statement (lazytx.go).
+		lazy, err := beginLazy(ctx, pool)
+		if err != nil {
+			return fmt.Errorf("postgres: begin: %w", err)
+		}
+		defer lazy.release()
+		tx = lazy
+	} else if tx, err = db.BeginTx(ctx, txOpts); err != nil {
 		return fmt.Errorf("postgres: begin: %w", err)
 	}
 	committed := false
