@@ -213,3 +213,70 @@ func TestInTxWithoutStatementsOrWithAFailingFirst(t *testing.T) {
 		t.Fatalf("after the failures: %d rows (%v), want 1", n, err)
 	}
 }
+
+// CommitWith puts the COMMIT on the transaction's last batch: a transaction of one batch is one
+// message, BEGIN to COMMIT. The hooks run once it committed; a statement that fails takes the
+// COMMIT with it (nothing is kept); and a COMMIT queued on a batch never sent commits nothing.
+func TestCommitWithTheLastBatch(t *testing.T) {
+	t.Parallel()
+	pool, rec := tracedPool(t)
+	count := func() (n int) {
+		t.Helper()
+		if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM items`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	hooked := false
+	err := postgres.InTx(t.Context(), pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(`insert into items (name) values ('one')`)
+		b.Queue(`insert into items (name) values ('two')`)
+		postgres.OnCommit(tx, func() { hooked = true })
+		if !postgres.CommitWith(tx, b) {
+			t.Fatal("CommitWith refused InTx's transaction")
+		}
+		return tx.SendBatch(t.Context(), b).Close()
+	})
+	want := []string{"begin ; insert into items (name) values ('one') ; insert into items (name) values ('two') ; commit"}
+	if msgs := rec.take(); err != nil || !hooked || !slices.Equal(msgs, want) {
+		t.Fatalf("InTx = %v, hook ran %v, sent %q; want nil, true, %q", err, hooked, msgs, want)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d rows, want 2", n)
+	}
+
+	hooked = false
+	err = postgres.InTx(t.Context(), pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(`insert into items (name) values ('three')`)
+		b.Queue(`insert into items (name) values ('one')`) // taken
+		postgres.OnCommit(tx, func() { hooked = true })
+		postgres.CommitWith(tx, b)
+		return tx.SendBatch(t.Context(), b).Close()
+	})
+	if _, dup := postgres.IsUniqueViolation(err); !dup || hooked || count() != 2 {
+		t.Fatalf("a failing statement: InTx = %v, hook ran %v, %d rows; want the violation, no hook, 2 rows", err, hooked, count())
+	}
+
+	err = postgres.InTx(t.Context(), pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(t.Context(), `insert into items (name) values ('four')`); err != nil {
+			return err
+		}
+		postgres.CommitWith(tx, &pgx.Batch{}) // queued, never sent
+		return nil
+	})
+	if err == nil || count() != 2 {
+		t.Fatalf("a COMMIT never sent: InTx = %v with %d rows, want an error and 2 rows", err, count())
+	}
+
+	tx, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background()) //nolint:errcheck // cleanup
+	b := &pgx.Batch{}
+	if postgres.CommitWith(tx, b) || b.Len() != 0 {
+		t.Fatal("CommitWith queued on a transaction InTx did not start")
+	}
+}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -55,7 +56,13 @@ func InTxWith(ctx context.Context, db TxBeginner, txOpts pgx.TxOptions, fn func(
 	if err := fn(htx); err != nil {
 		return err
 	}
-	if err := tx.Commit(ctx); err != nil {
+	if htx.commitQueued {
+		// fn's last batch carried the COMMIT (CommitWith) and its results were all read without
+		// an error, so it committed; unless the batch never went, which the server's state says.
+		if tx.Conn().PgConn().TxStatus() != 'I' {
+			return errCommitNotSent
+		}
+	} else if err := tx.Commit(ctx); err != nil {
 		committed = true // pgx has already ended the transaction either way.
 		return fmt.Errorf("postgres: commit: %w", err)
 	}
@@ -70,7 +77,29 @@ func InTxWith(ctx context.Context, db TxBeginner, txOpts pgx.TxOptions, fn func(
 // once it has committed.
 type hookedTx struct {
 	pgx.Tx
-	onCommit []func()
+	onCommit     []func()
+	commitQueued bool // CommitWith queued the COMMIT on fn's last batch
+}
+
+// errCommitNotSent: fn queued its COMMIT on a batch (CommitWith) but returned without sending
+// it; the transaction is rolled back.
+var errCommitNotSent = errors.New("postgres: COMMIT was queued on a batch that was not sent")
+
+// CommitWith queues tx's COMMIT as the last statement of b, which must be the transaction's
+// last batch, so that the commit travels with the writes instead of taking a round trip of its
+// own. The caller sends b and reads all its results (its Close reads the COMMIT's); the
+// transaction has committed when they all succeed, and InTx then only runs the commit hooks.
+// If a statement of b fails, PostgreSQL skips the rest, COMMIT included, and InTx rolls back
+// on fn's error as usual. It reports false, and queues nothing, when tx did not come from InTx
+// or InTxWith (then InTx-less code commits as it always did).
+func CommitWith(tx pgx.Tx, b *pgx.Batch) bool {
+	h, ok := tx.(*hookedTx)
+	if !ok {
+		return false
+	}
+	b.Queue("commit")
+	h.commitQueued = true
+	return true
 }
 
 // OnCommit runs fn after tx commits, in the committing goroutine, and never if it rolls back.

@@ -229,9 +229,9 @@ func (r *Transfers) PaidPhone(ctx context.Context, userID uuid.UUID, phone domai
 
 // Create implements app.Repository. The transaction takes an advisory lock on the sender
 // first, so the idempotency look-up, the limits, the waiver and the step-up are decided on a
-// history no concurrent create of the same sender can change before this one commits. The
-// lock, the look-up, the usage and the phone's history travel in one batch, then the insert
-// and the outbox event; the commit wakes this process's worker.
+// history no concurrent create of the same sender can change before this one commits. BEGIN,
+// the lock, the look-up, the usage and the phone's history travel in one batch, then the insert,
+// the outbox event and COMMIT in another; the commit wakes this process's worker.
 func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, phone domain.Phone, p domain.Periods,
 	decide func(app.UserState) (*domain.Transfer, error)) (*domain.Transfer, bool, error) {
 	var (
@@ -285,7 +285,7 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 		if err := spendCredit(ctx, tx, t, credit); err != nil {
 			return err
 		}
-		// The row and its events: one round trip.
+		// The row, its events and the commit: one round trip.
 		b := &pgx.Batch{}
 		var reads []func(pgx.BatchResults) error
 		if err := queueChecked(b, &reads, "insert transfer", func() error { queueInsert(b, t); return nil }); err != nil {
@@ -294,6 +294,7 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 		if err := r.queueEvents(ctx, tx, b, &reads, t); err != nil {
 			return err
 		}
+		platformpg.CommitWith(tx, b)
 		if err := sendQueued(ctx, tx, b, reads); err != nil {
 			return err
 		}

@@ -37,8 +37,9 @@ func (r *Transfers) ClaimCharge(ctx context.Context, now, leaseUntil time.Time, 
 }
 
 // ClaimCharges implements app.Repository: up to limit transfers whose charge is due, oldest
-// first, claimed in one transaction of four round trips (begin, the locking read, a batch of
-// every update and its events, commit). Rows another worker holds are skipped, not waited for.
+// first, claimed in one transaction of two round trips (begin with the locking read, then a
+// batch of every update, its events and the commit). Rows another worker holds are skipped, not
+// waited for.
 func (r *Transfers) ClaimCharges(ctx context.Context, now, leaseUntil time.Time, limit int, step app.Step) ([]*domain.Transfer, error) {
 	var out []*domain.Transfer
 	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
@@ -62,6 +63,7 @@ func (r *Transfers) ClaimCharges(ctx context.Context, now, leaseUntil time.Time,
 				return err
 			}
 		}
+		platformpg.CommitWith(tx, b)
 		if err := sendQueued(ctx, tx, b, reads); err != nil {
 			return err
 		}
