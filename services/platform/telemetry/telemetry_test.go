@@ -68,6 +68,34 @@ func TestSetup(t *testing.T) {
 	}
 }
 
+// Without an exporter nothing is recorded, yet spans carry ids, so logs and the traceparent
+// passed on still link a request; OTEL_TRACES_SAMPLER, when set, still decides.
+func TestSetupWithoutAnExporterRecordsNothing(t *testing.T) {
+	for _, tt := range []struct {
+		sampler   string
+		recording bool
+	}{{"", false}, {"always_on", true}} {
+		t.Setenv("OTEL_TRACES_EXPORTER", "none")
+		t.Setenv("OTEL_TRACES_SAMPLER", tt.sampler)
+		shutdown, err := telemetry.Setup(context.Background(), "transfers", "1.2.3")
+		if err != nil {
+			t.Fatalf("Setup: %v", err)
+		}
+		ctx, span := otel.Tracer("test").Start(context.Background(), "op")
+		carrier := propagation.MapCarrier{}
+		otel.GetTextMapPropagator().Inject(ctx, carrier)
+		if span.IsRecording() != tt.recording || !span.SpanContext().IsValid() ||
+			!strings.HasPrefix(carrier.Get("traceparent"), "00-"+span.SpanContext().TraceID().String()) {
+			t.Errorf("sampler %q: recording %v (want %v), ids valid %v, traceparent %q", tt.sampler,
+				span.IsRecording(), tt.recording, span.SpanContext().IsValid(), carrier.Get("traceparent"))
+		}
+		span.End()
+		if err := shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func get(t *testing.T, h http.Handler) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
