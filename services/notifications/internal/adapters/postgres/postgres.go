@@ -206,16 +206,17 @@ func updateArgs(d domain.Delivery) []any {
 }
 
 // save writes every mutable field of d and, when its status moved from previous, the
-// DeliveryChanged event (for a channel that is announced).
+// DeliveryChanged event (for a channel that is announced). It is always its transaction's last
+// statement (Claim, Update, UpdateSMS), so the COMMIT goes with it.
 func save(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status) error {
-	_, err := write(ctx, tx, d, previous, updateSQL, updateArgs(d))
+	_, err := write(ctx, tx, d, previous, updateSQL, updateArgs(d), true)
 	return err
 }
 
 // write runs the update sql with args and, when d's status moved from previous on a channel
-// that is announced, inserts its announcements (events.Announcements): one round trip for all. It returns
-// the rows the update changed.
-func write(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status, sql string, args []any) (int64, error) {
+// that is announced, inserts its announcements (events.Announcements): one round trip for all,
+// the transaction's COMMIT too when last. It returns the rows the update changed.
+func write(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status, sql string, args []any, last bool) (int64, error) {
 	b := &pgx.Batch{}
 	b.Queue(sql, args...)
 	if d.Status != previous && events.Announced(d) {
@@ -226,6 +227,9 @@ func write(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.St
 		if err := outbox.Queue(ctx, tx, b, msgs...); err != nil {
 			return 0, err
 		}
+	}
+	if last {
+		platformpg.CommitWith(tx, b)
 	}
 	br := tx.SendBatch(ctx, b)
 	tag, err := br.Exec()
@@ -264,7 +268,8 @@ func (s *Store) UpdateClaimed(ctx context.Context, claimed domain.Delivery, fn f
 		changed = tag.RowsAffected()
 	} else {
 		err = platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-			changed, err = write(ctx, tx, next, claimed.Status, guardedSQL, args)
+			// Not last: whether the guard held decides between COMMIT and ROLLBACK.
+			changed, err = write(ctx, tx, next, claimed.Status, guardedSQL, args, false)
 			if err == nil && changed != 1 {
 				return errMoved // rolls the event back
 			}
