@@ -26,7 +26,9 @@ func mustLoad(name string) *time.Location {
 	return loc
 }
 
-// Rand formats integer cents as the product shows money: R1,234.00.
+// Rand formats integer cents as the SMS and e-mails show money: R1,234.00, in plain ASCII so
+// an SMS stays GSM 7-bit. (The web client writes en-ZA's "R1 234,00", whose grouping space is a
+// no-break space.)
 func Rand(cents int64) string {
 	sign, u := "", intconv.Abs(cents)
 	if cents < 0 {
