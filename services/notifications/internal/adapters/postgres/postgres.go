@@ -166,7 +166,13 @@ func announce(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain
 	if err != nil {
 		return err
 	}
-	return outbox.Write(ctx, tx, msgs...)
+	// The last statements of Enqueue's transaction: the COMMIT goes with them.
+	b := &pgx.Batch{}
+	if err := outbox.Queue(ctx, tx, b, msgs...); err != nil {
+		return err
+	}
+	platformpg.CommitWith(tx, b)
+	return tx.SendBatch(ctx, b).Close()
 }
 
 func get(ctx context.Context, q querier, requestID uuid.UUID, lock bool) (domain.Delivery, error) {
