@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/lifecycle"
@@ -101,6 +102,20 @@ func ConsumeUntilDone(ctx context.Context, js jetstream.JetStream, stream string
 		cc.Stop()
 		return nil
 	})
+}
+
+// Decode reads msg into ev, an event of one generated type. ok is false, with no error, when the
+// message's HeaderEventType names another type (a subject that carries several kinds: not the
+// handler's to read); a payload that does not unmarshal is a Permanent error, since redelivering
+// it cannot help.
+func Decode(msg jetstream.Msg, ev proto.Message) (ok bool, err error) {
+	if typ := msg.Headers().Get(HeaderEventType); typ != "" && typ != string(ev.ProtoReflect().Descriptor().FullName()) {
+		return false, nil
+	}
+	if err := proto.Unmarshal(msg.Data(), ev); err != nil {
+		return false, Permanent(err)
+	}
+	return true, nil
 }
 
 // consumerLabel is the consumer attribute of the metrics.

@@ -285,13 +285,17 @@ type Service struct {
 	repo     Repository
 	payments PaymentMethods
 	fees     Fees
-	limits   domain.Limits
-	now      func() time.Time
-	wall     func() time.Time
-	newID    func() uuid.UUID
-	pins     *domain.PINHasher
-	logger   *slog.Logger
-	welcome  domain.Money
+	// heldCards and localFees are payments and fees when they can answer from memory (nil
+	// otherwise): decided once, in New, not on every create.
+	heldCards HeldPaymentMethods
+	localFees LocalFees
+	limits    domain.Limits
+	now       func() time.Time
+	wall      func() time.Time
+	newID     func() uuid.UUID
+	pins      *domain.PINHasher
+	logger    *slog.Logger
+	welcome   domain.Money
 }
 
 // New returns the service.
@@ -314,8 +318,10 @@ func New(repo Repository, payments PaymentMethods, fees Fees, cfg Config, logger
 	if cfg.ReferralWelcome.IsZero() {
 		cfg.ReferralWelcome = domain.DefaultReferralWelcome
 	}
-	return &Service{repo: repo, payments: payments, fees: fees, limits: cfg.Limits, now: cfg.Now, wall: cfg.Wall, newID: cfg.NewID,
-		pins: cfg.PINs, logger: logger, welcome: cfg.ReferralWelcome}, nil
+	heldCards, _ := payments.(HeldPaymentMethods)
+	localFees, _ := fees.(LocalFees)
+	return &Service{repo: repo, payments: payments, fees: fees, heldCards: heldCards, localFees: localFees, limits: cfg.Limits,
+		now: cfg.Now, wall: cfg.Wall, newID: cfg.NewID, pins: cfg.PINs, logger: logger, welcome: cfg.ReferralWelcome}, nil
 }
 
 // self returns the caller's user id: the access token's subject, which alone names the user.
@@ -450,15 +456,10 @@ func usableCard(userID uuid.UUID, pm PaymentMethod) (domain.PaymentMethodRef, er
 // is false unless both the card (a usable one) and the price are held (HeldPaymentMethods,
 // LocalFees), and the caller then asks the services.
 func (s *Service) heldCardAndQuote(userID uuid.UUID, req domain.Request) (ref domain.PaymentMethodRef, quote domain.Quote, local bool) {
-	cards, ok := s.payments.(HeldPaymentMethods)
-	if !ok {
+	if s.heldCards == nil || s.localFees == nil {
 		return ref, quote, false
 	}
-	prices, ok := s.fees.(LocalFees)
-	if !ok {
-		return ref, quote, false
-	}
-	pm, ok := cards.HeldPaymentMethod(userID.String(), req.PaymentMethodID())
+	pm, ok := s.heldCards.HeldPaymentMethod(userID.String(), req.PaymentMethodID())
 	if !ok {
 		return ref, quote, false
 	}
@@ -466,7 +467,7 @@ func (s *Service) heldCardAndQuote(userID uuid.UUID, req domain.Request) (ref do
 	if err != nil {
 		return ref, quote, false // the services say why, as for a card not held
 	}
-	quote, ok = prices.LocalQuote(req.Bank(), req.Amount())
+	quote, ok = s.localFees.LocalQuote(req.Bank(), req.Amount())
 	return ref, quote, ok
 }
 

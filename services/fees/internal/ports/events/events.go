@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/protobuf/proto"
 
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/fees/internal/app"
@@ -36,19 +35,14 @@ var transferStatuses = map[transfersv1.TransferStatus]domain.TransferStatus{
 	transfersv1.TransferStatus_TRANSFER_STATUS_FAILED:     domain.TransferFailed,
 }
 
-var statusChangedType = string((&transfersv1.TransferStatusChanged{}).ProtoReflect().Descriptor().FullName())
-
 // TransferStatusHandler records each TransferStatusChanged. It is idempotent (JetStream
 // delivers at least once): the projection keeps the latest status of each transfer. A message
 // that cannot be read is terminated rather than redelivered forever.
 func TransferStatusHandler(svc *app.Service) outbox.Handler {
 	return func(ctx context.Context, msg jetstream.Msg) error {
-		if typ := msg.Headers().Get(outbox.HeaderEventType); typ != "" && typ != statusChangedType {
-			return nil // another event on a status subject: not ours to read
-		}
 		var ev transfersv1.TransferStatusChanged
-		if err := proto.Unmarshal(msg.Data(), &ev); err != nil {
-			return outbox.Permanent(err)
+		if ok, err := outbox.Decode(msg, &ev); !ok {
+			return err // nil for another event on a status subject: not ours to read
 		}
 		t := ev.GetTransfer()
 		err := svc.RecordTransfer(ctx, t.GetId(), t.GetUserId(), transferStatuses[t.GetStatus()])

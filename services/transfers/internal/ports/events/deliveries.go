@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/protobuf/proto"
 
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	"github.com/thumela/thumela/services/platform/bus"
@@ -31,8 +30,6 @@ var DeliveryChangedConsumer = jetstream.ConsumerConfig{
 	AckWait:       30 * time.Second,
 }
 
-var deliveryChangedType = string((&notificationsv1.DeliveryChanged{}).ProtoReflect().Descriptor().FullName())
-
 // DeliveryChangedHandler tells the sender of a voucher SMS that failed for good (the first
 // voucher SMS or a re-issue's; not a reminder, whose voucher SMS arrived). It is idempotent: the
 // e-mail's request id is derived from the transfer and the failed SMS's, so a redelivery asks
@@ -40,12 +37,9 @@ var deliveryChangedType = string((&notificationsv1.DeliveryChanged{}).ProtoRefle
 // (thumela.deliveries.<user>.failed); a message that cannot be read is terminated.
 func DeliveryChangedHandler(svc *app.Service) outbox.Handler {
 	return func(ctx context.Context, msg jetstream.Msg) error {
-		if typ := msg.Headers().Get(outbox.HeaderEventType); typ != "" && typ != deliveryChangedType {
-			return nil
-		}
 		var ev notificationsv1.DeliveryChanged
-		if err := proto.Unmarshal(msg.Data(), &ev); err != nil {
-			return outbox.Permanent(err)
+		if ok, err := outbox.Decode(msg, &ev); !ok {
+			return err
 		}
 		d := ev.GetDelivery()
 		if d.GetStatus() != notificationsv1.DeliveryStatus_DELIVERY_STATUS_FAILED ||

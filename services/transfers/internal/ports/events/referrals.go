@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/protobuf/proto"
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	"github.com/thumela/thumela/services/platform/bus"
@@ -33,20 +32,15 @@ var UserVerifiedConsumer = jetstream.ConsumerConfig{
 	AckWait:       30 * time.Second,
 }
 
-var userVerifiedType = string((&identityv1.UserVerified{}).ProtoReflect().Descriptor().FullName())
-
 // UserVerifiedHandler pays the welcome credit of each verified user who signed up with a
 // referral code. It is idempotent (JetStream delivers at least once): the referral row and the
 // movement's id make a redelivery pay nothing. A message that cannot be read is terminated
 // rather than redelivered forever.
 func UserVerifiedHandler(svc *app.Service) outbox.Handler {
 	return func(ctx context.Context, msg jetstream.Msg) error {
-		if typ := msg.Headers().Get(outbox.HeaderEventType); typ != "" && typ != userVerifiedType {
-			return nil // another event on a verified subject: not ours to read
-		}
 		var ev identityv1.UserVerified
-		if err := proto.Unmarshal(msg.Data(), &ev); err != nil {
-			return outbox.Permanent(err)
+		if ok, err := outbox.Decode(msg, &ev); !ok {
+			return err // nil for another event on a verified subject: not ours to read
 		}
 		var at time.Time
 		if ev.GetOccurredAt() != nil {
