@@ -11,6 +11,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -60,7 +63,14 @@ func run() int {
 	flag.IntVar(&cfg.HeavyHistory, "heavy-history", 5000, "earlier transfers seeded in the database for each heavy sender")
 	flag.DurationVar(&cfg.HeavyDuration, "heavy-duration", 8*time.Second, "measured length of the heavy-versus-new create-transfer phase")
 	flag.Var((*envList)(&cfg.Env), "env", "NAME=value added to every process of the stack (repeatable), e.g. TRANSFERS_LIMIT_DAILY=…")
+	pprofAddr := flag.String("pprof", "", "serve this process's pprof endpoints (the load, NATS, the SMTP and SMS stand-ins) at host:port, for profiling a run; off by default")
 	flag.Parse()
+	if *pprofAddr != "" {
+		if err := servePprof(*pprofAddr); err != nil {
+			fmt.Fprintln(os.Stderr, "thumela-bench:", err)
+			return 2
+		}
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "thumela-bench:", err)
 		return 2
@@ -84,6 +94,22 @@ func run() int {
 		return 1
 	}
 	return 0
+}
+
+// servePprof serves net/http/pprof's handlers at addr until the process ends: the bench process
+// holds the load, the embedded NATS and the stand-ins, whose CPU counts in every figure.
+func servePprof(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return nil
 }
 
 // intList is a comma-separated list of positive counts, e.g. "1,8,32".

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/thumela/thumela/services/platform/pgtest"
 	"github.com/thumela/thumela/services/platform/postgres"
@@ -53,5 +55,30 @@ func TestCPUMeterNamesTheStacksBackendsByService(t *testing.T) {
 	}
 	if _, ok := usage.Cores[StackDB]; ok {
 		t.Fatalf("groups %v: the fees backend was also counted as the stack's database", usage.Cores)
+	}
+}
+
+// A machine kept busy never counts as quiet: Settle gives up at its timeout and says so.
+func TestSettleWaitsWhileTheMachineIsBusy(t *testing.T) {
+	var stop atomic.Bool
+	defer stop.Store(true)
+	for range 2 { // a core's worth at least, far above quietCores
+		go func() {
+			n := 0
+			for !stop.Load() {
+				n++ // busy on purpose
+			}
+			_ = n
+		}()
+	}
+	waited, quiet, err := Settle(t.Context(), 1500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if quiet {
+		t.Fatalf("Settle called a busy machine quiet after %s", waited)
+	}
+	if waited < 1500*time.Millisecond {
+		t.Fatalf("Settle gave up after %s, before its timeout", waited)
 	}
 }

@@ -16,6 +16,8 @@ type createLevel struct {
 	DrainSeconds    float64        `json:"drain_seconds"`
 	DrainUnfinished int            `json:"drain_unfinished"`
 	DrainError      string         `json:"drain_error,omitempty"`
+	// SettleSeconds is how long the machine took to go quiet after the worker caught up.
+	SettleSeconds float64 `json:"settle_seconds"`
 }
 
 // createAtOtherLevels runs 2. at the levels other than -clients, lowest first, each with users of
@@ -42,6 +44,7 @@ func (r *runner) createAtOtherLevels(ctx context.Context, pool *userPool, pg *ba
 			lv.DrainError = err.Error()
 		}
 		r.step("  worker caught up in %.1f s (%d unfinished)", waited.Seconds(), left)
+		lv.SettleSeconds = r.settle(ctx, "create-transfer, "+Count(n, "sender")).Seconds()
 		levels = append(levels, lv)
 	}
 	if len(levels) > 0 {
@@ -51,8 +54,8 @@ func (r *runner) createAtOtherLevels(ctx context.Context, pool *userPool, pg *ba
 }
 
 // createAtTarget runs 1a (and its pg_notify diagnostic), then 2. at -clients, the target level,
-// then waits for the worker to finish the phase's transfers, so that its work does not land on
-// the next phase. It returns 1a, which the other phases compare with.
+// then waits for the worker to finish the phase's transfers and for the machine to go quiet
+// (their SMS and e-mails sent), so that its work does not land on the next phase. It returns 1a, which the other phases compare with.
 func (r *runner) createAtTarget(ctx context.Context, senders []*User, pg *baselines) (PgbenchResult, bool) {
 	o := r.cfg
 	transfer, haveTransfer := pg.transfer(ctx)
@@ -82,6 +85,7 @@ func (r *runner) createAtTarget(ctx context.Context, senders []*User, pg *baseli
 	} else {
 		r.add(catchUpFigures(waited, left, catchUpRPCs, catchUpCPU)...)
 	}
+	r.raw["settle_seconds"] = r.settle(ctx, "create-transfer").Seconds()
 	return transfer, haveTransfer
 }
 

@@ -44,3 +44,52 @@ func Drain(ctx context.Context, users []*User, timeout time.Duration) (time.Dura
 		}
 	}
 }
+
+// quietCores is how busy the machine may be, averaged over a second, and still count as quiet:
+// the idle stack's timers and pollers use a few hundredths of a core.
+const quietCores = 0.15
+
+// Settle waits until the machine has been quiet for a second (below quietCores), or the timeout
+// passes: the stack has finished the work a phase left behind once the worker caught up, the
+// SMS and e-mails of its transfers, their delivery reports and the events' consumers. Without
+// it that work lands on the next phase, slowing its load and flattering or darkening its
+// pgbench baseline by turns. It returns how long it waited and whether the machine went quiet.
+func Settle(ctx context.Context, timeout time.Duration) (time.Duration, bool, error) {
+	began := time.Now()
+	last, err := machineBusy()
+	if err != nil {
+		return 0, false, err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return time.Since(began), false, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		busy, err := machineBusy()
+		if err != nil {
+			return time.Since(began), false, err
+		}
+		if busy-last < quietCores {
+			return time.Since(began), true, nil
+		}
+		if time.Since(began) > timeout {
+			return time.Since(began), false, nil
+		}
+		last = busy
+	}
+}
+
+// settle is Settle between two phases, logged under what.
+func (r *runner) settle(ctx context.Context, what string) time.Duration {
+	waited, quiet, err := Settle(ctx, r.cfg.DrainTimeout)
+	switch {
+	case err != nil:
+		r.step("  could not wait for the machine to go quiet after %s: %v", what, err)
+	case !quiet:
+		r.step("  the machine was still busy %.0f s after %s; going on", waited.Seconds(), what)
+	default:
+		r.step("  machine quiet %.1f s after %s", waited.Seconds(), what)
+	}
+	return waited
+}

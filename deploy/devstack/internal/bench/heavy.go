@@ -141,10 +141,12 @@ func (r *runner) heavy(ctx context.Context, ready stack.Ready, heavy, fresh []*U
 	r.raw["create_transfer_heavy"], r.raw["create_transfer_new"] = h, f
 	r.step("heavy senders %.0f tps (p50 %.1f ms), new senders %.0f tps (p50 %.1f ms)", h.TPS, h.P50ms, f.TPS, f.P50ms)
 	r.add(HeavyFigures(h, f, len(heavy), o.HeavyHistory, took))
-	// Their transfers are completed before the next phase, as after the other create phases.
+	// Their transfers are completed, and the machine quiet, before the next phase, as after the
+	// other create phases.
 	if waited, left, err := Drain(ctx, slices.Concat(heavy, fresh), o.DrainTimeout); err == nil {
 		r.step("  worker caught up in %.1f s (%d unfinished)", waited.Seconds(), left)
 	}
+	r.settle(ctx, "the heavy senders' phase")
 }
 
 // HeavyFigures makes the row comparing create-transfer for senders with a long history with

@@ -172,7 +172,12 @@ func NewBulkSMS(cfg BulkSMSConfig) (*BulkSMS, error) {
 		cfg.ReportAttempts = 10
 	}
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{Timeout: 10 * time.Second}
+		// Reports go out concurrently, one per message and status, as a busy provider's do:
+		// net/http's default keeps only two idle connections per host, so most reports
+		// dialled (and the webhook accepted) a connection of their own.
+		transport := http.DefaultTransport.(*http.Transport).Clone()
+		transport.MaxIdleConnsPerHost = 32
+		cfg.Client = &http.Client{Timeout: 10 * time.Second, Transport: transport}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &BulkSMS{
@@ -194,6 +199,7 @@ func NewBulkSMS(cfg BulkSMSConfig) (*BulkSMS, error) {
 func (b *BulkSMS) Close() {
 	b.cancel()
 	b.wg.Wait()
+	b.cfg.Client.CloseIdleConnections()
 }
 
 // ServeHTTP authenticates and routes.
