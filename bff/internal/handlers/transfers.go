@@ -48,8 +48,11 @@ func (t *Transfers) ListBanks(ctx context.Context, _ *bffv1.ListBanksRequest) (*
 	return out, nil
 }
 
+// QuoteFee asks transfers, not fees: transfers decides the first-transfer waiver when it
+// creates the transfer, from the sender's own transfers, so its quote is the fee the create
+// will charge.
 func (t *Transfers) QuoteFee(ctx context.Context, req *bffv1.QuoteFeeRequest) (*bffv1.QuoteFeeResponse, error) {
-	res, err := forward(ctx, t.Deps, t.Fees.Quote, &feesv1.QuoteRequest{Bank: banks.toService(req.GetBank()), AmountCents: req.GetAmountCents()})
+	res, err := forward(ctx, t.Deps, t.Transfers.QuoteFee, &transfersv1.QuoteFeeRequest{Bank: banks.toService(req.GetBank()), AmountCents: req.GetAmountCents()})
 	if err != nil {
 		return nil, err
 	}

@@ -130,6 +130,15 @@ func (f *fakeTransfers) GetTransfer(ctx context.Context, req *transfersv1.GetTra
 	return nil, status.Error(codes.NotFound, "transfer not found")
 }
 
+func (f *fakeTransfers) QuoteFee(ctx context.Context, req *transfersv1.QuoteFeeRequest) (*transfersv1.QuoteFeeResponse, error) {
+	f.record(ctx, "QuoteFee", req)
+	if req.GetAmountCents() <= 0 {
+		return nil, status.Error(codes.InvalidArgument, "The amount must be greater than zero.")
+	}
+	return &transfersv1.QuoteFeeResponse{Quote: &feesv1.Quote{AmountCents: req.GetAmountCents(), BankFeeCents: 850, PlatformFeeCents: 150,
+		TotalAmountCents: req.GetAmountCents(), Waived: true, WaivedFeeCents: 1000}}, nil
+}
+
 func (f *fakeTransfers) ResendVoucher(ctx context.Context, req *transfersv1.ResendVoucherRequest) (*transfersv1.ResendVoucherResponse, error) {
 	f.record(ctx, "ResendVoucher", req)
 	switch req.GetTransferId() {
@@ -309,6 +318,37 @@ func TestTheTransferViewCarriesCollectionRefundAndReissueState(t *testing.T) {
 	if tr := res.GetTransfer(); tr.GetRefundStatus() != bffv1.RefundStatus_REFUND_STATUS_REFUNDED ||
 		tr.GetVoucher().GetCollectionStatus() != bffv1.CollectionStatus_COLLECTION_STATUS_CANCELLED {
 		t.Errorf("cancelled and refunded transfer = %v", tr)
+	}
+}
+
+// The wizard's fee quote comes from transfers, which decides the waiver when it creates the
+// transfer, with the user's token; its refusals pass through with their words.
+func TestQuoteFeeAsksTransfersWithTheUsersToken(t *testing.T) {
+	t.Parallel()
+	b := newTransfersBFF(t)
+	transfers := b.client()
+	ctx := context.Background()
+
+	res, err := transfers.QuoteFee(ctx, &bffv1.QuoteFeeRequest{Bank: bffv1.Bank_BANK_ABSA, AmountCents: 50_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := b.transfers.last(t, "QuoteFee")
+	if !proto.Equal(got.req, &transfersv1.QuoteFeeRequest{Bank: feesv1.Bank_BANK_ABSA, AmountCents: 50_000}) {
+		t.Errorf("transfers got %v", got.req)
+	}
+	if !strings.HasPrefix(got.authorization, "Bearer access-for-") {
+		t.Errorf("QuoteFee came with %q, want the user's access token", got.authorization)
+	}
+	want := &bffv1.FeeQuote{AmountCents: 50_000, BankFeeCents: 850, PlatformFeeCents: 150, TotalAmountCents: 50_000, Waived: true, WaivedFeeCents: 1000}
+	if !proto.Equal(res.GetQuote(), want) {
+		t.Errorf("quote = %v, want %v", res.GetQuote(), want)
+	}
+
+	_, err = transfers.QuoteFee(ctx, &bffv1.QuoteFeeRequest{Bank: bffv1.Bank_BANK_ABSA})
+	var ce *connect.Error
+	if !errors.As(err, &ce) || ce.Code() != connect.CodeInvalidArgument || ce.Message() != "The amount must be greater than zero." {
+		t.Fatalf("no amount: %v, want InvalidArgument with transfers' words", err)
 	}
 }
 

@@ -69,7 +69,6 @@ func subjectsOf(domain string) string { return Root + "." + domain + ".>" }
 // mismatch shows as a permission violation in that service's log (and in its tests against
 // natstest, which enforces this table).
 const (
-	durableFeesTransferHistory = "fees-transfer-history"
 	// PaymentMethodChangedFilter matches paymentmethods' PaymentMethodChanged events of every
 	// user; transfers reads them (an ordered consumer per replica) to drop its cached cards.
 	PaymentMethodChangedFilter         = Root + "." + DomainPaymentMethods + ".*.changed"
@@ -130,8 +129,7 @@ var identities = []Identity{
 	},
 	{
 		Name: "fees",
-		// Publishes no event: the first-transfer waiver reads the transfers' status events.
-		Durables: []Durable{{Stream: StreamEvents, Name: durableFeesTransferHistory, Filter: transferStatusFilter}},
+		// Publishes no event and reads none (the first-transfer waiver is transfers' to decide).
 		// It writes the fee schedule that transfers prices with.
 		KeyValues: []string{BucketFeeSchedule},
 	},

@@ -87,6 +87,18 @@ var ErrInvalidAmount = errors.New("invalid amount")
 // ValidAmount reports whether cents is within [MinAmountCents, MaxAmountCents].
 func ValidAmount(cents int64) bool { return cents >= MinAmountCents && cents <= MaxAmountCents }
 
+// AmountProblem says why cents cannot be priced, in the words the sender reads ("" when it
+// can): fees' Quote and transfers' QuoteFee refuse an amount with the same sentence.
+func AmountProblem(cents int64) string {
+	switch {
+	case cents < MinAmountCents:
+		return "The amount must be greater than zero."
+	case cents > MaxAmountCents:
+		return "The amount must be at most R1,000,000.00." // MaxAmountCents
+	}
+	return ""
+}
+
 // Price prices amountCents with f: the fixed fee plus the percentage rounded half-up.
 func (f BankFee) Price(amountCents int64) Price {
 	return Price{BankFeeCents: f.BaseFeeCents, PlatformFeeCents: BasisPoints(amountCents, f.PercentageBps)}

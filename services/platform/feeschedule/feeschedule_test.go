@@ -144,3 +144,24 @@ func TestBankMapping(t *testing.T) {
 		t.Error("unknown banks must map to unspecified and back to empty")
 	}
 }
+
+// The sentences name the real bounds: the ceiling's figure is spelled out in AmountProblem.
+func TestAmountProblemAtTheBounds(t *testing.T) {
+	for cents, want := range map[int64]string{
+		feeschedule.MinAmountCents - 1: "The amount must be greater than zero.",
+		-500:                           "The amount must be greater than zero.",
+		feeschedule.MinAmountCents:     "",
+		feeschedule.MaxAmountCents:     "",
+		feeschedule.MaxAmountCents + 1: "The amount must be at most R1,000,000.00.",
+	} {
+		if got := feeschedule.AmountProblem(cents); got != want {
+			t.Errorf("AmountProblem(%d) = %q, want %q", cents, got, want)
+		}
+		if (want == "") != feeschedule.ValidAmount(cents) {
+			t.Errorf("AmountProblem(%d) = %q disagrees with ValidAmount", cents, want)
+		}
+	}
+	if feeschedule.MaxAmountCents != 100_000_000 {
+		t.Fatal("MaxAmountCents changed: change the figure in AmountProblem's sentence too")
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/thumela/thumela/services/fees/internal/adapters/feeschedulekv"
 	"github.com/thumela/thumela/services/fees/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/fees/internal/app"
-	"github.com/thumela/thumela/services/fees/internal/ports/events"
 	grpcport "github.com/thumela/thumela/services/fees/internal/ports/grpc"
 	"github.com/thumela/thumela/services/platform/auth"
 	platformpg "github.com/thumela/thumela/services/platform/postgres"
@@ -42,13 +41,8 @@ func spec(keys auth.KeySource) service.Spec {
 		Config:     &cfg,
 		Migrations: []platformpg.MigrationSet{postgres.Migrations},
 		Setup: func(_ context.Context, rt *service.Runtime) error {
-			// The first-transfer waiver reads a projection of the transfers service's status
-			// events, fed by a durable consumer.
 			fees := postgres.NewBankFees(rt.Pool)
-			svc := app.New(fees, postgres.NewTransferHistory(rt.Pool), rt.Logger)
-			rt.Go("transfer-history", func(ctx context.Context) error {
-				return events.ConsumeTransferEvents(ctx, rt.JS, svc, rt.Logger)
-			})
+			svc := app.New(fees, rt.Logger)
 			// The schedule the transfers service prices with, published at start and on change.
 			publisher := &app.SchedulePublisher{Source: fees, Writer: feeschedulekv.New(rt.JS, rt.Base.StreamReplicas, rt.Logger),
 				Interval: cfg.SchedulePoll, Logger: rt.Logger}

@@ -18,21 +18,6 @@ type BankFees interface {
 	Get(ctx context.Context, bank domain.Bank) (domain.BankFee, error)
 }
 
-// TransferHistory tells whether a user has made a transfer before, for the first-transfer
-// waiver (DECISIONS.md: the sender's first transfer carries no fee). It is a projection of the
-// transfers service's status events (thumela.transfers.*.status): a user has transferred when
-// any of their transfers has a status other than failed.
-//
-// Events arrive a moment after the transfer commits, so a quote can still say "waived" just
-// after a first transfer; the transfers service decides the waiver for certain when it stores
-// a transfer, and this projection only has to be right for the quote shown in the wizard.
-type TransferHistory interface {
-	HasTransferred(ctx context.Context, userID string) (bool, error)
-	// Record stores a transfer's status. It is idempotent, and a status earlier in the state
-	// machine than the one stored (a redelivered older event) changes nothing.
-	Record(ctx context.Context, transferID, userID string, status domain.TransferStatus) error
-}
-
 // ScheduleSource is where the fee schedule and its version are read (the bank_fees table and
 // the version its trigger bumps).
 type ScheduleSource interface {

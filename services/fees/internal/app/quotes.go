@@ -18,10 +18,12 @@ func (s *Service) ListBanks(ctx context.Context) ([]domain.BankFee, error) {
 	return banks, nil
 }
 
-// Quote prices a transfer of amount to bank for userID. An unknown or unspecified bank, or a
-// schedule that cannot be read, gets the fallback schedule (R10.00 + 0.3 %) and a quote
-// marked fallback: a transfer is never blocked because a fee row is missing.
-func (s *Service) Quote(ctx context.Context, userID string, bank domain.Bank, amount domain.Money) (domain.Quote, error) {
+// Quote prices a transfer of amount to bank at the list price: never waived, since whether a
+// sender's first transfer is free is the transfers service's to decide (it holds their
+// transfers). An unknown or unspecified bank, or a schedule that cannot be read, gets the
+// fallback schedule (R10.00 + 0.3 %) and a quote marked fallback: a transfer is never blocked
+// because a fee row is missing.
+func (s *Service) Quote(ctx context.Context, bank domain.Bank, amount domain.Money) (domain.Quote, error) {
 	// Refuse a bad amount before touching the database.
 	if _, err := domain.NewQuote(amount, domain.Fallback, true); err != nil {
 		return domain.Quote{}, err
@@ -39,20 +41,5 @@ func (s *Service) Quote(ctx context.Context, userID string, bank domain.Bank, am
 				"bank", string(bank), "error", err)
 		}
 	}
-	q, err := domain.NewQuote(amount, schedule, fallback)
-	if err != nil {
-		return domain.Quote{}, err
-	}
-	if s.history != nil {
-		before, err := s.history.HasTransferred(ctx, userID)
-		if err != nil {
-			// Not knowing must not charge a first-time sender who was promised a free
-			// transfer, nor give every transfer away: fail the quote.
-			return domain.Quote{}, err
-		}
-		if !before {
-			q.Waive()
-		}
-	}
-	return q, nil
+	return domain.NewQuote(amount, schedule, fallback)
 }

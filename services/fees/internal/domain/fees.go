@@ -2,7 +2,6 @@ package domain
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/thumela/thumela/services/platform/feeschedule"
 )
@@ -75,12 +74,7 @@ var ErrInvalidAmount = errors.New("invalid amount")
 // AmountError says why an amount was refused; it matches ErrInvalidAmount.
 type AmountError struct{ Amount Money }
 
-func (e *AmountError) Error() string {
-	if e.Amount.Cents() < MinAmountCents {
-		return "The amount must be greater than zero."
-	}
-	return fmt.Sprintf("The amount must be at most %s.", Cents(MaxAmountCents))
-}
+func (e *AmountError) Error() string { return feeschedule.AmountProblem(e.Amount.Cents()) }
 
 // Is makes errors.Is(err, ErrInvalidAmount) true.
 func (e *AmountError) Is(target error) bool { return target == ErrInvalidAmount }

@@ -37,14 +37,6 @@ type Env struct {
 // DiscardLogger drops what the service logs.
 var DiscardLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-type options struct{ history bool }
-
-// Option changes how Start builds the service.
-type Option func(*options)
-
-// WithHistory gives the service its transfer history (the first-transfer waiver).
-func WithHistory() Option { return func(o *options) { o.history = true } }
-
 // NewPool returns a fresh database with the fees schema migrated and seeded.
 func NewPool(t *testing.T) *pgxpool.Pool {
 	t.Helper()
@@ -52,12 +44,8 @@ func NewPool(t *testing.T) *pgxpool.Pool {
 }
 
 // Start runs the service for t.
-func Start(t *testing.T, opts ...Option) Env {
+func Start(t *testing.T) Env {
 	t.Helper()
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
 	pool := NewPool(t)
 	_, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -71,11 +59,7 @@ func Start(t *testing.T, opts ...Option) Env {
 
 	srv := grpcserver.New(DiscardLogger,
 		grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, grpcport.Policy)))
-	var history app.TransferHistory
-	if o.history {
-		history = postgres.NewTransferHistory(pool)
-	}
-	feesv1.RegisterFeesServiceServer(srv, grpcport.NewServer(app.New(postgres.NewBankFees(pool), history, DiscardLogger), DiscardLogger))
+	feesv1.RegisterFeesServiceServer(srv, grpcport.NewServer(app.New(postgres.NewBankFees(pool), DiscardLogger), DiscardLogger))
 	conn := grpctest.Serve(t, srv)
 
 	userID := "0190f6a4-3c2e-7d41-9b7e-2f4f1f6c8a01"

@@ -152,6 +152,9 @@ type Repository interface {
 	// Uncollected returns the amounts (fees excluded) and the number of the sender's vouchers
 	// awaiting collection.
 	Uncollected(ctx context.Context, userID uuid.UUID) (domain.Money, int, error)
+	// HasTransferred reports whether the sender has a transfer that has not failed (their
+	// first-transfer waiver is used), as the create reads it (UserState.HasTransferred).
+	HasTransferred(ctx context.Context, userID uuid.UUID) (bool, error)
 	// Update locks the transfer, runs fn, and stores the result with its events; an error
 	// from fn rolls back. userID may be uuid.Nil for the worker (no scoping).
 	Update(ctx context.Context, userID, id uuid.UUID, fn func(*domain.Transfer) error) (*domain.Transfer, error)
@@ -496,12 +499,6 @@ func (s *Service) create(ctx context.Context, userID uuid.UUID, req domain.Reque
 				}
 			}
 			fee := domain.DecideFee(quote, st.HasTransferred)
-			if quote.ScheduleVersion == 0 && fee.Waived != quote.Waived {
-				// Expected now and then: fees learns of transfers from events, a moment late. (A
-				// quote priced from the local schedule says nothing about the waiver.)
-				s.logger.InfoContext(ctx, "first-transfer waiver decided against the quote",
-					"quote_waived", quote.Waived, "waived", fee.Waived)
-			}
 			t := domain.NewTransfer(s.newID(), userID, req, ref, fee, sender, now)
 			t.SetTraceContext(TraceContextOf(ctx))
 			if occ != nil {

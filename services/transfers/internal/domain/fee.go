@@ -1,14 +1,19 @@
 package domain
 
-// Quote is the fees service's price of a transfer: the recipient bank's fee and the platform
-// fee, whether or not the quote was waived.
+// Quote is a transfer's price before the first-transfer waiver: the recipient bank's fee and
+// the platform fee, from the published schedule or the fees service's Quote.
 type Quote struct {
 	BankFee     Money
 	PlatformFee Money
-	Waived      bool
+	// Waived is what the fees service said of the waiver: nothing now (fees quotes the list
+	// price), a guess from a replica of an earlier release during a rolling deploy. It is never
+	// used: DecideFee decides the waiver from the sender's own transfers.
+	Waived bool
 	// ScheduleVersion is the version of the published fee schedule the quote was computed from
-	// locally; 0 when the fees service's Quote answered it (its waiver is then its guess too).
+	// locally; 0 when the fees service's Quote answered it.
 	ScheduleVersion int64
+	// Fallback: the schedule had no fee for the bank, and the fallback (R10.00 + 0.3 %) priced it.
+	Fallback bool
 }
 
 // Fee is the fee stored on a transfer: its components always, and whether it was waived.

@@ -7,13 +7,9 @@ import (
 	"errors"
 	"log/slog"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	"github.com/thumela/thumela/services/fees/internal/app"
 	"github.com/thumela/thumela/services/fees/internal/domain"
-	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/feeschedule"
 	"github.com/thumela/thumela/services/platform/grpcserver"
 )
@@ -52,13 +48,9 @@ func (s *Server) ListBanks(ctx context.Context, _ *feesv1.ListBanksRequest) (*fe
 	return res, nil
 }
 
-// Quote prices a transfer for the caller.
+// Quote prices a transfer at the list price (the waiver is the transfers service's).
 func (s *Server) Quote(ctx context.Context, req *feesv1.QuoteRequest) (*feesv1.QuoteResponse, error) {
-	claims, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, status.Error(codes.Unauthenticated, "authentication required")
-	}
-	q, err := s.app.Quote(ctx, claims.Subject, bankFromProto(req.GetBank()), domain.Cents(req.GetAmountCents()))
+	q, err := s.app.Quote(ctx, bankFromProto(req.GetBank()), domain.Cents(req.GetAmountCents()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

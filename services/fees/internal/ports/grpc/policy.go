@@ -5,8 +5,9 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 )
 
-// Policy: any signed-in user may list the banks and get a quote. Quote prices for the token's
-// subject; the transfers service quotes with the user's token it was called with.
+// Policy: any signed-in user may list the banks and get a quote at the list price; the
+// transfers service asks with the user's token it was called with, before the published fee
+// schedule has reached it.
 var Policy = auth.Policy{
 	feesv1.FeesService_ListBanks_FullMethodName: auth.User,
 	feesv1.FeesService_Quote_FullMethodName:     auth.User,

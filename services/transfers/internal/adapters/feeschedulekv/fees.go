@@ -52,6 +52,7 @@ func (f *Fees) LocalQuote(bank domain.Bank, amount domain.Money) (domain.Quote, 
 		BankFee:         domain.Cents(p.BankFeeCents),
 		PlatformFee:     domain.Cents(p.PlatformFeeCents),
 		ScheduleVersion: s.Version,
+		Fallback:        p.Fallback,
 	}, true
 }
 

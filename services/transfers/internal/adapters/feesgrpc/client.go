@@ -50,5 +50,6 @@ func (c *Client) Quote(ctx context.Context, bank domain.Bank, amount domain.Mone
 		BankFee:     domain.Cents(q.GetBankFeeCents()),
 		PlatformFee: domain.Cents(q.GetPlatformFeeCents()),
 		Waived:      q.GetWaived(),
+		Fallback:    q.GetFallback(),
 	}, nil
 }

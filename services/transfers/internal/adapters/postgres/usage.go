@@ -20,11 +20,15 @@ const usageSQL = `SELECT
 	coalesce(sum(used_cents) FILTER (WHERE period = 'day'), 0),
 	coalesce(sum(used_cents) FILTER (WHERE period = 'month'), 0),
 	coalesce(sum(used_cents) FILTER (WHERE period = 'year'), 0),
-	EXISTS (SELECT 1 FROM transfers WHERE user_id = $1 AND status <> 'failed')
+	` + hasTransferredSQL + `
 	FROM usage_totals WHERE user_id = $1 AND (
 		(period = 'day' AND period_start = $2::date) OR
 		(period = 'month' AND period_start = $3::date) OR
 		(period = 'year' AND period_start = $4::date))`
+
+// hasTransferredSQL: the sender ($1) has a transfer that has not failed, so their
+// first-transfer waiver is used. One rule for the create (usageSQL) and the quote.
+const hasTransferredSQL = `EXISTS (SELECT 1 FROM transfers WHERE user_id = $1 AND status <> 'failed')`
 
 // usageArgs are usageSQL's arguments. The periods' starts go as Johannesburg calendar dates,
 // spelled out, so that no driver conversion of a time.Time to a date can pick another zone.
@@ -52,6 +56,15 @@ func scanUsage(row pgx.Row) (app.UserState, error) {
 func (r *Transfers) Usage(ctx context.Context, userID uuid.UUID, p domain.Periods) (domain.Usage, error) {
 	st, err := scanUsage(r.pool.QueryRow(ctx, usageSQL, usageArgs(userID, p)...))
 	return st.Usage, err
+}
+
+// HasTransferred implements app.Repository.
+func (r *Transfers) HasTransferred(ctx context.Context, userID uuid.UUID) (bool, error) {
+	var has bool
+	if err := r.pool.QueryRow(ctx, `SELECT `+hasTransferredSQL, userID).Scan(&has); err != nil {
+		return false, fmt.Errorf("has transferred: %w", err)
+	}
+	return has, nil
 }
 
 // Uncollected implements app.Repository: one probe of transfers_uncollected_idx (0008).

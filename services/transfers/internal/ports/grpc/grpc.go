@@ -40,6 +40,7 @@ var Policy = auth.Policy{
 	transfersv1.TransfersService_CancelTransfer_FullMethodName:       auth.User,
 	transfersv1.TransfersService_GetLimits_FullMethodName:            auth.User,
 	transfersv1.TransfersService_GetLimitPolicy_FullMethodName:       auth.Public,
+	transfersv1.TransfersService_QuoteFee_FullMethodName:             auth.User,
 	transfersv1.TransfersService_ResendVoucher_FullMethodName:        auth.User,
 	transfersv1.TransfersService_ChangeRecipientPhone_FullMethodName: auth.User,
 	transfersv1.TransfersService_ListRecipients_FullMethodName:       auth.User,

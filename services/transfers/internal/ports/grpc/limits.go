@@ -3,8 +3,10 @@ package grpcport
 import (
 	"context"
 
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/intconv"
+	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
 
@@ -48,4 +50,36 @@ func (s *Server) GetLimitPolicy(context.Context, *transfersv1.GetLimitPolicyRequ
 		},
 		AmountMultipleCents: domain.NoteCents,
 	}, nil
+}
+
+// QuoteFee prices a transfer for the caller as their create would be charged now.
+func (s *Server) QuoteFee(ctx context.Context, req *transfersv1.QuoteFeeRequest) (*transfersv1.QuoteFeeResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q, err := s.app.QuoteFee(ctx, c, bankFromProto(req.GetBank()), domain.Cents(req.GetAmountCents()))
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &transfersv1.QuoteFeeResponse{Quote: quoteToProto(q)}, nil
+}
+
+// quoteToProto is the fees contract's Quote of q: the fee that would apply stays visible when
+// it is waived.
+func quoteToProto(q app.FeeQuote) *feesv1.Quote {
+	charged := q.Fee.Charged()
+	out := &feesv1.Quote{
+		AmountCents:      q.Amount.Cents(),
+		BankFeeCents:     q.Fee.BankFee.Cents(),
+		PlatformFeeCents: q.Fee.PlatformFee.Cents(),
+		TotalFeeCents:    charged.Cents(),
+		TotalAmountCents: q.Amount.Add(charged).Cents(),
+		Waived:           q.Fee.Waived,
+		Fallback:         q.Fallback,
+	}
+	if q.Fee.Waived {
+		out.WaivedFeeCents = q.Fee.Full().Cents()
+	}
+	return out
 }

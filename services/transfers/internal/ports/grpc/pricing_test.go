@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	paymentmethodsv1 "github.com/thumela/thumela/proto/gen/go/thumela/paymentmethods/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
@@ -223,5 +224,70 @@ func TestRetriesWithTheCardAndPriceHeld(t *testing.T) {
 	}
 	if _, err := l.Client.CreateTransfer(ctx, testkit.Request("held-2", card)); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("a new create with the deleted card: %v, want InvalidArgument", err)
+	}
+}
+
+func quoteFee(t *testing.T, ctx context.Context, e *testkit.Env, amount int64) *feesv1.Quote {
+	t.Helper()
+	res, err := e.Client.QuoteFee(ctx, &transfersv1.QuoteFeeRequest{Bank: feesv1.Bank_BANK_CAPITEC, AmountCents: amount})
+	if err != nil {
+		t.Fatalf("QuoteFee: %v", err)
+	}
+	return res.GetQuote()
+}
+
+// The wizard's quote decides the first-transfer waiver by the create's rule on the caller's own
+// transfers: free until the caller has a transfer, whoever else has; and the create then charges
+// exactly what the quote said. It prices from the schedule held, or asks fees before one arrived
+// (whose guess at the waiver it does not take). A bad amount is refused with fees' words, and
+// nobody is quoted without a user token.
+func TestQuoteFeeDecidesTheWaiverAsTheCreateDoes(t *testing.T) {
+	t.Parallel()
+	l := startLocal(t)
+	alice, card := l.NewUser()
+	bob, _ := l.NewUser()
+	ctxA, ctxB := l.Ctx(t, alice), l.Ctx(t, bob)
+
+	// Before any schedule: fees' price, and fees' waiver guess (none, here) overruled.
+	before := quoteFee(t, ctxA, l.Env, 50_000)
+	if l.Fees.Calls() != 1 || !before.GetWaived() || before.GetTotalFeeCents() != 0 || before.GetWaivedFeeCents() != 1150 ||
+		before.GetTotalAmountCents() != 50_000 || before.GetBankFeeCents() != 1000 || before.GetPlatformFeeCents() != 150 {
+		t.Fatalf("first quote before a schedule: %v after %d fees calls, want R11.50 waived", before, l.Fees.Calls())
+	}
+
+	l.publishSchedule(t, 1, 1200)
+	free := quoteFee(t, ctxA, l.Env, 50_000)
+	want := &feesv1.Quote{AmountCents: 50_000, BankFeeCents: 1200, PlatformFeeCents: 150, TotalAmountCents: 50_000, Waived: true, WaivedFeeCents: 1350}
+	if !proto.Equal(free, want) || l.Fees.Calls() != 1 {
+		t.Fatalf("first quote from the schedule: %v, want %v and no call to fees", free, want)
+	}
+	first := create(t, ctxA, l.Env, testkit.Request("first", card))
+	if first.GetFeeCents() != free.GetTotalFeeCents() || first.GetTotalAmountCents() != free.GetTotalAmountCents() {
+		t.Fatalf("first transfer charged %d fee, %d total; the quote said %d, %d", first.GetFeeCents(), first.GetTotalAmountCents(),
+			free.GetTotalFeeCents(), free.GetTotalAmountCents())
+	}
+
+	// Straight after the first transfer, the quote charges the fee: no event has to arrive first.
+	paid := quoteFee(t, ctxA, l.Env, 50_000)
+	if paid.GetWaived() || paid.GetTotalFeeCents() != 1350 || paid.GetWaivedFeeCents() != 0 || paid.GetTotalAmountCents() != 51_350 {
+		t.Fatalf("quote after the first transfer: %v, want R13.50 charged", paid)
+	}
+	second := create(t, ctxA, l.Env, testkit.Request("second", card))
+	if second.GetFeeCents() != paid.GetTotalFeeCents() || second.GetTotalAmountCents() != paid.GetTotalAmountCents() {
+		t.Fatalf("second transfer charged %d fee; the quote said %d", second.GetFeeCents(), paid.GetTotalFeeCents())
+	}
+	// Alice's transfers do not use Bob's waiver.
+	if q := quoteFee(t, ctxB, l.Env, 50_000); !q.GetWaived() {
+		t.Fatalf("Bob's first quote: %v, want waived", q)
+	}
+
+	for amount, msg := range map[int64]string{0: "The amount must be greater than zero.", 100_000_001: "The amount must be at most R1,000,000.00."} {
+		_, err := l.Client.QuoteFee(ctxA, &transfersv1.QuoteFeeRequest{Bank: feesv1.Bank_BANK_CAPITEC, AmountCents: amount})
+		if status.Code(err) != codes.InvalidArgument || status.Convert(err).Message() != msg {
+			t.Errorf("quote of %d cents: %v, want InvalidArgument %q", amount, err, msg)
+		}
+	}
+	if _, err := l.Client.QuoteFee(context.Background(), &transfersv1.QuoteFeeRequest{Bank: feesv1.Bank_BANK_CAPITEC, AmountCents: 50_000}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("quote without a token: %v, want Unauthenticated", err)
 	}
 }

@@ -488,7 +488,7 @@ func (x CollectionRefused_Reason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CollectionRefused_Reason.Descriptor instead.
 func (CollectionRefused_Reason) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{28, 0}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{30, 0}
 }
 
 type WithdrawalLocation struct {
@@ -1427,6 +1427,102 @@ func (x *CancelTransferResponse) GetTransfer() *Transfer {
 	return nil
 }
 
+type QuoteFeeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Bank          v1.Bank                `protobuf:"varint,1,opt,name=bank,proto3,enum=thumela.fees.v1.Bank" json:"bank,omitempty"`
+	AmountCents   int64                  `protobuf:"varint,2,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuoteFeeRequest) Reset() {
+	*x = QuoteFeeRequest{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuoteFeeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuoteFeeRequest) ProtoMessage() {}
+
+func (x *QuoteFeeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuoteFeeRequest.ProtoReflect.Descriptor instead.
+func (*QuoteFeeRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *QuoteFeeRequest) GetBank() v1.Bank {
+	if x != nil {
+		return x.Bank
+	}
+	return v1.Bank(0)
+}
+
+func (x *QuoteFeeRequest) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+type QuoteFeeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Quote         *v1.Quote              `protobuf:"bytes,1,opt,name=quote,proto3" json:"quote,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuoteFeeResponse) Reset() {
+	*x = QuoteFeeResponse{}
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuoteFeeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuoteFeeResponse) ProtoMessage() {}
+
+func (x *QuoteFeeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuoteFeeResponse.ProtoReflect.Descriptor instead.
+func (*QuoteFeeResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *QuoteFeeResponse) GetQuote() *v1.Quote {
+	if x != nil {
+		return x.Quote
+	}
+	return nil
+}
+
 type GetLimitsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1435,7 +1531,7 @@ type GetLimitsRequest struct {
 
 func (x *GetLimitsRequest) Reset() {
 	*x = GetLimitsRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[11]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1543,7 @@ func (x *GetLimitsRequest) String() string {
 func (*GetLimitsRequest) ProtoMessage() {}
 
 func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[11]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1556,7 @@ func (x *GetLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitsRequest.ProtoReflect.Descriptor instead.
 func (*GetLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{11}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{13}
 }
 
 type LimitUsage struct {
@@ -1475,7 +1571,7 @@ type LimitUsage struct {
 
 func (x *LimitUsage) Reset() {
 	*x = LimitUsage{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[12]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1487,7 +1583,7 @@ func (x *LimitUsage) String() string {
 func (*LimitUsage) ProtoMessage() {}
 
 func (x *LimitUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[12]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1500,7 +1596,7 @@ func (x *LimitUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LimitUsage.ProtoReflect.Descriptor instead.
 func (*LimitUsage) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{12}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LimitUsage) GetKind() LimitKind {
@@ -1543,7 +1639,7 @@ type GetLimitsResponse struct {
 
 func (x *GetLimitsResponse) Reset() {
 	*x = GetLimitsResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[13]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1555,7 +1651,7 @@ func (x *GetLimitsResponse) String() string {
 func (*GetLimitsResponse) ProtoMessage() {}
 
 func (x *GetLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[13]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1568,7 +1664,7 @@ func (x *GetLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitsResponse.ProtoReflect.Descriptor instead.
 func (*GetLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{13}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetLimitsResponse) GetLimits() []*LimitUsage {
@@ -1600,7 +1696,7 @@ type GetLimitPolicyRequest struct {
 
 func (x *GetLimitPolicyRequest) Reset() {
 	*x = GetLimitPolicyRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[14]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1612,7 +1708,7 @@ func (x *GetLimitPolicyRequest) String() string {
 func (*GetLimitPolicyRequest) ProtoMessage() {}
 
 func (x *GetLimitPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[14]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1625,7 +1721,7 @@ func (x *GetLimitPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetLimitPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{14}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{16}
 }
 
 type LimitPolicy struct {
@@ -1638,7 +1734,7 @@ type LimitPolicy struct {
 
 func (x *LimitPolicy) Reset() {
 	*x = LimitPolicy{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1650,7 +1746,7 @@ func (x *LimitPolicy) String() string {
 func (*LimitPolicy) ProtoMessage() {}
 
 func (x *LimitPolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[15]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1663,7 +1759,7 @@ func (x *LimitPolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LimitPolicy.ProtoReflect.Descriptor instead.
 func (*LimitPolicy) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{15}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *LimitPolicy) GetKind() LimitKind {
@@ -1691,7 +1787,7 @@ type GetLimitPolicyResponse struct {
 
 func (x *GetLimitPolicyResponse) Reset() {
 	*x = GetLimitPolicyResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1703,7 +1799,7 @@ func (x *GetLimitPolicyResponse) String() string {
 func (*GetLimitPolicyResponse) ProtoMessage() {}
 
 func (x *GetLimitPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[16]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1716,7 +1812,7 @@ func (x *GetLimitPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLimitPolicyResponse.ProtoReflect.Descriptor instead.
 func (*GetLimitPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{16}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetLimitPolicyResponse) GetLimits() []*LimitPolicy {
@@ -1750,7 +1846,7 @@ type Recipient struct {
 
 func (x *Recipient) Reset() {
 	*x = Recipient{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1762,7 +1858,7 @@ func (x *Recipient) String() string {
 func (*Recipient) ProtoMessage() {}
 
 func (x *Recipient) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[17]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1775,7 +1871,7 @@ func (x *Recipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Recipient.ProtoReflect.Descriptor instead.
 func (*Recipient) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{17}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Recipient) GetId() string {
@@ -1837,7 +1933,7 @@ type ListRecipientsRequest struct {
 
 func (x *ListRecipientsRequest) Reset() {
 	*x = ListRecipientsRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1849,7 +1945,7 @@ func (x *ListRecipientsRequest) String() string {
 func (*ListRecipientsRequest) ProtoMessage() {}
 
 func (x *ListRecipientsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[18]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1862,7 +1958,7 @@ func (x *ListRecipientsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRecipientsRequest.ProtoReflect.Descriptor instead.
 func (*ListRecipientsRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{18}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListRecipientsRequest) GetQuery() string {
@@ -1882,7 +1978,7 @@ type ListRecipientsResponse struct {
 
 func (x *ListRecipientsResponse) Reset() {
 	*x = ListRecipientsResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1894,7 +1990,7 @@ func (x *ListRecipientsResponse) String() string {
 func (*ListRecipientsResponse) ProtoMessage() {}
 
 func (x *ListRecipientsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[19]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1907,7 +2003,7 @@ func (x *ListRecipientsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRecipientsResponse.ProtoReflect.Descriptor instead.
 func (*ListRecipientsResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{19}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListRecipientsResponse) GetRecipients() []*Recipient {
@@ -1929,7 +2025,7 @@ type UpdateRecipientRequest struct {
 
 func (x *UpdateRecipientRequest) Reset() {
 	*x = UpdateRecipientRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1941,7 +2037,7 @@ func (x *UpdateRecipientRequest) String() string {
 func (*UpdateRecipientRequest) ProtoMessage() {}
 
 func (x *UpdateRecipientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[20]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1954,7 +2050,7 @@ func (x *UpdateRecipientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRecipientRequest.ProtoReflect.Descriptor instead.
 func (*UpdateRecipientRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{20}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpdateRecipientRequest) GetRecipientId() string {
@@ -1994,7 +2090,7 @@ type UpdateRecipientResponse struct {
 
 func (x *UpdateRecipientResponse) Reset() {
 	*x = UpdateRecipientResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2006,7 +2102,7 @@ func (x *UpdateRecipientResponse) String() string {
 func (*UpdateRecipientResponse) ProtoMessage() {}
 
 func (x *UpdateRecipientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[21]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2019,7 +2115,7 @@ func (x *UpdateRecipientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateRecipientResponse.ProtoReflect.Descriptor instead.
 func (*UpdateRecipientResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{21}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UpdateRecipientResponse) GetRecipient() *Recipient {
@@ -2038,7 +2134,7 @@ type DeleteRecipientRequest struct {
 
 func (x *DeleteRecipientRequest) Reset() {
 	*x = DeleteRecipientRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2050,7 +2146,7 @@ func (x *DeleteRecipientRequest) String() string {
 func (*DeleteRecipientRequest) ProtoMessage() {}
 
 func (x *DeleteRecipientRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[22]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2063,7 +2159,7 @@ func (x *DeleteRecipientRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRecipientRequest.ProtoReflect.Descriptor instead.
 func (*DeleteRecipientRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{22}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DeleteRecipientRequest) GetRecipientId() string {
@@ -2081,7 +2177,7 @@ type DeleteRecipientResponse struct {
 
 func (x *DeleteRecipientResponse) Reset() {
 	*x = DeleteRecipientResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2093,7 +2189,7 @@ func (x *DeleteRecipientResponse) String() string {
 func (*DeleteRecipientResponse) ProtoMessage() {}
 
 func (x *DeleteRecipientResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[23]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2106,7 +2202,7 @@ func (x *DeleteRecipientResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteRecipientResponse.ProtoReflect.Descriptor instead.
 func (*DeleteRecipientResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{23}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{25}
 }
 
 type FreezeVouchersRequest struct {
@@ -2117,7 +2213,7 @@ type FreezeVouchersRequest struct {
 
 func (x *FreezeVouchersRequest) Reset() {
 	*x = FreezeVouchersRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[24]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2129,7 +2225,7 @@ func (x *FreezeVouchersRequest) String() string {
 func (*FreezeVouchersRequest) ProtoMessage() {}
 
 func (x *FreezeVouchersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[24]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2142,7 +2238,7 @@ func (x *FreezeVouchersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FreezeVouchersRequest.ProtoReflect.Descriptor instead.
 func (*FreezeVouchersRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{24}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{26}
 }
 
 type FreezeVouchersResponse struct {
@@ -2155,7 +2251,7 @@ type FreezeVouchersResponse struct {
 
 func (x *FreezeVouchersResponse) Reset() {
 	*x = FreezeVouchersResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[25]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2167,7 +2263,7 @@ func (x *FreezeVouchersResponse) String() string {
 func (*FreezeVouchersResponse) ProtoMessage() {}
 
 func (x *FreezeVouchersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[25]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2180,7 +2276,7 @@ func (x *FreezeVouchersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FreezeVouchersResponse.ProtoReflect.Descriptor instead.
 func (*FreezeVouchersResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{25}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *FreezeVouchersResponse) GetCancelled() []*Transfer {
@@ -2202,7 +2298,7 @@ type LimitExceeded struct {
 
 func (x *LimitExceeded) Reset() {
 	*x = LimitExceeded{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[26]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2214,7 +2310,7 @@ func (x *LimitExceeded) String() string {
 func (*LimitExceeded) ProtoMessage() {}
 
 func (x *LimitExceeded) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[26]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2227,7 +2323,7 @@ func (x *LimitExceeded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LimitExceeded.ProtoReflect.Descriptor instead.
 func (*LimitExceeded) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{26}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *LimitExceeded) GetKind() LimitKind {
@@ -2278,7 +2374,7 @@ type CollectVoucherRequest struct {
 
 func (x *CollectVoucherRequest) Reset() {
 	*x = CollectVoucherRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[27]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2290,7 +2386,7 @@ func (x *CollectVoucherRequest) String() string {
 func (*CollectVoucherRequest) ProtoMessage() {}
 
 func (x *CollectVoucherRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[27]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2303,7 +2399,7 @@ func (x *CollectVoucherRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollectVoucherRequest.ProtoReflect.Descriptor instead.
 func (*CollectVoucherRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{27}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CollectVoucherRequest) GetVoucherNumber() string {
@@ -2381,7 +2477,7 @@ type CollectionRefused struct {
 
 func (x *CollectionRefused) Reset() {
 	*x = CollectionRefused{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[28]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2393,7 +2489,7 @@ func (x *CollectionRefused) String() string {
 func (*CollectionRefused) ProtoMessage() {}
 
 func (x *CollectionRefused) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[28]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2406,7 +2502,7 @@ func (x *CollectionRefused) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollectionRefused.ProtoReflect.Descriptor instead.
 func (*CollectionRefused) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{28}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CollectionRefused) GetReason() CollectionRefused_Reason {
@@ -2435,7 +2531,7 @@ type ReverseCollectionRequest struct {
 
 func (x *ReverseCollectionRequest) Reset() {
 	*x = ReverseCollectionRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[29]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2447,7 +2543,7 @@ func (x *ReverseCollectionRequest) String() string {
 func (*ReverseCollectionRequest) ProtoMessage() {}
 
 func (x *ReverseCollectionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[29]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2460,7 +2556,7 @@ func (x *ReverseCollectionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverseCollectionRequest.ProtoReflect.Descriptor instead.
 func (*ReverseCollectionRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{29}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ReverseCollectionRequest) GetBank() v1.Bank {
@@ -2496,7 +2592,7 @@ type ReverseCollectionResponse struct {
 
 func (x *ReverseCollectionResponse) Reset() {
 	*x = ReverseCollectionResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[30]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2508,7 +2604,7 @@ func (x *ReverseCollectionResponse) String() string {
 func (*ReverseCollectionResponse) ProtoMessage() {}
 
 func (x *ReverseCollectionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[30]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2521,7 +2617,7 @@ func (x *ReverseCollectionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReverseCollectionResponse.ProtoReflect.Descriptor instead.
 func (*ReverseCollectionResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{30}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ReverseCollectionResponse) GetReversed() bool {
@@ -2550,7 +2646,7 @@ type CollectVoucherResponse struct {
 
 func (x *CollectVoucherResponse) Reset() {
 	*x = CollectVoucherResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[31]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2562,7 +2658,7 @@ func (x *CollectVoucherResponse) String() string {
 func (*CollectVoucherResponse) ProtoMessage() {}
 
 func (x *CollectVoucherResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[31]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2575,7 +2671,7 @@ func (x *CollectVoucherResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollectVoucherResponse.ProtoReflect.Descriptor instead.
 func (*CollectVoucherResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{31}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CollectVoucherResponse) GetTransferId() string {
@@ -2608,7 +2704,7 @@ type ResendVoucherRequest struct {
 
 func (x *ResendVoucherRequest) Reset() {
 	*x = ResendVoucherRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[32]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2620,7 +2716,7 @@ func (x *ResendVoucherRequest) String() string {
 func (*ResendVoucherRequest) ProtoMessage() {}
 
 func (x *ResendVoucherRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[32]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2633,7 +2729,7 @@ func (x *ResendVoucherRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendVoucherRequest.ProtoReflect.Descriptor instead.
 func (*ResendVoucherRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{32}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ResendVoucherRequest) GetTransferId() string {
@@ -2652,7 +2748,7 @@ type ResendVoucherResponse struct {
 
 func (x *ResendVoucherResponse) Reset() {
 	*x = ResendVoucherResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[33]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2664,7 +2760,7 @@ func (x *ResendVoucherResponse) String() string {
 func (*ResendVoucherResponse) ProtoMessage() {}
 
 func (x *ResendVoucherResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[33]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2677,7 +2773,7 @@ func (x *ResendVoucherResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResendVoucherResponse.ProtoReflect.Descriptor instead.
 func (*ResendVoucherResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{33}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ResendVoucherResponse) GetTransfer() *Transfer {
@@ -2698,7 +2794,7 @@ type ChangeRecipientPhoneRequest struct {
 
 func (x *ChangeRecipientPhoneRequest) Reset() {
 	*x = ChangeRecipientPhoneRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[34]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2710,7 +2806,7 @@ func (x *ChangeRecipientPhoneRequest) String() string {
 func (*ChangeRecipientPhoneRequest) ProtoMessage() {}
 
 func (x *ChangeRecipientPhoneRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[34]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2723,7 +2819,7 @@ func (x *ChangeRecipientPhoneRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeRecipientPhoneRequest.ProtoReflect.Descriptor instead.
 func (*ChangeRecipientPhoneRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{34}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ChangeRecipientPhoneRequest) GetTransferId() string {
@@ -2749,7 +2845,7 @@ type ChangeRecipientPhoneResponse struct {
 
 func (x *ChangeRecipientPhoneResponse) Reset() {
 	*x = ChangeRecipientPhoneResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[35]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2761,7 +2857,7 @@ func (x *ChangeRecipientPhoneResponse) String() string {
 func (*ChangeRecipientPhoneResponse) ProtoMessage() {}
 
 func (x *ChangeRecipientPhoneResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[35]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2774,7 +2870,7 @@ func (x *ChangeRecipientPhoneResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeRecipientPhoneResponse.ProtoReflect.Descriptor instead.
 func (*ChangeRecipientPhoneResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{35}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ChangeRecipientPhoneResponse) GetTransfer() *Transfer {
@@ -2813,7 +2909,7 @@ type Schedule struct {
 
 func (x *Schedule) Reset() {
 	*x = Schedule{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[36]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2825,7 +2921,7 @@ func (x *Schedule) String() string {
 func (*Schedule) ProtoMessage() {}
 
 func (x *Schedule) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[36]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2838,7 +2934,7 @@ func (x *Schedule) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Schedule.ProtoReflect.Descriptor instead.
 func (*Schedule) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{36}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Schedule) GetId() string {
@@ -2968,7 +3064,7 @@ type ScheduleOccurrence struct {
 
 func (x *ScheduleOccurrence) Reset() {
 	*x = ScheduleOccurrence{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[37]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2980,7 +3076,7 @@ func (x *ScheduleOccurrence) String() string {
 func (*ScheduleOccurrence) ProtoMessage() {}
 
 func (x *ScheduleOccurrence) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[37]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2993,7 +3089,7 @@ func (x *ScheduleOccurrence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScheduleOccurrence.ProtoReflect.Descriptor instead.
 func (*ScheduleOccurrence) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{37}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ScheduleOccurrence) GetDate() string {
@@ -3046,7 +3142,7 @@ type CreateScheduleRequest struct {
 
 func (x *CreateScheduleRequest) Reset() {
 	*x = CreateScheduleRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[38]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3058,7 +3154,7 @@ func (x *CreateScheduleRequest) String() string {
 func (*CreateScheduleRequest) ProtoMessage() {}
 
 func (x *CreateScheduleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[38]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3071,7 +3167,7 @@ func (x *CreateScheduleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateScheduleRequest.ProtoReflect.Descriptor instead.
 func (*CreateScheduleRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{38}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CreateScheduleRequest) GetIdempotencyKey() string {
@@ -3153,7 +3249,7 @@ type CreateScheduleResponse struct {
 
 func (x *CreateScheduleResponse) Reset() {
 	*x = CreateScheduleResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[39]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3165,7 +3261,7 @@ func (x *CreateScheduleResponse) String() string {
 func (*CreateScheduleResponse) ProtoMessage() {}
 
 func (x *CreateScheduleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[39]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3178,7 +3274,7 @@ func (x *CreateScheduleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateScheduleResponse.ProtoReflect.Descriptor instead.
 func (*CreateScheduleResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{39}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CreateScheduleResponse) GetSchedule() *Schedule {
@@ -3196,7 +3292,7 @@ type ListSchedulesRequest struct {
 
 func (x *ListSchedulesRequest) Reset() {
 	*x = ListSchedulesRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[40]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3208,7 +3304,7 @@ func (x *ListSchedulesRequest) String() string {
 func (*ListSchedulesRequest) ProtoMessage() {}
 
 func (x *ListSchedulesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[40]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3221,7 +3317,7 @@ func (x *ListSchedulesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSchedulesRequest.ProtoReflect.Descriptor instead.
 func (*ListSchedulesRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{40}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{42}
 }
 
 type ListSchedulesResponse struct {
@@ -3234,7 +3330,7 @@ type ListSchedulesResponse struct {
 
 func (x *ListSchedulesResponse) Reset() {
 	*x = ListSchedulesResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[41]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3246,7 +3342,7 @@ func (x *ListSchedulesResponse) String() string {
 func (*ListSchedulesResponse) ProtoMessage() {}
 
 func (x *ListSchedulesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[41]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3259,7 +3355,7 @@ func (x *ListSchedulesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSchedulesResponse.ProtoReflect.Descriptor instead.
 func (*ListSchedulesResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{41}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListSchedulesResponse) GetSchedules() []*Schedule {
@@ -3278,7 +3374,7 @@ type PauseScheduleRequest struct {
 
 func (x *PauseScheduleRequest) Reset() {
 	*x = PauseScheduleRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[42]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3290,7 +3386,7 @@ func (x *PauseScheduleRequest) String() string {
 func (*PauseScheduleRequest) ProtoMessage() {}
 
 func (x *PauseScheduleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[42]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3303,7 +3399,7 @@ func (x *PauseScheduleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseScheduleRequest.ProtoReflect.Descriptor instead.
 func (*PauseScheduleRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{42}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *PauseScheduleRequest) GetScheduleId() string {
@@ -3322,7 +3418,7 @@ type PauseScheduleResponse struct {
 
 func (x *PauseScheduleResponse) Reset() {
 	*x = PauseScheduleResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[43]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3334,7 +3430,7 @@ func (x *PauseScheduleResponse) String() string {
 func (*PauseScheduleResponse) ProtoMessage() {}
 
 func (x *PauseScheduleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[43]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3347,7 +3443,7 @@ func (x *PauseScheduleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseScheduleResponse.ProtoReflect.Descriptor instead.
 func (*PauseScheduleResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{43}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *PauseScheduleResponse) GetSchedule() *Schedule {
@@ -3366,7 +3462,7 @@ type ResumeScheduleRequest struct {
 
 func (x *ResumeScheduleRequest) Reset() {
 	*x = ResumeScheduleRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[44]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3378,7 +3474,7 @@ func (x *ResumeScheduleRequest) String() string {
 func (*ResumeScheduleRequest) ProtoMessage() {}
 
 func (x *ResumeScheduleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[44]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3391,7 +3487,7 @@ func (x *ResumeScheduleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeScheduleRequest.ProtoReflect.Descriptor instead.
 func (*ResumeScheduleRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{44}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ResumeScheduleRequest) GetScheduleId() string {
@@ -3410,7 +3506,7 @@ type ResumeScheduleResponse struct {
 
 func (x *ResumeScheduleResponse) Reset() {
 	*x = ResumeScheduleResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[45]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3422,7 +3518,7 @@ func (x *ResumeScheduleResponse) String() string {
 func (*ResumeScheduleResponse) ProtoMessage() {}
 
 func (x *ResumeScheduleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[45]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3435,7 +3531,7 @@ func (x *ResumeScheduleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeScheduleResponse.ProtoReflect.Descriptor instead.
 func (*ResumeScheduleResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{45}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ResumeScheduleResponse) GetSchedule() *Schedule {
@@ -3454,7 +3550,7 @@ type DeleteScheduleRequest struct {
 
 func (x *DeleteScheduleRequest) Reset() {
 	*x = DeleteScheduleRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[46]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3466,7 +3562,7 @@ func (x *DeleteScheduleRequest) String() string {
 func (*DeleteScheduleRequest) ProtoMessage() {}
 
 func (x *DeleteScheduleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[46]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3479,7 +3575,7 @@ func (x *DeleteScheduleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteScheduleRequest.ProtoReflect.Descriptor instead.
 func (*DeleteScheduleRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{46}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *DeleteScheduleRequest) GetScheduleId() string {
@@ -3497,7 +3593,7 @@ type DeleteScheduleResponse struct {
 
 func (x *DeleteScheduleResponse) Reset() {
 	*x = DeleteScheduleResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[47]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3509,7 +3605,7 @@ func (x *DeleteScheduleResponse) String() string {
 func (*DeleteScheduleResponse) ProtoMessage() {}
 
 func (x *DeleteScheduleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[47]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3522,7 +3618,7 @@ func (x *DeleteScheduleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteScheduleResponse.ProtoReflect.Descriptor instead.
 func (*DeleteScheduleResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{47}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{49}
 }
 
 type CreditMovement struct {
@@ -3540,7 +3636,7 @@ type CreditMovement struct {
 
 func (x *CreditMovement) Reset() {
 	*x = CreditMovement{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[48]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3552,7 +3648,7 @@ func (x *CreditMovement) String() string {
 func (*CreditMovement) ProtoMessage() {}
 
 func (x *CreditMovement) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[48]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3565,7 +3661,7 @@ func (x *CreditMovement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreditMovement.ProtoReflect.Descriptor instead.
 func (*CreditMovement) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{48}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CreditMovement) GetId() string {
@@ -3611,7 +3707,7 @@ type GetCreditRequest struct {
 
 func (x *GetCreditRequest) Reset() {
 	*x = GetCreditRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[49]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3623,7 +3719,7 @@ func (x *GetCreditRequest) String() string {
 func (*GetCreditRequest) ProtoMessage() {}
 
 func (x *GetCreditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[49]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3636,7 +3732,7 @@ func (x *GetCreditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCreditRequest.ProtoReflect.Descriptor instead.
 func (*GetCreditRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{49}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{51}
 }
 
 type GetCreditResponse struct {
@@ -3657,7 +3753,7 @@ type GetCreditResponse struct {
 
 func (x *GetCreditResponse) Reset() {
 	*x = GetCreditResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[50]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3669,7 +3765,7 @@ func (x *GetCreditResponse) String() string {
 func (*GetCreditResponse) ProtoMessage() {}
 
 func (x *GetCreditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[50]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3682,7 +3778,7 @@ func (x *GetCreditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCreditResponse.ProtoReflect.Descriptor instead.
 func (*GetCreditResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{50}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GetCreditResponse) GetBalanceCents() int64 {
@@ -3737,7 +3833,7 @@ type ReconcileRequest struct {
 
 func (x *ReconcileRequest) Reset() {
 	*x = ReconcileRequest{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[51]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3749,7 +3845,7 @@ func (x *ReconcileRequest) String() string {
 func (*ReconcileRequest) ProtoMessage() {}
 
 func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[51]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3762,7 +3858,7 @@ func (x *ReconcileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconcileRequest.ProtoReflect.Descriptor instead.
 func (*ReconcileRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{51}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ReconcileRequest) GetFull() bool {
@@ -3781,7 +3877,7 @@ type ReconcileResponse struct {
 
 func (x *ReconcileResponse) Reset() {
 	*x = ReconcileResponse{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[52]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3793,7 +3889,7 @@ func (x *ReconcileResponse) String() string {
 func (*ReconcileResponse) ProtoMessage() {}
 
 func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[52]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3806,7 +3902,7 @@ func (x *ReconcileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconcileResponse.ProtoReflect.Descriptor instead.
 func (*ReconcileResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{52}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ReconcileResponse) GetRun() *ReconciliationRun {
@@ -3833,7 +3929,7 @@ type ReconciliationRun struct {
 
 func (x *ReconciliationRun) Reset() {
 	*x = ReconciliationRun{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[53]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3845,7 +3941,7 @@ func (x *ReconciliationRun) String() string {
 func (*ReconciliationRun) ProtoMessage() {}
 
 func (x *ReconciliationRun) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[53]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3858,7 +3954,7 @@ func (x *ReconciliationRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReconciliationRun.ProtoReflect.Descriptor instead.
 func (*ReconciliationRun) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{53}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ReconciliationRun) GetId() string {
@@ -3926,7 +4022,7 @@ type Mismatch struct {
 
 func (x *Mismatch) Reset() {
 	*x = Mismatch{}
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[54]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3938,7 +4034,7 @@ func (x *Mismatch) String() string {
 func (*Mismatch) ProtoMessage() {}
 
 func (x *Mismatch) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[54]
+	mi := &file_thumela_transfers_v1_transfers_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3951,7 +4047,7 @@ func (x *Mismatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Mismatch.ProtoReflect.Descriptor instead.
 func (*Mismatch) Descriptor() ([]byte, []int) {
-	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{54}
+	return file_thumela_transfers_v1_transfers_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *Mismatch) GetKind() string {
@@ -4065,7 +4161,12 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
 	"transferIdJ\x04\b\x01\x10\x02R\auser_id\"T\n" +
 	"\x16CancelTransferResponse\x12:\n" +
-	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"!\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"_\n" +
+	"\x0fQuoteFeeRequest\x12)\n" +
+	"\x04bank\x18\x01 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x12!\n" +
+	"\famount_cents\x18\x02 \x01(\x03R\vamountCents\"@\n" +
+	"\x10QuoteFeeResponse\x12,\n" +
+	"\x05quote\x18\x01 \x01(\v2\x16.thumela.fees.v1.QuoteR\x05quote\"!\n" +
 	"\x10GetLimitsRequestJ\x04\b\x01\x10\x02R\auser_id\"\xaa\x01\n" +
 	"\n" +
 	"LimitUsage\x123\n" +
@@ -4305,13 +4406,14 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"%CREDIT_MOVEMENT_KIND_REFERRAL_WELCOME\x10\x01\x12(\n" +
 	"$CREDIT_MOVEMENT_KIND_REFERRAL_REWARD\x10\x02\x12\x1e\n" +
 	"\x1aCREDIT_MOVEMENT_KIND_SPENT\x10\x03\x12!\n" +
-	"\x1dCREDIT_MOVEMENT_KIND_RETURNED\x10\x042\xe2\x11\n" +
+	"\x1dCREDIT_MOVEMENT_KIND_RETURNED\x10\x042\xbd\x12\n" +
 	"\x10TransfersService\x12k\n" +
 	"\x0eCreateTransfer\x12+.thumela.transfers.v1.CreateTransferRequest\x1a,.thumela.transfers.v1.CreateTransferResponse\x12b\n" +
 	"\vGetTransfer\x12(.thumela.transfers.v1.GetTransferRequest\x1a).thumela.transfers.v1.GetTransferResponse\x12h\n" +
 	"\rListTransfers\x12*.thumela.transfers.v1.ListTransfersRequest\x1a+.thumela.transfers.v1.ListTransfersResponse\x12k\n" +
 	"\x0eCancelTransfer\x12+.thumela.transfers.v1.CancelTransferRequest\x1a,.thumela.transfers.v1.CancelTransferResponse\x12\\\n" +
-	"\tGetLimits\x12&.thumela.transfers.v1.GetLimitsRequest\x1a'.thumela.transfers.v1.GetLimitsResponse\x12k\n" +
+	"\tGetLimits\x12&.thumela.transfers.v1.GetLimitsRequest\x1a'.thumela.transfers.v1.GetLimitsResponse\x12Y\n" +
+	"\bQuoteFee\x12%.thumela.transfers.v1.QuoteFeeRequest\x1a&.thumela.transfers.v1.QuoteFeeResponse\x12k\n" +
 	"\x0eGetLimitPolicy\x12+.thumela.transfers.v1.GetLimitPolicyRequest\x1a,.thumela.transfers.v1.GetLimitPolicyResponse\x12k\n" +
 	"\x0eListRecipients\x12+.thumela.transfers.v1.ListRecipientsRequest\x1a,.thumela.transfers.v1.ListRecipientsResponse\x12n\n" +
 	"\x0fUpdateRecipient\x12,.thumela.transfers.v1.UpdateRecipientRequest\x1a-.thumela.transfers.v1.UpdateRecipientResponse\x12n\n" +
@@ -4343,7 +4445,7 @@ func file_thumela_transfers_v1_transfers_proto_rawDescGZIP() []byte {
 }
 
 var file_thumela_transfers_v1_transfers_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
-var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
+var file_thumela_transfers_v1_transfers_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
 	(TransferStatus)(0),                  // 0: thumela.transfers.v1.TransferStatus
 	(CollectionStatus)(0),                // 1: thumela.transfers.v1.CollectionStatus
@@ -4364,161 +4466,168 @@ var file_thumela_transfers_v1_transfers_proto_goTypes = []any{
 	(*ListTransfersResponse)(nil),        // 16: thumela.transfers.v1.ListTransfersResponse
 	(*CancelTransferRequest)(nil),        // 17: thumela.transfers.v1.CancelTransferRequest
 	(*CancelTransferResponse)(nil),       // 18: thumela.transfers.v1.CancelTransferResponse
-	(*GetLimitsRequest)(nil),             // 19: thumela.transfers.v1.GetLimitsRequest
-	(*LimitUsage)(nil),                   // 20: thumela.transfers.v1.LimitUsage
-	(*GetLimitsResponse)(nil),            // 21: thumela.transfers.v1.GetLimitsResponse
-	(*GetLimitPolicyRequest)(nil),        // 22: thumela.transfers.v1.GetLimitPolicyRequest
-	(*LimitPolicy)(nil),                  // 23: thumela.transfers.v1.LimitPolicy
-	(*GetLimitPolicyResponse)(nil),       // 24: thumela.transfers.v1.GetLimitPolicyResponse
-	(*Recipient)(nil),                    // 25: thumela.transfers.v1.Recipient
-	(*ListRecipientsRequest)(nil),        // 26: thumela.transfers.v1.ListRecipientsRequest
-	(*ListRecipientsResponse)(nil),       // 27: thumela.transfers.v1.ListRecipientsResponse
-	(*UpdateRecipientRequest)(nil),       // 28: thumela.transfers.v1.UpdateRecipientRequest
-	(*UpdateRecipientResponse)(nil),      // 29: thumela.transfers.v1.UpdateRecipientResponse
-	(*DeleteRecipientRequest)(nil),       // 30: thumela.transfers.v1.DeleteRecipientRequest
-	(*DeleteRecipientResponse)(nil),      // 31: thumela.transfers.v1.DeleteRecipientResponse
-	(*FreezeVouchersRequest)(nil),        // 32: thumela.transfers.v1.FreezeVouchersRequest
-	(*FreezeVouchersResponse)(nil),       // 33: thumela.transfers.v1.FreezeVouchersResponse
-	(*LimitExceeded)(nil),                // 34: thumela.transfers.v1.LimitExceeded
-	(*CollectVoucherRequest)(nil),        // 35: thumela.transfers.v1.CollectVoucherRequest
-	(*CollectionRefused)(nil),            // 36: thumela.transfers.v1.CollectionRefused
-	(*ReverseCollectionRequest)(nil),     // 37: thumela.transfers.v1.ReverseCollectionRequest
-	(*ReverseCollectionResponse)(nil),    // 38: thumela.transfers.v1.ReverseCollectionResponse
-	(*CollectVoucherResponse)(nil),       // 39: thumela.transfers.v1.CollectVoucherResponse
-	(*ResendVoucherRequest)(nil),         // 40: thumela.transfers.v1.ResendVoucherRequest
-	(*ResendVoucherResponse)(nil),        // 41: thumela.transfers.v1.ResendVoucherResponse
-	(*ChangeRecipientPhoneRequest)(nil),  // 42: thumela.transfers.v1.ChangeRecipientPhoneRequest
-	(*ChangeRecipientPhoneResponse)(nil), // 43: thumela.transfers.v1.ChangeRecipientPhoneResponse
-	(*Schedule)(nil),                     // 44: thumela.transfers.v1.Schedule
-	(*ScheduleOccurrence)(nil),           // 45: thumela.transfers.v1.ScheduleOccurrence
-	(*CreateScheduleRequest)(nil),        // 46: thumela.transfers.v1.CreateScheduleRequest
-	(*CreateScheduleResponse)(nil),       // 47: thumela.transfers.v1.CreateScheduleResponse
-	(*ListSchedulesRequest)(nil),         // 48: thumela.transfers.v1.ListSchedulesRequest
-	(*ListSchedulesResponse)(nil),        // 49: thumela.transfers.v1.ListSchedulesResponse
-	(*PauseScheduleRequest)(nil),         // 50: thumela.transfers.v1.PauseScheduleRequest
-	(*PauseScheduleResponse)(nil),        // 51: thumela.transfers.v1.PauseScheduleResponse
-	(*ResumeScheduleRequest)(nil),        // 52: thumela.transfers.v1.ResumeScheduleRequest
-	(*ResumeScheduleResponse)(nil),       // 53: thumela.transfers.v1.ResumeScheduleResponse
-	(*DeleteScheduleRequest)(nil),        // 54: thumela.transfers.v1.DeleteScheduleRequest
-	(*DeleteScheduleResponse)(nil),       // 55: thumela.transfers.v1.DeleteScheduleResponse
-	(*CreditMovement)(nil),               // 56: thumela.transfers.v1.CreditMovement
-	(*GetCreditRequest)(nil),             // 57: thumela.transfers.v1.GetCreditRequest
-	(*GetCreditResponse)(nil),            // 58: thumela.transfers.v1.GetCreditResponse
-	(*ReconcileRequest)(nil),             // 59: thumela.transfers.v1.ReconcileRequest
-	(*ReconcileResponse)(nil),            // 60: thumela.transfers.v1.ReconcileResponse
-	(*ReconciliationRun)(nil),            // 61: thumela.transfers.v1.ReconciliationRun
-	(*Mismatch)(nil),                     // 62: thumela.transfers.v1.Mismatch
-	(*timestamppb.Timestamp)(nil),        // 63: google.protobuf.Timestamp
-	(v1.Bank)(0),                         // 64: thumela.fees.v1.Bank
+	(*QuoteFeeRequest)(nil),              // 19: thumela.transfers.v1.QuoteFeeRequest
+	(*QuoteFeeResponse)(nil),             // 20: thumela.transfers.v1.QuoteFeeResponse
+	(*GetLimitsRequest)(nil),             // 21: thumela.transfers.v1.GetLimitsRequest
+	(*LimitUsage)(nil),                   // 22: thumela.transfers.v1.LimitUsage
+	(*GetLimitsResponse)(nil),            // 23: thumela.transfers.v1.GetLimitsResponse
+	(*GetLimitPolicyRequest)(nil),        // 24: thumela.transfers.v1.GetLimitPolicyRequest
+	(*LimitPolicy)(nil),                  // 25: thumela.transfers.v1.LimitPolicy
+	(*GetLimitPolicyResponse)(nil),       // 26: thumela.transfers.v1.GetLimitPolicyResponse
+	(*Recipient)(nil),                    // 27: thumela.transfers.v1.Recipient
+	(*ListRecipientsRequest)(nil),        // 28: thumela.transfers.v1.ListRecipientsRequest
+	(*ListRecipientsResponse)(nil),       // 29: thumela.transfers.v1.ListRecipientsResponse
+	(*UpdateRecipientRequest)(nil),       // 30: thumela.transfers.v1.UpdateRecipientRequest
+	(*UpdateRecipientResponse)(nil),      // 31: thumela.transfers.v1.UpdateRecipientResponse
+	(*DeleteRecipientRequest)(nil),       // 32: thumela.transfers.v1.DeleteRecipientRequest
+	(*DeleteRecipientResponse)(nil),      // 33: thumela.transfers.v1.DeleteRecipientResponse
+	(*FreezeVouchersRequest)(nil),        // 34: thumela.transfers.v1.FreezeVouchersRequest
+	(*FreezeVouchersResponse)(nil),       // 35: thumela.transfers.v1.FreezeVouchersResponse
+	(*LimitExceeded)(nil),                // 36: thumela.transfers.v1.LimitExceeded
+	(*CollectVoucherRequest)(nil),        // 37: thumela.transfers.v1.CollectVoucherRequest
+	(*CollectionRefused)(nil),            // 38: thumela.transfers.v1.CollectionRefused
+	(*ReverseCollectionRequest)(nil),     // 39: thumela.transfers.v1.ReverseCollectionRequest
+	(*ReverseCollectionResponse)(nil),    // 40: thumela.transfers.v1.ReverseCollectionResponse
+	(*CollectVoucherResponse)(nil),       // 41: thumela.transfers.v1.CollectVoucherResponse
+	(*ResendVoucherRequest)(nil),         // 42: thumela.transfers.v1.ResendVoucherRequest
+	(*ResendVoucherResponse)(nil),        // 43: thumela.transfers.v1.ResendVoucherResponse
+	(*ChangeRecipientPhoneRequest)(nil),  // 44: thumela.transfers.v1.ChangeRecipientPhoneRequest
+	(*ChangeRecipientPhoneResponse)(nil), // 45: thumela.transfers.v1.ChangeRecipientPhoneResponse
+	(*Schedule)(nil),                     // 46: thumela.transfers.v1.Schedule
+	(*ScheduleOccurrence)(nil),           // 47: thumela.transfers.v1.ScheduleOccurrence
+	(*CreateScheduleRequest)(nil),        // 48: thumela.transfers.v1.CreateScheduleRequest
+	(*CreateScheduleResponse)(nil),       // 49: thumela.transfers.v1.CreateScheduleResponse
+	(*ListSchedulesRequest)(nil),         // 50: thumela.transfers.v1.ListSchedulesRequest
+	(*ListSchedulesResponse)(nil),        // 51: thumela.transfers.v1.ListSchedulesResponse
+	(*PauseScheduleRequest)(nil),         // 52: thumela.transfers.v1.PauseScheduleRequest
+	(*PauseScheduleResponse)(nil),        // 53: thumela.transfers.v1.PauseScheduleResponse
+	(*ResumeScheduleRequest)(nil),        // 54: thumela.transfers.v1.ResumeScheduleRequest
+	(*ResumeScheduleResponse)(nil),       // 55: thumela.transfers.v1.ResumeScheduleResponse
+	(*DeleteScheduleRequest)(nil),        // 56: thumela.transfers.v1.DeleteScheduleRequest
+	(*DeleteScheduleResponse)(nil),       // 57: thumela.transfers.v1.DeleteScheduleResponse
+	(*CreditMovement)(nil),               // 58: thumela.transfers.v1.CreditMovement
+	(*GetCreditRequest)(nil),             // 59: thumela.transfers.v1.GetCreditRequest
+	(*GetCreditResponse)(nil),            // 60: thumela.transfers.v1.GetCreditResponse
+	(*ReconcileRequest)(nil),             // 61: thumela.transfers.v1.ReconcileRequest
+	(*ReconcileResponse)(nil),            // 62: thumela.transfers.v1.ReconcileResponse
+	(*ReconciliationRun)(nil),            // 63: thumela.transfers.v1.ReconciliationRun
+	(*Mismatch)(nil),                     // 64: thumela.transfers.v1.Mismatch
+	(*timestamppb.Timestamp)(nil),        // 65: google.protobuf.Timestamp
+	(v1.Bank)(0),                         // 66: thumela.fees.v1.Bank
+	(*v1.Quote)(nil),                     // 67: thumela.fees.v1.Quote
 }
 var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	1,  // 0: thumela.transfers.v1.Voucher.collection_status:type_name -> thumela.transfers.v1.CollectionStatus
-	63, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	63, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	63, // 3: thumela.transfers.v1.Voucher.locked_until:type_name -> google.protobuf.Timestamp
-	64, // 4: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
+	65, // 1: thumela.transfers.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	65, // 2: thumela.transfers.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	65, // 3: thumela.transfers.v1.Voucher.locked_until:type_name -> google.protobuf.Timestamp
+	66, // 4: thumela.transfers.v1.Transfer.bank:type_name -> thumela.fees.v1.Bank
 	0,  // 5: thumela.transfers.v1.Transfer.status:type_name -> thumela.transfers.v1.TransferStatus
 	8,  // 6: thumela.transfers.v1.Transfer.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
 	9,  // 7: thumela.transfers.v1.Transfer.voucher:type_name -> thumela.transfers.v1.Voucher
-	63, // 8: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	63, // 9: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	65, // 8: thumela.transfers.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	65, // 9: thumela.transfers.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
 	2,  // 10: thumela.transfers.v1.Transfer.refund_status:type_name -> thumela.transfers.v1.RefundStatus
-	64, // 11: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
+	66, // 11: thumela.transfers.v1.CreateTransferRequest.bank:type_name -> thumela.fees.v1.Bank
 	8,  // 12: thumela.transfers.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.transfers.v1.WithdrawalLocation
 	10, // 13: thumela.transfers.v1.CreateTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	10, // 14: thumela.transfers.v1.GetTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
 	0,  // 15: thumela.transfers.v1.ListTransfersRequest.status:type_name -> thumela.transfers.v1.TransferStatus
-	63, // 16: thumela.transfers.v1.ListTransfersRequest.created_from:type_name -> google.protobuf.Timestamp
-	63, // 17: thumela.transfers.v1.ListTransfersRequest.created_before:type_name -> google.protobuf.Timestamp
+	65, // 16: thumela.transfers.v1.ListTransfersRequest.created_from:type_name -> google.protobuf.Timestamp
+	65, // 17: thumela.transfers.v1.ListTransfersRequest.created_before:type_name -> google.protobuf.Timestamp
 	10, // 18: thumela.transfers.v1.ListTransfersResponse.transfers:type_name -> thumela.transfers.v1.Transfer
 	10, // 19: thumela.transfers.v1.CancelTransferResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	3,  // 20: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
-	20, // 21: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
-	3,  // 22: thumela.transfers.v1.LimitPolicy.kind:type_name -> thumela.transfers.v1.LimitKind
-	23, // 23: thumela.transfers.v1.GetLimitPolicyResponse.limits:type_name -> thumela.transfers.v1.LimitPolicy
-	64, // 24: thumela.transfers.v1.Recipient.bank:type_name -> thumela.fees.v1.Bank
-	63, // 25: thumela.transfers.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
-	63, // 26: thumela.transfers.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
-	63, // 27: thumela.transfers.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
-	25, // 28: thumela.transfers.v1.ListRecipientsResponse.recipients:type_name -> thumela.transfers.v1.Recipient
-	64, // 29: thumela.transfers.v1.UpdateRecipientRequest.bank:type_name -> thumela.fees.v1.Bank
-	25, // 30: thumela.transfers.v1.UpdateRecipientResponse.recipient:type_name -> thumela.transfers.v1.Recipient
-	10, // 31: thumela.transfers.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.transfers.v1.Transfer
-	3,  // 32: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
-	64, // 33: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
-	7,  // 34: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
-	64, // 35: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
-	63, // 36: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
-	10, // 37: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	10, // 38: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
-	64, // 39: thumela.transfers.v1.Schedule.bank:type_name -> thumela.fees.v1.Bank
-	4,  // 40: thumela.transfers.v1.Schedule.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
-	5,  // 41: thumela.transfers.v1.Schedule.state:type_name -> thumela.transfers.v1.ScheduleState
-	45, // 42: thumela.transfers.v1.Schedule.recent_occurrences:type_name -> thumela.transfers.v1.ScheduleOccurrence
-	63, // 43: thumela.transfers.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	63, // 44: thumela.transfers.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	63, // 45: thumela.transfers.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
-	64, // 46: thumela.transfers.v1.CreateScheduleRequest.bank:type_name -> thumela.fees.v1.Bank
-	4,  // 47: thumela.transfers.v1.CreateScheduleRequest.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
-	44, // 48: thumela.transfers.v1.CreateScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
-	44, // 49: thumela.transfers.v1.ListSchedulesResponse.schedules:type_name -> thumela.transfers.v1.Schedule
-	44, // 50: thumela.transfers.v1.PauseScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
-	44, // 51: thumela.transfers.v1.ResumeScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
-	6,  // 52: thumela.transfers.v1.CreditMovement.kind:type_name -> thumela.transfers.v1.CreditMovementKind
-	63, // 53: thumela.transfers.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
-	56, // 54: thumela.transfers.v1.GetCreditResponse.recent_movements:type_name -> thumela.transfers.v1.CreditMovement
-	61, // 55: thumela.transfers.v1.ReconcileResponse.run:type_name -> thumela.transfers.v1.ReconciliationRun
-	63, // 56: thumela.transfers.v1.ReconciliationRun.window_from:type_name -> google.protobuf.Timestamp
-	63, // 57: thumela.transfers.v1.ReconciliationRun.started_at:type_name -> google.protobuf.Timestamp
-	63, // 58: thumela.transfers.v1.ReconciliationRun.finished_at:type_name -> google.protobuf.Timestamp
-	62, // 59: thumela.transfers.v1.ReconciliationRun.mismatches:type_name -> thumela.transfers.v1.Mismatch
-	11, // 60: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
-	13, // 61: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
-	15, // 62: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
-	17, // 63: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
-	19, // 64: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
-	22, // 65: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
-	26, // 66: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
-	28, // 67: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
-	30, // 68: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
-	32, // 69: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
-	46, // 70: thumela.transfers.v1.TransfersService.CreateSchedule:input_type -> thumela.transfers.v1.CreateScheduleRequest
-	48, // 71: thumela.transfers.v1.TransfersService.ListSchedules:input_type -> thumela.transfers.v1.ListSchedulesRequest
-	50, // 72: thumela.transfers.v1.TransfersService.PauseSchedule:input_type -> thumela.transfers.v1.PauseScheduleRequest
-	52, // 73: thumela.transfers.v1.TransfersService.ResumeSchedule:input_type -> thumela.transfers.v1.ResumeScheduleRequest
-	54, // 74: thumela.transfers.v1.TransfersService.DeleteSchedule:input_type -> thumela.transfers.v1.DeleteScheduleRequest
-	57, // 75: thumela.transfers.v1.TransfersService.GetCredit:input_type -> thumela.transfers.v1.GetCreditRequest
-	59, // 76: thumela.transfers.v1.TransfersService.Reconcile:input_type -> thumela.transfers.v1.ReconcileRequest
-	35, // 77: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
-	37, // 78: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
-	40, // 79: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
-	42, // 80: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
-	12, // 81: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
-	14, // 82: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
-	16, // 83: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
-	18, // 84: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
-	21, // 85: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
-	24, // 86: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
-	27, // 87: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
-	29, // 88: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
-	31, // 89: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
-	33, // 90: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
-	47, // 91: thumela.transfers.v1.TransfersService.CreateSchedule:output_type -> thumela.transfers.v1.CreateScheduleResponse
-	49, // 92: thumela.transfers.v1.TransfersService.ListSchedules:output_type -> thumela.transfers.v1.ListSchedulesResponse
-	51, // 93: thumela.transfers.v1.TransfersService.PauseSchedule:output_type -> thumela.transfers.v1.PauseScheduleResponse
-	53, // 94: thumela.transfers.v1.TransfersService.ResumeSchedule:output_type -> thumela.transfers.v1.ResumeScheduleResponse
-	55, // 95: thumela.transfers.v1.TransfersService.DeleteSchedule:output_type -> thumela.transfers.v1.DeleteScheduleResponse
-	58, // 96: thumela.transfers.v1.TransfersService.GetCredit:output_type -> thumela.transfers.v1.GetCreditResponse
-	60, // 97: thumela.transfers.v1.TransfersService.Reconcile:output_type -> thumela.transfers.v1.ReconcileResponse
-	39, // 98: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
-	38, // 99: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
-	41, // 100: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
-	43, // 101: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
-	81, // [81:102] is the sub-list for method output_type
-	60, // [60:81] is the sub-list for method input_type
-	60, // [60:60] is the sub-list for extension type_name
-	60, // [60:60] is the sub-list for extension extendee
-	0,  // [0:60] is the sub-list for field type_name
+	66, // 20: thumela.transfers.v1.QuoteFeeRequest.bank:type_name -> thumela.fees.v1.Bank
+	67, // 21: thumela.transfers.v1.QuoteFeeResponse.quote:type_name -> thumela.fees.v1.Quote
+	3,  // 22: thumela.transfers.v1.LimitUsage.kind:type_name -> thumela.transfers.v1.LimitKind
+	22, // 23: thumela.transfers.v1.GetLimitsResponse.limits:type_name -> thumela.transfers.v1.LimitUsage
+	3,  // 24: thumela.transfers.v1.LimitPolicy.kind:type_name -> thumela.transfers.v1.LimitKind
+	25, // 25: thumela.transfers.v1.GetLimitPolicyResponse.limits:type_name -> thumela.transfers.v1.LimitPolicy
+	66, // 26: thumela.transfers.v1.Recipient.bank:type_name -> thumela.fees.v1.Bank
+	65, // 27: thumela.transfers.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
+	65, // 28: thumela.transfers.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
+	65, // 29: thumela.transfers.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
+	27, // 30: thumela.transfers.v1.ListRecipientsResponse.recipients:type_name -> thumela.transfers.v1.Recipient
+	66, // 31: thumela.transfers.v1.UpdateRecipientRequest.bank:type_name -> thumela.fees.v1.Bank
+	27, // 32: thumela.transfers.v1.UpdateRecipientResponse.recipient:type_name -> thumela.transfers.v1.Recipient
+	10, // 33: thumela.transfers.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.transfers.v1.Transfer
+	3,  // 34: thumela.transfers.v1.LimitExceeded.kind:type_name -> thumela.transfers.v1.LimitKind
+	66, // 35: thumela.transfers.v1.CollectVoucherRequest.bank:type_name -> thumela.fees.v1.Bank
+	7,  // 36: thumela.transfers.v1.CollectionRefused.reason:type_name -> thumela.transfers.v1.CollectionRefused.Reason
+	66, // 37: thumela.transfers.v1.ReverseCollectionRequest.bank:type_name -> thumela.fees.v1.Bank
+	65, // 38: thumela.transfers.v1.CollectVoucherResponse.collected_at:type_name -> google.protobuf.Timestamp
+	10, // 39: thumela.transfers.v1.ResendVoucherResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	10, // 40: thumela.transfers.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.transfers.v1.Transfer
+	66, // 41: thumela.transfers.v1.Schedule.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 42: thumela.transfers.v1.Schedule.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
+	5,  // 43: thumela.transfers.v1.Schedule.state:type_name -> thumela.transfers.v1.ScheduleState
+	47, // 44: thumela.transfers.v1.Schedule.recent_occurrences:type_name -> thumela.transfers.v1.ScheduleOccurrence
+	65, // 45: thumela.transfers.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	65, // 46: thumela.transfers.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	65, // 47: thumela.transfers.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
+	66, // 48: thumela.transfers.v1.CreateScheduleRequest.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 49: thumela.transfers.v1.CreateScheduleRequest.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
+	46, // 50: thumela.transfers.v1.CreateScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	46, // 51: thumela.transfers.v1.ListSchedulesResponse.schedules:type_name -> thumela.transfers.v1.Schedule
+	46, // 52: thumela.transfers.v1.PauseScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	46, // 53: thumela.transfers.v1.ResumeScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	6,  // 54: thumela.transfers.v1.CreditMovement.kind:type_name -> thumela.transfers.v1.CreditMovementKind
+	65, // 55: thumela.transfers.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
+	58, // 56: thumela.transfers.v1.GetCreditResponse.recent_movements:type_name -> thumela.transfers.v1.CreditMovement
+	63, // 57: thumela.transfers.v1.ReconcileResponse.run:type_name -> thumela.transfers.v1.ReconciliationRun
+	65, // 58: thumela.transfers.v1.ReconciliationRun.window_from:type_name -> google.protobuf.Timestamp
+	65, // 59: thumela.transfers.v1.ReconciliationRun.started_at:type_name -> google.protobuf.Timestamp
+	65, // 60: thumela.transfers.v1.ReconciliationRun.finished_at:type_name -> google.protobuf.Timestamp
+	64, // 61: thumela.transfers.v1.ReconciliationRun.mismatches:type_name -> thumela.transfers.v1.Mismatch
+	11, // 62: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
+	13, // 63: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
+	15, // 64: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
+	17, // 65: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
+	21, // 66: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
+	19, // 67: thumela.transfers.v1.TransfersService.QuoteFee:input_type -> thumela.transfers.v1.QuoteFeeRequest
+	24, // 68: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
+	28, // 69: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
+	30, // 70: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
+	32, // 71: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
+	34, // 72: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
+	48, // 73: thumela.transfers.v1.TransfersService.CreateSchedule:input_type -> thumela.transfers.v1.CreateScheduleRequest
+	50, // 74: thumela.transfers.v1.TransfersService.ListSchedules:input_type -> thumela.transfers.v1.ListSchedulesRequest
+	52, // 75: thumela.transfers.v1.TransfersService.PauseSchedule:input_type -> thumela.transfers.v1.PauseScheduleRequest
+	54, // 76: thumela.transfers.v1.TransfersService.ResumeSchedule:input_type -> thumela.transfers.v1.ResumeScheduleRequest
+	56, // 77: thumela.transfers.v1.TransfersService.DeleteSchedule:input_type -> thumela.transfers.v1.DeleteScheduleRequest
+	59, // 78: thumela.transfers.v1.TransfersService.GetCredit:input_type -> thumela.transfers.v1.GetCreditRequest
+	61, // 79: thumela.transfers.v1.TransfersService.Reconcile:input_type -> thumela.transfers.v1.ReconcileRequest
+	37, // 80: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
+	39, // 81: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
+	42, // 82: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
+	44, // 83: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
+	12, // 84: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
+	14, // 85: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
+	16, // 86: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
+	18, // 87: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
+	23, // 88: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
+	20, // 89: thumela.transfers.v1.TransfersService.QuoteFee:output_type -> thumela.transfers.v1.QuoteFeeResponse
+	26, // 90: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
+	29, // 91: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
+	31, // 92: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
+	33, // 93: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
+	35, // 94: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
+	49, // 95: thumela.transfers.v1.TransfersService.CreateSchedule:output_type -> thumela.transfers.v1.CreateScheduleResponse
+	51, // 96: thumela.transfers.v1.TransfersService.ListSchedules:output_type -> thumela.transfers.v1.ListSchedulesResponse
+	53, // 97: thumela.transfers.v1.TransfersService.PauseSchedule:output_type -> thumela.transfers.v1.PauseScheduleResponse
+	55, // 98: thumela.transfers.v1.TransfersService.ResumeSchedule:output_type -> thumela.transfers.v1.ResumeScheduleResponse
+	57, // 99: thumela.transfers.v1.TransfersService.DeleteSchedule:output_type -> thumela.transfers.v1.DeleteScheduleResponse
+	60, // 100: thumela.transfers.v1.TransfersService.GetCredit:output_type -> thumela.transfers.v1.GetCreditResponse
+	62, // 101: thumela.transfers.v1.TransfersService.Reconcile:output_type -> thumela.transfers.v1.ReconcileResponse
+	41, // 102: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
+	40, // 103: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
+	43, // 104: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
+	45, // 105: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
+	84, // [84:106] is the sub-list for method output_type
+	62, // [62:84] is the sub-list for method input_type
+	62, // [62:62] is the sub-list for extension type_name
+	62, // [62:62] is the sub-list for extension extendee
+	0,  // [0:62] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_transfers_proto_init() }
@@ -4532,7 +4641,7 @@ func file_thumela_transfers_v1_transfers_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_transfers_v1_transfers_proto_rawDesc), len(file_thumela_transfers_v1_transfers_proto_rawDesc)),
 			NumEnums:      8,
-			NumMessages:   55,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

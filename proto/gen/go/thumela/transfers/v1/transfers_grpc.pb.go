@@ -24,6 +24,7 @@ const (
 	TransfersService_ListTransfers_FullMethodName        = "/thumela.transfers.v1.TransfersService/ListTransfers"
 	TransfersService_CancelTransfer_FullMethodName       = "/thumela.transfers.v1.TransfersService/CancelTransfer"
 	TransfersService_GetLimits_FullMethodName            = "/thumela.transfers.v1.TransfersService/GetLimits"
+	TransfersService_QuoteFee_FullMethodName             = "/thumela.transfers.v1.TransfersService/QuoteFee"
 	TransfersService_GetLimitPolicy_FullMethodName       = "/thumela.transfers.v1.TransfersService/GetLimitPolicy"
 	TransfersService_ListRecipients_FullMethodName       = "/thumela.transfers.v1.TransfersService/ListRecipients"
 	TransfersService_UpdateRecipient_FullMethodName      = "/thumela.transfers.v1.TransfersService/UpdateRecipient"
@@ -68,6 +69,12 @@ type TransfersServiceClient interface {
 	CancelTransfer(ctx context.Context, in *CancelTransferRequest, opts ...grpc.CallOption) (*CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(ctx context.Context, in *GetLimitsRequest, opts ...grpc.CallOption) (*GetLimitsResponse, error)
+	// QuoteFee prices a transfer of amount_cents to bank for the user, as CreateTransfer would
+	// charge it now: the bank's fee from the published fee schedule, and the first-transfer
+	// waiver decided on the user's own transfers (waived until one has not failed). The
+	// wizard's summary shows it. An amount that no transfer can have is InvalidArgument with a
+	// field violation on amount_cents.
+	QuoteFee(ctx context.Context, in *QuoteFeeRequest, opts ...grpc.CallOption) (*QuoteFeeResponse, error)
 	// GetLimitPolicy answers the configured limits with no user (the public pages: Help Center,
 	// FAQ, terms, compliance), so that no copy of them can disagree with what is enforced.
 	GetLimitPolicy(ctx context.Context, in *GetLimitPolicyRequest, opts ...grpc.CallOption) (*GetLimitPolicyResponse, error)
@@ -209,6 +216,16 @@ func (c *transfersServiceClient) GetLimits(ctx context.Context, in *GetLimitsReq
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetLimitsResponse)
 	err := c.cc.Invoke(ctx, TransfersService_GetLimits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transfersServiceClient) QuoteFee(ctx context.Context, in *QuoteFeeRequest, opts ...grpc.CallOption) (*QuoteFeeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(QuoteFeeResponse)
+	err := c.cc.Invoke(ctx, TransfersService_QuoteFee_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -401,6 +418,12 @@ type TransfersServiceServer interface {
 	CancelTransfer(context.Context, *CancelTransferRequest) (*CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error)
+	// QuoteFee prices a transfer of amount_cents to bank for the user, as CreateTransfer would
+	// charge it now: the bank's fee from the published fee schedule, and the first-transfer
+	// waiver decided on the user's own transfers (waived until one has not failed). The
+	// wizard's summary shows it. An amount that no transfer can have is InvalidArgument with a
+	// field violation on amount_cents.
+	QuoteFee(context.Context, *QuoteFeeRequest) (*QuoteFeeResponse, error)
 	// GetLimitPolicy answers the configured limits with no user (the public pages: Help Center,
 	// FAQ, terms, compliance), so that no copy of them can disagree with what is enforced.
 	GetLimitPolicy(context.Context, *GetLimitPolicyRequest) (*GetLimitPolicyResponse, error)
@@ -512,6 +535,9 @@ func (UnimplementedTransfersServiceServer) CancelTransfer(context.Context, *Canc
 }
 func (UnimplementedTransfersServiceServer) GetLimits(context.Context, *GetLimitsRequest) (*GetLimitsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetLimits not implemented")
+}
+func (UnimplementedTransfersServiceServer) QuoteFee(context.Context, *QuoteFeeRequest) (*QuoteFeeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method QuoteFee not implemented")
 }
 func (UnimplementedTransfersServiceServer) GetLimitPolicy(context.Context, *GetLimitPolicyRequest) (*GetLimitPolicyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetLimitPolicy not implemented")
@@ -668,6 +694,24 @@ func _TransfersService_GetLimits_Handler(srv interface{}, ctx context.Context, d
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(TransfersServiceServer).GetLimits(ctx, req.(*GetLimitsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransfersService_QuoteFee_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QuoteFeeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransfersServiceServer).QuoteFee(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransfersService_QuoteFee_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransfersServiceServer).QuoteFee(ctx, req.(*QuoteFeeRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -986,6 +1030,10 @@ var TransfersService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetLimits",
 			Handler:    _TransfersService_GetLimits_Handler,
+		},
+		{
+			MethodName: "QuoteFee",
+			Handler:    _TransfersService_QuoteFee_Handler,
 		},
 		{
 			MethodName: "GetLimitPolicy",

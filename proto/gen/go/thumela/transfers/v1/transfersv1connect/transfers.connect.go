@@ -48,6 +48,9 @@ const (
 	// TransfersServiceGetLimitsProcedure is the fully-qualified name of the TransfersService's
 	// GetLimits RPC.
 	TransfersServiceGetLimitsProcedure = "/thumela.transfers.v1.TransfersService/GetLimits"
+	// TransfersServiceQuoteFeeProcedure is the fully-qualified name of the TransfersService's QuoteFee
+	// RPC.
+	TransfersServiceQuoteFeeProcedure = "/thumela.transfers.v1.TransfersService/QuoteFee"
 	// TransfersServiceGetLimitPolicyProcedure is the fully-qualified name of the TransfersService's
 	// GetLimitPolicy RPC.
 	TransfersServiceGetLimitPolicyProcedure = "/thumela.transfers.v1.TransfersService/GetLimitPolicy"
@@ -115,6 +118,12 @@ type TransfersServiceClient interface {
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// QuoteFee prices a transfer of amount_cents to bank for the user, as CreateTransfer would
+	// charge it now: the bank's fee from the published fee schedule, and the first-transfer
+	// waiver decided on the user's own transfers (waived until one has not failed). The
+	// wizard's summary shows it. An amount that no transfer can have is InvalidArgument with a
+	// field violation on amount_cents.
+	QuoteFee(context.Context, *v1.QuoteFeeRequest) (*v1.QuoteFeeResponse, error)
 	// GetLimitPolicy answers the configured limits with no user (the public pages: Help Center,
 	// FAQ, terms, compliance), so that no copy of them can disagree with what is enforced.
 	GetLimitPolicy(context.Context, *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error)
@@ -245,6 +254,12 @@ func NewTransfersServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 			connect.WithClientOptions(opts...),
 		),
+		quoteFee: connect.NewClient[v1.QuoteFeeRequest, v1.QuoteFeeResponse](
+			httpClient,
+			baseURL+TransfersServiceQuoteFeeProcedure,
+			connect.WithSchema(transfersServiceMethods.ByName("QuoteFee")),
+			connect.WithClientOptions(opts...),
+		),
 		getLimitPolicy: connect.NewClient[v1.GetLimitPolicyRequest, v1.GetLimitPolicyResponse](
 			httpClient,
 			baseURL+TransfersServiceGetLimitPolicyProcedure,
@@ -351,6 +366,7 @@ type transfersServiceClient struct {
 	listTransfers        *connect.Client[v1.ListTransfersRequest, v1.ListTransfersResponse]
 	cancelTransfer       *connect.Client[v1.CancelTransferRequest, v1.CancelTransferResponse]
 	getLimits            *connect.Client[v1.GetLimitsRequest, v1.GetLimitsResponse]
+	quoteFee             *connect.Client[v1.QuoteFeeRequest, v1.QuoteFeeResponse]
 	getLimitPolicy       *connect.Client[v1.GetLimitPolicyRequest, v1.GetLimitPolicyResponse]
 	listRecipients       *connect.Client[v1.ListRecipientsRequest, v1.ListRecipientsResponse]
 	updateRecipient      *connect.Client[v1.UpdateRecipientRequest, v1.UpdateRecipientResponse]
@@ -408,6 +424,15 @@ func (c *transfersServiceClient) CancelTransfer(ctx context.Context, req *v1.Can
 // GetLimits calls thumela.transfers.v1.TransfersService.GetLimits.
 func (c *transfersServiceClient) GetLimits(ctx context.Context, req *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error) {
 	response, err := c.getLimits.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// QuoteFee calls thumela.transfers.v1.TransfersService.QuoteFee.
+func (c *transfersServiceClient) QuoteFee(ctx context.Context, req *v1.QuoteFeeRequest) (*v1.QuoteFeeResponse, error) {
+	response, err := c.quoteFee.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
 	}
@@ -576,6 +601,12 @@ type TransfersServiceHandler interface {
 	CancelTransfer(context.Context, *v1.CancelTransferRequest) (*v1.CancelTransferResponse, error)
 	// GetLimits reports the user's usage against each limit (Africa/Johannesburg time).
 	GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error)
+	// QuoteFee prices a transfer of amount_cents to bank for the user, as CreateTransfer would
+	// charge it now: the bank's fee from the published fee schedule, and the first-transfer
+	// waiver decided on the user's own transfers (waived until one has not failed). The
+	// wizard's summary shows it. An amount that no transfer can have is InvalidArgument with a
+	// field violation on amount_cents.
+	QuoteFee(context.Context, *v1.QuoteFeeRequest) (*v1.QuoteFeeResponse, error)
 	// GetLimitPolicy answers the configured limits with no user (the public pages: Help Center,
 	// FAQ, terms, compliance), so that no copy of them can disagree with what is enforced.
 	GetLimitPolicy(context.Context, *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error)
@@ -702,6 +733,12 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 		connect.WithSchema(transfersServiceMethods.ByName("GetLimits")),
 		connect.WithHandlerOptions(opts...),
 	)
+	transfersServiceQuoteFeeHandler := connect.NewUnaryHandlerSimple(
+		TransfersServiceQuoteFeeProcedure,
+		svc.QuoteFee,
+		connect.WithSchema(transfersServiceMethods.ByName("QuoteFee")),
+		connect.WithHandlerOptions(opts...),
+	)
 	transfersServiceGetLimitPolicyHandler := connect.NewUnaryHandlerSimple(
 		TransfersServiceGetLimitPolicyProcedure,
 		svc.GetLimitPolicy,
@@ -810,6 +847,8 @@ func NewTransfersServiceHandler(svc TransfersServiceHandler, opts ...connect.Han
 			transfersServiceCancelTransferHandler.ServeHTTP(w, r)
 		case TransfersServiceGetLimitsProcedure:
 			transfersServiceGetLimitsHandler.ServeHTTP(w, r)
+		case TransfersServiceQuoteFeeProcedure:
+			transfersServiceQuoteFeeHandler.ServeHTTP(w, r)
 		case TransfersServiceGetLimitPolicyProcedure:
 			transfersServiceGetLimitPolicyHandler.ServeHTTP(w, r)
 		case TransfersServiceListRecipientsProcedure:
@@ -869,6 +908,10 @@ func (UnimplementedTransfersServiceHandler) CancelTransfer(context.Context, *v1.
 
 func (UnimplementedTransfersServiceHandler) GetLimits(context.Context, *v1.GetLimitsRequest) (*v1.GetLimitsResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.GetLimits is not implemented"))
+}
+
+func (UnimplementedTransfersServiceHandler) QuoteFee(context.Context, *v1.QuoteFeeRequest) (*v1.QuoteFeeResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.transfers.v1.TransfersService.QuoteFee is not implemented"))
 }
 
 func (UnimplementedTransfersServiceHandler) GetLimitPolicy(context.Context, *v1.GetLimitPolicyRequest) (*v1.GetLimitPolicyResponse, error) {
