@@ -86,8 +86,6 @@ type Quote struct {
 	PlatformFee Money
 	// Fallback is true when the fallback schedule was applied.
 	Fallback bool
-	// Waived is true when the fee is not charged (the sender's first transfer).
-	Waived bool
 }
 
 // NewQuote prices amount with schedule: the bank's fixed fee plus the percentage of the
@@ -106,27 +104,9 @@ func NewQuote(amount Money, schedule BankFee, fallback bool) (Quote, error) {
 	}, nil
 }
 
-// Waive marks the fee as not charged; the fee that would have applied stays visible.
-func (q *Quote) Waive() { q.Waived = true }
-
-// Fee is bank fee + platform fee: what would be charged without a waiver.
+// Fee is bank fee + platform fee, all charged: fees quotes the list price, and the
+// first-transfer waiver is the transfers service's to apply.
 func (q Quote) Fee() Money { return q.BankFee.Add(q.PlatformFee) }
 
-// TotalFee is what the sender pays in fees: zero when waived.
-func (q Quote) TotalFee() Money {
-	if q.Waived {
-		return Cents(0)
-	}
-	return q.Fee()
-}
-
-// WaivedFee is the fee not charged because of a waiver, zero otherwise.
-func (q Quote) WaivedFee() Money {
-	if q.Waived {
-		return q.Fee()
-	}
-	return Cents(0)
-}
-
-// Total is the amount plus the fee the sender pays.
-func (q Quote) Total() Money { return q.Amount.Add(q.TotalFee()) }
+// Total is the amount plus the fee.
+func (q Quote) Total() Money { return q.Amount.Add(q.Fee()) }

@@ -79,7 +79,7 @@ func TestNewQuote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := []int64{q.BankFee.Cents(), q.PlatformFee.Cents(), q.TotalFee().Cents(), q.Total().Cents()}
+			got := []int64{q.BankFee.Cents(), q.PlatformFee.Cents(), q.Fee().Cents(), q.Total().Cents()}
 			want := []int64{tt.wantBank, tt.wantPlatform, tt.wantTotalFee, tt.wantTotal}
 			for i := range got {
 				if got[i] != want[i] {
@@ -87,17 +87,5 @@ func TestNewQuote(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestWaivedQuoteChargesNoFee(t *testing.T) {
-	t.Parallel()
-	q, err := domain.NewQuote(domain.Cents(10000), domain.Fallback, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.Waive()
-	if q.TotalFee().Cents() != 0 || q.WaivedFee().Cents() != 1030 || q.Total().Cents() != 10000 {
-		t.Fatalf("waived quote: total fee %s, waived %s, total %s", q.TotalFee(), q.WaivedFee(), q.Total())
 	}
 }

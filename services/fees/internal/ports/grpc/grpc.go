@@ -58,10 +58,8 @@ func (s *Server) Quote(ctx context.Context, req *feesv1.QuoteRequest) (*feesv1.Q
 		AmountCents:      q.Amount.Cents(),
 		BankFeeCents:     q.BankFee.Cents(),
 		PlatformFeeCents: q.PlatformFee.Cents(),
-		TotalFeeCents:    q.TotalFee().Cents(),
+		TotalFeeCents:    q.Fee().Cents(),
 		TotalAmountCents: q.Total().Cents(),
-		Waived:           q.Waived,
-		WaivedFeeCents:   q.WaivedFee().Cents(),
 		Fallback:         q.Fallback,
 	}}, nil
 }

@@ -28,10 +28,13 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // FeesService prices a transfer: the recipient bank's cash-send fee plus the platform fee, in
-// integer cents (percentages in basis points, rounded half-up), with the first transfer free.
+// integer cents (percentages in basis points, rounded half-up). The first transfer is free, but
+// that is the transfers service's to decide (it holds the sender's transfers):
+// TransfersService.QuoteFee answers the sender's price with the waiver applied.
 type FeesServiceClient interface {
 	ListBanks(ctx context.Context, in *ListBanksRequest, opts ...grpc.CallOption) (*ListBanksResponse, error)
-	// Quote prices a transfer for the calling user (the access token's subject).
+	// Quote prices a transfer at the list price (waived is always false); it needs a user's
+	// access token.
 	Quote(ctx context.Context, in *QuoteRequest, opts ...grpc.CallOption) (*QuoteResponse, error)
 }
 
@@ -68,10 +71,13 @@ func (c *feesServiceClient) Quote(ctx context.Context, in *QuoteRequest, opts ..
 // for forward compatibility.
 //
 // FeesService prices a transfer: the recipient bank's cash-send fee plus the platform fee, in
-// integer cents (percentages in basis points, rounded half-up), with the first transfer free.
+// integer cents (percentages in basis points, rounded half-up). The first transfer is free, but
+// that is the transfers service's to decide (it holds the sender's transfers):
+// TransfersService.QuoteFee answers the sender's price with the waiver applied.
 type FeesServiceServer interface {
 	ListBanks(context.Context, *ListBanksRequest) (*ListBanksResponse, error)
-	// Quote prices a transfer for the calling user (the access token's subject).
+	// Quote prices a transfer at the list price (waived is always false); it needs a user's
+	// access token.
 	Quote(context.Context, *QuoteRequest) (*QuoteResponse, error)
 	mustEmbedUnimplementedFeesServiceServer()
 }

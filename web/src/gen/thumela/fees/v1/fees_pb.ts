@@ -220,7 +220,9 @@ export const BankSchema: GenEnum<Bank> = /*@__PURE__*/
 
 /**
  * FeesService prices a transfer: the recipient bank's cash-send fee plus the platform fee, in
- * integer cents (percentages in basis points, rounded half-up), with the first transfer free.
+ * integer cents (percentages in basis points, rounded half-up). The first transfer is free, but
+ * that is the transfers service's to decide (it holds the sender's transfers):
+ * TransfersService.QuoteFee answers the sender's price with the waiver applied.
  *
  * @generated from service thumela.fees.v1.FeesService
  */
@@ -234,7 +236,8 @@ export const FeesService: GenService<{
     output: typeof ListBanksResponseSchema;
   },
   /**
-   * Quote prices a transfer for the calling user (the access token's subject).
+   * Quote prices a transfer at the list price (waived is always false); it needs a user's
+   * access token.
    *
    * @generated from rpc thumela.fees.v1.FeesService.Quote
    */

@@ -42,7 +42,8 @@ const (
 // FeesServiceClient is a client for the thumela.fees.v1.FeesService service.
 type FeesServiceClient interface {
 	ListBanks(context.Context, *v1.ListBanksRequest) (*v1.ListBanksResponse, error)
-	// Quote prices a transfer for the calling user (the access token's subject).
+	// Quote prices a transfer at the list price (waived is always false); it needs a user's
+	// access token.
 	Quote(context.Context, *v1.QuoteRequest) (*v1.QuoteResponse, error)
 }
 
@@ -99,7 +100,8 @@ func (c *feesServiceClient) Quote(ctx context.Context, req *v1.QuoteRequest) (*v
 // FeesServiceHandler is an implementation of the thumela.fees.v1.FeesService service.
 type FeesServiceHandler interface {
 	ListBanks(context.Context, *v1.ListBanksRequest) (*v1.ListBanksResponse, error)
-	// Quote prices a transfer for the calling user (the access token's subject).
+	// Quote prices a transfer at the list price (waived is always false); it needs a user's
+	// access token.
 	Quote(context.Context, *v1.QuoteRequest) (*v1.QuoteResponse, error)
 }
 
