@@ -29,6 +29,16 @@ const (
 	metricsIdleTimeout       = 2 * time.Minute
 )
 
+// HandlePprof serves the Go profiler on mux under PprofPath: the index (which also serves the
+// named profiles: heap, goroutine, …), the command line, CPU profiles, symbols and traces.
+func HandlePprof(mux *http.ServeMux) {
+	mux.HandleFunc("GET "+PprofPath, pprof.Index)
+	mux.HandleFunc("GET "+PprofPath+"cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET "+PprofPath+"profile", pprof.Profile)
+	mux.HandleFunc("GET "+PprofPath+"symbol", pprof.Symbol)
+	mux.HandleFunc("GET "+PprofPath+"trace", pprof.Trace)
+}
+
 // MetricsServer returns a component that serves the Prometheus metrics (GET /metrics) on addr,
 // a listener of its own: the metrics stay off the public and gRPC ports, so that a
 // NetworkPolicy can open them to the monitoring namespace only. The Go profiler is served there
@@ -42,11 +52,7 @@ const (
 func MetricsServer(addr string, logger *slog.Logger) lifecycle.Component {
 	mux := http.NewServeMux()
 	mux.Handle("GET "+MetricsPath, MetricsHandler())
-	mux.HandleFunc("GET "+PprofPath, pprof.Index) // also serves the named profiles (heap, goroutine, …)
-	mux.HandleFunc("GET "+PprofPath+"cmdline", pprof.Cmdline)
-	mux.HandleFunc("GET "+PprofPath+"profile", pprof.Profile)
-	mux.HandleFunc("GET "+PprofPath+"symbol", pprof.Symbol)
-	mux.HandleFunc("GET "+PprofPath+"trace", pprof.Trace)
+	HandlePprof(mux)
 	srv := &http.Server{
 		Addr:              addr,
 		Handler:           mux,

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/bench"
+	"github.com/thumela/thumela/services/platform/telemetry"
 )
 
 func main() { os.Exit(run()) }
@@ -104,9 +104,7 @@ func servePprof(addr string) error {
 		return fmt.Errorf("pprof: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	telemetry.HandlePprof(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return nil
