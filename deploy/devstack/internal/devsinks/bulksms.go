@@ -54,6 +54,10 @@ const (
 	maxSubmission     = 1 << 20
 	// webhookID names the stand-in's one webhook in X-BulkSMS-Webhook-Id.
 	webhookID = "devstack-1"
+	// reportBatch is the most status reports one webhook call carries, and reportPosters how
+	// many calls are in flight at once.
+	reportBatch   = 100
+	reportPosters = 4
 )
 
 // BulkSMSConfig configures the stand-in.
@@ -69,6 +73,10 @@ type BulkSMSConfig struct {
 	// DELIVERED (FAILED.NOT_SENT at SentAfter for a number failing permanently). Defaults:
 	// 100 ms and 300 ms.
 	SentAfter, DeliveredAfter time.Duration
+	// ReportWindow is how long a status report waits for others to go in the same webhook
+	// call: BulkSMS's invoker posts a JSON array of messages, and under load carries many in
+	// one call. Default 50 ms.
+	ReportWindow time.Duration
 	// RetryBase is the first wait before a status report is posted again after a non-2xx
 	// answer; it doubles up to a minute, for ReportAttempts attempts in all. Defaults: 1 s, 10.
 	RetryBase      time.Duration
@@ -84,9 +92,10 @@ type BulkSMS struct {
 	logger *slog.Logger
 	mux    *http.ServeMux
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	reports chan smsMessage // status reports due, for the posters
 
 	mu       sync.Mutex
 	nextID   int64
@@ -165,6 +174,9 @@ func NewBulkSMS(cfg BulkSMSConfig) (*BulkSMS, error) {
 	if cfg.DeliveredAfter <= cfg.SentAfter {
 		cfg.DeliveredAfter = cfg.SentAfter + 200*time.Millisecond
 	}
+	if cfg.ReportWindow <= 0 {
+		cfg.ReportWindow = 50 * time.Millisecond
+	}
 	if cfg.RetryBase <= 0 {
 		cfg.RetryBase = time.Second
 	}
@@ -172,11 +184,11 @@ func NewBulkSMS(cfg BulkSMSConfig) (*BulkSMS, error) {
 		cfg.ReportAttempts = 10
 	}
 	if cfg.Client == nil {
-		// Reports go out concurrently, one per message and status, as a busy provider's do:
-		// net/http's default keeps only two idle connections per host, so most reports
-		// dialled (and the webhook accepted) a connection of their own.
+		// Reports go out on reportPosters calls at once: net/http's default keeps only two
+		// idle connections per host, so the others would dial (and the webhook accept) a
+		// connection each.
 		transport := http.DefaultTransport.(*http.Transport).Clone()
-		transport.MaxIdleConnsPerHost = 32
+		transport.MaxIdleConnsPerHost = reportPosters
 		cfg.Client = &http.Client{Timeout: 10 * time.Second, Transport: transport}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -187,6 +199,10 @@ func NewBulkSMS(cfg BulkSMSConfig) (*BulkSMS, error) {
 		nextID:   time.Now().UnixMicro(),
 		messages: map[string]*smsMessage{},
 		dedup:    map[int32]dedupEntry{},
+		reports:  make(chan smsMessage, 4*reportBatch),
+	}
+	if cfg.WebhookURL != "" {
+		b.wg.Go(b.postReports)
 	}
 	b.mux = http.NewServeMux()
 	b.mux.HandleFunc("POST /v1/messages", b.submit)
@@ -421,18 +437,9 @@ func (b *BulkSMS) forgetOldLocked(now time.Time) {
 	}
 }
 
-// progress moves one message through the network as the provider would see it, and reports
-// each change to the webhook, in order.
+// progress moves one message through the network as the provider would see it, and queues a
+// status report of each change for the webhook.
 func (b *BulkSMS) progress(id string, permanent bool) {
-	reports := make(chan smsMessage, 2)
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		for m := range reports {
-			b.report(m)
-		}
-	}()
-	defer close(reports)
 	start := time.Now()
 	wait := func(d time.Duration) bool {
 		t := time.NewTimer(time.Until(start.Add(d)))
@@ -449,19 +456,78 @@ func (b *BulkSMS) progress(id string, permanent bool) {
 	}
 	if permanent {
 		if m, ok := b.setStatus(id, newStatus(smsFailed, smsNotSent), StatusFailed); ok && m.reports != reportsNone {
-			reports <- m
+			b.queueReport(m)
 		}
 		return
 	}
 	if m, ok := b.setStatus(id, newStatus(smsSent, ""), StatusSent); ok && m.reports == reportsAll {
-		reports <- m
+		b.queueReport(m)
 	}
 	if !wait(b.cfg.DeliveredAfter) {
 		return
 	}
 	if m, ok := b.setStatus(id, newStatus(smsDelivered, ""), StatusDelivered); ok && m.reports == reportsAll {
-		reports <- m
+		b.queueReport(m)
 	}
+}
+
+// queueReport hands m's status report to the posters (none without a webhook).
+func (b *BulkSMS) queueReport(m smsMessage) {
+	if b.cfg.WebhookURL == "" {
+		return
+	}
+	select {
+	case b.reports <- m:
+	case <-b.ctx.Done():
+	}
+}
+
+// postReports posts the queued status reports until Close: a call carries the reports due
+// within ReportWindow of its first, at most reportBatch of them, in the order they were queued,
+// and up to reportPosters calls are in flight at once.
+func (b *BulkSMS) postReports() {
+	posting := make(chan struct{}, reportPosters)
+	var calls sync.WaitGroup
+	defer calls.Wait()
+	for {
+		batch, ok := b.nextReports()
+		if !ok {
+			return
+		}
+		select {
+		case <-b.ctx.Done():
+			return
+		case posting <- struct{}{}:
+		}
+		calls.Go(func() {
+			defer func() { <-posting }()
+			b.report(batch)
+		})
+	}
+}
+
+// nextReports waits for a queued status report and gathers the ones that follow within
+// ReportWindow; ok is false once the stand-in is closed.
+func (b *BulkSMS) nextReports() (batch []smsMessage, ok bool) {
+	select {
+	case <-b.ctx.Done():
+		return nil, false
+	case m := <-b.reports:
+		batch = append(batch, m)
+	}
+	window := time.NewTimer(b.cfg.ReportWindow)
+	defer window.Stop()
+	for len(batch) < reportBatch {
+		select {
+		case <-b.ctx.Done():
+			return nil, false
+		case m := <-b.reports:
+			batch = append(batch, m)
+		case <-window.C:
+			return batch, true
+		}
+	}
+	return batch, true
 }
 
 func (b *BulkSMS) setStatus(id string, st smsStatus, outboxStatus string) (smsMessage, bool) {
@@ -481,13 +547,10 @@ func (b *BulkSMS) setStatus(id string, st smsStatus, outboxStatus string) (smsMe
 	return cp, ok
 }
 
-// report posts one status report to the webhook, again with back-off until a 2xx answer, as
+// report posts one webhook call of status reports, again with back-off until a 2xx answer, as
 // BulkSMS's invoker does.
-func (b *BulkSMS) report(m smsMessage) {
-	if b.cfg.WebhookURL == "" {
-		return
-	}
-	body, err := json.Marshal([]smsMessage{m})
+func (b *BulkSMS) report(batch []smsMessage) {
+	body, err := json.Marshal(batch)
 	if err != nil {
 		return
 	}
@@ -498,8 +561,8 @@ func (b *BulkSMS) report(m smsMessage) {
 		if err == nil && status >= 200 && status < 300 {
 			return
 		}
-		b.logger.Warn("dev BulkSMS: status report not acknowledged; trying again",
-			"message_id", m.ID, "status", m.Status.ID, "attempt", attempt, "http_status", status, "err", err)
+		b.logger.Warn("dev BulkSMS: status reports not acknowledged; trying again",
+			"reports", len(batch), "attempt", attempt, "http_status", status, "err", err)
 		if attempt == b.cfg.ReportAttempts {
 			break
 		}
@@ -512,7 +575,7 @@ func (b *BulkSMS) report(m smsMessage) {
 		}
 		wait = min(2*wait, time.Minute)
 	}
-	b.logger.Error("dev BulkSMS: status report given up", "message_id", m.ID, "status", m.Status.ID)
+	b.logger.Error("dev BulkSMS: status reports given up", "reports", len(batch), "first_message_id", batch[0].ID)
 }
 
 func (b *BulkSMS) post(body []byte, delivery string, attempt int) (int, error) {

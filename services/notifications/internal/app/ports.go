@@ -34,11 +34,13 @@ type Repository interface {
 	// the row again while the row still is that copy's status and attempt; otherwise it is
 	// Update (the row moved: a provider's report, another attempt).
 	UpdateClaimed(ctx context.Context, claimed domain.Delivery, fn func(*domain.Delivery) error) (domain.Delivery, error)
-	// UpdateSMS is Update for the SMS delivery a provider's report names: by the provider's
-	// message id, else by the row id carried in userSuppliedId when that row has no provider
-	// id yet or the same one. domain.ErrNotFound when neither matches (a forged or foreign
-	// report).
-	UpdateSMS(ctx context.Context, providerMessageID string, rowID int64, fn func(*domain.Delivery) error) (domain.Delivery, error)
+	// UpdateSMSBatch is Update for the SMS deliveries a provider's batch of reports names, in
+	// one transaction. Target i names a delivery by the provider's message id, else by the row
+	// id carried in userSuppliedId when that row has no provider id yet or the same one. fn is
+	// called once per target, in order, with the delivery it names as the targets before it
+	// left it, or nil when none matches (a forged or foreign report); every delivery fn changed
+	// is written with its events, and the batch commits whole or not at all.
+	UpdateSMSBatch(ctx context.Context, targets []SMSTarget, fn func(i int, d *domain.Delivery)) error
 	// QueuedBefore lists the request ids of queued deliveries received before t whose attempt
 	// lease (if any) has passed at now, at most limit of them.
 	QueuedBefore(ctx context.Context, t, now time.Time, limit int) ([]uuid.UUID, error)

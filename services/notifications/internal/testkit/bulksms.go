@@ -280,6 +280,11 @@ func (b *BulkSMS) find(w http.ResponseWriter, r *http.Request) {
 // PostReport posts one delivery report about m to url, status "TYPE" or "TYPE.SUBTYPE", as
 // BulkSMS's webhook does; it fails unless the webhook answers 2xx.
 func (b *BulkSMS) PostReport(url string, m bulksms.Message, status string) error {
+	return PostReports(url, WithStatus(m, status))
+}
+
+// WithStatus is m as a report of status: "DELIVERED", "FAILED.HANDSET_ERROR", ….
+func WithStatus(m bulksms.Message, status string) bulksms.Message {
 	typ, sub, _ := strings.Cut(status, ".")
 	m.Status = bulksms.Status{ID: status, Type: typ}
 	if sub != "" {
@@ -287,7 +292,7 @@ func (b *BulkSMS) PostReport(url string, m bulksms.Message, status string) error
 	} else {
 		m.Status.ID = typ + ".null"
 	}
-	return PostReports(url, m)
+	return m
 }
 
 // PostReports posts msgs to url as one webhook call.

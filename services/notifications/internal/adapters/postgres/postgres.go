@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -224,15 +225,8 @@ func save(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Sta
 // the transaction's COMMIT too when last. It returns the rows the update changed.
 func write(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.Status, sql string, args []any, last bool) (int64, error) {
 	b := &pgx.Batch{}
-	b.Queue(sql, args...)
-	if d.Status != previous && events.Announced(d) {
-		msgs, err := events.Announcements(d, previous)
-		if err != nil {
-			return 0, err
-		}
-		if err := outbox.Queue(ctx, tx, b, msgs...); err != nil {
-			return 0, err
-		}
+	if err := queueWrite(ctx, tx, b, d, previous, sql, args); err != nil {
+		return 0, err
 	}
 	if last {
 		platformpg.CommitWith(tx, b)
@@ -243,6 +237,20 @@ func write(ctx context.Context, tx pgx.Tx, d domain.Delivery, previous domain.St
 		err = cerr
 	}
 	return tag.RowsAffected(), err
+}
+
+// queueWrite queues on b the update sql with args and, when d's status moved from previous on
+// a channel that is announced, its announcements.
+func queueWrite(ctx context.Context, tx pgx.Tx, b *pgx.Batch, d domain.Delivery, previous domain.Status, sql string, args []any) error {
+	b.Queue(sql, args...)
+	if d.Status == previous || !events.Announced(d) {
+		return nil
+	}
+	msgs, err := events.Announcements(d, previous)
+	if err != nil {
+		return err
+	}
+	return outbox.Queue(ctx, tx, b, msgs...)
 }
 
 // errMoved: the row is no longer as the caller read it (UpdateClaimed).
@@ -364,52 +372,81 @@ func apply(ctx context.Context, tx pgx.Tx, d domain.Delivery, fn func(*domain.De
 	return d, save(ctx, tx, d, before.Status)
 }
 
-// UpdateSMS implements app.Repository.
-func (s *Store) UpdateSMS(ctx context.Context, providerMessageID string, rowID int64, fn func(*domain.Delivery) error) (domain.Delivery, error) {
-	var out domain.Delivery
+// UpdateSMSBatch implements app.Repository. One statement reads and locks every SMS delivery
+// the batch could name, in id order, so two batches naming the same rows queue rather than
+// deadlock; the changed rows and their events go in one more round trip, with the COMMIT. A
+// provider batches its reports (BulkSMS posts a JSON array), so a busy hour's reports cost a
+// transaction per request, not per report.
+func (s *Store) UpdateSMSBatch(ctx context.Context, targets []app.SMSTarget, fn func(int, *domain.Delivery)) error {
+	var providerIDs []string
+	var rowIDs []int64
+	for _, t := range targets {
+		if t.ProviderMessageID != "" {
+			providerIDs = append(providerIDs, t.ProviderMessageID)
+		}
+		if t.RowID != 0 {
+			rowIDs = append(rowIDs, t.RowID)
+		}
+	}
 	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		var rows pgx.Rows
-		var err error
-		if providerMessageID != "" {
-			rows, err = tx.Query(ctx, `SELECT `+columns+` FROM deliveries
-				WHERE provider_message_id = $1 AND channel = 'sms' ORDER BY id LIMIT 1 FOR UPDATE`, providerMessageID)
-			if err != nil {
-				return err
-			}
-			found, err := pgx.CollectRows(rows, scan)
-			if err != nil {
-				return err
-			}
-			if len(found) == 1 {
-				out, err = apply(ctx, tx, found[0], fn)
-				return err
-			}
-		}
-		if rowID == 0 {
-			return domain.ErrNotFound
-		}
-		// Our own id, echoed by the provider: accepted only for a delivery whose provider id
-		// is not known yet (a crash before it was recorded) or is the same.
-		rows, err = tx.Query(ctx, `SELECT `+columns+` FROM deliveries
-			WHERE id = $1 AND channel = 'sms' AND (provider_message_id IS NULL OR provider_message_id = $2)
-			FOR UPDATE`, rowID, providerMessageID)
+		rows, err := tx.Query(ctx, `SELECT `+columns+` FROM deliveries
+			WHERE channel = 'sms' AND (provider_message_id = ANY($1) OR id = ANY($2))
+			ORDER BY id FOR UPDATE`, providerIDs, rowIDs)
 		if err != nil {
 			return err
 		}
-		d, err := pgx.CollectExactlyOneRow(rows, scan)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return domain.ErrNotFound
-		}
+		found, err := pgx.CollectRows(rows, scan)
 		if err != nil {
 			return err
 		}
-		out, err = apply(ctx, tx, d, fn)
-		return err
+		before := slices.Clone(found)
+		byProvider := make(map[string]int, len(found)) // the lowest row id per provider id
+		byRow := make(map[int64]int, len(found))
+		for i, d := range found {
+			if _, seen := byProvider[d.ProviderMessageID]; d.ProviderMessageID != "" && !seen {
+				byProvider[d.ProviderMessageID] = i
+			}
+			byRow[d.ID] = i
+		}
+		for i, t := range targets {
+			k, ok := byProvider[t.ProviderMessageID]
+			if !ok {
+				// Our own id, echoed by the provider: accepted only for a delivery whose provider
+				// id is not known yet (a crash before it was recorded) or is the same.
+				k, ok = byRow[t.RowID]
+				ok = ok && t.RowID != 0 &&
+					(found[k].ProviderMessageID == "" || found[k].ProviderMessageID == t.ProviderMessageID)
+			}
+			if !ok {
+				fn(i, nil)
+				continue
+			}
+			fn(i, &found[k])
+			if pid := found[k].ProviderMessageID; pid != "" {
+				if _, seen := byProvider[pid]; !seen {
+					byProvider[pid] = k // learnt from this report: the batch's later ones find it
+				}
+			}
+		}
+		b := &pgx.Batch{}
+		for i, d := range found {
+			if d == before[i] {
+				continue
+			}
+			if err := queueWrite(ctx, tx, b, d, before[i].Status, updateSQL, updateArgs(d)); err != nil {
+				return err
+			}
+		}
+		if b.Len() == 0 {
+			return nil
+		}
+		platformpg.CommitWith(tx, b)
+		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		return domain.Delivery{}, wrap("update sms delivery", err)
+		return wrap("update sms deliveries", err)
 	}
-	return out, nil
+	return nil
 }
 
 // wrap keeps domain errors recognisable and adds context to the others.

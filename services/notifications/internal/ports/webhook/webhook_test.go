@@ -132,6 +132,40 @@ func TestDeliveryReports(t *testing.T) {
 	}
 }
 
+// A provider's batch (BulkSMS posts a JSON array) is applied whole and in its order: two
+// reports about one message, reports about others, a forged one ignored, and a late report
+// after a failure changing nothing; one event per change.
+func TestABatchOfReports(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	user := uuid.NewString()
+	aReq, aMsg := sendSMS(t, e, user, "+27821230011")
+	bReq, bMsg := sendSMS(t, e, user, "+27821230012")
+	cReq, cMsg := sendSMS(t, e, user, "+27821230013")
+	forged := cMsg
+	forged.ID, forged.UserSuppliedID = "888888888", ""
+	if err := testkit.PostReports(e.WebhookURL,
+		testkit.WithStatus(aMsg, "SENT"), testkit.WithStatus(aMsg, "DELIVERED"),
+		testkit.WithStatus(bMsg, "DELIVERED"),
+		testkit.WithStatus(forged, "FAILED.BLOCKED"),
+		testkit.WithStatus(cMsg, "FAILED.HANDSET_ERROR"), testkit.WithStatus(cMsg, "DELIVERED"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	e.WaitStatus(t, aReq.GetId(), domain.StatusDelivered, wait)
+	e.WaitStatus(t, bReq.GetId(), domain.StatusDelivered, wait)
+	if d := e.WaitStatus(t, cReq.GetId(), domain.StatusFailed, wait); d.FailureReason != domain.ReasonHandset {
+		t.Errorf("failure reason %q", d.FailureReason)
+	}
+	testkit.WaitEvents(t, e.JS, user, aReq.GetId(), queued, sent, delivered)
+	testkit.WaitEvents(t, e.JS, user, bReq.GetId(), queued, sent, delivered)
+	testkit.WaitEvents(t, e.JS, user, cReq.GetId(), queued, sent, failed)
+	time.Sleep(300 * time.Millisecond)
+	if n := len(testkit.Events(t, e.JS, user)); n != 9 {
+		t.Errorf("%d events, want 3 per delivery", n)
+	}
+}
+
 func TestMalformedAndHealth(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
