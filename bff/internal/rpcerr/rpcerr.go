@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
+	"strconv"
 	"time"
 
 	"connectrpc.com/connect"
@@ -43,7 +45,23 @@ func FromService(ctx context.Context, logger *slog.Logger, err error) error {
 	}
 	cerr := connect.NewError(connect.Code(st.Code()), errors.New(st.Message()))
 	addDetails(cerr, st)
+	if st.Code() == codes.ResourceExhausted {
+		retryAfter(cerr, st)
+	}
 	return cerr
+}
+
+// retryAfter sets the Retry-After header of a service's throttle (identity's sign-in and code
+// back-off) from its google.rpc.RetryInfo, as the BFF's own rate limits set it: whole seconds,
+// rounded up, so a client that waits as told is never early.
+func retryAfter(cerr *connect.Error, st *status.Status) {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.RetryInfo); ok && info.GetRetryDelay() != nil {
+			secs := max(1, int(math.Ceil(info.GetRetryDelay().AsDuration().Seconds())))
+			cerr.Meta().Set("Retry-After", strconv.Itoa(secs))
+			return
+		}
+	}
 }
 
 // UnavailableMessage is what a person is told while a service, or what it depends on (its
@@ -88,15 +106,21 @@ func addDetail(cerr *connect.Error, m proto.Message) {
 	}
 }
 
+// The spec's sentences for a failure with nothing more to say and for a call without a session.
+const (
+	MsgInternal        = "Something went wrong. Please try again."
+	MsgUnauthenticated = "You must be logged in to perform this action"
+)
+
 // Internal logs the cause and answers a generic message: the browser never sees internals.
 func Internal(ctx context.Context, logger *slog.Logger, err error) error {
 	logger.ErrorContext(ctx, "internal error", "err", err)
-	return connect.NewError(connect.CodeInternal, errors.New("something went wrong, please try again"))
+	return connect.NewError(connect.CodeInternal, errors.New(MsgInternal)) //nolint:staticcheck // ST1005: a sentence shown to the person as it is
 }
 
 // Unauthenticated is the answer to a call that needs a session and has none.
 func Unauthenticated() error {
-	return connect.NewError(connect.CodeUnauthenticated, errors.New("you must be logged in to perform this action"))
+	return connect.NewError(connect.CodeUnauthenticated, errors.New(MsgUnauthenticated)) //nolint:staticcheck // ST1005: a sentence shown to the person as it is
 }
 
 // InvalidArgument is a validation failure found at the edge.

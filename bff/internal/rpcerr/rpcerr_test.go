@@ -30,8 +30,8 @@ func TestFromService(t *testing.T) {
 	}{
 		{"not found keeps its code and message", status.Error(codes.NotFound, "payment method not found"), connect.CodeNotFound, "payment method not found", 0},
 		{"details pass through", weak.Err(), connect.CodeInvalidArgument, "password is too weak", 1},
-		{"internal is hidden", status.Error(codes.Internal, "pq: relation does not exist"), connect.CodeInternal, "something went wrong, please try again", 0},
-		{"not a status is internal", errors.New("boom"), connect.CodeInternal, "something went wrong, please try again", 0},
+		{"internal is hidden", status.Error(codes.Internal, "pq: relation does not exist"), connect.CodeInternal, MsgInternal, 0},
+		{"not a status is internal", errors.New("boom"), connect.CodeInternal, MsgInternal, 0},
 		{"unavailable is friendly and hints a retry", status.Error(codes.Unavailable, "connection refused"), connect.CodeUnavailable, UnavailableMessage, 1},
 	}
 	for _, tt := range tests {
@@ -120,5 +120,30 @@ func TestFromServiceUnavailable(t *testing.T) {
 				t.Fatalf("retry hints %v among %d details, want only %v", retries, len(ce.Details()), tt.wantRetry)
 			}
 		})
+	}
+}
+
+// identity's sign-in back-off reaches the browser with its RetryInfo and a Retry-After header,
+// as the BFF's own limits answer; a throttle without a RetryInfo gets no header.
+func TestFromServiceSetsRetryAfterForAThrottle(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := status.New(codes.ResourceExhausted, "Too many sign-in attempts. Please try again in 2 seconds.").WithDetails(
+		&errdetails.RetryInfo{RetryDelay: durationpb.New(1500 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ce *connect.Error
+	if !errors.As(FromService(context.Background(), logger, st.Err()), &ce) {
+		t.Fatal("not a connect error")
+	}
+	if ce.Code() != connect.CodeResourceExhausted || len(ce.Details()) != 1 || ce.Meta().Get("Retry-After") != "2" {
+		t.Errorf("got %v, %d details, Retry-After %q; want ResourceExhausted, the RetryInfo and 2", ce.Code(), len(ce.Details()), ce.Meta().Get("Retry-After"))
+	}
+	if !errors.As(FromService(context.Background(), logger, status.Error(codes.ResourceExhausted, "quota")), &ce) {
+		t.Fatal("not a connect error")
+	}
+	if got := ce.Meta().Get("Retry-After"); got != "" {
+		t.Errorf("Retry-After %q without a RetryInfo", got)
 	}
 }

@@ -19,6 +19,10 @@ var (
 	ErrVoucherNumberTaken = errors.New("voucher number already in use")
 )
 
+// MsgPaymentMethodNotFound is what the sender reads of a card that is not theirs or no longer
+// exists (another user's card answers the same: its existence is not given away).
+const MsgPaymentMethodNotFound = "Payment method not found."
+
 // Violation is one invalid field of a request; Message is what the sender reads.
 type Violation struct {
 	Field   string

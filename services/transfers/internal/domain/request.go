@@ -129,7 +129,7 @@ func NewRequest(in RequestInput) (Request, error) {
 	case pm == "":
 		verr.add("payment_method_id", "Please select a card to continue.")
 	case len(pm) > MaxPaymentMethodID || !printable(pm):
-		verr.add("payment_method_id", "payment method not found")
+		verr.add("payment_method_id", MsgPaymentMethodNotFound)
 	}
 	loc := Location{Name: strings.Join(strings.Fields(in.Location.Name), " "), Type: strings.TrimSpace(in.Location.Type)}
 	switch {

@@ -35,7 +35,7 @@ var Policy = auth.Policy{
 
 // User-facing messages of refusals.
 const (
-	MsgNotFound         = "payment method not found"
+	MsgNotFound         = "Payment method not found."
 	MsgChargeNotFound   = "charge not found"
 	MsgAlreadySaved     = "This card is already saved."
 	MsgInUse            = "This payment method is used in transactions and cannot be deleted."

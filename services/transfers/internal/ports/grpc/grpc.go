@@ -242,6 +242,14 @@ func (s *Server) ReverseCollection(ctx context.Context, req *transfersv1.Reverse
 	return res, nil
 }
 
+// Not-found answers, as the sender reads them. Another user's transfer, card or recipient
+// answers the same: its existence is not given away.
+const (
+	MsgTransferNotFound      = "Transfer not found."
+	MsgPaymentMethodNotFound = domain.MsgPaymentMethodNotFound
+	MsgRecipientNotFound     = "Recipient not found."
+)
+
 // Collection refusals, as the ATM shows them.
 const (
 	msgVoucherCredentials = "The voucher number, PIN or phone number is incorrect."
@@ -352,7 +360,7 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 	case errors.Is(err, domain.ErrRecipientConfirmationRequired):
 		return recipientConfirmationStatus()
 	case errors.Is(err, domain.ErrNotFound):
-		return status.Error(codes.NotFound, "transfer not found")
+		return status.Error(codes.NotFound, MsgTransferNotFound)
 	case errors.Is(err, domain.ErrCollectionConflict):
 		return status.Error(codes.AlreadyExists, "This retrieval reference was already used for a different request.")
 	case errors.Is(err, domain.ErrResendLimit):
@@ -367,8 +375,8 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 	case errors.Is(err, domain.ErrIdempotencyConflict):
 		return status.Error(codes.AlreadyExists, "This idempotency key was already used for a different transfer.")
 	case errors.Is(err, app.ErrPaymentMethodNotFound):
-		return grpcserver.BadRequestOrdered("payment method not found",
-			grpcserver.FieldViolation{Field: "payment_method_id", Description: "payment method not found"})
+		return grpcserver.BadRequestOrdered(MsgPaymentMethodNotFound,
+			grpcserver.FieldViolation{Field: "payment_method_id", Description: MsgPaymentMethodNotFound})
 	case errors.Is(err, app.ErrPaymentMethodNotUsable):
 		return grpcserver.BadRequestOrdered("This payment method cannot be used for transfers yet. Please choose a card.",
 			grpcserver.FieldViolation{Field: "payment_method_id", Description: "This payment method cannot be used for transfers yet. Please choose a card."})

@@ -17,6 +17,7 @@ import (
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
+	grpcport "github.com/thumela/thumela/services/transfers/internal/ports/grpc"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
 
@@ -457,11 +458,11 @@ func TestAnotherUsersTransferIsNotFound(t *testing.T) {
 	ctx := e.Ctx(t, intruder)
 	for name, id := range map[string]string{"another user's": tr.GetId(), "unknown": uuid.NewString(), "malformed": "not-a-uuid"} {
 		_, err := e.Client.GetTransfer(ctx, &transfersv1.GetTransferRequest{TransferId: id})
-		if st := status.Convert(err); st.Code() != codes.NotFound || st.Message() != "transfer not found" {
+		if st := status.Convert(err); st.Code() != codes.NotFound || st.Message() != grpcport.MsgTransferNotFound {
 			t.Errorf("GetTransfer(%s) = %v", name, err)
 		}
 		_, err = e.Client.CancelTransfer(ctx, &transfersv1.CancelTransferRequest{TransferId: id})
-		if st := status.Convert(err); st.Code() != codes.NotFound || st.Message() != "transfer not found" {
+		if st := status.Convert(err); st.Code() != codes.NotFound || st.Message() != grpcport.MsgTransferNotFound {
 			t.Errorf("CancelTransfer(%s) = %v", name, err)
 		}
 	}
@@ -512,7 +513,7 @@ func TestCreateTransferRefusesBadRequests(t *testing.T) {
 	_, theirs := e.NewUser()
 	for _, id := range []string{theirs, uuid.NewString()} {
 		_, err := e.Client.CreateTransfer(ctx, testkit.Request("k", id))
-		if got := violations(t, err); !slices.Equal(got, []string{"payment_method_id: payment method not found"}) {
+		if got := violations(t, err); !slices.Equal(got, []string{"payment_method_id: " + grpcport.MsgPaymentMethodNotFound}) {
 			t.Fatalf("foreign card: %v", got)
 		}
 	}

@@ -59,7 +59,7 @@ func (s *Server) DeleteRecipient(ctx context.Context, req *transfersv1.DeleteRec
 func (s *Server) recipientStatus(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(err, domain.ErrRecipientNotFound), errors.Is(err, domain.ErrNotFound):
-		return status.Error(codes.NotFound, "recipient not found")
+		return status.Error(codes.NotFound, MsgRecipientNotFound)
 	case errors.Is(err, domain.ErrRecipientPhoneTaken):
 		// AlreadyExists with the field, so that the edit dialog shows it under the phone.
 		st := status.New(codes.AlreadyExists, domain.MsgRecipientPhoneTaken)

@@ -13,6 +13,7 @@ import (
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
+	grpcport "github.com/thumela/thumela/services/transfers/internal/ports/grpc"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
 
@@ -225,7 +226,7 @@ func TestRecipientsScopedToTheirUser(t *testing.T) {
 	}
 	_, err := e.Client.UpdateRecipient(octx, &transfersv1.UpdateRecipientRequest{
 		RecipientId: r.GetId(), Name: "Mallory", Phone: "082 999 0000", Bank: feesv1.Bank_BANK_FNB})
-	if st := status.Convert(err); st.Code() != codes.NotFound || st.Message() != "recipient not found" {
+	if st := status.Convert(err); st.Code() != codes.NotFound || st.Message() != grpcport.MsgRecipientNotFound {
 		t.Fatalf("editing another user's: %v, want NotFound", err)
 	}
 	if _, err := e.Client.DeleteRecipient(octx, &transfersv1.DeleteRecipientRequest{RecipientId: r.GetId()}); status.Code(err) != codes.NotFound {

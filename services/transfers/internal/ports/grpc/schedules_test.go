@@ -20,6 +20,7 @@ import (
 	"github.com/thumela/thumela/services/transfers/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
+	grpcport "github.com/thumela/thumela/services/transfers/internal/ports/grpc"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
 
@@ -515,7 +516,7 @@ func TestCreateScheduleNeedsConfirmationAndStepUp(t *testing.T) {
 		{"start in the past", func(r *transfersv1.CreateScheduleRequest) { r.StartDate = "2026-03-17" }, "start_date: The start date cannot be in the past."},
 		{"end before start", func(r *transfersv1.CreateScheduleRequest) { r.EndDate = "2026-03-10" }, "end_date: The end date cannot be before the start date."},
 		{"no frequency", func(r *transfersv1.CreateScheduleRequest) { r.Frequency = 0 }, "frequency: Please choose how often to send: weekly or monthly."},
-		{"another user's card", func(r *transfersv1.CreateScheduleRequest) { r.PaymentMethodId = otherPM }, "payment_method_id: payment method not found"},
+		{"another user's card", func(r *transfersv1.CreateScheduleRequest) { r.PaymentMethodId = otherPM }, "payment_method_id: " + grpcport.MsgPaymentMethodNotFound},
 	}
 	for _, c := range cases {
 		r := scheduleRequest("bad-"+uuid.NewString(), pm)

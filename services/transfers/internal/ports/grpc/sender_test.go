@@ -17,6 +17,7 @@ import (
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
+	grpcport "github.com/thumela/thumela/services/transfers/internal/ports/grpc"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
 
@@ -134,9 +135,9 @@ func TestReissueIsTheSendersAndNeedsAVoucherAwaitingCollection(t *testing.T) {
 	intruder, _ := e.NewUser()
 	for name, id := range map[string]string{"another user's": v.transfer.GetId(), "unknown": uuid.NewString(), "malformed": "x"} {
 		_, err := e.Client.ResendVoucher(e.Ctx(t, intruder), &transfersv1.ResendVoucherRequest{TransferId: id})
-		wantCode(t, "resend of "+name, err, codes.NotFound, "transfer not found")
+		wantCode(t, "resend of "+name, err, codes.NotFound, grpcport.MsgTransferNotFound)
 		_, err = e.Client.ChangeRecipientPhone(e.Ctx(t, intruder), &transfersv1.ChangeRecipientPhoneRequest{TransferId: id, RecipientPhone: "083 555 0101"})
-		wantCode(t, "phone change of "+name, err, codes.NotFound, "transfer not found")
+		wantCode(t, "phone change of "+name, err, codes.NotFound, grpcport.MsgTransferNotFound)
 	}
 	_, err := e.Client.ResendVoucher(atm(t, e), &transfersv1.ResendVoucherRequest{TransferId: v.transfer.GetId()})
 	wantCode(t, "the ATM gateway", err, codes.PermissionDenied, "")
