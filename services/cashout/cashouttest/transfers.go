@@ -226,6 +226,9 @@ func (f *FakeTransfers) collect(req *transfersv1.CollectVoucherRequest, key requ
 	}
 	if req.GetPin() != v.PIN || normalizePhone(req.GetRecipientPhone()) != v.Phone {
 		v.attempts++
+		if v.attempts == MaxAttempts { // the attempt that locks is answered with the lock
+			return outcome{err: f.refuse(codes.ResourceExhausted, transfersv1.CollectionRefused_REASON_LOCKED, 0)}
+		}
 		return outcome{err: f.refuse(codes.PermissionDenied, transfersv1.CollectionRefused_REASON_WRONG_CREDENTIALS, MaxAttempts-v.attempts)}
 	}
 	switch {

@@ -248,7 +248,11 @@ func TestDeclines(t *testing.T) {
 			w := withdrawal(v)
 			w.PIN = otherPIN(v.PIN)
 			_, res := send(t, atm, key, w)
-			wantCode(t, fmt.Sprintf("wrong attempt %d", i+1), res, atmnet.RespIncorrectPIN)
+			want := atmnet.RespIncorrectPIN
+			if i+1 == cashouttest.MaxAttempts {
+				want = atmnet.RespPINTriesExceeded // the attempt that locks says so
+			}
+			wantCode(t, fmt.Sprintf("wrong attempt %d", i+1), res, want)
 		}
 		_, res := send(t, atm, key, withdrawal(v))
 		wantCode(t, "the right PIN after 5 wrong", res, atmnet.RespPINTriesExceeded)

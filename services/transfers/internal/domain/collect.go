@@ -23,7 +23,8 @@ import (
 // (*CredentialsError, ErrVoucherCredentials), so that the ATM cannot be used to learn which
 // vouchers exist or whose phone number goes with one. Each wrong phone number or PIN typed for
 // an existing voucher counts against it: the MaxCollectAttempts-th locks it for CollectLockout,
-// during which even the right PIN is refused. A well-formed number that no voucher has is
+// and is itself answered with the lock (*VoucherLockedError), so that the person at the ATM
+// learns it then, not at the next attempt; during the lock even the right PIN is refused. A well-formed number that no voucher has is
 // counted and locked in the very same way (UnknownNumber), so that neither the attempts left
 // nor the lock tells a guesser whether it exists. Four digits are 10 000 PINs, so five guesses
 // a day give a thief about one chance in 2 000 per day, over the voucher's 7 days.
@@ -372,13 +373,15 @@ func admit(failed *int, lockedUntil *time.Time, now time.Time) error {
 	return nil
 }
 
-// fail counts a wrong attempt (the MaxCollectAttempts-th locks) and returns its answer.
+// fail counts a wrong attempt and returns its answer: *CredentialsError with the attempts left,
+// or for the MaxCollectAttempts-th, which locks, *VoucherLockedError.
 func fail(failed *int, lockedUntil *time.Time, now time.Time) error {
 	*failed++
 	if *failed >= MaxCollectAttempts {
 		*lockedUntil = now.Add(CollectLockout)
+		return &VoucherLockedError{Until: *lockedUntil}
 	}
-	return &CredentialsError{AttemptsLeft: max(MaxCollectAttempts-*failed, 0)}
+	return &CredentialsError{AttemptsLeft: MaxCollectAttempts - *failed}
 }
 
 // Collect withdraws the voucher's cash with req at now, in this order:
@@ -386,8 +389,9 @@ func fail(failed *int, lockedUntil *time.Time, now time.Time) error {
 //  1. a voucher locked by wrong attempts is refused (*VoucherLockedError), even with the
 //     right PIN; a lock that has passed starts a fresh count;
 //  2. the phone number and the PIN must both be right (the PIN compared in constant time by
-//     pins); if not, the attempt is counted (the fifth locks the voucher, with a VoucherLocked
-//     event for the sender) and the answer is *CredentialsError. The credentials come before
+//     pins); if not, the attempt is counted and the answer is *CredentialsError, or for the
+//     fifth, which locks the voucher (with a VoucherLocked event for the sender),
+//     *VoucherLockedError. The credentials come before
 //     everything else about the voucher, so that only someone who knows them learns its state,
 //     its bank or its amount;
 //  3. the voucher must still await collection and not be past its expiry
@@ -446,7 +450,7 @@ type UnknownNumber struct {
 }
 
 // Attempt answers an attempt at now with the unknown number: *VoucherLockedError while it is
-// locked, otherwise a counted *CredentialsError, as Collect answers a wrong PIN.
+// locked, otherwise a counted attempt answered as Collect answers a wrong PIN.
 func (u *UnknownNumber) Attempt(now time.Time) error {
 	if err := admit(&u.FailedAttempts, &u.LockedUntil, now); err != nil {
 		return err

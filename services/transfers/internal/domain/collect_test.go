@@ -69,12 +69,17 @@ func TestCollectLocksAndUnlocks(t *testing.T) {
 	tr, pin := issued(t)
 	tr.TakeEvents()
 	bad := collectReq(t, otherPIN(pin), "0821234567", domain.Capitec)
-	for i := 1; i <= domain.MaxCollectAttempts; i++ {
+	for i := 1; i < domain.MaxCollectAttempts; i++ {
 		if err := tr.Collect(bad, testPINs, t0); !errors.Is(err, domain.ErrVoucherCredentials) {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
 	until := t0.Add(domain.CollectLockout)
+	// The attempt that locks says so: the recipient learns it at the ATM there and then.
+	var lockedNow *domain.VoucherLockedError
+	if err := tr.Collect(bad, testPINs, t0); !errors.As(err, &lockedNow) || !lockedNow.Until.Equal(until) {
+		t.Fatalf("attempt %d: %v, want the lock", domain.MaxCollectAttempts, err)
+	}
 	if v := tr.Voucher(); v.FailedAttempts != 5 || !v.LockedUntil.Equal(until) || !v.Locked(until.Add(-time.Nanosecond)) || v.Locked(until) {
 		t.Fatalf("voucher = %+v", v)
 	}

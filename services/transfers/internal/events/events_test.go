@@ -278,8 +278,9 @@ func TestVoucherLockedEmail(t *testing.T) {
 			t.Fatalf("wrong attempt %d: messages %v, %v", i, msgs, err)
 		}
 	}
-	if err := restored.Collect(wrong, pins, at); !errors.Is(err, domain.ErrVoucherCredentials) {
-		t.Fatalf("fifth wrong attempt: %v", err)
+	var lockedErr *domain.VoucherLockedError
+	if err := restored.Collect(wrong, pins, at); !errors.As(err, &lockedErr) {
+		t.Fatalf("fifth wrong attempt: %v, want the lock", err)
 	}
 	evs := restored.TakeEvents()
 	if len(evs) != 1 {

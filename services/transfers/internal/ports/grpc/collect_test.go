@@ -304,13 +304,16 @@ func TestCollectVoucherLocksAfterFiveWrongAttempts(t *testing.T) {
 		return r
 	}
 	start := e.Clock.Now()
-	for i := 1; i <= domain.MaxCollectAttempts; i++ {
+	for i := 1; i < domain.MaxCollectAttempts; i++ {
 		_, err := e.Client.CollectVoucher(atm(t, e), bad())
 		wantCode(t, "wrong PIN", err, codes.PermissionDenied, wrongCredentials)
 		if left := refused(t, err).GetAttemptsLeft(); left != int32(domain.MaxCollectAttempts-i) {
 			t.Fatalf("wrong PIN %d: %d attempts left, want %d", i, left, domain.MaxCollectAttempts-i)
 		}
 	}
+	// The fifth locks the voucher and says so.
+	_, fifth := e.Client.CollectVoucher(atm(t, e), bad())
+	wantCode(t, "fifth wrong PIN", fifth, codes.ResourceExhausted, "locked until 19 Mar 2026 12:00 SAST")
 	row := readVoucher(t, e, v.transfer.GetId())
 	if row.attempts != 5 || row.lockedUntil == nil || !row.lockedUntil.Equal(start.Add(24*time.Hour)) {
 		t.Fatalf("after 5 wrong PINs: %+v", row)
@@ -406,8 +409,9 @@ func TestCollectVoucherConcurrentWrongPINsStopAtTheLimit(t *testing.T) {
 	for c := range codesSeen {
 		count[c]++
 	}
-	if count[codes.PermissionDenied] != domain.MaxCollectAttempts || count[codes.ResourceExhausted] != n-domain.MaxCollectAttempts {
-		t.Fatalf("answers = %v, want %d PermissionDenied and the rest ResourceExhausted", count, domain.MaxCollectAttempts)
+	// Four wrong PINs answered as such, the fifth with the lock it set, the rest with the lock.
+	if count[codes.PermissionDenied] != domain.MaxCollectAttempts-1 || count[codes.ResourceExhausted] != n-domain.MaxCollectAttempts+1 {
+		t.Fatalf("answers = %v, want %d PermissionDenied and the rest ResourceExhausted", count, domain.MaxCollectAttempts-1)
 	}
 	if row := readVoucher(t, e, v.transfer.GetId()); row.attempts != domain.MaxCollectAttempts || row.lockedUntil == nil {
 		t.Fatalf("voucher = %+v", row)
