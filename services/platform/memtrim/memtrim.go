@@ -39,8 +39,13 @@ type Config struct {
 	// starved of CPU allocates slowly too; one slow second must not pass for the end of a burst.
 	QuietTicks int
 	// MinInterval is the least time between two trims for allocation alone (default 30 s); the
-	// end of many goroutines is not held back by it.
+	// end of many goroutines is not held back by it, nor is a burst of BurstBytes.
 	MinInterval time.Duration
+	// BurstBytes of allocation since the last trim make a burst whose end is trimmed however
+	// soon after the last trim it comes (default 256 MiB): MinInterval keeps light traffic from
+	// forcing a collection every few seconds, but a burst of this size (a dozen argon2id
+	// hashes) leaves a heap worth giving back at once.
+	BurstBytes uint64
 }
 
 func (c Config) withDefaults() Config {
@@ -58,6 +63,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MinInterval <= 0 {
 		c.MinInterval = 30 * time.Second
+	}
+	if c.BurstBytes == 0 {
+		c.BurstBytes = 256 << 20
 	}
 	return c
 }
@@ -98,7 +106,8 @@ func New(cfg Config, allocatedNow uint64) *Trimmer {
 
 // Tick takes the bytes allocated so far and the goroutines alive, and reports whether to trim
 // now: once QuietTicks quiet ticks in a row follow MinBytes of allocation since the last trim
-// (and MinInterval has passed since it), or on the first quiet tick after a quarter of the
+// (and MinInterval has passed since it, or BurstBytes were allocated), or on the first quiet
+// tick after a quarter of the
 // goroutines (at least 100) ended since their peak. The second is what closing streams
 // looks like: it frees much and allocates little, so allocation alone would not see it.
 func (t *Trimmer) Tick(allocatedNow, goroutines uint64) bool {
@@ -111,7 +120,9 @@ func (t *Trimmer) Tick(allocatedNow, goroutines uint64) bool {
 	t.last = allocatedNow
 	t.peak = max(t.peak, goroutines)
 	ended := t.peak-goroutines >= 100 && goroutines*4 < t.peak*3
-	enough := allocatedNow-t.trimmedAt >= t.cfg.MinBytes && time.Duration(t.ticks)*t.cfg.Interval >= t.cfg.MinInterval
+	since := allocatedNow - t.trimmedAt
+	enough := since >= t.cfg.MinBytes &&
+		(time.Duration(t.ticks)*t.cfg.Interval >= t.cfg.MinInterval || since >= t.cfg.BurstBytes)
 	// The end of many goroutines needs one quiet tick only: unlike a low allocation rate, it
 	// cannot come from the process being starved of CPU.
 	if (t.quiet >= t.cfg.QuietTicks && enough) || (t.quiet >= 1 && ended) {

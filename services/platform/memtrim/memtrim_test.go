@@ -33,6 +33,11 @@ func TestTrimsOnceAfterABurst(t *testing.T) {
 	at(202*mib+10, 60, 1, true)     // the first quiet tick: trim at once
 	at(202*mib+20, 100, 3, false)   // a few goroutines come and go: nothing
 	at(202*mib+30, 20, 3, false)
+	at(300*mib, 20, 1, false)    // 98 MiB within MinInterval of the last trim
+	at(300*mib+10, 20, 5, false) // quiet, but neither MinInterval nor BurstBytes
+	at(600*mib, 20, 1, false)    // a burst of step-ups: argon2id, 19 MiB a hash
+	at(600*mib+10, 20, 3, true)  // quiet after BurstBytes: trim, MinInterval or not
+	at(600*mib+20, 20, 40, false)
 	for i, s := range steps {
 		if got := tr.Tick(s.allocated, s.goroutines); got != s.want {
 			t.Fatalf("step %d (%d bytes, %d goroutines): trim = %v, want %v", i, s.allocated, s.goroutines, got, s.want)
