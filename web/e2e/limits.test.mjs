@@ -1,7 +1,8 @@
 // Limits from one source, in Debian's Chromium against the real stack. The stack runs with
 // limits that are NOT the defaults (TRANSFERS_LIMIT_*_CENTS below), so a figure the web kept a
 // copy of would show here as a wrong number: a new sender's dashboard card and the wizard's
-// amount step show the full daily and monthly allowance the transfers service has; after a
+// amount step show the full daily and monthly allowance the transfers service has, and the
+// amount step refuses more than the per-transfer figure in the server's words; after a
 // send the meter moves by the amount (live, in a tab left open on the dashboard) and shows the
 // money waiting in the uncollected voucher; the public FAQ and the Help Center state the same
 // figures that GetLimitPolicy answers.
@@ -136,6 +137,15 @@ test("a new sender sees the configured allowance on the dashboard and in the wiz
     page.getByTestId("limits-meter").getByRole("status"),
     `You can send up to ${money(LIMITS.perTransfer)} in one transfer now.`,
   );
+  // Next refuses it on this step, in the transfers service's words and figures, before a
+  // recipient is typed or "Confirm it's you" is asked.
+  await page.getByRole("button", { name: "Next" }).click();
+  await toast(page, "Invalid amount").waitFor();
+  await waitForText(
+    page.locator("#send-amount-error"),
+    `This transfer exceeds the limit of ${money(LIMITS.perTransfer)} per transfer. You can send up to ${money(LIMITS.perTransfer)} in one transfer.`,
+  );
+  assert.equal(await amount.getAttribute("aria-invalid"), "true");
 
   // Send R250 (first transfer: free; step-up and the first-payment question by flows.mjs).
   const sent = 25_000n;

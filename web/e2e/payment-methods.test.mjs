@@ -69,12 +69,30 @@ test("adding a card: grouping, missing fields, a refused number, then success", 
   await dialog.getByRole("combobox", { name: "Expiry month" }).selectOption("08");
   await dialog.getByRole("combobox", { name: "Expiry year" }).selectOption(NEXT_YEAR);
   await dialog.getByLabel("CVV").fill("123");
-  // A Luhn-invalid number is refused by the tokenizer, and the dialog stays open.
+  // A Luhn-invalid number is refused by the form, under the number, before anything is sent:
+  // a typo must not cost one of the AddCard attempts the BFF allows per account.
+  const addCardCalls = [];
+  page.on("request", (request) => {
+    if (request.url().endsWith("/thumela.bff.v1.PaymentMethodsService/AddCard")) addCardCalls.push(request);
+  });
   await number.fill("");
   await number.pressSequentially("4242424242424241");
   await dialog.getByRole("button", { name: "Add Payment Method" }).click();
+  await dialog.getByText("Card number is invalid. Please check it and try again.").waitFor();
+  assert.equal(await number.getAttribute("aria-invalid"), "true");
+  assert.equal(addCardCalls.length, 0, "a Luhn-invalid number reached the server");
+
+  // The server still checks what the form cannot (a card number hidden in the name), and its
+  // refusal shows under the field it names; the dialog stays open.
+  await number.fill("");
+  await number.pressSequentially("4242424242424242");
+  await dialog.getByLabel("Card Name").fill("Visa 4242424242424242");
+  await dialog.getByRole("button", { name: "Add Payment Method" }).click();
   await toast(page, "Failed to tokenize card").waitFor();
-  assert.equal(await dialog.isVisible(), true);
+  await dialog.getByText("Card name must not contain a card number").waitFor();
+  assert.equal(await dialog.getByLabel("Card Name").getAttribute("aria-invalid"), "true");
+  assert.equal(addCardCalls.length, 1);
+  await dialog.getByLabel("Card Name").fill("Personal Visa");
 
   await number.fill("");
   await number.pressSequentially("4242424242424242");

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { latestMessage, launchBrowser, startStack, uniqueEmail } from "./harness.mjs";
+import { toast } from "./flows.mjs";
 
 let stack;
 let chromium;
@@ -48,7 +49,7 @@ test("a new user signs up, verifies the e-mailed code and sees the dashboard", a
   await page.close();
 });
 
-test("a wrong code is refused and the user stays on the verification screen", async () => {
+test("a wrong code is refused and the user stays on the verification screen; the right one then opens the dashboard without the stale error", async () => {
   const page = await chromium.browser.newPage();
   const email = uniqueEmail("wrongcode");
   await page.goto(`${stack.baseURL}/signup`);
@@ -66,6 +67,13 @@ test("a wrong code is refused and the user stays on the verification screen", as
   await page.getByRole("button", { name: /verify/i }).click();
   await page.getByText(/incorrect|invalid|expired/i).first().waitFor();
   assert.match(page.url(), /\/otp-verification/);
+  await toast(page, "Verification failed").waitFor();
+
+  await page.getByLabel(/code/i).fill(code);
+  await page.getByRole("button", { name: /verify/i }).click();
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+  // The wrong code's toast went with the success (well before its own 4 s are up).
+  await toast(page, "Verification failed").waitFor({ state: "detached", timeout: 1500 });
   await page.close();
 });
 

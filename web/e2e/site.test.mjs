@@ -31,6 +31,8 @@ const PUBLIC_ROUTES = [
   ["/faq", "FAQ"],
   ["/support", "Support"],
   ["/feedback", "Feedback"],
+  // Public (spec §1), in the public shell for a visitor; also signed in, in the app's frame.
+  ["/help", "Help Center"],
   ["/accessibility", "Accessibility"],
   ["/sitemap", "Sitemap"],
   ["/responsible-disclosure", "Responsible Disclosure"],
@@ -171,9 +173,10 @@ describe("routes", () => {
     assert.ok(hrefs.length >= 17, `only ${hrefs.length} footer links`);
     for (const href of hrefs) {
       await page.goto(`${stack.baseURL}${href}`);
-      // /help is signed-in: a visitor is sent to log in first.
       await page.getByRole("heading", { level: 1 }).first().waitFor({ timeout: 15_000 });
       assert.equal(await page.getByRole("heading", { name: NOT_FOUND }).count(), 0, `footer link ${href} is a 404`);
+      // Every footer page is public: none sends the visitor to log in (/help did).
+      assert.equal(new URL(page.url()).pathname, href, `footer link ${href} went to ${page.url()}`);
     }
     await page.close();
   });
@@ -352,12 +355,13 @@ describe("accessibility", () => {
     ["/login", "Welcome Back", false],
     ["/signup", "Create Your Account", false],
     ["/dashboard", "Quick Actions", true],
+    ["/help", "Help Center", false],
     ["/help", "Help Center", true],
     ["/send-money", "Send Money", true],
     ["/payment-methods", "Payment Methods", true],
   ]) {
     for (const scheme of ["light", "dark"]) {
-      test(`axe: ${path} (${scheme}) has no serious or critical violations`, async () => {
+      test(`axe: ${path}${signed ? ", signed in" : ""} (${scheme}) has no serious or critical violations`, async () => {
         // axe is injected as a script; the BFF's CSP rightly forbids that, so this context bypasses it.
         const context = signed ? signedIn : await chromium.browser.newContext({ bypassCSP: true });
         const page = await context.newPage();

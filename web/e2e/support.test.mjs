@@ -1,7 +1,7 @@
 // Honest forms, in Debian's Chromium against the real stack: a message from the Help Center's
-// Contact Us and one from /contact each get a ticket (quoted in the spec's toast and on the
-// page), are kept in the support inbox, and reach the support address through the dev stack's
-// SMTP sink (listed at /dev/outbox).
+// Contact Us (signed in, and from a visitor: help is public) and one from /contact each get a
+// ticket (quoted in the spec's toast and on the page), are kept in the support inbox, and reach
+// the support address through the dev stack's SMTP sink (listed at /dev/outbox).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { latestMessage, launchBrowser, outboxMessages, startStack, uniqueEmail } from "./harness.mjs";
@@ -64,6 +64,40 @@ test("a Contact Us message from the Help Center gets a ticket and reaches the su
   const mail = await supportMail(ticket);
   assert.ok(mail.subject.includes(ticket), `subject ${mail.subject} lacks the ticket`);
   for (const part of [subject, "My sister did not get the SMS with the voucher.", "Can you check?", email, "Naledi Mahlangu"]) {
+    assert.ok(mail.body.includes(part), `the support mail lacks ${JSON.stringify(part)}:\n${mail.body}`);
+  }
+  await context.close();
+});
+
+test("a visitor reaches the Help Center from the public footer, and its Contact Us sends with the visitor's address", async () => {
+  const context = await chromium.browser.newContext();
+  const page = await context.newPage();
+  const email = uniqueEmail("helpvisitor");
+  await page.goto(`${stack.baseURL}/`);
+  await page.getByRole("contentinfo").getByRole("link", { name: "Help Center" }).click();
+  // Help is public: the public shell, not a detour to log in.
+  await page.getByRole("heading", { level: 1, name: "Help Center" }).waitFor();
+  assert.equal(new URL(page.url()).pathname, "/help");
+  await page.getByRole("banner").getByRole("link", { name: "Log In" }).waitFor();
+
+  await page.getByRole("tab", { name: "Contact Us" }).click();
+  // exact: the public footer has a "Contact us" heading of its own.
+  await page.getByRole("heading", { name: "Contact Us", exact: true }).waitFor();
+  const subject = `Which cards work? ${Date.now().toString(36)}`;
+  await page.getByLabel("Subject").fill(subject);
+  await page.getByLabel("Message").fill("Can I pay with a Mastercard debit card?");
+  await page.getByRole("button", { name: "Submit" }).click();
+  // Nobody could reply without an address: the form asks for one first.
+  await page.getByText("Please enter your email address.").waitFor();
+  await page.getByLabel("Your email (so we can reply)").fill(email);
+  await page.getByRole("button", { name: "Submit" }).click();
+
+  const shown = toast(page, "Feedback submitted");
+  await shown.waitFor();
+  const ticket = TICKET.exec(await shown.innerText())?.[0];
+  assert.ok(ticket, "no ticket in the toast");
+  const mail = await supportMail(ticket);
+  for (const part of [subject, "Can I pay with a Mastercard debit card?", email]) {
     assert.ok(mail.body.includes(part), `the support mail lacks ${JSON.stringify(part)}:\n${mail.body}`);
   }
   await context.close();

@@ -58,6 +58,11 @@ export const routes: RouteObject[] = [
       },
       { path: "/logout", handle: title("Logging out"), lazy: page(() => import("./routes/logout")) },
       {
+        // Public, in the public shell for a visitor and in the app's frame when signed in.
+        lazy: page(() => import("./routes/help/layout")),
+        children: [{ path: "/help", handle: title("Help Center"), lazy: page(() => import("./routes/help/help")) }],
+      },
+      {
         lazy: page(() => import("./routes/app/layout")),
         children: [
           { path: "/dashboard", handle: title("Dashboard"), lazy: page(() => import("./routes/app/dashboard")) },
@@ -74,7 +79,6 @@ export const routes: RouteObject[] = [
             lazy: page(() => import("./routes/app/transactions")),
           },
           { path: "/account", handle: title("Account"), lazy: page(() => import("./routes/app/account")) },
-          { path: "/help", handle: title("Help Center"), lazy: page(() => import("./routes/app/help")) },
           { path: "/refer-friend", handle: title("Refer a Friend"), lazy: page(() => import("./routes/app/refer-friend")) },
           {
             path: "/beta-features",

@@ -18,3 +18,11 @@ export async function expectToast(title: string, description?: string): Promise<
   });
   return found!;
 }
+
+/** Waits until no toast with this title is on screen (a dismissed one leaves after its exit). */
+export async function expectNoToast(title: string): Promise<void> {
+  await waitFor(() => {
+    const toasts = screen.queryAllByRole("listitem").filter((item) => item.hasAttribute("data-sonner-toast"));
+    expect(toasts.filter((item) => (item.textContent ?? "").includes(title)).map((item) => item.textContent)).toEqual([]);
+  });
+}

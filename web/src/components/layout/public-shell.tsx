@@ -1,4 +1,5 @@
 import { Link, Outlet } from "react-router";
+import type { ReactNode } from "react";
 import { buttonClasses } from "@/components/ui/button";
 import { Logo } from "@/components/ui/logo";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
@@ -6,8 +7,11 @@ import { PublicFooter } from "./footer";
 import { HEADER_LINKS } from "./footer-links";
 import { PublicMobileMenu } from "./public-shell-mobile-menu";
 
-/** Header (logo, Log In, Get Started) and footer around the public pages. */
-export function PublicShell() {
+/**
+ * Header (logo, Log In, Get Started) and footer around the public pages: the route's page, or
+ * `children` where a layout chooses this frame itself (/help for a visitor).
+ */
+export function PublicShell({ children }: { children?: ReactNode }) {
   return (
     <div className="flex min-h-dvh flex-col">
       <a
@@ -18,7 +22,7 @@ export function PublicShell() {
       </a>
       <PublicHeader />
       <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
-        <Outlet />
+        {children ?? <Outlet />}
       </main>
       <PublicFooter />
     </div>

@@ -27,6 +27,12 @@ import { useCountdown } from "@/features/auth/components/use-countdown";
 import { ResendCode } from "@/features/auth/components/resend-code";
 import { CodePurpose } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage } from "@/lib/errors";
+import { failureToast } from "@/lib/failure-toast";
+
+// The reset's error toasts, dismissed once the reset (or a resend) succeeds, so that a wrong
+// code's "Password reset failed" does not stay on the login page the right one leads to.
+const RESET_FAILED = failureToast("password-reset-failed");
+const RESEND_FAILED = failureToast("password-reset-resend-failed");
 
 /** Where the reset code went and when another may be asked for (ms since epoch). */
 export interface ResetRequest {
@@ -102,11 +108,13 @@ export function ResetPasswordForm({ request, onChangeEmail }: { request: ResetRe
     setServerError(undefined);
     try {
       await resetPassword.mutateAsync({ email: request.email, ...values });
+      RESET_FAILED.dismiss();
+      RESEND_FAILED.dismiss();
       toast.success("Password reset", { description: "Your password has been reset. Please log in with your new password." });
       navigate("/login", { replace: true });
     } catch (error) {
       const message = errorMessage(error, RESET_FAILURE_FALLBACK);
-      toast.error("Password reset failed", { description: message });
+      RESET_FAILED.show("Password reset failed", { description: message });
       setServerError(message);
     }
   };
@@ -116,9 +124,11 @@ export function ResetPasswordForm({ request, onChangeEmail }: { request: ResetRe
       const response = await resend.mutateAsync({ email: request.email, purpose: CodePurpose.PASSWORD_RESET });
       setResendAt(resendTime(response.resendAvailableAt));
       setValue("code", "");
+      RESEND_FAILED.dismiss();
+      RESET_FAILED.dismiss();
       toast.success("OTP Resent", { description: `We sent a new code to ${request.email}.` });
     } catch (error) {
-      toast.error("Could not resend the code", { description: errorMessage(error, RESEND_FAILURE_FALLBACK) });
+      RESEND_FAILED.show("Could not resend the code", { description: errorMessage(error, RESEND_FAILURE_FALLBACK) });
     }
   };
 

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { AuthService, CodePurpose } from "@/gen/thumela/bff/v1/bff_pb";
 import type { ResendCodeRequest, ResetPasswordRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { renderApp } from "@/test/render-app";
-import { expectToast } from "@/test/toasts";
+import { expectNoToast, expectToast } from "@/test/toasts";
 
 const NEUTRAL = "If an account exists for that email, we've sent a 6-digit code.";
 
@@ -133,6 +133,32 @@ describe("forgot password", () => {
     await expectToast("Password reset failed", "The code has expired. Please request a new one.");
     expect(screen.getByRole("alert")).toHaveTextContent("The code has expired. Please request a new one.");
     expect(router.state.location.pathname).toBe("/forgot-password");
+  });
+
+  it("a refused code's 'Password reset failed' does not follow the right one to the login page", async () => {
+    // Sonner holds its toasts while the page is hidden (the sender reading the code in their
+    // mail app), so here only a dismissal takes the error away, not the 4 s timer.
+    vi.spyOn(document, "hidden", "get").mockReturnValue(true);
+    let tries = 0;
+    const { user } = await toStepTwo((r) =>
+      r.rpc(AuthService.method.resetPassword, () => {
+        tries += 1;
+        if (tries === 1) throw new ConnectError("The code is incorrect or has expired.", Code.InvalidArgument);
+        return {};
+      }),
+    );
+    await user.type(screen.getByLabelText("Reset code"), "111111");
+    await user.type(screen.getByLabelText("New password"), "correct-horse-1");
+    await user.type(screen.getByLabelText("Confirm new password"), "correct-horse-1");
+    await user.click(screen.getByRole("button", { name: "Reset Password" }));
+    await expectToast("Password reset failed", "The code is incorrect or has expired.");
+
+    await user.clear(screen.getByLabelText("Reset code"));
+    await user.type(screen.getByLabelText("Reset code"), "123456");
+    await user.click(screen.getByRole("button", { name: "Reset Password" }));
+    expect(await screen.findByRole("heading", { name: "Welcome Back" })).toBeInTheDocument();
+    await expectToast("Password reset");
+    await expectNoToast("Password reset failed");
   });
 
   it("resends the code (purpose PASSWORD_RESET) once the countdown is over", async () => {

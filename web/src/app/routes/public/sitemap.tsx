@@ -63,6 +63,7 @@ function entriesFor(route: RouteObject): SitemapEntry[] {
 function groupTitle(entries: SitemapEntry[]): string {
   const paths = new Set(entries.map((entry) => entry.path));
   if (paths.has("/dashboard")) return "Your account (sign-in needed)";
+  if (paths.has("/help")) return "Help";
   if (paths.has("/login")) return "Sign up and log in";
   if (paths.has("/")) return "Public pages";
   return "More pages";

@@ -12,6 +12,7 @@ import { Label } from "@/components/ui/input";
 import { PasswordInput } from "@/components/ui/password-input";
 import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, hasCode } from "@/lib/errors";
+import { failureToast } from "@/lib/failure-toast";
 import {
   MIN_PASSWORD_LENGTH,
   PASSWORD_UPDATE_FALLBACK,
@@ -22,6 +23,9 @@ import {
 import type { ChangePasswordValues } from "../api/password";
 
 const EMPTY: ChangePasswordValues = { currentPassword: "", newPassword: "", confirmPassword: "" };
+
+// A mistyped current password's "Update failed" goes when the password is then changed.
+const UPDATE_FAILED = failureToast("password-update-failed");
 
 /** The Security tab: 'Change Password' opens the form; success closes and clears it. */
 export function SecuritySection() {
@@ -72,16 +76,17 @@ function ChangePasswordForm({ onClose }: { onClose: () => void }) {
   const onSubmit = async (values: ChangePasswordValues) => {
     try {
       await change.mutateAsync(values);
+      UPDATE_FAILED.dismiss();
       toast.success("Password updated", { description: "Your password has been updated successfully." });
       reset(EMPTY);
       onClose();
     } catch (error) {
       if (isWrongCurrentPassword(error)) {
         setError("currentPassword", { message: WRONG_CURRENT_PASSWORD }, { shouldFocus: true });
-        toast.error("Update failed", { description: WRONG_CURRENT_PASSWORD });
+        UPDATE_FAILED.show("Update failed", { description: WRONG_CURRENT_PASSWORD });
         return;
       }
-      toast.error("Update failed", { description: errorMessage(error, PASSWORD_UPDATE_FALLBACK) });
+      UPDATE_FAILED.show("Update failed", { description: errorMessage(error, PASSWORD_UPDATE_FALLBACK) });
       if (hasCode(error, Code.Unauthenticated)) {
         // The session itself ended: let the route guard re-check it.
         void queryClient.invalidateQueries({

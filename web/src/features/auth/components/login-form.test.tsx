@@ -3,6 +3,7 @@ import { screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { AuthService, SystemService } from "@/gen/thumela/bff/v1/bff_pb";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { expectNoToast, expectToast } from "@/test/toasts";
 
 describe("login", () => {
   it("asks for both email and password", async () => {
@@ -48,6 +49,33 @@ describe("login", () => {
     expect(await screen.findByText("Login failed")).toBeInTheDocument();
     expect(await screen.findByRole("alert")).toHaveTextContent("Invalid email or password.");
     expect(screen.getAllByText("Invalid email or password.")).toHaveLength(2); // toast + inline
+  });
+
+  it("a failed attempt's 'Login failed' does not follow the next, successful one to the dashboard", async () => {
+    // Sonner holds its toasts while the page is hidden (the sender reading the code in their
+    // mail app), so here only a dismissal takes the error away, not the 4 s timer.
+    vi.spyOn(document, "hidden", "get").mockReturnValue(true);
+    let tries = 0;
+    const { user } = renderApp("/login", {
+      routes: (r, state) =>
+        r.rpc(AuthService.method.signIn, () => {
+          tries += 1;
+          if (tries === 1) throw new ConnectError("Invalid email or password.", Code.Unauthenticated);
+          state.session = SIGNED_IN;
+          return SIGNED_IN;
+        }),
+    });
+    await screen.findByRole("heading", { name: "Welcome Back" });
+    await user.type(screen.getByLabelText("Email"), "thandi@example.co.za");
+    await user.type(screen.getByLabelText("Password"), "wrong-password");
+    await user.click(screen.getByRole("button", { name: "Log In" }));
+    await expectToast("Login failed", "Invalid email or password.");
+
+    await user.clear(screen.getByLabelText("Password"));
+    await user.type(screen.getByLabelText("Password"), "Correct-Horse-42");
+    await user.click(screen.getByRole("button", { name: "Log In" }));
+    expect(await screen.findByRole("heading", { name: "Quick Actions" })).toBeInTheDocument();
+    await expectNoToast("Login failed");
   });
 
   it("falls back to the spec's texts when the server cannot be reached", async () => {

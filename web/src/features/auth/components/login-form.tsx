@@ -3,7 +3,6 @@ import { Code } from "@connectrpc/connect";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { Link, useNavigate, useSearchParams } from "react-router";
-import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { FormAlert } from "@/components/ui/form-alert";
 import { Input, Label } from "@/components/ui/input";
@@ -19,6 +18,7 @@ import {
   useSignIn,
 } from "../api/sign-in";
 import type { SignInValues } from "../api/sign-in";
+import { SIGN_IN_FAILED } from "../lib/failure-toasts";
 import { safeRedirect } from "../lib/safe-redirect";
 import { textLinkClasses } from "./auth-card";
 import { PasskeySignIn } from "./passkey-sign-in";
@@ -41,9 +41,10 @@ export function LoginForm() {
       const session = await signIn.mutateAsync(values);
       await storeSession(session);
       identify(session.user);
+      SIGN_IN_FAILED.dismiss();
       navigate(safeRedirect(searchParams.get("redirect")), { replace: true });
     } catch (error) {
-      toast.error("Login failed", { description: errorMessage(error, LOGIN_TOAST_FALLBACK) });
+      SIGN_IN_FAILED.show("Login failed", { description: errorMessage(error, LOGIN_TOAST_FALLBACK) });
       if (hasCode(error, Code.FailedPrecondition)) {
         // The account exists but its e-mail is not verified yet: finish that first.
         savePendingVerification({ email: values.email });

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { AuthService, CodePurpose } from "@/gen/thumela/bff/v1/bff_pb";
 import type { ResendCodeRequest, VerifyEmailRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { expectNoToast, expectToast } from "@/test/toasts";
 import { savePendingVerification } from "../api/pending-verification";
 import { formatCountdown } from "./use-countdown";
 
@@ -69,6 +70,51 @@ describe("OTP verification", () => {
       await screen.findByText("The code is incorrect or has expired. Please check it or request a new one."),
     ).toBeInTheDocument();
     expect(screen.getByRole("textbox", { name: "Verification code" })).toBeInTheDocument();
+  });
+
+  it("a wrong code's 'Verification failed' does not follow the right one to the dashboard", async () => {
+    // Sonner holds its toasts while the page is hidden (the sender reading the code in their
+    // mail app), so here only a dismissal takes the error away, not the 4 s timer.
+    vi.spyOn(document, "hidden", "get").mockReturnValue(true);
+    savePendingVerification({ email: "thandi@example.co.za" });
+    let tries = 0;
+    const { user } = renderApp("/otp-verification", {
+      routes: (r, state) =>
+        r.rpc(AuthService.method.verifyEmail, () => {
+          tries += 1;
+          if (tries === 1) {
+            throw new ConnectError("The code is incorrect or has expired. Please check it or request a new one.", Code.InvalidArgument);
+          }
+          state.session = SIGNED_IN;
+          return SIGNED_IN;
+        }),
+    });
+    const input = await screen.findByRole("textbox", { name: "Verification code" });
+    await user.type(input, "000000");
+    await user.click(screen.getByRole("button", { name: "Verify" }));
+    await expectToast("Verification failed");
+    await user.clear(input);
+    await user.type(input, "482913");
+    await user.click(screen.getByRole("button", { name: "Verify" }));
+
+    expect(await screen.findByRole("heading", { name: "Quick Actions" })).toBeInTheDocument();
+    await expectNoToast("Verification failed");
+  });
+
+  it("a wrong code's toast gives way to one, not two, on a second wrong try", async () => {
+    savePendingVerification({ email: "thandi@example.co.za" });
+    const { user } = renderApp("/otp-verification", {
+      routes: (r) =>
+        r.rpc(AuthService.method.verifyEmail, () => {
+          throw new ConnectError("The code is incorrect or has expired. Please check it or request a new one.", Code.InvalidArgument);
+        }),
+    });
+    await user.type(await screen.findByRole("textbox", { name: "Verification code" }), "000000");
+    await user.click(screen.getByRole("button", { name: "Verify" }));
+    await expectToast("Verification failed");
+    await user.click(screen.getByRole("button", { name: "Verify" }));
+    await expectToast("Verification failed");
+    expect(screen.getAllByText("Verification failed")).toHaveLength(1);
   });
 
   it("counts down before a resend, then resends and restarts the countdown", async () => {

@@ -24,6 +24,7 @@ import {
   useResendCode,
   useVerifyEmail,
 } from "../api/verify-email";
+import { RESEND_FAILED, SIGN_IN_FAILED, VERIFY_FAILED } from "../lib/failure-toasts";
 import { textLinkClasses } from "./auth-card";
 import { useCountdown } from "./use-countdown";
 import { ResendCode } from "./resend-code";
@@ -62,9 +63,12 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
       clearPendingVerification();
       await storeSession(session);
       identify(session.user);
+      // Verified: what went wrong on the way here (a mistyped code, a failed resend, the
+      // unverified sign-in that led here) is over, and must not follow the sender in.
+      for (const failure of [VERIFY_FAILED, RESEND_FAILED, SIGN_IN_FAILED]) failure.dismiss();
       navigate("/dashboard", { replace: true });
     } catch (error) {
-      toast.error("Verification failed", { description: errorMessage(error, VERIFY_FAILURE_FALLBACK) });
+      VERIFY_FAILED.show("Verification failed", { description: errorMessage(error, VERIFY_FAILURE_FALLBACK) });
     }
   };
 
@@ -80,9 +84,12 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
       setResendAt(next);
       savePendingVerification({ email: pending.email, resendAvailableAt: next });
       setCode("");
+      // A new code: the old one's failure is no longer the news.
+      RESEND_FAILED.dismiss();
+      VERIFY_FAILED.dismiss();
       toast.success("OTP Resent", { description: `We sent a new code to ${pending.email}.` });
     } catch (error) {
-      toast.error("Could not resend the code", { description: errorMessage(error, RESEND_FAILURE_FALLBACK) });
+      RESEND_FAILED.show("Could not resend the code", { description: errorMessage(error, RESEND_FAILURE_FALLBACK) });
     }
   };
 

@@ -16,6 +16,7 @@ import {
   passkeysSupported,
   signInWithPasskey,
 } from "@/lib/passkeys";
+import { SIGN_IN_FAILED } from "../lib/failure-toasts";
 import { safeRedirect } from "../lib/safe-redirect";
 
 const PASSKEY_FALLBACK = "We couldn't sign you in with a passkey. Please try again or use your password.";
@@ -35,6 +36,7 @@ export function PasskeySignIn() {
   const signedIn = async (session: FinishPasskeySignInResponse) => {
     await storeSession(session);
     if (session.user) identify(session.user);
+    SIGN_IN_FAILED.dismiss();
     navigate(safeRedirect(searchParams.get("redirect")), { replace: true });
   };
   // The latest success handler, for the autofill request started once on mount.
@@ -52,7 +54,7 @@ export function PasskeySignIn() {
         // Replaced by the button's prompt, or the page went away: nothing to say. A refusal
         // from the server is worth a toast.
         if (active && error instanceof ConnectError) {
-          toast.error("Login failed", { description: errorMessage(error, PASSKEY_FALLBACK) });
+          SIGN_IN_FAILED.show("Login failed", { description: errorMessage(error, PASSKEY_FALLBACK) });
         }
       }
     })();
@@ -72,7 +74,7 @@ export function PasskeySignIn() {
       if (error instanceof PasskeyCancelledError) {
         toast.info("Passkey sign-in cancelled", { description: "You can try again or log in with your password." });
       } else {
-        toast.error("Login failed", { description: errorMessage(error, PASSKEY_FALLBACK) });
+        SIGN_IN_FAILED.show("Login failed", { description: errorMessage(error, PASSKEY_FALLBACK) });
       }
     } finally {
       setBusy(false);

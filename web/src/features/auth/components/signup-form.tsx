@@ -23,6 +23,7 @@ import {
   useSignUp,
 } from "../api/sign-up";
 import type { SignUpValues } from "../api/sign-up";
+import { SIGN_UP_FAILED } from "../lib/failure-toasts";
 
 const EMPTY: SignUpValues = { firstName: "", lastName: "", email: "", password: "", confirmPassword: "" };
 
@@ -55,6 +56,7 @@ export function SignUpForm({ referral }: { referral?: string | null }) {
       savePendingVerification(pending);
       // The same words whether or not the address already has an account (the server answers
       // alike and e-mails an existing owner instead): the form must not tell who banks with us.
+      SIGN_UP_FAILED.dismiss();
       toast.success("Check your email", {
         description: `We've sent a 6-digit code to ${pending.email}. Enter it to finish creating your account.`,
       });
@@ -64,7 +66,7 @@ export function SignUpForm({ referral }: { referral?: string | null }) {
       // A code identity refused is said as identity says it (its field violation).
       const onCode = fieldViolations(error).find((v) => v.field === "referral_code" || v.field === "referralCode");
       const message = onCode?.description || errorMessage(error, SIGNUP_FAILURE_FALLBACK);
-      toast.error("Registration failed", { description: message });
+      SIGN_UP_FAILED.show("Registration failed", { description: message });
       setServerError(message);
     }
   };

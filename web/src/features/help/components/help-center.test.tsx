@@ -2,7 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import { SupportMessageKind, SupportService, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
+import { AuthService, SupportMessageKind, SupportService, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { SubmitSupportMessageRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { policyFigures } from "@/lib/limit-policy";
 import { badRequestDetail, errorWithDetails, retryInfoDetail } from "@/test/error-details";
@@ -169,6 +169,12 @@ describe("Help Center", () => {
     expect(screen.getByLabelText("Message")).toHaveAccessibleDescription("Message contains characters that cannot be sent.");
   });
 
+  it("Contact Us: says where the reply goes, and asks a signed-in sender for no address", async () => {
+    await openHelp("/help?tab=contact");
+    expect(await screen.findByText("We'll reply to thandi@example.co.za.")).toBeInTheDocument();
+    expect(screen.queryByLabelText("Your email (so we can reply)")).not.toBeInTheDocument();
+  });
+
   it("Documents: four documents, last updated April 1, 2025, each opening its real page", async () => {
     const { user, router } = await openHelp();
     await user.click(screen.getByRole("tab", { name: "Documents" }));
@@ -187,5 +193,69 @@ describe("Help Center", () => {
 
     await user.click(screen.getByRole("link", { name: "View Fee Schedule" }));
     expect(await screen.findByRole("heading", { level: 1, name: "Fee Schedule" }, SLOW)).toBeInTheDocument();
+  });
+});
+
+describe("Help Center for a visitor (help is public)", () => {
+  it("opens signed out, in the public shell, without a detour to log in", async () => {
+    const { router } = renderApp("/help");
+    expect(await screen.findByRole("heading", { level: 1, name: "Help Center" }, SLOW)).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/help");
+    const header = screen.getByRole("banner");
+    expect(within(header).getByRole("link", { name: "Log In" })).toHaveAttribute("href", "/login");
+    expect(within(screen.getByRole("contentinfo")).getByRole("link", { name: "Help Center" })).toHaveAttribute("href", "/help");
+    expect(screen.queryByRole("navigation", { name: "Main navigation" })).not.toBeInTheDocument();
+    expect(screen.getAllByRole("tab").map((tab) => tab.textContent)).toEqual(["FAQ", "Contact Us", "Documents"]);
+  });
+
+  it("opens in the app's frame, with the sidebar, when signed in", async () => {
+    await openHelp();
+    const nav = screen.getByRole("navigation", { name: "Main navigation" });
+    expect(within(nav).getByRole("link", { name: "Help Center" })).toHaveAttribute("aria-current", "page");
+    expect(screen.queryByRole("link", { name: "Get Started" })).not.toBeInTheDocument();
+  });
+
+  it("still opens, publicly, when the session cannot be read", async () => {
+    renderApp("/help", {
+      routes: (r) =>
+        r.rpc(AuthService.method.getSession, () => {
+          throw new ConnectError("unavailable", Code.Unavailable);
+        }),
+    });
+    expect(await screen.findByRole("heading", { level: 1, name: "Help Center" }, SLOW)).toBeInTheDocument();
+    expect(within(screen.getByRole("banner")).getByRole("link", { name: "Log In" })).toBeInTheDocument();
+  });
+
+  it("Contact Us: a visitor gives an e-mail address for the reply, and the message goes with it", async () => {
+    const asked: SubmitSupportMessageRequest[] = [];
+    const { user } = renderApp("/help?tab=contact", {
+      routes: (r) =>
+        r.rpc(SupportService.method.submitSupportMessage, (request) => {
+          asked.push(request);
+          return { ticket: "THM-VIS1TR" };
+        }),
+    });
+    const email = await screen.findByLabelText("Your email (so we can reply)", undefined, SLOW);
+    expect(email).toHaveAttribute("type", "email");
+    await user.type(screen.getByLabelText("Subject"), "Which cards work?");
+    await user.type(screen.getByLabelText("Message"), "Can I pay with a Mastercard debit card?");
+    await user.click(screen.getByRole("button", { name: "Submit" }));
+    expect(await screen.findByText("Please enter your email address.")).toBeInTheDocument();
+    expect(email).toHaveAttribute("aria-invalid", "true");
+    expect(email).toHaveAccessibleDescription("Please enter your email address.");
+    expect(email).toHaveFocus();
+    // Subject and message are there: not the spec's 'Missing information'.
+    expect(screen.queryByText("Missing information")).not.toBeInTheDocument();
+    expect(asked).toHaveLength(0);
+
+    await user.type(email, "lerato@example.co.za");
+    await user.click(screen.getByRole("button", { name: "Submit" }));
+    await expectToast("Feedback submitted", "Your reference is THM-VIS1TR.");
+    expect(asked[0]).toMatchObject({
+      kind: SupportMessageKind.QUESTION,
+      email: "lerato@example.co.za",
+      subject: "Which cards work?",
+      message: "Can I pay with a Mastercard debit card?",
+    });
   });
 });

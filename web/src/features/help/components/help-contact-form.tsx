@@ -1,6 +1,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useForm, useWatch } from "react-hook-form";
+import type { Resolver } from "react-hook-form";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { FieldError } from "@/components/ui/field-error";
@@ -8,23 +9,36 @@ import { FormAlert } from "@/components/ui/form-alert";
 import { Input, Label } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { cn } from "@/lib/cn";
-import { HELP_KIND, NOT_SENT_TITLE, supportFailure, useSubmitSupportMessage, withReference } from "../api/support";
-import { FEEDBACK_TOAST, HELP_CONTACT_TYPES, MISSING_INFORMATION, helpContactSchema } from "../lib/forms";
+import { HELP_KIND, NOT_SENT_TITLE, supportFailure, useSignedInEmail, useSubmitSupportMessage, withReference } from "../api/support";
+import { FEEDBACK_TOAST, HELP_CONTACT_TYPES, MISSING_INFORMATION, helpContactSchema, visitorHelpContactSchema } from "../lib/forms";
 import type { HelpContactValues } from "../lib/forms";
 import { SentNotice } from "./sent-notice";
 
-const DEFAULTS: HelpContactValues = { type: "question", subject: "", message: "" };
+const DEFAULTS: HelpContactValues = { type: "question", subject: "", message: "", email: "" };
+
+const signedInResolver = zodResolver(helpContactSchema);
+const visitorResolver = zodResolver(visitorHelpContactSchema);
 
 /**
- * Help Center → Contact Us (signed in). The message goes to the support inbox under the
- * account's name and e-mail (the BFF adds them); the spec's 'Feedback submitted' toast then
- * quotes the ticket, which also stays on the page, and the form clears. A missing subject or
- * message shows 'Missing information: Please fill in all required fields.' as a toast and
- * inline; a refusal (too many messages, the server's own checks) keeps what was typed.
+ * Help Center → Contact Us. Signed in, the message goes to the support inbox under the
+ * account's name and e-mail (the BFF adds them; the form says where the reply goes); a
+ * signed-out visitor (help is public) gives an e-mail address for the reply, as on /feedback.
+ * The spec's 'Feedback submitted' toast then quotes the ticket, which also stays on the page,
+ * and the form clears. A missing subject or message shows 'Missing information: Please fill
+ * in all required fields.' as a toast and inline; a refusal (too many messages, the server's
+ * own checks) keeps what was typed.
  */
 export function HelpContactForm() {
   const submit = useSubmitSupportMessage();
   const [ticket, setTicket] = useState<string>();
+  const { email: accountEmail, loading: sessionLoading } = useSignedInEmail();
+  // The resolver reads who is writing at submit time, not when the form was made.
+  const signedIn = useRef(false);
+  useEffect(() => {
+    signedIn.current = accountEmail !== undefined;
+  }, [accountEmail]);
+  const resolver: Resolver<HelpContactValues> = (values, context, options) =>
+    (signedIn.current ? signedInResolver : visitorResolver)(values, context, options);
   const {
     register,
     handleSubmit,
@@ -32,27 +46,36 @@ export function HelpContactForm() {
     control,
     setError,
     formState: { errors, isSubmitted },
-  } = useForm<HelpContactValues>({ resolver: zodResolver(helpContactSchema), defaultValues: DEFAULTS });
+  } = useForm<HelpContactValues>({ resolver, defaultValues: DEFAULTS });
   const type = useWatch({ control, name: "type" });
   const missing = isSubmitted && (errors.subject?.type === "too_small" || errors.message?.type === "too_small");
 
   const onValid = async (values: HelpContactValues) => {
     setTicket(undefined);
     try {
-      const response = await submit.mutateAsync({ kind: HELP_KIND[values.type], subject: values.subject, message: values.message });
+      const response = await submit.mutateAsync({
+        kind: HELP_KIND[values.type],
+        email: signedIn.current ? "" : values.email.trim(),
+        subject: values.subject,
+        message: values.message,
+      });
       toast.success(FEEDBACK_TOAST.title, { description: withReference(FEEDBACK_TOAST.description, response.ticket) });
       setTicket(response.ticket);
       reset(DEFAULTS);
     } catch (error) {
       const { description, violations } = supportFailure(error);
       for (const v of violations) {
-        if (v.field === "subject" || v.field === "message") setError(v.field, { message: v.description });
+        if (v.field === "subject" || v.field === "message" || v.field === "email") setError(v.field, { message: v.description });
       }
       toast.error(NOT_SENT_TITLE, { description });
     }
   };
-  const onInvalid = () => {
-    toast.error(MISSING_INFORMATION.title, { description: MISSING_INFORMATION.description });
+  // The spec's toast is for a missing subject or message; the visitor's e-mail address says
+  // what is wrong under itself (the focus goes there).
+  const onInvalid = (found: typeof errors) => {
+    if (found.subject?.type === "too_small" || found.message?.type === "too_small") {
+      toast.error(MISSING_INFORMATION.title, { description: MISSING_INFORMATION.description });
+    }
   };
 
   const field = (name: "subject" | "message") => ({
@@ -63,7 +86,7 @@ export function HelpContactForm() {
   return (
     <form
       noValidate
-      onSubmit={handleSubmit(onValid, onInvalid)}
+      onSubmit={(event) => void handleSubmit(onValid, onInvalid)(event)}
       className="space-y-5"
       aria-describedby="help-contact-error"
       aria-busy={submit.isPending || undefined}
@@ -102,6 +125,25 @@ export function HelpContactForm() {
         <Textarea id="help-message" rows={6} readOnly={submit.isPending} {...field("message")} {...register("message")} />
         {!missing && <FieldError id="help-message-error" message={errors.message?.message} />}
       </div>
+      {accountEmail ? (
+        <p className="text-sm text-slate-600 dark:text-slate-400">We'll reply to {accountEmail}.</p>
+      ) : (
+        !sessionLoading && (
+          <div>
+            <Label htmlFor="help-email">Your email (so we can reply)</Label>
+            <Input
+              id="help-email"
+              type="email"
+              autoComplete="email"
+              readOnly={submit.isPending}
+              aria-invalid={errors.email ? true : undefined}
+              aria-describedby={errors.email ? "help-email-error" : undefined}
+              {...register("email")}
+            />
+            <FieldError id="help-email-error" message={errors.email?.message} />
+          </div>
+        )
+      )}
       <Button type="submit" busy={submit.isPending}>
         {submit.isPending ? "Sending..." : "Submit"}
       </Button>

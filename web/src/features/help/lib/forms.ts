@@ -21,9 +21,14 @@ export const HELP_CONTACT_TYPES = [
 /** The support inbox's limits (the notifications service refuses longer texts). */
 export const SUPPORT_LIMITS = { name: 100, email: 254, subject: 200, message: 5000 } as const;
 
-/** Help Center → Contact Us: type (question by default), subject and message, both required. */
+/**
+ * Help Center → Contact Us: type (question by default), subject and message, both required.
+ * The e-mail address is a visitor's (visitorHelpContactSchema); a signed-in sender's reply goes
+ * to the account's address, and the field is not shown.
+ */
 export const helpContactSchema = z.object({
   type: z.enum(["question", "issue", "feedback"]),
+  email: z.string(),
   subject: z
     .string()
     .trim()
@@ -36,6 +41,19 @@ export const helpContactSchema = z.object({
     .max(SUPPORT_LIMITS.message, `Please keep the message under ${SUPPORT_LIMITS.message.toLocaleString("en-US")} characters.`),
 });
 export type HelpContactValues = z.infer<typeof helpContactSchema>;
+
+/**
+ * Help Center → Contact Us for a signed-out visitor: an e-mail address too, for the reply (a
+ * signed-in sender's goes to the account's address, which the BFF adds).
+ */
+export const visitorHelpContactSchema = helpContactSchema.extend({
+  email: z
+    .string()
+    .trim()
+    .min(1, "Please enter your email address.")
+    .max(SUPPORT_LIMITS.email, "Please enter a valid email address.")
+    .pipe(z.email("Please enter a valid email address.")),
+});
 
 /** The public contact page. */
 export const contactSchema = z.object({

@@ -2,6 +2,7 @@ import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connec
 import { useQueryClient } from "@tanstack/react-query";
 import { CardBrand, PaymentMethodsService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
+import { saToday } from "@/lib/date";
 import { z } from "@/lib/zod";
 
 const service = PaymentMethodsService.method;
@@ -69,9 +70,77 @@ export const BRAND_LABEL: Record<CardBrand, string> = {
 };
 
 /**
+ * Why a card is refused, in the paymentmethods service's own words (its domain.ValidateCard):
+ * the form says what the server would, before a typo costs the sender one of the AddCard
+ * attempts the BFF allows per account and hour.
+ */
+export const CARD_MESSAGES = {
+  numberLength: "Card number must be 16 digits",
+  brand: "Only Visa and Mastercard cards are accepted",
+  numberInvalid: "Card number is invalid. Please check it and try again.",
+  month: "Expiry month must be between 01 and 12",
+  year: "Expiry year is invalid",
+  expired: "This card has expired",
+  cvv: "CVV must be 3 digits",
+} as const;
+
+/** The Luhn check digit is right (digits only, at least two). */
+export function luhnValid(digits: string): boolean {
+  if (!/^\d{2,}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = digits.length - 1, double = false; i >= 0; i--, double = !double) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Visa (4…) or Mastercard (51–55…, 2221–2720…), the only cards Thumela accepts (DECISIONS.md). */
+export function acceptedBrand(digits: string): boolean {
+  if (!/^\d{4}/.test(digits)) return false;
+  if (digits.startsWith("4")) return true;
+  const two = Number(digits.slice(0, 2));
+  const four = Number(digits.slice(0, 4));
+  return (two >= 51 && two <= 55) || (four >= 2221 && four <= 2720);
+}
+
+/** What is wrong with a card number (spaces allowed), in the server's order; undefined if nothing. */
+export function cardNumberProblem(number: string): string | undefined {
+  const digits = number.replace(/\s/g, "");
+  if (digits.length !== CARD_NUMBER_DIGITS || !/^\d+$/.test(digits)) return CARD_MESSAGES.numberLength;
+  if (!acceptedBrand(digits)) return CARD_MESSAGES.brand;
+  if (!luhnValid(digits)) return CARD_MESSAGES.numberInvalid;
+  return undefined;
+}
+
+/**
+ * What is wrong with an expiry ("08", "2030"); undefined if nothing. A card is valid to the end
+ * of its month in South Africa, as the server counts it, whatever the browser's zone.
+ */
+export function expiryProblem(month: string, year: string, now: Date = new Date()): { field: "expiryMonth" | "expiryYear"; message: string } | undefined {
+  const m = Number(month);
+  if (!/^\d{1,2}$/.test(month) || m < 1 || m > 12) return { field: "expiryMonth", message: CARD_MESSAGES.month };
+  if (!/^\d{4}$/.test(year)) return { field: "expiryYear", message: CARD_MESSAGES.year };
+  const [thisYear, thisMonth] = saToday(now).split("-").map(Number);
+  const y = Number(year);
+  if (y < thisYear || (y === thisYear && m < thisMonth)) return { field: "expiryYear", message: CARD_MESSAGES.expired };
+  return undefined;
+}
+
+/** 3 digits: Visa and Mastercard (the only cards accepted) print a 3-digit CVV. */
+export function cvvProblem(cvv: string): string | undefined {
+  return cvv.length === CVV_DIGITS && /^\d+$/.test(cvv) ? undefined : CARD_MESSAGES.cvv;
+}
+
+/**
  * The card form. Every field is required (the CVV only when adding); a missing one is reported
- * as a whole by the 'Missing fields' toast. The server validates the number (Luhn, brand),
- * the expiry and the CVV and says what is wrong.
+ * as a whole by the 'Missing fields' toast. A filled-in number, expiry or CVV is checked as the
+ * paymentmethods service checks it (Luhn, brand, length, month, not expired) and refused under
+ * its field in the server's words; the server still checks everything again.
  */
 const cardFields = z.object({
   name: z.string().trim().min(1, MISSING_FIELDS_MESSAGE),
@@ -84,14 +153,32 @@ const cardFields = z.object({
 
 export type CardFormMode = "add" | "edit";
 
-export function cardSchema(mode: CardFormMode) {
+export function cardSchema(mode: CardFormMode, now: () => Date = () => new Date()) {
   return cardFields.superRefine((values, ctx) => {
     if (mode === "edit") return; // the number, expiry and CVV are locked
+    const refuse = (field: keyof CardFormValues, message: string) => ctx.addIssue({ code: "custom", path: [field], message });
+    const filled = (field: "cardNumber" | "expiryMonth" | "expiryYear" | "cvv") => values[field].trim() !== "";
     for (const field of ["cardNumber", "expiryMonth", "expiryYear", "cvv"] as const) {
-      if (!values[field].trim()) ctx.addIssue({ code: "custom", path: [field], message: MISSING_FIELDS_MESSAGE });
+      if (!filled(field)) refuse(field, MISSING_FIELDS_MESSAGE);
     }
+    const number = filled("cardNumber") ? cardNumberProblem(values.cardNumber) : undefined;
+    if (number) refuse("cardNumber", number);
+    const expiry = filled("expiryMonth") && filled("expiryYear") ? expiryProblem(values.expiryMonth, values.expiryYear, now()) : undefined;
+    if (expiry) refuse(expiry.field, expiry.message);
+    const cvv = filled("cvv") ? cvvProblem(values.cvv) : undefined;
+    if (cvv) refuse("cvv", cvv);
   });
 }
+
+/** The form field a server's field violation (AddCardRequest's field names) belongs to. */
+export const VIOLATION_FIELDS: Record<string, keyof CardFormValues> = {
+  name: "name",
+  card_number: "cardNumber",
+  expiry_month: "expiryMonth",
+  expiry_year: "expiryYear",
+  cvv: "cvv",
+};
+
 export type CardFormValues = z.infer<typeof cardFields>;
 
 export function usePaymentMethods() {

@@ -7,12 +7,13 @@ import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent } from "@/components/ui/dialog";
+import { FieldError } from "@/components/ui/field-error";
 import { Input, Label } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Switch } from "@/components/ui/switch";
 import type { PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
-import { errorMessage, hasCode } from "@/lib/errors";
+import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
 import {
   CARD_NUMBER_MAX_LENGTH,
   CVV_DIGITS,
@@ -21,6 +22,7 @@ import {
   MISSING_FIELDS_TITLE,
   SAVE_FAILURE_FALLBACK,
   TOKENIZE_FAILURE_FALLBACK,
+  VIOLATION_FIELDS,
   cardSchema,
   expiryYears,
   formatCardNumber,
@@ -82,6 +84,7 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
     control,
     register,
     handleSubmit,
+    setError,
     formState: { errors },
   } = useForm<CardFormValues>({ resolver: zodResolver(cardSchema(mode)), defaultValues: initialValues(method) });
 
@@ -92,6 +95,14 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
     years.unshift({ value: existingYear, label: existingYear.slice(-2) });
   }
 
+  // The server's own checks, under the fields they name, as the form's own checks show them.
+  const showViolations = (error: unknown) => {
+    for (const violation of hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : []) {
+      const field = VIOLATION_FIELDS[violation.field];
+      if (field && violation.description) setError(field, { message: violation.description });
+    }
+  };
+
   const onValid = async (values: CardFormValues) => {
     if (method) {
       try {
@@ -99,6 +110,7 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
         toast.success("Payment method saved", { description: "Your payment method has been successfully saved." });
         onDone();
       } catch (error) {
+        showViolations(error);
         toast.error("Error", { description: errorMessage(error, SAVE_FAILURE_FALLBACK) });
       }
       return;
@@ -116,6 +128,7 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
       onDone();
       if (response.paymentMethod) onAdded?.(response.paymentMethod);
     } catch (error) {
+      showViolations(error);
       if (hasCode(error, Code.FailedPrecondition) || hasCode(error, Code.InvalidArgument)) {
         toast.error("Failed to tokenize card", { description: errorMessage(error, TOKENIZE_FAILURE_FALLBACK) });
       } else {
@@ -126,11 +139,27 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
 
   // Editing shows the expiry locked; locked fields are not part of the form.
   const initial = initialValues(method);
+  // Month and year are judged together (an expired card): a change to one checks the other again.
   const lockedOr = (name: "expiryMonth" | "expiryYear") =>
-    editing ? { value: initial[name], onChange: () => {} } : register(name);
+    editing
+      ? { value: initial[name], onChange: () => {} }
+      : register(name, { deps: name === "expiryMonth" ? ["expiryYear"] : ["expiryMonth"] });
 
-  const onInvalid = () => toast.error(MISSING_FIELDS_TITLE, { description: MISSING_FIELDS_MESSAGE });
+  // Empty fields are said once, by the spec's 'Missing fields' toast; a field that is filled in
+  // but wrong (a typo in the number, an expired card) says what is wrong under itself, and the
+  // focus goes to the first such field.
+  const onInvalid = (found: typeof errors) => {
+    if (Object.values(found).some((error) => error?.message === MISSING_FIELDS_MESSAGE)) {
+      toast.error(MISSING_FIELDS_TITLE, { description: MISSING_FIELDS_MESSAGE });
+    }
+  };
   const invalid = (name: keyof CardFormValues) => (errors[name] ? true : undefined);
+  const problem = (name: keyof CardFormValues) => {
+    const message = errors[name]?.message;
+    return message && message !== MISSING_FIELDS_MESSAGE ? message : undefined;
+  };
+  const expiryError = problem("expiryMonth") ?? problem("expiryYear");
+  const describedBy = (id: string, message: string | undefined) => (message ? id : undefined);
 
   return (
     <form noValidate onSubmit={handleSubmit(onValid, onInvalid)} className="space-y-5">
@@ -149,7 +178,14 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
 
       <div>
         <Label htmlFor="card-name">Card Name</Label>
-        <Input id="card-name" placeholder="e.g. Personal Visa" aria-invalid={invalid("name")} {...register("name")} />
+        <Input
+          id="card-name"
+          placeholder="e.g. Personal Visa"
+          aria-invalid={invalid("name")}
+          aria-describedby={describedBy("card-name-error", problem("name"))}
+          {...register("name")}
+        />
+        <FieldError id="card-name-error" message={problem("name")} />
       </div>
 
       <div>
@@ -174,6 +210,7 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
                 placeholder="1234 5678 9012 3456"
                 maxLength={CARD_NUMBER_MAX_LENGTH}
                 aria-invalid={invalid("cardNumber")}
+                aria-describedby={describedBy("card-number-error", problem("cardNumber"))}
                 name={field.name}
                 ref={field.ref}
                 value={field.value}
@@ -183,13 +220,20 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
             )}
           />
         )}
+        <FieldError id="card-number-error" message={problem("cardNumber")} />
       </div>
 
       <div className={cn("grid gap-4", editing ? "grid-cols-1" : "grid-cols-2")}>
         <fieldset>
           <legend className="mb-1.5 text-sm font-medium text-slate-700 dark:text-slate-200">Expiry Date</legend>
           <div className="flex gap-2">
-            <NativeSelect aria-label="Expiry month" disabled={editing} aria-invalid={invalid("expiryMonth")} {...lockedOr("expiryMonth")}>
+            <NativeSelect
+              aria-label="Expiry month"
+              disabled={editing}
+              aria-invalid={invalid("expiryMonth") ?? (expiryError ? true : undefined)}
+              aria-describedby={describedBy("card-expiry-error", expiryError)}
+              {...lockedOr("expiryMonth")}
+            >
               <option value="" disabled>
                 MM
               </option>
@@ -199,7 +243,13 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
                 </option>
               ))}
             </NativeSelect>
-            <NativeSelect aria-label="Expiry year" disabled={editing} aria-invalid={invalid("expiryYear")} {...lockedOr("expiryYear")}>
+            <NativeSelect
+              aria-label="Expiry year"
+              disabled={editing}
+              aria-invalid={invalid("expiryYear") ?? (expiryError ? true : undefined)}
+              aria-describedby={describedBy("card-expiry-error", expiryError)}
+              {...lockedOr("expiryYear")}
+            >
               <option value="" disabled>
                 YY
               </option>
@@ -210,6 +260,8 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
               ))}
             </NativeSelect>
           </div>
+          {/* An expired card is the month and the year together: one message for both. */}
+          <FieldError id="card-expiry-error" message={expiryError} />
         </fieldset>
         {!editing && (
           <div>
@@ -226,6 +278,7 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
                   placeholder="123"
                   maxLength={CVV_DIGITS}
                   aria-invalid={invalid("cvv")}
+                  aria-describedby={describedBy("card-cvv-error", problem("cvv"))}
                   name={field.name}
                   ref={field.ref}
                   value={field.value}
@@ -234,6 +287,7 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
                 />
               )}
             />
+            <FieldError id="card-cvv-error" message={problem("cvv")} />
           </div>
         )}
       </div>

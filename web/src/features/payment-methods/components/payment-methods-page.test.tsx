@@ -12,6 +12,7 @@ import {
   PaymentMethodType,
 } from "@/gen/thumela/bff/v1/bff_pb";
 import type { AddCardRequest, PaymentMethod, UpdatePaymentMethodRequest } from "@/gen/thumela/bff/v1/bff_pb";
+import { badRequestDetail, errorWithDetails } from "@/test/error-details";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { expectToast } from "@/test/toasts";
 
@@ -246,6 +247,98 @@ describe("add card dialog", () => {
     expect(screen.getByLabelText("CVV")).toHaveAttribute("aria-invalid", "true");
     expect(addCard).not.toHaveBeenCalled();
     expect(screen.getByRole("dialog", { name: "Add Payment Method" })).toBeInTheDocument();
+  });
+
+  it("checks the number and the CVV before sending: a typo costs no AddCard attempt", async () => {
+    const addCard = vi.fn();
+    const { user } = await openPage(undefined, (r) => r.rpc(PaymentMethodsService.method.addCard, addCard));
+    await openAddDialog(user);
+    // A wrong check digit, and a CVV one digit short.
+    await fillCard(user, { name: "Travel card", number: "4242424242424241", month: "08", year: NEXT_YEAR, cvv: "12" });
+    await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
+
+    const number = screen.getByLabelText("Card Number");
+    const cvv = screen.getByLabelText("CVV");
+    await vi.waitFor(() => expect(number).toHaveAttribute("aria-invalid", "true"));
+    expect(number).toHaveAccessibleDescription("Card number is invalid. Please check it and try again.");
+    expect(cvv).toHaveAttribute("aria-invalid", "true");
+    expect(cvv).toHaveAccessibleDescription("CVV must be 3 digits");
+    expect(number).toHaveFocus();
+    // Nothing is missing, so no 'Missing fields' toast: each field says what is wrong.
+    expect(screen.queryByText("Missing fields")).not.toBeInTheDocument();
+    expect(addCard).not.toHaveBeenCalled();
+
+    // Corrected, the messages go as the sender types, and the card is sent.
+    await user.clear(number);
+    await user.type(number, "4242424242424242");
+    await user.type(cvv, "3");
+    await vi.waitFor(() => expect(number).not.toHaveAttribute("aria-invalid"));
+    expect(screen.queryByText("CVV must be 3 digits")).not.toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
+    await expectToast("Payment method added");
+    expect(addCard).toHaveBeenCalledTimes(1);
+  });
+
+  it.each([
+    ["6011111111111117", "Only Visa and Mastercard cards are accepted"],
+    ["4242424242424", "Card number must be 16 digits"],
+  ])("refuses %s: %s", async (typed, message) => {
+    const addCard = vi.fn();
+    const { user } = await openPage(undefined, (r) => r.rpc(PaymentMethodsService.method.addCard, addCard));
+    await openAddDialog(user);
+    await fillCard(user, { name: "Travel card", number: typed, month: "08", year: NEXT_YEAR, cvv: "123" });
+    await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
+    expect(await screen.findByText(message)).toBeInTheDocument();
+    expect(screen.getByLabelText("Card Number")).toHaveAccessibleDescription(message);
+    expect(addCard).not.toHaveBeenCalled();
+  });
+
+  it("refuses a card whose expiry month has passed, under the expiry", async () => {
+    // Only Date is faked (timers run as usual): 15 June 2026 in Johannesburg.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-06-15T10:00:00+02:00"));
+    try {
+      const addCard = vi.fn();
+      const { user } = await openPage(undefined, (r) => r.rpc(PaymentMethodsService.method.addCard, addCard));
+      await openAddDialog(user);
+      await fillCard(user, { name: "Old card", number: "4242424242424242", month: "05", year: "2026", cvv: "123" });
+      await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
+      expect(await screen.findByText("This card has expired")).toBeInTheDocument();
+      for (const name of ["Expiry month", "Expiry year"]) {
+        const select = screen.getByRole("combobox", { name });
+        expect(select).toHaveAttribute("aria-invalid", "true");
+        expect(select).toHaveAccessibleDescription("This card has expired");
+      }
+      expect(addCard).not.toHaveBeenCalled();
+
+      // This month is still good.
+      await user.selectOptions(screen.getByRole("combobox", { name: "Expiry month" }), "06");
+      await vi.waitFor(() => expect(screen.queryByText("This card has expired")).not.toBeInTheDocument());
+      await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
+      await expectToast("Payment method added");
+      expect(addCard).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("shows the server's own field violations under their fields", async () => {
+    const { user } = await openPage(undefined, (r) =>
+      r.rpc(PaymentMethodsService.method.addCard, () => {
+        throw errorWithDetails(
+          "Card name must not contain a card number",
+          Code.InvalidArgument,
+          badRequestDetail([{ field: "name", description: "Card name must not contain a card number" }]),
+        );
+      }),
+    );
+    await openAddDialog(user);
+    await fillCard(user, { name: "Travel card", number: "4242424242424242", month: "08", year: NEXT_YEAR, cvv: "123" });
+    await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
+    await expectToast("Failed to tokenize card", "Card name must not contain a card number");
+    const name = screen.getByLabelText("Card Name");
+    expect(name).toHaveAttribute("aria-invalid", "true");
+    expect(name).toHaveAccessibleDescription("Card name must not contain a card number");
   });
 
   it("adds the card (number without spaces), says so, closes and lists it", async () => {

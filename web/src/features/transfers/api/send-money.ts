@@ -1,4 +1,5 @@
 import { parseRandToCents } from "@/lib/money";
+import { INVALID_MOBILE, saMobileE164 } from "@/lib/phone";
 import { z } from "@/lib/zod";
 import { presetRecipient } from "../lib/preset-recipients";
 
@@ -16,8 +17,9 @@ export const MESSAGES = {
 
 /**
  * The amount rules beyond the spec's (DECISIONS.md): ATMs pay out notes, so the amount is whole
- * rand in multiples of R10. The limits are the server's alone: the amount step's meter shows
- * them (GetLimits) and the server refuses, naming the limit, what would pass one.
+ * rand in multiples of R10. The limits are the server's figures (GetLimits), never a copy: the
+ * amount step's meter shows them, its Next refuses in the server's words what the server would
+ * refuse (lib/limit-check.ts), and the server still decides.
  */
 export const AMOUNT_MESSAGES = {
   notes: "ATMs pay out notes: choose an amount in multiples of R10.",
@@ -72,7 +74,12 @@ export const sendMoneySchema = z
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
     recipientName: z.string().trim().min(1, MESSAGES.missingRecipient.description),
-    recipientPhone: z.string().trim().min(1, MESSAGES.missingRecipient.description),
+    // Empty is the spec's 'Missing information'; a number the transfers service would refuse
+    // (it reads the same notations, see lib/phone) is refused here, in its words.
+    recipientPhone: z.string().superRefine((value, ctx) => {
+      if (!value.trim()) ctx.addIssue({ code: "custom", message: MESSAGES.missingRecipient.description });
+      else if (saMobileE164(value) === undefined) ctx.addIssue({ code: "custom", message: INVALID_MOBILE });
+    }),
     bank: z.string().regex(/^[1-9]\d*$/, MESSAGES.missingRecipient.description),
     paymentMethodId: z.string().min(1, MESSAGES.missingPaymentMethod.description),
     ownPin: z.boolean(),
@@ -96,6 +103,9 @@ export const STEP_FIELDS: Record<1 | 2 | 3, Array<keyof SendMoneyValues>> = {
 
 /** The toast title of a PIN the wizard refuses (its description is the field's message). */
 export const PIN_TOAST_TITLE = "Check the PIN";
+
+/** The toast title of a phone number the wizard refuses (its description is INVALID_MOBILE). */
+export const PHONE_TOAST_TITLE = "Invalid phone number";
 
 export const STEP_MESSAGES = {
   1: MESSAGES.invalidAmount,

@@ -20,6 +20,7 @@ import {
   DEFAULT_LOCATION,
   EMPTY_VALUES,
   MESSAGES,
+  PHONE_TOAST_TITLE,
   PIN_TOAST_TITLE,
   STEP_FIELDS,
   STEP_MESSAGES,
@@ -30,6 +31,8 @@ import {
 } from "../../api/send-money";
 import type { SendMoneyValues, WithdrawalLocationInit, WizardStep } from "../../api/send-money";
 import { useBanks, useCreateTransfer, usePaymentCards, useRememberTransfer } from "../../api/transfers";
+import { limitProblem } from "../../lib/limit-check";
+import { useLimits } from "../limits-meter";
 import { isStepUpRequired, predictStepUp } from "@/lib/step-up";
 import { isRecipientConfirmationRequired, recipientKey, usePaidBefore } from "@/lib/recipient-confirmation";
 import { RecipientQuestion } from "@/components/recipient-question";
@@ -152,9 +155,19 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   const quotedAmount = useDebouncedValue(parseRandToCents(amountText ?? ""), 300);
   const quotedBank = bankText ? (Number(bankText) as Bank) : undefined;
 
+  // The sender's limits as GetLimits last said (the meter's figures; the live stream refreshes
+  // them). An amount the server would refuse is refused on the amount step, in its words, not
+  // after the recipient, the card and "Confirm it's you". Unknown figures refuse nothing.
+  const limits = useLimits();
+  const withinLimits = (focus: boolean) => {
+    const problem = limitProblem(parseRandToCents(form.getValues("amount")) ?? 0n, limits.data);
+    if (problem) form.setError("amount", { type: "limit", message: problem }, { shouldFocus: focus });
+    return problem === undefined;
+  };
+
   const nextStep = async () => {
     if (step === 4) return;
-    const ok = await form.trigger(STEP_FIELDS[step]);
+    const ok = (await form.trigger(STEP_FIELDS[step])) && (step !== 1 || withinLimits(true));
     if (!ok) {
       const { title, description } = stepRefusal(step, (field) => form.getFieldState(field).error?.message);
       toast.error(title, { description });
@@ -165,6 +178,14 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   };
 
   const send = async (values: SendMoneyValues) => {
+    if (!withinLimits(false)) {
+      // The limits moved since the amount step (a send from another tab, a schedule): back to
+      // it, with the server's words, before anything is sent or "Confirm it's you" is asked.
+      setStep(1);
+      const { title, description } = stepRefusal(1, (field) => form.getFieldState(field).error?.message);
+      toast.error(title, { description });
+      return;
+    }
     const amountCents = parseRandToCents(values.amount) ?? 0n;
     const body: CreateBody = {
       recipientName: values.recipientName.trim(),
@@ -395,15 +416,20 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
 
 /**
  * The toast of a step that cannot go on: the spec's title and words, except where this client's
- * own rules refused (the amount's notes rule or limit, the sender's PIN), which say why.
+ * own rules refused (the amount's notes rule or limit, the recipient's phone, the sender's
+ * PIN), which say why.
  */
 function stepRefusal(step: 1 | 2 | 3, fieldError: (field: keyof SendMoneyValues) => string | undefined) {
   const spec = STEP_MESSAGES[step];
   if (step === 1) return { title: spec.title, description: fieldError("amount") ?? spec.description };
   if (step === 2) {
-    const recipientIncomplete = (["recipientName", "recipientPhone", "bank"] as const).some((field) => fieldError(field));
+    const missing = (["recipientName", "recipientPhone", "bank"] as const).some(
+      (field) => fieldError(field) === MESSAGES.missingRecipient.description,
+    );
+    const phone = fieldError("recipientPhone");
+    if (!missing && phone) return { title: PHONE_TOAST_TITLE, description: phone };
     const pin = fieldError("senderPin");
-    if (!recipientIncomplete && pin) return { title: PIN_TOAST_TITLE, description: pin };
+    if (!missing && pin) return { title: PIN_TOAST_TITLE, description: pin };
   }
   return { title: spec.title, description: spec.description };
 }

@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   Bank,
   FeeQuoteSchema,
+  GetLimitsResponseSchema,
+  LimitKind,
   PaymentMethodSchema,
   PaymentMethodType,
   PaymentMethodsService,
@@ -17,13 +19,14 @@ import {
 import type {
   AddCardRequest,
   CreateTransferRequest,
+  GetLimitsResponse,
   PaymentMethod,
   QuoteFeeRequest,
   Transfer,
 } from "@/gen/thumela/bff/v1/bff_pb";
 import { flushAnalytics, setAnalyticsSender } from "@/lib/analytics";
 import type { AnalyticsEventInit } from "@/lib/analytics";
-import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { SIGNED_IN, TEST_LIMITS, renderApp } from "@/test/render-app";
 import { liveFeed } from "@/test/live-feed";
 import { PRESET_RECIPIENTS } from "../../lib/preset-recipients";
 import { BANKS, CARDS, completed, makeTransfer, withChanges } from "../../test-utils";
@@ -61,6 +64,8 @@ interface Backend {
   live?: ReturnType<typeof liveFeed>;
   /** While down is true, ListPaymentMethods answers Unavailable. */
   paymentMethods?: { down: boolean };
+  /** What GetLimits answers (default: TEST_LIMITS, nothing used); a test may change it. */
+  limits?: { current: GetLimitsResponse };
 }
 
 function backend(options: Backend = {}) {
@@ -110,6 +115,8 @@ function backend(options: Backend = {}) {
       const addCard = options.addCard;
       r.rpc(PaymentMethodsService.method.addCard, (request) => ({ paymentMethod: addCard(request) }));
     }
+    const limits = options.limits;
+    if (limits) r.rpc(TransfersService.method.getLimits, () => limits.current);
     options.live?.register(r);
   };
   return { calls, routes };
@@ -297,8 +304,25 @@ describe("send money wizard", () => {
     expect(details).toHaveTextContent("Sandton City");
     const recipient = screen.getByRole("region", { name: "Recipient" });
     expect(recipient).toHaveTextContent("Lerato Nkosi");
-    expect(recipient).toHaveTextContent("0831234567");
+    // Shown grouped, as everywhere else, whatever the notation typed or passed.
+    expect(within(recipient).getByText("Phone").nextElementSibling).toHaveTextContent(/^\+27 83 123 4567$/);
     expect(recipient).toHaveTextContent("FNB");
+  });
+
+  it("shows a Resend's or Send Similar's E.164 phone grouped on the confirmation, and sends it as it came", async () => {
+    const { user, calls } = renderWizard("/send-money?amount=150&recipient=Sipho%20Dlamini&phone=%2B27825551234&bank=1");
+    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue(150);
+    await user.click(next());
+    expect(await screen.findByLabelText("Recipient Phone Number")).toHaveValue("+27825551234");
+    await screen.findByRole("option", { name: "Standard Bank" });
+    await user.click(next());
+    await screen.findByRole("radio", { name: /Travel Mastercard/ });
+    await user.click(next());
+    const recipient = await screen.findByRole("region", { name: "Recipient" });
+    expect(within(recipient).getByText("Phone").nextElementSibling).toHaveTextContent(/^\+27 82 555 1234$/);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    await screen.findByText("Transfer initiated");
+    expect(calls.creates[0].recipientPhone).toBe("+27825551234");
   });
 
   it("prefills a preset recipient's name and phone (recipient=mom)", async () => {
@@ -663,6 +687,116 @@ describe("the amount: ATMs pay out notes", () => {
     await user.type(amount, "0"); // R25 000: over the fake's R2 500 per transfer
     const warning = await screen.findByText(/in one transfer now/);
     expect(warning.textContent?.replace(/\s/g, " ")).toBe("You can send up to R2 500,00 in one transfer now.");
+  });
+});
+
+describe("refused on its own step, as the server would refuse it", () => {
+  /** TEST_LIMITS with this much (cents) used today. */
+  function usedToday(cents: bigint): GetLimitsResponse {
+    return create(GetLimitsResponseSchema, {
+      ...TEST_LIMITS,
+      limits: TEST_LIMITS.limits.map((limit) =>
+        limit.kind === LimitKind.DAILY ? { ...limit, usedCents: cents, remainingCents: limit.limitCents - cents } : limit,
+      ),
+    });
+  }
+  const plain = (text: string | null | undefined) => text?.replace(/\s/g, " ");
+
+  it("refuses an amount above the per-transfer limit on the amount step, in the server's words", async () => {
+    const { user, calls } = renderWizard("/send-money");
+    const amount = await screen.findByLabelText("Amount to Send (ZAR)");
+    await screen.findByTestId("limits-allowance");
+    await user.type(amount, "2510"); // the fake's per-transfer limit is R2 500
+    await user.click(next());
+    const message = "This transfer exceeds the limit of R2 500,00 per transfer. You can send up to R2 500,00 in one transfer.";
+    await vi.waitFor(() => expect(plain(document.getElementById("send-amount-error")?.textContent)).toBe(message));
+    expect(amount).toHaveAttribute("aria-invalid", "true");
+    expect(amount.getAttribute("aria-describedby")).toContain("send-amount-error");
+    expect(amount).toHaveFocus();
+    const toast = await screen.findByText("Invalid amount");
+    expect(plain(toast.closest("[data-sonner-toast]")?.textContent)).toContain(message);
+    // Said once: the meter's own warning steps aside while the field says it.
+    expect(screen.queryByText(/in one transfer now/)).toBeNull();
+    await expectStep("Amount");
+
+    await user.clear(amount);
+    await user.type(amount, "2500");
+    await user.click(next());
+    await expectStep("Recipient");
+    expect(calls.creates).toHaveLength(0);
+  });
+
+  it("refuses an amount above what is left today, naming the daily limit", async () => {
+    const { user } = renderWizard("/send-money", { limits: { current: usedToday(320_000n) } });
+    const amount = await screen.findByLabelText("Amount to Send (ZAR)");
+    await screen.findByTestId("limits-allowance");
+    await user.type(amount, "1500");
+    await user.click(next());
+    await vi.waitFor(() =>
+      expect(plain(document.getElementById("send-amount-error")?.textContent)).toBe(
+        "This transfer exceeds your daily limit of R4 200,00. You can still send R1 000,00 today.",
+      ),
+    );
+    await expectStep("Amount");
+  });
+
+  it("goes back to the amount, without asking 'Confirm it's you', when the limits moved before Send Money", async () => {
+    const limits = { current: TEST_LIMITS };
+    const { user, calls, queryClient } = renderWizard("/send-money", { limits });
+    await screen.findByTestId("limits-allowance");
+    await completeAmount(user, "2000"); // above R1,000: a send would ask "Confirm it's you"
+    await completeRecipient(user);
+    await screen.findByRole("radio", { name: /Travel Mastercard/ });
+    await user.click(next());
+    await screen.findByRole("heading", { name: "Confirm your transfer" });
+
+    // Meanwhile another tab sent R3 200: R1 000 is left today.
+    limits.current = usedToday(320_000n);
+    await queryClient.invalidateQueries();
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+
+    await expectStep("Amount");
+    const message = "This transfer exceeds your daily limit of R4 200,00. You can still send R1 000,00 today.";
+    await vi.waitFor(() => expect(plain(document.getElementById("send-amount-error")?.textContent)).toBe(message));
+    expect(await screen.findByText("Invalid amount")).toBeInTheDocument();
+    expect(screen.queryByRole("dialog", { name: "Confirm it's you" })).not.toBeInTheDocument();
+    expect(calls.creates).toHaveLength(0);
+  });
+
+  it.each(["12345", "011 555 0101", "+44 20 7123 4567"])(
+    "refuses %j on the recipient step: 'Please enter a valid South African mobile number.'",
+    async (phone) => {
+      const { user } = renderWizard("/send-money");
+      await completeAmount(user);
+      await user.type(await screen.findByLabelText("Recipient Name"), "Sipho Dlamini");
+      const field = screen.getByLabelText("Recipient Phone Number");
+      await user.type(field, phone);
+      await screen.findByRole("option", { name: "FNB" });
+      await user.selectOptions(screen.getByLabelText("Bank"), "FNB");
+      await user.click(next());
+
+      expect(await screen.findByText("Invalid phone number")).toBeInTheDocument(); // the toast
+      await vi.waitFor(() => expect(field).toHaveAttribute("aria-invalid", "true"));
+      expect(field).toHaveAccessibleDescription(
+        "The voucher number and PIN are sent to this number by SMS. Please enter a valid South African mobile number.",
+      );
+      expect(screen.getByLabelText("Recipient Name")).not.toHaveAttribute("aria-invalid");
+      await expectStep("Recipient");
+
+      await user.clear(field);
+      await user.type(field, "082 123 4567");
+      await user.click(next());
+      await expectStep("Payment");
+    },
+  );
+
+  it("says a missing detail with the spec's words, not the phone's, when the phone is empty", async () => {
+    const { user } = renderWizard("/send-money");
+    await completeAmount(user);
+    await user.type(await screen.findByLabelText("Recipient Name"), "Sipho Dlamini");
+    await user.click(next());
+    expect(await screen.findByText("Missing information")).toBeInTheDocument();
+    expect(screen.queryByText("Please enter a valid South African mobile number.")).toBeNull();
   });
 });
 

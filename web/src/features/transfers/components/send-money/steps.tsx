@@ -10,7 +10,8 @@ import { LoadingBlock } from "@/components/ui/spinner";
 import type { BankOption, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { creditSplit, useCredit } from "@/lib/credit";
 import { formatMoney, parseRandToCents } from "@/lib/money";
-import { AMOUNT_MESSAGES } from "../../api/send-money";
+import { formatPhone, saMobileE164 } from "@/lib/phone";
+import { AMOUNT_MESSAGES, MESSAGES } from "../../api/send-money";
 import type { SendMoneyValues, WithdrawalLocationInit } from "../../api/send-money";
 import { SaveRecipientOption, SavedRecipientPicker } from "./saved-recipients";
 import { LimitsMeter } from "../limits-meter";
@@ -98,7 +99,9 @@ export function AmountStep() {
           </p>
         )}
         <FieldError id="send-amount-error" message={error} />
-        <LimitsMeter className="mt-4" amountCents={typedAmount(amountText)} />
+        {/* While the field shows why the amount cannot go (a limit among them), the meter does
+            not say it again. */}
+        <LimitsMeter className="mt-4" amountCents={error ? undefined : typedAmount(amountText)} />
       </div>
     </div>
   );
@@ -113,6 +116,11 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
   const [nameValue, bankValue, ownPin] = useWatch({ control, name: ["recipientName", "bank", "ownPin"] });
   const name = nameValue?.trim() ?? "";
   const bank = banks.find((option) => String(option.bank) === bankValue)?.displayName;
+  // A missing detail is said once for the three fields (the spec's words); a number that is
+  // not a South African mobile is said under the number.
+  const missing = MESSAGES.missingRecipient.description;
+  const phoneProblem = errors.recipientPhone?.message !== missing ? errors.recipientPhone?.message : undefined;
+  const missingError = [errors.recipientName, errors.recipientPhone, errors.bank].find((error) => error?.message === missing);
   return (
     <div>
       <StepHeading>Who are you sending to?</StepHeading>
@@ -136,7 +144,13 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
             autoComplete="off"
             placeholder="e.g. 082 123 4567"
             aria-invalid={errors.recipientPhone ? true : undefined}
-            aria-describedby={errors.recipientPhone ? "recipient-phone-hint recipient-error" : "recipient-phone-hint"}
+            aria-describedby={
+              phoneProblem
+                ? "recipient-phone-hint recipient-phone-error"
+                : errors.recipientPhone
+                  ? "recipient-phone-hint recipient-error"
+                  : "recipient-phone-hint"
+            }
             {...register("recipientPhone")}
           />
           <p id="recipient-phone-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
@@ -144,6 +158,7 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
               ? "The voucher number is sent to this number by SMS."
               : "The voucher number and PIN are sent to this number by SMS."}
           </p>
+          <FieldError id="recipient-phone-error" message={phoneProblem} />
         </div>
         <div>
           <Label htmlFor="recipient-bank">Bank</Label>
@@ -165,10 +180,7 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
             {collectsAt(name, bank)}
           </p>
         </div>
-        <FieldError
-          id="recipient-error"
-          message={errors.recipientName?.message ?? errors.recipientPhone?.message ?? errors.bank?.message}
-        />
+        <FieldError id="recipient-error" message={missingError?.message} />
         <SenderPinOption name={name} />
         <SaveRecipientOption name={name} />
       </div>
@@ -391,7 +403,8 @@ export function ConfirmStep({ location, banks, cards }: ConfirmStepProps) {
         </DetailsBox>
         <DetailsBox title="Recipient">
           <Detail term="Name">{values.recipientName}</Detail>
-          <Detail term="Phone">{values.recipientPhone}</Detail>
+          {/* Grouped as everywhere else (+27 82 555 1234), however it was typed or prefilled. */}
+          <Detail term="Phone">{formatPhone(saMobileE164(values.recipientPhone ?? "") ?? values.recipientPhone ?? "")}</Detail>
           <Detail term="Bank">{bank?.displayName ?? "—"}</Detail>
           {bank && <Detail term="Collects at">Any {bank.displayName} ATM</Detail>}
         </DetailsBox>
