@@ -26,7 +26,6 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +38,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/thumela/thumela/bff/internal/httpx"
+	"github.com/thumela/thumela/bff/internal/rpcerr"
 )
 
 const (
@@ -274,7 +274,7 @@ func (l *Limiter) pauseShared(ctx context.Context, err error) {
 // MessageFor is the refusal's text, which the web client shows as it is (or rebuilds from
 // the retry delay).
 func MessageFor(wait time.Duration) string {
-	secs := waitSeconds(wait)
+	secs := rpcerr.RetrySeconds(wait)
 	switch {
 	case secs == 1:
 		return "Too many attempts. Please wait 1 second and try again."
@@ -287,20 +287,16 @@ func MessageFor(wait time.Duration) string {
 	}
 }
 
-func waitSeconds(wait time.Duration) int {
-	return max(1, int(math.Ceil(wait.Seconds())))
-}
-
 // Refusal is the answer to a limited call: ResourceExhausted, the wait in whole seconds
 // (rounded up, so a client that waits as told is never early) as google.rpc.RetryInfo and as a
 // Retry-After header. It never says which rule or key was hit.
 func Refusal(wait time.Duration) *connect.Error {
-	secs := waitSeconds(wait)
+	secs := rpcerr.RetrySeconds(wait)
 	err := connect.NewError(connect.CodeResourceExhausted, errors.New(MessageFor(wait)))
 	if d, derr := connect.NewErrorDetail(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Duration(secs) * time.Second)}); derr == nil {
 		err.AddDetail(d)
 	}
-	err.Meta().Set("Retry-After", strconv.Itoa(secs))
+	rpcerr.SetRetryAfter(err, wait)
 	return err
 }
 

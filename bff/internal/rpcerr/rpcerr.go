@@ -52,16 +52,26 @@ func FromService(ctx context.Context, logger *slog.Logger, err error) error {
 }
 
 // retryAfter sets the Retry-After header of a service's throttle (identity's sign-in and code
-// back-off) from its google.rpc.RetryInfo, as the BFF's own rate limits set it: whole seconds,
-// rounded up, so a client that waits as told is never early.
+// back-off) from its google.rpc.RetryInfo, as the BFF's own rate limits set it.
 func retryAfter(cerr *connect.Error, st *status.Status) {
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.RetryInfo); ok && info.GetRetryDelay() != nil {
-			secs := max(1, int(math.Ceil(info.GetRetryDelay().AsDuration().Seconds())))
-			cerr.Meta().Set("Retry-After", strconv.Itoa(secs))
+			SetRetryAfter(cerr, info.GetRetryDelay().AsDuration())
 			return
 		}
 	}
+}
+
+// RetrySeconds is wait in whole seconds, rounded up and at least 1, so that a client that
+// waits as told is never early.
+func RetrySeconds(wait time.Duration) int {
+	return max(1, int(math.Ceil(wait.Seconds())))
+}
+
+// SetRetryAfter sets cerr's Retry-After header to wait (RetrySeconds): every refusal that says
+// when to come back, the BFF's own rate limits and the services' throttles, says it so.
+func SetRetryAfter(cerr *connect.Error, wait time.Duration) {
+	cerr.Meta().Set("Retry-After", strconv.Itoa(RetrySeconds(wait)))
 }
 
 // UnavailableMessage is what a person is told while a service, or what it depends on (its

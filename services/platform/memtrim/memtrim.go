@@ -107,9 +107,9 @@ func New(cfg Config, allocatedNow uint64) *Trimmer {
 // Tick takes the bytes allocated so far and the goroutines alive, and reports whether to trim
 // now: once QuietTicks quiet ticks in a row follow MinBytes of allocation since the last trim
 // (and MinInterval has passed since it, or BurstBytes were allocated), or on the first quiet
-// tick after a quarter of the
-// goroutines (at least 100) ended since their peak. The second is what closing streams
-// looks like: it frees much and allocates little, so allocation alone would not see it.
+// tick after a quarter of the goroutines (at least 100) ended since their peak. The second is
+// what closing streams looks like: it frees much and allocates little, so allocation alone
+// would not see it.
 func (t *Trimmer) Tick(allocatedNow, goroutines uint64) bool {
 	t.ticks++
 	if allocatedNow-t.last < t.cfg.QuietBytes {

@@ -24,10 +24,11 @@ import (
 // vouchers exist or whose phone number goes with one. Each wrong phone number or PIN typed for
 // an existing voucher counts against it: the MaxCollectAttempts-th locks it for CollectLockout,
 // and is itself answered with the lock (*VoucherLockedError), so that the person at the ATM
-// learns it then, not at the next attempt; during the lock even the right PIN is refused. A well-formed number that no voucher has is
-// counted and locked in the very same way (UnknownNumber), so that neither the attempts left
-// nor the lock tells a guesser whether it exists. Four digits are 10 000 PINs, so five guesses
-// a day give a thief about one chance in 2 000 per day, over the voucher's 7 days.
+// learns it then, not at the next attempt; during the lock even the right PIN is refused. A
+// well-formed number that no voucher has is counted and locked in the very same way
+// (UnknownNumber), so that neither the attempts left nor the lock tells a guesser whether it
+// exists. Four digits are 10 000 PINs, so five guesses a day give a thief about one chance in
+// 2 000 per day, over the voucher's 7 days.
 const (
 	// MaxCollectAttempts is how many wrong attempts lock a voucher.
 	MaxCollectAttempts = 5
@@ -391,9 +392,8 @@ func fail(failed *int, lockedUntil *time.Time, now time.Time) error {
 //  2. the phone number and the PIN must both be right (the PIN compared in constant time by
 //     pins); if not, the attempt is counted and the answer is *CredentialsError, or for the
 //     fifth, which locks the voucher (with a VoucherLocked event for the sender),
-//     *VoucherLockedError. The credentials come before
-//     everything else about the voucher, so that only someone who knows them learns its state,
-//     its bank or its amount;
+//     *VoucherLockedError. The credentials come before everything else about the voucher, so
+//     that only someone who knows them learns its state, its bank or its amount;
 //  3. the voucher must still await collection and not be past its expiry
 //     (ErrVoucherCollected, ErrVoucherCancelled, ErrVoucherExpired);
 //  4. the ATM must be of the transfer's bank (*WrongBankError);

@@ -1,5 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import { useMutation, useQuery } from "@connectrpc/connect-query";
+import { useEffect, useRef } from "react";
+import type { FieldValues, Resolver } from "react-hook-form";
 import { AuthService, SupportMessageKind, SupportService } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, fieldViolations, hasCode, retryAfterSeconds } from "@/lib/errors";
 import type { FieldViolation } from "@/lib/errors";
@@ -20,6 +22,24 @@ export function useSubmitSupportMessage() {
 export function useSignedInEmail(): { email: string | undefined; loading: boolean } {
   const session = useQuery(AuthService.method.getSession, {}, { staleTime: 60_000, retry: false });
   return { email: session.data?.user?.email || undefined, loading: session.isPending };
+}
+
+/**
+ * Where the reply to a support form goes (Help Center → Contact Us, /feedback): the signed-in
+ * sender's address, or the one a visitor types. `resolver` validates with `visitor` (the
+ * address required) unless a session is known when the form is submitted, not when it was
+ * made, and `replyEmail` is what the request carries: "" for a signed-in sender, whose address
+ * the BFF adds.
+ */
+export function useReplyTo<T extends FieldValues>(signedIn: Resolver<T>, visitor: Resolver<T>) {
+  const { email: accountEmail, loading } = useSignedInEmail();
+  const known = useRef(false);
+  useEffect(() => {
+    known.current = accountEmail !== undefined;
+  }, [accountEmail]);
+  const resolver: Resolver<T> = (values, context, options) => (known.current ? signedIn : visitor)(values, context, options);
+  const replyEmail = (typed: string) => (known.current ? "" : typed.trim());
+  return { accountEmail, loading, resolver, replyEmail };
 }
 
 export const HELP_KIND: Record<"question" | "issue" | "feedback", SupportMessageKind> = {

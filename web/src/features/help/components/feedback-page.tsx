@@ -1,20 +1,20 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { Star } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { useForm, useWatch } from "react-hook-form";
-import type { Resolver } from "react-hook-form";
 import { toast } from "sonner";
 import { PublicPage } from "@/components/layout/public-shell-page";
 import { Button } from "@/components/ui/button";
 import { FieldError } from "@/components/ui/field-error";
-import { Input, Label } from "@/components/ui/input";
+import { Label } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Textarea } from "@/components/ui/textarea";
 import { SupportMessageKind } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
-import { NOT_SENT_TITLE, supportFailure, useSignedInEmail, useSubmitSupportMessage, withReference } from "../api/support";
+import { NOT_SENT_TITLE, supportFailure, useReplyTo, useSubmitSupportMessage, withReference } from "../api/support";
 import { FEEDBACK_PURPOSES, FEEDBACK_TOAST, RECOMMEND_OPTIONS, feedbackSchema, visitorFeedbackSchema } from "../lib/forms";
 import type { FeedbackValues } from "../lib/forms";
+import { ReplyEmailField } from "./reply-email-field";
 import { SentNotice } from "./sent-notice";
 
 // Nothing chosen yet: the schema turns the empty choices into its "please choose" messages.
@@ -58,14 +58,7 @@ const visitorResolver = zodResolver(visitorFeedbackSchema);
 export default function FeedbackPage() {
   const submit = useSubmitSupportMessage();
   const [ticket, setTicket] = useState<string>();
-  const { email: accountEmail, loading: sessionLoading } = useSignedInEmail();
-  // The resolver reads who is writing at submit time, not when the form was made.
-  const signedIn = useRef(false);
-  useEffect(() => {
-    signedIn.current = accountEmail !== undefined;
-  }, [accountEmail]);
-  const resolver: Resolver<FeedbackValues> = (values, context, options) =>
-    (signedIn.current ? signedInResolver : visitorResolver)(values, context, options);
+  const { accountEmail, loading: sessionLoading, resolver, replyEmail } = useReplyTo(signedInResolver, visitorResolver);
   const {
     register,
     handleSubmit,
@@ -86,7 +79,7 @@ export default function FeedbackPage() {
     try {
       const response = await submit.mutateAsync({
         kind: SupportMessageKind.FEEDBACK,
-        email: signedIn.current ? "" : values.email.trim(),
+        email: replyEmail(values.email),
         subject: "Feedback",
         details,
       });
@@ -168,24 +161,13 @@ export default function FeedbackPage() {
           <FieldError id="feedback-recommend-error" message={errors.recommend?.message} />
         </fieldset>
 
-        {accountEmail ? (
-          <p className="text-sm text-slate-600 dark:text-slate-400">We'll reply to {accountEmail}.</p>
-        ) : (
-          !sessionLoading && (
-            <div>
-              <Label htmlFor="feedback-email">Your email (so we can reply)</Label>
-              <Input
-                id="feedback-email"
-                type="email"
-                autoComplete="email"
-                aria-invalid={errors.email ? true : undefined}
-                aria-describedby={errors.email ? "feedback-email-error" : undefined}
-                {...register("email")}
-              />
-              <FieldError id="feedback-email-error" message={errors.email?.message} />
-            </div>
-          )
-        )}
+        <ReplyEmailField
+          id="feedback-email"
+          accountEmail={accountEmail}
+          loading={sessionLoading}
+          error={errors.email?.message}
+          registration={register("email")}
+        />
 
         <Button type="submit" busy={submit.isPending}>
           {submit.isPending ? "Sending..." : "Submit Feedback"}

@@ -1,7 +1,6 @@
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { useForm, useWatch } from "react-hook-form";
-import type { Resolver } from "react-hook-form";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { FieldError } from "@/components/ui/field-error";
@@ -9,9 +8,10 @@ import { FormAlert } from "@/components/ui/form-alert";
 import { Input, Label } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { cn } from "@/lib/cn";
-import { HELP_KIND, NOT_SENT_TITLE, supportFailure, useSignedInEmail, useSubmitSupportMessage, withReference } from "../api/support";
+import { HELP_KIND, NOT_SENT_TITLE, supportFailure, useReplyTo, useSubmitSupportMessage, withReference } from "../api/support";
 import { FEEDBACK_TOAST, HELP_CONTACT_TYPES, MISSING_INFORMATION, helpContactSchema, visitorHelpContactSchema } from "../lib/forms";
 import type { HelpContactValues } from "../lib/forms";
+import { ReplyEmailField } from "./reply-email-field";
 import { SentNotice } from "./sent-notice";
 
 const DEFAULTS: HelpContactValues = { type: "question", subject: "", message: "", email: "" };
@@ -31,14 +31,7 @@ const visitorResolver = zodResolver(visitorHelpContactSchema);
 export function HelpContactForm() {
   const submit = useSubmitSupportMessage();
   const [ticket, setTicket] = useState<string>();
-  const { email: accountEmail, loading: sessionLoading } = useSignedInEmail();
-  // The resolver reads who is writing at submit time, not when the form was made.
-  const signedIn = useRef(false);
-  useEffect(() => {
-    signedIn.current = accountEmail !== undefined;
-  }, [accountEmail]);
-  const resolver: Resolver<HelpContactValues> = (values, context, options) =>
-    (signedIn.current ? signedInResolver : visitorResolver)(values, context, options);
+  const { accountEmail, loading: sessionLoading, resolver, replyEmail } = useReplyTo(signedInResolver, visitorResolver);
   const {
     register,
     handleSubmit,
@@ -55,7 +48,7 @@ export function HelpContactForm() {
     try {
       const response = await submit.mutateAsync({
         kind: HELP_KIND[values.type],
-        email: signedIn.current ? "" : values.email.trim(),
+        email: replyEmail(values.email),
         subject: values.subject,
         message: values.message,
       });
@@ -125,25 +118,14 @@ export function HelpContactForm() {
         <Textarea id="help-message" rows={6} readOnly={submit.isPending} {...field("message")} {...register("message")} />
         {!missing && <FieldError id="help-message-error" message={errors.message?.message} />}
       </div>
-      {accountEmail ? (
-        <p className="text-sm text-slate-600 dark:text-slate-400">We'll reply to {accountEmail}.</p>
-      ) : (
-        !sessionLoading && (
-          <div>
-            <Label htmlFor="help-email">Your email (so we can reply)</Label>
-            <Input
-              id="help-email"
-              type="email"
-              autoComplete="email"
-              readOnly={submit.isPending}
-              aria-invalid={errors.email ? true : undefined}
-              aria-describedby={errors.email ? "help-email-error" : undefined}
-              {...register("email")}
-            />
-            <FieldError id="help-email-error" message={errors.email?.message} />
-          </div>
-        )
-      )}
+      <ReplyEmailField
+        id="help-email"
+        accountEmail={accountEmail}
+        loading={sessionLoading}
+        error={errors.email?.message}
+        readOnly={submit.isPending}
+        registration={register("email")}
+      />
       <Button type="submit" busy={submit.isPending}>
         {submit.isPending ? "Sending..." : "Submit"}
       </Button>

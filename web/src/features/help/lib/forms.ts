@@ -21,6 +21,14 @@ export const HELP_CONTACT_TYPES = [
 /** The support inbox's limits (the notifications service refuses longer texts). */
 export const SUPPORT_LIMITS = { name: 100, email: 254, subject: 200, message: 5000 } as const;
 
+/** An e-mail address the reply goes to, required (a visitor's, or the contact page's). */
+const requiredEmail = z
+  .string()
+  .trim()
+  .min(1, "Please enter your email address.")
+  .max(SUPPORT_LIMITS.email, "Please enter a valid email address.")
+  .pipe(z.email("Please enter a valid email address."));
+
 /**
  * Help Center → Contact Us: type (question by default), subject and message, both required.
  * The e-mail address is a visitor's (visitorHelpContactSchema); a signed-in sender's reply goes
@@ -47,12 +55,7 @@ export type HelpContactValues = z.infer<typeof helpContactSchema>;
  * signed-in sender's goes to the account's address, which the BFF adds).
  */
 export const visitorHelpContactSchema = helpContactSchema.extend({
-  email: z
-    .string()
-    .trim()
-    .min(1, "Please enter your email address.")
-    .max(SUPPORT_LIMITS.email, "Please enter a valid email address.")
-    .pipe(z.email("Please enter a valid email address.")),
+  email: requiredEmail,
 });
 
 /** The public contact page. */
@@ -62,12 +65,7 @@ export const contactSchema = z.object({
     .trim()
     .min(1, "Please enter your full name.")
     .max(SUPPORT_LIMITS.name, `Please keep your name under ${SUPPORT_LIMITS.name} characters.`),
-  email: z
-    .string()
-    .trim()
-    .min(1, "Please enter your email address.")
-    .max(SUPPORT_LIMITS.email, "Please enter a valid email address.")
-    .pipe(z.email("Please enter a valid email address.")),
+  email: requiredEmail,
   subject: z
     .string()
     .trim()
@@ -115,10 +113,5 @@ export type FeedbackValues = z.input<typeof feedbackSchema>;
 
 /** /feedback for a signed-out visitor: the e-mail address is required. */
 export const visitorFeedbackSchema = feedbackSchema.extend({
-  email: z
-    .string()
-    .trim()
-    .min(1, "Please enter your email address.")
-    .max(SUPPORT_LIMITS.email, "Please enter a valid email address.")
-    .pipe(z.email("Please enter a valid email address.")),
+  email: requiredEmail,
 });
