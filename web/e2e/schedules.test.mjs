@@ -1,7 +1,8 @@
 // Recurring sends in Debian's Chromium against the real stack, its scheduler ticking every
 // second: a weekly schedule made on /recipients from a saved recipient, starting today, runs
 // its first occurrence at once (an ordinary transfer in the history, and on the schedule), then
-// is paused, resumed and deleted.
+// is paused, resumed and deleted. Its dialog refuses an amount above the per-transfer limit
+// before anything is sent.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launchBrowser, startStack } from "./harness.mjs";
@@ -70,9 +71,33 @@ test("a weekly schedule whose first occurrence runs", async () => {
   assert.match(await monthly.innerText(), new RegExp(saDays().nextMonth));
   assert.match(await monthly.innerText(), /None yet\./);
 
-  // Schedule R200 weekly, first send today, on the saved card.
+  // The dialog reads the limit policy (GetLimitPolicy) when it opens; nothing read it before
+  // in this tab, so its answer is awaited before the form is used.
+  const policyRead = page.waitForResponse((response) => response.url().includes("/thumela.bff.v1.TransfersService/GetLimitPolicy"));
   await page.getByRole("button", { name: "Schedule a send to Sipho Dlamini" }).click();
   const dialog = page.getByRole("dialog", { name: "Schedule a send" });
+  await dialog.waitFor();
+  await policyRead;
+
+  // Above the per-transfer limit (R3,000.00): refused on the form, in the server's words
+  // (its LimitError), before "Confirm it's you" is asked and without a CreateSchedule call.
+  const createCalls = [];
+  const countCreates = (request) => {
+    if (request.url().includes("/thumela.bff.v1.SchedulesService/CreateSchedule")) createCalls.push(request.url());
+  };
+  page.on("request", countCreates);
+  await dialog.getByLabel("Amount (ZAR)").fill("3010");
+  await dialog.getByRole("button", { name: "Schedule send" }).click();
+  await dialog
+    .getByText(/^This transfer exceeds the limit of R3\s000,00 per transfer\. You can send up to R3\s000,00 in one transfer\.$/)
+    .waitFor();
+  assert.equal(await dialog.getByLabel("Amount (ZAR)").getAttribute("aria-invalid"), "true");
+  await page.waitForTimeout(500); // a request, had one been made, would have left by now
+  assert.equal(await page.getByRole("dialog", { name: "Confirm it's you" }).count(), 0);
+  assert.deepEqual(createCalls, []);
+  page.off("request", countCreates);
+
+  // Schedule R200 weekly, first send today, on the saved card.
   await dialog.getByLabel("Amount (ZAR)").fill("200");
   assert.equal(await dialog.getByRole("radio", { name: "Weekly" }).isChecked(), true);
   const days = saDays();

@@ -1,5 +1,7 @@
 import { ScheduleFrequency } from "@/gen/thumela/bff/v1/bff_pb";
+import type { GetLimitPolicyResponse } from "@/gen/thumela/bff/v1/bff_pb";
 import { addDays } from "@/lib/date";
+import { scheduleLimitProblem } from "@/lib/limit-check";
 import { parseRandToCents } from "@/lib/money";
 import { z } from "@/lib/zod";
 
@@ -31,8 +33,13 @@ export const SCHEDULE_MESSAGES = {
 /** The smallest note ATMs pay out, in cents: every amount is a multiple of it. */
 const NOTE_CENTS = 1_000n;
 
-/** The 'Schedule a send' form; the server checks everything again (limits, the card). */
-export function scheduleSchema(today: string) {
+/**
+ * The 'Schedule a send' form; the server checks everything again (limits, the card). The
+ * amount is refused here, in the server's words, when CreateSchedule would refuse it on the
+ * limits (the minimum, the per-transfer limit: lib/limit-check.ts's scheduleLimitProblem on the
+ * policy); while the policy is unknown, only the server decides.
+ */
+export function scheduleSchema(today: string, policy?: GetLimitPolicyResponse) {
   const latest = addDays(today, 366);
   return z
     .object({
@@ -40,6 +47,10 @@ export function scheduleSchema(today: string) {
         const cents = parseRandToCents(value);
         if (cents === undefined || cents <= 0n) ctx.addIssue({ code: "custom", message: SCHEDULE_MESSAGES.amountInvalid });
         else if (cents % NOTE_CENTS !== 0n) ctx.addIssue({ code: "custom", message: SCHEDULE_MESSAGES.amountNotes });
+        else {
+          const problem = scheduleLimitProblem(cents, policy);
+          if (problem) ctx.addIssue({ code: "custom", message: problem });
+        }
       }),
       frequency: z.enum(["weekly", "monthly"]),
       startDate: z

@@ -17,6 +17,7 @@ import { BANK_NAME } from "@/lib/banks";
 import { cn } from "@/lib/cn";
 import { addDays, formatDay, saToday } from "@/lib/date";
 import { errorMessage, fieldViolations } from "@/lib/errors";
+import { useLimitPolicy } from "@/lib/limit-policy";
 import { formatMoney, parseRandToCents } from "@/lib/money";
 import { usePaymentCards } from "@/lib/payment-cards";
 import { isRecipientConfirmationRequired } from "@/lib/recipient-confirmation";
@@ -82,7 +83,11 @@ const FIELD_OF: Record<string, keyof ScheduleFormValues> = {
 
 function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () => void }) {
   const [today] = useState(() => saToday());
-  const schema = useMemo(() => scheduleSchema(today), [today]);
+  // The limits as configured, not today's room (GetLimits): a schedule is refused only on what
+  // CreateSchedule refuses, the minimum and the per-transfer limit; each send is checked
+  // against the day's room when it runs.
+  const { data: policy } = useLimitPolicy();
+  const schema = useMemo(() => scheduleSchema(today, policy), [today, policy]);
   const form = useForm<ScheduleFormValues>({
     resolver: zodResolver(schema),
     defaultValues: { amount: "", frequency: "weekly", startDate: today, endDate: "", paymentMethodId: "" },

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   Bank,
   CardBrand,
+  GetLimitsResponseSchema,
   PaymentMethodSchema,
   PaymentMethodType,
   PaymentMethodsService,
@@ -28,7 +29,7 @@ import { addDays, saToday } from "@/lib/date";
 import { forgetStepUp, rememberStepUp } from "@/lib/step-up";
 import { badRequestDetail, errorWithDetails } from "@/test/error-details";
 import { liveFeed } from "@/test/live-feed";
-import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { SIGNED_IN, TEST_LIMITS, renderApp } from "@/test/render-app";
 import { expectToast } from "@/test/toasts";
 
 configure({ asyncUtilTimeout: 4000 });
@@ -91,6 +92,8 @@ interface Options {
   wantsAnswer?: boolean;
   /** The sender paid Naledi before (her completed transfer is in the history). */
   paidBefore?: boolean;
+  /** GetLimits says nothing more can be sent today, this month or this year. */
+  usedUp?: boolean;
 }
 
 /** An in-memory SchedulesService with the saved recipient Naledi and two cards. */
@@ -99,6 +102,11 @@ function backend(initial: Schedule[], options: Options = {}) {
   const routes = (r: ConnectRouter) => {
     r.service(RecipientsService, { listRecipients: () => ({ recipients: [NALEDI] }) });
     r.rpc(PaymentMethodsService.method.listPaymentMethods, () => ({ paymentMethods: CARDS }));
+    if (options.usedUp) {
+      r.rpc(TransfersService.method.getLimits, () =>
+        create(GetLimitsResponseSchema, { limits: TEST_LIMITS.limits.map((l) => ({ ...l, usedCents: l.limitCents, remainingCents: 0n })) }),
+      );
+    }
     r.rpc(TransfersService.method.listTransfers, (req) => {
       const paid = options.paidBefore !== false && req.query === NALEDI_PHONE && req.status === TransferStatus.COMPLETED;
       const transfers = paid ? [create(TransferSchema, { id: "t-1", recipientPhone: NALEDI_PHONE, status: TransferStatus.COMPLETED })] : [];
@@ -121,8 +129,8 @@ function backend(initial: Schedule[], options: Options = {}) {
         state.creates.push(req);
         if (options.wantsStepUp && !state.steppedUp) throw errorInfo("STEP_UP_REQUIRED");
         if (options.wantsAnswer && !req.recipientKnownConfirmed) throw errorInfo("RECIPIENT_CONFIRMATION_REQUIRED");
-        if (req.amountCents > 500_000n) {
-          throw errorWithDetails("Too much.", Code.InvalidArgument, badRequestDetail([{ field: "amount_cents", description: "Each send can be at most R5 000,00." }]));
+        if (req.amountCents > 200_000n) {
+          throw errorWithDetails("Too much.", Code.InvalidArgument, badRequestDetail([{ field: "amount_cents", description: "Each send can be at most R2 000,00." }]));
         }
         const made = schedule({ id: `s-${state.creates.length + 10}`, amountCents: req.amountCents, frequency: req.frequency, startDate: req.startDate, nextDate: req.startDate, endDate: req.endDate });
         state.list = [made, ...state.list];
@@ -280,11 +288,50 @@ describe("Schedule a send", () => {
   it("shows the server's refusal under the field it names", async () => {
     rememberStepUp(Date.now() + 5 * 60_000);
     const { user, dialog } = await openDialog();
-    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "6000");
+    // Within the limit policy (R2,500 per transfer), so the form lets it go to the server.
+    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "2100");
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
-    expect(await within(dialog).findByText("Each send can be at most R5 000,00.")).toBeInTheDocument();
+    expect(await within(dialog).findByText("Each send can be at most R2 000,00.")).toBeInTheDocument();
     await expectToast("Couldn't schedule the send", "Too much.");
     expect(within(dialog).getByLabelText("Amount (ZAR)")).toHaveAttribute("aria-invalid", "true");
+  });
+
+  it("refuses an amount above the per-transfer limit or below the minimum in the server's words, before anything is asked or sent", async () => {
+    // No recent step-up: a refused amount above R1,000 must not ask "Confirm it's you" first.
+    const { user, dialog, state } = await openDialog();
+    const amount = within(dialog).getByLabelText("Amount (ZAR)");
+    await user.type(amount, "2510");
+    await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
+    // TEST_LIMIT_POLICY: R2,500 per transfer, R20 minimum (en-ZA groups with a no-break space).
+    expect(
+      await within(dialog).findByText(/^This transfer exceeds the limit of R2\s500,00 per transfer\. You can send up to R2\s500,00 in one transfer\.$/),
+    ).toBeInTheDocument();
+    expect(amount).toHaveAttribute("aria-invalid", "true");
+    expect(amount).toHaveFocus();
+    expect(screen.queryByRole("dialog", { name: "Confirm it's you" })).not.toBeInTheDocument();
+
+    await user.clear(amount);
+    await user.type(amount, "10");
+    await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
+    expect(await within(dialog).findByText(/^The minimum transfer is R20,00\.$/)).toBeInTheDocument();
+    expect(state.creates).toHaveLength(0);
+
+    // The limit itself is allowed (it then asks "Confirm it's you", being above R1,000).
+    await user.clear(amount);
+    await user.type(amount, "2500");
+    await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
+    await screen.findByRole("dialog", { name: "Confirm it's you" });
+    expect(within(dialog).queryByText(/This transfer exceeds/)).not.toBeInTheDocument();
+  });
+
+  it("does not refuse on what is left today, this month or this year: each send is checked on its day", async () => {
+    rememberStepUp(Date.now() + 5 * 60_000);
+    const { user, dialog, state } = await openDialog({ usedUp: true });
+    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "500");
+    await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
+    await expectToast("Scheduled send created");
+    expect(state.creates).toHaveLength(1);
+    expect(state.creates[0].amountCents).toBe(50_000n);
   });
 
   it("asks 'Confirm it's you' when the server wants a step-up, then sends the same request again", async () => {

@@ -31,7 +31,7 @@ import {
 } from "../../api/send-money";
 import type { SendMoneyValues, WithdrawalLocationInit, WizardStep } from "../../api/send-money";
 import { useBanks, useCreateTransfer, usePaymentCards, useRememberTransfer } from "../../api/transfers";
-import { limitProblem } from "../../lib/limit-check";
+import { limitProblem } from "@/lib/limit-check";
 import { useLimits } from "../limits-meter";
 import { isStepUpRequired, predictStepUp } from "@/lib/step-up";
 import { isRecipientConfirmationRequired, recipientKey, usePaidBefore } from "@/lib/recipient-confirmation";

@@ -1,6 +1,7 @@
-import { LimitKind } from "@/gen/thumela/bff/v1/bff_pb";
-import type { GetLimitsResponse } from "@/gen/thumela/bff/v1/bff_pb";
-import { formatMoney } from "@/lib/money";
+import { create } from "@bufbuild/protobuf";
+import { GetLimitsResponseSchema, LimitKind } from "@/gen/thumela/bff/v1/bff_pb";
+import type { GetLimitPolicyResponse, GetLimitsResponse } from "@/gen/thumela/bff/v1/bff_pb";
+import { formatMoney } from "./money";
 
 /**
  * Why the transfers service would refuse this amount on the sender's limits, in its words
@@ -8,7 +9,9 @@ import { formatMoney } from "@/lib/money";
  * figures and usage the service itself reports; undefined when it would pass or the figures
  * are not known. The wizard refuses on the amount step what the server would refuse at the
  * end, after the recipient, the card and "Confirm it's you". The server still decides: the
- * figures may have moved since they were read.
+ * figures may have moved since they were read. It lives in lib because the wizard
+ * (features/transfers) and 'Schedule a send' (features/recipients) both ask it, and features
+ * do not import each other.
  *
  * As the server does: below the minimum first; then, of the per-transfer limit and what is
  * left today, this month and this year, the one with the least room that the amount exceeds
@@ -55,4 +58,21 @@ export function limitProblem(amountCents: bigint, limits: GetLimitsResponse | un
         ? `You have reached your yearly limit of ${limit}. You can send again next year.`
         : `This transfer exceeds your yearly limit of ${limit}. You can still send ${room} this year.`;
   }
+}
+
+/**
+ * Why the transfers service would refuse to schedule this amount, in its words; undefined when
+ * it would pass or the policy is not known. CreateSchedule checks the limits with no usage
+ * (services/transfers/internal/app/schedules.go: limits.Check(amount, Usage{})): what has been
+ * sent today, this month or this year says nothing about a send next week, which is checked on
+ * its own day. So: the minimum, and the least of the per-transfer, daily, monthly and yearly
+ * limits themselves (with the default figures, the per-transfer limit). The same check as the
+ * wizard's, on the policy (GetLimitPolicy) as if nothing had been sent.
+ */
+export function scheduleLimitProblem(amountCents: bigint, policy: GetLimitPolicyResponse | undefined): string | undefined {
+  if (!policy) return undefined;
+  const unused = create(GetLimitsResponseSchema, {
+    limits: policy.limits.map(({ kind, limitCents }) => ({ kind, limitCents, remainingCents: kind === LimitKind.MINIMUM ? 0n : limitCents })),
+  });
+  return limitProblem(amountCents, unused);
 }

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { GetLimitsResponseSchema, LimitKind } from "@/gen/thumela/bff/v1/bff_pb";
-import { limitProblem } from "./limit-check";
+import { GetLimitPolicyResponseSchema, GetLimitsResponseSchema, LimitKind } from "@/gen/thumela/bff/v1/bff_pb";
+import { limitProblem, scheduleLimitProblem } from "./limit-check";
 
 /** GetLimits for the production defaults with this much used (cents) today, this month, this year. */
 function limits(used: { day?: bigint; month?: bigint; year?: bigint } = {}) {
@@ -69,6 +69,48 @@ describe("limitProblem", () => {
     );
     expect(plain(limitProblem(10_000n, limits({ year: 10_000_000n })))).toBe(
       "You have reached your yearly limit of R100 000,00. You can send again next year.",
+    );
+  });
+});
+
+/** GetLimitPolicy with the production defaults, or others. */
+function policy(cents: { minimum?: bigint; perTransfer?: bigint; daily?: bigint; monthly?: bigint; yearly?: bigint } = {}) {
+  return create(GetLimitPolicyResponseSchema, {
+    limits: [
+      { kind: LimitKind.MINIMUM, limitCents: cents.minimum ?? 1_000n },
+      { kind: LimitKind.PER_TRANSFER, limitCents: cents.perTransfer ?? 300_000n },
+      { kind: LimitKind.DAILY, limitCents: cents.daily ?? 500_000n },
+      { kind: LimitKind.MONTHLY, limitCents: cents.monthly ?? 2_400_000n },
+      { kind: LimitKind.YEARLY, limitCents: cents.yearly ?? 10_000_000n },
+    ],
+    amountMultipleCents: 1_000n,
+  });
+}
+
+describe("scheduleLimitProblem (CreateSchedule's check: the limits with nothing used)", () => {
+  it("passes up to the per-transfer limit, and anything while the policy is unknown", () => {
+    expect(scheduleLimitProblem(300_000n, policy())).toBeUndefined();
+    expect(scheduleLimitProblem(1_000n, policy())).toBeUndefined();
+    expect(scheduleLimitProblem(10_000_000n, undefined)).toBeUndefined();
+  });
+
+  it("refuses above the per-transfer limit and below the minimum, in the wizard's (the server's) words", () => {
+    expect(plain(scheduleLimitProblem(300_100n, policy()))).toBe(
+      "This transfer exceeds the limit of R3 000,00 per transfer. You can send up to R3 000,00 in one transfer.",
+    );
+    expect(scheduleLimitProblem(300_100n, policy())).toBe(limitProblem(300_100n, limits()));
+    expect(plain(scheduleLimitProblem(500n, policy()))).toBe("The minimum transfer is R10,00.");
+  });
+
+  it("does not look at what was sent today, this month or this year", () => {
+    // Today's room is used up: the wizard refuses R500 now, a schedule of R500 is accepted.
+    expect(limitProblem(50_000n, limits({ day: 500_000n, month: 2_400_000n, year: 10_000_000n }))).toBeDefined();
+    expect(scheduleLimitProblem(50_000n, policy())).toBeUndefined();
+  });
+
+  it("names a period's limit when it is configured below the per-transfer limit, as the server does", () => {
+    expect(plain(scheduleLimitProblem(250_000n, policy({ daily: 200_000n })))).toBe(
+      "This transfer exceeds your daily limit of R2 000,00. You can still send R2 000,00 today.",
     );
   });
 });
