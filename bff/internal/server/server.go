@@ -14,6 +14,7 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/otelconnect"
 
+	"github.com/thumela/thumela/bff/internal/codec"
 	"github.com/thumela/thumela/bff/internal/handlers"
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/ratelimit"
@@ -75,6 +76,10 @@ func New(o Options) (http.Handler, error) {
 		return nil, err
 	}
 	opts := []connect.HandlerOption{
+		// A body that is not the call's request is answered in one plain sentence, not in
+		// connect's words, which name the BFF's Go types and libraries. First: its interceptor
+		// refuses such a request before the others see it.
+		codec.HandlerOption(),
 		// Rate limits after tracing, so a refusal is traced and counted like any answer.
 		connect.WithInterceptors(otel, limiter.Interceptor()),
 		// A handler that panics answers Internal, logged with its stack in the request's trace,
