@@ -1,9 +1,11 @@
-// The public site, the Help Center, BETA features, Refer a Friend, theme, mobile layout,
-// first-party analytics and an accessibility scan, in Debian's Chromium against the real stack.
+// The public site, the Help Center, BETA features, Refer a Friend, the signed-in hint, theme,
+// mobile layout, first-party analytics and an accessibility scan, in Debian's Chromium against
+// the real stack.
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { logOut, signUpVerified } from "./flows.mjs";
 import { latestMessage, launchBrowser, startStack, uniqueEmail } from "./harness.mjs";
 
 const AXE_PATH = join(dirname(fileURLToPath(import.meta.url)), "..", "node_modules", "axe-core", "axe.min.js");
@@ -196,6 +198,98 @@ describe("routes", () => {
     await page.goto(`${stack.baseURL}/blog/no-such-article`);
     await page.getByRole("heading", { name: NOT_FOUND }).waitFor();
     await page.close();
+  });
+});
+
+describe("signed-in hint", () => {
+  const GET_SESSION = "/thumela.bff.v1.AuthService/GetSession";
+
+  /**
+   * Watches a browser context: its GetSession requests (with their status once answered) and
+   * every console error and uncaught exception of its pages.
+   */
+  function watch(context) {
+    const seen = { getSession: [], errors: [] };
+    context.on("request", (request) => {
+      if (new URL(request.url()).pathname === GET_SESSION) seen.getSession.push(request);
+    });
+    context.on("console", (message) => {
+      if (message.type() === "error") seen.errors.push(`${message.page()?.url()}: ${message.text()}`);
+    });
+    context.on("weberror", (error) => seen.errors.push(`uncaught: ${error.error().message}`));
+    return seen;
+  }
+
+  /** Opens path, waits for its h1 and for the network to settle (lazy chunks, late queries). */
+  async function open(page, path, heading) {
+    await page.goto(`${stack.baseURL}${path}`);
+    await page.getByRole("heading", { level: 1, name: heading }).waitFor({ timeout: 15_000 });
+    await page.waitForLoadState("networkidle");
+  }
+
+  async function cookieNamed(context, name) {
+    return (await context.cookies(stack.baseURL)).find((cookie) => cookie.name === name);
+  }
+
+  test("a visitor's landing page, /help and its contact form ask no GetSession and log no console error", async () => {
+    const context = await chromium.browser.newContext();
+    const seen = watch(context);
+    const page = await context.newPage();
+    await open(page, "/", "Send cash to any ATM in South Africa");
+    await open(page, "/help", "Help Center");
+    // Still the visitor's frame: the public header, not the signed-in sidebar.
+    await page.getByRole("banner").getByRole("link", { name: "Log In" }).waitFor();
+    await open(page, "/help?tab=contact", "Help Center");
+    await page.getByLabel("Your email (so we can reply)").waitFor();
+    await open(page, "/login", "Welcome Back");
+    assert.deepEqual(seen.getSession.map((request) => request.url()), []);
+    assert.deepEqual(seen.errors, []);
+    await context.close();
+  });
+
+  test("signed up, a reload asks the BFF and stays signed in; signed out, the landing page asks nothing", async () => {
+    const context = await chromium.browser.newContext();
+    const seen = watch(context);
+    const { page } = await signUpVerified(context, stack.baseURL, { prefix: "hint" });
+    const session = await cookieNamed(context, "thumela_session");
+    const hint = await cookieNamed(context, "thumela_signed_in");
+    assert.ok(session?.httpOnly, `session cookie: ${JSON.stringify(session)}`);
+    assert.ok(hint && !hint.httpOnly, `hint cookie: ${JSON.stringify(hint)}`);
+    assert.ok(Math.abs(hint.expires - session.expires) < 2, `the hint expires at ${hint.expires}, the session at ${session.expires}`);
+
+    const asked = page.waitForResponse((response) => new URL(response.url()).pathname === GET_SESSION);
+    await page.reload();
+    assert.equal((await asked).status(), 200);
+    await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+    assert.equal(new URL(page.url()).pathname, "/dashboard");
+
+    await logOut(page);
+    assert.equal(await cookieNamed(context, "thumela_session"), undefined, "the session cookie is left");
+    assert.equal(await cookieNamed(context, "thumela_signed_in"), undefined, "the hint is left");
+    seen.getSession.length = 0;
+    await open(page, "/", "Send cash to any ATM in South Africa");
+    // A signed-in route now goes to log in without asking either.
+    await open(page, "/dashboard", "Welcome Back");
+    assert.equal(new URL(page.url()).pathname, "/login");
+    assert.deepEqual(seen.getSession.map((request) => request.url()), []);
+    assert.deepEqual(seen.errors, []);
+    await context.close();
+  });
+
+  test("a hint left without its session costs one GetSession, whose answer clears it", async () => {
+    const context = await chromium.browser.newContext();
+    const seen = watch(context);
+    await context.addCookies([{ name: "thumela_signed_in", value: "1", url: stack.baseURL }]);
+    const page = await context.newPage();
+    await open(page, "/help", "Help Center");
+    assert.deepEqual(await Promise.all(seen.getSession.map(async (request) => (await request.response())?.status())), [401]);
+    assert.equal(await cookieNamed(context, "thumela_signed_in"), undefined, "the stale hint is left");
+    await page.getByRole("banner").getByRole("link", { name: "Log In" }).waitFor();
+
+    seen.getSession.length = 0;
+    await open(page, "/help", "Help Center");
+    assert.deepEqual(seen.getSession.map((request) => request.url()), []);
+    await context.close();
   });
 });
 

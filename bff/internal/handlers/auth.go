@@ -93,14 +93,14 @@ func (a *Auth) SignIn(ctx context.Context, req *bffv1.SignInRequest) (*bffv1.Sig
 	return &bffv1.SignInResponse{User: user, Profile: profile}, nil
 }
 
-// startSession sets the session cookie (replacing any earlier one) and reads the profile, which
-// GetProfile creates from the sign-up names on first read.
+// startSession sets the session cookie and its hint (replacing any earlier ones) and reads the
+// profile, which GetProfile creates from the sign-up names on first read.
 func (a *Auth) startSession(ctx context.Context, u *identityv1.User, s *identityv1.Session) (*bffv1.User, *bffv1.Profile) {
 	info := callInfo(ctx)
 	if old := a.Cookies.Token(info.RequestHeader()); old != "" {
 		a.Tokens.Forget(old)
 	}
-	info.ResponseHeader().Add("Set-Cookie", a.Cookies.Set(s.GetToken(), s.GetExpiresAt().AsTime()))
+	a.Cookies.Set(info.ResponseHeader(), s.GetToken(), s.GetExpiresAt().AsTime())
 	user := &bffv1.User{Id: u.GetId(), Email: u.GetEmail()}
 	g, err := a.Tokens.Grant(ctx, s.GetToken())
 	if err != nil {
@@ -125,8 +125,8 @@ func (a *Auth) profile(ctx context.Context) *bffv1.Profile {
 func (a *Auth) SignOut(ctx context.Context, _ *bffv1.SignOutRequest) (*bffv1.SignOutResponse, error) {
 	info := callInfo(ctx)
 	token := a.sessionToken(ctx)
-	// The cookie goes whatever happens next: a browser that asked to sign out is signed out.
-	info.ResponseHeader().Add("Set-Cookie", a.Cookies.Clear())
+	// The cookies go whatever happens next: a browser that asked to sign out is signed out.
+	a.Cookies.Clear(info.ResponseHeader())
 	if token == "" {
 		return &bffv1.SignOutResponse{}, nil
 	}

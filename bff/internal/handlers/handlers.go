@@ -73,11 +73,15 @@ func (d *Deps) sessionToken(ctx context.Context) string {
 }
 
 // authed resolves the call's session into the user's grant and a context that carries the
-// user's access token to the services. No session answers Unauthenticated.
+// user's access token to the services. No session answers Unauthenticated, and a session
+// cookie (or hint) that no longer opens one is cleared with it, so that the web client stops
+// asking on every page load.
 func (d *Deps) authed(ctx context.Context) (context.Context, session.Grant, error) {
-	g, err := d.Tokens.Grant(ctx, d.sessionToken(ctx))
+	info := callInfo(ctx)
+	g, err := d.Tokens.Grant(ctx, d.Cookies.Token(info.RequestHeader()))
 	if err != nil {
 		if err == session.ErrNoSession {
+			d.Cookies.ClearStale(info.ResponseHeader(), info.RequestHeader())
 			return nil, session.Grant{}, rpcerr.Unauthenticated()
 		}
 		return nil, session.Grant{}, rpcerr.FromService(ctx, d.Logger, err)

@@ -51,7 +51,7 @@ func (s *Security) RevokeSession(ctx context.Context, req *bffv1.RevokeSessionRe
 	if req.GetSessionId() == g.SessionID {
 		// This browser signed itself out.
 		s.Tokens.Forget(token)
-		callInfo(ctx).ResponseHeader().Add("Set-Cookie", s.Cookies.Clear())
+		s.Cookies.Clear(callInfo(ctx).ResponseHeader())
 	}
 	return &bffv1.RevokeSessionResponse{}, nil
 }

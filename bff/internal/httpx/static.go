@@ -10,8 +10,9 @@ import (
 
 // WebClient serves the built React client from dir: hashed assets under /assets/ are cached
 // for a year (their names change with their content); every other path that is not a file gets
-// index.html, never cached, so the client's router can answer it (the SPA fallback).
-func WebClient(dir string) http.Handler {
+// index.html, never cached, so the client's router can answer it (the SPA fallback). onPage,
+// when set, may add headers to each index.html answer (the session's hint cookie).
+func WebClient(dir string, onPage func(resp, req http.Header)) http.Handler {
 	fs := http.FileServer(http.Dir(dir))
 	index := filepath.Join(dir, "index.html")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -40,6 +41,9 @@ func WebClient(dir string) http.Handler {
 			}
 		}
 		w.Header().Set("Cache-Control", "no-cache")
+		if onPage != nil {
+			onPage(w.Header(), r.Header)
+		}
 		http.ServeFile(w, r, index)
 	})
 }

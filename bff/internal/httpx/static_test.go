@@ -15,7 +15,7 @@ func TestWebClientServesAssetsAndFallsBackToIndex(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>app</html>"), 0o644))
 	must(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "assets", "app-abc123.js"), []byte("js"), 0o644))
-	h := WebClient(dir)
+	h := WebClient(dir, nil)
 
 	tests := []struct {
 		path, wantBody, wantCache string
@@ -48,5 +48,21 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestWebClientLetsOnPageAddHeadersToPagesOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>app</html>"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "assets", "app-abc123.js"), []byte("js"), 0o644))
+	h := WebClient(dir, func(resp, _ http.Header) { resp.Add("Set-Cookie", "hint=1") })
+	for path, want := range map[string]bool{"/": true, "/dashboard": true, "/assets/app-abc123.js": false} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		if got := w.Header().Get("Set-Cookie") != ""; got != want {
+			t.Errorf("%s: Set-Cookie %q, want it %v", path, w.Header().Get("Set-Cookie"), want)
+		}
 	}
 }

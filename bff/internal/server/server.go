@@ -138,6 +138,7 @@ func New(o Options) (http.Handler, error) {
 		// Behind the cross-site guard too: the failure switches are POSTs.
 		mux.Handle("/dev/", httpx.NoStore(httpx.SameOrigin(o.AllowedOrigins, o.DevTools)))
 	}
-	mux.Handle("/", httpx.WebClient(o.WebDir))
+	// A page for a session that predates the hint cookie gets its hint (session.Cookies).
+	mux.Handle("/", httpx.WebClient(o.WebDir, o.Deps.Cookies.RestoreHint))
 	return mux, nil
 }

@@ -57,10 +57,13 @@ func fail(w http.ResponseWriter, err error) {
 }
 
 // authed resolves the session cookie into the user and a context carrying their access token.
-func (h *Handler) authed(r *http.Request) (context.Context, session.Grant, error) {
+// A session cookie (or hint) that no longer opens a session is cleared with the 401, as the
+// Connect API does.
+func (h *Handler) authed(w http.ResponseWriter, r *http.Request) (context.Context, session.Grant, error) {
 	g, err := h.Tokens.Grant(r.Context(), h.Cookies.Token(r.Header))
 	if err != nil {
 		if errors.Is(err, session.ErrNoSession) {
+			h.Cookies.ClearStale(w.Header(), r.Header)
 			return nil, session.Grant{}, &httpError{http.StatusUnauthorized, "You must be logged in to download this."}
 		}
 		return nil, session.Grant{}, h.fromService(r.Context(), err)
@@ -127,7 +130,7 @@ func attach(w http.ResponseWriter, contentType, name string, body []byte) {
 // Statement serves GET /api/statement?from=YYYY-MM-DD&to=YYYY-MM-DD&format=csv|pdf.
 func (h *Handler) Statement(w http.ResponseWriter, r *http.Request) {
 	// Who asks comes first: a signed-out caller is told only that, whatever the query.
-	ctx, g, err := h.authed(r)
+	ctx, g, err := h.authed(w, r)
 	if err != nil {
 		fail(w, err)
 		return
@@ -212,7 +215,7 @@ func (h *Handler) list(ctx context.Context, p Period) ([]Transfer, error) {
 // unknown id answers 404, a transfer not completed 409.
 func (h *Handler) ProofOfPayment(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	ctx, g, err := h.authed(r)
+	ctx, g, err := h.authed(w, r)
 	if err != nil {
 		fail(w, err)
 		return

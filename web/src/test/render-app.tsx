@@ -20,6 +20,7 @@ import {
   SystemService,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
+import { SESSION_HINT_COOKIES } from "@/lib/session-hint";
 
 /** A session as SignIn, VerifyEmail and GetSession answer it (plain fields, no message type). */
 export interface SessionInit {
@@ -64,24 +65,56 @@ export const TEST_REFERRAL_CODE = "THU-TESTC0DE";
 interface FakeBackend {
   /** The session GetSession answers; undefined → Unauthenticated. */
   session?: SessionInit;
+  /**
+   * Whether the browser starts with the BFF's signed-in hint; by default when `session` is
+   * given. True without a session is a browser whose session ended (or a GetSession a test
+   * makes fail), which the client then asks about.
+   */
+  signedInHint?: boolean;
   /** Extra or replacing handlers (use router.rpc for single methods), registered after the defaults. */
   routes?: (router: ConnectRouter, state: { session?: SessionInit }) => void;
 }
 
 /**
+ * The BFF's signed-in hint cookie (lib/session-hint), which the fake BFF keeps as the real one
+ * does with its Set-Cookie: the web client asks GetSession only while the browser holds it.
+ */
+export function setSessionHint(present: boolean) {
+  document.cookie = present ? `${SESSION_HINT_COOKIES[0]}=1; path=/` : `${SESSION_HINT_COOKIES[0]}=; path=/; max-age=0`;
+}
+
+/**
  * A fake BFF behind Connect's in-memory router transport. Defaults: GetSession follows the
  * session state (SignIn sets it, SignOut clears it), the connection check is fine, no transfers.
+ * The signed-in hint follows the session as the BFF sets it: given with a session, set whenever
+ * a session starts (a test's SignIn handler sets `state.session`), and cleared by SignOut and by
+ * GetSession's Unauthenticated answer, so that a session ended on the server (`state.session =
+ * undefined`) costs one request, as in the browser.
  */
-export function fakeTransport({ session, routes: extra }: FakeBackend = {}) {
-  const state = { session };
+export function fakeTransport({ session, signedInHint = session !== undefined, routes: extra }: FakeBackend = {}) {
+  let current = session;
+  const state = {
+    get session() {
+      return current;
+    },
+    set session(next: SessionInit | undefined) {
+      current = next;
+      if (next) setSessionHint(true);
+    },
+  };
+  setSessionHint(signedInHint);
   return createRouterTransport((router) => {
     router.service(AuthService, {
       getSession: () => {
-        if (!state.session) throw new ConnectError("not signed in", Code.Unauthenticated);
+        if (!state.session) {
+          setSessionHint(false);
+          throw new ConnectError("not signed in", Code.Unauthenticated);
+        }
         return create(GetSessionResponseSchema, state.session);
       },
       signOut: () => {
         state.session = undefined;
+        setSessionHint(false);
         return {};
       },
     });

@@ -1,18 +1,22 @@
 import { create } from "@bufbuild/protobuf";
-import { createConnectQueryKey, useQuery, useTransport } from "@connectrpc/connect-query";
+import { createConnectQueryKey, useTransport } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import type { Profile, User } from "@/gen/thumela/bff/v1/bff_pb";
 import { AuthService, GetSessionResponseSchema } from "@/gen/thumela/bff/v1/bff_pb";
+import { useSessionQuery } from "@/lib/session-query";
 import { sessionQueryFilter } from "./session-key";
 
 const getSession = AuthService.method.getSession;
 
 export { sessionQueryFilter };
 
-/** The signed-in user and profile, or a ConnectError with code Unauthenticated when signed out. */
+/**
+ * The signed-in user and profile, or a ConnectError with code Unauthenticated when signed out;
+ * a browser without the BFF's signed-in hint is told so without a request (lib/session-query).
+ */
 export function useSession() {
-  return useQuery(getSession, {}, { staleTime: 60_000 });
+  return useSessionQuery({ staleTime: 60_000 });
 }
 
 /**

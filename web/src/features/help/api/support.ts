@@ -1,10 +1,11 @@
 import { Code } from "@connectrpc/connect";
-import { useMutation, useQuery } from "@connectrpc/connect-query";
+import { useMutation } from "@connectrpc/connect-query";
 import { useEffect, useRef } from "react";
 import type { FieldValues, Resolver } from "react-hook-form";
-import { AuthService, SupportMessageKind, SupportService } from "@/gen/thumela/bff/v1/bff_pb";
+import { SupportMessageKind, SupportService } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, fieldViolations, hasCode, retryAfterSeconds } from "@/lib/errors";
 import type { FieldViolation } from "@/lib/errors";
+import { useSessionQuery } from "@/lib/session-query";
 
 /**
  * Sends a support message (Help Center → Contact Us, /contact, /feedback) to the support inbox;
@@ -17,10 +18,11 @@ export function useSubmitSupportMessage() {
 /**
  * Who is writing, for the public forms: a signed-in sender's reply goes to the account's
  * e-mail (the BFF fills it in); a visitor must give one. Unauthenticated is the normal answer
- * for a visitor, so it is not retried.
+ * for a visitor (made without a request when the browser has no signed-in hint), so it is not
+ * retried.
  */
 export function useSignedInEmail(): { email: string | undefined; loading: boolean } {
-  const session = useQuery(AuthService.method.getSession, {}, { staleTime: 60_000, retry: false });
+  const session = useSessionQuery({ staleTime: 60_000, retry: false });
   return { email: session.data?.user?.email || undefined, loading: session.isPending };
 }
 

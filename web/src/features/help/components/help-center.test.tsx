@@ -216,7 +216,9 @@ describe("Help Center for a visitor (help is public)", () => {
   });
 
   it("still opens, publicly, when the session cannot be read", async () => {
+    // The browser says a session was set here, so the session is asked for, and it fails.
     renderApp("/help", {
+      signedInHint: true,
       routes: (r) =>
         r.rpc(AuthService.method.getSession, () => {
           throw new ConnectError("unavailable", Code.Unavailable);

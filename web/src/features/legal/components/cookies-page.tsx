@@ -11,6 +11,12 @@ const COOKIES: ReadonlyArray<readonly [string, string, string, string]> = [
     "Strictly necessary: set",
   ],
   [
+    "thumela_signed_in",
+    "Tells this page that you signed in on this browser, so it asks for your session only then. It holds no secret and opens nothing: your session is the HttpOnly cookie above.",
+    "As long as the thumela_session cookie",
+    "Strictly necessary: set",
+  ],
+  [
     "language",
     "Remembers your language choice.",
     "1 year",
