@@ -255,6 +255,7 @@ describe("static pages quote the one source of limits", () => {
     const table = screen.getByRole("table", { name: "Cookies" });
     for (const [name, duration] of [
       ["thumela_session (auth)", /30 days/],
+      ["thumela_signed_in", "As long as the thumela_session cookie"],
       ["language", "1 year"],
       ["_ga", "2 years"],
       ["_gid", "24 hours"],

@@ -12,7 +12,7 @@ const COOKIES: ReadonlyArray<readonly [string, string, string, string]> = [
   ],
   [
     "thumela_signed_in",
-    "Tells this page that you signed in on this browser, so it asks for your session only then. It holds no secret and opens nothing: your session is the HttpOnly cookie above.",
+    "Tells this page that you signed in on this browser, so it asks for your session only then. It holds no secret and opens nothing: only the thumela_session cookie above does.",
     "As long as the thumela_session cookie",
     "Strictly necessary: set",
   ],
