@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -76,6 +77,9 @@ func (s *Service) ChangePassword(ctx context.Context, caller auth.Claims, curren
 			keep = ""
 		}
 		if _, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: u.ID, Except: keep, At: now}, events.RevokedPasswordChanged); err != nil {
+			return err
+		}
+		if err := publishPasswordChanged(ctx, tx, locked, events.PasswordChanged, now); err != nil {
 			return err
 		}
 		return tx.DeleteCodes(ctx, u.ID)
@@ -157,6 +161,9 @@ func (s *Service) ResetPassword(ctx context.Context, rawEmail, digits, next stri
 		if _, err := s.revokeSessions(ctx, tx, RevokeQuery{UserID: u.ID, At: now}, events.RevokedPasswordReset); err != nil {
 			return err
 		}
+		if err := publishPasswordChanged(ctx, tx, u, events.PasswordReset, now); err != nil {
+			return err
+		}
 		return tx.DeleteCodes(ctx, u.ID)
 	})
 	if err != nil {
@@ -166,4 +173,15 @@ func (s *Service) ResetPassword(ctx context.Context, rawEmail, digits, next stri
 		return domain.ErrCodeInvalid
 	}
 	return nil
+}
+
+// publishPasswordChanged e-mails the owner, in the transaction that changed the password, that
+// it changed: a password changed by someone else is the start of a takeover, and the owner's
+// inbox is where they can learn of it (as with a new sign-in or a passkey added).
+func publishPasswordChanged(ctx context.Context, tx Tx, u domain.User, how string, now time.Time) error {
+	msg, err := events.PasswordChangedEmail(u, how, now)
+	if err != nil {
+		return err
+	}
+	return tx.Publish(ctx, msg)
 }

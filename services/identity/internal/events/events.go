@@ -148,6 +148,22 @@ func SignUpAttemptEmail(u domain.User, now time.Time) (outbox.Message, error) {
 	}, nil, now)
 }
 
+// Ways a password changes, as PASSWORD_CHANGED's "how" says them.
+const (
+	PasswordChanged = "changed" // in the account, with the current password
+	PasswordReset   = "reset"   // with an e-mailed code
+)
+
+// PasswordChangedEmail tells the owner that the account's password was changed (how:
+// PasswordChanged or PasswordReset) and its other sessions signed out: if it was not them, the
+// account is taken over, and the e-mail is how they learn it. It carries no secret.
+func PasswordChangedEmail(u domain.User, how string, now time.Time) (outbox.Message, error) {
+	return email(u, notificationsv1.Template_TEMPLATE_PASSWORD_CHANGED, u.ID, map[string]string{
+		"at":  now.UTC().Format(time.RFC3339),
+		"how": how,
+	}, nil, now)
+}
+
 // PasskeyAddedEmail tells the owner that a passkey named name was added (its id is the
 // request's reference): if it was not them, the account is taken over, and the e-mail is how
 // they learn it. It carries no secret.

@@ -24,6 +24,8 @@ func fullParams(t domain.Template) (params, secrets map[string]string) {
 		return map[string]string{"first_name": "Thandi", "at": "2026-03-18T10:05:00Z"}, nil
 	case domain.TemplatePasskeyAdded:
 		return map[string]string{"first_name": "Thandi", "name": "Chrome on Windows", "at": "2026-03-18T10:05:00Z"}, nil
+	case domain.TemplatePasswordChanged:
+		return map[string]string{"first_name": "Thandi", "at": "2026-03-18T10:05:00Z", "how": "reset"}, nil
 	case domain.TemplateNewSignIn:
 		return map[string]string{"first_name": "Thandi", "device": "Chrome on Android", "address": "196.25.1.1",
 			"at": "2026-03-18T10:05:00Z"}, nil
@@ -423,6 +425,36 @@ func TestSignUpAttemptEmail(t *testing.T) {
 	if !strings.Contains(msg.Text, "Hi Thandi[31m <b>x</b>,") || strings.Contains(msg.HTML, "<b>x</b>") ||
 		!strings.Contains(msg.HTML, "&lt;b&gt;x&lt;/b&gt;") {
 		t.Fatalf("name not neutralised: text %q", msg.Text)
+	}
+}
+
+// TestPasswordChangedEmail: the owner learns that the password changed, when, and how (in the
+// account keeps this device signed in; a reset signs every device out), and what to do if it
+// was not them.
+func TestPasswordChangedEmail(t *testing.T) {
+	t.Parallel()
+	for how, want := range map[string]string{
+		"changed": "every other device signed in to your account was logged out",
+		"reset":   "reset with a code sent to this address, and every device",
+	} {
+		msg, err := domain.Render(domain.TemplatePasswordChanged, domain.ChannelEmail,
+			map[string]string{"first_name": "Thandi", "at": "2026-03-18T10:05:00Z", "how": how}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range []string{msg.Text, msg.HTML} {
+			if !strings.Contains(strings.Join(strings.Fields(part), " "), want) || !strings.Contains(part, "18 Mar 2026, 12:05") ||
+				!strings.Contains(part, "Forgot password?") {
+				t.Fatalf("%s: %q", how, part)
+			}
+		}
+		if msg.Subject != "Your Thumela password was changed" {
+			t.Fatalf("subject %q", msg.Subject)
+		}
+	}
+	if _, err := domain.Render(domain.TemplatePasswordChanged, domain.ChannelEmail,
+		map[string]string{"first_name": "Thandi", "at": "2026-03-18T10:05:00Z", "how": "guessed"}, nil); err == nil {
+		t.Fatal("an unknown how rendered")
 	}
 }
 

@@ -39,6 +39,10 @@ const (
 	// TemplateVoucherSMSFailed tells the sender that their recipient's voucher SMS could not be
 	// delivered, and that they may change the number or resend it.
 	TemplateVoucherSMSFailed Template = "voucher_sms_failed"
+	// TemplatePasswordChanged tells the owner that the account's password was changed (in the
+	// account, or reset with an e-mailed code) and its other sessions signed out: if it was not
+	// them, the account is taken over, and the e-mail is how they learn it.
+	TemplatePasswordChanged Template = "password_changed"
 	// TemplateUnknown is recorded for a request whose template the service does not know.
 	TemplateUnknown Template = "unknown"
 )
@@ -82,6 +86,8 @@ const (
 	ParamMessage             = "message"
 	ParamDate                = "date"
 	ParamUntil               = "until"
+	// ParamHow (PASSWORD_CHANGED): "changed" in the account or "reset" with an e-mailed code.
+	ParamHow = "how"
 	// ParamDetailPrefix prefixes a support message's details (/feedback's answers):
 	// "details.rating" → rating.
 	ParamDetailPrefix = "details."
@@ -105,6 +111,7 @@ const (
 	kindPhone                 // E.164, shown spaced
 	kindReference             // a reference such as a transfer's
 	kindRefund                // "cancelled" | "expired"
+	kindPasswordChange        // "changed" | "reset"
 	kindKind                  // a support message's kind
 	kindCode                  // a one-time code: six digits
 	kindVoucher               // a voucher number: digits, spaces or dashes
@@ -141,6 +148,8 @@ var specs = map[Template]spec{
 		params: []field{{ParamFirstName, kindName, false}, {ParamAt, kindTime, false}}},
 	TemplatePasskeyAdded: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamName, kindText, false}, {ParamAt, kindTime, false}}},
+	TemplatePasswordChanged: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamAt, kindTime, false}, {ParamHow, kindPasswordChange, false}}},
 	TemplateVoucherIssued: {channel: ChannelSMS,
 		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
 			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false}},
@@ -402,6 +411,12 @@ func (k kind) format(raw string, ch Channel) (string, error) {
 			return r, nil
 		}
 		return "", fmt.Errorf(`not "cancelled" or "expired"`)
+	case kindPasswordChange:
+		switch h := strings.TrimSpace(raw); h {
+		case "changed", "reset":
+			return h, nil
+		}
+		return "", fmt.Errorf(`not "changed" or "reset"`)
 	case kindKind:
 		label, ok := supportKinds[strings.TrimSpace(raw)]
 		if !ok {

@@ -287,3 +287,57 @@ func TestRefreshWritesLastSeenAtMostOnceAMinute(t *testing.T) {
 		t.Fatalf("last_seen_at = %s after a minute, want %s", got, e.clock.Now())
 	}
 }
+
+// The owner is e-mailed when the password changes, in the account or with a reset code: a
+// password changed by someone else is how a takeover starts.
+func TestPasswordChangeAndResetAreEmailedToTheOwner(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := ctxT(t)
+	const email = "passwords-mailed@example.com"
+	id, session := e.signUpVerified(email)
+	changed := func() []*notificationsv1.NotificationRequest {
+		var out []*notificationsv1.NotificationRequest
+		for _, n := range e.notifications(id) {
+			if n.GetTemplate() == notificationsv1.Template_TEMPLATE_PASSWORD_CHANGED {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	if n := len(changed()); n != 0 {
+		t.Fatalf("%d password-changed e-mails before any change", n)
+	}
+
+	// A wrong current password changes nothing and tells nobody.
+	if _, err := e.client.ChangePassword(auth.WithBearer(ctx, e.accessToken(session)), &identityv1.ChangePasswordRequest{
+		CurrentPassword: "not-the-password-1", NewPassword: "another-correct-horse-77", SessionToken: session,
+	}); err == nil {
+		t.Fatal("a wrong current password changed the password")
+	}
+	if n := len(changed()); n != 0 {
+		t.Fatalf("%d password-changed e-mails after a refused change", n)
+	}
+
+	if _, err := e.client.ChangePassword(auth.WithBearer(ctx, e.accessToken(session)), &identityv1.ChangePasswordRequest{
+		CurrentPassword: goodPassword, NewPassword: "another-correct-horse-77", SessionToken: session,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := changed(); len(got) != 1 || got[0].GetParams()["how"] != "changed" || got[0].GetRecipient() != email ||
+		got[0].GetParams()["first_name"] == "" || got[0].GetParams()["at"] == "" {
+		t.Fatalf("after a change: %v", got)
+	}
+
+	if _, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: email, Client: browser}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{
+		Email: email, Code: e.lastCode(id, "password_reset_code"), NewPassword: "yet-another-horse-1234", Client: browser,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := changed(); len(got) != 2 || got[1].GetParams()["how"] != "reset" {
+		t.Fatalf("after a reset: %v", got)
+	}
+}

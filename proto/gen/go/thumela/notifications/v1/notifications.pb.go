@@ -98,6 +98,8 @@ func (Channel) EnumDescriptor() ([]byte, []int) {
 //	VOUCHER_SMS_FAILED: first_name, recipient_name, recipient_phone, amount_cents, bank,
 //	  reference, and reason when the provider gave one: the recipient's voucher SMS could not
 //	  be delivered to that number; the sender may change the number or resend it.
+//	PASSWORD_CHANGED: first_name, at, how ("changed" in the account, "reset" with an e-mailed
+//	  code): the account's password was changed and its other sessions signed out.
 type Template int32
 
 const (
@@ -116,6 +118,7 @@ const (
 	Template_TEMPLATE_SCHEDULED_SEND_FAILED Template = 12
 	Template_TEMPLATE_VOUCHER_LOCKED        Template = 13
 	Template_TEMPLATE_VOUCHER_SMS_FAILED    Template = 14
+	Template_TEMPLATE_PASSWORD_CHANGED      Template = 15
 )
 
 // Enum value maps for Template.
@@ -136,6 +139,7 @@ var (
 		12: "TEMPLATE_SCHEDULED_SEND_FAILED",
 		13: "TEMPLATE_VOUCHER_LOCKED",
 		14: "TEMPLATE_VOUCHER_SMS_FAILED",
+		15: "TEMPLATE_PASSWORD_CHANGED",
 	}
 	Template_value = map[string]int32{
 		"TEMPLATE_UNSPECIFIED":           0,
@@ -153,6 +157,7 @@ var (
 		"TEMPLATE_SCHEDULED_SEND_FAILED": 12,
 		"TEMPLATE_VOUCHER_LOCKED":        13,
 		"TEMPLATE_VOUCHER_SMS_FAILED":    14,
+		"TEMPLATE_PASSWORD_CHANGED":      15,
 	}
 )
 
@@ -1039,7 +1044,7 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\aChannel\x12\x17\n" +
 	"\x13CHANNEL_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCHANNEL_EMAIL\x10\x01\x12\x0f\n" +
-	"\vCHANNEL_SMS\x10\x02*\xcc\x03\n" +
+	"\vCHANNEL_SMS\x10\x02*\xeb\x03\n" +
 	"\bTemplate\x12\x18\n" +
 	"\x14TEMPLATE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEMPLATE_SIGN_UP_CODE\x10\x01\x12 \n" +
@@ -1056,7 +1061,8 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x16TEMPLATE_PASSKEY_ADDED\x10\v\x12\"\n" +
 	"\x1eTEMPLATE_SCHEDULED_SEND_FAILED\x10\f\x12\x1b\n" +
 	"\x17TEMPLATE_VOUCHER_LOCKED\x10\r\x12\x1f\n" +
-	"\x1bTEMPLATE_VOUCHER_SMS_FAILED\x10\x0e*\xa2\x01\n" +
+	"\x1bTEMPLATE_VOUCHER_SMS_FAILED\x10\x0e\x12\x1d\n" +
+	"\x19TEMPLATE_PASSWORD_CHANGED\x10\x0f*\xa2\x01\n" +
 	"\x0eDeliveryStatus\x12\x1f\n" +
 	"\x1bDELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DELIVERY_STATUS_QUEUED\x10\x01\x12\x18\n" +
