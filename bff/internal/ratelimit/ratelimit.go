@@ -272,18 +272,19 @@ func (l *Limiter) pauseShared(ctx context.Context, err error) {
 }
 
 // MessageFor is the refusal's text, which the web client shows as it is (or rebuilds from
-// the retry delay).
+// the retry delay): identity's throttles' shape ("Too many sign-in attempts. Please try again
+// in 2 seconds."), in minutes from 90 seconds on.
 func MessageFor(wait time.Duration) string {
 	secs := rpcerr.RetrySeconds(wait)
 	switch {
 	case secs == 1:
-		return "Too many attempts. Please wait 1 second and try again."
+		return "Too many attempts. Please try again in 1 second."
 	case secs < 60:
-		return fmt.Sprintf("Too many attempts. Please wait %d seconds and try again.", secs)
+		return fmt.Sprintf("Too many attempts. Please try again in %d seconds.", secs)
 	case secs <= 90:
-		return "Too many attempts. Please wait 1 minute and try again."
+		return "Too many attempts. Please try again in 1 minute."
 	default:
-		return fmt.Sprintf("Too many attempts. Please wait %d minutes and try again.", int(math.Ceil(float64(secs)/60)))
+		return fmt.Sprintf("Too many attempts. Please try again in %d minutes.", int(math.Ceil(float64(secs)/60)))
 	}
 }
 

@@ -302,10 +302,10 @@ func TestOverrides(t *testing.T) {
 func TestMessageFor(t *testing.T) {
 	t.Parallel()
 	for wait, want := range map[time.Duration]string{
-		300 * time.Millisecond: "Too many attempts. Please wait 1 second and try again.",
-		12*time.Second + 1:     "Too many attempts. Please wait 13 seconds and try again.",
-		75 * time.Second:       "Too many attempts. Please wait 1 minute and try again.",
-		10 * time.Minute:       "Too many attempts. Please wait 10 minutes and try again.",
+		300 * time.Millisecond: "Too many attempts. Please try again in 1 second.",
+		12*time.Second + 1:     "Too many attempts. Please try again in 13 seconds.",
+		75 * time.Second:       "Too many attempts. Please try again in 1 minute.",
+		10 * time.Minute:       "Too many attempts. Please try again in 10 minutes.",
 	} {
 		if got := ratelimit.MessageFor(wait); got != want {
 			t.Errorf("MessageFor(%s) = %q, want %q", wait, got, want)

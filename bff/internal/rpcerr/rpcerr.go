@@ -133,6 +133,16 @@ func Unauthenticated() error {
 	return connect.NewError(connect.CodeUnauthenticated, errors.New(MsgUnauthenticated)) //nolint:staticcheck // ST1005: a sentence shown to the person as it is
 }
 
+// MsgTooLarge is the answer to a request bigger than the BFF reads: it says what is wrong and
+// nothing of the limit.
+const MsgTooLarge = "The request is too large."
+
+// TooLarge is the answer to a request over the BFF's read limit: InvalidArgument, since sending
+// the same request again can never succeed (ResourceExhausted would tell a client to retry).
+func TooLarge() error {
+	return InvalidArgument(MsgTooLarge)
+}
+
 // InvalidArgument is a validation failure found at the edge.
 func InvalidArgument(msg string) error {
 	return connect.NewError(connect.CodeInvalidArgument, errors.New(msg))

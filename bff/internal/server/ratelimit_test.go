@@ -82,7 +82,7 @@ func retryAfter(t *testing.T, err error) (time.Duration, bool) {
 	if delay < time.Second || ce.Meta().Get("Retry-After") != strconv.Itoa(int(delay/time.Second)) {
 		t.Fatalf("refusal %v: RetryInfo %s, Retry-After %q", err, delay, ce.Meta().Get("Retry-After"))
 	}
-	if !strings.HasPrefix(ce.Message(), "Too many attempts. Please wait ") {
+	if !strings.HasPrefix(ce.Message(), "Too many attempts. Please try again in ") {
 		t.Fatalf("refusal message %q", ce.Message())
 	}
 	return delay, true

@@ -3,10 +3,8 @@
 package server
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -87,25 +85,22 @@ func New(o Options) (http.Handler, error) {
 		connect.WithRecover(func(ctx context.Context, spec connect.Spec, _ http.Header, p any) error {
 			return rpcerr.Internal(ctx, o.Deps.Logger, fmt.Errorf("handler panicked in %s: %v\n%s", spec.Procedure, p, debug.Stack()))
 		}),
-		// A browser request is small; anything bigger is a mistake or an attack.
-		connect.WithReadMaxBytes(1 << 20),
 		// Compression cost a third of the BFF's CPU on the history page while saving little:
 		// under compressMinBytes (every page of the app, most answers, every live event) the
 		// answer goes as it is; above it, gzip at its fastest level keeps most of the ratio
-		// (JSON compresses well) for a fraction of the default level's CPU.
+		// (JSON compresses well) for a fraction of the default level's CPU. gzip is registered
+		// with the read limits (readLimit, limits.go), which bound what a request inflates to.
 		connect.WithCompressMinBytes(compressMinBytes),
-		connect.WithCompression("gzip",
-			func() connect.Decompressor { return &gzip.Reader{} },
-			func() connect.Compressor {
-				w, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // the level is valid
-				return w
-			}),
 	}
+	// A browser request is small; anything bigger is a mistake or an attack, refused in one
+	// sentence (limits.go): readLimit bounds a message once inflated, limitBody the body.
+	analyticsOpts := slices.Concat(opts, readLimit(handlers.MaxTrackRequestBytes))
+	opts = slices.Concat(opts, readLimit(maxRequestBytes))
 	mux := http.NewServeMux()
 	// Each service's handler is mounted at its own path ("/thumela.bff.v1.AuthService/"),
 	// behind the cross-site guard; no answer may be cached (httpx.NoStore).
 	api := func(path string, h http.Handler) {
-		mux.Handle(path, httpx.NoStore(httpx.SameOrigin(o.AllowedOrigins, h)))
+		mux.Handle(path, httpx.NoStore(httpx.SameOrigin(o.AllowedOrigins, limitBody(maxRequestBytes, h))))
 	}
 	api(bffv1connect.NewAuthServiceHandler(&handlers.Auth{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewAccountServiceHandler(&handlers.Account{Deps: o.Deps}, opts...))
@@ -113,8 +108,8 @@ func New(o Options) (http.Handler, error) {
 	api(bffv1connect.NewPaymentMethodsServiceHandler(&handlers.PaymentMethods{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewTransfersServiceHandler(&handlers.Transfers{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewEventsServiceHandler(&handlers.Events{Deps: o.Deps}, opts...))
-	api(bffv1connect.NewAnalyticsServiceHandler(&handlers.Analytics{Deps: o.Deps},
-		slices.Concat(opts, []connect.HandlerOption{connect.WithReadMaxBytes(handlers.MaxTrackRequestBytes)})...))
+	analyticsPath, analytics := bffv1connect.NewAnalyticsServiceHandler(&handlers.Analytics{Deps: o.Deps}, analyticsOpts...)
+	api(analyticsPath, limitBody(handlers.MaxTrackRequestBytes, analytics))
 	api(bffv1connect.NewSupportServiceHandler(&handlers.Support{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewSecurityServiceHandler(&handlers.Security{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewRecipientsServiceHandler(&handlers.Recipients{Deps: o.Deps}, opts...))
@@ -140,5 +135,9 @@ func New(o Options) (http.Handler, error) {
 	}
 	// A page for a session that predates the hint cookie gets its hint (session.Cookies).
 	mux.Handle("/", httpx.WebClient(o.WebDir, o.Deps.Cookies.RestoreHint))
-	return mux, nil
+	// Every answer, API, downloads, health and pages alike, says nosniff and its referrer
+	// policy; with Strict-Transport-Security when the BFF's public origin is https, which is
+	// when its cookies take the __Host- prefix (cookiesFor in cmd/bff), never on plain-http
+	// development.
+	return httpx.SecurityHeaders(o.Deps.Cookies.HostPrefix, mux), nil
 }

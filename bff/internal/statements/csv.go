@@ -14,6 +14,8 @@ var CSVHeader = []string{
 
 // WriteCSV writes the statement as RFC 4180 CSV: a header row, then one row per transfer,
 // oldest first, amounts in rand with two decimals (1250.00), dates ISO 8601 in Johannesburg.
+// The fee and total columns are what was charged (Transfer.Charged): 0.00 for a failed
+// transfer, whose amount column keeps what was tried.
 func WriteCSV(w io.Writer, ts []Transfer) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true // RFC 4180's line break
@@ -21,6 +23,7 @@ func WriteCSV(w io.Writer, ts []Transfer) error {
 		return err
 	}
 	for _, t := range ts {
+		bankFee, platformFee, total := t.Charged()
 		if err := cw.Write([]string{
 			t.CreatedAt.In(Johannesburg).Format(time.RFC3339),
 			t.Reference,
@@ -28,9 +31,9 @@ func WriteCSV(w io.Writer, ts []Transfer) error {
 			t.MaskedPhone,
 			t.Bank,
 			Decimal(t.AmountCents),
-			Decimal(t.BankFeeCents),
-			Decimal(t.PlatformFeeCents),
-			Decimal(t.TotalCents),
+			Decimal(bankFee),
+			Decimal(platformFee),
+			Decimal(total),
 			t.Status,
 			t.VoucherState,
 		}); err != nil {

@@ -141,9 +141,10 @@ func StatementPDF(s Sender, p Period, ts []Transfer) ([]byte, error) {
 		{"Phone", 70, false, func(t Transfer) string { return t.MaskedPhone }},
 		{"Bank", 58, false, func(t Transfer) string { return t.Bank }},
 		{"Amount", 58, true, func(t Transfer) string { return Money(t.AmountCents) }},
-		{"Bank fee", 50, true, func(t Transfer) string { return fee(t.BankFeeCents, t.FeeWaived) }},
-		{"Platform fee", 56, true, func(t Transfer) string { return fee(t.PlatformFeeCents, t.FeeWaived) }},
-		{"Total", 60, true, func(t Transfer) string { return Money(t.TotalCents) }},
+		// What was charged (Transfer.Charged): nothing for a failed transfer.
+		{"Bank fee", 50, true, func(t Transfer) string { b, _, _ := t.Charged(); return fee(b, t.FeeWaived) }},
+		{"Platform fee", 56, true, func(t Transfer) string { _, p, _ := t.Charged(); return fee(p, t.FeeWaived) }},
+		{"Total", 60, true, func(t Transfer) string { _, _, total := t.Charged(); return Money(total) }},
 		{"Status", 52, false, func(t Transfer) string { return t.Status }},
 		{"Voucher", 0, false, func(t Transfer) string { return t.VoucherState }},
 	}

@@ -48,6 +48,9 @@ type Transfer struct {
 	FeeWaived        bool
 	Status           string
 	Completed        bool
+	// Failed: the transfer failed, and nothing was taken from the sender's card (a failed
+	// charge, or a refusal before it).
+	Failed bool
 	// Refunded: the whole total is back on the sender's card.
 	Refunded bool
 	// VoucherState is "Awaiting collection", "Collected", "Refunded", "Refund pending",
@@ -72,6 +75,7 @@ func FromProto(t *transfersv1.Transfer, bankNames map[int32]string) Transfer {
 		TotalCents:  t.GetTotalAmountCents(),
 		FeeWaived:   t.GetFeeWaived(),
 		Completed:   t.GetStatus() == transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED,
+		Failed:      t.GetStatus() == transfersv1.TransferStatus_TRANSFER_STATUS_FAILED,
 		Refunded:    t.GetRefundStatus() == transfersv1.RefundStatus_REFUND_STATUS_REFUNDED,
 	}
 	if !out.FeeWaived {
@@ -182,6 +186,17 @@ func ParsePeriod(from, to string) (Period, error) {
 		return Period{}, &InputError{fmt.Sprintf("A statement covers at most %d months: choose a shorter period.", MaxMonths)}
 	}
 	return p, nil
+}
+
+// Charged is what a statement's fee and total columns show for t: the fees and the total the
+// sender's card was charged, none for a failed transfer, which took nothing (its amount column
+// still says what was tried, and its status why nothing was taken). A pending or processing
+// transfer shows what it charges.
+func (t Transfer) Charged() (bankFeeCents, platformFeeCents, totalCents int64) {
+	if t.Failed {
+		return 0, 0, 0
+	}
+	return t.BankFeeCents, t.PlatformFeeCents, t.TotalCents
 }
 
 // FileName is the statement's download name, e.g. thumela-statement-2026-11-01-to-2026-11-30.pdf.

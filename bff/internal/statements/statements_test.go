@@ -152,7 +152,8 @@ func TestCSV(t *testing.T) {
 		statements.CSVHeader,
 		{"2026-11-03T09:00:00+02:00", "aaaaaaaa", "Thandi Mokoena", "+27 ** *** 4567", "FNB", "1250.00", "10.00", "21.25", "1281.25", "Completed", "Collected"},
 		{"2026-11-10T14:00:00+02:00", "bbbbbbbb", "'=HYPERLINK(\"x\")", "+27 ** *** 0101", "Capitec", "500.00", "8.00", "10.00", "518.00", "Completed", "Refunded"},
-		{"2026-11-20T18:00:00+02:00", "cccccccc", "Sipho Dlamini", "+27 ** *** 8888", "FNB", "300.00", "9.00", "6.00", "315.00", "Failed", ""},
+		// Failed: nothing was charged, so no fee and no total; the amount says what was tried.
+		{"2026-11-20T18:00:00+02:00", "cccccccc", "Sipho Dlamini", "+27 ** *** 8888", "FNB", "300.00", "0.00", "0.00", "0.00", "Failed", ""},
 		{"2026-11-01T00:00:00+02:00", "dddddddd", "Lerato Sithole", "+27 ** *** 2222", "FNB", "1000.00", "0.00", "0.00", "1000.00", "Completed", "Awaiting collection"},
 	}
 	if len(recs) != len(want) {
@@ -182,12 +183,20 @@ func TestStatementPDFReadsBackWithEveryFigure(t *testing.T) {
 	// Each transfer's row carries its figures in the columns' order, oldest first as given.
 	for _, tr := range ts {
 		fees := []string{statements.Money(tr.BankFeeCents), statements.Money(tr.PlatformFeeCents)}
-		if tr.FeeWaived {
+		total := statements.Money(tr.TotalCents)
+		switch {
+		case tr.FeeWaived:
 			fees = []string{"Waived", "Waived"}
+		case tr.Status == "Failed":
+			// Nothing was charged: no fee and no total; the amount says what was tried.
+			fees, total = []string{"R0,00", "R0,00"}, "R0,00"
 		}
 		row := []string{tr.CreatedAt.Format("2006-01-02 15:04"), tr.Reference, tr.Recipient, tr.MaskedPhone, tr.Bank, statements.Money(tr.AmountCents)}
-		row = append(append(row, fees...), statements.Money(tr.TotalCents), tr.Status, tr.VoucherState)
+		row = append(append(row, fees...), total, tr.Status, tr.VoucherState)
 		mustHold(t, text, row...)
+	}
+	if strings.Contains(text, statements.Money(31500)) {
+		t.Error("the failed transfer's total reads as charged")
 	}
 	mustHold(t, text, "1 250,00R10,00R21,25R1 281,25") // the figures themselves, once spelled out
 	// Totals: completed transfers only (the failed one was never charged); the cancelled one

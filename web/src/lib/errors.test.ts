@@ -52,20 +52,20 @@ describe("error details", () => {
 
 describe("rate limits", () => {
   it("words the wait in seconds, then minutes", () => {
-    expect(tooManyAttempts(0.3)).toBe("Too many attempts. Please wait 1 second and try again.");
-    expect(tooManyAttempts(12)).toBe("Too many attempts. Please wait 12 seconds and try again.");
-    expect(tooManyAttempts(75)).toBe("Too many attempts. Please wait 1 minute and try again.");
-    expect(tooManyAttempts(14 * 60 + 5)).toBe("Too many attempts. Please wait 15 minutes and try again.");
+    expect(tooManyAttempts(0.3)).toBe("Too many attempts. Please try again in 1 second.");
+    expect(tooManyAttempts(12)).toBe("Too many attempts. Please try again in 12 seconds.");
+    expect(tooManyAttempts(75)).toBe("Too many attempts. Please try again in 1 minute.");
+    expect(tooManyAttempts(14 * 60 + 5)).toBe("Too many attempts. Please try again in 15 minutes.");
   });
 
   it("shows the BFF's refusal from RetryInfo", () => {
-    const err = errorWithDetails("Too many attempts. Please wait 7 seconds and try again.", Code.ResourceExhausted, retryInfoDetail(420));
-    expect(errorMessage(err, "fallback")).toBe("Too many attempts. Please wait 7 minutes and try again.");
+    const err = errorWithDetails("Too many attempts. Please try again in 7 seconds.", Code.ResourceExhausted, retryInfoDetail(420));
+    expect(errorMessage(err, "fallback")).toBe("Too many attempts. Please try again in 7 minutes.");
   });
 
   it("reads Retry-After when there is no RetryInfo", () => {
     const err = new ConnectError("", Code.ResourceExhausted, new Headers({ "Retry-After": "30" }));
-    expect(errorMessage(err, "fallback")).toBe("Too many attempts. Please wait 30 seconds and try again.");
+    expect(errorMessage(err, "fallback")).toBe("Too many attempts. Please try again in 30 seconds.");
     expect(rateLimitMessage(new ConnectError("", Code.ResourceExhausted, new Headers({ "Retry-After": "soon" })))).toBeUndefined();
   });
 

@@ -16,12 +16,15 @@ export function errorMessage(error: unknown, fallback: string): string {
   return fallback;
 }
 
-/** "Too many attempts. Please wait 12 seconds and try again." (minutes from 90 seconds on). */
+/**
+ * "Too many attempts. Please try again in 12 seconds." (minutes from 90 seconds on): the BFF's
+ * words (bff/internal/ratelimit), in the shape of identity's sign-in back-off.
+ */
 export function tooManyAttempts(seconds: number): string {
   const secs = Math.max(1, Math.ceil(seconds));
-  if (secs < 60) return `Too many attempts. Please wait ${secs} ${secs === 1 ? "second" : "seconds"} and try again.`;
+  if (secs < 60) return `Too many attempts. Please try again in ${secs} ${secs === 1 ? "second" : "seconds"}.`;
   const mins = secs <= 90 ? 1 : Math.ceil(secs / 60);
-  return `Too many attempts. Please wait ${mins} ${mins === 1 ? "minute" : "minutes"} and try again.`;
+  return `Too many attempts. Please try again in ${mins} ${mins === 1 ? "minute" : "minutes"}.`;
 }
 
 /**

@@ -230,7 +230,7 @@ const (
 	MsgNumberInvalid      = "Card number is invalid. Please check it and try again."
 	MsgExpiryMonthInvalid = "Expiry month must be between 01 and 12"
 	MsgExpiryYearInvalid  = "Expiry year is invalid"
-	MsgExpired            = "This card has expired"
+	MsgExpired            = "This card has expired."
 	MsgCVVRequired        = "CVV is required"
 	MsgCVVInvalid         = "CVV must be 3 digits"
 )

@@ -148,6 +148,10 @@ func TestAddCardValidation(t *testing.T) {
 		if len(fields) != 1 || fields[0] != tt.field || status.Convert(err).Message() != msgs[0] {
 			t.Errorf("%s: violations %v %q, message %q", tt.name, fields, msgs, status.Convert(err).Message())
 		}
+		// The sentence the sender reads, word for word.
+		if want := "This card has expired."; tt.name == "expired" && status.Convert(err).Message() != want {
+			t.Errorf("%s: message %q, want %q", tt.name, status.Convert(err).Message(), want)
+		}
 	}
 	if n := e.count(t, "SELECT count(*) FROM payment_methods") + e.count(t, "SELECT count(*) FROM outbox"); n != 0 {
 		t.Fatalf("refused cards wrote %d rows", n)

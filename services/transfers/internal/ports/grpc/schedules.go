@@ -96,7 +96,7 @@ func (s *Server) DeleteSchedule(ctx context.Context, req *transfersv1.DeleteSche
 func (s *Server) scheduleStatus(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(err, domain.ErrScheduleNotFound), errors.Is(err, domain.ErrNotFound):
-		return status.Error(codes.NotFound, "scheduled send not found")
+		return status.Error(codes.NotFound, "Scheduled send not found.")
 	case errors.Is(err, domain.ErrScheduleEnded):
 		return status.Error(codes.FailedPrecondition, domain.MsgScheduleEnded)
 	case errors.Is(err, domain.ErrIdempotencyConflict):

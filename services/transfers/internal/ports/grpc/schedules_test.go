@@ -453,11 +453,11 @@ func TestAnotherUsersScheduleIsNotFound(t *testing.T) {
 	ctx := e.Ctx(t, other)
 	for _, id := range []string{sch.GetId(), uuid.NewString(), "not-a-uuid"} {
 		_, err := e.Client.PauseSchedule(ctx, &transfersv1.PauseScheduleRequest{ScheduleId: id})
-		wantCode(t, "pause "+id, err, codes.NotFound, "scheduled send not found")
+		wantCode(t, "pause "+id, err, codes.NotFound, "Scheduled send not found.")
 		_, err = e.Client.ResumeSchedule(ctx, &transfersv1.ResumeScheduleRequest{ScheduleId: id})
-		wantCode(t, "resume "+id, err, codes.NotFound, "scheduled send not found")
+		wantCode(t, "resume "+id, err, codes.NotFound, "Scheduled send not found.")
 		_, err = e.Client.DeleteSchedule(ctx, &transfersv1.DeleteScheduleRequest{ScheduleId: id})
-		wantCode(t, "delete "+id, err, codes.NotFound, "scheduled send not found")
+		wantCode(t, "delete "+id, err, codes.NotFound, "Scheduled send not found.")
 	}
 	if list := listSchedules(t, e, other); len(list) != 0 {
 		t.Fatalf("another user lists %v", list)

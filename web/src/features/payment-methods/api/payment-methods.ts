@@ -80,7 +80,7 @@ export const CARD_MESSAGES = {
   numberInvalid: "Card number is invalid. Please check it and try again.",
   month: "Expiry month must be between 01 and 12",
   year: "Expiry year is invalid",
-  expired: "This card has expired",
+  expired: "This card has expired.",
   cvv: "CVV must be 3 digits",
 } as const;
 

@@ -303,17 +303,17 @@ describe("add card dialog", () => {
       await openAddDialog(user);
       await fillCard(user, { name: "Old card", number: "4242424242424242", month: "05", year: "2026", cvv: "123" });
       await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
-      expect(await screen.findByText("This card has expired")).toBeInTheDocument();
+      expect(await screen.findByText("This card has expired.")).toBeInTheDocument();
       for (const name of ["Expiry month", "Expiry year"]) {
         const select = screen.getByRole("combobox", { name });
         expect(select).toHaveAttribute("aria-invalid", "true");
-        expect(select).toHaveAccessibleDescription("This card has expired");
+        expect(select).toHaveAccessibleDescription("This card has expired.");
       }
       expect(addCard).not.toHaveBeenCalled();
 
       // This month is still good.
       await user.selectOptions(screen.getByRole("combobox", { name: "Expiry month" }), "06");
-      await vi.waitFor(() => expect(screen.queryByText("This card has expired")).not.toBeInTheDocument());
+      await vi.waitFor(() => expect(screen.queryByText("This card has expired.")).not.toBeInTheDocument());
       await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
       await expectToast("Payment method added");
       expect(addCard).toHaveBeenCalledTimes(1);

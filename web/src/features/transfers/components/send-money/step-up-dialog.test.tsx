@@ -228,7 +228,7 @@ describe("Confirm it's you before Send Money", () => {
     await user.click(sendMoney());
     await user.type(await screen.findByLabelText("Password"), PASSWORD);
     await user.click(screen.getByRole("button", { name: "Confirm and send" }));
-    expect(await screen.findByText(/Too many attempts\. Please wait 30 seconds and try again\./)).toBeInTheDocument();
+    expect(await screen.findByText(/Too many attempts\. Please try again in 30 seconds\./)).toBeInTheDocument();
     expect(calls.creates).toHaveLength(0);
   });
 });

@@ -1,0 +1,29 @@
+package httpx
+
+import "net/http"
+
+// HSTS is the Strict-Transport-Security of an https deployment: two years, subdomains
+// included. Not "preload": the preload list is a promise about the whole registrable domain
+// (thumela.co.za and every name under it, served from its apex), which this app's origin alone
+// cannot make, and leaving the list takes months; it is the domain owner's decision, made at
+// the apex (docs/decisions.md).
+const HSTS = "max-age=63072000; includeSubDomains"
+
+// SecurityHeaders sets, before next runs (so that refusals, errors and downloads carry them
+// too), what every answer of the BFF says: nosniff, so that no browser runs an API answer or a
+// download as a script or a page; no Referrer-Policy leak from the API's answers and files
+// (no-referrer; the web client's pages set their own, WebClient); and, with hsts (the BFF's
+// public origin is https), Strict-Transport-Security. Never hsts on plain-http development: a
+// browser that once saw it for localhost would refuse every http://localhost site for two
+// years.
+func SecurityHeaders(hsts bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		if hsts {
+			h.Set("Strict-Transport-Security", HSTS)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
