@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { latestMessage, launchBrowser, startStack } from "./harness.mjs";
-import { logOut, signUpVerified, toast } from "./flows.mjs";
+import { PASSWORD, logOut, signUpVerified, toast } from "./flows.mjs";
 import { addVirtualAuthenticator } from "./webauthn.mjs";
 
 let stack;
@@ -33,12 +33,20 @@ async function withoutPasskeyAutofill(context) {
   });
 }
 
-/** Adds a passkey in Account -> Security and resolves its name, once listed. */
+/**
+ * Adds a passkey in Account -> Security, through "Confirm it's you" with the password (a
+ * password-only user's first passkey), and resolves its name, once listed.
+ */
 async function addPasskey(page) {
   await openSecurity(page);
   await page.getByText("You have no passkeys yet.").waitFor();
   await page.getByRole("button", { name: "Add a passkey" }).click();
+  const dialog = page.getByRole("dialog", { name: "Confirm it's you" });
+  await dialog.waitFor();
+  await dialog.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await dialog.getByRole("button", { name: "Confirm" }).click();
   await toast(page, "Passkey added").waitFor();
+  await dialog.waitFor({ state: "detached" });
   const list = page.getByRole("list", { name: "Your passkeys" });
   await list.getByText("Not used yet").waitFor();
   const rows = list.getByRole("listitem");
@@ -58,6 +66,20 @@ test("a passkey is added in Account -> Security, signs in, and is removed", asyn
   await withoutPasskeyAutofill(context); // only the button signs in here
   const { page, email } = await signUpVerified(context, stack.baseURL, { prefix: "passkey" });
   const authenticator = await addVirtualAuthenticator(page);
+
+  // The session cookie alone cannot add a passkey: the API refuses to begin without "Confirm
+  // it's you", whatever the page does.
+  await openSecurity(page);
+  const refused = await page.evaluate(async () => {
+    const res = await fetch("/thumela.bff.v1.SecurityService/BeginPasskeyRegistration", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
+      body: "{}",
+    });
+    return { status: res.status, body: await res.json() };
+  });
+  assert.equal(refused.body.code, "failed_precondition", JSON.stringify(refused));
+  assert.equal(refused.body.message, "Please confirm it's you before adding a passkey.");
 
   const name = await addPasskey(page);
   const list = page.getByRole("list", { name: "Your passkeys" });

@@ -120,6 +120,10 @@ test("with a passkey added in Account -> Security, a R1,500 transfer asks for th
   await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
   await page.getByRole("tab", { name: "Security" }).click();
   await page.getByRole("button", { name: "Add a passkey" }).click();
+  // Adding a passkey asks "Confirm it's you" first: the password, for a first passkey.
+  const confirm = page.getByRole("dialog", { name: "Confirm it's you" });
+  await confirm.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await confirm.getByRole("button", { name: "Confirm" }).click();
   await toast(page, "Passkey added").waitFor();
   assert.equal((await authenticator.credentials()).length, 1);
 

@@ -86,4 +86,5 @@ func TestEveryEnumValueIsMapped(t *testing.T) {
 	checkPairs(t, smsDeliveryStatuses)
 	checkPairs(t, supportMessageKinds)
 	checkPairs(t, codePurposes)
+	checkPairs(t, stepUpPurposes)
 }

@@ -14,6 +14,13 @@ import (
 // stepUpCookiePath scopes the step-up challenge cookie to SecurityService's calls.
 var stepUpCookiePath = "/" + bffv1connect.SecurityServiceName + "/"
 
+// stepUpPurposes: what a step-up is for (identity binds the proof to it).
+var stepUpPurposes = enumPairs[identityv1.StepUpPurpose, bffv1.StepUpPurpose]{
+	{identityv1.StepUpPurpose_STEP_UP_PURPOSE_UNSPECIFIED, bffv1.StepUpPurpose_STEP_UP_PURPOSE_UNSPECIFIED},
+	{identityv1.StepUpPurpose_STEP_UP_PURPOSE_SEND_MONEY, bffv1.StepUpPurpose_STEP_UP_PURPOSE_SEND_MONEY},
+	{identityv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY, bffv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY},
+}
+
 func passkeyToBFF(p *identityv1.Passkey) *bffv1.Passkey {
 	if p == nil {
 		return nil
@@ -83,14 +90,20 @@ func (s *Security) BeginStepUp(ctx context.Context, _ *bffv1.BeginStepUpRequest)
 	return &bffv1.BeginStepUpResponse{Passkey: res.GetPasskey(), OptionsJson: string(res.GetOptionsJson())}, nil
 }
 
-// FinishStepUp forwards the proof and, when identity accepts it, replaces this replica's cached
-// grant for the session with the fresh one carrying the step-up, so that the next call (the
-// CreateTransfer waiting for it) forwards a token with "sua". Other replicas get it on their
-// next exchange with identity, which puts "sua" in every token of a freshly stepped-up session.
+// FinishStepUp forwards the proof and its purpose and, when identity accepts a step-up for
+// money, replaces this replica's cached grant for the session with the fresh one carrying the
+// step-up, so that the next call (the CreateTransfer waiting for it) forwards a token with
+// "sua". Other replicas get it on their next exchange with identity, which puts "sua" in every
+// token of a freshly stepped-up session. A step-up for adding a passkey answers no token:
+// identity keeps that proof for BeginPasskeyRegistration.
 func (s *Security) FinishStepUp(ctx context.Context, req *bffv1.FinishStepUpRequest) (*bffv1.FinishStepUpResponse, error) {
+	purpose := stepUpPurposes.toService(req.GetPurpose())
+	if purpose == identityv1.StepUpPurpose_STEP_UP_PURPOSE_UNSPECIFIED && req.GetPurpose() != bffv1.StepUpPurpose_STEP_UP_PURPOSE_UNSPECIFIED {
+		return nil, rpcerr.InvalidArgument("Please confirm it's you again.")
+	}
 	token := s.sessionToken(ctx)
 	client := s.client(ctx)
-	in := &identityv1.FinishStepUpRequest{SessionToken: token, Client: client}
+	in := &identityv1.FinishStepUpRequest{SessionToken: token, Client: client, Purpose: purpose}
 	switch p := req.GetProof().(type) {
 	case *bffv1.FinishStepUpRequest_Password:
 		in.Proof = &identityv1.FinishStepUpRequest_Password{Password: p.Password}
@@ -114,8 +127,10 @@ func (s *Security) FinishStepUp(ctx context.Context, req *bffv1.FinishStepUpRequ
 	if err != nil {
 		return nil, rpcerr.FromService(ctx, s.Logger, err)
 	}
-	g.AccessToken, g.ExpiresAt = res.GetAccessToken(), res.GetAccessTokenExpiresAt().AsTime()
-	s.Tokens.Remember(token, g)
+	if res.GetAccessToken() != "" {
+		g.AccessToken, g.ExpiresAt = res.GetAccessToken(), res.GetAccessTokenExpiresAt().AsTime()
+		s.Tokens.Remember(token, g)
+	}
 	return &bffv1.FinishStepUpResponse{SteppedUpUntil: timestampOrNil(res.GetSteppedUpUntil())}, nil
 }
 

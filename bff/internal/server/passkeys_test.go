@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/cookiejar"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -34,6 +36,20 @@ type passkeyIdentity struct {
 	finished   []*identityv1.FinishPasskeySignInRequest
 	stepUps    []*identityv1.FinishStepUpRequest
 	listBearer []string
+	// addPasskeyProof: a step-up for adding a passkey was made (as identity keeps it).
+	addPasskeyProof bool
+}
+
+// BeginPasskeyRegistration refuses as identity does until a step-up for adding a passkey.
+func (p *passkeyIdentity) BeginPasskeyRegistration(context.Context, *identityv1.BeginPasskeyRegistrationRequest) (*identityv1.BeginPasskeyRegistrationResponse, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.addPasskeyProof {
+		st, _ := status.New(codes.FailedPrecondition, "Please confirm it's you before adding a passkey.").
+			WithDetails(&errdetails.ErrorInfo{Reason: "STEP_UP_REQUIRED", Domain: "identity.thumela.co.za"})
+		return nil, st.Err()
+	}
+	return &identityv1.BeginPasskeyRegistrationResponse{OptionsJson: []byte(`{"challenge":"ghi"}`)}, nil
 }
 
 func (p *passkeyIdentity) BeginPasskeySignIn(context.Context, *identityv1.BeginPasskeySignInRequest) (*identityv1.BeginPasskeySignInResponse, error) {
@@ -63,6 +79,10 @@ func (p *passkeyIdentity) FinishStepUp(_ context.Context, req *identityv1.Finish
 	p.stepUps = append(p.stepUps, req)
 	if req.GetPassword() == "wrong" {
 		return nil, status.Error(codes.InvalidArgument, "Incorrect password. Please try again.")
+	}
+	if req.GetPurpose() == identityv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY {
+		p.addPasskeyProof = true
+		return &identityv1.FinishStepUpResponse{SteppedUpUntil: timestamppb.New(time.Now().Add(5 * time.Minute))}, nil
 	}
 	return &identityv1.FinishStepUpResponse{
 		AccessToken: "access-for-stepped-up", AccessTokenExpiresAt: timestamppb.New(time.Now().Add(10 * time.Minute)),
@@ -205,6 +225,73 @@ func TestFinishStepUpReplacesTheCachedGrant(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := identity.listBearer; len(got) != 2 || got[0] == got[1] || got[1] != "Bearer access-for-stepped-up" {
+		t.Fatalf("bearers forwarded = %q", got)
+	}
+}
+
+// Adding a passkey: the BFF passes identity's STEP_UP_REQUIRED to the browser with its
+// ErrorInfo, forwards the step-up's purpose, and keeps its cached grant (a step-up for a
+// passkey carries no "sua" and answers no token).
+func TestAddPasskeyStepUpThroughTheBFF(t *testing.T) {
+	t.Parallel()
+	base, identity, hc := newPasskeyBFF(t)
+	auth := bffv1connect.NewAuthServiceClient(hc, base)
+	security := bffv1connect.NewSecurityServiceClient(hc, base)
+	ctx := context.Background()
+	if _, err := auth.SignIn(ctx, &bffv1.SignInRequest{Email: "thandi@example.co.za", Password: "right-password"}); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err := security.BeginPasskeyRegistration(ctx, &bffv1.BeginPasskeyRegistrationRequest{})
+	var ce *connect.Error
+	if !errors.As(err, &ce) || ce.Code() != connect.CodeFailedPrecondition || ce.Message() != "Please confirm it's you before adding a passkey." {
+		t.Fatalf("BeginPasskeyRegistration without a step-up: %v", err)
+	}
+	found := false
+	for _, d := range ce.Details() {
+		if v, derr := d.Value(); derr == nil {
+			if info, ok := v.(*errdetails.ErrorInfo); ok && info.GetReason() == "STEP_UP_REQUIRED" && info.GetDomain() == "identity.thumela.co.za" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("details = %v, want ErrorInfo STEP_UP_REQUIRED", ce.Details())
+	}
+
+	// An unknown purpose is refused before identity.
+	_, err = security.FinishStepUp(ctx, &bffv1.FinishStepUpRequest{Purpose: bffv1.StepUpPurpose(42),
+		Proof: &bffv1.FinishStepUpRequest_Password{Password: "right-password"}})
+	if connect.CodeOf(err) != connect.CodeInvalidArgument {
+		t.Fatalf("unknown purpose: %v", err)
+	}
+
+	if _, err := security.ListPasskeys(ctx, &bffv1.ListPasskeysRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := security.FinishStepUp(ctx, &bffv1.FinishStepUpRequest{Purpose: bffv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY,
+		Proof: &bffv1.FinishStepUpRequest_Password{Password: "right-password"}})
+	if err != nil || res.GetSteppedUpUntil() == nil {
+		t.Fatalf("FinishStepUp for a passkey = %v, %v", res, err)
+	}
+	identity.mu.Lock()
+	last := identity.stepUps[len(identity.stepUps)-1]
+	identity.mu.Unlock()
+	if last.GetPurpose() != identityv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY || last.GetPassword() != "right-password" {
+		t.Fatalf("identity got %v", last)
+	}
+	begin, err := security.BeginPasskeyRegistration(ctx, &bffv1.BeginPasskeyRegistrationRequest{})
+	if err != nil || begin.GetOptionsJson() == "" {
+		t.Fatalf("BeginPasskeyRegistration after the step-up = %v, %v", begin, err)
+	}
+	// The cached grant stays: no empty token replaced it.
+	if _, err := security.ListPasskeys(ctx, &bffv1.ListPasskeysRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	identity.mu.Lock()
+	got := identity.listBearer
+	identity.mu.Unlock()
+	if len(got) != 2 || got[0] != got[1] || got[1] == "Bearer " {
 		t.Fatalf("bearers forwarded = %q", got)
 	}
 }

@@ -12,7 +12,7 @@ import { PasswordInput } from "@/components/ui/password-input";
 import { Spinner } from "@/components/ui/spinner";
 import { SecurityService } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, hasCode } from "@/lib/errors";
-import { beginStepUp, stepUpWithPasskey, stepUpWithPassword } from "@/lib/step-up";
+import { StepUpPurpose, beginStepUp, stepUpWithPasskey, stepUpWithPassword } from "@/lib/step-up";
 import type { StepUpMethod } from "@/lib/step-up";
 
 export const STEP_UP_TEXTS = {
@@ -37,6 +37,10 @@ interface StepUpDialogProps {
   description?: string;
   /** The password form's button; default 'Confirm and send'. */
   confirmLabel?: string;
+  /** The passkey's line; default: the transfer's ("to confirm this transfer"). */
+  passkeyPrompt?: string;
+  /** What the proof is for (identity binds it to that); default: sending money. */
+  purpose?: StepUpPurpose;
   /** Escape, Close or Cancel: nothing is sent. */
   onCancel: () => void;
   /** The sender proved it is them: send the transfer. */
@@ -48,7 +52,7 @@ interface StepUpDialogProps {
  * have one (SecurityService.BeginStepUp says which), otherwise their password. Radix's dialog
  * traps focus, Escape cancels, and focus goes back to 'Send Money'.
  */
-export function StepUpDialog({ open, onCancel, onConfirmed, description, confirmLabel }: StepUpDialogProps) {
+export function StepUpDialog({ open, onCancel, onConfirmed, description, confirmLabel, passkeyPrompt, purpose }: StepUpDialogProps) {
   return (
     <Dialog open={open} onOpenChange={(next) => !next && onCancel()}>
       {open && (
@@ -57,14 +61,26 @@ export function StepUpDialog({ open, onCancel, onConfirmed, description, confirm
           description={description ?? STEP_UP_TEXTS.description}
           className="max-sm:top-auto max-sm:bottom-4 max-sm:translate-y-0"
         >
-          <StepUpBody onCancel={onCancel} onConfirmed={onConfirmed} confirmLabel={confirmLabel} />
+          <StepUpBody
+            onCancel={onCancel}
+            onConfirmed={onConfirmed}
+            confirmLabel={confirmLabel}
+            passkeyPrompt={passkeyPrompt}
+            purpose={purpose}
+          />
         </DialogContent>
       )}
     </Dialog>
   );
 }
 
-function StepUpBody({ onCancel, onConfirmed, confirmLabel }: Omit<StepUpDialogProps, "open" | "description">) {
+function StepUpBody({
+  onCancel,
+  onConfirmed,
+  confirmLabel,
+  passkeyPrompt,
+  purpose = StepUpPurpose.SEND_MONEY,
+}: Omit<StepUpDialogProps, "open" | "description">) {
   const transport = useTransport();
   const security = useMemo(() => createClient(SecurityService, transport), [transport]);
   const [method, setMethod] = useState<StepUpMethod>();
@@ -113,13 +129,14 @@ function StepUpBody({ onCancel, onConfirmed, confirmLabel }: Omit<StepUpDialogPr
     <PasskeyProof
       onCancel={onCancel}
       onConfirmed={onConfirmed}
+      passkeyPrompt={passkeyPrompt}
       // Any user may prove it with the password, e.g. on a device without their passkey.
       onUsePassword={() => setMethod({ kind: "password" })}
       prove={async (again) => {
         // A passkey's challenge is single-use: a second try asks for new options.
         const m = again ? await beginStepUp(security) : method;
         if (m.kind !== "passkey") throw new Error("no passkey any more");
-        await stepUpWithPasskey(security, m.optionsJson);
+        await stepUpWithPasskey(security, m.optionsJson, purpose);
       }}
     />
   ) : (
@@ -127,7 +144,7 @@ function StepUpBody({ onCancel, onConfirmed, confirmLabel }: Omit<StepUpDialogPr
       onCancel={onCancel}
       onConfirmed={onConfirmed}
       confirmLabel={confirmLabel}
-      prove={(password) => stepUpWithPassword(security, password)}
+      prove={(password) => stepUpWithPassword(security, password, purpose)}
     />
   );
 }
@@ -137,7 +154,7 @@ function PasswordProof({
   onConfirmed,
   prove,
   confirmLabel = STEP_UP_TEXTS.confirm,
-}: Omit<StepUpDialogProps, "open" | "description"> & { prove: (password: string) => Promise<void> }) {
+}: Omit<StepUpDialogProps, "open" | "description" | "passkeyPrompt" | "purpose"> & { prove: (password: string) => Promise<void> }) {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -206,7 +223,11 @@ function PasskeyProof({
   onConfirmed,
   prove,
   onUsePassword,
-}: Omit<StepUpDialogProps, "open" | "description" | "confirmLabel"> & { prove: (again: boolean) => Promise<void>; onUsePassword: () => void }) {
+  passkeyPrompt = STEP_UP_TEXTS.passkeyPrompt,
+}: Omit<StepUpDialogProps, "open" | "description" | "confirmLabel" | "purpose"> & {
+  prove: (again: boolean) => Promise<void>;
+  onUsePassword: () => void;
+}) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const used = useRef(false);
@@ -230,7 +251,7 @@ function PasskeyProof({
     <div>
       <div className="flex items-start gap-3 text-sm text-slate-600 dark:text-slate-400">
         <Fingerprint aria-hidden="true" className="mt-0.5 size-5 shrink-0 text-brand-700 dark:text-brand-400" />
-        <p>{STEP_UP_TEXTS.passkeyPrompt}</p>
+        <p>{passkeyPrompt}</p>
       </div>
       <FormAlert message={error} className="mt-4" />
       <button

@@ -2,7 +2,7 @@ import type { Client } from "@connectrpc/connect";
 import { ConnectError } from "@connectrpc/connect";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
+import { StepUpPurpose, TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
 import type { SecurityService, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
 
 /**
@@ -19,6 +19,8 @@ import type { SecurityService, TransfersService } from "@/gen/thumela/bff/v1/bff
 export const STEP_UP_ABOVE_CENTS = 100_000n;
 export const STEP_UP_REASON = "STEP_UP_REQUIRED";
 export const STEP_UP_DOMAIN = "transfers.thumela.co.za";
+/** Identity's refusals (BeginPasskeyRegistration's STEP_UP_REQUIRED) carry this domain. */
+export const IDENTITY_DOMAIN = "identity.thumela.co.za";
 
 /** How long before the server's end of the window this client stops counting on a step-up. */
 const WINDOW_MARGIN_MS = 30_000;
@@ -51,11 +53,19 @@ export function isStepUpRequired(error: unknown): boolean {
 }
 
 /**
- * Whether error carries a google.rpc.ErrorInfo with reason in the transfers domain (the
- * transfers service's refusals that the wizard answers: STEP_UP_REQUIRED,
+ * Whether identity refused to add a passkey for want of a step-up for that purpose (none yet,
+ * expired, or spent by the passkey added before).
+ */
+export function isPasskeyStepUpRequired(error: unknown): boolean {
+  return hasErrorInfo(error, STEP_UP_REASON, IDENTITY_DOMAIN);
+}
+
+/**
+ * Whether error carries a google.rpc.ErrorInfo with reason in wantedDomain, by default the
+ * transfers domain (the transfers service's refusals that the wizard answers: STEP_UP_REQUIRED,
  * RECIPIENT_CONFIRMATION_REQUIRED).
  */
-export function hasErrorInfo(error: unknown, wanted: string): boolean {
+export function hasErrorInfo(error: unknown, wanted: string, wantedDomain: string = STEP_UP_DOMAIN): boolean {
   if (!(error instanceof ConnectError)) return false;
   for (const detail of error.details) {
     if (!("type" in detail) || detail.type !== "google.rpc.ErrorInfo" || !(detail.value instanceof Uint8Array)) continue;
@@ -69,7 +79,7 @@ export function hasErrorInfo(error: unknown, wanted: string): boolean {
         else if (field === 2 && wireType === WireType.LengthDelimited) domain = info.string();
         else info.skip(wireType);
       }
-      if (reason === wanted && domain === STEP_UP_DOMAIN) return true;
+      if (reason === wanted && domain === wantedDomain) return true;
     } catch {
       // A malformed detail says nothing.
     }
@@ -120,24 +130,45 @@ export async function beginStepUp(security: Client<typeof SecurityService>): Pro
   return res.passkey && webAuthnAvailable() ? { kind: "passkey", optionsJson: res.optionsJson } : { kind: "password" };
 }
 
-async function finish(security: Client<typeof SecurityService>, proof: Parameters<Client<typeof SecurityService>["finishStepUp"]>[0]["proof"]) {
-  const res = await security.finishStepUp({ proof });
-  rememberStepUp(res.steppedUpUntil ? timestampMs(res.steppedUpUntil) : Date.now() + 4 * 60_000);
+/**
+ * What a step-up is for: identity binds the proof to it. Sending money (the default) lets
+ * transfers accept a transfer for 5 minutes; adding a passkey allows one BeginPasskeyRegistration
+ * and nothing else, so it is not remembered here.
+ */
+export { StepUpPurpose };
+
+async function finish(
+  security: Client<typeof SecurityService>,
+  proof: Parameters<Client<typeof SecurityService>["finishStepUp"]>[0]["proof"],
+  purpose: StepUpPurpose,
+) {
+  const res = await security.finishStepUp({ proof, purpose });
+  if (purpose !== StepUpPurpose.ADD_PASSKEY) {
+    rememberStepUp(res.steppedUpUntil ? timestampMs(res.steppedUpUntil) : Date.now() + 4 * 60_000);
+  }
 }
 
-export async function stepUpWithPassword(security: Client<typeof SecurityService>, password: string): Promise<void> {
-  await finish(security, { case: "password", value: password });
+export async function stepUpWithPassword(
+  security: Client<typeof SecurityService>,
+  password: string,
+  purpose: StepUpPurpose = StepUpPurpose.SEND_MONEY,
+): Promise<void> {
+  await finish(security, { case: "password", value: password }, purpose);
 }
 
 /**
  * Asks the browser for the passkey (WebAuthn get) with the options BeginStepUp gave and sends
  * the assertion. @simplewebauthn/browser is loaded only here, when a passkey is used.
  */
-export async function stepUpWithPasskey(security: Client<typeof SecurityService>, optionsJson: string): Promise<void> {
+export async function stepUpWithPasskey(
+  security: Client<typeof SecurityService>,
+  optionsJson: string,
+  purpose: StepUpPurpose = StepUpPurpose.SEND_MONEY,
+): Promise<void> {
   const { startAuthentication } = await import("@simplewebauthn/browser");
   const parsed = JSON.parse(optionsJson) as { publicKey?: unknown };
   // Identity answers the options object itself; accept one wrapped in "publicKey" too.
   const optionsJSON = (parsed.publicKey ?? parsed) as Parameters<typeof startAuthentication>[0]["optionsJSON"];
   const credential = await startAuthentication({ optionsJSON });
-  await finish(security, { case: "passkeyCredentialJson", value: JSON.stringify(credential) });
+  await finish(security, { case: "passkeyCredentialJson", value: JSON.stringify(credential) }, purpose);
 }

@@ -277,6 +277,10 @@ func (s *Service) rejected(ctx context.Context, what string, err error) error {
 // for a new passkey of the signed-in user: a discoverable credential (so it works with the
 // autofill UI and 'Sign in with a passkey'), user verification required, and none of the
 // user's passkeys again.
+//
+// A passkey signs in for good and confirms payments, so adding one needs a fresh proof of the
+// user: a step-up of this session for StepUpAddPasskey within StepUpWindow, not yet spent
+// (ErrStepUpRequired otherwise). A session cookie alone, stolen or borrowed, cannot add one.
 func (s *Service) BeginPasskeyRegistration(ctx context.Context, caller auth.Claims, token string) ([]byte, error) {
 	rp, err := s.relyingParty()
 	if err != nil {
@@ -293,6 +297,13 @@ func (s *Service) BeginPasskeyRegistration(ctx context.Context, caller auth.Clai
 	}
 	if len(keys) >= MaxPasskeys {
 		return nil, ErrTooManyPasskeys
+	}
+	proved, err := s.store.HasStepUpProof(ctx, sess.ID, StepUpAddPasskey, now)
+	if err != nil {
+		return nil, err
+	}
+	if !proved {
+		return nil, ErrStepUpRequired
 	}
 	user := newPasskeyUser(u, keys)
 	creation, sd, err := rp.BeginRegistration(user,
@@ -315,7 +326,8 @@ func (s *Service) BeginPasskeyRegistration(ctx context.Context, caller auth.Clai
 // FinishPasskeyRegistration verifies the browser's RegistrationResponseJSON against the
 // session's registration challenge, stores the passkey and e-mails the owner that a passkey
 // was added. name is the user's; when empty one is made from the browser ("Chrome on
-// Windows").
+// Windows"). It spends the session's StepUpAddPasskey proof in the same transaction: one
+// passkey per step-up, and none once the proof has expired (ErrStepUpRequired).
 func (s *Service) FinishPasskeyRegistration(ctx context.Context, caller auth.Claims, token string, credentialJSON []byte, name string, client domain.Client) (Passkey, error) {
 	rp, err := s.relyingParty()
 	if err != nil {
@@ -375,6 +387,13 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, caller auth.Cla
 		}
 		if len(keys) >= MaxPasskeys {
 			return ErrTooManyPasskeys
+		}
+		proved, err := tx.TakeStepUpProof(ctx, sess.ID, StepUpAddPasskey, now)
+		if err != nil {
+			return err
+		}
+		if !proved {
+			return ErrStepUpRequired
 		}
 		if err := tx.InsertPasskey(ctx, key); err != nil {
 			return err

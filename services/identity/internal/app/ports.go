@@ -99,6 +99,14 @@ type PasskeyQueries interface {
 	StampStepUp(ctx context.Context, sessionID string, at time.Time) error
 	// SessionSteppedUpAt returns the session's last step-up (zero when none).
 	SessionSteppedUpAt(ctx context.Context, sessionID string) (time.Time, error)
+	// SaveStepUpProof records a step-up of the session for purpose (not money), live until
+	// expires, replacing the session's earlier one for that purpose.
+	SaveStepUpProof(ctx context.Context, sessionID string, purpose StepUpPurpose, at, expires time.Time) error
+	// HasStepUpProof reports whether the session has a proof for purpose live at now.
+	HasStepUpProof(ctx context.Context, sessionID string, purpose StepUpPurpose, now time.Time) (bool, error)
+	// TakeStepUpProof deletes the session's proof for purpose and reports whether it was live
+	// at now: of two concurrent takers, one gets it.
+	TakeStepUpProof(ctx context.Context, sessionID string, purpose StepUpPurpose, now time.Time) (bool, error)
 }
 
 // ThrottleQueries are the throttle's reads and writes (PostgreSQL's throttle.go).

@@ -25,6 +25,23 @@ var (
 	ErrStepUpPassword = errors.New("step-up password incorrect")
 	// ErrStepUpNoProof: neither a password nor a passkey answer was given (InvalidArgument).
 	ErrStepUpNoProof = errors.New("step-up without a proof")
+	// ErrStepUpRequired: the action needs a step-up of the session for its purpose, made within
+	// StepUpWindow and not yet spent (FailedPrecondition, ErrorInfo STEP_UP_REQUIRED).
+	ErrStepUpRequired = errors.New("step-up required")
+	// ErrStepUpPurpose: the step-up names a purpose identity does not know (InvalidArgument).
+	ErrStepUpPurpose = errors.New("unknown step-up purpose")
+)
+
+// StepUpPurpose is what a step-up allows. A proof for one purpose allows nothing else.
+type StepUpPurpose string
+
+const (
+	// StepUpSendMoney (the default) stamps the session: its access tokens carry "sua" for
+	// StepUpWindow, which transfers checks before money moves.
+	StepUpSendMoney StepUpPurpose = ""
+	// StepUpAddPasskey allows one passkey registration of the session within StepUpWindow
+	// (step_up_proofs); it puts no "sua" in any token.
+	StepUpAddPasskey StepUpPurpose = "add_passkey"
 )
 
 // StepUpStart says how the user proves it is them: with a passkey (the request options and
@@ -41,9 +58,12 @@ type StepUpProof struct {
 	Password       string
 	ChallengeID    string
 	CredentialJSON []byte
+	// Purpose is what the step-up is for; empty is sending money.
+	Purpose StepUpPurpose
 }
 
-// SteppedUp is a fresh access token for the session carrying the step-up.
+// SteppedUp is a fresh access token for the session carrying the step-up (none for a purpose
+// other than sending money), and until when the step-up counts.
 type SteppedUp struct {
 	AccessToken string
 	ExpiresAt   time.Time
@@ -85,7 +105,13 @@ func (s *Service) BeginStepUp(ctx context.Context, caller auth.Claims, token str
 // count against the account and the address). It is accepted even from a user who has a
 // passkey: whoever knows the password can sign in and remove the passkey, so refusing it
 // would add no strength, only lock out someone whose passkey is on another device.
+//
+// A step-up for StepUpAddPasskey records a proof that BeginPasskeyRegistration requires and
+// FinishPasskeyRegistration spends, and stamps nothing: it cannot move money.
 func (s *Service) FinishStepUp(ctx context.Context, caller auth.Claims, token string, proof StepUpProof, client domain.Client) (SteppedUp, error) {
+	if proof.Purpose != StepUpSendMoney && proof.Purpose != StepUpAddPasskey {
+		return SteppedUp{}, ErrStepUpPurpose
+	}
 	now := s.now()
 	sess, u, err := s.liveSession(ctx, caller, token, now)
 	if err != nil {
@@ -113,6 +139,11 @@ func (s *Service) FinishStepUp(ctx context.Context, caller auth.Claims, token st
 		if !locked.Active(now) || locked.ID != sess.ID {
 			return domain.ErrSessionInvalid
 		}
+		until := now.Add(StepUpWindow).Truncate(time.Second)
+		if proof.Purpose != StepUpSendMoney {
+			out = SteppedUp{Until: until}
+			return tx.SaveStepUpProof(ctx, sess.ID, proof.Purpose, now, now.Add(StepUpWindow))
+		}
 		if err := tx.StampStepUp(ctx, sess.ID, now); err != nil {
 			return err
 		}
@@ -120,7 +151,7 @@ func (s *Service) FinishStepUp(ctx context.Context, caller auth.Claims, token st
 		if err != nil {
 			return err
 		}
-		out = SteppedUp{AccessToken: access, ExpiresAt: exp, Until: now.Add(StepUpWindow).Truncate(time.Second)}
+		out = SteppedUp{AccessToken: access, ExpiresAt: exp, Until: until}
 		return nil
 	})
 	if err != nil {

@@ -86,3 +86,17 @@ describe("signed-in shell", () => {
     expect(screen.queryByRole("dialog", { name: "Menu" })).not.toBeInTheDocument();
   });
 });
+
+describe("landmarks", () => {
+  it("names the sidebar and the send-money Transaction Summary apart (axe landmark-unique)", async () => {
+    const { default: axe } = await import("axe-core");
+    renderApp("/send-money", { session: SIGNED_IN });
+    await screen.findByRole("heading", { name: "Transaction Summary" });
+    const asides = screen.getAllByRole("complementary");
+    const names = asides.map((aside) => aside.getAttribute("aria-label") ?? document.getElementById(aside.getAttribute("aria-labelledby") ?? "")?.textContent);
+    expect(names).toEqual(["Sidebar", "Transaction Summary"]);
+    expect(screen.getByRole("complementary", { name: "Sidebar" })).toContainElement(screen.getByRole("navigation", { name: "Main navigation" }));
+    const results = await axe.run(document.body, { runOnly: { type: "rule", values: ["landmark-unique"] } });
+    expect(results.violations).toEqual([]);
+  });
+});

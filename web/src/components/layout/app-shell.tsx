@@ -12,7 +12,7 @@ export function AppShell({ user, children }: { user: BadgeUser; children: ReactN
   return (
     <div className="flex min-h-dvh">
       <SkipLink />
-      <aside className="sticky top-0 hidden h-dvh w-64 shrink-0 flex-col gap-6 border-r border-slate-200 bg-white px-4 py-5 md:flex dark:border-slate-800 dark:bg-slate-900">
+      <aside aria-label="Sidebar" className="sticky top-0 hidden h-dvh w-64 shrink-0 flex-col gap-6 border-r border-slate-200 bg-white px-4 py-5 md:flex dark:border-slate-800 dark:bg-slate-900">
         <Logo to="/dashboard" className="px-2" />
         <NavList label="Main navigation" />
       </aside>

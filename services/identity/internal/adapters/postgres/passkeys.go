@@ -200,6 +200,45 @@ func (q queries) SessionSteppedUpAt(ctx context.Context, sessionID string) (time
 	return *at, nil
 }
 
+func (q queries) SaveStepUpProof(ctx context.Context, sessionID string, purpose app.StepUpPurpose, at, expires time.Time) error {
+	if _, err := q.db.Exec(ctx, `INSERT INTO step_up_proofs (session_id, purpose, proved_at, expires_at)
+		VALUES ($1, $2, $3, $4)
+		ON CONFLICT (session_id, purpose) DO UPDATE SET proved_at = EXCLUDED.proved_at, expires_at = EXCLUDED.expires_at`,
+		sessionID, string(purpose), at, expires); err != nil {
+		return fmt.Errorf("save step-up proof: %w", err)
+	}
+	return nil
+}
+
+func (q queries) HasStepUpProof(ctx context.Context, sessionID string, purpose app.StepUpPurpose, now time.Time) (bool, error) {
+	if !validUUID(sessionID) {
+		return false, nil
+	}
+	var live bool
+	if err := q.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM step_up_proofs
+		WHERE session_id = $1 AND purpose = $2 AND expires_at > $3)`, sessionID, string(purpose), now).Scan(&live); err != nil {
+		return false, fmt.Errorf("read step-up proof: %w", err)
+	}
+	return live, nil
+}
+
+// TakeStepUpProof deletes as it reads, expired or not, so a proof answers one action.
+func (q queries) TakeStepUpProof(ctx context.Context, sessionID string, purpose app.StepUpPurpose, now time.Time) (bool, error) {
+	if !validUUID(sessionID) {
+		return false, nil
+	}
+	var expires time.Time
+	err := q.db.QueryRow(ctx, `DELETE FROM step_up_proofs WHERE session_id = $1 AND purpose = $2 RETURNING expires_at`,
+		sessionID, string(purpose)).Scan(&expires)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("take step-up proof: %w", err)
+	}
+	return now.Before(expires), nil
+}
+
 func nullString(s string) *string {
 	if s == "" {
 		return nil

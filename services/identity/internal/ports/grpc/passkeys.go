@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -25,6 +26,16 @@ const (
 	MsgPasskeyRejected     = "We could not verify your passkey. Please try again." //nolint:gosec // G101: a message to the user, not a credential
 	MsgStepUpPassword      = "Incorrect password. Please try again."
 	MsgStepUpNoProof       = "Please confirm with your passkey or password."
+	MsgStepUpPurpose       = "Please confirm it's you again."
+	// MsgPasskeyStepUpRequired: adding a passkey needs "Confirm it's you" first, or again.
+	MsgPasskeyStepUpRequired = "Please confirm it's you before adding a passkey."
+)
+
+// The ErrorInfo that marks a refusal for want of a step-up, so that a client can ask for it
+// and try again (transfers uses the same reason in its own domain).
+const (
+	ReasonStepUpRequired = "STEP_UP_REQUIRED"
+	ErrorDomain          = "identity.thumela.co.za"
 )
 
 // MsgTooManyPasskeys says how many passkeys an account may have.
@@ -109,15 +120,35 @@ func (s *Server) FinishStepUp(ctx context.Context, req *identityv1.FinishStepUpR
 	if pk := req.GetPasskey(); pk != nil {
 		proof = app.StepUpProof{ChallengeID: pk.GetChallengeId(), CredentialJSON: pk.GetCredentialJson()}
 	}
+	proof.Purpose = stepUpPurpose(req.GetPurpose())
 	res, err := s.app.FinishStepUp(ctx, caller, req.GetSessionToken(), proof, client(req.GetClient()))
 	if err != nil {
 		return nil, s.passkeyStatus(ctx, err)
 	}
-	return &identityv1.FinishStepUpResponse{
-		AccessToken:          res.AccessToken,
-		AccessTokenExpiresAt: timestamppb.New(res.ExpiresAt),
-		SteppedUpUntil:       timestamppb.New(res.Until),
-	}, nil
+	out := &identityv1.FinishStepUpResponse{SteppedUpUntil: timestamppb.New(res.Until)}
+	if res.AccessToken != "" {
+		out.AccessToken, out.AccessTokenExpiresAt = res.AccessToken, timestamppb.New(res.ExpiresAt)
+	}
+	return out, nil
+}
+
+// stepUpPurpose maps the contract's purpose; one it does not know stays unknown (refused).
+func stepUpPurpose(p identityv1.StepUpPurpose) app.StepUpPurpose {
+	switch p {
+	case identityv1.StepUpPurpose_STEP_UP_PURPOSE_UNSPECIFIED, identityv1.StepUpPurpose_STEP_UP_PURPOSE_SEND_MONEY:
+		return app.StepUpSendMoney
+	case identityv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY:
+		return app.StepUpAddPasskey
+	}
+	return app.StepUpPurpose(p.String())
+}
+
+func stepUpRequiredStatus() error {
+	st := status.New(codes.FailedPrecondition, MsgPasskeyStepUpRequired)
+	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: ReasonStepUpRequired, Domain: ErrorDomain}); err == nil {
+		st = d
+	}
+	return st.Err()
 }
 
 // passkeyStatus maps the passkey and step-up errors, then everything else as toStatus does.
@@ -143,6 +174,11 @@ func (s *Server) passkeyStatus(ctx context.Context, err error) error {
 	case errors.Is(err, app.ErrStepUpNoProof):
 		return grpcserver.BadRequestOrdered(MsgStepUpNoProof,
 			grpcserver.FieldViolation{Field: "password", Description: MsgStepUpNoProof})
+	case errors.Is(err, app.ErrStepUpPurpose):
+		return grpcserver.BadRequestOrdered(MsgStepUpPurpose,
+			grpcserver.FieldViolation{Field: "purpose", Description: MsgStepUpPurpose})
+	case errors.Is(err, app.ErrStepUpRequired):
+		return stepUpRequiredStatus()
 	}
 	return s.toStatus(ctx, err)
 }

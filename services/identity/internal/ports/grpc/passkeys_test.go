@@ -12,6 +12,7 @@ import (
 
 	"github.com/descope/virtualwebauthn"
 	"github.com/google/uuid"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
@@ -104,16 +105,24 @@ func (e *env) register(p person, a *virtualwebauthn.Authenticator, name string) 
 	return res.GetPasskey(), cred
 }
 
+// confirm steps p's session up for adding a passkey with the password ("Confirm it's you").
+func (e *env) confirm(p person) {
+	e.t.Helper()
+	res, err := e.client.FinishStepUp(e.as(p), &identityv1.FinishStepUpRequest{SessionToken: p.session, Client: browser,
+		Purpose: identityv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY,
+		Proof:   &identityv1.FinishStepUpRequest_Password{Password: goodPassword}})
+	if err != nil {
+		e.t.Fatalf("FinishStepUp for a passkey: %v", err)
+	}
+	if res.GetAccessToken() != "" {
+		e.t.Fatal("a step-up for a passkey answered an access token")
+	}
+}
+
+// registrationResponse confirms it is p, begins a registration and answers it on a.
 func (e *env) registrationResponse(p person, a *virtualwebauthn.Authenticator, cred virtualwebauthn.Credential) (string, error) {
-	begin, err := e.client.BeginPasskeyRegistration(e.as(p), &identityv1.BeginPasskeyRegistrationRequest{SessionToken: p.session})
-	if err != nil {
-		return "", err
-	}
-	opts, err := virtualwebauthn.ParseAttestationOptions(string(begin.GetOptionsJson()))
-	if err != nil {
-		return "", err
-	}
-	return virtualwebauthn.CreateAttestationResponse(testRP, *a, cred, *opts), nil
+	e.confirm(p)
+	return e.registrationResponseBegun(p, a, cred)
 }
 
 // signInOptions begins a passkey sign-in and returns the parsed options and challenge id.
@@ -160,6 +169,7 @@ func TestPasskeyCeremonies(t *testing.T) {
 	device := platformAuthenticator()
 
 	// Registration: options ask for a discoverable credential with user verification.
+	e.confirm(thandi)
 	begin, err := e.client.BeginPasskeyRegistration(e.as(thandi), &identityv1.BeginPasskeyRegistrationRequest{SessionToken: thandi.session})
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +205,7 @@ func TestPasskeyCeremonies(t *testing.T) {
 	}
 
 	// The same authenticator answering a new registration is told to exclude its passkey.
+	e.confirm(thandi)
 	again, err := e.client.BeginPasskeyRegistration(e.as(thandi), &identityv1.BeginPasskeyRegistrationRequest{SessionToken: thandi.session})
 	if err != nil {
 		t.Fatal(err)
@@ -290,6 +301,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 	})
 
 	t.Run("another origin", func(t *testing.T) {
+		e.confirm(p)
 		begin, err := e.client.BeginPasskeyRegistration(e.as(p), &identityv1.BeginPasskeyRegistrationRequest{SessionToken: p.session})
 		if err != nil {
 			t.Fatal(err)
@@ -504,4 +516,149 @@ func wantSteppedUp(t *testing.T, e *env, p person, res *identityv1.FinishStepUpR
 	if _, ok := unverifiedClaims(t, e.accessToken(p.session))["sua"]; ok {
 		t.Fatal("a refresh after the window still carries sua")
 	}
+}
+
+// wantStepUpRequired checks the refusal of a passkey registration for want of a step-up: the
+// words the user reads and the ErrorInfo a client asks for "Confirm it's you" on.
+func wantStepUpRequired(t *testing.T, err error) {
+	t.Helper()
+	st := wantStatus(t, err, codes.FailedPrecondition, "Please confirm it's you before adding a passkey.")
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == "STEP_UP_REQUIRED" && info.GetDomain() == "identity.thumela.co.za" {
+			return
+		}
+	}
+	t.Fatalf("details = %v, want ErrorInfo STEP_UP_REQUIRED", st.Details())
+}
+
+// A session cookie alone must not add a passkey (a permanent sign-in that also confirms
+// payments): registration needs a fresh step-up of the session for that purpose, spent by it.
+func TestPasskeyRegistrationNeedsAStepUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, withPasskeys(), withThrottle(3, 50, 10))
+	p := e.person("sudo")
+	begin := func(q person) error {
+		_, err := e.client.BeginPasskeyRegistration(e.as(q), &identityv1.BeginPasskeyRegistrationRequest{SessionToken: q.session})
+		return err
+	}
+	stepUp := func(q person, purpose identityv1.StepUpPurpose, password string) (*identityv1.FinishStepUpResponse, error) {
+		return e.client.FinishStepUp(e.as(q), &identityv1.FinishStepUpRequest{SessionToken: q.session, Client: browser,
+			Purpose: purpose, Proof: &identityv1.FinishStepUpRequest_Password{Password: password}})
+	}
+
+	// Signed in, nothing more: refused.
+	wantStepUpRequired(t, begin(p))
+
+	// A step-up for money is for money.
+	q := e.person("money")
+	if _, err := stepUp(q, identityv1.StepUpPurpose_STEP_UP_PURPOSE_SEND_MONEY, goodPassword); err != nil {
+		t.Fatal(err)
+	}
+	wantStepUpRequired(t, begin(q))
+
+	// A wrong password is refused as at sign-in, and proves nothing.
+	_, err := stepUp(p, identityv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY, "wrong-horse-battery")
+	wantStatus(t, err, codes.InvalidArgument, "Incorrect password. Please try again.")
+	wantStepUpRequired(t, begin(p))
+
+	// An unknown purpose is refused.
+	_, err = stepUp(p, identityv1.StepUpPurpose(99), goodPassword)
+	wantStatus(t, err, codes.InvalidArgument, "")
+
+	// A step-up for a passkey carries no "sua": it cannot move money.
+	res, err := stepUp(p, identityv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY, goodPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GetAccessToken() != "" || res.GetSteppedUpUntil() == nil {
+		t.Fatalf("FinishStepUp for a passkey = %v", res)
+	}
+	if _, ok := unverifiedClaims(t, e.accessToken(p.session))["sua"]; ok {
+		t.Fatal("a step-up for a passkey put sua in the session's tokens")
+	}
+
+	// Another session of the same user gets nothing from it.
+	other, err := e.signIn(p.email, goodPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStepUpRequired(t, begin(person{id: p.id, email: p.email, session: other.GetSession().GetToken()}))
+
+	// With it, the first passkey of a password-only user is added (and e-mailed)...
+	device := platformAuthenticator()
+	cred := newCredential(t)
+	if err := begin(p); err != nil { // a Begin does not spend it (a closed prompt may retry)
+		t.Fatal(err)
+	}
+	resp, err := e.registrationResponseBegun(p, &device, cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, err := e.client.FinishPasskeyRegistration(e.as(p), &identityv1.FinishPasskeyRegistrationRequest{
+		SessionToken: p.session, CredentialJson: []byte(resp), Client: browser})
+	if err != nil {
+		t.Fatalf("FinishPasskeyRegistration: %v", err)
+	}
+	handle := uuid.MustParse(p.id)
+	device.Options.UserHandle = handle[:]
+	device.AddCredential(cred)
+
+	// ...and the step-up is spent: a second passkey needs another.
+	wantStepUpRequired(t, begin(p))
+
+	// Expired between Begin and Finish: refused at Finish, nothing stored. (The window is
+	// moved rather than the clock: the server checks access tokens against real time.)
+	e.confirm(p)
+	late, err := e.registrationResponseBegun(p, &device, newCredential(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pool.Exec(ctxT(t), `UPDATE step_up_proofs SET expires_at = $1
+		WHERE session_id = (SELECT id FROM sessions WHERE token_hash = sha256($2::bytea))`, e.clock.Now().Add(-time.Second), []byte(p.session)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.client.FinishPasskeyRegistration(e.as(p), &identityv1.FinishPasskeyRegistrationRequest{
+		SessionToken: p.session, CredentialJson: []byte(late), Client: browser})
+	wantStepUpRequired(t, err)
+	keys, err := e.client.ListPasskeys(e.as(p), &identityv1.ListPasskeysRequest{SessionToken: p.session})
+	if err != nil || len(keys.GetPasskeys()) != 1 || keys.GetPasskeys()[0].GetId() != added.GetPasskey().GetId() {
+		t.Fatalf("passkeys = %v, %v; want only the first", keys, err)
+	}
+
+	// A user with a passkey may confirm with it (a passkey step-up for this purpose).
+	up, err := e.client.BeginStepUp(e.as(p), &identityv1.BeginStepUpRequest{SessionToken: p.session})
+	if err != nil || !up.GetPasskey() {
+		t.Fatalf("BeginStepUp = %v, %v", up, err)
+	}
+	opts, err := virtualwebauthn.ParseAssertionOptions(string(up.GetOptionsJson()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.FinishStepUp(e.as(p), &identityv1.FinishStepUpRequest{SessionToken: p.session, Client: browser,
+		Purpose: identityv1.StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY,
+		Proof: &identityv1.FinishStepUpRequest_Passkey{Passkey: &identityv1.PasskeyAssertion{
+			ChallengeId: up.GetChallengeId(), CredentialJson: []byte(virtualwebauthn.CreateAssertionResponse(testRP, device, cred, *opts))}}}); err != nil {
+		t.Fatalf("FinishStepUp with the passkey: %v", err)
+	}
+	second, err := e.registrationResponseBegun(p, &device, newCredential(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.client.FinishPasskeyRegistration(e.as(p), &identityv1.FinishPasskeyRegistrationRequest{
+		SessionToken: p.session, CredentialJson: []byte(second), Client: browser}); err != nil {
+		t.Fatalf("FinishPasskeyRegistration after a passkey step-up: %v", err)
+	}
+}
+
+// registrationResponseBegun begins a registration without confirming first (the caller has).
+func (e *env) registrationResponseBegun(p person, a *virtualwebauthn.Authenticator, cred virtualwebauthn.Credential) (string, error) {
+	begin, err := e.client.BeginPasskeyRegistration(e.as(p), &identityv1.BeginPasskeyRegistrationRequest{SessionToken: p.session})
+	if err != nil {
+		return "", err
+	}
+	opts, err := virtualwebauthn.ParseAttestationOptions(string(begin.GetOptionsJson()))
+	if err != nil {
+		return "", err
+	}
+	return virtualwebauthn.CreateAttestationResponse(testRP, *a, cred, *opts), nil
 }

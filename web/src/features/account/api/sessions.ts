@@ -9,7 +9,8 @@ export function useSessions() {
   return useQuery(listSessions, {}, { refetchOnWindowFocus: true });
 }
 
-function useInvalidateSessions() {
+/** Reloads the sessions list (after something that revoked sessions: a password change). */
+export function useInvalidateSessions() {
   const queryClient = useQueryClient();
   return () =>
     queryClient.invalidateQueries({ queryKey: createConnectQueryKey({ schema: listSessions, cardinality: undefined }) });

@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { AccountService, AuthService, GetProfileResponseSchema, UpdateProfileResponseSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import type { UpdateProfileRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { badRequestDetail, errorWithDetails } from "@/test/error-details";
 import { expectToast } from "@/test/toasts";
 import type { SessionInit } from "@/test/render-app";
 
@@ -145,6 +146,53 @@ describe("account page", () => {
     const panel = screen.getByRole("tabpanel", { name: "Profile" });
     expect(within(panel).getByText("+27 82 123 4567")).toBeInTheDocument();
     expect(screen.getByRole("group", { name: "Signed in as Thandiwe Mokoena" })).toBeInTheDocument();
+  });
+
+  it("marks an invalid phone under the field, without calling the server", async () => {
+    const update = vi.fn();
+    const { user } = await openAccount(undefined, (r) => r.rpc(AccountService.method.updateProfile, update));
+    await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    const phone = screen.getByLabelText("Phone number");
+    await user.clear(phone);
+    await user.type(phone, "12345");
+    await user.click(screen.getByRole("button", { name: "Save Changes" }));
+
+    expect(phone).toHaveAttribute("aria-invalid", "true");
+    expect(phone).toHaveAccessibleDescription(expect.stringContaining("Please enter a valid South African mobile number."));
+    expect(phone).toHaveFocus();
+    expect(update).not.toHaveBeenCalled();
+  });
+
+  it("allows an empty phone", async () => {
+    let received: UpdateProfileRequest | undefined;
+    const { user } = await openAccount(undefined, (r) =>
+      r.rpc(AccountService.method.updateProfile, (request) => {
+        received = request;
+        return create(UpdateProfileResponseSchema, { profile: { firstName: request.firstName, lastName: request.lastName } });
+      }),
+    );
+    await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    await user.clear(screen.getByLabelText("Phone number"));
+    await user.click(screen.getByRole("button", { name: "Save Changes" }));
+    await expectToast("Profile updated", "Your profile information has been updated successfully.");
+    expect(received).toMatchObject({ phoneNumber: "" });
+  });
+
+  it("shows the server's phone violation under the field", async () => {
+    const { user } = await openAccount(undefined, (r) =>
+      r.rpc(AccountService.method.updateProfile, () => {
+        throw errorWithDetails(
+          "invalid profile",
+          Code.InvalidArgument,
+          badRequestDetail([{ field: "phone_number", description: "Please enter a valid South African mobile number." }]),
+        );
+      }),
+    );
+    await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    await user.click(screen.getByRole("button", { name: "Save Changes" }));
+    const phone = screen.getByLabelText("Phone number");
+    await vi.waitFor(() => expect(phone).toHaveAttribute("aria-invalid", "true"));
+    expect(phone).toHaveAccessibleDescription(expect.stringContaining("Please enter a valid South African mobile number."));
   });
 
   it("Cancel goes back to view mode without saving", async () => {

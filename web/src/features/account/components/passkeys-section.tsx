@@ -3,6 +3,7 @@ import { KeyRound } from "lucide-react";
 import { AlertDialog } from "radix-ui";
 import { useRef, useState } from "react";
 import { toast } from "sonner";
+import { StepUpDialog } from "@/components/step-up-dialog";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { useReturnFocus } from "@/components/ui/dialog";
@@ -15,11 +16,34 @@ import {
   PasskeyCancelledError,
   passkeysSupported,
 } from "@/lib/passkeys";
+import { StepUpPurpose, isPasskeyStepUpRequired } from "@/lib/step-up";
 import { useAddPasskey, useDeletePasskey, usePasskeys } from "../api/passkeys";
 
 const ADD_BUTTON_ID = "add-passkey";
 const ADD_FALLBACK = "We couldn't add your passkey. Please try again.";
 const REMOVE_FALLBACK = "We couldn't remove your passkey. Please try again.";
+
+export const ADD_STEP_UP_TEXTS = {
+  description: "To keep your account safe, confirm it's you before adding a passkey.",
+  passkeyPrompt: "Use a passkey you already have (fingerprint, face or screen lock) to confirm it's you.",
+  confirm: "Confirm",
+} as const;
+
+/**
+ * How long after "Confirm it's you" this page adds a passkey without asking again (a closed
+ * browser prompt may be retried): identity's window is 5 minutes and the proof answers one
+ * passkey; it refuses with STEP_UP_REQUIRED otherwise and the dialog opens again.
+ */
+const CONFIRMED_FOR_MS = 4 * 60_000;
+
+/** Whether a confirmation that counts until `until` (ms) still does. */
+function stillConfirmed(until: number): boolean {
+  return Date.now() < until;
+}
+
+function confirmedUntilFromNow(): number {
+  return Date.now() + CONFIRMED_FOR_MS;
+}
 
 const dayFormat = new Intl.DateTimeFormat("en-ZA", { day: "numeric", month: "short", year: "numeric" });
 
@@ -29,21 +53,38 @@ function formatDay(value: Date | undefined): string {
 
 /**
  * Account -> Security: the user's passkeys (name, when added, when last used), 'Add a passkey'
- * (the browser's passkey prompt) and 'Remove' with a confirmation.
+ * ("Confirm it's you" with the password or a passkey the user has, then the browser's passkey
+ * prompt) and 'Remove' with a confirmation. Identity refuses a registration without that
+ * step-up; this page only asks at the right moment.
  */
 export function PasskeysSection() {
   const passkeys = usePasskeys();
   const add = useAddPasskey();
   const [removing, setRemoving] = useState<{ passkey: Passkey; returnFocus: HTMLElement | null }>();
+  const [confirming, setConfirming] = useState(false);
+  // Until when (ms) the last "Confirm it's you" of this page counts; 0: ask.
+  const confirmedUntil = useRef(0);
   const supported = passkeysSupported();
 
-  const onAdd = async () => {
+  const onAdd = () => {
+    if (stillConfirmed(confirmedUntil.current)) void addPasskey();
+    else setConfirming(true);
+  };
+
+  const addPasskey = async () => {
     try {
       const passkey = await add.mutateAsync("");
+      confirmedUntil.current = 0; // spent: the next passkey needs another
       toast.success("Passkey added", {
         description: `${passkey?.name ?? "Your passkey"} can now be used to log in and to confirm payments.`,
       });
     } catch (error) {
+      if (isPasskeyStepUpRequired(error)) {
+        // Expired, or spent in another tab: ask again.
+        confirmedUntil.current = 0;
+        setConfirming(true);
+        return;
+      }
       if (error instanceof PasskeyCancelledError) {
         toast.info("Passkey not added", { description: "The passkey prompt was closed before it finished." });
         return;
@@ -72,8 +113,8 @@ export function PasskeysSection() {
           id={ADD_BUTTON_ID}
           variant="outline"
           busy={add.isPending}
-          disabled={!supported || add.isPending}
-          onClick={() => void onAdd()}
+          disabled={!supported}
+          onClick={onAdd}
         >
           {add.isPending ? "Adding..." : "Add a passkey"}
         </Button>
@@ -113,6 +154,19 @@ export function PasskeysSection() {
           </ul>
         )}
       </div>
+      <StepUpDialog
+        open={confirming}
+        purpose={StepUpPurpose.ADD_PASSKEY}
+        description={ADD_STEP_UP_TEXTS.description}
+        passkeyPrompt={ADD_STEP_UP_TEXTS.passkeyPrompt}
+        confirmLabel={ADD_STEP_UP_TEXTS.confirm}
+        onCancel={() => setConfirming(false)}
+        onConfirmed={() => {
+          confirmedUntil.current = confirmedUntilFromNow();
+          setConfirming(false);
+          void addPasskey();
+        }}
+      />
       <RemovePasskeyDialog
         passkey={removing?.passkey}
         returnFocus={removing?.returnFocus}

@@ -1,3 +1,4 @@
+import { Code } from "@connectrpc/connect";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
@@ -7,10 +8,17 @@ import { Card } from "@/components/ui/card";
 import { FieldError } from "@/components/ui/field-error";
 import { Input, Label } from "@/components/ui/input";
 import type { Profile } from "@/gen/thumela/bff/v1/bff_pb";
-import { errorMessage } from "@/lib/errors";
-import { formatPhone } from "@/lib/phone";
+import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
+import { INVALID_MOBILE, formatPhone, saMobileE164 } from "@/lib/phone";
 import { PHONE_PLACEHOLDER, PROFILE_UPDATE_FALLBACK, profileSchema, useUpdateProfile } from "../api/profile";
 import type { ProfileValues } from "../api/profile";
+
+/** The profiles service's field names (google.rpc.BadRequest) → the form's fields. */
+const PROFILE_VIOLATION_FIELDS: Record<string, keyof ProfileValues> = {
+  first_name: "firstName",
+  last_name: "lastName",
+  phone_number: "phoneNumber",
+};
 
 /** The Profile tab: the details read-only, or the edit form after 'Edit Profile'. */
 export function ProfileSection({ profile, email }: { profile?: Profile; email: string }) {
@@ -72,6 +80,7 @@ function ProfileForm({ profile, onDone }: { profile?: Profile; onDone: () => voi
   const {
     register,
     handleSubmit,
+    setError,
     formState: { errors },
   } = useForm<ProfileValues>({
     resolver: zodResolver(profileSchema),
@@ -83,12 +92,26 @@ function ProfileForm({ profile, onDone }: { profile?: Profile; onDone: () => voi
   });
 
   const onSubmit = async (values: ProfileValues) => {
+    // The phone is optional; a filled-in one must be a South African mobile, as the server
+    // checks it (lib/phone mirrors its parser), so the mistake shows under the field.
+    if (values.phoneNumber && !saMobileE164(values.phoneNumber)) {
+      setError("phoneNumber", { message: INVALID_MOBILE }, { shouldFocus: true });
+      return;
+    }
     try {
       await update.mutateAsync(values);
       toast.success("Profile updated", { description: "Your profile information has been updated successfully." });
       onDone();
     } catch (error) {
       toast.error("Update failed", { description: errorMessage(error, PROFILE_UPDATE_FALLBACK) });
+      // The server's own field checks, under the fields they name.
+      let focus = true;
+      for (const violation of hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : []) {
+        const field = PROFILE_VIOLATION_FIELDS[violation.field];
+        if (!field || !violation.description) continue;
+        setError(field, { message: violation.description }, { shouldFocus: focus });
+        focus = false;
+      }
     }
   };
 
@@ -129,9 +152,11 @@ function ProfileForm({ profile, onDone }: { profile?: Profile; onDone: () => voi
           autoComplete="tel"
           inputMode="tel"
           placeholder={PHONE_PLACEHOLDER}
+          aria-invalid={errors.phoneNumber ? true : undefined}
           aria-describedby={describedBy("phoneNumber", "profile-phoneNumber-hint")}
           {...register("phoneNumber")}
         />
+        <FieldError id="profile-phoneNumber-error" message={errors.phoneNumber?.message} />
         <p id="profile-phoneNumber-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
           Optional. A South African mobile number.
         </p>

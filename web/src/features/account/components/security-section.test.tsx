@@ -1,9 +1,17 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { screen } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import { AccountService, AuthService, GetProfileResponseSchema } from "@/gen/thumela/bff/v1/bff_pb";
+import {
+  AccountService,
+  AuthService,
+  GetProfileResponseSchema,
+  ListPasskeysResponseSchema,
+  ListSessionsResponseSchema,
+  SecurityService,
+  SessionInfoSchema,
+} from "@/gen/thumela/bff/v1/bff_pb";
 import type { ChangePasswordRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { expectNoToast, expectToast } from "@/test/toasts";
@@ -116,5 +124,37 @@ describe("change password", () => {
     expect(screen.queryByLabelText("Current password")).not.toBeInTheDocument();
     await user.click(screen.getByRole("button", { name: "Change Password" }));
     expect(screen.getByLabelText("Current password")).toHaveValue("");
+  });
+});
+
+describe("change password and the sessions list", () => {
+  it("drops the other sessions the change signed out, with their Sign out buttons", async () => {
+    const here = create(SessionInfoSchema, { id: "s-here", browser: "Chrome", os: "Windows", deviceType: "desktop", current: true });
+    const phone = create(SessionInfoSchema, { id: "s-phone", browser: "Safari", os: "iOS", deviceType: "mobile" });
+    let sessions = [here, phone];
+    const app = renderApp("/account", {
+      session: SIGNED_IN,
+      routes: (r: ConnectRouter) => {
+        r.rpc(AccountService.method.getProfile, () => create(GetProfileResponseSchema, { profile: SIGNED_IN.profile }));
+        r.rpc(AuthService.method.changePassword, () => {
+          // As identity does: every other session is revoked with the change.
+          sessions = [here];
+          return {};
+        });
+        r.service(SecurityService, {
+          listPasskeys: () => create(ListPasskeysResponseSchema, { passkeys: [] }),
+          listSessions: () => create(ListSessionsResponseSchema, { sessions }),
+        });
+      },
+    });
+    await screen.findByRole("heading", { level: 1, name: "Account" });
+    await app.user.click(screen.getByRole("tab", { name: "Security" }));
+    const list = await screen.findByRole("list", { name: "Your signed-in sessions" });
+    expect(within(list).getByRole("button", { name: /^Sign out .*Safari/ })).toBeInTheDocument();
+
+    await app.user.click(screen.getByRole("button", { name: "Change Password" }));
+    await fill(app.user, "old-password", "correct-horse-1", "correct-horse-1");
+    await expectToast("Password updated", "Your password has been updated successfully.");
+    await waitFor(() => expect(screen.queryByRole("button", { name: /^Sign out .*Safari/ })).not.toBeInTheDocument());
   });
 });

@@ -21,6 +21,7 @@ import {
   useChangePassword,
 } from "../api/password";
 import type { ChangePasswordValues } from "../api/password";
+import { useInvalidateSessions } from "../api/sessions";
 
 const EMPTY: ChangePasswordValues = { currentPassword: "", newPassword: "", confirmPassword: "" };
 
@@ -65,6 +66,7 @@ function isWrongCurrentPassword(error: unknown): boolean {
 function ChangePasswordForm({ onClose }: { onClose: () => void }) {
   const change = useChangePassword();
   const queryClient = useQueryClient();
+  const invalidateSessions = useInvalidateSessions();
   const {
     register,
     handleSubmit,
@@ -76,6 +78,8 @@ function ChangePasswordForm({ onClose }: { onClose: () => void }) {
   const onSubmit = async (values: ChangePasswordValues) => {
     try {
       await change.mutateAsync(values);
+      // The change signed out every other session: the list below must not offer them still.
+      void invalidateSessions();
       UPDATE_FAILED.dismiss();
       toast.success("Password updated", { description: "Your password has been updated successfully." });
       reset(EMPTY);

@@ -34,6 +34,37 @@ describe("login", () => {
     expect(screen.getByRole("link", { name: "Sign up" })).toHaveAttribute("href", "/signup");
   });
 
+  it("tabs from Email to Password, then to 'Forgot password?' and Log In", async () => {
+    const { user } = renderApp("/login");
+    const email = await screen.findByLabelText("Email");
+    email.focus();
+    await user.tab();
+    expect(screen.getByLabelText("Password")).toHaveFocus();
+    await user.tab();
+    expect(screen.getByRole("button", { name: "Show password" })).toHaveFocus();
+    await user.tab();
+    expect(screen.getByRole("link", { name: "Forgot password?" })).toHaveFocus();
+    await user.tab();
+    expect(screen.getByRole("button", { name: "Log In" })).toHaveFocus();
+  });
+
+  it("ignores a redirect with a tab in it and goes to the dashboard", async () => {
+    const { user, router } = renderApp("/login?redirect=%2F%09%2Fevil.example", {
+      routes: (r, state) =>
+        r.rpc(AuthService.method.signIn, () => {
+          state.session = SIGNED_IN;
+          return SIGNED_IN;
+        }),
+    });
+    await screen.findByRole("heading", { name: "Welcome Back" });
+    await user.type(screen.getByLabelText("Email"), "thandi@example.co.za");
+    await user.type(screen.getByLabelText("Password"), "correct-horse");
+    await user.click(screen.getByRole("button", { name: "Log In" }));
+
+    expect(await screen.findByRole("heading", { name: "Quick Actions" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/dashboard");
+  });
+
   it("shows the server's message in a toast and inline when sign-in fails", async () => {
     const { user } = renderApp("/login", {
       routes: (r) =>

@@ -72,21 +72,23 @@ export function LoginForm() {
           {...register("email")}
         />
       </div>
-      <div>
-        <div className="mb-1.5 flex items-center justify-between">
-          <Label htmlFor="login-password" className="mb-0">
-            Password
-          </Label>
-          <Link to="/forgot-password" className={`text-sm ${textLinkClasses}`}>
-            Forgot password?
-          </Link>
+      {/* The link sits beside the label but comes after the field in the DOM, so Tab goes
+          Email → Password (and its show/hide toggle) → Forgot password? → Log In. */}
+      <div className="grid grid-cols-[1fr_auto] items-center gap-y-1.5">
+        <Label htmlFor="login-password" className="col-start-1 row-start-1 mb-0">
+          Password
+        </Label>
+        <div className="col-span-2 row-start-2">
+          <PasswordInput
+            id="login-password"
+            autoComplete="current-password"
+            aria-invalid={errors.password ? true : undefined}
+            {...register("password")}
+          />
         </div>
-        <PasswordInput
-          id="login-password"
-          autoComplete="current-password"
-          aria-invalid={errors.password ? true : undefined}
-          {...register("password")}
-        />
+        <Link to="/forgot-password" className={`col-start-2 row-start-1 text-sm ${textLinkClasses}`}>
+          Forgot password?
+        </Link>
       </div>
       <Button type="submit" size="lg" className="w-full" busy={busy}>
         {busy ? "Logging in..." : "Log In"}

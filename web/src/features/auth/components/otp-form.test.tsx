@@ -150,6 +150,37 @@ describe("OTP verification", () => {
     }
   });
 
+  it("keeps a resend's countdown over a reload that still carries the sign-up's router state", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      const email = "thandi@example.co.za";
+      const signUpState = { email, resendAvailableAt: Date.now() + 60_000 };
+      const { user, router } = renderApp("/login", {
+        routes: (r) => r.rpc(AuthService.method.resendCode, () => ({ resendAvailableAt: timestampFromMs(Date.now() + 60_000) })),
+      });
+      await screen.findByRole("heading", { name: "Welcome Back" });
+      // Sign-up goes to the code screen with its router state (and saves it for this tab).
+      savePendingVerification(signUpState);
+      await act(() => router.navigate("/otp-verification", { state: signUpState }));
+      const resend = await screen.findByRole("button", { name: "Resend code" });
+      await act(() => vi.advanceTimersByTimeAsync(60_000));
+      expect(resend).toBeEnabled();
+      await user.click(resend);
+      expect(await screen.findByText("OTP Resent")).toBeInTheDocument();
+      await act(() => vi.advanceTimersByTimeAsync(10_000));
+      expect(screen.getByText("00:50")).toBeInTheDocument();
+
+      // A reload: the page mounts again, the history entry still holds the sign-up's state.
+      await act(() => router.navigate("/login"));
+      await screen.findByRole("heading", { name: "Welcome Back" });
+      await act(() => router.navigate("/otp-verification", { state: signUpState }));
+      expect(await screen.findByRole("button", { name: "Resend code" })).toBeDisabled();
+      expect(screen.getByText("00:50")).toBeInTheDocument();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("links back to sign-up when it does not know the e-mail", async () => {
     renderApp("/otp-verification");
     expect(await screen.findByRole("link", { name: "Go to sign-up" })).toHaveAttribute("href", "/signup");

@@ -36,11 +36,27 @@ function pendingFromState(state: unknown): PendingVerification | undefined {
   return { email, resendAvailableAt: typeof at === "number" ? at : undefined };
 }
 
-/** Where the code went: router state first, then what this tab saved before a reload. */
+/**
+ * Where the code went: router state first, then what this tab saved before a reload. The
+ * router state is the sign-up's (a reload keeps it in the history entry), so a later resend's
+ * time, saved in this tab for the same e-mail, wins: a reload keeps the running countdown.
+ */
 export function usePendingVerification(): PendingVerification | undefined {
   const location = useLocation();
-  const [pending] = useState(() => pendingFromState(location.state) ?? loadPendingVerification());
+  const [pending] = useState(() => latestPending(pendingFromState(location.state), loadPendingVerification()));
   return pending;
+}
+
+function latestPending(
+  fromState: PendingVerification | undefined,
+  saved: PendingVerification | undefined,
+): PendingVerification | undefined {
+  if (!fromState) return saved;
+  if (saved?.email !== fromState.email || saved.resendAvailableAt === undefined) return fromState;
+  return {
+    email: fromState.email,
+    resendAvailableAt: Math.max(fromState.resendAvailableAt ?? 0, saved.resendAvailableAt),
+  };
 }
 
 export function OtpForm({ pending }: { pending: PendingVerification }) {

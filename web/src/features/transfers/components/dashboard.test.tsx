@@ -79,16 +79,23 @@ describe("dashboard", () => {
     expect(screen.getByRole("button", { name: "No recent transactions" })).toBeDisabled();
   });
 
-  it("only logs a failed load and shows the empty state", async () => {
+  it("logs a failed load and says so with 'Try again' (no toast, never 'No transactions yet')", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
-    renderApp("/dashboard", {
+    let failing = true;
+    const { user } = renderApp("/dashboard", {
       session: SIGNED_IN,
       routes: (r) =>
         r.rpc(TransfersService.method.listTransfers, () => {
-          throw new ConnectError("boom", Code.Internal);
+          if (failing) throw new ConnectError("boom", Code.Internal);
+          return { transfers, totalCount: 3 };
         }),
     });
-    expect(await screen.findByText("No transactions yet")).toBeInTheDocument();
+    const recent = await screen.findByRole("region", { name: "Recent Transactions" });
+    expect(await within(recent).findByText("We couldn't load your recent transactions.")).toBeInTheDocument();
+    expect(screen.queryByText("No transactions yet")).not.toBeInTheDocument();
     expect(log).toHaveBeenCalledWith("Could not load recent transactions", expect.any(ConnectError));
+    failing = false;
+    await user.click(within(recent).getByRole("button", { name: "Try again" }));
+    expect(await within(recent).findAllByRole("listitem")).toHaveLength(3);
   });
 });

@@ -1,7 +1,9 @@
 import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { Card } from "@/components/ui/card";
+import { LoadError } from "@/components/ui/load-error";
 import { LoadingBlock } from "@/components/ui/spinner";
+import { TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
 import { formatRecentDate, toDate } from "@/lib/date";
@@ -12,14 +14,17 @@ import { VOUCHER_TONE_CLASS, isClosedVoucher, voucherState } from "../lib/vouche
 import { TransactionDetailsDialog } from "./transaction-details-dialog";
 import { TransferStatusIcon } from "./transfer-status-icon";
 
+export const RECENT_LOAD_FAILED = "We couldn't load your recent transactions.";
+
 export function RecentTransactionsCard() {
   // Rows update from the live stream; while it is down, rows in flight are re-read every 5 s.
   const poll = useLiveStatus() !== "connected";
-  const { data, isPending, error } = useRecentTransfers({ poll });
+  const { data, isPending, error, isFetching, refetch } = useRecentTransfers({ poll });
   const [selected, setSelected] = useState<Transfer>();
 
   useEffect(() => {
-    // The spec: fetch errors on the dashboard are only logged; the card shows its empty state.
+    // The spec: fetch errors on the dashboard are only logged (no toast). The card says it could
+    // not load them, with 'Try again': "No transactions yet" would be untrue.
     if (error) console.error("Could not load recent transactions", error);
   }, [error]);
 
@@ -41,6 +46,8 @@ export function RecentTransactionsCard() {
       </div>
       {isPending ? (
         <LoadingBlock label="Loading recent transactions..." />
+      ) : error && !data ? (
+        <LoadError message={RECENT_LOAD_FAILED} retrying={isFetching} onRetry={() => void refetch()} className="p-6" />
       ) : transfers.length === 0 ? (
         <p className="py-8 text-center text-sm text-slate-500 dark:text-slate-400">No transactions yet</p>
       ) : (
@@ -76,7 +83,15 @@ function RecentTransactionRow({ transfer, onOpen }: { transfer: Transfer; onOpen
           )}
           {state && <span className={cn("block text-xs", VOUCHER_TONE_CLASS[state.tone])}>{state.text}</span>}
         </span>
-        <span className="font-semibold tabular-nums">{formatSignedMoney(transfer.amountCents, "out")}</span>
+        {transfer.status === TransferStatus.FAILED ? (
+          // Nothing was taken (DECISIONS.md): the attempted amount is struck through.
+          <span className="tabular-nums text-slate-500 dark:text-slate-400">
+            <s>{formatSignedMoney(transfer.amountCents, "out")}</s>
+            <span className="sr-only"> (not charged)</span>
+          </span>
+        ) : (
+          <span className="font-semibold tabular-nums">{formatSignedMoney(transfer.amountCents, "out")}</span>
+        )}
       </button>
     </li>
   );

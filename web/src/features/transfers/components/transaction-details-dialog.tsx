@@ -75,6 +75,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
   const awaiting = isAwaitingCollection(transfer);
   const lockedUntil = voucherLockedUntil(transfer.voucher);
   const { sms, checking } = useVoucherSms(transfer, { poll: useLiveStatus() !== "connected" });
+  const failed = transfer.status === TransferStatus.FAILED;
 
   const copyReference = async () => {
     try {
@@ -103,17 +104,37 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
           <span className="block text-slate-500 dark:text-slate-400">{formatPhone(transfer.recipientPhone)}</span>
         </Row>
         <Row term="Amount">{formatMoney(transfer.amountCents)}</Row>
-        <Row term="Fee">
-          {formatMoney(transfer.feeCents)}
-          {transfer.feeWaived && <span className="ml-2 text-emerald-700 dark:text-emerald-400">First transfer free</span>}
-        </Row>
-        <Row term="Total">
-          <span className="font-semibold">{formatMoney(transfer.totalAmountCents)}</span>
-        </Row>
-        {transfer.creditAppliedCents > 0n && (
+        {failed ? (
+          // A failed transfer took nothing (DECISIONS.md): the attempted figures stay readable,
+          // struck through, beside what was charged.
           <>
-            <Row term="Credit applied">−{formatMoney(transfer.creditAppliedCents)}</Row>
-            <Row term="Charged to your card">{formatMoney(transfer.cardChargeCents)}</Row>
+            <Row term="Fee">
+              <NotCharged attempted={transfer.feeCents} />
+            </Row>
+            <Row term="Total">
+              <NotCharged attempted={transfer.totalAmountCents} />
+            </Row>
+            {transfer.creditAppliedCents > 0n && (
+              <Row term="Credit applied">
+                <NotCharged attempted={transfer.creditAppliedCents} label="Not used" />
+              </Row>
+            )}
+          </>
+        ) : (
+          <>
+            <Row term="Fee">
+              {formatMoney(transfer.feeCents)}
+              {transfer.feeWaived && <span className="ml-2 text-emerald-700 dark:text-emerald-400">First transfer free</span>}
+            </Row>
+            <Row term="Total">
+              <span className="font-semibold">{formatMoney(transfer.totalAmountCents)}</span>
+            </Row>
+            {transfer.creditAppliedCents > 0n && (
+              <>
+                <Row term="Credit applied">−{formatMoney(transfer.creditAppliedCents)}</Row>
+                <Row term="Charged to your card">{formatMoney(transfer.cardChargeCents)}</Row>
+              </>
+            )}
           </>
         )}
         <Row term="Date & Time">
@@ -152,6 +173,12 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
         {transfer.failureReason && <Row term="Reason">{transfer.failureReason}</Row>}
       </dl>
 
+      {failed && (
+        <p className="rounded-lg bg-slate-50 px-4 py-3 text-sm text-slate-700 dark:bg-slate-800/60 dark:text-slate-300">
+          {FAILED_NOT_CHARGED}
+        </p>
+      )}
+
       {awaiting && (
         <>
           <p className="rounded-lg bg-brand-50 px-4 py-3 text-sm text-brand-900 dark:bg-brand-950 dark:text-brand-100">
@@ -188,6 +215,22 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
         </Link>
       </div>
     </div>
+  );
+}
+
+/** What a failed transfer's dialog says about the money. */
+export const FAILED_NOT_CHARGED = "This transfer failed, so nothing was taken from your card and no fee was charged.";
+
+/** A figure that was attempted but not charged: struck through (and said so), then "Not charged". */
+function NotCharged({ attempted, label = "Not charged" }: { attempted: bigint; label?: string }) {
+  return (
+    <span className="inline-flex flex-wrap items-baseline justify-end gap-x-2">
+      <s className="text-slate-500 dark:text-slate-400">
+        <span className="sr-only">attempted </span>
+        {formatMoney(attempted)}
+      </s>
+      <span className="font-medium">{label}</span>
+    </span>
   );
 }
 

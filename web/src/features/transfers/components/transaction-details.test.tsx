@@ -9,6 +9,7 @@ import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { liveFeed } from "@/test/live-feed";
 import { completed, makeTransfer, withChanges } from "../test-utils";
 import { addDays, saToday } from "@/lib/date";
+import { FAILED_NOT_CHARGED } from "./transaction-details-dialog";
 
 // The first render of a lazy route transforms its modules: allow for a slow, busy machine.
 configure({ asyncUtilTimeout: 4000 });
@@ -87,6 +88,30 @@ describe("transaction details dialog", () => {
       phone: "+27821234567",
       bank: "1",
     });
+  });
+
+  it("shows a failed transfer's fee and total as attempted, struck through and not charged", async () => {
+    const transfer = makeTransfer({
+      status: TransferStatus.FAILED,
+      amountCents: 5000n,
+      feeCents: 1110n,
+      totalAmountCents: 6110n,
+      failureReason: "Card declined",
+    });
+    const { user } = renderDashboard([transfer]);
+    const recent = await screen.findByRole("region", { name: "Recent Transactions" });
+    const row = await within(recent).findByRole("button", { name: /Sipho Dlamini/ });
+    expect(row).toHaveTextContent("not charged");
+    expect(row.querySelector("s")).toHaveTextContent("-R50,00");
+    const dialog = await openRow(user, "Sipho Dlamini");
+    const fee = term(dialog, "Fee") as HTMLElement;
+    const total = term(dialog, "Total") as HTMLElement;
+    expect(fee).toHaveTextContent("R11,10");
+    expect(fee.querySelector("s")).toHaveTextContent("R11,10");
+    expect(fee).toHaveTextContent("Not charged");
+    expect(total.querySelector("s")).toHaveTextContent("R61,10");
+    expect(total).toHaveTextContent("Not charged");
+    expect(within(dialog).getByText(FAILED_NOT_CHARGED)).toBeInTheDocument();
   });
 
   it("copies the reference number and says so", async () => {

@@ -146,6 +146,16 @@ describe("transaction history", () => {
     await vi.waitFor(() => expect(requests.at(-1)).toMatchObject({ status: TransferStatus.PENDING }));
   });
 
+  it("shows no '+fee' for a failed transfer: its fee was not charged", async () => {
+    renderHistory([
+      makeTransfer({ recipientName: "Sipho Dlamini", status: TransferStatus.FAILED, amountCents: 5000n, feeCents: 1110n, totalAmountCents: 6110n }),
+    ]);
+    await screen.findByRole("table");
+    const [row] = bodyRows();
+    expect(row).toHaveTextContent("Not charged");
+    expect(row).not.toHaveTextContent("+R11,10");
+  });
+
   it("says 'No transactions found' when there are none", async () => {
     renderHistory([]);
     expect(await screen.findByText("No transactions found")).toBeInTheDocument();
@@ -167,6 +177,25 @@ describe("transaction history", () => {
     fail();
     expect(await screen.findByText("Error fetching transactions")).toBeInTheDocument();
     expect(screen.getByText("Could not load your transaction history. Please try again later.")).toBeInTheDocument();
+  });
+
+  it("shows an error with 'Try again', not 'No transactions found', when the history cannot be loaded", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    let failing = true;
+    const { user } = renderApp("/transactions", {
+      session: SIGNED_IN,
+      routes: (r) =>
+        r.rpc(TransfersService.method.listTransfers, () => {
+          if (failing) throw new ConnectError("boom", Code.Internal);
+          return { transfers: [makeTransfer({ recipientName: "Sipho Dlamini" })], totalCount: 1 };
+        }),
+    });
+    expect(await screen.findByText("We couldn't load your transactions.")).toBeInTheDocument();
+    expect(screen.queryByText("No transactions found")).not.toBeInTheDocument();
+    failing = false;
+    await user.click(screen.getByRole("button", { name: "Try again" }));
+    expect(await screen.findByRole("table")).toHaveTextContent("Sipho Dlamini");
+    expect(screen.queryByText("We couldn't load your transactions.")).not.toBeInTheDocument();
   });
 
   it("opens the details dialog from a row, with 'Not specified' for a missing location", async () => {

@@ -4,6 +4,7 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
+import { LoadError } from "@/components/ui/load-error";
 import { NativeSelect } from "@/components/ui/native-select";
 import { LoadingBlock } from "@/components/ui/spinner";
 import { TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
@@ -25,6 +26,9 @@ import { TransactionDetailsDialog } from "./transaction-details-dialog";
 import { StatementDialog } from "./statement-dialog";
 
 export const SEARCH_DEBOUNCE_MS = 300;
+
+/** In the table's place when ListTransfers failed (never "No transactions found"). */
+export const HISTORY_LOAD_FAILED = "We couldn't load your transactions.";
 
 export const HISTORY_LOAD_ERROR = {
   title: "Error fetching transactions",
@@ -62,7 +66,7 @@ export function TransactionHistory() {
   const page = paging.key === pagingKey ? paging.page : 1;
   const setPage = (next: number) => setPaging({ key: pagingKey, page: next });
 
-  const { data, isPending, isError, error, isPlaceholderData } = useTransferHistory({ query, status, page });
+  const { data, isPending, isError, error, isPlaceholderData, isFetching, refetch } = useTransferHistory({ query, status, page });
 
   useEffect(() => {
     if (!isError) return;
@@ -121,6 +125,8 @@ export function TransactionHistory() {
       <Card className="mt-4 overflow-hidden" aria-busy={isPlaceholderData || undefined}>
         {isPending ? (
           <LoadingBlock label="Loading transactions..." />
+        ) : isError && !data ? (
+          <LoadError message={HISTORY_LOAD_FAILED} retrying={isFetching} onRetry={() => void refetch()} />
         ) : transfers.length === 0 ? (
           <p className="py-12 text-center text-sm text-slate-500 dark:text-slate-400">No transactions found</p>
         ) : (
@@ -236,7 +242,8 @@ function HistoryRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => vo
         <p className="font-medium">{formatMoney(transfer.amountCents)}</p>
         <p className="text-xs text-slate-500 dark:text-slate-400">
           <span className="sr-only">Fee </span>
-          {formatSignedMoney(fee, "in")}
+          {/* A failed transfer charged nothing (DECISIONS.md): no "+fee" line. */}
+          {transfer.status === TransferStatus.FAILED ? "Not charged" : formatSignedMoney(fee, "in")}
         </p>
       </td>
       <td className="hidden px-4 py-3 text-slate-600 md:table-cell dark:text-slate-300">

@@ -72,6 +72,59 @@ func (CodePurpose) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{0}
 }
 
+// StepUpPurpose: a step-up allows only what it was asked for.
+type StepUpPurpose int32
+
+const (
+	StepUpPurpose_STEP_UP_PURPOSE_UNSPECIFIED StepUpPurpose = 0
+	// CreateTransfer (and the calls that move money) accept transfers that need a step-up for
+	// 5 minutes.
+	StepUpPurpose_STEP_UP_PURPOSE_SEND_MONEY StepUpPurpose = 1
+	// BeginPasskeyRegistration is allowed once within 5 minutes.
+	StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY StepUpPurpose = 2
+)
+
+// Enum value maps for StepUpPurpose.
+var (
+	StepUpPurpose_name = map[int32]string{
+		0: "STEP_UP_PURPOSE_UNSPECIFIED",
+		1: "STEP_UP_PURPOSE_SEND_MONEY",
+		2: "STEP_UP_PURPOSE_ADD_PASSKEY",
+	}
+	StepUpPurpose_value = map[string]int32{
+		"STEP_UP_PURPOSE_UNSPECIFIED": 0,
+		"STEP_UP_PURPOSE_SEND_MONEY":  1,
+		"STEP_UP_PURPOSE_ADD_PASSKEY": 2,
+	}
+)
+
+func (x StepUpPurpose) Enum() *StepUpPurpose {
+	p := new(StepUpPurpose)
+	*p = x
+	return p
+}
+
+func (x StepUpPurpose) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StepUpPurpose) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_bff_v1_bff_proto_enumTypes[1].Descriptor()
+}
+
+func (StepUpPurpose) Type() protoreflect.EnumType {
+	return &file_thumela_bff_v1_bff_proto_enumTypes[1]
+}
+
+func (x StepUpPurpose) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StepUpPurpose.Descriptor instead.
+func (StepUpPurpose) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{1}
+}
+
 type PaymentMethodType int32
 
 const (
@@ -105,11 +158,11 @@ func (x PaymentMethodType) String() string {
 }
 
 func (PaymentMethodType) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[1].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[2].Descriptor()
 }
 
 func (PaymentMethodType) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[1]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[2]
 }
 
 func (x PaymentMethodType) Number() protoreflect.EnumNumber {
@@ -118,7 +171,7 @@ func (x PaymentMethodType) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use PaymentMethodType.Descriptor instead.
 func (PaymentMethodType) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{1}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{2}
 }
 
 type CardBrand int32
@@ -154,11 +207,11 @@ func (x CardBrand) String() string {
 }
 
 func (CardBrand) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[2].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[3].Descriptor()
 }
 
 func (CardBrand) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[2]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[3]
 }
 
 func (x CardBrand) Number() protoreflect.EnumNumber {
@@ -167,7 +220,7 @@ func (x CardBrand) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CardBrand.Descriptor instead.
 func (CardBrand) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{2}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{3}
 }
 
 type Bank int32
@@ -212,11 +265,11 @@ func (x Bank) String() string {
 }
 
 func (Bank) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[3].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[4].Descriptor()
 }
 
 func (Bank) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[3]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[4]
 }
 
 func (x Bank) Number() protoreflect.EnumNumber {
@@ -225,7 +278,7 @@ func (x Bank) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Bank.Descriptor instead.
 func (Bank) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{3}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{4}
 }
 
 type TransferStatus int32
@@ -267,11 +320,11 @@ func (x TransferStatus) String() string {
 }
 
 func (TransferStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[4].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[5].Descriptor()
 }
 
 func (TransferStatus) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[4]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[5]
 }
 
 func (x TransferStatus) Number() protoreflect.EnumNumber {
@@ -280,7 +333,7 @@ func (x TransferStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TransferStatus.Descriptor instead.
 func (TransferStatus) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{4}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{5}
 }
 
 type CollectionStatus int32
@@ -322,11 +375,11 @@ func (x CollectionStatus) String() string {
 }
 
 func (CollectionStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[5].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[6].Descriptor()
 }
 
 func (CollectionStatus) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[5]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[6]
 }
 
 func (x CollectionStatus) Number() protoreflect.EnumNumber {
@@ -335,7 +388,7 @@ func (x CollectionStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CollectionStatus.Descriptor instead.
 func (CollectionStatus) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{5}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{6}
 }
 
 // RefundStatus is the refund of a cancelled or expired voucher (the whole total, fee included).
@@ -379,11 +432,11 @@ func (x RefundStatus) String() string {
 }
 
 func (RefundStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[6].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[7].Descriptor()
 }
 
 func (RefundStatus) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[6]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[7]
 }
 
 func (x RefundStatus) Number() protoreflect.EnumNumber {
@@ -392,7 +445,7 @@ func (x RefundStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use RefundStatus.Descriptor instead.
 func (RefundStatus) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{6}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{7}
 }
 
 // SmsDeliveryStatus: queued → sent → delivered | failed (and queued → failed). The numbers are
@@ -440,11 +493,11 @@ func (x SmsDeliveryStatus) String() string {
 }
 
 func (SmsDeliveryStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[7].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[8].Descriptor()
 }
 
 func (SmsDeliveryStatus) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[7]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[8]
 }
 
 func (x SmsDeliveryStatus) Number() protoreflect.EnumNumber {
@@ -453,7 +506,7 @@ func (x SmsDeliveryStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SmsDeliveryStatus.Descriptor instead.
 func (SmsDeliveryStatus) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{7}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{8}
 }
 
 type LimitKind int32
@@ -498,11 +551,11 @@ func (x LimitKind) String() string {
 }
 
 func (LimitKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[8].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[9].Descriptor()
 }
 
 func (LimitKind) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[8]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[9]
 }
 
 func (x LimitKind) Number() protoreflect.EnumNumber {
@@ -511,7 +564,7 @@ func (x LimitKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LimitKind.Descriptor instead.
 func (LimitKind) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{8}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{9}
 }
 
 type ScheduleFrequency int32
@@ -547,11 +600,11 @@ func (x ScheduleFrequency) String() string {
 }
 
 func (ScheduleFrequency) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[9].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[10].Descriptor()
 }
 
 func (ScheduleFrequency) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[9]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[10]
 }
 
 func (x ScheduleFrequency) Number() protoreflect.EnumNumber {
@@ -560,7 +613,7 @@ func (x ScheduleFrequency) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ScheduleFrequency.Descriptor instead.
 func (ScheduleFrequency) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{9}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{10}
 }
 
 type ScheduleState int32
@@ -599,11 +652,11 @@ func (x ScheduleState) String() string {
 }
 
 func (ScheduleState) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[10].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[11].Descriptor()
 }
 
 func (ScheduleState) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[10]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[11]
 }
 
 func (x ScheduleState) Number() protoreflect.EnumNumber {
@@ -612,7 +665,7 @@ func (x ScheduleState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ScheduleState.Descriptor instead.
 func (ScheduleState) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{10}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{11}
 }
 
 type CreditMovementKind int32
@@ -654,11 +707,11 @@ func (x CreditMovementKind) String() string {
 }
 
 func (CreditMovementKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[11].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[12].Descriptor()
 }
 
 func (CreditMovementKind) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[11]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[12]
 }
 
 func (x CreditMovementKind) Number() protoreflect.EnumNumber {
@@ -667,7 +720,7 @@ func (x CreditMovementKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CreditMovementKind.Descriptor instead.
 func (CreditMovementKind) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{11}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{12}
 }
 
 // SupportMessageKind: the Help Center's Contact Us types, and /contact. The numbers are the
@@ -711,11 +764,11 @@ func (x SupportMessageKind) String() string {
 }
 
 func (SupportMessageKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_thumela_bff_v1_bff_proto_enumTypes[12].Descriptor()
+	return file_thumela_bff_v1_bff_proto_enumTypes[13].Descriptor()
 }
 
 func (SupportMessageKind) Type() protoreflect.EnumType {
-	return &file_thumela_bff_v1_bff_proto_enumTypes[12]
+	return &file_thumela_bff_v1_bff_proto_enumTypes[13]
 }
 
 func (x SupportMessageKind) Number() protoreflect.EnumNumber {
@@ -724,7 +777,7 @@ func (x SupportMessageKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SupportMessageKind.Descriptor instead.
 func (SupportMessageKind) EnumDescriptor() ([]byte, []int) {
-	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{12}
+	return file_thumela_bff_v1_bff_proto_rawDescGZIP(), []int{13}
 }
 
 type User struct {
@@ -2767,7 +2820,9 @@ type FinishStepUpRequest struct {
 	//
 	//	*FinishStepUpRequest_Password
 	//	*FinishStepUpRequest_PasskeyCredentialJson
-	Proof         isFinishStepUpRequest_Proof `protobuf_oneof:"proof"`
+	Proof isFinishStepUpRequest_Proof `protobuf_oneof:"proof"`
+	// What the proof is for; unspecified is sending money.
+	Purpose       StepUpPurpose `protobuf:"varint,3,opt,name=purpose,proto3,enum=thumela.bff.v1.StepUpPurpose" json:"purpose,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2825,6 +2880,13 @@ func (x *FinishStepUpRequest) GetPasskeyCredentialJson() string {
 		}
 	}
 	return ""
+}
+
+func (x *FinishStepUpRequest) GetPurpose() StepUpPurpose {
+	if x != nil {
+		return x.Purpose
+	}
+	return StepUpPurpose_STEP_UP_PURPOSE_UNSPECIFIED
 }
 
 type isFinishStepUpRequest_Proof interface {
@@ -7874,10 +7936,11 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x12BeginStepUpRequest\"R\n" +
 	"\x13BeginStepUpResponse\x12\x18\n" +
 	"\apasskey\x18\x01 \x01(\bR\apasskey\x12!\n" +
-	"\foptions_json\x18\x02 \x01(\tR\voptionsJson\"v\n" +
+	"\foptions_json\x18\x02 \x01(\tR\voptionsJson\"\xaf\x01\n" +
 	"\x13FinishStepUpRequest\x12\x1c\n" +
 	"\bpassword\x18\x01 \x01(\tH\x00R\bpassword\x128\n" +
-	"\x17passkey_credential_json\x18\x02 \x01(\tH\x00R\x15passkeyCredentialJsonB\a\n" +
+	"\x17passkey_credential_json\x18\x02 \x01(\tH\x00R\x15passkeyCredentialJson\x127\n" +
+	"\apurpose\x18\x03 \x01(\x0e2\x1d.thumela.bff.v1.StepUpPurposeR\apurposeB\a\n" +
 	"\x05proof\"\\\n" +
 	"\x14FinishStepUpResponse\x12D\n" +
 	"\x10stepped_up_until\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x0esteppedUpUntil\"\x13\n" +
@@ -8230,7 +8293,11 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\vCodePurpose\x12\x1c\n" +
 	"\x18CODE_PURPOSE_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fCODE_PURPOSE_EMAIL_VERIFICATION\x10\x01\x12\x1f\n" +
-	"\x1bCODE_PURPOSE_PASSWORD_RESET\x10\x02*|\n" +
+	"\x1bCODE_PURPOSE_PASSWORD_RESET\x10\x02*q\n" +
+	"\rStepUpPurpose\x12\x1f\n" +
+	"\x1bSTEP_UP_PURPOSE_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aSTEP_UP_PURPOSE_SEND_MONEY\x10\x01\x12\x1f\n" +
+	"\x1bSTEP_UP_PURPOSE_ADD_PASSKEY\x10\x02*|\n" +
 	"\x11PaymentMethodType\x12#\n" +
 	"\x1fPAYMENT_METHOD_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18PAYMENT_METHOD_TYPE_CARD\x10\x01\x12$\n" +
@@ -8377,363 +8444,365 @@ func file_thumela_bff_v1_bff_proto_rawDescGZIP() []byte {
 	return file_thumela_bff_v1_bff_proto_rawDescData
 }
 
-var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 13)
+var file_thumela_bff_v1_bff_proto_enumTypes = make([]protoimpl.EnumInfo, 14)
 var file_thumela_bff_v1_bff_proto_msgTypes = make([]protoimpl.MessageInfo, 129)
 var file_thumela_bff_v1_bff_proto_goTypes = []any{
 	(CodePurpose)(0),                          // 0: thumela.bff.v1.CodePurpose
-	(PaymentMethodType)(0),                    // 1: thumela.bff.v1.PaymentMethodType
-	(CardBrand)(0),                            // 2: thumela.bff.v1.CardBrand
-	(Bank)(0),                                 // 3: thumela.bff.v1.Bank
-	(TransferStatus)(0),                       // 4: thumela.bff.v1.TransferStatus
-	(CollectionStatus)(0),                     // 5: thumela.bff.v1.CollectionStatus
-	(RefundStatus)(0),                         // 6: thumela.bff.v1.RefundStatus
-	(SmsDeliveryStatus)(0),                    // 7: thumela.bff.v1.SmsDeliveryStatus
-	(LimitKind)(0),                            // 8: thumela.bff.v1.LimitKind
-	(ScheduleFrequency)(0),                    // 9: thumela.bff.v1.ScheduleFrequency
-	(ScheduleState)(0),                        // 10: thumela.bff.v1.ScheduleState
-	(CreditMovementKind)(0),                   // 11: thumela.bff.v1.CreditMovementKind
-	(SupportMessageKind)(0),                   // 12: thumela.bff.v1.SupportMessageKind
-	(*User)(nil),                              // 13: thumela.bff.v1.User
-	(*Profile)(nil),                           // 14: thumela.bff.v1.Profile
-	(*SignUpRequest)(nil),                     // 15: thumela.bff.v1.SignUpRequest
-	(*SignUpResponse)(nil),                    // 16: thumela.bff.v1.SignUpResponse
-	(*VerifyEmailRequest)(nil),                // 17: thumela.bff.v1.VerifyEmailRequest
-	(*VerifyEmailResponse)(nil),               // 18: thumela.bff.v1.VerifyEmailResponse
-	(*ResendCodeRequest)(nil),                 // 19: thumela.bff.v1.ResendCodeRequest
-	(*ResendCodeResponse)(nil),                // 20: thumela.bff.v1.ResendCodeResponse
-	(*SignInRequest)(nil),                     // 21: thumela.bff.v1.SignInRequest
-	(*SignInResponse)(nil),                    // 22: thumela.bff.v1.SignInResponse
-	(*SignOutRequest)(nil),                    // 23: thumela.bff.v1.SignOutRequest
-	(*SignOutResponse)(nil),                   // 24: thumela.bff.v1.SignOutResponse
-	(*GetSessionRequest)(nil),                 // 25: thumela.bff.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),                // 26: thumela.bff.v1.GetSessionResponse
-	(*ChangePasswordRequest)(nil),             // 27: thumela.bff.v1.ChangePasswordRequest
-	(*ChangePasswordResponse)(nil),            // 28: thumela.bff.v1.ChangePasswordResponse
-	(*RequestPasswordResetRequest)(nil),       // 29: thumela.bff.v1.RequestPasswordResetRequest
-	(*RequestPasswordResetResponse)(nil),      // 30: thumela.bff.v1.RequestPasswordResetResponse
-	(*ResetPasswordRequest)(nil),              // 31: thumela.bff.v1.ResetPasswordRequest
-	(*ResetPasswordResponse)(nil),             // 32: thumela.bff.v1.ResetPasswordResponse
-	(*BeginPasskeySignInRequest)(nil),         // 33: thumela.bff.v1.BeginPasskeySignInRequest
-	(*BeginPasskeySignInResponse)(nil),        // 34: thumela.bff.v1.BeginPasskeySignInResponse
-	(*FinishPasskeySignInRequest)(nil),        // 35: thumela.bff.v1.FinishPasskeySignInRequest
-	(*FinishPasskeySignInResponse)(nil),       // 36: thumela.bff.v1.FinishPasskeySignInResponse
-	(*SessionInfo)(nil),                       // 37: thumela.bff.v1.SessionInfo
-	(*ListSessionsRequest)(nil),               // 38: thumela.bff.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),              // 39: thumela.bff.v1.ListSessionsResponse
-	(*RevokeSessionRequest)(nil),              // 40: thumela.bff.v1.RevokeSessionRequest
-	(*RevokeSessionResponse)(nil),             // 41: thumela.bff.v1.RevokeSessionResponse
-	(*RevokeOtherSessionsRequest)(nil),        // 42: thumela.bff.v1.RevokeOtherSessionsRequest
-	(*RevokeOtherSessionsResponse)(nil),       // 43: thumela.bff.v1.RevokeOtherSessionsResponse
-	(*Passkey)(nil),                           // 44: thumela.bff.v1.Passkey
-	(*ListPasskeysRequest)(nil),               // 45: thumela.bff.v1.ListPasskeysRequest
-	(*ListPasskeysResponse)(nil),              // 46: thumela.bff.v1.ListPasskeysResponse
-	(*BeginPasskeyRegistrationRequest)(nil),   // 47: thumela.bff.v1.BeginPasskeyRegistrationRequest
-	(*BeginPasskeyRegistrationResponse)(nil),  // 48: thumela.bff.v1.BeginPasskeyRegistrationResponse
-	(*FinishPasskeyRegistrationRequest)(nil),  // 49: thumela.bff.v1.FinishPasskeyRegistrationRequest
-	(*FinishPasskeyRegistrationResponse)(nil), // 50: thumela.bff.v1.FinishPasskeyRegistrationResponse
-	(*DeletePasskeyRequest)(nil),              // 51: thumela.bff.v1.DeletePasskeyRequest
-	(*DeletePasskeyResponse)(nil),             // 52: thumela.bff.v1.DeletePasskeyResponse
-	(*BeginStepUpRequest)(nil),                // 53: thumela.bff.v1.BeginStepUpRequest
-	(*BeginStepUpResponse)(nil),               // 54: thumela.bff.v1.BeginStepUpResponse
-	(*FinishStepUpRequest)(nil),               // 55: thumela.bff.v1.FinishStepUpRequest
-	(*FinishStepUpResponse)(nil),              // 56: thumela.bff.v1.FinishStepUpResponse
-	(*GetProfileRequest)(nil),                 // 57: thumela.bff.v1.GetProfileRequest
-	(*GetProfileResponse)(nil),                // 58: thumela.bff.v1.GetProfileResponse
-	(*UpdateProfileRequest)(nil),              // 59: thumela.bff.v1.UpdateProfileRequest
-	(*UpdateProfileResponse)(nil),             // 60: thumela.bff.v1.UpdateProfileResponse
-	(*PaymentMethod)(nil),                     // 61: thumela.bff.v1.PaymentMethod
-	(*ListPaymentMethodsRequest)(nil),         // 62: thumela.bff.v1.ListPaymentMethodsRequest
-	(*ListPaymentMethodsResponse)(nil),        // 63: thumela.bff.v1.ListPaymentMethodsResponse
-	(*AddCardRequest)(nil),                    // 64: thumela.bff.v1.AddCardRequest
-	(*AddCardResponse)(nil),                   // 65: thumela.bff.v1.AddCardResponse
-	(*UpdatePaymentMethodRequest)(nil),        // 66: thumela.bff.v1.UpdatePaymentMethodRequest
-	(*UpdatePaymentMethodResponse)(nil),       // 67: thumela.bff.v1.UpdatePaymentMethodResponse
-	(*SetDefaultPaymentMethodRequest)(nil),    // 68: thumela.bff.v1.SetDefaultPaymentMethodRequest
-	(*SetDefaultPaymentMethodResponse)(nil),   // 69: thumela.bff.v1.SetDefaultPaymentMethodResponse
-	(*DeletePaymentMethodRequest)(nil),        // 70: thumela.bff.v1.DeletePaymentMethodRequest
-	(*DeletePaymentMethodResponse)(nil),       // 71: thumela.bff.v1.DeletePaymentMethodResponse
-	(*BankOption)(nil),                        // 72: thumela.bff.v1.BankOption
-	(*ListBanksRequest)(nil),                  // 73: thumela.bff.v1.ListBanksRequest
-	(*ListBanksResponse)(nil),                 // 74: thumela.bff.v1.ListBanksResponse
-	(*QuoteFeeRequest)(nil),                   // 75: thumela.bff.v1.QuoteFeeRequest
-	(*FeeQuote)(nil),                          // 76: thumela.bff.v1.FeeQuote
-	(*QuoteFeeResponse)(nil),                  // 77: thumela.bff.v1.QuoteFeeResponse
-	(*WithdrawalLocation)(nil),                // 78: thumela.bff.v1.WithdrawalLocation
-	(*Voucher)(nil),                           // 79: thumela.bff.v1.Voucher
-	(*Transfer)(nil),                          // 80: thumela.bff.v1.Transfer
-	(*SmsDelivery)(nil),                       // 81: thumela.bff.v1.SmsDelivery
-	(*CreateTransferRequest)(nil),             // 82: thumela.bff.v1.CreateTransferRequest
-	(*CreateTransferResponse)(nil),            // 83: thumela.bff.v1.CreateTransferResponse
-	(*GetTransferRequest)(nil),                // 84: thumela.bff.v1.GetTransferRequest
-	(*GetTransferResponse)(nil),               // 85: thumela.bff.v1.GetTransferResponse
-	(*ListTransfersRequest)(nil),              // 86: thumela.bff.v1.ListTransfersRequest
-	(*ListTransfersResponse)(nil),             // 87: thumela.bff.v1.ListTransfersResponse
-	(*CancelTransferRequest)(nil),             // 88: thumela.bff.v1.CancelTransferRequest
-	(*CancelTransferResponse)(nil),            // 89: thumela.bff.v1.CancelTransferResponse
-	(*ResendVoucherRequest)(nil),              // 90: thumela.bff.v1.ResendVoucherRequest
-	(*ResendVoucherResponse)(nil),             // 91: thumela.bff.v1.ResendVoucherResponse
-	(*ChangeRecipientPhoneRequest)(nil),       // 92: thumela.bff.v1.ChangeRecipientPhoneRequest
-	(*ChangeRecipientPhoneResponse)(nil),      // 93: thumela.bff.v1.ChangeRecipientPhoneResponse
-	(*LimitUsage)(nil),                        // 94: thumela.bff.v1.LimitUsage
-	(*GetLimitsRequest)(nil),                  // 95: thumela.bff.v1.GetLimitsRequest
-	(*GetLimitsResponse)(nil),                 // 96: thumela.bff.v1.GetLimitsResponse
-	(*GetLimitPolicyRequest)(nil),             // 97: thumela.bff.v1.GetLimitPolicyRequest
-	(*LimitPolicy)(nil),                       // 98: thumela.bff.v1.LimitPolicy
-	(*GetLimitPolicyResponse)(nil),            // 99: thumela.bff.v1.GetLimitPolicyResponse
-	(*FreezeVouchersRequest)(nil),             // 100: thumela.bff.v1.FreezeVouchersRequest
-	(*FreezeVouchersResponse)(nil),            // 101: thumela.bff.v1.FreezeVouchersResponse
-	(*Recipient)(nil),                         // 102: thumela.bff.v1.Recipient
-	(*ListRecipientsRequest)(nil),             // 103: thumela.bff.v1.ListRecipientsRequest
-	(*ListRecipientsResponse)(nil),            // 104: thumela.bff.v1.ListRecipientsResponse
-	(*UpdateRecipientRequest)(nil),            // 105: thumela.bff.v1.UpdateRecipientRequest
-	(*UpdateRecipientResponse)(nil),           // 106: thumela.bff.v1.UpdateRecipientResponse
-	(*DeleteRecipientRequest)(nil),            // 107: thumela.bff.v1.DeleteRecipientRequest
-	(*DeleteRecipientResponse)(nil),           // 108: thumela.bff.v1.DeleteRecipientResponse
-	(*ScheduleOccurrence)(nil),                // 109: thumela.bff.v1.ScheduleOccurrence
-	(*Schedule)(nil),                          // 110: thumela.bff.v1.Schedule
-	(*CreateScheduleRequest)(nil),             // 111: thumela.bff.v1.CreateScheduleRequest
-	(*CreateScheduleResponse)(nil),            // 112: thumela.bff.v1.CreateScheduleResponse
-	(*ListSchedulesRequest)(nil),              // 113: thumela.bff.v1.ListSchedulesRequest
-	(*ListSchedulesResponse)(nil),             // 114: thumela.bff.v1.ListSchedulesResponse
-	(*PauseScheduleRequest)(nil),              // 115: thumela.bff.v1.PauseScheduleRequest
-	(*PauseScheduleResponse)(nil),             // 116: thumela.bff.v1.PauseScheduleResponse
-	(*ResumeScheduleRequest)(nil),             // 117: thumela.bff.v1.ResumeScheduleRequest
-	(*ResumeScheduleResponse)(nil),            // 118: thumela.bff.v1.ResumeScheduleResponse
-	(*DeleteScheduleRequest)(nil),             // 119: thumela.bff.v1.DeleteScheduleRequest
-	(*DeleteScheduleResponse)(nil),            // 120: thumela.bff.v1.DeleteScheduleResponse
-	(*CreditMovement)(nil),                    // 121: thumela.bff.v1.CreditMovement
-	(*GetCreditRequest)(nil),                  // 122: thumela.bff.v1.GetCreditRequest
-	(*GetCreditResponse)(nil),                 // 123: thumela.bff.v1.GetCreditResponse
-	(*WatchEventsRequest)(nil),                // 124: thumela.bff.v1.WatchEventsRequest
-	(*TransferUpdated)(nil),                   // 125: thumela.bff.v1.TransferUpdated
-	(*ProfileUpdated)(nil),                    // 126: thumela.bff.v1.ProfileUpdated
-	(*PaymentMethodsChanged)(nil),             // 127: thumela.bff.v1.PaymentMethodsChanged
-	(*SmsDeliveryChanged)(nil),                // 128: thumela.bff.v1.SmsDeliveryChanged
-	(*RecipientsChanged)(nil),                 // 129: thumela.bff.v1.RecipientsChanged
-	(*SchedulesChanged)(nil),                  // 130: thumela.bff.v1.SchedulesChanged
-	(*CreditChanged)(nil),                     // 131: thumela.bff.v1.CreditChanged
-	(*Heartbeat)(nil),                         // 132: thumela.bff.v1.Heartbeat
-	(*WatchEventsResponse)(nil),               // 133: thumela.bff.v1.WatchEventsResponse
-	(*SubmitSupportMessageRequest)(nil),       // 134: thumela.bff.v1.SubmitSupportMessageRequest
-	(*SubmitSupportMessageResponse)(nil),      // 135: thumela.bff.v1.SubmitSupportMessageResponse
-	(*AnalyticsEvent)(nil),                    // 136: thumela.bff.v1.AnalyticsEvent
-	(*TrackRequest)(nil),                      // 137: thumela.bff.v1.TrackRequest
-	(*TrackResponse)(nil),                     // 138: thumela.bff.v1.TrackResponse
-	(*CheckConnectionRequest)(nil),            // 139: thumela.bff.v1.CheckConnectionRequest
-	(*CheckConnectionResponse)(nil),           // 140: thumela.bff.v1.CheckConnectionResponse
-	nil,                                       // 141: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	(*timestamppb.Timestamp)(nil),             // 142: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                   // 143: google.protobuf.Struct
+	(StepUpPurpose)(0),                        // 1: thumela.bff.v1.StepUpPurpose
+	(PaymentMethodType)(0),                    // 2: thumela.bff.v1.PaymentMethodType
+	(CardBrand)(0),                            // 3: thumela.bff.v1.CardBrand
+	(Bank)(0),                                 // 4: thumela.bff.v1.Bank
+	(TransferStatus)(0),                       // 5: thumela.bff.v1.TransferStatus
+	(CollectionStatus)(0),                     // 6: thumela.bff.v1.CollectionStatus
+	(RefundStatus)(0),                         // 7: thumela.bff.v1.RefundStatus
+	(SmsDeliveryStatus)(0),                    // 8: thumela.bff.v1.SmsDeliveryStatus
+	(LimitKind)(0),                            // 9: thumela.bff.v1.LimitKind
+	(ScheduleFrequency)(0),                    // 10: thumela.bff.v1.ScheduleFrequency
+	(ScheduleState)(0),                        // 11: thumela.bff.v1.ScheduleState
+	(CreditMovementKind)(0),                   // 12: thumela.bff.v1.CreditMovementKind
+	(SupportMessageKind)(0),                   // 13: thumela.bff.v1.SupportMessageKind
+	(*User)(nil),                              // 14: thumela.bff.v1.User
+	(*Profile)(nil),                           // 15: thumela.bff.v1.Profile
+	(*SignUpRequest)(nil),                     // 16: thumela.bff.v1.SignUpRequest
+	(*SignUpResponse)(nil),                    // 17: thumela.bff.v1.SignUpResponse
+	(*VerifyEmailRequest)(nil),                // 18: thumela.bff.v1.VerifyEmailRequest
+	(*VerifyEmailResponse)(nil),               // 19: thumela.bff.v1.VerifyEmailResponse
+	(*ResendCodeRequest)(nil),                 // 20: thumela.bff.v1.ResendCodeRequest
+	(*ResendCodeResponse)(nil),                // 21: thumela.bff.v1.ResendCodeResponse
+	(*SignInRequest)(nil),                     // 22: thumela.bff.v1.SignInRequest
+	(*SignInResponse)(nil),                    // 23: thumela.bff.v1.SignInResponse
+	(*SignOutRequest)(nil),                    // 24: thumela.bff.v1.SignOutRequest
+	(*SignOutResponse)(nil),                   // 25: thumela.bff.v1.SignOutResponse
+	(*GetSessionRequest)(nil),                 // 26: thumela.bff.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),                // 27: thumela.bff.v1.GetSessionResponse
+	(*ChangePasswordRequest)(nil),             // 28: thumela.bff.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),            // 29: thumela.bff.v1.ChangePasswordResponse
+	(*RequestPasswordResetRequest)(nil),       // 30: thumela.bff.v1.RequestPasswordResetRequest
+	(*RequestPasswordResetResponse)(nil),      // 31: thumela.bff.v1.RequestPasswordResetResponse
+	(*ResetPasswordRequest)(nil),              // 32: thumela.bff.v1.ResetPasswordRequest
+	(*ResetPasswordResponse)(nil),             // 33: thumela.bff.v1.ResetPasswordResponse
+	(*BeginPasskeySignInRequest)(nil),         // 34: thumela.bff.v1.BeginPasskeySignInRequest
+	(*BeginPasskeySignInResponse)(nil),        // 35: thumela.bff.v1.BeginPasskeySignInResponse
+	(*FinishPasskeySignInRequest)(nil),        // 36: thumela.bff.v1.FinishPasskeySignInRequest
+	(*FinishPasskeySignInResponse)(nil),       // 37: thumela.bff.v1.FinishPasskeySignInResponse
+	(*SessionInfo)(nil),                       // 38: thumela.bff.v1.SessionInfo
+	(*ListSessionsRequest)(nil),               // 39: thumela.bff.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),              // 40: thumela.bff.v1.ListSessionsResponse
+	(*RevokeSessionRequest)(nil),              // 41: thumela.bff.v1.RevokeSessionRequest
+	(*RevokeSessionResponse)(nil),             // 42: thumela.bff.v1.RevokeSessionResponse
+	(*RevokeOtherSessionsRequest)(nil),        // 43: thumela.bff.v1.RevokeOtherSessionsRequest
+	(*RevokeOtherSessionsResponse)(nil),       // 44: thumela.bff.v1.RevokeOtherSessionsResponse
+	(*Passkey)(nil),                           // 45: thumela.bff.v1.Passkey
+	(*ListPasskeysRequest)(nil),               // 46: thumela.bff.v1.ListPasskeysRequest
+	(*ListPasskeysResponse)(nil),              // 47: thumela.bff.v1.ListPasskeysResponse
+	(*BeginPasskeyRegistrationRequest)(nil),   // 48: thumela.bff.v1.BeginPasskeyRegistrationRequest
+	(*BeginPasskeyRegistrationResponse)(nil),  // 49: thumela.bff.v1.BeginPasskeyRegistrationResponse
+	(*FinishPasskeyRegistrationRequest)(nil),  // 50: thumela.bff.v1.FinishPasskeyRegistrationRequest
+	(*FinishPasskeyRegistrationResponse)(nil), // 51: thumela.bff.v1.FinishPasskeyRegistrationResponse
+	(*DeletePasskeyRequest)(nil),              // 52: thumela.bff.v1.DeletePasskeyRequest
+	(*DeletePasskeyResponse)(nil),             // 53: thumela.bff.v1.DeletePasskeyResponse
+	(*BeginStepUpRequest)(nil),                // 54: thumela.bff.v1.BeginStepUpRequest
+	(*BeginStepUpResponse)(nil),               // 55: thumela.bff.v1.BeginStepUpResponse
+	(*FinishStepUpRequest)(nil),               // 56: thumela.bff.v1.FinishStepUpRequest
+	(*FinishStepUpResponse)(nil),              // 57: thumela.bff.v1.FinishStepUpResponse
+	(*GetProfileRequest)(nil),                 // 58: thumela.bff.v1.GetProfileRequest
+	(*GetProfileResponse)(nil),                // 59: thumela.bff.v1.GetProfileResponse
+	(*UpdateProfileRequest)(nil),              // 60: thumela.bff.v1.UpdateProfileRequest
+	(*UpdateProfileResponse)(nil),             // 61: thumela.bff.v1.UpdateProfileResponse
+	(*PaymentMethod)(nil),                     // 62: thumela.bff.v1.PaymentMethod
+	(*ListPaymentMethodsRequest)(nil),         // 63: thumela.bff.v1.ListPaymentMethodsRequest
+	(*ListPaymentMethodsResponse)(nil),        // 64: thumela.bff.v1.ListPaymentMethodsResponse
+	(*AddCardRequest)(nil),                    // 65: thumela.bff.v1.AddCardRequest
+	(*AddCardResponse)(nil),                   // 66: thumela.bff.v1.AddCardResponse
+	(*UpdatePaymentMethodRequest)(nil),        // 67: thumela.bff.v1.UpdatePaymentMethodRequest
+	(*UpdatePaymentMethodResponse)(nil),       // 68: thumela.bff.v1.UpdatePaymentMethodResponse
+	(*SetDefaultPaymentMethodRequest)(nil),    // 69: thumela.bff.v1.SetDefaultPaymentMethodRequest
+	(*SetDefaultPaymentMethodResponse)(nil),   // 70: thumela.bff.v1.SetDefaultPaymentMethodResponse
+	(*DeletePaymentMethodRequest)(nil),        // 71: thumela.bff.v1.DeletePaymentMethodRequest
+	(*DeletePaymentMethodResponse)(nil),       // 72: thumela.bff.v1.DeletePaymentMethodResponse
+	(*BankOption)(nil),                        // 73: thumela.bff.v1.BankOption
+	(*ListBanksRequest)(nil),                  // 74: thumela.bff.v1.ListBanksRequest
+	(*ListBanksResponse)(nil),                 // 75: thumela.bff.v1.ListBanksResponse
+	(*QuoteFeeRequest)(nil),                   // 76: thumela.bff.v1.QuoteFeeRequest
+	(*FeeQuote)(nil),                          // 77: thumela.bff.v1.FeeQuote
+	(*QuoteFeeResponse)(nil),                  // 78: thumela.bff.v1.QuoteFeeResponse
+	(*WithdrawalLocation)(nil),                // 79: thumela.bff.v1.WithdrawalLocation
+	(*Voucher)(nil),                           // 80: thumela.bff.v1.Voucher
+	(*Transfer)(nil),                          // 81: thumela.bff.v1.Transfer
+	(*SmsDelivery)(nil),                       // 82: thumela.bff.v1.SmsDelivery
+	(*CreateTransferRequest)(nil),             // 83: thumela.bff.v1.CreateTransferRequest
+	(*CreateTransferResponse)(nil),            // 84: thumela.bff.v1.CreateTransferResponse
+	(*GetTransferRequest)(nil),                // 85: thumela.bff.v1.GetTransferRequest
+	(*GetTransferResponse)(nil),               // 86: thumela.bff.v1.GetTransferResponse
+	(*ListTransfersRequest)(nil),              // 87: thumela.bff.v1.ListTransfersRequest
+	(*ListTransfersResponse)(nil),             // 88: thumela.bff.v1.ListTransfersResponse
+	(*CancelTransferRequest)(nil),             // 89: thumela.bff.v1.CancelTransferRequest
+	(*CancelTransferResponse)(nil),            // 90: thumela.bff.v1.CancelTransferResponse
+	(*ResendVoucherRequest)(nil),              // 91: thumela.bff.v1.ResendVoucherRequest
+	(*ResendVoucherResponse)(nil),             // 92: thumela.bff.v1.ResendVoucherResponse
+	(*ChangeRecipientPhoneRequest)(nil),       // 93: thumela.bff.v1.ChangeRecipientPhoneRequest
+	(*ChangeRecipientPhoneResponse)(nil),      // 94: thumela.bff.v1.ChangeRecipientPhoneResponse
+	(*LimitUsage)(nil),                        // 95: thumela.bff.v1.LimitUsage
+	(*GetLimitsRequest)(nil),                  // 96: thumela.bff.v1.GetLimitsRequest
+	(*GetLimitsResponse)(nil),                 // 97: thumela.bff.v1.GetLimitsResponse
+	(*GetLimitPolicyRequest)(nil),             // 98: thumela.bff.v1.GetLimitPolicyRequest
+	(*LimitPolicy)(nil),                       // 99: thumela.bff.v1.LimitPolicy
+	(*GetLimitPolicyResponse)(nil),            // 100: thumela.bff.v1.GetLimitPolicyResponse
+	(*FreezeVouchersRequest)(nil),             // 101: thumela.bff.v1.FreezeVouchersRequest
+	(*FreezeVouchersResponse)(nil),            // 102: thumela.bff.v1.FreezeVouchersResponse
+	(*Recipient)(nil),                         // 103: thumela.bff.v1.Recipient
+	(*ListRecipientsRequest)(nil),             // 104: thumela.bff.v1.ListRecipientsRequest
+	(*ListRecipientsResponse)(nil),            // 105: thumela.bff.v1.ListRecipientsResponse
+	(*UpdateRecipientRequest)(nil),            // 106: thumela.bff.v1.UpdateRecipientRequest
+	(*UpdateRecipientResponse)(nil),           // 107: thumela.bff.v1.UpdateRecipientResponse
+	(*DeleteRecipientRequest)(nil),            // 108: thumela.bff.v1.DeleteRecipientRequest
+	(*DeleteRecipientResponse)(nil),           // 109: thumela.bff.v1.DeleteRecipientResponse
+	(*ScheduleOccurrence)(nil),                // 110: thumela.bff.v1.ScheduleOccurrence
+	(*Schedule)(nil),                          // 111: thumela.bff.v1.Schedule
+	(*CreateScheduleRequest)(nil),             // 112: thumela.bff.v1.CreateScheduleRequest
+	(*CreateScheduleResponse)(nil),            // 113: thumela.bff.v1.CreateScheduleResponse
+	(*ListSchedulesRequest)(nil),              // 114: thumela.bff.v1.ListSchedulesRequest
+	(*ListSchedulesResponse)(nil),             // 115: thumela.bff.v1.ListSchedulesResponse
+	(*PauseScheduleRequest)(nil),              // 116: thumela.bff.v1.PauseScheduleRequest
+	(*PauseScheduleResponse)(nil),             // 117: thumela.bff.v1.PauseScheduleResponse
+	(*ResumeScheduleRequest)(nil),             // 118: thumela.bff.v1.ResumeScheduleRequest
+	(*ResumeScheduleResponse)(nil),            // 119: thumela.bff.v1.ResumeScheduleResponse
+	(*DeleteScheduleRequest)(nil),             // 120: thumela.bff.v1.DeleteScheduleRequest
+	(*DeleteScheduleResponse)(nil),            // 121: thumela.bff.v1.DeleteScheduleResponse
+	(*CreditMovement)(nil),                    // 122: thumela.bff.v1.CreditMovement
+	(*GetCreditRequest)(nil),                  // 123: thumela.bff.v1.GetCreditRequest
+	(*GetCreditResponse)(nil),                 // 124: thumela.bff.v1.GetCreditResponse
+	(*WatchEventsRequest)(nil),                // 125: thumela.bff.v1.WatchEventsRequest
+	(*TransferUpdated)(nil),                   // 126: thumela.bff.v1.TransferUpdated
+	(*ProfileUpdated)(nil),                    // 127: thumela.bff.v1.ProfileUpdated
+	(*PaymentMethodsChanged)(nil),             // 128: thumela.bff.v1.PaymentMethodsChanged
+	(*SmsDeliveryChanged)(nil),                // 129: thumela.bff.v1.SmsDeliveryChanged
+	(*RecipientsChanged)(nil),                 // 130: thumela.bff.v1.RecipientsChanged
+	(*SchedulesChanged)(nil),                  // 131: thumela.bff.v1.SchedulesChanged
+	(*CreditChanged)(nil),                     // 132: thumela.bff.v1.CreditChanged
+	(*Heartbeat)(nil),                         // 133: thumela.bff.v1.Heartbeat
+	(*WatchEventsResponse)(nil),               // 134: thumela.bff.v1.WatchEventsResponse
+	(*SubmitSupportMessageRequest)(nil),       // 135: thumela.bff.v1.SubmitSupportMessageRequest
+	(*SubmitSupportMessageResponse)(nil),      // 136: thumela.bff.v1.SubmitSupportMessageResponse
+	(*AnalyticsEvent)(nil),                    // 137: thumela.bff.v1.AnalyticsEvent
+	(*TrackRequest)(nil),                      // 138: thumela.bff.v1.TrackRequest
+	(*TrackResponse)(nil),                     // 139: thumela.bff.v1.TrackResponse
+	(*CheckConnectionRequest)(nil),            // 140: thumela.bff.v1.CheckConnectionRequest
+	(*CheckConnectionResponse)(nil),           // 141: thumela.bff.v1.CheckConnectionResponse
+	nil,                                       // 142: thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	(*timestamppb.Timestamp)(nil),             // 143: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                   // 144: google.protobuf.Struct
 }
 var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
-	142, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
-	142, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
-	142, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	13,  // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
-	14,  // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
+	143, // 0: thumela.bff.v1.Profile.created_at:type_name -> google.protobuf.Timestamp
+	143, // 1: thumela.bff.v1.Profile.updated_at:type_name -> google.protobuf.Timestamp
+	143, // 2: thumela.bff.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	14,  // 3: thumela.bff.v1.VerifyEmailResponse.user:type_name -> thumela.bff.v1.User
+	15,  // 4: thumela.bff.v1.VerifyEmailResponse.profile:type_name -> thumela.bff.v1.Profile
 	0,   // 5: thumela.bff.v1.ResendCodeRequest.purpose:type_name -> thumela.bff.v1.CodePurpose
-	142, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	13,  // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
-	14,  // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
-	13,  // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
-	14,  // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
-	142, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	13,  // 12: thumela.bff.v1.FinishPasskeySignInResponse.user:type_name -> thumela.bff.v1.User
-	14,  // 13: thumela.bff.v1.FinishPasskeySignInResponse.profile:type_name -> thumela.bff.v1.Profile
-	142, // 14: thumela.bff.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	142, // 15: thumela.bff.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
-	37,  // 16: thumela.bff.v1.ListSessionsResponse.sessions:type_name -> thumela.bff.v1.SessionInfo
-	142, // 17: thumela.bff.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
-	142, // 18: thumela.bff.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
-	44,  // 19: thumela.bff.v1.ListPasskeysResponse.passkeys:type_name -> thumela.bff.v1.Passkey
-	44,  // 20: thumela.bff.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> thumela.bff.v1.Passkey
-	142, // 21: thumela.bff.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
-	14,  // 22: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
-	14,  // 23: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
-	1,   // 24: thumela.bff.v1.PaymentMethod.type:type_name -> thumela.bff.v1.PaymentMethodType
-	2,   // 25: thumela.bff.v1.PaymentMethod.brand:type_name -> thumela.bff.v1.CardBrand
-	61,  // 26: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
-	61,  // 27: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	61,  // 28: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	61,  // 29: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
-	3,   // 30: thumela.bff.v1.BankOption.bank:type_name -> thumela.bff.v1.Bank
-	72,  // 31: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
-	3,   // 32: thumela.bff.v1.QuoteFeeRequest.bank:type_name -> thumela.bff.v1.Bank
-	76,  // 33: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
-	5,   // 34: thumela.bff.v1.Voucher.collection_status:type_name -> thumela.bff.v1.CollectionStatus
-	142, // 35: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
-	142, // 36: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
-	142, // 37: thumela.bff.v1.Voucher.locked_until:type_name -> google.protobuf.Timestamp
-	3,   // 38: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
-	4,   // 39: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
-	78,  // 40: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	79,  // 41: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
-	142, // 42: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
-	142, // 43: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
-	81,  // 44: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	6,   // 45: thumela.bff.v1.Transfer.refund_status:type_name -> thumela.bff.v1.RefundStatus
-	7,   // 46: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
-	142, // 47: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
-	3,   // 48: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
-	78,  // 49: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
-	80,  // 50: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	80,  // 51: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	4,   // 52: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
-	80,  // 53: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
-	80,  // 54: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	80,  // 55: thumela.bff.v1.ResendVoucherResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	80,  // 56: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
-	8,   // 57: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
-	94,  // 58: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
-	8,   // 59: thumela.bff.v1.LimitPolicy.kind:type_name -> thumela.bff.v1.LimitKind
-	98,  // 60: thumela.bff.v1.GetLimitPolicyResponse.limits:type_name -> thumela.bff.v1.LimitPolicy
-	80,  // 61: thumela.bff.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.bff.v1.Transfer
-	3,   // 62: thumela.bff.v1.Recipient.bank:type_name -> thumela.bff.v1.Bank
-	142, // 63: thumela.bff.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
-	142, // 64: thumela.bff.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
-	142, // 65: thumela.bff.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
-	102, // 66: thumela.bff.v1.ListRecipientsResponse.recipients:type_name -> thumela.bff.v1.Recipient
-	3,   // 67: thumela.bff.v1.UpdateRecipientRequest.bank:type_name -> thumela.bff.v1.Bank
-	102, // 68: thumela.bff.v1.UpdateRecipientResponse.recipient:type_name -> thumela.bff.v1.Recipient
-	142, // 69: thumela.bff.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
-	3,   // 70: thumela.bff.v1.Schedule.bank:type_name -> thumela.bff.v1.Bank
-	9,   // 71: thumela.bff.v1.Schedule.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
-	10,  // 72: thumela.bff.v1.Schedule.state:type_name -> thumela.bff.v1.ScheduleState
-	109, // 73: thumela.bff.v1.Schedule.recent_occurrences:type_name -> thumela.bff.v1.ScheduleOccurrence
-	142, // 74: thumela.bff.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	142, // 75: thumela.bff.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	3,   // 76: thumela.bff.v1.CreateScheduleRequest.bank:type_name -> thumela.bff.v1.Bank
-	9,   // 77: thumela.bff.v1.CreateScheduleRequest.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
-	110, // 78: thumela.bff.v1.CreateScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
-	110, // 79: thumela.bff.v1.ListSchedulesResponse.schedules:type_name -> thumela.bff.v1.Schedule
-	110, // 80: thumela.bff.v1.PauseScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
-	110, // 81: thumela.bff.v1.ResumeScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
-	11,  // 82: thumela.bff.v1.CreditMovement.kind:type_name -> thumela.bff.v1.CreditMovementKind
-	142, // 83: thumela.bff.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
-	121, // 84: thumela.bff.v1.GetCreditResponse.recent_movements:type_name -> thumela.bff.v1.CreditMovement
-	80,  // 85: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
-	14,  // 86: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
-	81,  // 87: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	125, // 88: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
-	126, // 89: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
-	127, // 90: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
-	132, // 91: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
-	128, // 92: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
-	129, // 93: thumela.bff.v1.WatchEventsResponse.recipients_changed:type_name -> thumela.bff.v1.RecipientsChanged
-	130, // 94: thumela.bff.v1.WatchEventsResponse.schedules_changed:type_name -> thumela.bff.v1.SchedulesChanged
-	131, // 95: thumela.bff.v1.WatchEventsResponse.credit_changed:type_name -> thumela.bff.v1.CreditChanged
-	12,  // 96: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
-	141, // 97: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	143, // 98: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
-	142, // 99: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
-	136, // 100: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
-	15,  // 101: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
-	17,  // 102: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
-	19,  // 103: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
-	21,  // 104: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
-	23,  // 105: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
-	25,  // 106: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
-	27,  // 107: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
-	29,  // 108: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
-	31,  // 109: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
-	33,  // 110: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
-	35,  // 111: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
-	38,  // 112: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
-	40,  // 113: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
-	42,  // 114: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
-	45,  // 115: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
-	47,  // 116: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
-	49,  // 117: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
-	51,  // 118: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
-	53,  // 119: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
-	55,  // 120: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
-	57,  // 121: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
-	59,  // 122: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
-	62,  // 123: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
-	64,  // 124: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
-	66,  // 125: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
-	68,  // 126: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
-	70,  // 127: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
-	73,  // 128: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
-	75,  // 129: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
-	82,  // 130: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
-	84,  // 131: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
-	86,  // 132: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
-	88,  // 133: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
-	95,  // 134: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
-	97,  // 135: thumela.bff.v1.TransfersService.GetLimitPolicy:input_type -> thumela.bff.v1.GetLimitPolicyRequest
-	100, // 136: thumela.bff.v1.TransfersService.FreezeVouchers:input_type -> thumela.bff.v1.FreezeVouchersRequest
-	90,  // 137: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
-	92,  // 138: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
-	103, // 139: thumela.bff.v1.RecipientsService.ListRecipients:input_type -> thumela.bff.v1.ListRecipientsRequest
-	105, // 140: thumela.bff.v1.RecipientsService.UpdateRecipient:input_type -> thumela.bff.v1.UpdateRecipientRequest
-	107, // 141: thumela.bff.v1.RecipientsService.DeleteRecipient:input_type -> thumela.bff.v1.DeleteRecipientRequest
-	111, // 142: thumela.bff.v1.SchedulesService.CreateSchedule:input_type -> thumela.bff.v1.CreateScheduleRequest
-	113, // 143: thumela.bff.v1.SchedulesService.ListSchedules:input_type -> thumela.bff.v1.ListSchedulesRequest
-	115, // 144: thumela.bff.v1.SchedulesService.PauseSchedule:input_type -> thumela.bff.v1.PauseScheduleRequest
-	117, // 145: thumela.bff.v1.SchedulesService.ResumeSchedule:input_type -> thumela.bff.v1.ResumeScheduleRequest
-	119, // 146: thumela.bff.v1.SchedulesService.DeleteSchedule:input_type -> thumela.bff.v1.DeleteScheduleRequest
-	122, // 147: thumela.bff.v1.CreditService.GetCredit:input_type -> thumela.bff.v1.GetCreditRequest
-	124, // 148: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
-	134, // 149: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
-	137, // 150: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
-	139, // 151: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
-	16,  // 152: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
-	18,  // 153: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
-	20,  // 154: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
-	22,  // 155: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
-	24,  // 156: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
-	26,  // 157: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
-	28,  // 158: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
-	30,  // 159: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
-	32,  // 160: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
-	34,  // 161: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
-	36,  // 162: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
-	39,  // 163: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
-	41,  // 164: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
-	43,  // 165: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
-	46,  // 166: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
-	48,  // 167: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
-	50,  // 168: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
-	52,  // 169: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
-	54,  // 170: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
-	56,  // 171: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
-	58,  // 172: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
-	60,  // 173: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
-	63,  // 174: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
-	65,  // 175: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
-	67,  // 176: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
-	69,  // 177: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
-	71,  // 178: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
-	74,  // 179: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
-	77,  // 180: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
-	83,  // 181: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
-	85,  // 182: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
-	87,  // 183: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
-	89,  // 184: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
-	96,  // 185: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
-	99,  // 186: thumela.bff.v1.TransfersService.GetLimitPolicy:output_type -> thumela.bff.v1.GetLimitPolicyResponse
-	101, // 187: thumela.bff.v1.TransfersService.FreezeVouchers:output_type -> thumela.bff.v1.FreezeVouchersResponse
-	91,  // 188: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
-	93,  // 189: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
-	104, // 190: thumela.bff.v1.RecipientsService.ListRecipients:output_type -> thumela.bff.v1.ListRecipientsResponse
-	106, // 191: thumela.bff.v1.RecipientsService.UpdateRecipient:output_type -> thumela.bff.v1.UpdateRecipientResponse
-	108, // 192: thumela.bff.v1.RecipientsService.DeleteRecipient:output_type -> thumela.bff.v1.DeleteRecipientResponse
-	112, // 193: thumela.bff.v1.SchedulesService.CreateSchedule:output_type -> thumela.bff.v1.CreateScheduleResponse
-	114, // 194: thumela.bff.v1.SchedulesService.ListSchedules:output_type -> thumela.bff.v1.ListSchedulesResponse
-	116, // 195: thumela.bff.v1.SchedulesService.PauseSchedule:output_type -> thumela.bff.v1.PauseScheduleResponse
-	118, // 196: thumela.bff.v1.SchedulesService.ResumeSchedule:output_type -> thumela.bff.v1.ResumeScheduleResponse
-	120, // 197: thumela.bff.v1.SchedulesService.DeleteSchedule:output_type -> thumela.bff.v1.DeleteScheduleResponse
-	123, // 198: thumela.bff.v1.CreditService.GetCredit:output_type -> thumela.bff.v1.GetCreditResponse
-	133, // 199: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
-	135, // 200: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
-	138, // 201: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
-	140, // 202: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
-	152, // [152:203] is the sub-list for method output_type
-	101, // [101:152] is the sub-list for method input_type
-	101, // [101:101] is the sub-list for extension type_name
-	101, // [101:101] is the sub-list for extension extendee
-	0,   // [0:101] is the sub-list for field type_name
+	143, // 6: thumela.bff.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	14,  // 7: thumela.bff.v1.SignInResponse.user:type_name -> thumela.bff.v1.User
+	15,  // 8: thumela.bff.v1.SignInResponse.profile:type_name -> thumela.bff.v1.Profile
+	14,  // 9: thumela.bff.v1.GetSessionResponse.user:type_name -> thumela.bff.v1.User
+	15,  // 10: thumela.bff.v1.GetSessionResponse.profile:type_name -> thumela.bff.v1.Profile
+	143, // 11: thumela.bff.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	14,  // 12: thumela.bff.v1.FinishPasskeySignInResponse.user:type_name -> thumela.bff.v1.User
+	15,  // 13: thumela.bff.v1.FinishPasskeySignInResponse.profile:type_name -> thumela.bff.v1.Profile
+	143, // 14: thumela.bff.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	143, // 15: thumela.bff.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
+	38,  // 16: thumela.bff.v1.ListSessionsResponse.sessions:type_name -> thumela.bff.v1.SessionInfo
+	143, // 17: thumela.bff.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	143, // 18: thumela.bff.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	45,  // 19: thumela.bff.v1.ListPasskeysResponse.passkeys:type_name -> thumela.bff.v1.Passkey
+	45,  // 20: thumela.bff.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> thumela.bff.v1.Passkey
+	1,   // 21: thumela.bff.v1.FinishStepUpRequest.purpose:type_name -> thumela.bff.v1.StepUpPurpose
+	143, // 22: thumela.bff.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
+	15,  // 23: thumela.bff.v1.GetProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	15,  // 24: thumela.bff.v1.UpdateProfileResponse.profile:type_name -> thumela.bff.v1.Profile
+	2,   // 25: thumela.bff.v1.PaymentMethod.type:type_name -> thumela.bff.v1.PaymentMethodType
+	3,   // 26: thumela.bff.v1.PaymentMethod.brand:type_name -> thumela.bff.v1.CardBrand
+	62,  // 27: thumela.bff.v1.ListPaymentMethodsResponse.payment_methods:type_name -> thumela.bff.v1.PaymentMethod
+	62,  // 28: thumela.bff.v1.AddCardResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	62,  // 29: thumela.bff.v1.UpdatePaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	62,  // 30: thumela.bff.v1.SetDefaultPaymentMethodResponse.payment_method:type_name -> thumela.bff.v1.PaymentMethod
+	4,   // 31: thumela.bff.v1.BankOption.bank:type_name -> thumela.bff.v1.Bank
+	73,  // 32: thumela.bff.v1.ListBanksResponse.banks:type_name -> thumela.bff.v1.BankOption
+	4,   // 33: thumela.bff.v1.QuoteFeeRequest.bank:type_name -> thumela.bff.v1.Bank
+	77,  // 34: thumela.bff.v1.QuoteFeeResponse.quote:type_name -> thumela.bff.v1.FeeQuote
+	6,   // 35: thumela.bff.v1.Voucher.collection_status:type_name -> thumela.bff.v1.CollectionStatus
+	143, // 36: thumela.bff.v1.Voucher.expires_at:type_name -> google.protobuf.Timestamp
+	143, // 37: thumela.bff.v1.Voucher.collected_at:type_name -> google.protobuf.Timestamp
+	143, // 38: thumela.bff.v1.Voucher.locked_until:type_name -> google.protobuf.Timestamp
+	4,   // 39: thumela.bff.v1.Transfer.bank:type_name -> thumela.bff.v1.Bank
+	5,   // 40: thumela.bff.v1.Transfer.status:type_name -> thumela.bff.v1.TransferStatus
+	79,  // 41: thumela.bff.v1.Transfer.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	80,  // 42: thumela.bff.v1.Transfer.voucher:type_name -> thumela.bff.v1.Voucher
+	143, // 43: thumela.bff.v1.Transfer.created_at:type_name -> google.protobuf.Timestamp
+	143, // 44: thumela.bff.v1.Transfer.updated_at:type_name -> google.protobuf.Timestamp
+	82,  // 45: thumela.bff.v1.Transfer.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	7,   // 46: thumela.bff.v1.Transfer.refund_status:type_name -> thumela.bff.v1.RefundStatus
+	8,   // 47: thumela.bff.v1.SmsDelivery.status:type_name -> thumela.bff.v1.SmsDeliveryStatus
+	143, // 48: thumela.bff.v1.SmsDelivery.updated_at:type_name -> google.protobuf.Timestamp
+	4,   // 49: thumela.bff.v1.CreateTransferRequest.bank:type_name -> thumela.bff.v1.Bank
+	79,  // 50: thumela.bff.v1.CreateTransferRequest.withdrawal_location:type_name -> thumela.bff.v1.WithdrawalLocation
+	81,  // 51: thumela.bff.v1.CreateTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	81,  // 52: thumela.bff.v1.GetTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	5,   // 53: thumela.bff.v1.ListTransfersRequest.status:type_name -> thumela.bff.v1.TransferStatus
+	81,  // 54: thumela.bff.v1.ListTransfersResponse.transfers:type_name -> thumela.bff.v1.Transfer
+	81,  // 55: thumela.bff.v1.CancelTransferResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	81,  // 56: thumela.bff.v1.ResendVoucherResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	81,  // 57: thumela.bff.v1.ChangeRecipientPhoneResponse.transfer:type_name -> thumela.bff.v1.Transfer
+	9,   // 58: thumela.bff.v1.LimitUsage.kind:type_name -> thumela.bff.v1.LimitKind
+	95,  // 59: thumela.bff.v1.GetLimitsResponse.limits:type_name -> thumela.bff.v1.LimitUsage
+	9,   // 60: thumela.bff.v1.LimitPolicy.kind:type_name -> thumela.bff.v1.LimitKind
+	99,  // 61: thumela.bff.v1.GetLimitPolicyResponse.limits:type_name -> thumela.bff.v1.LimitPolicy
+	81,  // 62: thumela.bff.v1.FreezeVouchersResponse.cancelled:type_name -> thumela.bff.v1.Transfer
+	4,   // 63: thumela.bff.v1.Recipient.bank:type_name -> thumela.bff.v1.Bank
+	143, // 64: thumela.bff.v1.Recipient.created_at:type_name -> google.protobuf.Timestamp
+	143, // 65: thumela.bff.v1.Recipient.updated_at:type_name -> google.protobuf.Timestamp
+	143, // 66: thumela.bff.v1.Recipient.last_paid_at:type_name -> google.protobuf.Timestamp
+	103, // 67: thumela.bff.v1.ListRecipientsResponse.recipients:type_name -> thumela.bff.v1.Recipient
+	4,   // 68: thumela.bff.v1.UpdateRecipientRequest.bank:type_name -> thumela.bff.v1.Bank
+	103, // 69: thumela.bff.v1.UpdateRecipientResponse.recipient:type_name -> thumela.bff.v1.Recipient
+	143, // 70: thumela.bff.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
+	4,   // 71: thumela.bff.v1.Schedule.bank:type_name -> thumela.bff.v1.Bank
+	10,  // 72: thumela.bff.v1.Schedule.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
+	11,  // 73: thumela.bff.v1.Schedule.state:type_name -> thumela.bff.v1.ScheduleState
+	110, // 74: thumela.bff.v1.Schedule.recent_occurrences:type_name -> thumela.bff.v1.ScheduleOccurrence
+	143, // 75: thumela.bff.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	143, // 76: thumela.bff.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	4,   // 77: thumela.bff.v1.CreateScheduleRequest.bank:type_name -> thumela.bff.v1.Bank
+	10,  // 78: thumela.bff.v1.CreateScheduleRequest.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
+	111, // 79: thumela.bff.v1.CreateScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	111, // 80: thumela.bff.v1.ListSchedulesResponse.schedules:type_name -> thumela.bff.v1.Schedule
+	111, // 81: thumela.bff.v1.PauseScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	111, // 82: thumela.bff.v1.ResumeScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	12,  // 83: thumela.bff.v1.CreditMovement.kind:type_name -> thumela.bff.v1.CreditMovementKind
+	143, // 84: thumela.bff.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
+	122, // 85: thumela.bff.v1.GetCreditResponse.recent_movements:type_name -> thumela.bff.v1.CreditMovement
+	81,  // 86: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
+	15,  // 87: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
+	82,  // 88: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	126, // 89: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
+	127, // 90: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
+	128, // 91: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
+	133, // 92: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
+	129, // 93: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
+	130, // 94: thumela.bff.v1.WatchEventsResponse.recipients_changed:type_name -> thumela.bff.v1.RecipientsChanged
+	131, // 95: thumela.bff.v1.WatchEventsResponse.schedules_changed:type_name -> thumela.bff.v1.SchedulesChanged
+	132, // 96: thumela.bff.v1.WatchEventsResponse.credit_changed:type_name -> thumela.bff.v1.CreditChanged
+	13,  // 97: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
+	142, // 98: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	144, // 99: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
+	143, // 100: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
+	137, // 101: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
+	16,  // 102: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
+	18,  // 103: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
+	20,  // 104: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
+	22,  // 105: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
+	24,  // 106: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
+	26,  // 107: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
+	28,  // 108: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
+	30,  // 109: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
+	32,  // 110: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
+	34,  // 111: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
+	36,  // 112: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
+	39,  // 113: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
+	41,  // 114: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
+	43,  // 115: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
+	46,  // 116: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
+	48,  // 117: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
+	50,  // 118: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
+	52,  // 119: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
+	54,  // 120: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
+	56,  // 121: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
+	58,  // 122: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
+	60,  // 123: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
+	63,  // 124: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
+	65,  // 125: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
+	67,  // 126: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
+	69,  // 127: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
+	71,  // 128: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
+	74,  // 129: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
+	76,  // 130: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
+	83,  // 131: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
+	85,  // 132: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
+	87,  // 133: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
+	89,  // 134: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
+	96,  // 135: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
+	98,  // 136: thumela.bff.v1.TransfersService.GetLimitPolicy:input_type -> thumela.bff.v1.GetLimitPolicyRequest
+	101, // 137: thumela.bff.v1.TransfersService.FreezeVouchers:input_type -> thumela.bff.v1.FreezeVouchersRequest
+	91,  // 138: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
+	93,  // 139: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
+	104, // 140: thumela.bff.v1.RecipientsService.ListRecipients:input_type -> thumela.bff.v1.ListRecipientsRequest
+	106, // 141: thumela.bff.v1.RecipientsService.UpdateRecipient:input_type -> thumela.bff.v1.UpdateRecipientRequest
+	108, // 142: thumela.bff.v1.RecipientsService.DeleteRecipient:input_type -> thumela.bff.v1.DeleteRecipientRequest
+	112, // 143: thumela.bff.v1.SchedulesService.CreateSchedule:input_type -> thumela.bff.v1.CreateScheduleRequest
+	114, // 144: thumela.bff.v1.SchedulesService.ListSchedules:input_type -> thumela.bff.v1.ListSchedulesRequest
+	116, // 145: thumela.bff.v1.SchedulesService.PauseSchedule:input_type -> thumela.bff.v1.PauseScheduleRequest
+	118, // 146: thumela.bff.v1.SchedulesService.ResumeSchedule:input_type -> thumela.bff.v1.ResumeScheduleRequest
+	120, // 147: thumela.bff.v1.SchedulesService.DeleteSchedule:input_type -> thumela.bff.v1.DeleteScheduleRequest
+	123, // 148: thumela.bff.v1.CreditService.GetCredit:input_type -> thumela.bff.v1.GetCreditRequest
+	125, // 149: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
+	135, // 150: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
+	138, // 151: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
+	140, // 152: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
+	17,  // 153: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
+	19,  // 154: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
+	21,  // 155: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
+	23,  // 156: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
+	25,  // 157: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
+	27,  // 158: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
+	29,  // 159: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
+	31,  // 160: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
+	33,  // 161: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
+	35,  // 162: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
+	37,  // 163: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
+	40,  // 164: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
+	42,  // 165: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
+	44,  // 166: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
+	47,  // 167: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
+	49,  // 168: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
+	51,  // 169: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
+	53,  // 170: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
+	55,  // 171: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
+	57,  // 172: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
+	59,  // 173: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
+	61,  // 174: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
+	64,  // 175: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
+	66,  // 176: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
+	68,  // 177: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
+	70,  // 178: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
+	72,  // 179: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
+	75,  // 180: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
+	78,  // 181: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
+	84,  // 182: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
+	86,  // 183: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
+	88,  // 184: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
+	90,  // 185: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
+	97,  // 186: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
+	100, // 187: thumela.bff.v1.TransfersService.GetLimitPolicy:output_type -> thumela.bff.v1.GetLimitPolicyResponse
+	102, // 188: thumela.bff.v1.TransfersService.FreezeVouchers:output_type -> thumela.bff.v1.FreezeVouchersResponse
+	92,  // 189: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
+	94,  // 190: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
+	105, // 191: thumela.bff.v1.RecipientsService.ListRecipients:output_type -> thumela.bff.v1.ListRecipientsResponse
+	107, // 192: thumela.bff.v1.RecipientsService.UpdateRecipient:output_type -> thumela.bff.v1.UpdateRecipientResponse
+	109, // 193: thumela.bff.v1.RecipientsService.DeleteRecipient:output_type -> thumela.bff.v1.DeleteRecipientResponse
+	113, // 194: thumela.bff.v1.SchedulesService.CreateSchedule:output_type -> thumela.bff.v1.CreateScheduleResponse
+	115, // 195: thumela.bff.v1.SchedulesService.ListSchedules:output_type -> thumela.bff.v1.ListSchedulesResponse
+	117, // 196: thumela.bff.v1.SchedulesService.PauseSchedule:output_type -> thumela.bff.v1.PauseScheduleResponse
+	119, // 197: thumela.bff.v1.SchedulesService.ResumeSchedule:output_type -> thumela.bff.v1.ResumeScheduleResponse
+	121, // 198: thumela.bff.v1.SchedulesService.DeleteSchedule:output_type -> thumela.bff.v1.DeleteScheduleResponse
+	124, // 199: thumela.bff.v1.CreditService.GetCredit:output_type -> thumela.bff.v1.GetCreditResponse
+	134, // 200: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
+	136, // 201: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
+	139, // 202: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
+	141, // 203: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
+	153, // [153:204] is the sub-list for method output_type
+	102, // [102:153] is the sub-list for method input_type
+	102, // [102:102] is the sub-list for extension type_name
+	102, // [102:102] is the sub-list for extension extendee
+	0,   // [0:102] is the sub-list for field type_name
 }
 
 func init() { file_thumela_bff_v1_bff_proto_init() }
@@ -8760,7 +8829,7 @@ func file_thumela_bff_v1_bff_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_bff_v1_bff_proto_rawDesc), len(file_thumela_bff_v1_bff_proto_rawDesc)),
-			NumEnums:      13,
+			NumEnums:      14,
 			NumMessages:   129,
 			NumExtensions: 0,
 			NumServices:   12,

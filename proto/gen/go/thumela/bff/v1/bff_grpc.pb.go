@@ -544,7 +544,10 @@ type SecurityServiceClient interface {
 	// RevokeOtherSessions signs out every session but this one.
 	RevokeOtherSessions(ctx context.Context, in *RevokeOtherSessionsRequest, opts ...grpc.CallOption) (*RevokeOtherSessionsResponse, error)
 	ListPasskeys(ctx context.Context, in *ListPasskeysRequest, opts ...grpc.CallOption) (*ListPasskeysResponse, error)
-	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration.
+	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration. It needs
+	// FinishStepUp with STEP_UP_PURPOSE_ADD_PASSKEY first (within 5 minutes); without it:
+	// FailedPrecondition with ErrorInfo{reason: "STEP_UP_REQUIRED", domain:
+	// "identity.thumela.co.za"}. FinishPasskeyRegistration spends that step-up.
 	BeginPasskeyRegistration(ctx context.Context, in *BeginPasskeyRegistrationRequest, opts ...grpc.CallOption) (*BeginPasskeyRegistrationResponse, error)
 	FinishPasskeyRegistration(ctx context.Context, in *FinishPasskeyRegistrationRequest, opts ...grpc.CallOption) (*FinishPasskeyRegistrationResponse, error)
 	DeletePasskey(ctx context.Context, in *DeletePasskeyRequest, opts ...grpc.CallOption) (*DeletePasskeyResponse, error)
@@ -666,7 +669,10 @@ type SecurityServiceServer interface {
 	// RevokeOtherSessions signs out every session but this one.
 	RevokeOtherSessions(context.Context, *RevokeOtherSessionsRequest) (*RevokeOtherSessionsResponse, error)
 	ListPasskeys(context.Context, *ListPasskeysRequest) (*ListPasskeysResponse, error)
-	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration.
+	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration. It needs
+	// FinishStepUp with STEP_UP_PURPOSE_ADD_PASSKEY first (within 5 minutes); without it:
+	// FailedPrecondition with ErrorInfo{reason: "STEP_UP_REQUIRED", domain:
+	// "identity.thumela.co.za"}. FinishPasskeyRegistration spends that step-up.
 	BeginPasskeyRegistration(context.Context, *BeginPasskeyRegistrationRequest) (*BeginPasskeyRegistrationResponse, error)
 	FinishPasskeyRegistration(context.Context, *FinishPasskeyRegistrationRequest) (*FinishPasskeyRegistrationResponse, error)
 	DeletePasskey(context.Context, *DeletePasskeyRequest) (*DeletePasskeyResponse, error)

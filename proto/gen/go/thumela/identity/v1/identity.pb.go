@@ -72,6 +72,59 @@ func (CodePurpose) EnumDescriptor() ([]byte, []int) {
 	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{0}
 }
 
+// StepUpPurpose binds a step-up to what it allows: a proof for one purpose allows nothing else.
+type StepUpPurpose int32
+
+const (
+	// Treated as STEP_UP_PURPOSE_SEND_MONEY (clients from before purposes existed).
+	StepUpPurpose_STEP_UP_PURPOSE_UNSPECIFIED StepUpPurpose = 0
+	// Stamps the session: its access tokens carry "sua" for 5 minutes (transfers checks it).
+	StepUpPurpose_STEP_UP_PURPOSE_SEND_MONEY StepUpPurpose = 1
+	// Allows one passkey registration of this session within 5 minutes; no "sua".
+	StepUpPurpose_STEP_UP_PURPOSE_ADD_PASSKEY StepUpPurpose = 2
+)
+
+// Enum value maps for StepUpPurpose.
+var (
+	StepUpPurpose_name = map[int32]string{
+		0: "STEP_UP_PURPOSE_UNSPECIFIED",
+		1: "STEP_UP_PURPOSE_SEND_MONEY",
+		2: "STEP_UP_PURPOSE_ADD_PASSKEY",
+	}
+	StepUpPurpose_value = map[string]int32{
+		"STEP_UP_PURPOSE_UNSPECIFIED": 0,
+		"STEP_UP_PURPOSE_SEND_MONEY":  1,
+		"STEP_UP_PURPOSE_ADD_PASSKEY": 2,
+	}
+)
+
+func (x StepUpPurpose) Enum() *StepUpPurpose {
+	p := new(StepUpPurpose)
+	*p = x
+	return p
+}
+
+func (x StepUpPurpose) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StepUpPurpose) Descriptor() protoreflect.EnumDescriptor {
+	return file_thumela_identity_v1_identity_proto_enumTypes[1].Descriptor()
+}
+
+func (StepUpPurpose) Type() protoreflect.EnumType {
+	return &file_thumela_identity_v1_identity_proto_enumTypes[1]
+}
+
+func (x StepUpPurpose) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StepUpPurpose.Descriptor instead.
+func (StepUpPurpose) EnumDescriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_identity_proto_rawDescGZIP(), []int{1}
+}
+
 // User is an account holder as identity knows them.
 type User struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2048,6 +2101,11 @@ func (x *Passkey) GetLastUsedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// BeginPasskeyRegistration needs a step-up of the session for STEP_UP_PURPOSE_ADD_PASSKEY
+// (FinishStepUp) within the last 5 minutes, not yet spent: without one it answers
+// FailedPrecondition with a google.rpc.ErrorInfo{reason: "STEP_UP_REQUIRED", domain:
+// "identity.thumela.co.za"}. FinishPasskeyRegistration spends it (one passkey per step-up) and
+// refuses the same way when it is gone.
 type BeginPasskeyRegistrationRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	SessionToken  string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
@@ -2758,8 +2816,10 @@ type FinishStepUpRequest struct {
 	//
 	//	*FinishStepUpRequest_Password
 	//	*FinishStepUpRequest_Passkey
-	Proof         isFinishStepUpRequest_Proof `protobuf_oneof:"proof"`
-	Client        *Client                     `protobuf:"bytes,4,opt,name=client,proto3" json:"client,omitempty"`
+	Proof  isFinishStepUpRequest_Proof `protobuf_oneof:"proof"`
+	Client *Client                     `protobuf:"bytes,4,opt,name=client,proto3" json:"client,omitempty"`
+	// What the proof is for. Unspecified is STEP_UP_PURPOSE_SEND_MONEY.
+	Purpose       StepUpPurpose `protobuf:"varint,5,opt,name=purpose,proto3,enum=thumela.identity.v1.StepUpPurpose" json:"purpose,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2833,6 +2893,13 @@ func (x *FinishStepUpRequest) GetClient() *Client {
 	return nil
 }
 
+func (x *FinishStepUpRequest) GetPurpose() StepUpPurpose {
+	if x != nil {
+		return x.Purpose
+	}
+	return StepUpPurpose_STEP_UP_PURPOSE_UNSPECIFIED
+}
+
 type isFinishStepUpRequest_Proof interface {
 	isFinishStepUpRequest_Proof()
 }
@@ -2903,7 +2970,8 @@ func (x *PasskeyAssertion) GetCredentialJson() []byte {
 
 type FinishStepUpResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// A fresh grant for the session carrying the step-up ("sua" claim).
+	// A fresh grant for the session carrying the step-up ("sua" claim). Empty for
+	// STEP_UP_PURPOSE_ADD_PASSKEY, which grants no "sua".
 	AccessToken          string                 `protobuf:"bytes,1,opt,name=access_token,json=accessToken,proto3" json:"access_token,omitempty"`
 	AccessTokenExpiresAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=access_token_expires_at,json=accessTokenExpiresAt,proto3" json:"access_token_expires_at,omitempty"`
 	// Until when the step-up counts (5 minutes after it).
@@ -3136,12 +3204,13 @@ const file_thumela_identity_v1_identity_proto_rawDesc = "" +
 	"\x13BeginStepUpResponse\x12\x18\n" +
 	"\apasskey\x18\x01 \x01(\bR\apasskey\x12!\n" +
 	"\foptions_json\x18\x02 \x01(\fR\voptionsJson\x12!\n" +
-	"\fchallenge_id\x18\x03 \x01(\tR\vchallengeId\"\xd9\x01\n" +
+	"\fchallenge_id\x18\x03 \x01(\tR\vchallengeId\"\x97\x02\n" +
 	"\x13FinishStepUpRequest\x12#\n" +
 	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\x12\x1c\n" +
 	"\bpassword\x18\x02 \x01(\tH\x00R\bpassword\x12A\n" +
 	"\apasskey\x18\x03 \x01(\v2%.thumela.identity.v1.PasskeyAssertionH\x00R\apasskey\x123\n" +
-	"\x06client\x18\x04 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06clientB\a\n" +
+	"\x06client\x18\x04 \x01(\v2\x1b.thumela.identity.v1.ClientR\x06client\x12<\n" +
+	"\apurpose\x18\x05 \x01(\x0e2\".thumela.identity.v1.StepUpPurposeR\apurposeB\a\n" +
 	"\x05proof\"^\n" +
 	"\x10PasskeyAssertion\x12!\n" +
 	"\fchallenge_id\x18\x01 \x01(\tR\vchallengeId\x12'\n" +
@@ -3153,7 +3222,11 @@ const file_thumela_identity_v1_identity_proto_rawDesc = "" +
 	"\vCodePurpose\x12\x1c\n" +
 	"\x18CODE_PURPOSE_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x1fCODE_PURPOSE_EMAIL_VERIFICATION\x10\x01\x12\x1f\n" +
-	"\x1bCODE_PURPOSE_PASSWORD_RESET\x10\x022\x89\x13\n" +
+	"\x1bCODE_PURPOSE_PASSWORD_RESET\x10\x02*q\n" +
+	"\rStepUpPurpose\x12\x1f\n" +
+	"\x1bSTEP_UP_PURPOSE_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aSTEP_UP_PURPOSE_SEND_MONEY\x10\x01\x12\x1f\n" +
+	"\x1bSTEP_UP_PURPOSE_ADD_PASSKEY\x10\x022\x89\x13\n" +
 	"\x0fIdentityService\x12Q\n" +
 	"\x06SignUp\x12\".thumela.identity.v1.SignUpRequest\x1a#.thumela.identity.v1.SignUpResponse\x12`\n" +
 	"\vVerifyEmail\x12'.thumela.identity.v1.VerifyEmailRequest\x1a(.thumela.identity.v1.VerifyEmailResponse\x12]\n" +
@@ -3193,158 +3266,160 @@ func file_thumela_identity_v1_identity_proto_rawDescGZIP() []byte {
 	return file_thumela_identity_v1_identity_proto_rawDescData
 }
 
-var file_thumela_identity_v1_identity_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_thumela_identity_v1_identity_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_thumela_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_thumela_identity_v1_identity_proto_goTypes = []any{
 	(CodePurpose)(0),                          // 0: thumela.identity.v1.CodePurpose
-	(*User)(nil),                              // 1: thumela.identity.v1.User
-	(*Client)(nil),                            // 2: thumela.identity.v1.Client
-	(*Session)(nil),                           // 3: thumela.identity.v1.Session
-	(*SignUpRequest)(nil),                     // 4: thumela.identity.v1.SignUpRequest
-	(*SignUpResponse)(nil),                    // 5: thumela.identity.v1.SignUpResponse
-	(*VerifyEmailRequest)(nil),                // 6: thumela.identity.v1.VerifyEmailRequest
-	(*VerifyEmailResponse)(nil),               // 7: thumela.identity.v1.VerifyEmailResponse
-	(*ResendCodeRequest)(nil),                 // 8: thumela.identity.v1.ResendCodeRequest
-	(*ResendCodeResponse)(nil),                // 9: thumela.identity.v1.ResendCodeResponse
-	(*SignInRequest)(nil),                     // 10: thumela.identity.v1.SignInRequest
-	(*SignInResponse)(nil),                    // 11: thumela.identity.v1.SignInResponse
-	(*RefreshRequest)(nil),                    // 12: thumela.identity.v1.RefreshRequest
-	(*RefreshResponse)(nil),                   // 13: thumela.identity.v1.RefreshResponse
-	(*SignOutRequest)(nil),                    // 14: thumela.identity.v1.SignOutRequest
-	(*SignOutResponse)(nil),                   // 15: thumela.identity.v1.SignOutResponse
-	(*ChangePasswordRequest)(nil),             // 16: thumela.identity.v1.ChangePasswordRequest
-	(*ChangePasswordResponse)(nil),            // 17: thumela.identity.v1.ChangePasswordResponse
-	(*RequestPasswordResetRequest)(nil),       // 18: thumela.identity.v1.RequestPasswordResetRequest
-	(*RequestPasswordResetResponse)(nil),      // 19: thumela.identity.v1.RequestPasswordResetResponse
-	(*ResetPasswordRequest)(nil),              // 20: thumela.identity.v1.ResetPasswordRequest
-	(*ResetPasswordResponse)(nil),             // 21: thumela.identity.v1.ResetPasswordResponse
-	(*GetUserRequest)(nil),                    // 22: thumela.identity.v1.GetUserRequest
-	(*GetUserResponse)(nil),                   // 23: thumela.identity.v1.GetUserResponse
-	(*GetPublicKeysRequest)(nil),              // 24: thumela.identity.v1.GetPublicKeysRequest
-	(*PublicKey)(nil),                         // 25: thumela.identity.v1.PublicKey
-	(*GetPublicKeysResponse)(nil),             // 26: thumela.identity.v1.GetPublicKeysResponse
-	(*IssueServiceTokenRequest)(nil),          // 27: thumela.identity.v1.IssueServiceTokenRequest
-	(*IssueServiceTokenResponse)(nil),         // 28: thumela.identity.v1.IssueServiceTokenResponse
-	(*SessionInfo)(nil),                       // 29: thumela.identity.v1.SessionInfo
-	(*ListSessionsRequest)(nil),               // 30: thumela.identity.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),              // 31: thumela.identity.v1.ListSessionsResponse
-	(*RevokeSessionRequest)(nil),              // 32: thumela.identity.v1.RevokeSessionRequest
-	(*RevokeSessionResponse)(nil),             // 33: thumela.identity.v1.RevokeSessionResponse
-	(*RevokeOtherSessionsRequest)(nil),        // 34: thumela.identity.v1.RevokeOtherSessionsRequest
-	(*RevokeOtherSessionsResponse)(nil),       // 35: thumela.identity.v1.RevokeOtherSessionsResponse
-	(*Passkey)(nil),                           // 36: thumela.identity.v1.Passkey
-	(*BeginPasskeyRegistrationRequest)(nil),   // 37: thumela.identity.v1.BeginPasskeyRegistrationRequest
-	(*BeginPasskeyRegistrationResponse)(nil),  // 38: thumela.identity.v1.BeginPasskeyRegistrationResponse
-	(*FinishPasskeyRegistrationRequest)(nil),  // 39: thumela.identity.v1.FinishPasskeyRegistrationRequest
-	(*FinishPasskeyRegistrationResponse)(nil), // 40: thumela.identity.v1.FinishPasskeyRegistrationResponse
-	(*ListPasskeysRequest)(nil),               // 41: thumela.identity.v1.ListPasskeysRequest
-	(*ListPasskeysResponse)(nil),              // 42: thumela.identity.v1.ListPasskeysResponse
-	(*DeletePasskeyRequest)(nil),              // 43: thumela.identity.v1.DeletePasskeyRequest
-	(*DeletePasskeyResponse)(nil),             // 44: thumela.identity.v1.DeletePasskeyResponse
-	(*BeginPasskeySignInRequest)(nil),         // 45: thumela.identity.v1.BeginPasskeySignInRequest
-	(*BeginPasskeySignInResponse)(nil),        // 46: thumela.identity.v1.BeginPasskeySignInResponse
-	(*FinishPasskeySignInRequest)(nil),        // 47: thumela.identity.v1.FinishPasskeySignInRequest
-	(*FinishPasskeySignInResponse)(nil),       // 48: thumela.identity.v1.FinishPasskeySignInResponse
-	(*BeginStepUpRequest)(nil),                // 49: thumela.identity.v1.BeginStepUpRequest
-	(*BeginStepUpResponse)(nil),               // 50: thumela.identity.v1.BeginStepUpResponse
-	(*FinishStepUpRequest)(nil),               // 51: thumela.identity.v1.FinishStepUpRequest
-	(*PasskeyAssertion)(nil),                  // 52: thumela.identity.v1.PasskeyAssertion
-	(*FinishStepUpResponse)(nil),              // 53: thumela.identity.v1.FinishStepUpResponse
-	(*timestamppb.Timestamp)(nil),             // 54: google.protobuf.Timestamp
+	(StepUpPurpose)(0),                        // 1: thumela.identity.v1.StepUpPurpose
+	(*User)(nil),                              // 2: thumela.identity.v1.User
+	(*Client)(nil),                            // 3: thumela.identity.v1.Client
+	(*Session)(nil),                           // 4: thumela.identity.v1.Session
+	(*SignUpRequest)(nil),                     // 5: thumela.identity.v1.SignUpRequest
+	(*SignUpResponse)(nil),                    // 6: thumela.identity.v1.SignUpResponse
+	(*VerifyEmailRequest)(nil),                // 7: thumela.identity.v1.VerifyEmailRequest
+	(*VerifyEmailResponse)(nil),               // 8: thumela.identity.v1.VerifyEmailResponse
+	(*ResendCodeRequest)(nil),                 // 9: thumela.identity.v1.ResendCodeRequest
+	(*ResendCodeResponse)(nil),                // 10: thumela.identity.v1.ResendCodeResponse
+	(*SignInRequest)(nil),                     // 11: thumela.identity.v1.SignInRequest
+	(*SignInResponse)(nil),                    // 12: thumela.identity.v1.SignInResponse
+	(*RefreshRequest)(nil),                    // 13: thumela.identity.v1.RefreshRequest
+	(*RefreshResponse)(nil),                   // 14: thumela.identity.v1.RefreshResponse
+	(*SignOutRequest)(nil),                    // 15: thumela.identity.v1.SignOutRequest
+	(*SignOutResponse)(nil),                   // 16: thumela.identity.v1.SignOutResponse
+	(*ChangePasswordRequest)(nil),             // 17: thumela.identity.v1.ChangePasswordRequest
+	(*ChangePasswordResponse)(nil),            // 18: thumela.identity.v1.ChangePasswordResponse
+	(*RequestPasswordResetRequest)(nil),       // 19: thumela.identity.v1.RequestPasswordResetRequest
+	(*RequestPasswordResetResponse)(nil),      // 20: thumela.identity.v1.RequestPasswordResetResponse
+	(*ResetPasswordRequest)(nil),              // 21: thumela.identity.v1.ResetPasswordRequest
+	(*ResetPasswordResponse)(nil),             // 22: thumela.identity.v1.ResetPasswordResponse
+	(*GetUserRequest)(nil),                    // 23: thumela.identity.v1.GetUserRequest
+	(*GetUserResponse)(nil),                   // 24: thumela.identity.v1.GetUserResponse
+	(*GetPublicKeysRequest)(nil),              // 25: thumela.identity.v1.GetPublicKeysRequest
+	(*PublicKey)(nil),                         // 26: thumela.identity.v1.PublicKey
+	(*GetPublicKeysResponse)(nil),             // 27: thumela.identity.v1.GetPublicKeysResponse
+	(*IssueServiceTokenRequest)(nil),          // 28: thumela.identity.v1.IssueServiceTokenRequest
+	(*IssueServiceTokenResponse)(nil),         // 29: thumela.identity.v1.IssueServiceTokenResponse
+	(*SessionInfo)(nil),                       // 30: thumela.identity.v1.SessionInfo
+	(*ListSessionsRequest)(nil),               // 31: thumela.identity.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),              // 32: thumela.identity.v1.ListSessionsResponse
+	(*RevokeSessionRequest)(nil),              // 33: thumela.identity.v1.RevokeSessionRequest
+	(*RevokeSessionResponse)(nil),             // 34: thumela.identity.v1.RevokeSessionResponse
+	(*RevokeOtherSessionsRequest)(nil),        // 35: thumela.identity.v1.RevokeOtherSessionsRequest
+	(*RevokeOtherSessionsResponse)(nil),       // 36: thumela.identity.v1.RevokeOtherSessionsResponse
+	(*Passkey)(nil),                           // 37: thumela.identity.v1.Passkey
+	(*BeginPasskeyRegistrationRequest)(nil),   // 38: thumela.identity.v1.BeginPasskeyRegistrationRequest
+	(*BeginPasskeyRegistrationResponse)(nil),  // 39: thumela.identity.v1.BeginPasskeyRegistrationResponse
+	(*FinishPasskeyRegistrationRequest)(nil),  // 40: thumela.identity.v1.FinishPasskeyRegistrationRequest
+	(*FinishPasskeyRegistrationResponse)(nil), // 41: thumela.identity.v1.FinishPasskeyRegistrationResponse
+	(*ListPasskeysRequest)(nil),               // 42: thumela.identity.v1.ListPasskeysRequest
+	(*ListPasskeysResponse)(nil),              // 43: thumela.identity.v1.ListPasskeysResponse
+	(*DeletePasskeyRequest)(nil),              // 44: thumela.identity.v1.DeletePasskeyRequest
+	(*DeletePasskeyResponse)(nil),             // 45: thumela.identity.v1.DeletePasskeyResponse
+	(*BeginPasskeySignInRequest)(nil),         // 46: thumela.identity.v1.BeginPasskeySignInRequest
+	(*BeginPasskeySignInResponse)(nil),        // 47: thumela.identity.v1.BeginPasskeySignInResponse
+	(*FinishPasskeySignInRequest)(nil),        // 48: thumela.identity.v1.FinishPasskeySignInRequest
+	(*FinishPasskeySignInResponse)(nil),       // 49: thumela.identity.v1.FinishPasskeySignInResponse
+	(*BeginStepUpRequest)(nil),                // 50: thumela.identity.v1.BeginStepUpRequest
+	(*BeginStepUpResponse)(nil),               // 51: thumela.identity.v1.BeginStepUpResponse
+	(*FinishStepUpRequest)(nil),               // 52: thumela.identity.v1.FinishStepUpRequest
+	(*PasskeyAssertion)(nil),                  // 53: thumela.identity.v1.PasskeyAssertion
+	(*FinishStepUpResponse)(nil),              // 54: thumela.identity.v1.FinishStepUpResponse
+	(*timestamppb.Timestamp)(nil),             // 55: google.protobuf.Timestamp
 }
 var file_thumela_identity_v1_identity_proto_depIdxs = []int32{
-	54, // 0: thumela.identity.v1.User.created_at:type_name -> google.protobuf.Timestamp
-	54, // 1: thumela.identity.v1.Session.expires_at:type_name -> google.protobuf.Timestamp
-	2,  // 2: thumela.identity.v1.SignUpRequest.client:type_name -> thumela.identity.v1.Client
-	54, // 3: thumela.identity.v1.SignUpResponse.code_expires_at:type_name -> google.protobuf.Timestamp
-	54, // 4: thumela.identity.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	2,  // 5: thumela.identity.v1.VerifyEmailRequest.client:type_name -> thumela.identity.v1.Client
-	1,  // 6: thumela.identity.v1.VerifyEmailResponse.user:type_name -> thumela.identity.v1.User
-	3,  // 7: thumela.identity.v1.VerifyEmailResponse.session:type_name -> thumela.identity.v1.Session
+	55, // 0: thumela.identity.v1.User.created_at:type_name -> google.protobuf.Timestamp
+	55, // 1: thumela.identity.v1.Session.expires_at:type_name -> google.protobuf.Timestamp
+	3,  // 2: thumela.identity.v1.SignUpRequest.client:type_name -> thumela.identity.v1.Client
+	55, // 3: thumela.identity.v1.SignUpResponse.code_expires_at:type_name -> google.protobuf.Timestamp
+	55, // 4: thumela.identity.v1.SignUpResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	3,  // 5: thumela.identity.v1.VerifyEmailRequest.client:type_name -> thumela.identity.v1.Client
+	2,  // 6: thumela.identity.v1.VerifyEmailResponse.user:type_name -> thumela.identity.v1.User
+	4,  // 7: thumela.identity.v1.VerifyEmailResponse.session:type_name -> thumela.identity.v1.Session
 	0,  // 8: thumela.identity.v1.ResendCodeRequest.purpose:type_name -> thumela.identity.v1.CodePurpose
-	2,  // 9: thumela.identity.v1.ResendCodeRequest.client:type_name -> thumela.identity.v1.Client
-	54, // 10: thumela.identity.v1.ResendCodeResponse.code_expires_at:type_name -> google.protobuf.Timestamp
-	54, // 11: thumela.identity.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	2,  // 12: thumela.identity.v1.SignInRequest.client:type_name -> thumela.identity.v1.Client
-	1,  // 13: thumela.identity.v1.SignInResponse.user:type_name -> thumela.identity.v1.User
-	3,  // 14: thumela.identity.v1.SignInResponse.session:type_name -> thumela.identity.v1.Session
-	1,  // 15: thumela.identity.v1.RefreshResponse.user:type_name -> thumela.identity.v1.User
-	54, // 16: thumela.identity.v1.RefreshResponse.access_token_expires_at:type_name -> google.protobuf.Timestamp
-	54, // 17: thumela.identity.v1.RefreshResponse.session_expires_at:type_name -> google.protobuf.Timestamp
-	2,  // 18: thumela.identity.v1.RequestPasswordResetRequest.client:type_name -> thumela.identity.v1.Client
-	54, // 19: thumela.identity.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
-	2,  // 20: thumela.identity.v1.ResetPasswordRequest.client:type_name -> thumela.identity.v1.Client
-	1,  // 21: thumela.identity.v1.GetUserResponse.user:type_name -> thumela.identity.v1.User
-	54, // 22: thumela.identity.v1.PublicKey.not_after:type_name -> google.protobuf.Timestamp
-	25, // 23: thumela.identity.v1.GetPublicKeysResponse.keys:type_name -> thumela.identity.v1.PublicKey
-	54, // 24: thumela.identity.v1.IssueServiceTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
-	54, // 25: thumela.identity.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
-	54, // 26: thumela.identity.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
-	29, // 27: thumela.identity.v1.ListSessionsResponse.sessions:type_name -> thumela.identity.v1.SessionInfo
-	54, // 28: thumela.identity.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
-	54, // 29: thumela.identity.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
-	2,  // 30: thumela.identity.v1.FinishPasskeyRegistrationRequest.client:type_name -> thumela.identity.v1.Client
-	36, // 31: thumela.identity.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> thumela.identity.v1.Passkey
-	36, // 32: thumela.identity.v1.ListPasskeysResponse.passkeys:type_name -> thumela.identity.v1.Passkey
-	2,  // 33: thumela.identity.v1.BeginPasskeySignInRequest.client:type_name -> thumela.identity.v1.Client
-	2,  // 34: thumela.identity.v1.FinishPasskeySignInRequest.client:type_name -> thumela.identity.v1.Client
-	1,  // 35: thumela.identity.v1.FinishPasskeySignInResponse.user:type_name -> thumela.identity.v1.User
-	3,  // 36: thumela.identity.v1.FinishPasskeySignInResponse.session:type_name -> thumela.identity.v1.Session
-	52, // 37: thumela.identity.v1.FinishStepUpRequest.passkey:type_name -> thumela.identity.v1.PasskeyAssertion
-	2,  // 38: thumela.identity.v1.FinishStepUpRequest.client:type_name -> thumela.identity.v1.Client
-	54, // 39: thumela.identity.v1.FinishStepUpResponse.access_token_expires_at:type_name -> google.protobuf.Timestamp
-	54, // 40: thumela.identity.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
-	4,  // 41: thumela.identity.v1.IdentityService.SignUp:input_type -> thumela.identity.v1.SignUpRequest
-	6,  // 42: thumela.identity.v1.IdentityService.VerifyEmail:input_type -> thumela.identity.v1.VerifyEmailRequest
-	8,  // 43: thumela.identity.v1.IdentityService.ResendCode:input_type -> thumela.identity.v1.ResendCodeRequest
-	10, // 44: thumela.identity.v1.IdentityService.SignIn:input_type -> thumela.identity.v1.SignInRequest
-	12, // 45: thumela.identity.v1.IdentityService.Refresh:input_type -> thumela.identity.v1.RefreshRequest
-	14, // 46: thumela.identity.v1.IdentityService.SignOut:input_type -> thumela.identity.v1.SignOutRequest
-	16, // 47: thumela.identity.v1.IdentityService.ChangePassword:input_type -> thumela.identity.v1.ChangePasswordRequest
-	18, // 48: thumela.identity.v1.IdentityService.RequestPasswordReset:input_type -> thumela.identity.v1.RequestPasswordResetRequest
-	20, // 49: thumela.identity.v1.IdentityService.ResetPassword:input_type -> thumela.identity.v1.ResetPasswordRequest
-	22, // 50: thumela.identity.v1.IdentityService.GetUser:input_type -> thumela.identity.v1.GetUserRequest
-	24, // 51: thumela.identity.v1.IdentityService.GetPublicKeys:input_type -> thumela.identity.v1.GetPublicKeysRequest
-	27, // 52: thumela.identity.v1.IdentityService.IssueServiceToken:input_type -> thumela.identity.v1.IssueServiceTokenRequest
-	30, // 53: thumela.identity.v1.IdentityService.ListSessions:input_type -> thumela.identity.v1.ListSessionsRequest
-	32, // 54: thumela.identity.v1.IdentityService.RevokeSession:input_type -> thumela.identity.v1.RevokeSessionRequest
-	34, // 55: thumela.identity.v1.IdentityService.RevokeOtherSessions:input_type -> thumela.identity.v1.RevokeOtherSessionsRequest
-	37, // 56: thumela.identity.v1.IdentityService.BeginPasskeyRegistration:input_type -> thumela.identity.v1.BeginPasskeyRegistrationRequest
-	39, // 57: thumela.identity.v1.IdentityService.FinishPasskeyRegistration:input_type -> thumela.identity.v1.FinishPasskeyRegistrationRequest
-	41, // 58: thumela.identity.v1.IdentityService.ListPasskeys:input_type -> thumela.identity.v1.ListPasskeysRequest
-	43, // 59: thumela.identity.v1.IdentityService.DeletePasskey:input_type -> thumela.identity.v1.DeletePasskeyRequest
-	45, // 60: thumela.identity.v1.IdentityService.BeginPasskeySignIn:input_type -> thumela.identity.v1.BeginPasskeySignInRequest
-	47, // 61: thumela.identity.v1.IdentityService.FinishPasskeySignIn:input_type -> thumela.identity.v1.FinishPasskeySignInRequest
-	49, // 62: thumela.identity.v1.IdentityService.BeginStepUp:input_type -> thumela.identity.v1.BeginStepUpRequest
-	51, // 63: thumela.identity.v1.IdentityService.FinishStepUp:input_type -> thumela.identity.v1.FinishStepUpRequest
-	5,  // 64: thumela.identity.v1.IdentityService.SignUp:output_type -> thumela.identity.v1.SignUpResponse
-	7,  // 65: thumela.identity.v1.IdentityService.VerifyEmail:output_type -> thumela.identity.v1.VerifyEmailResponse
-	9,  // 66: thumela.identity.v1.IdentityService.ResendCode:output_type -> thumela.identity.v1.ResendCodeResponse
-	11, // 67: thumela.identity.v1.IdentityService.SignIn:output_type -> thumela.identity.v1.SignInResponse
-	13, // 68: thumela.identity.v1.IdentityService.Refresh:output_type -> thumela.identity.v1.RefreshResponse
-	15, // 69: thumela.identity.v1.IdentityService.SignOut:output_type -> thumela.identity.v1.SignOutResponse
-	17, // 70: thumela.identity.v1.IdentityService.ChangePassword:output_type -> thumela.identity.v1.ChangePasswordResponse
-	19, // 71: thumela.identity.v1.IdentityService.RequestPasswordReset:output_type -> thumela.identity.v1.RequestPasswordResetResponse
-	21, // 72: thumela.identity.v1.IdentityService.ResetPassword:output_type -> thumela.identity.v1.ResetPasswordResponse
-	23, // 73: thumela.identity.v1.IdentityService.GetUser:output_type -> thumela.identity.v1.GetUserResponse
-	26, // 74: thumela.identity.v1.IdentityService.GetPublicKeys:output_type -> thumela.identity.v1.GetPublicKeysResponse
-	28, // 75: thumela.identity.v1.IdentityService.IssueServiceToken:output_type -> thumela.identity.v1.IssueServiceTokenResponse
-	31, // 76: thumela.identity.v1.IdentityService.ListSessions:output_type -> thumela.identity.v1.ListSessionsResponse
-	33, // 77: thumela.identity.v1.IdentityService.RevokeSession:output_type -> thumela.identity.v1.RevokeSessionResponse
-	35, // 78: thumela.identity.v1.IdentityService.RevokeOtherSessions:output_type -> thumela.identity.v1.RevokeOtherSessionsResponse
-	38, // 79: thumela.identity.v1.IdentityService.BeginPasskeyRegistration:output_type -> thumela.identity.v1.BeginPasskeyRegistrationResponse
-	40, // 80: thumela.identity.v1.IdentityService.FinishPasskeyRegistration:output_type -> thumela.identity.v1.FinishPasskeyRegistrationResponse
-	42, // 81: thumela.identity.v1.IdentityService.ListPasskeys:output_type -> thumela.identity.v1.ListPasskeysResponse
-	44, // 82: thumela.identity.v1.IdentityService.DeletePasskey:output_type -> thumela.identity.v1.DeletePasskeyResponse
-	46, // 83: thumela.identity.v1.IdentityService.BeginPasskeySignIn:output_type -> thumela.identity.v1.BeginPasskeySignInResponse
-	48, // 84: thumela.identity.v1.IdentityService.FinishPasskeySignIn:output_type -> thumela.identity.v1.FinishPasskeySignInResponse
-	50, // 85: thumela.identity.v1.IdentityService.BeginStepUp:output_type -> thumela.identity.v1.BeginStepUpResponse
-	53, // 86: thumela.identity.v1.IdentityService.FinishStepUp:output_type -> thumela.identity.v1.FinishStepUpResponse
-	64, // [64:87] is the sub-list for method output_type
-	41, // [41:64] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	3,  // 9: thumela.identity.v1.ResendCodeRequest.client:type_name -> thumela.identity.v1.Client
+	55, // 10: thumela.identity.v1.ResendCodeResponse.code_expires_at:type_name -> google.protobuf.Timestamp
+	55, // 11: thumela.identity.v1.ResendCodeResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	3,  // 12: thumela.identity.v1.SignInRequest.client:type_name -> thumela.identity.v1.Client
+	2,  // 13: thumela.identity.v1.SignInResponse.user:type_name -> thumela.identity.v1.User
+	4,  // 14: thumela.identity.v1.SignInResponse.session:type_name -> thumela.identity.v1.Session
+	2,  // 15: thumela.identity.v1.RefreshResponse.user:type_name -> thumela.identity.v1.User
+	55, // 16: thumela.identity.v1.RefreshResponse.access_token_expires_at:type_name -> google.protobuf.Timestamp
+	55, // 17: thumela.identity.v1.RefreshResponse.session_expires_at:type_name -> google.protobuf.Timestamp
+	3,  // 18: thumela.identity.v1.RequestPasswordResetRequest.client:type_name -> thumela.identity.v1.Client
+	55, // 19: thumela.identity.v1.RequestPasswordResetResponse.resend_available_at:type_name -> google.protobuf.Timestamp
+	3,  // 20: thumela.identity.v1.ResetPasswordRequest.client:type_name -> thumela.identity.v1.Client
+	2,  // 21: thumela.identity.v1.GetUserResponse.user:type_name -> thumela.identity.v1.User
+	55, // 22: thumela.identity.v1.PublicKey.not_after:type_name -> google.protobuf.Timestamp
+	26, // 23: thumela.identity.v1.GetPublicKeysResponse.keys:type_name -> thumela.identity.v1.PublicKey
+	55, // 24: thumela.identity.v1.IssueServiceTokenResponse.expires_at:type_name -> google.protobuf.Timestamp
+	55, // 25: thumela.identity.v1.SessionInfo.created_at:type_name -> google.protobuf.Timestamp
+	55, // 26: thumela.identity.v1.SessionInfo.last_seen_at:type_name -> google.protobuf.Timestamp
+	30, // 27: thumela.identity.v1.ListSessionsResponse.sessions:type_name -> thumela.identity.v1.SessionInfo
+	55, // 28: thumela.identity.v1.Passkey.created_at:type_name -> google.protobuf.Timestamp
+	55, // 29: thumela.identity.v1.Passkey.last_used_at:type_name -> google.protobuf.Timestamp
+	3,  // 30: thumela.identity.v1.FinishPasskeyRegistrationRequest.client:type_name -> thumela.identity.v1.Client
+	37, // 31: thumela.identity.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> thumela.identity.v1.Passkey
+	37, // 32: thumela.identity.v1.ListPasskeysResponse.passkeys:type_name -> thumela.identity.v1.Passkey
+	3,  // 33: thumela.identity.v1.BeginPasskeySignInRequest.client:type_name -> thumela.identity.v1.Client
+	3,  // 34: thumela.identity.v1.FinishPasskeySignInRequest.client:type_name -> thumela.identity.v1.Client
+	2,  // 35: thumela.identity.v1.FinishPasskeySignInResponse.user:type_name -> thumela.identity.v1.User
+	4,  // 36: thumela.identity.v1.FinishPasskeySignInResponse.session:type_name -> thumela.identity.v1.Session
+	53, // 37: thumela.identity.v1.FinishStepUpRequest.passkey:type_name -> thumela.identity.v1.PasskeyAssertion
+	3,  // 38: thumela.identity.v1.FinishStepUpRequest.client:type_name -> thumela.identity.v1.Client
+	1,  // 39: thumela.identity.v1.FinishStepUpRequest.purpose:type_name -> thumela.identity.v1.StepUpPurpose
+	55, // 40: thumela.identity.v1.FinishStepUpResponse.access_token_expires_at:type_name -> google.protobuf.Timestamp
+	55, // 41: thumela.identity.v1.FinishStepUpResponse.stepped_up_until:type_name -> google.protobuf.Timestamp
+	5,  // 42: thumela.identity.v1.IdentityService.SignUp:input_type -> thumela.identity.v1.SignUpRequest
+	7,  // 43: thumela.identity.v1.IdentityService.VerifyEmail:input_type -> thumela.identity.v1.VerifyEmailRequest
+	9,  // 44: thumela.identity.v1.IdentityService.ResendCode:input_type -> thumela.identity.v1.ResendCodeRequest
+	11, // 45: thumela.identity.v1.IdentityService.SignIn:input_type -> thumela.identity.v1.SignInRequest
+	13, // 46: thumela.identity.v1.IdentityService.Refresh:input_type -> thumela.identity.v1.RefreshRequest
+	15, // 47: thumela.identity.v1.IdentityService.SignOut:input_type -> thumela.identity.v1.SignOutRequest
+	17, // 48: thumela.identity.v1.IdentityService.ChangePassword:input_type -> thumela.identity.v1.ChangePasswordRequest
+	19, // 49: thumela.identity.v1.IdentityService.RequestPasswordReset:input_type -> thumela.identity.v1.RequestPasswordResetRequest
+	21, // 50: thumela.identity.v1.IdentityService.ResetPassword:input_type -> thumela.identity.v1.ResetPasswordRequest
+	23, // 51: thumela.identity.v1.IdentityService.GetUser:input_type -> thumela.identity.v1.GetUserRequest
+	25, // 52: thumela.identity.v1.IdentityService.GetPublicKeys:input_type -> thumela.identity.v1.GetPublicKeysRequest
+	28, // 53: thumela.identity.v1.IdentityService.IssueServiceToken:input_type -> thumela.identity.v1.IssueServiceTokenRequest
+	31, // 54: thumela.identity.v1.IdentityService.ListSessions:input_type -> thumela.identity.v1.ListSessionsRequest
+	33, // 55: thumela.identity.v1.IdentityService.RevokeSession:input_type -> thumela.identity.v1.RevokeSessionRequest
+	35, // 56: thumela.identity.v1.IdentityService.RevokeOtherSessions:input_type -> thumela.identity.v1.RevokeOtherSessionsRequest
+	38, // 57: thumela.identity.v1.IdentityService.BeginPasskeyRegistration:input_type -> thumela.identity.v1.BeginPasskeyRegistrationRequest
+	40, // 58: thumela.identity.v1.IdentityService.FinishPasskeyRegistration:input_type -> thumela.identity.v1.FinishPasskeyRegistrationRequest
+	42, // 59: thumela.identity.v1.IdentityService.ListPasskeys:input_type -> thumela.identity.v1.ListPasskeysRequest
+	44, // 60: thumela.identity.v1.IdentityService.DeletePasskey:input_type -> thumela.identity.v1.DeletePasskeyRequest
+	46, // 61: thumela.identity.v1.IdentityService.BeginPasskeySignIn:input_type -> thumela.identity.v1.BeginPasskeySignInRequest
+	48, // 62: thumela.identity.v1.IdentityService.FinishPasskeySignIn:input_type -> thumela.identity.v1.FinishPasskeySignInRequest
+	50, // 63: thumela.identity.v1.IdentityService.BeginStepUp:input_type -> thumela.identity.v1.BeginStepUpRequest
+	52, // 64: thumela.identity.v1.IdentityService.FinishStepUp:input_type -> thumela.identity.v1.FinishStepUpRequest
+	6,  // 65: thumela.identity.v1.IdentityService.SignUp:output_type -> thumela.identity.v1.SignUpResponse
+	8,  // 66: thumela.identity.v1.IdentityService.VerifyEmail:output_type -> thumela.identity.v1.VerifyEmailResponse
+	10, // 67: thumela.identity.v1.IdentityService.ResendCode:output_type -> thumela.identity.v1.ResendCodeResponse
+	12, // 68: thumela.identity.v1.IdentityService.SignIn:output_type -> thumela.identity.v1.SignInResponse
+	14, // 69: thumela.identity.v1.IdentityService.Refresh:output_type -> thumela.identity.v1.RefreshResponse
+	16, // 70: thumela.identity.v1.IdentityService.SignOut:output_type -> thumela.identity.v1.SignOutResponse
+	18, // 71: thumela.identity.v1.IdentityService.ChangePassword:output_type -> thumela.identity.v1.ChangePasswordResponse
+	20, // 72: thumela.identity.v1.IdentityService.RequestPasswordReset:output_type -> thumela.identity.v1.RequestPasswordResetResponse
+	22, // 73: thumela.identity.v1.IdentityService.ResetPassword:output_type -> thumela.identity.v1.ResetPasswordResponse
+	24, // 74: thumela.identity.v1.IdentityService.GetUser:output_type -> thumela.identity.v1.GetUserResponse
+	27, // 75: thumela.identity.v1.IdentityService.GetPublicKeys:output_type -> thumela.identity.v1.GetPublicKeysResponse
+	29, // 76: thumela.identity.v1.IdentityService.IssueServiceToken:output_type -> thumela.identity.v1.IssueServiceTokenResponse
+	32, // 77: thumela.identity.v1.IdentityService.ListSessions:output_type -> thumela.identity.v1.ListSessionsResponse
+	34, // 78: thumela.identity.v1.IdentityService.RevokeSession:output_type -> thumela.identity.v1.RevokeSessionResponse
+	36, // 79: thumela.identity.v1.IdentityService.RevokeOtherSessions:output_type -> thumela.identity.v1.RevokeOtherSessionsResponse
+	39, // 80: thumela.identity.v1.IdentityService.BeginPasskeyRegistration:output_type -> thumela.identity.v1.BeginPasskeyRegistrationResponse
+	41, // 81: thumela.identity.v1.IdentityService.FinishPasskeyRegistration:output_type -> thumela.identity.v1.FinishPasskeyRegistrationResponse
+	43, // 82: thumela.identity.v1.IdentityService.ListPasskeys:output_type -> thumela.identity.v1.ListPasskeysResponse
+	45, // 83: thumela.identity.v1.IdentityService.DeletePasskey:output_type -> thumela.identity.v1.DeletePasskeyResponse
+	47, // 84: thumela.identity.v1.IdentityService.BeginPasskeySignIn:output_type -> thumela.identity.v1.BeginPasskeySignInResponse
+	49, // 85: thumela.identity.v1.IdentityService.FinishPasskeySignIn:output_type -> thumela.identity.v1.FinishPasskeySignInResponse
+	51, // 86: thumela.identity.v1.IdentityService.BeginStepUp:output_type -> thumela.identity.v1.BeginStepUpResponse
+	54, // 87: thumela.identity.v1.IdentityService.FinishStepUp:output_type -> thumela.identity.v1.FinishStepUpResponse
+	65, // [65:88] is the sub-list for method output_type
+	42, // [42:65] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_thumela_identity_v1_identity_proto_init() }
@@ -3361,7 +3436,7 @@ func file_thumela_identity_v1_identity_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_identity_v1_identity_proto_rawDesc), len(file_thumela_identity_v1_identity_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -110,8 +110,10 @@ type IdentityServiceClient interface {
 	// FinishPasskeySignIn verifies the assertion and opens a session, as SignIn does.
 	FinishPasskeySignIn(ctx context.Context, in *FinishPasskeySignInRequest, opts ...grpc.CallOption) (*FinishPasskeySignInResponse, error)
 	// --- Step-up: a fresh proof of the user (a passkey, or the password where there is none)
-	// just before money moves. FinishStepUp stamps the session and answers a fresh access token
-	// whose "sua" claim (stepped-up-at) transfers checks for transfers that need it.
+	// just before money moves or a passkey is added. For money, FinishStepUp stamps the session
+	// and answers a fresh access token whose "sua" claim (stepped-up-at) transfers checks for
+	// transfers that need it; for a passkey, it records a single-use proof that
+	// BeginPasskeyRegistration requires and FinishPasskeyRegistration spends.
 	BeginStepUp(ctx context.Context, in *BeginStepUpRequest, opts ...grpc.CallOption) (*BeginStepUpResponse, error)
 	FinishStepUp(ctx context.Context, in *FinishStepUpRequest, opts ...grpc.CallOption) (*FinishStepUpResponse, error)
 }
@@ -420,8 +422,10 @@ type IdentityServiceServer interface {
 	// FinishPasskeySignIn verifies the assertion and opens a session, as SignIn does.
 	FinishPasskeySignIn(context.Context, *FinishPasskeySignInRequest) (*FinishPasskeySignInResponse, error)
 	// --- Step-up: a fresh proof of the user (a passkey, or the password where there is none)
-	// just before money moves. FinishStepUp stamps the session and answers a fresh access token
-	// whose "sua" claim (stepped-up-at) transfers checks for transfers that need it.
+	// just before money moves or a passkey is added. For money, FinishStepUp stamps the session
+	// and answers a fresh access token whose "sua" claim (stepped-up-at) transfers checks for
+	// transfers that need it; for a passkey, it records a single-use proof that
+	// BeginPasskeyRegistration requires and FinishPasskeyRegistration spends.
 	BeginStepUp(context.Context, *BeginStepUpRequest) (*BeginStepUpResponse, error)
 	FinishStepUp(context.Context, *FinishStepUpRequest) (*FinishStepUpResponse, error)
 	mustEmbedUnimplementedIdentityServiceServer()

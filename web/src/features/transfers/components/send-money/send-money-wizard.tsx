@@ -381,7 +381,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
               </Card>
             )}
           </div>
-          <aside>
+          <aside aria-labelledby="summary-title">
             <TransactionSummary amountCents={quotedAmount} bank={quotedBank} />
           </aside>
         </div>

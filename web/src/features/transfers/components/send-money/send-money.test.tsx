@@ -5,8 +5,10 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { configure, screen, within } from "@testing-library/react";
 import type { UserEvent } from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
   Bank,
+  CollectionStatus,
   FeeQuoteSchema,
   GetLimitsResponseSchema,
   LimitKind,
@@ -29,7 +31,9 @@ import type { AnalyticsEventInit } from "@/lib/analytics";
 import { SIGNED_IN, TEST_LIMITS, renderApp } from "@/test/render-app";
 import { liveFeed } from "@/test/live-feed";
 import { PRESET_RECIPIENTS } from "../../lib/preset-recipients";
-import { BANKS, CARDS, completed, makeTransfer, withChanges } from "../../test-utils";
+import { formatMoney } from "@/lib/money";
+import { BANKS, CARDS, completed, makeTransfer, withChanges, withVoucher } from "../../test-utils";
+import { RESULT_TEXT } from "./transfer-result";
 
 // The first render of a lazy route transforms its modules: allow for a slow, busy machine.
 configure({ asyncUtilTimeout: 4000 });
@@ -572,6 +576,43 @@ describe("send money wizard", () => {
     live.push({ cursor: "2", event: { case: "transferUpdated", value: { transfer: completed(transfer!) } } });
     expect(await screen.findByText("Your transfer has been completed successfully!")).toBeInTheDocument();
     expect(calls.reads).toBe(0);
+  });
+
+  it("after a live 'Cash collected', the panel says the cash was collected, not how to collect it", async () => {
+    const live = liveFeed();
+    let transfer: Transfer | undefined;
+    const { user } = renderWizard("/send-money", {
+      live,
+      create: (request) =>
+        (transfer = completed(makeTransfer({ recipientName: "Thandi Mokoena", amountCents: request.amountCents }))),
+    });
+    await vi.waitFor(() => expect(live.open).toBe(1));
+    live.push({ cursor: "1", event: { case: "heartbeat", value: {} } });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    expect(await screen.findByText(/They withdraw the cash at/)).toBeInTheDocument();
+
+    const collectedAt = new Date();
+    collectedAt.setSeconds(0, 0);
+    live.push({
+      cursor: "2",
+      event: {
+        case: "transferUpdated",
+        value: {
+          transfer: withVoucher(transfer!, {
+            collectionStatus: CollectionStatus.COLLECTED,
+            collectedAtLocation: "FNB ATM Sandton City",
+            collectedAt: timestampFromMs(collectedAt.getTime()),
+          }),
+        },
+      },
+    });
+    const panel = await screen.findByText(/^Thandi Mokoena collected R.* at FNB ATM Sandton City, \d{2}:\d{2}\.$/);
+    expect(panel).toHaveTextContent(formatMoney(transfer!.amountCents));
+    expect(screen.queryByText(/They withdraw the cash at/)).not.toBeInTheDocument();
+    expect(screen.queryByText(/received the voucher number/)).not.toBeInTheDocument();
+    expect(screen.queryByText(/Valid until/)).not.toBeInTheDocument();
+    expect(screen.getByText(RESULT_TEXT.success)).toBeInTheDocument();
   });
 
   it("re-reads the status every 3 s while the live stream is down", async () => {

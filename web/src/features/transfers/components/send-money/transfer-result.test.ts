@@ -1,8 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { SmsDeliverySchema, SmsDeliveryStatus } from "@/gen/thumela/bff/v1/bff_pb";
-import { completed, makeTransfer, withChanges } from "../../test-utils";
-import { voucherSmsSentence } from "./transfer-result";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { CollectionStatus, RefundStatus, SmsDeliverySchema, SmsDeliveryStatus } from "@/gen/thumela/bff/v1/bff_pb";
+import { completed, makeTransfer, withChanges, withVoucher } from "../../test-utils";
+import { voucherOutcomeSentence, voucherSmsSentence } from "./transfer-result";
 
 const sms = (status: SmsDeliveryStatus, recipient = "+27821234567") => create(SmsDeliverySchema, { status, recipient });
 
@@ -37,5 +38,30 @@ describe("voucherSmsSentence", () => {
       smsDelivery: sms(SmsDeliveryStatus.DELIVERED),
     });
     expect(voucherSmsSentence(own)).toBe("Thandi Mokoena received the voucher number by SMS on +27 82 123 4567.");
+  });
+});
+
+describe("voucherOutcomeSentence", () => {
+  const transfer = completed(makeTransfer({ recipientName: "Thandi Mokoena", amountCents: 50000n }));
+
+  it("says nothing while the voucher waits for the recipient", () => {
+    expect(voucherOutcomeSentence(transfer)).toBeUndefined();
+  });
+
+  it("says who collected how much, where and when", () => {
+    const now = new Date("2026-03-05T12:00:00+02:00");
+    const collected = withVoucher(transfer, {
+      collectionStatus: CollectionStatus.COLLECTED,
+      collectedAtLocation: "FNB ATM Sandton City",
+      collectedAt: timestampFromMs(Date.parse("2026-03-05T11:15:00+02:00")),
+    });
+    expect(voucherOutcomeSentence(collected, now)).toBe(`Thandi Mokoena collected R500,00 at FNB ATM Sandton City, 11:15.`);
+  });
+
+  it("says a cancelled voucher can no longer be collected, with its refund", () => {
+    const cancelled = withChanges(withVoucher(transfer, { collectionStatus: CollectionStatus.CANCELLED }), {
+      refundStatus: RefundStatus.PENDING,
+    });
+    expect(voucherOutcomeSentence(cancelled)).toMatch(/^This voucher was cancelled: it can no longer be collected\. R.* is being refunded to your card\.$/);
   });
 });

@@ -4,15 +4,17 @@ import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { SmsDeliveryStatus, TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
+import { CollectionStatus, SmsDeliveryStatus, TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { track } from "@/lib/analytics";
-import { formatLongDateTime, toDate } from "@/lib/date";
+import { bankAtm } from "@/lib/banks";
+import { cardRefundCents } from "@/lib/credit";
+import { formatLongDateTime, formatSaMoment, toDate } from "@/lib/date";
 import { useLiveStatus } from "@/lib/live-status";
 import { centsToDecimal, formatMoney } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
 import { isInFlight, useTransfer } from "../../api/transfers";
-import { collectionPlace } from "../../lib/voucher-state";
+import { collectionPlace, refundText } from "../../lib/voucher-state";
 
 export const RESULT_TEXT = {
   processingTitle: "Processing your transfer...",
@@ -167,21 +169,30 @@ function useReportOutcome(transfer: Transfer | undefined) {
 
 function CompletedDetails({ transfer }: { transfer: Transfer }) {
   const expires = toDate(transfer.voucher?.expiresAt);
+  // After the voucher's live update (the cash collected, a cancellation, an expiry), the panel
+  // says what happened instead of how to collect.
+  const outcome = voucherOutcomeSentence(transfer);
   return (
     <div className="mx-auto mt-5 w-full max-w-md space-y-4 text-left">
       {transfer.voucher?.number && (
         <div className="rounded-lg border border-emerald-200 bg-emerald-50 p-4 dark:border-emerald-900 dark:bg-emerald-950/60">
           <p className="text-sm text-emerald-900 dark:text-emerald-200">Voucher number</p>
           <p className="font-mono text-2xl font-semibold tracking-wider">{transfer.voucher.number}</p>
-          <p className="mt-2 text-sm text-emerald-900 dark:text-emerald-200">
-            {voucherSmsSentence(transfer)}
-            {transfer.voucher.pinChosenBySender && " Give them your PIN yourself, not by SMS."} They withdraw the cash at{" "}
-            {collectionPlace(transfer.bank)} with the voucher number, the PIN and their phone number.
-          </p>
-          {expires && (
-            <p className="mt-2 text-sm font-medium text-emerald-900 dark:text-emerald-200">
-              Valid until <time dateTime={expires.toISOString()}>{formatLongDateTime(expires)}</time>
-            </p>
+          {outcome ? (
+            <p className="mt-2 text-sm font-medium text-emerald-900 dark:text-emerald-200">{outcome}</p>
+          ) : (
+            <>
+              <p className="mt-2 text-sm text-emerald-900 dark:text-emerald-200">
+                {voucherSmsSentence(transfer)}
+                {transfer.voucher.pinChosenBySender && " Give them your PIN yourself, not by SMS."} They withdraw the cash at{" "}
+                {collectionPlace(transfer.bank)} with the voucher number, the PIN and their phone number.
+              </p>
+              {expires && (
+                <p className="mt-2 text-sm font-medium text-emerald-900 dark:text-emerald-200">
+                  Valid until <time dateTime={expires.toISOString()}>{formatLongDateTime(expires)}</time>
+                </p>
+              )}
+            </>
           )}
         </div>
       )}
@@ -198,6 +209,31 @@ function CompletedDetails({ transfer }: { transfer: Transfer }) {
       </dl>
     </div>
   );
+}
+
+/**
+ * What became of the voucher once it is no longer waiting: "Thandi Mokoena collected R500,00
+ * at FNB ATM Sandton City, 13:15." (as the live 'Cash collected' notice says it), or the
+ * cancellation or expiry with its refund; undefined while it waits for the recipient.
+ */
+export function voucherOutcomeSentence(transfer: Transfer, now: Date = new Date()): string | undefined {
+  const voucher = transfer.voucher;
+  switch (voucher?.collectionStatus) {
+    case CollectionStatus.COLLECTED: {
+      const name = transfer.recipientName || "Your recipient";
+      const where = voucher.collectedAtLocation || bankAtm(transfer.bank);
+      const at = toDate(voucher.collectedAt);
+      return `${name} collected ${formatMoney(transfer.amountCents)} at ${where}${at ? `, ${formatSaMoment(at, now)}` : ""}.`;
+    }
+    case CollectionStatus.CANCELLED:
+    case CollectionStatus.EXPIRED: {
+      const what = voucher.collectionStatus === CollectionStatus.CANCELLED ? "was cancelled" : "expired";
+      const refund = refundText(transfer, formatMoney(cardRefundCents(transfer)));
+      return `This voucher ${what}: it can no longer be collected.${refund ? ` ${refund}` : ""}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /**

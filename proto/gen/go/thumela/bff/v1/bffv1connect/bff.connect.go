@@ -604,7 +604,10 @@ type SecurityServiceClient interface {
 	// RevokeOtherSessions signs out every session but this one.
 	RevokeOtherSessions(context.Context, *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error)
 	ListPasskeys(context.Context, *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error)
-	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration.
+	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration. It needs
+	// FinishStepUp with STEP_UP_PURPOSE_ADD_PASSKEY first (within 5 minutes); without it:
+	// FailedPrecondition with ErrorInfo{reason: "STEP_UP_REQUIRED", domain:
+	// "identity.thumela.co.za"}. FinishPasskeyRegistration spends that step-up.
 	BeginPasskeyRegistration(context.Context, *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error)
 	FinishPasskeyRegistration(context.Context, *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error)
 	DeletePasskey(context.Context, *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error)
@@ -786,7 +789,10 @@ type SecurityServiceHandler interface {
 	// RevokeOtherSessions signs out every session but this one.
 	RevokeOtherSessions(context.Context, *v1.RevokeOtherSessionsRequest) (*v1.RevokeOtherSessionsResponse, error)
 	ListPasskeys(context.Context, *v1.ListPasskeysRequest) (*v1.ListPasskeysResponse, error)
-	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration.
+	// BeginPasskeyRegistration answers WebAuthn creation options for startRegistration. It needs
+	// FinishStepUp with STEP_UP_PURPOSE_ADD_PASSKEY first (within 5 minutes); without it:
+	// FailedPrecondition with ErrorInfo{reason: "STEP_UP_REQUIRED", domain:
+	// "identity.thumela.co.za"}. FinishPasskeyRegistration spends that step-up.
 	BeginPasskeyRegistration(context.Context, *v1.BeginPasskeyRegistrationRequest) (*v1.BeginPasskeyRegistrationResponse, error)
 	FinishPasskeyRegistration(context.Context, *v1.FinishPasskeyRegistrationRequest) (*v1.FinishPasskeyRegistrationResponse, error)
 	DeletePasskey(context.Context, *v1.DeletePasskeyRequest) (*v1.DeletePasskeyResponse, error)

@@ -153,8 +153,10 @@ type IdentityServiceClient interface {
 	// FinishPasskeySignIn verifies the assertion and opens a session, as SignIn does.
 	FinishPasskeySignIn(context.Context, *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error)
 	// --- Step-up: a fresh proof of the user (a passkey, or the password where there is none)
-	// just before money moves. FinishStepUp stamps the session and answers a fresh access token
-	// whose "sua" claim (stepped-up-at) transfers checks for transfers that need it.
+	// just before money moves or a passkey is added. For money, FinishStepUp stamps the session
+	// and answers a fresh access token whose "sua" claim (stepped-up-at) transfers checks for
+	// transfers that need it; for a passkey, it records a single-use proof that
+	// BeginPasskeyRegistration requires and FinishPasskeyRegistration spends.
 	BeginStepUp(context.Context, *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error)
 	FinishStepUp(context.Context, *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error)
 }
@@ -599,8 +601,10 @@ type IdentityServiceHandler interface {
 	// FinishPasskeySignIn verifies the assertion and opens a session, as SignIn does.
 	FinishPasskeySignIn(context.Context, *v1.FinishPasskeySignInRequest) (*v1.FinishPasskeySignInResponse, error)
 	// --- Step-up: a fresh proof of the user (a passkey, or the password where there is none)
-	// just before money moves. FinishStepUp stamps the session and answers a fresh access token
-	// whose "sua" claim (stepped-up-at) transfers checks for transfers that need it.
+	// just before money moves or a passkey is added. For money, FinishStepUp stamps the session
+	// and answers a fresh access token whose "sua" claim (stepped-up-at) transfers checks for
+	// transfers that need it; for a passkey, it records a single-use proof that
+	// BeginPasskeyRegistration requires and FinishPasskeyRegistration spends.
 	BeginStepUp(context.Context, *v1.BeginStepUpRequest) (*v1.BeginStepUpResponse, error)
 	FinishStepUp(context.Context, *v1.FinishStepUpRequest) (*v1.FinishStepUpResponse, error)
 }
