@@ -94,9 +94,10 @@ func (o *Outbox) addEmail(ctx context.Context, m Message) bool {
 		o.mailboxes[key] = true
 	}
 	o.appendLocked(m)
-	// Development only: printed so that the person running the stack can read it.
+	// The body stays out of the log: it can hold a one-time code, and /dev/outbox is where
+	// the person running the stack reads it (no code or PIN in clear in any log, dev included).
 	o.logger.InfoContext(ctx, "dev SMTP sink: e-mail", "to", m.Recipient, "subject", m.Subject,
-		"template", m.Template, "body", m.Body)
+		"template", m.Template)
 	return true
 }
 
@@ -105,8 +106,8 @@ func (o *Outbox) addSMS(ctx context.Context, m Message) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.appendLocked(m)
-	// Development only, as for e-mail.
-	o.logger.InfoContext(ctx, "dev BulkSMS: SMS", "to", m.Recipient, "body", m.Body)
+	// Without the body, as for e-mail: a voucher SMS holds its number and PIN.
+	o.logger.InfoContext(ctx, "dev BulkSMS: SMS", "to", m.Recipient)
 }
 
 func (o *Outbox) appendLocked(m Message) {

@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import { BulletList, PageSection, PublicPage, proseLink } from "@/components/layout/public-shell-page";
+import { NEW_USER_CREDIT, REFERRER_REWARD } from "@/lib/credit";
 import { PLATFORM_FEE_TEXT } from "@/lib/fee-schedule";
 import { LimitText } from "@/components/limit-text";
 import { LIMITS_TIME_ZONE_LABEL } from "@/lib/limit-policy";
@@ -88,8 +89,8 @@ export default function TermsPage() {
 
       <PageSection id="referrals" title="8. Refer a friend">
         <p>
-          A friend who signs up with your referral code gets R50 transfer credit, usable on their transfers. You get R100
-          transfer credit for each referred friend who completes a first transfer. Credit has no cash value, can't be
+          A friend who signs up with your referral code gets {NEW_USER_CREDIT} transfer credit, usable on their transfers.
+          You get {REFERRER_REWARD} transfer credit for each referred friend who completes a first transfer. Credit has no cash value, can't be
           transferred, and is not available for accounts opened to abuse the programme. We may end the programme with 30
           days' notice; credit already earned stays valid.
         </p>

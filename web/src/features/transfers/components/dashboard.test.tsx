@@ -93,6 +93,8 @@ describe("dashboard", () => {
     const recent = await screen.findByRole("region", { name: "Recent Transactions" });
     expect(await within(recent).findByText("We couldn't load your recent transactions.")).toBeInTheDocument();
     expect(screen.queryByText("No transactions yet")).not.toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Last transaction unavailable" })).toBeDisabled();
+    expect(screen.queryByRole("button", { name: "No recent transactions" })).not.toBeInTheDocument();
     expect(log).toHaveBeenCalledWith("Could not load recent transactions", expect.any(ConnectError));
     failing = false;
     await user.click(within(recent).getByRole("button", { name: "Try again" }));

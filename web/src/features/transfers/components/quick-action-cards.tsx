@@ -27,8 +27,12 @@ export function NewTransactionCard() {
 }
 
 export function ResendLastTransactionCard() {
-  const { data } = useRecentTransfers();
+  const { data, isPending, isError } = useRecentTransfers();
   const last = data?.transfers[0];
+  // "No recent transactions" only once the server said so: while the list loads, or when it
+  // could not be loaded (the Recent Transactions card beside it offers "Try again"), the button
+  // says that instead.
+  const unavailable = isPending ? "Loading…" : isError ? "Last transaction unavailable" : "No recent transactions";
   return (
     <Card aria-labelledby="resend-last-title" className="flex flex-col p-5 sm:p-6">
       <div className="flex items-center gap-3">
@@ -48,7 +52,7 @@ export function ResendLastTransactionCard() {
         </Link>
       ) : (
         <Button variant="secondary" className="mt-5 w-full" disabled>
-          No recent transactions
+          {unavailable}
         </Button>
       )}
     </Card>
