@@ -11,8 +11,10 @@ const HSTS = "max-age=63072000; includeSubDomains"
 
 // SecurityHeaders sets, before next runs (so that refusals, errors and downloads carry them
 // too), what every answer of the BFF says: nosniff, so that no browser runs an API answer or a
-// download as a script or a page; no Referrer-Policy leak from the API's answers and files
-// (no-referrer; the web client's pages set their own, WebClient); and, with hsts (the BFF's
+// download as a script or a page; the pages' Referrer-Policy, strict-origin-when-cross-origin
+// (WebClient sets the same), so that no path or query leaves the site. Not no-referrer: a
+// document under it (the development stack's ATM and outbox pages) sends "Origin: null" with its
+// POSTs, which the cross-site guard rightly refuses; and, with hsts (the BFF's
 // public origin is https), Strict-Transport-Security. Never hsts on plain-http development: a
 // browser that once saw it for localhost would refuse every http://localhost site for two
 // years.
@@ -20,7 +22,7 @@ func SecurityHeaders(hsts bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 		if hsts {
 			h.Set("Strict-Transport-Security", HSTS)
 		}
