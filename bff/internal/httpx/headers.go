@@ -11,8 +11,8 @@ const HSTS = "max-age=63072000; includeSubDomains"
 
 // SecurityHeaders sets, before next runs (so that refusals, errors and downloads carry them
 // too), what every answer of the BFF says: nosniff, so that no browser runs an API answer or a
-// download as a script or a page; the pages' Referrer-Policy, strict-origin-when-cross-origin
-// (WebClient sets the same), so that no path or query leaves the site. Not no-referrer: a
+// download as a script or a page; strict-origin-when-cross-origin, so that no path or query
+// leaves the site (WebClient adds only what pages need besides). Not no-referrer: a
 // document under it (the development stack's ATM and outbox pages) sends "Origin: null" with its
 // POSTs, which the cross-site guard rightly refuses; and, with hsts (the BFF's
 // public origin is https), Strict-Transport-Security. Never hsts on plain-http development: a

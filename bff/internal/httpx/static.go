@@ -48,10 +48,9 @@ func WebClient(dir string, onPage func(resp, req http.Header)) http.Handler {
 	})
 }
 
-// setSecurityHeaders sets the headers every page of a banking app should carry.
+// setSecurityHeaders sets the headers a page of a banking app carries besides those of every
+// answer (nosniff, the referrer policy and HSTS: SecurityHeaders, around the whole server).
 func setSecurityHeaders(h http.Header) {
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'")
 	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")

@@ -2,6 +2,7 @@ package server
 
 import (
 	"compress/gzip"
+	"errors"
 	"io"
 	"net/http"
 
@@ -19,16 +20,17 @@ const maxRequestBytes = 1 << 20
 // InvalidArgument, "The request is too large."), in every protocol, instead of connect's
 // ResourceExhausted "message size 10000033 is larger than configured max 1048576", which tells
 // a client to retry and gives the limit away. connect writes its own refusal before any
-// interceptor runs, so the limits are not connect.WithReadMaxBytes but readers that fail with
-// the BFF's *connect.Error, which connect passes on as it is: limitBody bounds the bytes on
-// the wire (the Connect body, or the gRPC and gRPC-Web envelopes whatever size their prefix
-// claims), and limitedGzip the bytes a compressed message inflates to.
+// interceptor runs, so the limits are not connect.WithReadMaxBytes but the standard library's
+// http.MaxBytesReader, whose error tooLarge turns into the BFF's *connect.Error, which connect
+// passes on as it is: limitBody bounds the bytes on the wire (the Connect body, or the gRPC and
+// gRPC-Web envelopes whatever size their prefix claims), and limitedGzip the bytes a compressed
+// message inflates to.
 
 // limitBody refuses a request body longer than maxBytes.
 func limitBody(maxBytes int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = &limitedReader{ReadCloser: r.Body, left: maxBytes}
+			r.Body = tooLarge{http.MaxBytesReader(w, r.Body, maxBytes)}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -47,45 +49,30 @@ func readLimit(maxBytes int64) []connect.HandlerOption {
 	}
 }
 
-// limitedReader is http.MaxBytesReader failing with rpcerr.TooLarge.
-type limitedReader struct {
-	io.ReadCloser
-	left int64
-	err  error
-}
+// tooLarge reads through a MaxBytesReader and answers its "too large" with rpcerr.TooLarge.
+type tooLarge struct{ io.ReadCloser }
 
-func (r *limitedReader) Read(p []byte) (int, error) {
-	if r.err != nil {
-		return 0, r.err
-	}
-	if len(p) == 0 {
-		return 0, nil
-	}
-	// One byte more than is left tells a body at the limit from one over it.
-	if int64(len(p))-1 > r.left {
-		p = p[:r.left+1]
-	}
+func (r tooLarge) Read(p []byte) (int, error) {
 	n, err := r.ReadCloser.Read(p)
-	if int64(n) <= r.left {
-		r.left -= int64(n)
-		return n, err
+	if _, over := errors.AsType[*http.MaxBytesError](err); over {
+		err = rpcerr.TooLarge()
 	}
-	n, r.left, r.err = int(r.left), 0, rpcerr.TooLarge()
-	return n, r.err
+	return n, err
 }
 
 // limitedGzip is a gzip reader that fails with rpcerr.TooLarge past max inflated bytes.
 type limitedGzip struct {
 	gzip.Reader
-	max  int64
-	left limitedReader
+	max     int64
+	limited io.Reader
 }
 
 func (z *limitedGzip) Reset(r io.Reader) error {
-	z.left = limitedReader{ReadCloser: io.NopCloser(&z.Reader), left: z.max}
+	// No ResponseWriter: the limit is on what the message inflates to, not on the connection.
+	z.limited = tooLarge{http.MaxBytesReader(nil, io.NopCloser(&z.Reader), z.max)}
 	return z.Reader.Reset(r)
 }
 
 func (z *limitedGzip) Read(p []byte) (int, error) {
-	return z.left.Read(p)
+	return z.limited.Read(p)
 }
