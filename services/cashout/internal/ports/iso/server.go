@@ -32,6 +32,12 @@ const MaxInFlightPerConn = 256
 // request's goroutine forever.
 const writeTimeout = 10 * time.Second
 
+// frameTimeout bounds reading one frame once its first byte has arrived: a peer that announces
+// a length and then sends the rest slowly, or never, must not hold the connection, its reader
+// and the frame's buffer forever (slow-loris). An idle link between frames is not cut: a switch
+// may stay quiet between its keep-alives. A var for the tests.
+var frameTimeout = 30 * time.Second
+
 // Server serves ISO 8583 over TCP.
 type Server struct {
 	app    App
@@ -181,7 +187,8 @@ func (s *Server) read(ctx context.Context, c *conn) {
 	remote := c.RemoteAddr().String()
 	s.logger.InfoContext(ctx, "switch connected", "remote", remote)
 	for {
-		frame, err := atmnet.ReadFrame(c)
+		frame, err := atmnet.ReadFrame(&frameReader{s: s, c: c})
+		s.setReadDeadline(c, time.Time{}) // idle until the next frame starts
 		if err != nil {
 			s.mu.Lock()
 			stopping := s.stopping
@@ -214,5 +221,32 @@ func (s *Server) read(ctx context.Context, c *conn) {
 			}()
 			s.serveFrame(ctx, c, frame)
 		}()
+	}
+}
+
+// frameReader reads one frame from c, starting the frame's deadline (frameTimeout) when its
+// first byte arrives.
+type frameReader struct {
+	s       *Server
+	c       *conn
+	started bool
+}
+
+func (r *frameReader) Read(p []byte) (int, error) {
+	n, err := r.c.Read(p)
+	if n > 0 && !r.started {
+		r.started = true
+		r.s.setReadDeadline(r.c, time.Now().Add(frameTimeout))
+	}
+	return n, err
+}
+
+// setReadDeadline sets c's read deadline unless the server is stopping, whose own deadline
+// (now, which wakes the reader) must stand.
+func (s *Server) setReadDeadline(c *conn, t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.stopping {
+		_ = c.SetReadDeadline(t)
 	}
 }
