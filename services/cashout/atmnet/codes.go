@@ -15,7 +15,7 @@ const (
 	RespPINTriesExceeded   = "75" // locked for 24 hours
 	RespPINCryptoError     = "81" // unknown zone PIN key, or a PIN block that does not decipher
 	RespIssuerUnavailable  = "91" // transfers unreachable or too slow: try again later
-	RespDuplicate          = "94" // a repeat of a request that was reversed: never paid out again
+	RespDuplicate          = "94" // a repeat of a reversed request, or another request under a used RRN
 	RespSystemMalfunction  = "96"
 )
 
@@ -33,7 +33,7 @@ var responseTexts = map[string]string{
 	RespPINTriesExceeded:   "Too many incorrect attempts: the voucher is locked for 24 hours",
 	RespPINCryptoError:     "The PIN could not be read (PIN key error)",
 	RespIssuerUnavailable:  "The service is unavailable: please try again later",
-	RespDuplicate:          "Duplicate transmission: this request was reversed; start a new withdrawal",
+	RespDuplicate:          "Duplicate transmission: this request was reversed or its reference is taken; start a new withdrawal",
 	RespSystemMalfunction:  "System error: please try again later",
 }
 

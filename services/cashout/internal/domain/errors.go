@@ -31,6 +31,9 @@ const (
 	// ReasonNotPermitted: a refusal transfers gave no reason for (FailedPrecondition without a
 	// detail).
 	ReasonNotPermitted
+	// ReasonReferenceReused: the switch sent another request under the (bank, RRN) of an earlier
+	// one (AlreadyExists): its numbering's fault, not the gateway's; nothing is recorded.
+	ReasonReferenceReused
 )
 
 //nolint:gosec // G101: reason names, not credentials
@@ -45,6 +48,7 @@ var reasonNames = map[Reason]string{
 	ReasonInvalidVoucher:   "invalid_voucher",
 	ReasonReversed:         "reversed",
 	ReasonNotPermitted:     "not_permitted",
+	ReasonReferenceReused:  "reference_reused",
 }
 
 func (r Reason) String() string {

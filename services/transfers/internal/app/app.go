@@ -193,10 +193,12 @@ type Repository interface {
 	// recorded as an approval with key's STAN and is not reversed yet, it is marked reversed at
 	// at and fn is run on its transfer, locked, which is stored with its events; reversed
 	// reports whether that happened. The transfer id is the request's voucher's (uuid.Nil when
-	// it collected nothing).
+	// it collected nothing). A reversal of a request not recorded yet is remembered, and that
+	// request, should it come later, is refused as reversed by Collect (a late original).
 	Reverse(ctx context.Context, key domain.ReversalKey, at time.Time, fn func(*domain.Transfer) error) (transferID uuid.UUID, reversed bool, err error)
 	// PruneUnknownNumbers deletes up to limit wrong-attempt counts of unknown voucher numbers
-	// last tried before before, and returns how many.
+	// last tried before before, and up to limit early reversals received before it, and returns
+	// the larger of the two counts.
 	PruneUnknownNumbers(ctx context.Context, before time.Time, limit int) (int, error)
 	// The saved recipients (recipients.go).
 	RecipientRepository
@@ -629,7 +631,8 @@ func (s *Service) CollectVoucher(ctx context.Context, in domain.CollectInput) (C
 
 // ReverseCollection undoes the collection made by the ATM request (bank, rrn, stan) when the
 // ATM could not dispense the cash: the voucher awaits collection again, once. A repeated
-// reversal, an unknown request, or one that collected nothing changes nothing (reversed false).
+// reversal, or one of a request that collected nothing, changes nothing (reversed false); a
+// reversal of a request not seen yet is remembered, and that request is refused if it comes.
 func (s *Service) ReverseCollection(ctx context.Context, bank domain.Bank, rrn, stan string) (uuid.UUID, bool, error) {
 	key, err := domain.NewReversalKey(bank, rrn, stan)
 	if err != nil {

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"testing"
 	"time"
@@ -111,9 +112,16 @@ func TestPruneUnknownNumbers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for i, age := range []time.Duration{time.Hour, 9 * 24 * time.Hour, 10 * 24 * time.Hour} {
+		if _, err := e.Pool.Exec(ctx, `INSERT INTO early_reversals (bank, retrieval_reference, stan, received_at)
+			VALUES ('fnb', $1, '000001', $2)`, fmt.Sprintf("RRN%d", i), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	e.StartWorker(t, nil, e.WorkerConfig())
-	testkit.Eventually(t, wait, "the old counts pruned", func() bool {
-		var n int
-		return e.Pool.QueryRow(ctx, `SELECT count(*) FROM unknown_voucher_numbers`).Scan(&n) == nil && n == 1
+	testkit.Eventually(t, wait, "the old counts and early reversals pruned", func() bool {
+		var counts, reversals int
+		return e.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM unknown_voucher_numbers), (SELECT count(*) FROM early_reversals)`).
+			Scan(&counts, &reversals) == nil && counts == 1 && reversals == 1
 	})
 }

@@ -305,7 +305,7 @@ func (w *Worker) claimCharges(ctx context.Context, slots chan struct{}, jobs *sy
 	}
 }
 
-// prune deletes unknown voucher numbers' counts that no longer matter, at most once per
+// prune deletes unknown voucher numbers' counts and early reversals that no longer matter, at most once per
 // pruneEvery (the repository's batches keep each statement short).
 func (w *Worker) prune(ctx context.Context) {
 	now := w.cfg.Now()
@@ -317,7 +317,7 @@ func (w *Worker) prune(ctx context.Context) {
 	for ctx.Err() == nil {
 		n, err := w.repo.PruneUnknownNumbers(ctx, before, pruneBatch)
 		if err != nil {
-			w.logError(ctx, "pruning unknown voucher numbers failed", err)
+			w.logError(ctx, "pruning unknown voucher numbers and early reversals failed", err)
 			return
 		}
 		if n < pruneBatch {

@@ -128,6 +128,8 @@ func collectError(ctx context.Context, err error) error {
 		return domain.Refused(domain.ReasonInvalidVoucher)
 	case codes.InvalidArgument:
 		return &domain.FormatError{Field: "refused by transfers as invalid: " + st.Message()}
+	case codes.AlreadyExists:
+		return domain.Refused(domain.ReasonReferenceReused)
 	}
 	return fmt.Errorf("transfers CollectVoucher: %w", err)
 }

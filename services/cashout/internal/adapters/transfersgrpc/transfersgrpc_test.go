@@ -40,6 +40,7 @@ func TestCollectError(t *testing.T) {
 		codes.ResourceExhausted:  domain.ReasonLocked,
 		codes.FailedPrecondition: domain.ReasonNotPermitted,
 		codes.NotFound:           domain.ReasonInvalidVoucher,
+		codes.AlreadyExists:      domain.ReasonReferenceReused,
 	} {
 		for _, err := range []error{status.Error(code, "x"), refusal(code, transfersv1.CollectionRefused_REASON_UNSPECIFIED)} {
 			var refused *domain.RefusedError

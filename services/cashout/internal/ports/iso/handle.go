@@ -269,7 +269,7 @@ func ResponseCode(err error) string {
 			return atmnet.RespInvalidAmount
 		case domain.ReasonInvalidVoucher:
 			return atmnet.RespInvalidVoucher
-		case domain.ReasonReversed:
+		case domain.ReasonReversed, domain.ReasonReferenceReused:
 			return atmnet.RespDuplicate
 		}
 		return atmnet.RespSystemMalfunction

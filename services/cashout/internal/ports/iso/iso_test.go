@@ -28,6 +28,8 @@ func TestResponseCode(t *testing.T) {
 		{domain.Refused(domain.ReasonNotPermitted), "57"},
 		{domain.Refused(domain.ReasonWrongAmount), "13"},
 		{domain.Refused(domain.ReasonInvalidVoucher), "14"},
+		{domain.Refused(domain.ReasonReversed), "94"},
+		{domain.Refused(domain.ReasonReferenceReused), "94"},
 		{domain.Refused(domain.ReasonUnspecified), "96"},
 		{&domain.FormatError{Field: "DE 11 STAN"}, "30"},
 		{domain.ErrPINBlock, "81"},

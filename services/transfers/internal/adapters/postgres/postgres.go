@@ -558,6 +558,12 @@ func (r *Transfers) Collect(ctx context.Context, req domain.CollectRequest, at t
 			out = prior.answer()
 			return nil
 		}
+		// A request whose reversal came first (early_reversals, 0017) is over before it began:
+		// refused as reversed, the voucher untouched and no attempt counted, every time.
+		if reversed, err := reversedEarly(ctx, tx, req); err != nil || reversed {
+			out.Refusal = &domain.Refusal{Reason: domain.RefusalReversed}
+			return err
+		}
 
 		var (
 			t       *domain.Transfer
@@ -642,6 +648,29 @@ func lockUnknown(ctx context.Context, tx pgx.Tx, number string, at time.Time) (*
 	return &u, nil
 }
 
+// reversedEarly reports whether a reversal of req (its bank, retrieval reference and STAN)
+// arrived before req did.
+func reversedEarly(ctx context.Context, tx pgx.Tx, req domain.CollectRequest) (bool, error) {
+	var reversed bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM early_reversals
+		WHERE bank = $1 AND retrieval_reference = $2 AND stan = $3)`,
+		string(req.Bank()), req.RRN(), req.STAN()).Scan(&reversed); err != nil {
+		return false, fmt.Errorf("read early reversal: %w", err)
+	}
+	return reversed, nil
+}
+
+// recordEarlyReversal remembers a reversal of a request not seen yet; a repeat of the reversal
+// keeps the first.
+func recordEarlyReversal(ctx context.Context, tx pgx.Tx, key domain.ReversalKey, at time.Time) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO early_reversals (bank, retrieval_reference, stan, received_at)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (bank, retrieval_reference) DO NOTHING`,
+		string(key.Bank), key.RRN, key.STAN, at); err != nil {
+		return fmt.Errorf("record early reversal: %w", err)
+	}
+	return nil
+}
+
 // errNothingToReverse rolls a reversal back that found the voucher no longer collected by the
 // request it names.
 var errNothingToReverse = errors.New("nothing to reverse")
@@ -649,8 +678,9 @@ var errNothingToReverse = errors.New("nothing to reverse")
 // Reverse implements app.Repository. Under the request's lock: the request must be recorded as
 // an approval with this STAN, not reversed yet; it is marked reversed first (the database's
 // guard admits the voucher's way back only for a reversed request), then fn undoes the
-// collection on the locked voucher, which is saved with its event. Anything else changes
-// nothing: reversed is false.
+// collection on the locked voucher, which is saved with its event. A request not recorded at
+// all is remembered as reversed early (early_reversals), so that it collects nothing should it
+// arrive after its reversal. Anything else changes nothing: reversed is false.
 func (r *Transfers) Reverse(ctx context.Context, key domain.ReversalKey, at time.Time, fn func(*domain.Transfer) error) (uuid.UUID, bool, error) {
 	var (
 		id       uuid.UUID
@@ -662,8 +692,16 @@ func (r *Transfers) Reverse(ctx context.Context, key domain.ReversalKey, at time
 			return err
 		}
 		q, found, err := readRequest(ctx, tx, key.Bank, key.RRN, true)
-		if err != nil || !found || q.outcome != "approved" || q.transferID == nil || q.stan != key.STAN {
+		if err != nil {
 			return err
+		}
+		if !found {
+			// The reversal overtook its request: remembered, so that the request, should it
+			// still come, collects nothing (Collect).
+			return recordEarlyReversal(ctx, tx, key, at)
+		}
+		if q.outcome != "approved" || q.transferID == nil || q.stan != key.STAN {
+			return nil
 		}
 		id = *q.transferID
 		if q.reversedAt != nil {
@@ -807,14 +845,24 @@ func (r *Transfers) RemindDue(ctx context.Context, now time.Time, limit int, ste
 	return n, nil
 }
 
-// PruneUnknownNumbers implements app.Repository.
+// PruneUnknownNumbers implements app.Repository: up to limit unknown numbers' counts and up to
+// limit early reversals, in one statement; the larger of the two counts is returned, so that
+// the worker asks again while either had a full batch.
 func (r *Transfers) PruneUnknownNumbers(ctx context.Context, before time.Time, limit int) (int, error) {
-	tag, err := r.pool.Exec(ctx, `DELETE FROM unknown_voucher_numbers WHERE number_digest IN (
-		SELECT number_digest FROM unknown_voucher_numbers WHERE updated_at < $1 LIMIT $2)`, before, limit)
+	var numbers, reversals int
+	err := r.pool.QueryRow(ctx, `WITH numbers AS (
+			DELETE FROM unknown_voucher_numbers WHERE number_digest IN (
+				SELECT number_digest FROM unknown_voucher_numbers WHERE updated_at < $1 LIMIT $2)
+			RETURNING 1),
+		reversals AS (
+			DELETE FROM early_reversals WHERE (bank, retrieval_reference) IN (
+				SELECT bank, retrieval_reference FROM early_reversals WHERE received_at < $1 LIMIT $2)
+			RETURNING 1)
+		SELECT (SELECT count(*) FROM numbers), (SELECT count(*) FROM reversals)`, before, limit).Scan(&numbers, &reversals)
 	if err != nil {
-		return 0, fmt.Errorf("prune unknown voucher numbers: %w", err)
+		return 0, fmt.Errorf("prune unknown voucher numbers and early reversals: %w", err)
 	}
-	return int(tag.RowsAffected()), nil
+	return max(numbers, reversals), nil
 }
 
 // List implements app.Repository: the count and the page read one snapshot.

@@ -488,6 +488,52 @@ func TestReverseCollection(t *testing.T) {
 	}
 }
 
+// A reversal that overtakes its request (the switch gave up on a withdrawal still on its way and
+// reversed it, and was told the reversal stands): the request, when it comes, collects nothing,
+// every time it is repeated; no attempt is counted; the voucher is collected by a new request as
+// usual.
+func TestARequestReversedBeforeItCameCollectsNothing(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	v := issue(t, e)
+	ctx := atm(t, e)
+	id := v.transfer.GetId()
+
+	late := v.request()
+	if res := reverse(t, e, late); res.GetReversed() || res.GetTransferId() != "" {
+		t.Fatalf("reversal of a request not seen yet: %v", res)
+	}
+	for _, what := range []string{"the late request", "its repeat"} {
+		_, err := e.Client.CollectVoucher(ctx, late)
+		wantCode(t, what, err, codes.FailedPrecondition, "reversed")
+		if refused(t, err).GetReason() != transfersv1.CollectionRefused_REASON_REVERSED {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	if row := readVoucher(t, e, id); row.status != "awaiting_collection" || row.attempts != 0 || row.collectedAt != nil {
+		t.Fatalf("voucher after the late request: %+v", row)
+	}
+	if _, found := readRequest(t, e, "capitec", late.GetRetrievalReference()); found {
+		t.Fatal("the late request was recorded as an ATM request")
+	}
+	// A repeated reversal keeps the first; the request under the same reference with another
+	// STAN is not the one reversed.
+	if res := reverse(t, e, late); res.GetReversed() {
+		t.Fatalf("repeated early reversal: %v", res)
+	}
+	otherSTAN := proto.CloneOf(late)
+	otherSTAN.SystemTraceAuditNumber = "999999"
+	if _, err := e.Client.CollectVoucher(ctx, otherSTAN); err != nil {
+		t.Fatalf("another request under the reversed one's reference: %v", err)
+	}
+	if row := readVoucher(t, e, id); row.status != "collected" {
+		t.Fatalf("voucher %+v", row)
+	}
+	if n := collectedEvents(t, e, id); n != 1 {
+		t.Fatalf("%d collected events, want 1", n)
+	}
+}
+
 // Two ATMs' reversals of the same request at once: one reverses.
 func TestConcurrentReversalsReverseOnce(t *testing.T) {
 	t.Parallel()
