@@ -106,9 +106,7 @@ func serve(ctx context.Context, cfg server.Config, logger *slog.Logger) error {
 		return err
 	}
 	defer nc.Close()
-	if err := bus.EnsureStreams(ctx, js, bus.WithReplicas(cfg.StreamReplicas)); err != nil {
-		logger.Warn("could not ensure the streams yet", "err", err)
-	}
+	bus.WarnUnensured(logger, bus.EnsureStreams(ctx, js, bus.WithReplicas(cfg.StreamReplicas)))
 	deps.JS = js
 	// Sessions revoked anywhere stop working here at once (their grants and live streams end).
 	components = append(components, lifecycle.Component{Name: "revocations", Start: revocation.New(js, deps.Tokens, logger).Run})

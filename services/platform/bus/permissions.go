@@ -22,6 +22,12 @@ const (
 	// IdentityAdmin may do anything: tests that publish as no service would (a malformed
 	// message, a fixture). Only natstest has it.
 	IdentityAdmin = "admin"
+	// IdentityStreams administers the streams: the only identity that may change a stream's
+	// configuration once the stream exists (natsauth streams, run by a release that changes
+	// StreamConfigs; the dev stack before it starts the services). It publishes and reads
+	// nothing. No service has it: a service's key, stolen, cannot purge, shrink or seal a stream
+	// that the other services publish to.
+	IdentityStreams = "streams"
 )
 
 // Durable is a durable consumer that one identity owns: it alone may create, read and
@@ -43,7 +49,8 @@ type Read struct {
 type Identity struct {
 	Name string
 	// Publishes are the stream subjects the identity writes to (its outbox's subjects). It may
-	// also create, update and inspect the streams they land in, and no other.
+	// also create and inspect the streams they land in (CreatableStreams), and no other; it may
+	// not change one that exists (AdministersStreams).
 	Publishes []string
 	// Durables are the durable consumers it owns.
 	Durables []Durable
@@ -58,6 +65,9 @@ type Identity struct {
 	// ordered consumers on the streams that are not work queues, plain subscriptions on
 	// thumela.>.
 	ReadAll bool
+	// AdministersStreams grants creating, changing and inspecting every stream of
+	// StreamConfigs (IdentityStreams), and nothing else.
+	AdministersStreams bool
 	// Unrestricted gives the identity no permissions block at all (IdentityAdmin).
 	Unrestricted bool
 }
@@ -168,21 +178,31 @@ var identities = []Identity{
 	},
 }
 
-var observer = Identity{Name: IdentityObserver, ReadAll: true}
+var (
+	observer     = Identity{Name: IdentityObserver, ReadAll: true}
+	streamsAdmin = Identity{Name: IdentityStreams, AdministersStreams: true}
+)
 
 // Services returns the services' identities (the production table), in start order, the BFF
 // last.
 func Services() []Identity { return slices.Clone(identities) }
 
+// Deployed returns the identities of a deployment: the services (Services) and the streams
+// administrator. The production auth.conf and the NKeys of an environment are made for these.
+func Deployed() []Identity { return append(Services(), StreamsAdmin()) }
+
 // Observer returns the read-only identity of the dev stack's tools.
 func Observer() Identity { return observer }
+
+// StreamsAdmin returns the identity that administers the streams (IdentityStreams).
+func StreamsAdmin() Identity { return streamsAdmin }
 
 // Admin returns the unrestricted test identity.
 func Admin() Identity { return Identity{Name: IdentityAdmin, Unrestricted: true} }
 
 // Lookup returns the identity named name: a service, the observer or the admin.
 func Lookup(name string) (Identity, bool) {
-	for _, id := range append(Services(), Observer(), Admin()) {
+	for _, id := range append(Services(), Observer(), StreamsAdmin(), Admin()) {
 		if id.Name == name {
 			return id, true
 		}
@@ -195,17 +215,22 @@ func Lookup(name string) (Identity, bool) {
 // other process can read the answers JetStream sends it.
 func InboxPrefix(name string) string { return "_INBOX." + name }
 
-// OwnedStreams are the streams the identity may create and update: those its subjects land in
-// (KV buckets aside).
-func (id Identity) OwnedStreams() []string {
+// CreatableStreams are the streams the identity may create: those its subjects land in (KV
+// buckets aside), every stream for the streams administrator and the admin. Creating a stream
+// that exists changes nothing: the server refuses a configuration that differs.
+func (id Identity) CreatableStreams() []string {
 	var out []string
 	for _, cfg := range StreamConfigs() {
-		if id.Unrestricted || slices.ContainsFunc(cfg.Subjects, func(s string) bool { return slices.Contains(id.Publishes, s) }) {
+		if id.Unrestricted || id.AdministersStreams ||
+			slices.ContainsFunc(cfg.Subjects, func(s string) bool { return slices.Contains(id.Publishes, s) }) {
 			out = append(out, cfg.Name)
 		}
 	}
 	return out
 }
+
+// UpdatesStreams reports whether the identity may change an existing stream's configuration.
+func (id Identity) UpdatesStreams() bool { return id.Unrestricted || id.AdministersStreams }
 
 // Permissions are one identity's allowed and denied subjects.
 type Permissions struct {
@@ -228,8 +253,11 @@ func (id Identity) Permissions() Permissions {
 	}
 
 	pub(id.Publishes...)
-	for _, s := range id.OwnedStreams() {
-		pub(api+"STREAM.CREATE."+s, api+"STREAM.UPDATE."+s)
+	for _, s := range id.CreatableStreams() {
+		pub(api + "STREAM.CREATE." + s)
+		if id.AdministersStreams {
+			pub(api + "STREAM.UPDATE." + s)
+		}
 		streamInfo(s)
 	}
 	for _, d := range id.Durables {

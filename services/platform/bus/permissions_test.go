@@ -149,7 +149,7 @@ func TestEachIdentityCanDoItsJob(t *testing.T) {
 			if err := bus.EnsureStreams(ctx, admin.js); err != nil {
 				t.Fatal(err)
 			}
-			for _, s := range id.OwnedStreams() {
+			for _, s := range id.CreatableStreams() {
 				if _, err := c.js.Stream(ctx, s); err != nil {
 					t.Errorf("stream %s: %v", s, err)
 				}
@@ -269,7 +269,7 @@ func TestIdentitiesAreConfinedToTheirRows(t *testing.T) {
 	if err := bus.EnsureStreams(t.Context(), admin.js); err != nil {
 		t.Fatal(err)
 	}
-	ids := append(bus.Services(), bus.Observer())
+	ids := append(bus.Services(), bus.Observer(), bus.StreamsAdmin())
 	for _, a := range ids {
 		t.Run(a.Name, func(t *testing.T) {
 			t.Parallel()
@@ -331,7 +331,7 @@ func TestIdentitiesAreConfinedToTheirRows(t *testing.T) {
 					_, err = cons.Next(jetstream.FetchContext(ctx))
 					return err
 				})
-				if !slices.Contains(a.OwnedStreams(), cfg.Name) {
+				if !slices.Contains(a.CreatableStreams(), cfg.Name) {
 					get := "$JS.API.STREAM.MSG.GET." + cfg.Name
 					c.refused(t, "get a message of "+cfg.Name, get, func(ctx context.Context) error {
 						_, err := c.nc.RequestWithContext(ctx, get, []byte(`{"seq":1}`))
@@ -339,20 +339,25 @@ func TestIdentitiesAreConfinedToTheirRows(t *testing.T) {
 					})
 				}
 			}
-			// Streams it does not publish to it may not create, change or delete.
+			// No stream may it change (not even those it publishes to and may create: the
+			// others' events land there too) but the streams administrator; none may it delete.
 			for _, cfg := range bus.StreamConfigs() {
-				if slices.Contains(a.OwnedStreams(), cfg.Name) {
-					continue
+				if !a.UpdatesStreams() {
+					upd := "$JS.API.STREAM.UPDATE." + cfg.Name
+					c.refused(t, "update "+cfg.Name, upd, func(ctx context.Context) error {
+						cfg.MaxAge = time.Second
+						_, err := c.js.UpdateStream(ctx, cfg)
+						return err
+					})
 				}
-				upd := "$JS.API.STREAM.UPDATE." + cfg.Name
-				c.refused(t, "update "+cfg.Name, upd, func(ctx context.Context) error {
-					cfg.MaxAge = time.Second
-					_, err := c.js.UpdateStream(ctx, cfg)
-					return err
-				})
 				del := "$JS.API.STREAM.DELETE." + cfg.Name
 				c.refused(t, "delete "+cfg.Name, del, func(ctx context.Context) error {
 					return c.js.DeleteStream(ctx, cfg.Name)
+				})
+				purge := "$JS.API.STREAM.PURGE." + cfg.Name
+				c.refused(t, "purge "+cfg.Name, purge, func(ctx context.Context) error {
+					_, err := c.nc.RequestWithContext(ctx, purge, nil)
+					return err
 				})
 			}
 			// Nobody writes a bucket it does not own (a watcher neither).
@@ -425,6 +430,53 @@ func TestObserverReadsWithoutTakingWork(t *testing.T) {
 	})
 }
 
+// TestOnlyTheStreamsAdministratorChangesAStream: a service creates a missing stream it publishes
+// to, but one configured otherwise it leaves as it is (ErrStreamDrift, the configuration
+// unchanged); the streams administrator applies the release's configuration.
+func TestOnlyTheStreamsAdministratorChangesAStream(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	ctx := t.Context()
+	transfers := connectAs(t, srv, "transfers")
+	if err := bus.EnsureStreams(ctx, transfers.js); err != nil {
+		t.Fatalf("a service creating its missing streams: %v", err)
+	}
+	if err := bus.EnsureStreams(ctx, transfers.js); err != nil {
+		t.Fatalf("a service ensuring streams that are as configured: %v", err)
+	}
+	// An older release's configuration (another retention), set by the administrator.
+	admin := connectAs(t, srv, bus.IdentityAdmin)
+	old := bus.StreamConfigs()[0]
+	old.MaxAge = time.Hour
+	if _, err := admin.js.UpdateStream(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	maxAge := func() time.Duration {
+		t.Helper()
+		s, err := admin.js.Stream(ctx, old.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.CachedInfo().Config.MaxAge
+	}
+	if err := bus.EnsureStreams(ctx, transfers.js); !errors.Is(err, bus.ErrStreamDrift) || !strings.Contains(err.Error(), old.Name) {
+		t.Fatalf("a service finding %s configured otherwise: %v, want ErrStreamDrift naming it", old.Name, err)
+	}
+	if got := maxAge(); got != time.Hour {
+		t.Fatalf("a service changed %s: max age %v", old.Name, got)
+	}
+	creds := srv.Credentials(bus.IdentityStreams)
+	if err := bus.AdministerStreams(ctx, srv.URL(), creds, nil); err != nil {
+		t.Fatalf("the streams administrator: %v", err)
+	}
+	if got, want := maxAge(), bus.StreamConfigs()[0].MaxAge; got != want {
+		t.Fatalf("after the streams administrator: max age %v, want %v", got, want)
+	}
+	if err := bus.EnsureStreams(ctx, transfers.js); err != nil {
+		t.Fatalf("a service after the change was applied: %v", err)
+	}
+}
+
 // TestKubernetesAuthConfIsTheTable: the committed include of the production nats.conf is the
 // table rendered with each key from the server's environment.
 func TestKubernetesAuthConfIsTheTable(t *testing.T) {
@@ -433,7 +485,7 @@ func TestKubernetesAuthConfIsTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := bus.AuthConf(bus.Services(), func(name string) string { return "$" + bus.NKeyVar(name) })
+	want := bus.AuthConf(bus.Deployed(), func(name string) string { return "$" + bus.NKeyVar(name) })
 	if string(got) != want {
 		t.Errorf("deploy/kubernetes/base/nats/auth.conf differs from the table: regenerate it with\n"+
 			"  go run ./services/platform/bus/cmd/natsauth conf > deploy/kubernetes/base/nats/auth.conf\nwant:\n%s", want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -102,16 +103,32 @@ func StreamConfigs(opts ...StreamOption) []jetstream.StreamConfig {
 	}
 }
 
-// EnsureStreams creates Thumela's streams or updates them to StreamConfigs. It is idempotent
-// and every service may call it at start, so no start order between services is needed. A
-// connection with credentials (its inbox prefix names its identity, see Connect) ensures only
-// the streams that identity publishes to, the only ones the permission table lets it create;
-// a service that only consumes a stream waits for a publisher to create it. Without
-// credentials (a server without authorization) it ensures them all.
+// ErrStreamDrift: a stream exists with another configuration than this release's, and the
+// connection may not change it (a service). The stream works as it is; the release that changed
+// StreamConfigs applies the change with the streams administrator (natsauth streams).
+var ErrStreamDrift = errors.New("bus: stream configuration differs from this release's")
+
+// EnsureStreams creates Thumela's streams that the connection's identity may create and, when it
+// may also change them (the streams administrator, or a connection without credentials to a
+// server without authorization), updates them to StreamConfigs. It is idempotent and every
+// service calls it at start, so no start order between services is needed; a service that only
+// consumes a stream waits for a publisher to create it. A service may only create: a stream it
+// finds with another configuration is left as it is, and after every other stream was ensured
+// the error is ErrStreamDrift naming it, which the service logs and starts regardless.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
-	owned := ownedStreams(js)
+	id, named := connectionIdentity(js)
+	update := !named || id.UpdatesStreams()
+	var drifted []string
 	for _, cfg := range StreamConfigs(opts...) {
-		if owned != nil && !slices.Contains(owned, cfg.Name) {
+		if named && !slices.Contains(id.CreatableStreams(), cfg.Name) {
+			continue
+		}
+		if !update {
+			if _, err := js.CreateStream(ctx, cfg); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				drifted = append(drifted, cfg.Name)
+			} else if err != nil {
+				return fmt.Errorf("bus: create stream %s: %w", cfg.Name, err)
+			}
 			continue
 		}
 		if err := replaceLegacyNotifications(ctx, js, cfg); err != nil {
@@ -121,25 +138,52 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOp
 			return fmt.Errorf("bus: ensure stream %s: %w", cfg.Name, err)
 		}
 	}
+	if len(drifted) > 0 {
+		return fmt.Errorf("%w: %s (apply it with natsauth streams)", ErrStreamDrift, strings.Join(drifted, ", "))
+	}
 	return nil
 }
 
-// ownedStreams returns the streams the connection's identity owns, nil when the connection
-// names no identity of the table.
-func ownedStreams(js jetstream.JetStream) []string {
+// AdministerStreams connects to url as the streams administrator (creds: its seed, and the CA
+// for TLS) and brings every stream to StreamConfigs, creating those missing and changing those
+// that differ: what a release that changes StreamConfigs runs (natsauth streams), and what the
+// dev stack does before its services start.
+func AdministerStreams(ctx context.Context, url string, creds Credentials, logger *slog.Logger, opts ...StreamOption) error {
+	creds.Identity = IdentityStreams
+	nc, js, err := Connect(ctx, url, IdentityStreams, logger, WithCredentials(creds))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	return EnsureStreams(ctx, js, opts...)
+}
+
+// WarnUnensured logs an error of EnsureStreams for on-call, at warning level: the process runs
+// either way. A drift is a release's stream change not applied yet; anything else is a NATS not
+// reachable yet, whose streams the outbox relays' retries wait for.
+func WarnUnensured(logger *slog.Logger, err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrStreamDrift):
+		logger.Warn("a stream's configuration differs from this release's; it works as it is until the streams administrator applies the change",
+			"err", err)
+	default:
+		logger.Warn("could not ensure the streams yet; publishing retries until they exist", "err", err)
+	}
+}
+
+// connectionIdentity returns the identity the connection's inbox prefix names (see Connect);
+// named is false for a connection that names no identity of the table.
+func connectionIdentity(js jetstream.JetStream) (id Identity, named bool) {
 	nc := js.Conn()
 	if nc == nil {
-		return nil
+		return Identity{}, false
 	}
 	name, ok := strings.CutPrefix(nc.Opts.InboxPrefix, InboxPrefix(""))
 	if !ok {
-		return nil
+		return Identity{}, false
 	}
-	id, ok := Lookup(name)
-	if !ok {
-		return nil
-	}
-	return append(id.OwnedStreams(), "") // non-nil even when empty
+	return Lookup(name)
 }
 
 // replaceLegacyNotifications deletes a notifications stream of the first design (limits

@@ -54,7 +54,7 @@ func Run(t testing.TB) string {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	dir := t.TempDir()
-	ids := append(bus.Services(), bus.Observer(), bus.Admin())
+	ids := append(bus.Deployed(), bus.Observer(), bus.Admin())
 	keys, err := bus.GenerateKeys(filepath.Join(dir, "keys"), ids)
 	if err != nil {
 		t.Fatalf("natstest: %v", err)

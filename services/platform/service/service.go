@@ -156,9 +156,7 @@ func Run(ctx context.Context, spec Spec) error {
 	defer nc.Close()
 	// Each service creates the streams it publishes to (the only ones its NATS identity may
 	// create), whoever starts first; a NATS that is down now only delays it.
-	if err := bus.EnsureStreams(ctx, js, bus.WithReplicas(base.StreamReplicas)); err != nil {
-		logger.Warn("could not ensure the streams yet; the relay retries publishing", "err", err)
-	}
+	bus.WarnUnensured(logger, bus.EnsureStreams(ctx, js, bus.WithReplicas(base.StreamReplicas)))
 
 	relay, err := outbox.NewRelay(pool, js, spec.Name, logger)
 	if err != nil {

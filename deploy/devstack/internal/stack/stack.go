@@ -252,6 +252,11 @@ func Run(ctx context.Context, cfg Config) error {
 		defer faults.shutdownNATS()
 		natsURL = ns.ClientURL()
 		log.Info("embedded NATS with JetStream", "url", natsURL)
+		// As a release would (natsauth streams): the streams as this checkout configures them,
+		// before any service starts, since the services may only create the missing ones.
+		if err := bus.AdministerStreams(ctx, natsURL, bus.Credentials{NKeySeedFile: keys.SeedFile(bus.IdentityStreams)}, log); err != nil {
+			return fmt.Errorf("NATS streams: %w", err)
+		}
 	}
 
 	secrets, err := loadDevSecrets(filepath.Join(cfg.DataDir, DevSecretsFile))
@@ -502,7 +507,7 @@ func natsCredentials(dataDir string) (bus.KeySet, func(), error) {
 		return bus.KeySet{}, nil, err
 	}
 	cleanup := func() { _ = os.RemoveAll(dir) }
-	ids := append(bus.Services(), bus.Observer())
+	ids := append(bus.Deployed(), bus.Observer())
 	keys, err := bus.GenerateKeys(dir, ids)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, "auth.conf"), []byte(bus.AuthConf(ids, keys.Key)), 0o600)

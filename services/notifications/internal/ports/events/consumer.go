@@ -126,7 +126,8 @@ func (c *Consumer) Run(ctx context.Context) error {
 func (c *Consumer) consume(ctx context.Context) error {
 	cons, err := c.js.CreateOrUpdateConsumer(ctx, bus.StreamNotifications, c.ConsumerConfig())
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		if err := bus.EnsureStreams(ctx, c.js, bus.WithReplicas(c.cfg.Replicas)); err != nil {
+		// A drift of another stream it may create does not keep it from consuming.
+		if err := bus.EnsureStreams(ctx, c.js, bus.WithReplicas(c.cfg.Replicas)); err != nil && !errors.Is(err, bus.ErrStreamDrift) {
 			return err
 		}
 		cons, err = c.js.CreateOrUpdateConsumer(ctx, bus.StreamNotifications, c.ConsumerConfig())

@@ -3,17 +3,31 @@
 //
 //	natsauth conf          the include of the production nats.conf, keys from the server's
 //	                       environment (NATS_NKEY_<NAME>): deploy/kubernetes/base/nats/auth.conf
-//	natsauth keys <dir>    a fresh NKey per service: <dir>/<name>.nk (the seed, for the
-//	                       service's Secret <name>-nats) and, on stdout, NATS_NKEY_<NAME>=<public
-//	                       key> lines for the Secret nats-nkeys of the NATS servers
+//	natsauth keys <dir>    a fresh NKey per service and for the streams administrator:
+//	                       <dir>/<name>.nk (the seed, for the Secret <name>-nats) and, on
+//	                       stdout, NATS_NKEY_<NAME>=<public key> lines for the Secret nats-nkeys
+//	                       of the NATS servers
+//	natsauth streams       as the streams administrator, create the streams missing and change
+//	                       those that differ from this release's configuration: NATS_URL,
+//	                       NATS_NKEY_SEED_FILE (the streams seed), NATS_CA_FILE and
+//	                       STREAM_REPLICAS (default 3) from the environment
 package main
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
 
 	"github.com/thumela/thumela/services/platform/bus"
 )
+
+// streamsTimeout bounds natsauth streams: a deploy step fails rather than hangs.
+const streamsTimeout = time.Minute
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -25,18 +39,48 @@ func main() {
 func run(args []string) error {
 	switch {
 	case len(args) == 1 && args[0] == "conf":
-		_, err := fmt.Print(bus.AuthConf(bus.Services(), func(name string) string { return "$" + bus.NKeyVar(name) }))
+		_, err := fmt.Print(bus.AuthConf(bus.Deployed(), func(name string) string { return "$" + bus.NKeyVar(name) }))
 		return err
 	case len(args) == 2 && args[0] == "keys":
-		ks, err := bus.GenerateKeys(args[1], bus.Services())
+		ks, err := bus.GenerateKeys(args[1], bus.Deployed())
 		if err != nil {
 			return err
 		}
-		for _, id := range bus.Services() {
+		for _, id := range bus.Deployed() {
 			fmt.Printf("%s=%s\n", bus.NKeyVar(id.Name), ks.Key(id.Name))
 		}
 		return nil
+	case len(args) == 1 && args[0] == "streams":
+		return streams()
 	default:
-		return fmt.Errorf("usage: natsauth conf | natsauth keys <dir>")
+		return fmt.Errorf("usage: natsauth conf | natsauth keys <dir> | natsauth streams")
 	}
+}
+
+// streams applies StreamConfigs as the streams administrator, configured from the environment
+// like a service.
+func streams() error {
+	url := os.Getenv("NATS_URL")
+	if url == "" {
+		return fmt.Errorf("NATS_URL is not set")
+	}
+	replicas := 3
+	if v := os.Getenv("STREAM_REPLICAS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("STREAM_REPLICAS: %q is not a positive number", v)
+		}
+		replicas = n
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, streamsTimeout)
+	defer cancel()
+	creds := bus.Credentials{NKeySeedFile: os.Getenv("NATS_NKEY_SEED_FILE"), CAFile: os.Getenv("NATS_CA_FILE")}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := bus.AdministerStreams(ctx, url, creds, logger, bus.WithReplicas(replicas)); err != nil {
+		return err
+	}
+	logger.Info("streams applied", "streams", len(bus.StreamConfigs()), "replicas", replicas)
+	return nil
 }
