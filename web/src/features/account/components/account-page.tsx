@@ -62,9 +62,14 @@ export function AccountPage({ email }: { email: string }) {
   );
 }
 
+/**
+ * While the profile loads. The grey blocks are decorative (aria-hidden), so the status also
+ * carries the words: without them it held nothing a screen reader could read.
+ */
 function AccountSkeleton() {
   return (
     <div className="mx-auto w-full max-w-3xl" role="status" aria-label="Loading your account...">
+      <span className="sr-only">Loading your account...</span>
       <Skeleton className="h-8 w-40" />
       <Skeleton className="mt-3 h-5 w-64" />
       <Skeleton className="mt-6 h-10 w-52" />

@@ -15,8 +15,8 @@ import { errorMessage, hasCode } from "@/lib/errors";
 import { useRecheckSession, useRevokeOtherSessions, useRevokeSession, useSessions } from "../api/sessions";
 
 const SIGN_OUT_ALL_ID = "sign-out-other-sessions";
-const SIGN_OUT_FALLBACK = "We couldn't sign that session out. Please try again.";
-const SIGN_OUT_ALL_FALLBACK = "We couldn't sign out your other sessions. Please try again.";
+// The spec's words for a sign-out that failed without a message of its own ('Sign out failed').
+const SIGN_OUT_FALLBACK = "Unable to sign out. Please try again.";
 
 const timeFormat = new Intl.DateTimeFormat("en-ZA", {
   day: "numeric",
@@ -192,7 +192,7 @@ function SignOutOthersDialog({ open, count, onClose }: { open: boolean; count: n
           n === 1 ? "1 other session is no longer signed in." : `${n} other sessions are no longer signed in.`,
       });
     } catch (error) {
-      toast.error("Sign out failed", { description: errorMessage(error, SIGN_OUT_ALL_FALLBACK) });
+      toast.error("Sign out failed", { description: errorMessage(error, SIGN_OUT_FALLBACK) });
       if (hasCode(error, Code.Unauthenticated)) void recheck();
     }
     onClose();

@@ -200,9 +200,10 @@ function CodeCard({ code }: { code: string }) {
             <Copy aria-hidden="true" className="size-4" />
             Copy
           </Button>
-          <Button variant="outline" onClick={() => void copyLink()} aria-label="Copy referral link">
+          {/* The visible words are the whole name (WCAG 2.5.3, label in name): a speech user says what they see. */}
+          <Button variant="outline" onClick={() => void copyLink()}>
             <Link2 aria-hidden="true" className="size-4" />
-            Copy link
+            Copy referral link
           </Button>
           <Button onClick={() => void share()}>
             <Share2 aria-hidden="true" className="size-4" />

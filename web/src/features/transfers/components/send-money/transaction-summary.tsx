@@ -1,5 +1,6 @@
 import { Card } from "@/components/ui/card";
 import type { Bank } from "@/gen/thumela/bff/v1/bff_pb";
+import { cn } from "@/lib/cn";
 import { errorMessage } from "@/lib/errors";
 import { formatMoney } from "@/lib/money";
 import type { ReactNode } from "react";
@@ -48,11 +49,10 @@ export function TransactionSummary({ amountCents, bank }: TransactionSummaryProp
                 formatMoney(quote.totalFeeCents)
               )}
             </Line>
-            <div className="border-t border-slate-200 pt-2.5 dark:border-slate-700">
-              <Line term="Total amount" strong>
-                {formatMoney(quote.totalAmountCents)}
-              </Line>
-            </div>
+            {/* The rule above is the line's own: a <dl> holds dt/dd groups, one <div> deep at most. */}
+            <Line term="Total amount" strong className="border-t border-slate-200 pt-2.5 dark:border-slate-700">
+              {formatMoney(quote.totalAmountCents)}
+            </Line>
           </>
         ) : null}
       </dl>
@@ -76,9 +76,19 @@ export function TransactionSummary({ amountCents, bank }: TransactionSummaryProp
   );
 }
 
-function Line({ term, children, strong = false }: { term: string; children: ReactNode; strong?: boolean }) {
+function Line({
+  term,
+  children,
+  strong = false,
+  className,
+}: {
+  term: string;
+  children: ReactNode;
+  strong?: boolean;
+  className?: string;
+}) {
   return (
-    <div className="flex items-baseline justify-between gap-4">
+    <div className={cn("flex items-baseline justify-between gap-4", className)}>
       <dt className={strong ? "font-semibold" : "text-slate-600 dark:text-slate-400"}>{term}</dt>
       <dd className={strong ? "text-base font-semibold tabular-nums" : "tabular-nums"}>{children}</dd>
     </div>
