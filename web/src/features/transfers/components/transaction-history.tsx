@@ -269,7 +269,7 @@ function HistoryRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => vo
           }}
           aria-haspopup="dialog"
           aria-label={`View details of the transfer to ${transfer.recipientName}`}
-          className="inline-flex size-9 items-center justify-center rounded-lg text-slate-400 hover:bg-slate-100 hover:text-slate-700 dark:hover:bg-slate-800"
+          className="inline-flex size-9 items-center justify-center rounded-lg text-slate-500 hover:bg-slate-100 hover:text-slate-700 dark:text-slate-400 dark:hover:bg-slate-800 dark:hover:text-slate-200"
         >
           <ChevronRight aria-hidden="true" className="size-5" />
         </button>
