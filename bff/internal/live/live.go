@@ -156,7 +156,7 @@ type Hub[E any] struct {
 	// pos is the last stream sequence the hub routed (or the stream's end when it started):
 	// every message of the domains up to pos has been queued to the tabs open at the time.
 	pos  uint64
-	ring ring[E]
+	ring ring
 	subs map[string]map[*Subscription[E]]struct{} // by user id
 }
 
@@ -190,7 +190,7 @@ func New[E any](js jetstream.JetStream, cfg Config[E]) *Hub[E] {
 		filters: filters,
 		metrics: newMetrics(),
 		running: make(chan struct{}),
-		ring:    newRing[E](limits.RingSize, 0),
+		ring:    newRing(limits.RingSize, 0),
 		subs:    map[string]map[*Subscription[E]]struct{}{},
 	}
 }
@@ -245,7 +245,7 @@ func (h *Hub[E]) start(ctx context.Context) (jetstream.ConsumeContext, error) {
 	}
 	h.mu.Lock()
 	h.pos = last
-	h.ring = newRing[E](h.limits.RingSize, last)
+	h.ring = newRing(h.limits.RingSize, last)
 	h.mu.Unlock()
 	cc, err := cons.Consume(h.route, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		// The ordered consumer recovers by itself (it recreates itself after the last message
@@ -272,14 +272,14 @@ func (h *Hub[E]) route(msg jetstream.Msg) {
 		h.logger.Warn("live events: message without metadata", "subject", msg.Subject(), "err", err)
 		return
 	}
-	m := h.message(msg, meta, h.cfg.Observe)
+	m, raw := h.message(msg, meta, h.cfg.Observe)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.pos = max(h.pos, meta.Sequence.Stream)
 	if m == nil {
 		return
 	}
-	h.ring.push(m)
+	h.ring.push(hold(raw, msg.Subject(), msg.Headers(), m.Published, m.received))
 	h.ring.expire(m.received.Add(-h.limits.RingAge))
 	for s := range h.subs[m.UserID] {
 		if !s.push(m, h.limits.QueueSize) {
@@ -292,31 +292,39 @@ func (h *Hub[E]) route(msg jetstream.Msg) {
 // message decodes msg; nil when it is not a user's event the decoder keeps. observe, when set,
 // sees a user's event first, kept or not: the hub's own reading passes Config.Observe, a tab's
 // catch-up of messages the hub has already seen passes nil.
-func (h *Hub[E]) message(msg jetstream.Msg, meta *jetstream.MsgMetadata, observe func(Raw)) *Message[E] {
-	parts := strings.SplitN(msg.Subject(), ".", 5)
-	if len(parts) != 4 || parts[0] != bus.Root || parts[2] == "" {
-		return nil
+func (h *Hub[E]) message(msg jetstream.Msg, meta *jetstream.MsgMetadata, observe func(Raw)) (*Message[E], Raw) {
+	raw, ok := splitSubject(msg.Subject())
+	if !ok {
+		return nil, raw
 	}
-	raw := Raw{Seq: meta.Sequence.Stream, Domain: parts[1], UserID: parts[2], Event: parts[3], Data: msg.Data()}
+	raw.Seq, raw.Data = meta.Sequence.Stream, msg.Data()
 	if observe != nil {
 		observe(raw)
-	}
-	ev, ok := h.cfg.Decode(raw)
-	if !ok {
-		return nil
 	}
 	trace := context.Background()
 	if hdr := msg.Headers(); len(hdr) > 0 {
 		trace = bus.ExtractTrace(trace, nats.Header(hdr))
 	}
-	return &Message[E]{
-		Seq:       meta.Sequence.Stream,
-		UserID:    parts[2],
-		Published: meta.Timestamp,
-		Trace:     trace,
-		Event:     ev,
-		received:  time.Now(),
+	return h.decoded(trace, raw, meta.Timestamp, time.Now()), raw
+}
+
+// decoded is raw decoded into the message the tabs are sent; nil when the decoder drops it.
+func (h *Hub[E]) decoded(trace context.Context, raw Raw, published, received time.Time) *Message[E] {
+	ev, ok := h.cfg.Decode(raw)
+	if !ok {
+		return nil
 	}
+	return &Message[E]{Seq: raw.Seq, UserID: raw.UserID, Published: published, Trace: trace, Event: ev, received: received}
+}
+
+// splitSubject reads a user's event subject, thumela.<domain>.<user_id>.<event>; false for
+// any other.
+func splitSubject(subject string) (Raw, bool) {
+	parts := strings.SplitN(subject, ".", 5)
+	if len(parts) != 4 || parts[0] != bus.Root || parts[2] == "" {
+		return Raw{}, false
+	}
+	return Raw{Domain: parts[1], UserID: parts[2], Event: parts[3]}, true
 }
 
 // Reading reports whether the hub reads the stream: a cache kept current by Observe is to be
@@ -371,7 +379,12 @@ func (h *Hub[E]) Subscribe(userID string, from Start) (*Subscription[E], error) 
 		if from.after < h.pos {
 			h.ring.expire(time.Now().Add(-h.limits.RingAge))
 			if h.ring.covers(from.after) {
-				s.replay = h.ring.after(from.after, userID)
+				for _, m := range h.ring.after(from.after, userID) {
+					raw, _ := m.raw()
+					if d := h.decoded(m.trace(), raw, m.published, m.received); d != nil {
+						s.replay = append(s.replay, d)
+					}
+				}
 			} else {
 				s.catchUpTo = h.pos
 			}

@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"
@@ -18,14 +22,15 @@ import (
 
 func TestRingKeepsTheNewestAndKnowsWhatItCovers(t *testing.T) {
 	t.Parallel()
-	r := newRing[string](3, 10)
+	r := newRing(3, 10)
 	now := time.Now()
 	for seq := uint64(11); seq <= 15; seq++ {
 		user := "u1"
 		if seq%2 == 0 {
 			user = "u2"
 		}
-		r.push(&Message[string]{Seq: seq, UserID: user, received: now.Add(time.Duration(seq) * time.Second)})
+		raw := Raw{Seq: seq, Domain: "transfers", UserID: user, Event: "status", Data: []byte(fmt.Sprint(seq))}
+		r.push(hold(raw, "thumela.transfers."+user+".status", nil, now, now.Add(time.Duration(seq)*time.Second)))
 	}
 	// 13, 14, 15 held; 11 and 12 let go.
 	if r.covers(11) || !r.covers(12) || !r.covers(15) {
@@ -44,12 +49,42 @@ func TestRingKeepsTheNewestAndKnowsWhatItCovers(t *testing.T) {
 	}
 }
 
-func seqs(ms []*Message[string]) []uint64 {
+func seqs(ms []held) []uint64 {
 	var out []uint64
 	for _, m := range ms {
-		out = append(out, m.Seq)
+		out = append(out, m.seq)
 	}
 	return out
+}
+
+// A held message gives back what it was routed with: its subject's parts, its payload and its
+// publisher's trace, from the one allocation it keeps.
+func TestHeldMessageUnpacksAsRouted(t *testing.T) {
+	// The process's propagator, as telemetry sets it (not parallel: it is global).
+	prev := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
+	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	hdr := nats.Header{}
+	hdr.Set(headerTraceparent, parent)
+	hdr.Set(headerTracestate, "vendor=1")
+	raw := Raw{Seq: 42, Domain: "deliveries", UserID: "u-7", Event: "changed", Data: []byte("payload")}
+	published := time.Now().Add(-time.Second)
+	h := hold(raw, "thumela.deliveries.u-7.changed", hdr, published, time.Now())
+	got, ok := h.raw()
+	if !ok || got.Seq != 42 || got.Domain != "deliveries" || got.UserID != "u-7" || got.Event != "changed" || string(got.Data) != "payload" {
+		t.Fatalf("raw() = %+v, %v", got, ok)
+	}
+	if !h.of("u-7") || h.of("u-70") || h.of("u-") {
+		t.Fatal("of() does not match the user id exactly")
+	}
+	sc := trace.SpanContextFromContext(h.trace())
+	if sc.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || !sc.IsRemote() {
+		t.Fatalf("trace: %v", sc)
+	}
+	if sc := trace.SpanContextFromContext(hold(raw, "thumela.deliveries.u-7.changed", nil, published, time.Now()).trace()); sc.IsValid() {
+		t.Fatalf("a message without trace headers has a trace: %v", sc)
+	}
 }
 
 // startHub runs a hub of strings (the message data) on an embedded NATS.

@@ -153,7 +153,7 @@ func (s *Subscription[E]) catchUpFromStream(ctx context.Context, send func(*Mess
 				done = true // the hub has queued this one and what follows
 				continue
 			}
-			if m := h.message(msg, meta, nil); m != nil {
+			if m, _ := h.message(msg, meta, nil); m != nil {
 				if sendErr = s.give(m, send); sendErr != nil {
 					done = true
 					continue
