@@ -317,6 +317,15 @@ func (h *Hub[E]) decoded(trace context.Context, raw Raw, published, received tim
 	return &Message[E]{Seq: raw.Seq, UserID: raw.UserID, Published: published, Trace: trace, Event: ev, received: received}
 }
 
+// replayed is a held message decoded again for a reconnecting tab; nil when it does not decode.
+func (h *Hub[E]) replayed(m held) *Message[E] {
+	raw, ok := m.raw()
+	if !ok {
+		return nil
+	}
+	return h.decoded(m.trace(), raw, m.published, m.received)
+}
+
 // splitSubject reads a user's event subject, thumela.<domain>.<user_id>.<event>; false for
 // any other.
 func splitSubject(subject string) (Raw, bool) {
@@ -380,8 +389,7 @@ func (h *Hub[E]) Subscribe(userID string, from Start) (*Subscription[E], error) 
 			h.ring.expire(time.Now().Add(-h.limits.RingAge))
 			if h.ring.covers(from.after) {
 				for _, m := range h.ring.after(from.after, userID) {
-					raw, _ := m.raw()
-					if d := h.decoded(m.trace(), raw, m.published, m.received); d != nil {
+					if d := h.replayed(m); d != nil {
 						s.replay = append(s.replay, d)
 					}
 				}

@@ -30,15 +30,15 @@ type ring struct {
 }
 
 // held is one routed message, packed: blob is its subject, its payload and its trace headers
-// (traceparent, tracestate) one after the other, the ends at the offsets.
+// (traceparent, tracestate) one after the other, each ending at its offset.
 type held struct {
 	seq       uint64
 	published time.Time
 	received  time.Time
 	blob      []byte
-	user      int // start of the user id in blob's subject
-	subject   int // end of the subject, and of the user id before its last token
+	user      int // the user id within the subject: blob[user:userEnd]
 	userEnd   int
+	subject   int // end of the subject
 	data      int // end of the payload
 	parent    int // end of traceparent; tracestate runs to the end
 }
@@ -70,7 +70,8 @@ func hold(raw Raw, subject string, hdr nats.Header, published, received time.Tim
 // of reports whether the message is userID's (without allocating).
 func (h held) of(userID string) bool { return string(h.blob[h.user:h.userEnd]) == userID }
 
-// raw is the held message as the decoder takes it (its strings and payload its own copies).
+// raw is the held message as the decoder takes it (its strings and payload its own copies);
+// false only for a subject that is not a user's event, which is never held.
 func (h held) raw() (Raw, bool) {
 	raw, ok := splitSubject(string(h.blob[:h.subject]))
 	raw.Seq, raw.Data = h.seq, h.blob[h.subject:h.data:h.data]

@@ -117,10 +117,10 @@ var ErrStreamDrift = errors.New("bus: stream configuration differs from this rel
 // the error is ErrStreamDrift naming it, which the service logs and starts regardless.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
 	id, named := connectionIdentity(js)
-	update := !named || id.UpdatesStreams()
+	update, creatable := !named || id.UpdatesStreams(), id.CreatableStreams()
 	var drifted []string
 	for _, cfg := range StreamConfigs(opts...) {
-		if named && !slices.Contains(id.CreatableStreams(), cfg.Name) {
+		if named && !slices.Contains(creatable, cfg.Name) {
 			continue
 		}
 		if !update {

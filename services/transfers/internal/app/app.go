@@ -196,10 +196,10 @@ type Repository interface {
 	// it collected nothing). A reversal of a request not recorded yet is remembered, and that
 	// request, should it come later, is refused as reversed by Collect (a late original).
 	Reverse(ctx context.Context, key domain.ReversalKey, at time.Time, fn func(*domain.Transfer) error) (transferID uuid.UUID, reversed bool, err error)
-	// PruneUnknownNumbers deletes up to limit wrong-attempt counts of unknown voucher numbers
+	// PruneCollectionRecords deletes up to limit wrong-attempt counts of unknown voucher numbers
 	// last tried before before, and up to limit early reversals received before it, and returns
 	// the larger of the two counts.
-	PruneUnknownNumbers(ctx context.Context, before time.Time, limit int) (int, error)
+	PruneCollectionRecords(ctx context.Context, before time.Time, limit int) (int, error)
 	// The saved recipients (recipients.go).
 	RecipientRepository
 	// The recurring sends (schedules.go).

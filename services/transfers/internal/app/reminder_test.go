@@ -101,7 +101,7 @@ func TestReminderOnceBeforeTheExpiry(t *testing.T) {
 }
 
 // Unknown numbers' counts are kept while they can matter and pruned afterwards.
-func TestPruneUnknownNumbers(t *testing.T) {
+func TestPruneCollectionRecords(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
 	ctx := context.Background()

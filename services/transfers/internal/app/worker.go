@@ -315,7 +315,7 @@ func (w *Worker) prune(ctx context.Context) {
 	w.lastPrune = now
 	before := now.Add(-(w.cfg.VoucherTTL + domain.CollectLockout))
 	for ctx.Err() == nil {
-		n, err := w.repo.PruneUnknownNumbers(ctx, before, pruneBatch)
+		n, err := w.repo.PruneCollectionRecords(ctx, before, pruneBatch)
 		if err != nil {
 			w.logError(ctx, "pruning unknown voucher numbers and early reversals failed", err)
 			return

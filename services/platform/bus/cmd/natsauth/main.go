@@ -19,11 +19,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/thumela/thumela/services/platform/bus"
+	"github.com/thumela/thumela/services/platform/config"
 )
 
 // streamsTimeout bounds natsauth streams: a deploy step fails rather than hangs.
@@ -57,30 +57,32 @@ func run(args []string) error {
 	}
 }
 
+// streamsConfig is natsauth streams' environment, named as a service's (service.Base).
+type streamsConfig struct {
+	NatsURL        string `env:"NATS_URL,noprefix" required:"true"`
+	StreamReplicas int    `env:"STREAM_REPLICAS,noprefix" default:"3"`
+	// NATS is the streams administrator's seed (NATS_NKEY_SEED_FILE) and the CA (NATS_CA_FILE).
+	NATS bus.Credentials
+}
+
 // streams applies StreamConfigs as the streams administrator, configured from the environment
 // like a service.
 func streams() error {
-	url := os.Getenv("NATS_URL")
-	if url == "" {
-		return fmt.Errorf("NATS_URL is not set")
+	var cfg streamsConfig
+	if err := config.Load("NATSAUTH", &cfg); err != nil {
+		return err
 	}
-	replicas := 3
-	if v := os.Getenv("STREAM_REPLICAS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return fmt.Errorf("STREAM_REPLICAS: %q is not a positive number", v)
-		}
-		replicas = n
+	if cfg.StreamReplicas < 1 {
+		return fmt.Errorf("STREAM_REPLICAS: %d is not a positive number", cfg.StreamReplicas)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, streamsTimeout)
 	defer cancel()
-	creds := bus.Credentials{NKeySeedFile: os.Getenv("NATS_NKEY_SEED_FILE"), CAFile: os.Getenv("NATS_CA_FILE")}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := bus.AdministerStreams(ctx, url, creds, logger, bus.WithReplicas(replicas)); err != nil {
+	if err := bus.AdministerStreams(ctx, cfg.NatsURL, cfg.NATS, logger, bus.WithReplicas(cfg.StreamReplicas)); err != nil {
 		return err
 	}
-	logger.Info("streams applied", "streams", len(bus.StreamConfigs()), "replicas", replicas)
+	logger.Info("streams applied", "streams", len(bus.StreamConfigs()), "replicas", cfg.StreamReplicas)
 	return nil
 }

@@ -560,9 +560,13 @@ func (r *Transfers) Collect(ctx context.Context, req domain.CollectRequest, at t
 		}
 		// A request whose reversal came first (early_reversals, 0017) is over before it began:
 		// refused as reversed, the voucher untouched and no attempt counted, every time.
-		if reversed, err := reversedEarly(ctx, tx, req); err != nil || reversed {
-			out.Refusal = &domain.Refusal{Reason: domain.RefusalReversed}
+		reversed, err := reversedEarly(ctx, tx, req)
+		if err != nil {
 			return err
+		}
+		if reversed {
+			out.Refusal = &domain.Refusal{Reason: domain.RefusalReversed}
+			return nil
 		}
 
 		var (
@@ -845,10 +849,10 @@ func (r *Transfers) RemindDue(ctx context.Context, now time.Time, limit int, ste
 	return n, nil
 }
 
-// PruneUnknownNumbers implements app.Repository: up to limit unknown numbers' counts and up to
+// PruneCollectionRecords implements app.Repository: up to limit unknown numbers' counts and up to
 // limit early reversals, in one statement; the larger of the two counts is returned, so that
 // the worker asks again while either had a full batch.
-func (r *Transfers) PruneUnknownNumbers(ctx context.Context, before time.Time, limit int) (int, error) {
+func (r *Transfers) PruneCollectionRecords(ctx context.Context, before time.Time, limit int) (int, error) {
 	var numbers, reversals int
 	err := r.pool.QueryRow(ctx, `WITH numbers AS (
 			DELETE FROM unknown_voucher_numbers WHERE number_digest IN (
