@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,6 +38,11 @@ type Options struct {
 	BankCodes      []string
 	RequestTimeout time.Duration // default 2s
 	StandInWindow  time.Duration // default 30s
+	// ISOMaxConnections, ISOIdleTimeout and TransmissionSkew as CASHOUT_ISO_MAX_CONNECTIONS,
+	// CASHOUT_ISO_IDLE_TIMEOUT and CASHOUT_TRANSMISSION_SKEW; zero means the binary's defaults.
+	ISOMaxConnections int
+	ISOIdleTimeout    time.Duration
+	TransmissionSkew  time.Duration
 	// MetricsAddr, when set, serves the metrics there.
 	MetricsAddr string
 	// Serve, when set, runs the gateway in the test's process, configured by lookup and logging
@@ -78,19 +84,22 @@ func Start(t testing.TB, opts Options) *Gateway {
 	g := &Gateway{ISOAddr: freeAddr(t), GRPCAddr: freeAddr(t), Keys: keys, logs: &syncBuffer{}}
 	// The configuration as the binary reads it from its environment; empty means unset.
 	env := map[string]string{
-		"CASHOUT_GRPC_ADDR":        g.GRPCAddr,
-		"CASHOUT_ISO_ADDR":         g.ISOAddr,
-		"CASHOUT_METRICS_ADDR":     opts.MetricsAddr,
-		"TRANSFERS_ADDR":           opts.TransfersAddr,
-		"IDENTITY_ADDR":            opts.IdentityAddr,
-		"CASHOUT_SERVICE_SECRET":   opts.ServiceSecret,
-		"CASHOUT_ZONE_PIN_KEYS":    strings.Join(opts.ZonePINKeys, ","),
-		"CASHOUT_BANK_CODES":       strings.Join(opts.BankCodes, ","),
-		"CASHOUT_REQUEST_TIMEOUT":  opts.RequestTimeout.String(),
-		"CASHOUT_STAND_IN_WINDOW":  opts.StandInWindow.String(),
-		"CASHOUT_SHUTDOWN_TIMEOUT": "5s",
-		"THUMELA_ENV":              "test",
-		"LOG_LEVEL":                "debug",
+		"CASHOUT_GRPC_ADDR":           g.GRPCAddr,
+		"CASHOUT_ISO_ADDR":            g.ISOAddr,
+		"CASHOUT_METRICS_ADDR":        opts.MetricsAddr,
+		"TRANSFERS_ADDR":              opts.TransfersAddr,
+		"IDENTITY_ADDR":               opts.IdentityAddr,
+		"CASHOUT_SERVICE_SECRET":      opts.ServiceSecret,
+		"CASHOUT_ZONE_PIN_KEYS":       strings.Join(opts.ZonePINKeys, ","),
+		"CASHOUT_BANK_CODES":          strings.Join(opts.BankCodes, ","),
+		"CASHOUT_REQUEST_TIMEOUT":     opts.RequestTimeout.String(),
+		"CASHOUT_STAND_IN_WINDOW":     opts.StandInWindow.String(),
+		"CASHOUT_SHUTDOWN_TIMEOUT":    "5s",
+		"CASHOUT_ISO_MAX_CONNECTIONS": unlessZero(opts.ISOMaxConnections, strconv.Itoa),
+		"CASHOUT_ISO_IDLE_TIMEOUT":    unlessZero(opts.ISOIdleTimeout, time.Duration.String),
+		"CASHOUT_TRANSMISSION_SKEW":   unlessZero(opts.TransmissionSkew, time.Duration.String),
+		"THUMELA_ENV":                 "test",
+		"LOG_LEVEL":                   "debug",
 	}
 	var stopped <-chan error
 	if opts.Serve != nil {
@@ -105,6 +114,15 @@ func Start(t testing.TB, opts Options) *Gateway {
 	})
 	g.waitReady(t, stopped)
 	return g
+}
+
+// unlessZero is v as a variable's value, or "" (unset) when v is zero.
+func unlessZero[T comparable](v T, format func(T) string) string {
+	var zero T
+	if v == zero {
+		return ""
+	}
+	return format(v)
 }
 
 // serve runs the gateway in this process; stop ends its context.

@@ -19,12 +19,24 @@ var defaultBankCodes = []string{
 	atmnet.AcquirerCapitec + "=capitec",
 }
 
+// maxTransmissionSkew bounds CASHOUT_TRANSMISSION_SKEW.
+const maxTransmissionSkew = 24 * time.Hour
+
 // Config is the gateway's configuration: CASHOUT_-prefixed unless noted (docs/cashout.md).
 type Config struct {
 	// GRPCAddr serves gRPC health and reflection only: the gateway has no gRPC API.
 	GRPCAddr string `env:"GRPC_ADDR" default:"127.0.0.1:9090"`
 	// ISOAddr is where the ATM switches connect (ISO 8583 over TCP).
 	ISOAddr string `env:"ISO_ADDR" default:"127.0.0.1:8583"`
+	// ISOMaxConnections caps the switch connections open at once; past it a new connection is
+	// closed as soon as it is accepted.
+	ISOMaxConnections int `env:"ISO_MAX_CONNECTIONS" default:"128"`
+	// ISOIdleTimeout closes a connection on which no frame has arrived for that long: longer
+	// than the switch's echo (0800) interval.
+	ISOIdleTimeout time.Duration `env:"ISO_IDLE_TIMEOUT" default:"5m"`
+	// TransmissionSkew is how far a withdrawal's DE 7 (transmission date and time) may be from
+	// the gateway's clock; further, the 0200 is refused (30).
+	TransmissionSkew time.Duration `env:"TRANSMISSION_SKEW" default:"5m"`
 	// MetricsAddr, when set, serves Prometheus metrics and the profiler on a listener of its
 	// own.
 	MetricsAddr   string `env:"METRICS_ADDR"`
@@ -72,6 +84,17 @@ func (c *Config) validate() (parsed, error) {
 	}
 	if c.StandInWindow <= 0 {
 		errs = append(errs, errors.New("CASHOUT_STAND_IN_WINDOW must be positive"))
+	}
+	if c.ISOMaxConnections <= 0 {
+		errs = append(errs, errors.New("CASHOUT_ISO_MAX_CONNECTIONS must be positive"))
+	}
+	if c.ISOIdleTimeout <= 0 {
+		errs = append(errs, errors.New("CASHOUT_ISO_IDLE_TIMEOUT must be positive"))
+	}
+	// Past 24 h the check means little, and DE 7 has no year: the gateway reads it as the
+	// nearest instant, at most six months away.
+	if c.TransmissionSkew <= 0 || c.TransmissionSkew > maxTransmissionSkew {
+		errs = append(errs, fmt.Errorf("CASHOUT_TRANSMISSION_SKEW must be positive and at most %s", maxTransmissionSkew))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("CASHOUT_SHUTDOWN_TIMEOUT must be positive"))

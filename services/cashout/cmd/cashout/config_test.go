@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thumela/thumela/services/cashout/internal/domain"
 	"github.com/thumela/thumela/services/platform/config"
@@ -24,7 +25,8 @@ func TestConfig(t *testing.T) {
 	if err := config.LoadWith(config.MapLookup(env), "CASHOUT", &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ISOAddr != "127.0.0.1:8583" || cfg.GRPCAddr != "127.0.0.1:9090" || cfg.RequestTimeout.String() != "10s" {
+	if cfg.ISOAddr != "127.0.0.1:8583" || cfg.GRPCAddr != "127.0.0.1:9090" || cfg.RequestTimeout.String() != "10s" ||
+		cfg.ISOMaxConnections != 128 || cfg.ISOIdleTimeout != 5*time.Minute || cfg.TransmissionSkew != 5*time.Minute {
 		t.Errorf("defaults %+v", cfg)
 	}
 	p, err := cfg.validate()
@@ -44,6 +46,16 @@ func TestConfig(t *testing.T) {
 		}
 	}
 
+	// The listener's limits and the skew from their variables.
+	env["CASHOUT_ISO_MAX_CONNECTIONS"], env["CASHOUT_ISO_IDLE_TIMEOUT"], env["CASHOUT_TRANSMISSION_SKEW"] = "16", "90s", "2m"
+	var limited Config
+	if err := config.LoadWith(config.MapLookup(env), "CASHOUT", &limited); err != nil {
+		t.Fatal(err)
+	}
+	if limited.ISOMaxConnections != 16 || limited.ISOIdleTimeout != 90*time.Second || limited.TransmissionSkew != 2*time.Minute {
+		t.Errorf("limits %d, %v, %v", limited.ISOMaxConnections, limited.ISOIdleTimeout, limited.TransmissionSkew)
+	}
+
 	// Missing variables are named together.
 	err = config.LoadWith(config.MapLookup(map[string]string{}), "CASHOUT", &Config{})
 	for _, v := range []string{"TRANSFERS_ADDR", "IDENTITY_ADDR", "CASHOUT_SERVICE_SECRET", "CASHOUT_ZONE_PIN_KEYS"} {
@@ -60,8 +72,12 @@ func TestConfig(t *testing.T) {
 	bad.ZonePINKeys = []string{"zpk1:" + base64.StdEncoding.EncodeToString([]byte("short-secret"))}
 	bad.BankCodes = []string{"250655=bank of nowhere"}
 	bad.RequestTimeout = 0
+	bad.ISOMaxConnections = 0
+	bad.ISOIdleTimeout = -time.Second
+	bad.TransmissionSkew = 48 * time.Hour
 	_, err = bad.validate()
-	for _, want := range []string{"CASHOUT_ZONE_PIN_KEYS", "CASHOUT_BANK_CODES", "CASHOUT_REQUEST_TIMEOUT"} {
+	for _, want := range []string{"CASHOUT_ZONE_PIN_KEYS", "CASHOUT_BANK_CODES", "CASHOUT_REQUEST_TIMEOUT",
+		"CASHOUT_ISO_MAX_CONNECTIONS", "CASHOUT_ISO_IDLE_TIMEOUT", "CASHOUT_TRANSMISSION_SKEW"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s not reported: %v", want, err)
 		}

@@ -117,7 +117,11 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	isoServer, err := iso.NewServer(svc, p.keys, p.banks, logger)
+	isoServer, err := iso.NewServer(svc, p.keys, p.banks, iso.Config{
+		MaxConnections:   cfg.ISOMaxConnections,
+		IdleTimeout:      cfg.ISOIdleTimeout,
+		TransmissionSkew: cfg.TransmissionSkew,
+	}, logger)
 	if err != nil {
 		return err
 	}

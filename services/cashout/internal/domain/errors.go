@@ -89,6 +89,11 @@ var (
 	ErrUnsupported = errors.New("unsupported transaction")
 	// ErrCurrency: an amount in another currency than the rand.
 	ErrCurrency = errors.New("amount not in rand")
+	// ErrTransmissionTime: a withdrawal's transmission date and time (DE 7) is further from
+	// the gateway's clock than the allowed skew: a replay of an old message, a request held
+	// back in a queue long after its ATM gave up, or a switch whose clock is wrong. Refused
+	// before transfers sees it, so it costs no attempt and collects nothing.
+	ErrTransmissionTime = errors.New("transmission date and time out of range")
 	// ErrIssuerUnavailable: transfers (or identity, for the service token) could not be
 	// reached or did not answer in time. The outcome of a withdrawal is then unknown.
 	ErrIssuerUnavailable = errors.New("issuer unavailable")

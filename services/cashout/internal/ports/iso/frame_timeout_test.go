@@ -23,9 +23,11 @@ func (noApp) Reverse(context.Context, domain.Reversal) (domain.ReversalResult, e
 	return domain.ReversalResult{}, nil
 }
 
-func startTestServer(t *testing.T) string {
+// startTestServer serves the port over noApp within cfg until the test ends, and returns it
+// and its address.
+func startTestServer(t *testing.T, cfg Config) (*Server, string) {
 	t.Helper()
-	s, err := NewServer(noApp{}, nil, nil, slog.New(slog.DiscardHandler))
+	s, err := NewServer(noApp{}, nil, nil, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func startTestServer(t *testing.T) string {
 		defer cancel()
 		_ = s.Stop(ctx)
 	})
-	return lis.Addr().String()
+	return s, lis.Addr().String()
 }
 
 func echo(t *testing.T, c net.Conn) string {
@@ -64,12 +66,13 @@ func echo(t *testing.T, c net.Conn) string {
 }
 
 // A peer that announces a frame and never completes it (slow-loris) loses the connection after
-// frameTimeout; a link that is merely idle between frames keeps it.
+// frameTimeout; a link that is merely quiet between frames (for less than the idle timeout)
+// keeps it.
 func TestAnUnfinishedFrameDoesNotHoldTheConnection(t *testing.T) {
 	old := frameTimeout
 	frameTimeout = 300 * time.Millisecond
 	t.Cleanup(func() { frameTimeout = old })
-	addr := startTestServer(t)
+	_, addr := startTestServer(t, Config{})
 
 	slow, err := net.Dial("tcp", addr)
 	if err != nil {

@@ -127,7 +127,9 @@ func (s *Server) withdraw(ctx context.Context, req *atmnet.Message) (*atmnet.Mes
 	return res, outcome{transferID: c.TransferID}
 }
 
-// withdrawal reads and checks a 0200: the references, the bank, the amount, then the PIN block.
+// withdrawal reads and checks a 0200: the references, the transmission time, the bank, the
+// amount, then the PIN block. A request refused here never reaches transfers: it collects
+// nothing and costs no attempt.
 func (s *Server) withdrawal(req *atmnet.Message) (domain.Withdrawal, error) {
 	if req.ProcessingCode != atmnet.ProcessingCodeCardlessWithdrawal {
 		if req.ProcessingCode == "" {
@@ -136,6 +138,9 @@ func (s *Server) withdrawal(req *atmnet.Message) (domain.Withdrawal, error) {
 		return domain.Withdrawal{}, domain.ErrUnsupported
 	}
 	if err := checkReferences(req); err != nil {
+		return domain.Withdrawal{}, err
+	}
+	if err := s.checkTransmissionTime(req.TransmissionTime); err != nil {
 		return domain.Withdrawal{}, err
 	}
 	if req.AmountCents <= 0 {
@@ -224,7 +229,11 @@ func (s *Server) reverse(ctx context.Context, req *atmnet.Message) (*atmnet.Mess
 }
 
 // reversal reads a 0420: the original request is named by the bank (DE 32), its RRN (DE 37,
-// which a reversal keeps) and its STAN (from DE 90 when present, else DE 11).
+// which a reversal keeps) and its STAN (from DE 90 when present, else DE 11). Its DE 7 is not
+// checked: a switch repeats an advice until it is acknowledged, for as long as a link or the
+// gateway is down, so a reversal may rightly come hours late, and refusing it would leave a
+// voucher collected with no cash dispensed. Applying one late is safe: transfers applies a
+// reversal once, and only to the collection its (bank, RRN) made.
 func (s *Server) reversal(req *atmnet.Message) (domain.Reversal, error) {
 	if err := checkReferences(req); err != nil {
 		return domain.Reversal{}, err
@@ -273,7 +282,10 @@ func ResponseCode(err error) string {
 			return atmnet.RespDuplicate
 		}
 		return atmnet.RespSystemMalfunction
-	case errors.As(err, &format):
+	case errors.As(err, &format), errors.Is(err, domain.ErrTransmissionTime):
+		// A DE 7 out of range is an element whose value the gateway cannot accept: 30, so that
+		// the switch declines without standing in (as 91 or 96 may make it) and its operators
+		// find the element named in the log line's reason.
 		return atmnet.RespFormatError
 	case errors.Is(err, domain.ErrPINBlock):
 		return atmnet.RespPINCryptoError

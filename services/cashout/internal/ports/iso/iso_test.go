@@ -36,6 +36,7 @@ func TestResponseCode(t *testing.T) {
 		{domain.ErrUnknownAcquirer, "31"},
 		{domain.ErrUnsupported, "12"},
 		{domain.ErrCurrency, "13"},
+		{fmt.Errorf("%w: DE 7 0101000000 is 1h0m0s behind the gateway's clock", domain.ErrTransmissionTime), "30"},
 		{domain.Unavailable(errors.New("connection refused")), "91"},
 		{errors.New("anything else"), "96"},
 		{fmt.Errorf("wrapped: %w", domain.Refused(domain.ReasonExpired)), "54"},

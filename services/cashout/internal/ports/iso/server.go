@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -34,15 +35,68 @@ const writeTimeout = 10 * time.Second
 
 // frameTimeout bounds reading one frame once its first byte has arrived: a peer that announces
 // a length and then sends the rest slowly, or never, must not hold the connection, its reader
-// and the frame's buffer forever (slow-loris). An idle link between frames is not cut: a switch
-// may stay quiet between its keep-alives. A var for the tests.
+// and the frame's buffer forever (slow-loris). Between frames Config.IdleTimeout applies
+// instead. A var for the tests.
 var frameTimeout = 30 * time.Second
+
+// refusedLogInterval spaces the log lines about connections refused at the cap: one line, with
+// the count since the last, at most this often, so that a flood of connections cannot flood the
+// logs (the metric counts every one).
+const refusedLogInterval = 10 * time.Second
+
+// Config is the port's limits and clock (docs/cashout.md, configuration). A zero field takes
+// its default.
+type Config struct {
+	// MaxConnections caps the switch connections open at once (CASHOUT_ISO_MAX_CONNECTIONS).
+	// A connection past it is closed as soon as it is accepted; the open ones are unaffected.
+	MaxConnections int
+	// IdleTimeout closes a connection on which no frame (a request, an echo or a zero-length
+	// keep-alive) has started for that long (CASHOUT_ISO_IDLE_TIMEOUT). It must be longer than
+	// the switch's echo (0800) interval.
+	IdleTimeout time.Duration
+	// TransmissionSkew is how far a withdrawal's transmission date and time (DE 7) may be
+	// from the gateway's clock, either way (CASHOUT_TRANSMISSION_SKEW).
+	TransmissionSkew time.Duration
+	// Now is the gateway's clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Defaults for the zero Config fields.
+const (
+	// DefaultMaxConnections: a switch keeps a few links per bank to each replica; 128 is
+	// several times what five banks need, and bounds what idle connections can hold (a reader
+	// goroutine and its buffers each).
+	DefaultMaxConnections = 128
+	// DefaultIdleTimeout: switches echo (0800) every 30 to 120 s on a quiet link; five minutes
+	// outlasts two or three missed echoes before a dead or abandoned link is cut.
+	DefaultIdleTimeout = 5 * time.Minute
+	// DefaultTransmissionSkew: an ATM gives up on a withdrawal within a minute or so; a 0200
+	// sent more than five minutes ago (or from a clock five minutes off) has no one waiting.
+	DefaultTransmissionSkew = 5 * time.Minute
+)
+
+func (c Config) withDefaults() Config {
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = DefaultMaxConnections
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.TransmissionSkew <= 0 {
+		c.TransmissionSkew = DefaultTransmissionSkew
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
 
 // Server serves ISO 8583 over TCP.
 type Server struct {
 	app    App
 	keys   *atmnet.ZoneKeys
 	banks  domain.BankCodes
+	cfg    Config
 	logger *slog.Logger
 	tel    *telemetry
 
@@ -52,16 +106,20 @@ type Server struct {
 	stopping bool
 	requests sync.WaitGroup // requests being handled, on every connection
 	readers  sync.WaitGroup // connection readers
+	// Connections refused at the cap since the last log line about them, and when that was.
+	refused         int
+	refusedLoggedAt time.Time
 }
 
-// NewServer returns the port over app, deciphering PIN blocks with keys and naming banks by
-// banks.
-func NewServer(app App, keys *atmnet.ZoneKeys, banks domain.BankCodes, logger *slog.Logger) (*Server, error) {
+// NewServer returns the port over app, deciphering PIN blocks with keys, naming banks by
+// banks, within cfg's limits.
+func NewServer(app App, keys *atmnet.ZoneKeys, banks domain.BankCodes, cfg Config, logger *slog.Logger) (*Server, error) {
 	tel, err := newTelemetry()
 	if err != nil {
 		return nil, err
 	}
-	return &Server{app: app, keys: keys, banks: banks, logger: logger, tel: tel, conns: map[*conn]struct{}{}}, nil
+	return &Server{app: app, keys: keys, banks: banks, cfg: cfg.withDefaults(), logger: logger, tel: tel,
+		conns: map[*conn]struct{}{}}, nil
 }
 
 // Component serves on addr (CASHOUT_ISO_ADDR). The listener opens when the component starts;
@@ -90,7 +148,8 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 	}
 	s.lis = lis
 	s.mu.Unlock()
-	s.logger.InfoContext(ctx, "ISO 8583 listener", "addr", lis.Addr().String())
+	s.logger.InfoContext(ctx, "ISO 8583 listener", "addr", lis.Addr().String(),
+		"max_connections", s.cfg.MaxConnections, "idle_timeout", s.cfg.IdleTimeout.String())
 	for {
 		nc, err := lis.Accept()
 		if err != nil {
@@ -107,17 +166,41 @@ func (s *Server) Serve(ctx context.Context, lis net.Listener) error {
 			}
 			return fmt.Errorf("iso: accept: %w", err)
 		}
-		c := &conn{Conn: nc, slots: make(chan struct{}, MaxInFlightPerConn)}
 		s.mu.Lock()
 		if s.stopping {
 			s.mu.Unlock()
 			_ = nc.Close()
 			return nil
 		}
+		if len(s.conns) >= s.cfg.MaxConnections {
+			s.refuse(ctx, nc) // unlocks s.mu
+			continue
+		}
+		c := &conn{Conn: nc, slots: make(chan struct{}, MaxInFlightPerConn)}
 		s.conns[c] = struct{}{}
 		s.readers.Add(1)
 		s.mu.Unlock()
+		s.tel.recordConnection(ctx, 1)
 		go s.read(context.WithoutCancel(ctx), c)
+	}
+}
+
+// refuse closes nc, a connection past the cap, at once: no goroutine, no buffer. It counts it,
+// and logs it at most once per refusedLogInterval. s.mu is held and refuse unlocks it.
+func (s *Server) refuse(ctx context.Context, nc net.Conn) {
+	s.refused++
+	now := time.Now()
+	refused := 0
+	if now.Sub(s.refusedLoggedAt) >= refusedLogInterval {
+		refused, s.refused, s.refusedLoggedAt = s.refused, 0, now
+	}
+	s.mu.Unlock()
+	_ = nc.Close()
+	s.tel.recordConnectionRefused(ctx)
+	if refused > 0 {
+		s.logger.WarnContext(ctx, "ISO 8583 connection refused: too many connections",
+			"remote", nc.RemoteAddr().String(), "max_connections", s.cfg.MaxConnections,
+			"refused_since_last_line", refused)
 	}
 }
 
@@ -183,20 +266,28 @@ func (s *Server) read(ctx context.Context, c *conn) {
 		delete(s.conns, c)
 		s.mu.Unlock()
 		_ = c.Close()
+		s.tel.recordConnection(ctx, -1)
 	}()
 	remote := c.RemoteAddr().String()
 	s.logger.InfoContext(ctx, "switch connected", "remote", remote)
 	for {
-		frame, err := atmnet.ReadFrame(&frameReader{s: s, c: c})
-		s.setReadDeadline(c, time.Time{}) // idle until the next frame starts
+		// The next frame must start within the idle timeout; once it has, frameReader gives it
+		// frameTimeout to arrive whole.
+		s.setReadDeadline(c, time.Now().Add(s.cfg.IdleTimeout))
+		fr := &frameReader{s: s, c: c}
+		frame, err := atmnet.ReadFrame(fr)
 		if err != nil {
 			s.mu.Lock()
 			stopping := s.stopping
 			s.mu.Unlock()
-			if !stopping && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				s.logger.WarnContext(ctx, "switch connection lost", "remote", remote, "error", err)
-			} else {
+			switch {
+			case stopping || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed):
 				s.logger.InfoContext(ctx, "switch disconnected", "remote", remote)
+			case !fr.started && errors.Is(err, os.ErrDeadlineExceeded):
+				s.logger.InfoContext(ctx, "switch connection idle: closed", "remote", remote,
+					"idle_timeout", s.cfg.IdleTimeout.String())
+			default:
+				s.logger.WarnContext(ctx, "switch connection lost", "remote", remote, "error", err)
 			}
 			return
 		}

@@ -15,12 +15,15 @@ const instrumentation = "github.com/thumela/thumela/services/cashout/internal/po
 
 // Instrument names; the Prometheus exporter adds _total and the unit:
 // thumela_cashout_approvals_total, thumela_cashout_declines_total{response_code},
-// thumela_cashout_reversals_total{outcome}, thumela_cashout_request_duration_seconds{mti,response_code}.
+// thumela_cashout_reversals_total{outcome}, thumela_cashout_request_duration_seconds{mti,response_code},
+// thumela_cashout_connections, thumela_cashout_connections_refused_total.
 const (
-	metricApprovals = "thumela.cashout.approvals"
-	metricDeclines  = "thumela.cashout.declines"
-	metricReversals = "thumela.cashout.reversals"
-	metricDuration  = "thumela.cashout.request.duration"
+	metricApprovals          = "thumela.cashout.approvals"
+	metricDeclines           = "thumela.cashout.declines"
+	metricReversals          = "thumela.cashout.reversals"
+	metricDuration           = "thumela.cashout.request.duration"
+	metricConnections        = "thumela.cashout.connections"
+	metricConnectionsRefused = "thumela.cashout.connections.refused"
 )
 
 // durationBuckets: an approval is a few milliseconds of gateway plus one transfers call; the
@@ -33,6 +36,8 @@ type telemetry struct {
 	declines  metric.Int64Counter
 	reversals metric.Int64Counter
 	duration  metric.Float64Histogram
+	conns     metric.Int64UpDownCounter
+	refused   metric.Int64Counter
 }
 
 func newTelemetry() (*telemetry, error) {
@@ -59,8 +64,22 @@ func newTelemetry() (*telemetry, error) {
 		metric.WithUnit("s"), metric.WithExplicitBucketBoundaries(durationBuckets...)); err != nil {
 		return nil, fmt.Errorf("iso: metric %s: %w", metricDuration, err)
 	}
+	if t.conns, err = meter.Int64UpDownCounter(metricConnections,
+		metric.WithDescription("Switch connections open on the ISO 8583 listener."),
+		metric.WithUnit("{connection}")); err != nil {
+		return nil, fmt.Errorf("iso: metric %s: %w", metricConnections, err)
+	}
+	if t.refused, err = meter.Int64Counter(metricConnectionsRefused,
+		metric.WithDescription("Connections closed as soon as accepted because the listener had CASHOUT_ISO_MAX_CONNECTIONS open."),
+		metric.WithUnit("{connection}")); err != nil {
+		return nil, fmt.Errorf("iso: metric %s: %w", metricConnectionsRefused, err)
+	}
 	return t, nil
 }
+
+func (t *telemetry) recordConnection(ctx context.Context, delta int64) { t.conns.Add(ctx, delta) }
+
+func (t *telemetry) recordConnectionRefused(ctx context.Context) { t.refused.Add(ctx, 1) }
 
 func (t *telemetry) recordApproval(ctx context.Context) { t.approvals.Add(ctx, 1) }
 
