@@ -546,6 +546,37 @@ func TestVoucherRefundedNamesTheCreditReturned(t *testing.T) {
 	}
 }
 
+// A receipt of a transfer whose fee credit paid names the credit and what the card was charged,
+// never "Total charged" for money the card did not pay (the probe of 30 Nov 2026); one without
+// credit says "Total charged".
+func TestTransferReceiptNamesTheCreditApplied(t *testing.T) {
+	t.Parallel()
+	params, _ := fullParams(domain.TemplateTransferReceipt)
+	params["amount_cents"], params["fee_cents"], params["total_cents"] = "8000", "1024", "9024"
+	delete(params, "credit_applied_cents")
+	delete(params, "card_charge_cents")
+	plain, err := domain.Render(domain.TemplateTransferReceipt, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{plain.Text, plain.HTML} {
+		if !strings.Contains(part, "Total charged") || strings.Contains(part, "credit") {
+			t.Fatalf("a receipt without credit:\n%s", part)
+		}
+	}
+	params["credit_applied_cents"], params["card_charge_cents"] = "1024", "8000"
+	m, err := domain.Render(domain.TemplateTransferReceipt, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{m.Text, m.HTML} {
+		if strings.Contains(part, "Total charged") || !strings.Contains(part, "Paid with Thumela credit") ||
+			!strings.Contains(part, "R10.24") || !strings.Contains(part, "Charged to your card") || !strings.Contains(part, "R80.00") {
+			t.Fatalf("a receipt with credit does not split the total:\n%s", part)
+		}
+	}
+}
+
 // The voucher SMS's failure e-mail gives the provider's reason when there is one (optional).
 func TestVoucherSMSFailedGivesTheReason(t *testing.T) {
 	t.Parallel()

@@ -75,6 +75,11 @@ const (
 	// ParamCreditReturnedCents (VOUCHER_REFUNDED, optional): the Thumela credit the transfer
 	// spent, put back to the sender's credit rather than the card.
 	ParamCreditReturnedCents = "credit_returned_cents"
+	// ParamCreditAppliedCents and ParamCardChargeCents (TRANSFER_RECEIPT, optional, together):
+	// the Thumela credit that paid the transfer's fee and what the card was charged, so a
+	// receipt never says the card paid what credit did.
+	ParamCreditAppliedCents = "credit_applied_cents"
+	ParamCardChargeCents    = "card_charge_cents"
 	ParamCreatedAt           = "created_at"
 	ParamLocation            = "location"
 	ParamReason              = "reason"
@@ -161,7 +166,8 @@ var specs = map[Template]spec{
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamRecipientPhone, kindPhone, false}, {ParamBank, kindBank, false},
 			{ParamAmountCents, kindCents, false}, {ParamFeeCents, kindCents, false}, {ParamTotalCents, kindCents, false},
-			{ParamReference, kindReference, false}, {ParamCreatedAt, kindTime, false}, {ParamExpiresAt, kindTime, false}}},
+			{ParamReference, kindReference, false}, {ParamCreatedAt, kindTime, false}, {ParamExpiresAt, kindTime, false},
+			{ParamCreditAppliedCents, kindCents, true}, {ParamCardChargeCents, kindCents, true}}},
 	TemplateCashCollected: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamLocation, kindText, false},

@@ -124,15 +124,23 @@ type Credit struct {
 // MaxRecentCredit is how many movements GetCredit returns.
 const MaxRecentCredit = 20
 
-// ApplyCredit spends up to balance on the new transfer t: min(balance, total), so the card is
-// charged the rest (CardCharge). Only a transfer not yet stored may take credit.
+// ApplyCredit spends up to balance on the new transfer t's fee: min(balance, fee charged), so
+// the card is charged the amount and the rest of the fee (CardCharge). Only a transfer not yet
+// stored may take credit.
+//
+// Credit pays fees, never the amount sent: the amount leaves an ATM as cash, so credit that paid
+// it would be cash. Promotional credit is granted per verified e-mail address and a card may be
+// saved on any number of accounts, so credit that paid amounts let anyone turn throw-away
+// accounts into ATM cash with no card charged (R50 per friend and R100 per reward, a probe of
+// 30 Nov 2026; docs/credit.md). Fees are Thumela's own revenue: credit spent on them costs
+// Thumela a discount, never cash.
 func (t *Transfer) ApplyCredit(balance Money) {
 	if t.s.Status != StatusPending || balance.Cents() <= 0 {
 		return
 	}
 	applied := balance
-	if t.Total().Less(applied) {
-		applied = t.Total()
+	if fee := t.s.Fee.Charged(); fee.Less(applied) {
+		applied = fee
 	}
 	t.s.CreditApplied = applied
 }
@@ -140,8 +148,10 @@ func (t *Transfer) ApplyCredit(balance Money) {
 // CreditApplied is the sender's credit spent on the transfer.
 func (t *Transfer) CreditApplied() Money { return t.s.CreditApplied }
 
-// CardCharge is what the sender's card is charged: the total less the credit applied. Zero
-// when credit paid it all: the worker then calls no processor, and no card refund is owed.
+// CardCharge is what the sender's card is charged: the total less the credit applied. It is at
+// least the amount (ApplyCredit); a zero charge (a state only Restore can build, from a row
+// written before credit paid fees only) makes the worker call no processor and owes no card
+// refund.
 func (t *Transfer) CardCharge() Money { return t.Total().Sub(t.s.CreditApplied) }
 
 // CreditReturnDue reports whether the change from was to t's current state gives the

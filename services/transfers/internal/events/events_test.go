@@ -485,3 +485,20 @@ func TestReminderSMS(t *testing.T) {
 		"expires_at": "2026-03-25T10:00:00Z", "reference": "5f0c2a1e",
 	})
 }
+
+// The receipt names the credit that paid the fee and what the card was charged only when credit
+// paid something, so the e-mail never calls the total "charged" when part of it was credit.
+func TestTransferReceiptSplitsTheCredit(t *testing.T) {
+	t.Parallel()
+	tr, _ := issued(t, "thandi@example.com")
+	_, params := events.TransferReceipt(tr)
+	if _, ok := params["credit_applied_cents"]; ok {
+		t.Fatalf("a receipt without credit names it: %v", params)
+	}
+	s := tr.State()
+	s.CreditApplied = domain.Cents(1150)
+	_, params = events.TransferReceipt(domain.Restore(s))
+	if params["credit_applied_cents"] != "1150" || params["card_charge_cents"] != "50000" || params["total_cents"] != "51150" {
+		t.Fatalf("receipt params %v", params)
+	}
+}

@@ -149,10 +149,11 @@ func appendEmail(msgs []outbox.Message, t *domain.Transfer, at time.Time, which 
 	return append(msgs, msg), nil
 }
 
-// TransferReceipt is the sender's receipt, once the card is charged and the voucher issued.
+// TransferReceipt is the sender's receipt, once the card is charged and the voucher issued. A
+// transfer whose fee credit paid says so, and what the card was charged.
 func TransferReceipt(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
 	s := t.State()
-	return notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT, map[string]string{
+	params := map[string]string{
 		"first_name":      s.SenderFirstName,
 		"recipient_name":  s.RecipientName,
 		"recipient_phone": s.RecipientPhone.E164(),
@@ -164,6 +165,11 @@ func TransferReceipt(t *domain.Transfer) (notificationsv1.Template, map[string]s
 		"created_at":      rfc3339(s.CreatedAt),
 		"expires_at":      rfc3339(s.Voucher.ExpiresAt),
 	}
+	if !t.CreditApplied().IsZero() {
+		params["credit_applied_cents"] = cents(t.CreditApplied())
+		params["card_charge_cents"] = cents(t.CardCharge())
+	}
+	return notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT, params
 }
 
 // CashCollected tells the sender that the recipient withdrew the cash, and where: the ATM's

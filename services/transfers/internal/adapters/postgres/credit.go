@@ -150,7 +150,7 @@ func creditChanged(ctx context.Context, tx pgx.Tx, user, what uuid.UUID, balance
 const accountBalanceSQL = `SELECT coalesce((SELECT balance_cents FROM credit_accounts WHERE account = $1), 0)`
 
 // spendCredit spends the sender's credit on the new transfer t (not yet inserted), in the
-// transaction creating it: min(balance, total) (domain.Transfer.ApplyCredit), the card charged
+// transaction creating it: min(balance, fee) (domain.Transfer.ApplyCredit), the card charged
 // the rest. balance is the sender's balance as read in the create's first batch
 // (accountBalanceSQL): a sender without credit costs nothing more and locks nothing; one with
 // credit locks their account (after the system account, see the lock order), reading the
@@ -171,6 +171,21 @@ func spendCredit(ctx context.Context, tx pgx.Tx, t *domain.Transfer, balance int
 		return nil
 	}
 	_, err = move(ctx, tx, domain.SpendMovement(t))
+	return err
+}
+
+// lockCreditReturn locks the credit accounts a change of t from was returns credit to
+// (system:credit_spent and the sender's) before the change's row is written, when it returns
+// any. The row's write gives the sender's usage back (the usage trigger, migration 0008), and a
+// create takes the same accounts before its insert adds to that usage: a return that took the
+// usage rows first and the accounts second deadlocked with the sender's create (found by
+// TestLedgerStaysBalanced once credit paid fees only and more transfers carried credit). Every
+// transaction that moves credit and touches a sender's usage now takes the accounts first.
+func lockCreditReturn(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) error {
+	if !t.CreditReturnDue(was) {
+		return nil
+	}
+	_, err := lockAccounts(ctx, tx, t.State().UpdatedAt, domain.AccountCreditSpent, domain.UserAccount(t.UserID()))
 	return err
 }
 

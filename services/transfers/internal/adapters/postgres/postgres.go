@@ -397,6 +397,9 @@ func updateError(err error) error {
 // and its events under ctx's trace context; a refund that became owed wakes the worker on
 // commit.
 func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) error {
+	if err := lockCreditReturn(ctx, tx, t, was); err != nil {
+		return err
+	}
 	tag, err := tx.Exec(ctx, updateSQL, updateArgs(t, was)...)
 	if err != nil {
 		return updateError(err)

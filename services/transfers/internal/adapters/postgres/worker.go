@@ -114,6 +114,9 @@ func (r *Transfers) UpdateClaimed(ctx context.Context, t *domain.Transfer, fn fu
 				return nil
 			})
 		}
+		if err := lockCreditReturn(ctx, tx, next, was); err != nil {
+			return err
+		}
 		if err := sendQueued(ctx, tx, b, reads); err != nil {
 			return err
 		}

@@ -53,8 +53,15 @@ func sendWithCredit(t *testing.T, e *testkit.Env, user, pm, key string, amount i
 	if tr.GetCreditAppliedCents()+tr.GetCardChargeCents() != tr.GetTotalAmountCents() {
 		t.Fatalf("credit %d + card %d != total %d", tr.GetCreditAppliedCents(), tr.GetCardChargeCents(), tr.GetTotalAmountCents())
 	}
+	// Credit pays fees, never the amount: the cash at the ATM is always paid for by the card.
+	if tr.GetCardChargeCents() < tr.GetAmountCents() {
+		t.Fatalf("card %d < amount %d: credit paid cash", tr.GetCardChargeCents(), tr.GetAmountCents())
+	}
 	return tr
 }
+
+// fee is what t's fee came to (the total less the amount).
+func fee(tr *transfersv1.Transfer) int64 { return tr.GetTotalAmountCents() - tr.GetAmountCents() }
 
 // creditEvents counts the CreditChanged events written for user and returns the last balance.
 func creditEvents(t *testing.T, e *testkit.Env, user string) (int, int64) {
@@ -73,8 +80,8 @@ func creditEvents(t *testing.T, e *testkit.Env, user string) (int, int64) {
 	return n, last
 }
 
-// TestReferralWelcomeAndReward: the friend's welcome credit pays first on their transfer, the
-// card is charged the rest, and the referrer is paid once, at the friend's first completion.
+// TestReferralWelcomeAndReward: the friend's welcome credit pays their transfer's fee, the
+// card is charged the amount, and the referrer is paid once, at the friend's first completion.
 func TestReferralWelcomeAndReward(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
@@ -105,13 +112,13 @@ func TestReferralWelcomeAndReward(t *testing.T) {
 		t.Fatalf("%d CreditChanged for the referrer after the friend joined, want 1", n)
 	}
 
+	// The first transfer is free: there is no fee for the credit to pay.
 	first := sendWithCredit(t, e, friend, pm, "first", 50_000)
-	if first.GetCreditAppliedCents() != 5000 || first.GetCardChargeCents() != first.GetTotalAmountCents()-5000 {
+	if fee(first) != 0 || first.GetCreditAppliedCents() != 0 || first.GetCardChargeCents() != 50_000 {
 		t.Fatalf("first transfer = credit %d, card %d of %d", first.GetCreditAppliedCents(), first.GetCardChargeCents(), first.GetTotalAmountCents())
 	}
-	if c := credit(t, e, friend); c.GetBalanceCents() != 0 || c.GetRecentMovements()[0].GetAmountCents() != -5000 ||
-		c.GetRecentMovements()[0].GetTransferId() != first.GetId() {
-		t.Fatalf("friend's credit after spending = %v", c)
+	if c := credit(t, e, friend); c.GetBalanceCents() != 5000 {
+		t.Fatalf("friend's credit after a free transfer = %v", c)
 	}
 	e.WaitStatus(t, first.GetId(), domain.StatusCompleted, waitFor)
 	if charged, ok := e.Payments.Charged(first.GetId()); !ok || charged.Cents() != first.GetCardChargeCents() {
@@ -123,7 +130,15 @@ func TestReferralWelcomeAndReward(t *testing.T) {
 		t.Fatalf("referrer's credit after the first completion = %v", rc)
 	}
 
+	// The second pays a fee, and the credit pays it.
 	second := sendWithCredit(t, e, friend, pm, "second", 20_000)
+	if fee(second) == 0 || second.GetCreditAppliedCents() != fee(second) || second.GetCardChargeCents() != 20_000 {
+		t.Fatalf("second transfer = credit %d, card %d of %d", second.GetCreditAppliedCents(), second.GetCardChargeCents(), second.GetTotalAmountCents())
+	}
+	if c := credit(t, e, friend); c.GetBalanceCents() != 5000-fee(second) || c.GetRecentMovements()[0].GetAmountCents() != -fee(second) ||
+		c.GetRecentMovements()[0].GetTransferId() != second.GetId() {
+		t.Fatalf("friend's credit after spending = %v", c)
+	}
 	e.WaitStatus(t, second.GetId(), domain.StatusCompleted, waitFor)
 	if rc := credit(t, e, referrer); rc.GetBalanceCents() != 10_000 || rc.GetRewardsEarnedCents() != 10_000 {
 		t.Fatalf("referrer paid again on the second completion: %v", rc)
@@ -134,8 +149,8 @@ func TestReferralWelcomeAndReward(t *testing.T) {
 	e.CheckLedger(t)
 }
 
-// TestReferralNotPaidOnFailedTransfer: a declined first transfer returns the friend's credit
-// and pays the referrer nothing; the first one that completes does.
+// TestReferralNotPaidOnFailedTransfer: a declined first transfer pays the referrer nothing; the
+// first one that completes does. A declined transfer whose fee the credit paid returns it.
 func TestReferralNotPaidOnFailedTransfer(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
@@ -145,17 +160,9 @@ func TestReferralNotPaidOnFailedTransfer(t *testing.T) {
 	refer(t, e, referrer, friend)
 
 	failed := sendWithCredit(t, e, friend, declining, "declined", 50_000)
-	if failed.GetCreditAppliedCents() != 5000 {
-		t.Fatalf("credit applied %d", failed.GetCreditAppliedCents())
-	}
 	e.WaitStatus(t, failed.GetId(), domain.StatusFailed, waitFor)
 	if charged := e.Payments.ProcessorCharges(failed.GetId()); charged != 1 {
 		t.Fatalf("%d charges", charged)
-	}
-	fc := credit(t, e, friend)
-	if fc.GetBalanceCents() != 5000 || fc.GetRecentMovements()[0].GetKind() != transfersv1.CreditMovementKind_CREDIT_MOVEMENT_KIND_RETURNED ||
-		fc.GetRecentMovements()[0].GetAmountCents() != 5000 || fc.GetRecentMovements()[0].GetTransferId() != failed.GetId() {
-		t.Fatalf("friend's credit after a declined charge = %v", fc)
 	}
 	if rc := credit(t, e, referrer); rc.GetBalanceCents() != 0 || rc.GetFriendsRewarded() != 0 {
 		t.Fatalf("referrer paid for a failed transfer: %v", rc)
@@ -168,6 +175,20 @@ func TestReferralNotPaidOnFailedTransfer(t *testing.T) {
 	e.WaitStatus(t, ok.GetId(), domain.StatusCompleted, waitFor)
 	if rc := credit(t, e, referrer); rc.GetBalanceCents() != 10_000 || rc.GetFriendsRewarded() != 1 {
 		t.Fatalf("referrer after the friend's first completion = %v", rc)
+	}
+
+	again := sendWithCredit(t, e, friend, declining, "declined-with-fee", 50_000)
+	if fee(again) == 0 || again.GetCreditAppliedCents() != fee(again) {
+		t.Fatalf("credit applied %d to a fee of %d", again.GetCreditAppliedCents(), fee(again))
+	}
+	e.WaitStatus(t, again.GetId(), domain.StatusFailed, waitFor)
+	fc := credit(t, e, friend)
+	if fc.GetBalanceCents() != 5000 || fc.GetRecentMovements()[0].GetKind() != transfersv1.CreditMovementKind_CREDIT_MOVEMENT_KIND_RETURNED ||
+		fc.GetRecentMovements()[0].GetAmountCents() != fee(again) || fc.GetRecentMovements()[0].GetTransferId() != again.GetId() {
+		t.Fatalf("friend's credit after a declined charge = %v", fc)
+	}
+	if rc := credit(t, e, referrer); rc.GetBalanceCents() != 10_000 {
+		t.Fatalf("referrer paid twice: %v", rc)
 	}
 	e.CheckLedger(t)
 }
@@ -202,54 +223,62 @@ func TestReferralSelfAndUnknownCode(t *testing.T) {
 	}
 }
 
-// TestTransferPaidWhollyByCredit: no processor call, the voucher is issued; a cancel refunds
-// no card and returns the credit in the same transaction.
-func TestTransferPaidWhollyByCredit(t *testing.T) {
+// TestCreditNeverPaysCash is the probe of 30 Nov 2026: a friend's welcome credit and the
+// referrer's reward, spent on small transfers, pay their fees only; every rand a voucher pays
+// out at an ATM was charged to a card, so throw-away accounts sharing one card turn into no
+// cash. A cancel refunds the card the amount and gives the credit back.
+func TestCreditNeverPaysCash(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
 	e.StartWorker(t, nil, e.WorkerConfig())
-	referrer, _ := e.NewUser()
+	referrer, referrerCard := e.NewUser()
 	friend, pm := e.NewUser()
 	refer(t, e, referrer, friend)
+	first := sendWithCredit(t, e, friend, pm, "first", 5000) // free: nothing for the credit to pay
+	e.WaitStatus(t, first.GetId(), domain.StatusCompleted, waitFor)
 
-	tr := sendWithCredit(t, e, friend, pm, "small", 2000)
-	if tr.GetCardChargeCents() != 0 || tr.GetCreditAppliedCents() != tr.GetTotalAmountCents() {
-		t.Fatalf("transfer = credit %d, card %d of %d", tr.GetCreditAppliedCents(), tr.GetCardChargeCents(), tr.GetTotalAmountCents())
+	small := sendWithCredit(t, e, friend, pm, "small", 5000) // R50: all the welcome credit's worth
+	if fee(small) == 0 || small.GetCreditAppliedCents() != fee(small) || small.GetCardChargeCents() != 5000 {
+		t.Fatalf("transfer = credit %d, card %d of %d", small.GetCreditAppliedCents(), small.GetCardChargeCents(), small.GetTotalAmountCents())
 	}
-	done := e.WaitStatus(t, tr.GetId(), domain.StatusCompleted, waitFor)
-	if calls := e.Payments.ChargeCalls(tr.GetId()); calls != 0 {
-		t.Fatalf("%d processor calls for a transfer paid by credit", calls)
+	e.WaitStatus(t, small.GetId(), domain.StatusCompleted, waitFor)
+	if charged, ok := e.Payments.Charged(small.GetId()); !ok || charged.Cents() != 5000 {
+		t.Fatalf("card charged %v (%v), want the R50 the voucher pays", charged, ok)
 	}
-	if done.Voucher().Status != domain.CollectionAwaiting || len(e.VoucherSMSes(t, tr.GetId())) != 1 {
-		t.Fatalf("voucher %+v", done.Voucher())
-	}
-	left := credit(t, e, friend).GetBalanceCents()
-	if left != 5000-tr.GetTotalAmountCents() {
+	if left := credit(t, e, friend).GetBalanceCents(); left != 5000-fee(small) {
 		t.Fatalf("credit left %d", left)
 	}
+
+	// The referrer's R100 reward pays the fee of their next transfer, not its R80.
 	if rc := credit(t, e, referrer); rc.GetBalanceCents() != 10_000 {
-		t.Fatalf("referrer not paid for a completion paid by credit: %v", rc)
+		t.Fatalf("referrer not rewarded: %v", rc)
+	}
+	own := sendWithCredit(t, e, referrer, referrerCard, "own-first", 1000) // the referrer's free first
+	e.WaitStatus(t, own.GetId(), domain.StatusCompleted, waitFor)
+	reward := sendWithCredit(t, e, referrer, referrerCard, "reward", 8000)
+	if fee(reward) == 0 || reward.GetCreditAppliedCents() != fee(reward) || reward.GetCardChargeCents() != 8000 {
+		t.Fatalf("referrer's transfer = credit %d, card %d of %d", reward.GetCreditAppliedCents(), reward.GetCardChargeCents(), reward.GetTotalAmountCents())
+	}
+	e.WaitStatus(t, reward.GetId(), domain.StatusCompleted, waitFor)
+	if charged, ok := e.Payments.Charged(reward.GetId()); !ok || charged.Cents() != 8000 {
+		t.Fatalf("referrer's card charged %v (%v), want R80", charged, ok)
 	}
 
-	res, err := e.Client.CancelTransfer(e.Ctx(t, friend), &transfersv1.CancelTransferRequest{TransferId: tr.GetId()})
-	if err != nil {
+	if _, err := e.Client.CancelTransfer(e.Ctx(t, friend), &transfersv1.CancelTransferRequest{TransferId: small.GetId()}); err != nil {
 		t.Fatal(err)
-	}
-	if res.GetTransfer().GetRefundStatus() != transfersv1.RefundStatus_REFUND_STATUS_REFUNDED {
-		t.Fatalf("refund status %s, want refunded at once (nothing to refund to a card)", res.GetTransfer().GetRefundStatus())
 	}
 	if c := credit(t, e, friend); c.GetBalanceCents() != 5000 {
 		t.Fatalf("credit after the cancel = %d", c.GetBalanceCents())
 	}
-	time.Sleep(300 * time.Millisecond) // a worker pass or two
-	if calls := e.Payments.RefundCalls("refund-" + tr.GetId()); calls != 0 {
-		t.Fatalf("%d refund calls for a transfer paid by credit", calls)
-	}
+	testkit.Eventually(t, waitFor, "the card refund", func() bool {
+		_, amount, ok := e.Payments.Refunded("refund-" + small.GetId())
+		return ok && amount.Cents() == 5000
+	})
 	e.CheckLedger(t)
 }
 
 // TestPartCreditCancelAndExpiry: the card is charged and refunded only what the credit did not
-// pay; a cancel and an expiry each return the credit.
+// pay (the amount); a cancel and an expiry each return the credit.
 func TestPartCreditCancelAndExpiry(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
@@ -257,10 +286,12 @@ func TestPartCreditCancelAndExpiry(t *testing.T) {
 	referrer, _ := e.NewUser()
 	friend, pm := e.NewUser()
 	refer(t, e, referrer, friend)
+	first := sendWithCredit(t, e, friend, pm, "first", 1000) // free: nothing for the credit to pay
+	e.WaitStatus(t, first.GetId(), domain.StatusCompleted, waitFor)
 
 	cancelled := sendWithCredit(t, e, friend, pm, "cancel-me", 10_000)
 	e.WaitStatus(t, cancelled.GetId(), domain.StatusCompleted, waitFor)
-	if charged, _ := e.Payments.Charged(cancelled.GetId()); charged.Cents() != cancelled.GetTotalAmountCents()-5000 {
+	if charged, _ := e.Payments.Charged(cancelled.GetId()); charged.Cents() != 10_000 || fee(cancelled) == 0 || cancelled.GetCreditAppliedCents() != fee(cancelled) {
 		t.Fatalf("charged %v of total %d with R50 credit", charged, cancelled.GetTotalAmountCents())
 	}
 	if _, err := e.Client.CancelTransfer(e.Ctx(t, friend), &transfersv1.CancelTransferRequest{TransferId: cancelled.GetId()}); err != nil {
@@ -276,7 +307,7 @@ func TestPartCreditCancelAndExpiry(t *testing.T) {
 	e.CheckLedger(t)
 
 	expiring := sendWithCredit(t, e, friend, pm, "expire-me", 10_000)
-	if expiring.GetCreditAppliedCents() != 5000 {
+	if fee(expiring) == 0 || expiring.GetCreditAppliedCents() != fee(expiring) {
 		t.Fatalf("the returned credit was not spent again: %d", expiring.GetCreditAppliedCents())
 	}
 	e.WaitStatus(t, expiring.GetId(), domain.StatusCompleted, waitFor)
@@ -326,9 +357,9 @@ func TestConcurrentSpendsOfOneUser(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	// Whichever create goes first spends what it can (R40 and a fee, or R40 when the first
-	// transfer's fee is waived), the next the rest, if any: R50 in all, never more.
-	if applied != 5000 || credits > 2 {
+	// Each create in turn spends what it can on its fee (R10.12; the first is free and spends
+	// nothing), the fifth that spends the rest: R50 in all, never more.
+	if applied != 5000 || credits != 5 {
 		t.Fatalf("credit spent %d over %d transfers, want exactly the R50 there was", applied, credits)
 	}
 	if c := credit(t, e, friend); c.GetBalanceCents() != 0 {
@@ -391,7 +422,7 @@ func TestLedgerStaysBalanced(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				card = p.decline
 			}
-			amount := int64(1000 * (1 + rng.IntN(9))) // R10 to R90: some paid wholly by credit
+			amount := int64(1000 * (1 + rng.IntN(9))) // R10 to R90: credit pays their fees
 			wg.Go(func() {
 				req := testkit.Request(fmt.Sprintf("r%d-%d", round, i), card)
 				req.AmountCents = amount
