@@ -10,8 +10,11 @@ import (
 
 // WebClient serves the built React client from dir: hashed assets under /assets/ are cached
 // for a year (their names change with their content); every other path that is not a file gets
-// index.html, never cached, so the client's router can answer it (the SPA fallback). onPage,
-// when set, may add headers to each index.html answer (the session's hint cookie).
+// index.html, never cached, so the client's router can answer it (the SPA fallback), except a
+// path whose last segment names a file (an extension: /favicon.ico, /sitemap.xml), which is a 404
+// rather than a page that a crawler or a browser would take for that file (no route of the
+// client has a dot in it). onPage, when set, may add headers to each index.html answer (the
+// session's hint cookie).
 func WebClient(dir string, onPage func(resp, req http.Header)) http.Handler {
 	fs := http.FileServer(http.Dir(dir))
 	index := filepath.Join(dir, "index.html")
@@ -39,6 +42,10 @@ func WebClient(dir string, onPage func(resp, req http.Header)) http.Handler {
 				fs.ServeHTTP(w, r)
 				return
 			}
+		}
+		if path.Ext(clean) != "" {
+			http.NotFound(w, r)
+			return
 		}
 		w.Header().Set("Cache-Control", "no-cache")
 		if onPage != nil {

@@ -15,6 +15,7 @@ func TestWebClientServesAssetsAndFallsBackToIndex(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>app</html>"), 0o644))
 	must(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "assets", "app-abc123.js"), []byte("js"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "robots.txt"), []byte("User-agent: *"), 0o644))
 	h := WebClient(dir, nil)
 
 	tests := []struct {
@@ -26,6 +27,9 @@ func TestWebClientServesAssetsAndFallsBackToIndex(t *testing.T) {
 		{"/blog/3", "app", "no-cache", 200},
 		{"/assets/app-abc123.js", "js", "immutable", 200},
 		{"/assets/missing.js", "", "", 404},
+		{"/robots.txt", "User-agent", "max-age=3600", 200},
+		{"/favicon.ico", "", "", 404}, // a file that is not there is not the app's page
+		{"/sitemap.xml", "", "", 404},
 		{"/../../etc/passwd", "", "", 400}, // traversal is refused, never served
 	}
 	for _, tt := range tests {
