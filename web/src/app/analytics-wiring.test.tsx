@@ -61,7 +61,8 @@ describe("analytics wiring", () => {
 
   it("resets on /logout: $reset under the old anonymous id, then a new anonymous id", async () => {
     window.localStorage.setItem(ANONYMOUS_ID_KEY, "anon-before-logout");
-    renderApp("/logout", { session: SIGNED_IN });
+    const { user } = renderApp("/logout", { session: SIGNED_IN });
+    await user.click(await screen.findByRole("button", { name: "Log Out" }, SLOW));
     await screen.findByRole("heading", { name: "Welcome Back" }, SLOW);
     const reset = sent.find((batch) => batch.events.some((event) => event.name === "$reset"));
     expect(reset?.anonymousId).toBe("anon-before-logout");

@@ -41,7 +41,8 @@ describe("public routes", () => {
 
 describe("logout", () => {
   it("signs out, says so, and goes to the login page", async () => {
-    const { router, queryClient } = renderApp("/logout", { session: SIGNED_IN });
+    const { user, router, queryClient } = renderApp("/logout", { session: SIGNED_IN });
+    await user.click(await screen.findByRole("button", { name: "Log Out" }));
     expect(await screen.findByRole("heading", { name: "Welcome Back" })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe("/login");
     expect(await screen.findByText("Logged out")).toBeInTheDocument();
@@ -50,17 +51,35 @@ describe("logout", () => {
   });
 
   it("goes back to the dashboard when signing out fails", async () => {
-    const { router } = renderApp("/logout", {
+    const { user, router } = renderApp("/logout", {
       session: SIGNED_IN,
       routes: (r) =>
         r.rpc(AuthService.method.signOut, () => {
           throw new ConnectError("boom", Code.Internal);
         }),
     });
+    await user.click(await screen.findByRole("button", { name: "Log Out" }));
     expect(await screen.findByText("Logout failed")).toBeInTheDocument();
     expect(screen.getByText("Something went wrong. Please try again.")).toBeInTheDocument();
     expect(await screen.findByRole("heading", { name: "Quick Actions" })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe("/dashboard");
+  });
+
+  it("asks first when /logout is reached directly (a link on another site), and Cancel keeps the session", async () => {
+    let signOuts = 0;
+    const { user, router } = renderApp("/logout", {
+      session: SIGNED_IN,
+      routes: (r) =>
+        r.rpc(AuthService.method.signOut, () => {
+          signOuts++;
+          return {};
+        }),
+    });
+    expect(await screen.findByRole("heading", { name: "Log out of Thumela?" })).toBeInTheDocument();
+    await user.click(screen.getByRole("link", { name: "Cancel" }));
+    expect(await screen.findByRole("heading", { name: "Quick Actions" }, { timeout: 5000 })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/dashboard");
+    expect(signOuts).toBe(0);
   });
 
   it("signs out from the sidebar's Log Out link", async () => {
