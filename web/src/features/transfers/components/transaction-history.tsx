@@ -98,7 +98,7 @@ export function TransactionHistory() {
           <Input
             id="history-search"
             type="search"
-            placeholder="Search by recipient name or phone"
+            placeholder="Search name or phone"
             className="pl-9"
             value={search}
             onChange={(event) => setSearch(event.target.value)}
