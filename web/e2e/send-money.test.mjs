@@ -3,7 +3,9 @@
 // (about 1 s), the recipient's SMS with the voucher reaches the dev stack's SMS provider
 // stand-in (listed at /dev/outbox), and the transfer shows on the dashboard and in the history.
 // The details dialog follows the SMS live to 'delivered', or to the failure of a number the
-// stand-in refuses. A card without funds ends in 'Transfer Failed'.
+// stand-in refuses. A card without funds ends in 'Transfer Failed' ('Payment processing failed',
+// the decline below it, and one 'Failed to process transaction' toast). Amounts typed as en-ZA
+// writes them ("1 250", "1,250", "20,00") are the amounts meant.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { clearSmsFailures, failSms, latestMessage, launchBrowser, smsFor, startStack } from "./harness.mjs";
@@ -139,7 +141,15 @@ test("a card without funds ends in 'Transfer Failed'; Try Again with a good card
   await page.getByRole("button", { name: "Next" }).click();
   await clickSendMoney(page);
   await page.getByRole("heading", { name: "Transfer Failed" }).waitFor({ timeout: 20_000 });
-  await page.getByText(/insufficient funds/i).first().waitFor();
+  // The panel: the supplied error, then the processor's reason as its detail.
+  const panel = page.getByRole("status").filter({ has: page.getByRole("heading", { name: "Transfer Failed" }) });
+  await panel.getByText("Payment processing failed", { exact: true }).waitFor();
+  await panel.getByText("Your card has insufficient funds.", { exact: true }).waitFor();
+  // The transfer was pending when the panel opened (the charge runs after): one toast says it failed.
+  const failedToast = toast(page, "Failed to process transaction");
+  await failedToast.waitFor();
+  assert.match(await failedToast.innerText(), /Your card has insufficient funds\./);
+  assert.equal(await page.locator("[data-sonner-toast]").filter({ hasText: "Failed to process transaction" }).count(), 1);
 
   await page.getByRole("button", { name: "Try Again" }).click();
   await page.getByRole("button", { name: "Add New Card" }).click();
@@ -157,6 +167,43 @@ test("a card without funds ends in 'Transfer Failed'; Try Again with a good card
   // ABSA: R8.50 + 0.3 % of R200.00 = R9.10.
   await summary.getByText("R9,10").waitFor();
   assert.equal(await summary.getByText("First transfer free!").count(), 0);
+  await context.close();
+});
+
+test("the amount reads rand as South Africans type it: '1 000', '1,000', '20,00', '150,5'", async () => {
+  const context = await chromium.browser.newContext({ locale: "en-ZA" });
+  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "amounts" });
+  await page.goto(`${stack.baseURL}/send-money`);
+  await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
+  const amount = page.getByLabel("Amount to Send (ZAR)");
+  assert.equal(await amount.getAttribute("placeholder"), "e.g. 500");
+  const summary = page.getByRole("region", { name: "Transaction Summary" });
+  // Typed key by key: the field keeps the spaces and commas (a number input dropped them, so
+  // "20,00" was R2 000), and the summary quotes the amount meant.
+  for (const [typed, shown] of [
+    ["1 000", "R1 000,00"],
+    ["20,00", "R20,00"],
+    ["1,000", "R1 000,00"],
+    ["150,5", "R150,50"],
+    ["1 000,00", "R1 000,00"],
+  ]) {
+    await amount.fill("");
+    await amount.pressSequentially(typed);
+    assert.equal(await amount.inputValue(), typed);
+    const sendAmount = summary.locator("div", { has: page.locator("dt", { hasText: "Send amount" }) }).locator("dd");
+    const deadline = Date.now() + 10_000;
+    // Polling a state (the debounced quote), not a fixed wait.
+    while ((await sendAmount.textContent())?.replace(/\s/g, " ") !== shown && Date.now() < deadline) await page.waitForTimeout(100);
+    assert.equal((await sendAmount.textContent())?.replace(/\s/g, " "), shown, `typed ${typed}`);
+  }
+  // "150,5" is R150,50: not a multiple of R10, refused on the step in its words.
+  await amount.fill("");
+  await amount.pressSequentially("150,5");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.locator("#send-amount-error").filter({ hasText: "ATMs pay out notes: choose an amount in multiples of R10." }).waitFor();
+  await amount.fill("1 000");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Recipient Name").waitFor();
   await context.close();
 });
 

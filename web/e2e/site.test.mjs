@@ -359,6 +359,50 @@ describe("mobile (375 px)", () => {
   });
 });
 
+describe("mobile (375 px), by keyboard", () => {
+  test("the open public menu keeps Tab between its button and its links; Escape and a chosen link close it onto the button", async () => {
+    const context = await chromium.browser.newContext({ viewport: { width: 375, height: 812 } });
+    const page = await context.newPage();
+    await page.goto(`${stack.baseURL}/`);
+    const toggle = page.getByRole("banner").getByRole("button", { name: /^(Open|Close) menu$/ });
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label") || document.activeElement?.textContent?.trim());
+    await toggle.focus();
+    await page.keyboard.press("Enter");
+    const menu = page.getByRole("navigation", { name: "Mobile menu" });
+    await menu.waitFor();
+    assert.equal(await toggle.getAttribute("aria-expanded"), "true");
+    const links = await menu.getByRole("link").allInnerTexts();
+    assert.deepEqual(links, ["About", "Fees", "Blog", "FAQ", "Support", "Log In", "Get Started"]);
+    // Round: every link, then back to the button; backwards from the button to the last link.
+    for (const link of links) {
+      await page.keyboard.press("Tab");
+      assert.equal(await focused(), link);
+    }
+    await page.keyboard.press("Tab");
+    assert.equal(await focused(), "Close menu");
+    await page.keyboard.press("Shift+Tab");
+    assert.equal(await focused(), "Get Started");
+    await page.keyboard.press("Shift+Tab");
+    assert.equal(await focused(), "Log In");
+    // Escape from a link: closed, the focus on the button.
+    await page.keyboard.press("Escape");
+    await menu.waitFor({ state: "hidden" });
+    assert.equal(await focused(), "Open menu");
+    // A link chosen with Enter: the page changes, the menu closes, the focus stays on the button.
+    await page.keyboard.press("Enter");
+    await menu.waitFor();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    assert.equal(await focused(), "Fees");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: "Fee Schedule" }).waitFor();
+    assert.equal(new URL(page.url()).pathname, "/fees");
+    assert.equal(await menu.isVisible(), false);
+    assert.equal(await focused(), "Open menu");
+    await context.close();
+  });
+});
+
 describe("signed-in pages", () => {
   test("the Help Center FAQ keeps one item open at a time", async () => {
     const page = await signedIn.newPage();

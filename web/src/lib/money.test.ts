@@ -55,18 +55,117 @@ describe("parseRandToCents", () => {
     ["150.", 15000n],
     [" 20 ", 2000n],
     ["0", 0n],
+    ["0150", 15000n],
     ["90071992547409.93", 9007199254740993n],
   ])("reads %j as %s cents", (text, cents) => {
     expect(parseRandToCents(text)).toBe(cents);
+  });
+
+  // As en-ZA writes amounts (formatMoney's own output, without the R), and as people type them.
+  it.each([
+    ["1 500", 150000n],
+    ["12 000", 1200000n],
+    ["1 500 000", 150000000n],
+    [`1${nbsp}500`, 150000n],
+    [`1${nbsp}500${nbsp}000`, 150000000n],
+    ["1\u202f500", 150000n],
+    ["1 500.50", 150050n],
+    ["1 500.", 150000n],
+    ["1 500,50", 150050n],
+    [`1${nbsp}234,56`, 123456n],
+    [" 1 500 ", 150000n],
+    [`${nbsp}1 500${nbsp}`, 150000n],
+  ])("reads %j, thousands grouped by spaces, as %s cents", (text, cents) => {
+    expect(parseRandToCents(text)).toBe(cents);
+  });
+
+  it.each([
+    ["1,500", 150000n],
+    ["12,000", 1200000n],
+    ["100,000", 10000000n],
+    ["150,505", 15050500n],
+    ["1,500,000", 150000000n],
+    ["1,500.50", 150050n],
+    ["1,500.5", 150050n],
+    ["1,500.", 150000n],
+  ])("reads %j, thousands grouped by commas, as %s cents", (text, cents) => {
+    expect(parseRandToCents(text)).toBe(cents);
+  });
+
+  it.each([
+    ["150,5", 15050n],
+    ["150,50", 15050n],
+    ["1,50", 150n],
+    ["0,07", 7n],
+    [",75", 75n],
+    ["1500,00", 150000n],
+  ])("reads %j, a decimal comma, as %s cents", (text, cents) => {
+    expect(parseRandToCents(text)).toBe(cents);
+  });
+
+  it("takes a comma and 3 digits as thousands, a comma and 1 or 2 digits as the decimals", () => {
+    expect(parseRandToCents("1,500")).toBe(150000n);
+    expect(parseRandToCents("1,50")).toBe(150n);
+    expect(parseRandToCents("1,5")).toBe(150n);
   });
 
   it("never goes through a float (0.1 + 0.2 style errors cannot happen)", () => {
     expect(parseRandToCents("1.10")).toBe(110n);
     expect(parseRandToCents("19.99")).toBe(1999n);
     expect(parseRandToCents("4.35")).toBe(435n);
+    expect(parseRandToCents("4,35")).toBe(435n);
+    expect(parseRandToCents("90 071 992 547 409,93")).toBe(9007199254740993n);
+    expect(parseRandToCents("90,071,992,547,409.93")).toBe(9007199254740993n);
   });
 
-  it.each(["", " ", ".", "-5", "1.234", "1e3", "abc", "1,50", "1.2.3", "R150"])("refuses %j", (text) => {
+  it.each(["", " ", ".", ",", "-5", "1.234", "1e3", "abc", "1.2.3", "R150", "R 150", "+150", "0x10"])("refuses %j", (text) => {
+    expect(parseRandToCents(text)).toBeUndefined();
+  });
+
+  it.each([
+    // Groups not in threes, or a separator with nothing on one side.
+    "15 00",
+    "1 5000",
+    "1  500",
+    "1 500 00",
+    "1 500 5",
+    "1,5000",
+    "1,50,0",
+    "15,00,000",
+    "1,500,",
+    ",500",
+  ])("refuses %j (a group not in threes)", (text) => {
+    expect(parseRandToCents(text)).toBeUndefined();
+  });
+
+  it.each([
+    // A grouped amount after a leading zero.
+    "0,500",
+    "01,500",
+    "0 500",
+    "00 500",
+    // 3 decimals, after a comma group or a space group.
+    "1,500.505",
+    "1 500,505",
+    // Two commas: thousands and decimals cannot both be commas.
+    "1,500,50",
+    "1,500,5",
+    // A comma after dot decimals, or a trailing comma.
+    "150.50,5",
+    "150,",
+    "1 500,",
+    // Spaces and commas mixed as group separators.
+    "1 500,000",
+    "1,500 000",
+    // Dot thousands with a decimal comma (European), or a dot and then a comma.
+    "1.500,50",
+    "1.500",
+    // Space before the decimal separator, or between the digits of a decimal.
+    "1500 ,50",
+    "1500, 50",
+    "150 .50",
+    "150. 5",
+  ])("refuses %j (ambiguous or malformed)", (text) => {
     expect(parseRandToCents(text)).toBeUndefined();
   });
 });

@@ -41,16 +41,39 @@ export function formatSignedMoney(cents: Cents, direction: "out" | "in"): string
   return `${direction === "out" ? "-" : "+"}${formatMoney(abs)}`;
 }
 
+/** A thousands separator typed or pasted: a space, en-ZA's no-break space, a narrow one. */
+const SPACE = "[ \\u00a0\\u202f]";
+
 /**
- * Rand text as typed or passed in a URL ("150", "150.5", "150.50", ".75") → integer cents,
- * without going through a float: the text is split on the dot. Anything else (empty, negative,
- * more than 2 decimals, exponents, letters) → undefined.
+ * Whole rand plain ("1500") or grouped in threes by spaces ("1 500", "1 500 000", as en-ZA
+ * writes it), then a dot decimal ("1 500.50", "150.", as before) or a comma decimal of 1 or 2
+ * digits ("150,5", "1 500,50", ",75").
+ */
+const SPACED_AMOUNT = new RegExp(`^(\\d*|[1-9]\\d{0,2}(?:${SPACE}\\d{3})+)(?:\\.(\\d{0,2})|,(\\d{1,2}))?$`, "u");
+
+/** Whole rand grouped in threes by commas ("1,500", "12,000"), then only a dot decimal. */
+const COMMA_GROUPED_AMOUNT = /^([1-9]\d{0,2}(?:,\d{3})+)(?:\.(\d{0,2}))?$/u;
+
+/**
+ * Rand text as typed or passed in a URL → integer cents, without going through a float: the
+ * digits are read as text on each side of the decimal separator. Accepted:
+ * - "150", "150.5", "150.50", ".75", "150." (a dot decimal, at most 2 digits);
+ * - thousands grouped in threes by spaces, no-break spaces included: "1 500", "1 500.50";
+ * - thousands grouped in threes by commas: "1,500", "12,000", "1,500.50";
+ * - a single comma as the decimal separator when 1 or 2 digits end the text: "150,5",
+ *   "150,50", "1 500,50" (a comma and 3 digits is a thousands group: "1,500" is R1 500).
+ * Anything else → undefined: empty, negative, more than 2 decimals ("1.234"), groups not in
+ * threes ("15 00", "1,50,0"), a group after a leading 0 ("0,500"), both separators as commas
+ * ("1,500,50"), space groups with a comma group ("1 500,000"), dot thousands ("1.500,50"),
+ * exponents, letters, the R sign.
  */
 export function parseRandToCents(text: string): bigint | undefined {
   const trimmed = text.trim();
-  const match = /^(\d*)(?:\.(\d{0,2}))?$/.exec(trimmed);
+  const match = SPACED_AMOUNT.exec(trimmed) ?? COMMA_GROUPED_AMOUNT.exec(trimmed);
   if (!match) return undefined;
-  const [, whole = "", fraction = ""] = match;
+  const [, grouped = "", dotFraction, commaFraction] = match;
+  const whole = grouped.replace(/\D/gu, "");
+  const fraction = dotFraction ?? commaFraction ?? "";
   if (whole === "" && fraction === "") return undefined;
   return BigInt(whole || "0") * 100n + BigInt(fraction.padEnd(2, "0"));
 }

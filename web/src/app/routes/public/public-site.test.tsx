@@ -134,6 +134,65 @@ describe("public shell", () => {
     expect(router.state.location.pathname).toBe("/faq");
     expect(screen.queryByRole("navigation", { name: "Mobile menu" })).not.toBeInTheDocument();
   });
+
+  it("the open mobile menu keeps the keyboard: Tab goes round the button and its links", async () => {
+    const { user, router } = renderApp("/");
+    const button = await screen.findByRole("button", { name: "Open menu" });
+    await user.click(button);
+    const menu = screen.getByRole("navigation", { name: "Mobile menu" });
+    const links = within(menu).getAllByRole("link");
+    expect(links.at(-1)).toHaveAccessibleName("Get Started");
+    expect(button).toHaveFocus();
+    expect(button).toHaveAccessibleName("Close menu");
+
+    // Forwards through every link, then back round to the button (not on into the page).
+    for (const link of links) {
+      await user.tab();
+      expect(link).toHaveFocus();
+    }
+    await user.tab();
+    expect(button).toHaveFocus();
+    // Backwards from the button to the last link, and from the first link to the button.
+    await user.tab({ shift: true });
+    expect(links.at(-1)).toHaveFocus();
+    links[0].focus();
+    await user.tab({ shift: true });
+    expect(button).toHaveFocus();
+
+    // Escape from inside the panel closes it and gives the focus back to the button.
+    await user.tab();
+    await user.tab();
+    expect(links[1]).toHaveFocus();
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("navigation", { name: "Mobile menu" })).not.toBeInTheDocument();
+    expect(button).toHaveFocus();
+    expect(button).toHaveAttribute("aria-expanded", "false");
+
+    // Closed, Tab leaves the button for the page as usual.
+    await user.tab();
+    expect(button).not.toHaveFocus();
+    expect(screen.getByRole("main")).toContainElement(document.activeElement as HTMLElement);
+
+    // Choosing a link by keyboard closes the menu with the focus on the button, not the body.
+    button.focus();
+    await user.keyboard("{Enter}");
+    expect(button).toHaveAttribute("aria-expanded", "true");
+    await user.tab();
+    const first = within(screen.getByRole("navigation", { name: "Mobile menu" })).getAllByRole("link")[0];
+    expect(first).toHaveFocus();
+    expect(first).toHaveAttribute("href", "/about");
+    await user.keyboard("{Enter}");
+    await screen.findByRole("heading", { level: 1, name: "About" }, SLOW);
+    expect(router.state.location.pathname).toBe("/about");
+    expect(screen.queryByRole("navigation", { name: "Mobile menu" })).not.toBeInTheDocument();
+    expect(button).toHaveFocus();
+
+    // A press outside the menu closes it.
+    await user.click(button);
+    expect(button).toHaveAttribute("aria-expanded", "true");
+    await user.click(screen.getByRole("main"));
+    expect(screen.queryByRole("navigation", { name: "Mobile menu" })).not.toBeInTheDocument();
+  });
 });
 
 describe("blog", () => {

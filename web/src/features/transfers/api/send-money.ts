@@ -132,7 +132,8 @@ export const EMPTY_VALUES: SendMoneyValues = {
 };
 
 /**
- * The wizard's starting values from the query string: amount (rand, "150" or "150.50"),
+ * The wizard's starting values from the query string: amount (rand as parseRandToCents reads
+ * it: "150", "150.50", also "1 500" or "150,50"; kept as passed, the field shows it so),
  * recipient (a name, or one of the preset keys that fills name and phone), phone and location.
  * An amount that is not a valid rand amount is left out rather than half-used.
  */

@@ -30,6 +30,7 @@ import { flushAnalytics, setAnalyticsSender } from "@/lib/analytics";
 import type { AnalyticsEventInit } from "@/lib/analytics";
 import { SIGNED_IN, TEST_LIMITS, renderApp } from "@/test/render-app";
 import { liveFeed } from "@/test/live-feed";
+import { expectNoToast, expectToast } from "@/test/toasts";
 import { PRESET_RECIPIENTS } from "../../lib/preset-recipients";
 import { formatMoney } from "@/lib/money";
 import { BANKS, CARDS, completed, makeTransfer, withChanges, withVoucher } from "../../test-utils";
@@ -183,10 +184,7 @@ describe("send money wizard", () => {
     const { user } = renderWizard("/send-money");
     expect(await screen.findByRole("heading", { level: 1, name: "Send Money" })).toBeInTheDocument();
     await expectStep("Amount");
-    const amount = screen.getByLabelText("Amount to Send (ZAR)");
-    expect(amount).toHaveAttribute("type", "number");
-    expect(amount).toHaveAttribute("min", "0");
-    expect(amount).toHaveAttribute("step", "0.01");
+    expect(screen.getByRole("textbox", { name: "Amount to Send (ZAR)" })).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Back" })).not.toBeInTheDocument();
 
     await completeAmount(user);
@@ -200,7 +198,7 @@ describe("send money wizard", () => {
 
     await user.click(screen.getByRole("button", { name: "Back" }));
     await expectStep("Amount");
-    expect(screen.getByLabelText("Amount to Send (ZAR)")).toHaveValue(150);
+    expect(screen.getByLabelText("Amount to Send (ZAR)")).toHaveValue("150");
     await user.click(next());
 
     await completeRecipient(user);
@@ -294,7 +292,7 @@ describe("send money wizard", () => {
 
   it("prefills amount, recipient, phone and location from the query string", async () => {
     const { user } = renderWizard("/send-money?amount=150&recipient=Lerato%20Nkosi&phone=0831234567&location=Sandton%20City");
-    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue(150);
+    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue("150");
     await user.click(next());
     expect(await screen.findByLabelText("Recipient Name")).toHaveValue("Lerato Nkosi");
     expect(screen.getByLabelText("Recipient Phone Number")).toHaveValue("0831234567");
@@ -315,7 +313,7 @@ describe("send money wizard", () => {
 
   it("shows a Resend's or Send Similar's E.164 phone grouped on the confirmation, and sends it as it came", async () => {
     const { user, calls } = renderWizard("/send-money?amount=150&recipient=Sipho%20Dlamini&phone=%2B27825551234&bank=1");
-    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue(150);
+    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue("150");
     await user.click(next());
     expect(await screen.findByLabelText("Recipient Phone Number")).toHaveValue("+27825551234");
     await screen.findByRole("option", { name: "Standard Bank" });
@@ -491,7 +489,7 @@ describe("send money wizard", () => {
 
     // Send Another Transfer: a fresh, empty wizard at the first step.
     await user.click(screen.getByRole("button", { name: "Send Another Transfer" }));
-    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue(null);
+    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue("");
     await expectStep("Amount");
   });
 
@@ -508,7 +506,7 @@ describe("send money wizard", () => {
     expect(screen.getByRole("status").parentElement).toContainElement(document.activeElement as HTMLElement);
   });
 
-  it("shows 'Transfer Failed' with the reason, and Try Again sends a new attempt with a new key", async () => {
+  it("shows 'Transfer Failed', 'Payment processing failed' and the reason, and Try Again sends a new attempt with a new key", async () => {
     const { user, calls } = renderWizard("/send-money", {
       create: (request, attempt) =>
         attempt === 1
@@ -518,7 +516,11 @@ describe("send money wizard", () => {
     await reachConfirmation(user);
     await user.click(screen.getByRole("button", { name: "Send Money" }));
     expect(await screen.findByRole("heading", { name: "Transfer Failed" })).toBeInTheDocument();
-    expect(screen.getByText("Your card was declined.")).toBeInTheDocument();
+    // The supplied error (spec section 4), then the server's reason as its detail.
+    const status = screen.getByRole("status");
+    expect(within(status).getByText("Payment processing failed")).toBeInTheDocument();
+    expect(within(status).getByText("Your card was declined.")).toBeInTheDocument();
+    expect(within(status).queryByText(RESULT_TEXT.error)).not.toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Back to Dashboard" })).toHaveAttribute("href", "/dashboard");
     expect(screen.queryByRole("link", { name: "View Transactions" })).not.toBeInTheDocument();
     await flushAnalytics();
@@ -537,13 +539,63 @@ describe("send money wizard", () => {
     expect(calls.creates[1].idempotencyKey).not.toBe(calls.creates[0].idempotencyKey);
   });
 
-  it("falls back to 'Your transfer could not be processed. Please try again.' without a reason", async () => {
+  it("says 'Payment processing failed' and 'Your transfer could not be processed. Please try again.' without a reason", async () => {
     const { user } = renderWizard("/send-money", {
       create: () => makeTransfer({ status: TransferStatus.FAILED }),
     });
     await reachConfirmation(user);
     await user.click(screen.getByRole("button", { name: "Send Money" }));
     expect(await screen.findByText("Your transfer could not be processed. Please try again.")).toBeInTheDocument();
+    expect(screen.getByText("Payment processing failed")).toBeInTheDocument();
+    // Failed already when the panel opened: the panel says so, no toast says it again.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(screen.queryByText("Failed to process transaction")).not.toBeInTheDocument();
+  });
+
+  it("says 'Failed to process transaction' once, with the reason, when a live update fails the transfer", async () => {
+    const live = liveFeed();
+    let transfer: Transfer | undefined;
+    const { user, calls } = renderWizard("/send-money", {
+      live,
+      create: (request) => (transfer = makeTransfer({ status: TransferStatus.PENDING, amountCents: request.amountCents })),
+    });
+    await vi.waitFor(() => expect(live.open).toBe(1));
+    live.push({ cursor: "1", event: { case: "heartbeat", value: {} } });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    await screen.findByText("Your transfer is being processed. This may take a moment...");
+    expect(screen.queryByText("Failed to process transaction")).not.toBeInTheDocument();
+
+    live.push({ cursor: "2", event: { case: "transferUpdated", value: { transfer: withChanges(transfer!, { status: TransferStatus.PROCESSING }) } } });
+    const failed = withChanges(transfer!, { status: TransferStatus.FAILED, failureReason: "Your card has insufficient funds." });
+    live.push({ cursor: "3", event: { case: "transferUpdated", value: { transfer: failed } } });
+    expect(await screen.findByRole("heading", { name: "Transfer Failed" })).toBeInTheDocument();
+    expect(within(screen.getByRole("status")).getByText("Payment processing failed")).toBeInTheDocument();
+    expect(within(screen.getByRole("status")).getByText("Your card has insufficient funds.")).toBeInTheDocument();
+    await expectToast("Failed to process transaction", "Your card has insufficient funds.");
+
+    // The same failure again (a replayed event, a re-read) re-renders the panel: still one toast.
+    live.push({ cursor: "4", event: { case: "transferUpdated", value: { transfer: withChanges(failed, {}) } } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const toasts = screen.queryAllByRole("listitem").filter((item) => item.textContent?.includes("Failed to process transaction"));
+    expect(toasts).toHaveLength(1);
+    expect(calls.reads).toBe(0);
+  });
+
+  it("says 'Failed to process transaction' with 'Payment processing failed' when the poll finds it failed without a reason", async () => {
+    let transfer: Transfer | undefined;
+    const { user } = renderWizard("/send-money", {
+      create: (request) => (transfer = makeTransfer({ status: TransferStatus.PENDING, amountCents: request.amountCents })),
+      get: () => withChanges(transfer!, { status: TransferStatus.FAILED }),
+    });
+    await reachConfirmation(user);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    await screen.findByText("Your transfer is being processed. This may take a moment...");
+    await expectNoToast("Failed to process transaction");
+    expect(await screen.findByRole("heading", { name: "Transfer Failed" }, { timeout: 10_000 })).toBeInTheDocument();
+    const toast = await expectToast("Failed to process transaction", "Payment processing failed");
+    expect(toast).toHaveAttribute("data-type", "error");
+    expect(screen.getByText("Your transfer could not be processed. Please try again.")).toBeInTheDocument();
   });
 
   it("shows 'Status Unknown' when the status cannot be determined", async () => {
@@ -693,12 +745,14 @@ describe("result panel buttons", () => {
 describe("the amount: ATMs pay out notes", () => {
   const NOTES = "ATMs pay out notes: choose an amount in multiples of R10.";
 
-  it("says so as the amount's help, and keeps the spec's input (number, min 0, step 0.01)", async () => {
+  it("says so as the amount's help, with a whole-rand example and the decimal keypad", async () => {
     renderWizard("/send-money");
     const amount = await screen.findByLabelText("Amount to Send (ZAR)");
-    expect(amount).toHaveAttribute("type", "number");
-    expect(amount).toHaveAttribute("min", "0");
-    expect(amount).toHaveAttribute("step", "0.01");
+    // A text field (a number input drops spaces and commas as they are typed) that asks for
+    // the phone's decimal keypad; the example is a multiple of R10, not "0.00".
+    expect(amount).not.toHaveAttribute("type", "number");
+    expect(amount).toHaveAttribute("inputmode", "decimal");
+    expect(amount).toHaveAttribute("placeholder", "e.g. 500");
     expect(amount).toHaveAccessibleDescription(expect.stringContaining(NOTES));
     // The limits are the server's (GetLimits; the fake answers non-default figures): a meter, no copy.
     const meter = await screen.findByTestId("limits-meter");
@@ -717,6 +771,53 @@ describe("the amount: ATMs pay out notes", () => {
     expect(document.getElementById("send-amount-error")).toHaveTextContent(NOTES);
     expect(document.getElementById("send-amount-hint")).toBeNull();
     await expectStep("Amount");
+  });
+
+  it.each([
+    // Up to R1 000, so that no "Confirm it's you" is asked (it has its own tests).
+    ["1 000", 100000n],
+    ["1\u00a0000", 100000n],
+    ["1,000", 100000n],
+    ["1 000,00", 100000n],
+    ["1,000.00", 100000n],
+    ["20,00", 2000n],
+    ["20", 2000n],
+  ])("reads %j as the South African amount it is, and sends %s cents", async (typed, cents) => {
+    const { user, calls } = renderWizard("/send-money");
+    await completeAmount(user, typed);
+    await completeRecipient(user);
+    await screen.findByRole("radio", { name: /Travel Mastercard/ });
+    await user.click(next());
+    const details = await screen.findByRole("region", { name: "Transfer details" });
+    expect(details).toHaveTextContent(formatMoney(cents).replace(/\s/g, " "));
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    await screen.findByText("Your transfer is being processed. This may take a moment...");
+    expect(calls.creates[0].amountCents).toBe(cents);
+  });
+
+  it.each([["150,5"], ["1 50"], ["1,500,50"], ["1.500,00"]])(
+    "refuses %j, not a multiple of R10 or not an amount, on the amount step",
+    async (typed) => {
+      const { user, calls } = renderWizard("/send-money");
+      const amount = await screen.findByLabelText("Amount to Send (ZAR)");
+      await user.type(amount, typed);
+      await user.click(next());
+      expect(await screen.findByText("Invalid amount")).toBeInTheDocument();
+      expect(amount).toHaveAttribute("aria-invalid", "true");
+      await expectStep("Amount");
+      expect(calls.creates).toHaveLength(0);
+    },
+  );
+
+  it("prefills an amount passed as en-ZA writes it (Send Similar's links use 1500.00)", async () => {
+    const { user } = renderWizard("/send-money?amount=1%20500&recipient=Sipho%20Dlamini&phone=0821234567&bank=1");
+    expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue("1 500");
+    await user.click(next());
+    await screen.findByRole("option", { name: "Standard Bank" });
+    await user.click(next());
+    await screen.findByRole("radio", { name: /Travel Mastercard/ });
+    await user.click(next());
+    expect(await screen.findByRole("region", { name: "Transfer details" })).toHaveTextContent("R1 500,00");
   });
 
   it("warns, from the server's figures, when the amount is more than the next transfer may be", async () => {

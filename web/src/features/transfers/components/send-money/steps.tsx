@@ -80,13 +80,14 @@ export function AmountStep() {
           <span aria-hidden="true" className="pointer-events-none absolute inset-y-0 left-3 flex items-center text-slate-500">
             R
           </span>
+          {/* Text, not type="number": a number input drops the space and the comma as they
+              are typed, so "1 500" stayed R1 500 but "20,00" became R2 000. parseRandToCents
+              reads the ways South Africans write rand; the keyboard is still the decimal one. */}
           <Input
             id="send-amount"
-            type="number"
             inputMode="decimal"
-            min={0}
-            step="0.01"
-            placeholder="0.00"
+            autoComplete="off"
+            placeholder="e.g. 500"
             className="pl-8"
             aria-invalid={errors.amount ? true : undefined}
             aria-describedby={describedBy}

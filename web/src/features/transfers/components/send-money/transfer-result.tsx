@@ -2,6 +2,7 @@ import { CircleCheck, CircleHelp, CircleX, LoaderCircle } from "lucide-react";
 import { useEffect, useRef } from "react";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
+import { toast } from "sonner";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { CollectionStatus, SmsDeliveryStatus, TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
@@ -22,7 +23,12 @@ export const RESULT_TEXT = {
   successTitle: "Transfer Successful",
   success: "Your transfer has been completed successfully!",
   errorTitle: "Transfer Failed",
+  /** The error the wizard supplies when the transfer's status is failed (spec section 4). */
+  failed: "Payment processing failed",
+  /** The detail under it when the server gave no reason (the spec's polled message). */
   error: "Your transfer could not be processed. Please try again.",
+  /** The toast when the transfer fails while the panel is open (spec section 8's table). */
+  failedToast: "Failed to process transaction",
   unknownTitle: "Status Unknown",
   unknown: "We couldn't determine the status of your transfer. Please check your transaction history.",
 } as const;
@@ -65,6 +71,7 @@ export function TransferResult({ transferId, onTryAgain, onSendAnother }: Transf
   const transfer = data?.transfer;
   const state = isPending ? "processing" : resultState(transfer?.status);
   useReportOutcome(transfer);
+  useFailureToast(transfer);
 
   switch (state) {
     case "processing":
@@ -113,7 +120,9 @@ export function TransferResult({ transferId, onTryAgain, onSendAnother }: Transf
             </>
           }
         >
-          <p>{transfer?.failureReason || RESULT_TEXT.error}</p>
+          <p className="font-medium text-slate-900 dark:text-white">{RESULT_TEXT.failed}</p>
+          {/* The server's reason (the card's decline) as the detail, else what to do. */}
+          <p className="mt-1 text-sm">{transfer?.failureReason || RESULT_TEXT.error}</p>
           <TransactionId id={transferId} />
         </Panel>
       );
@@ -164,6 +173,32 @@ function useReportOutcome(transfer: Transfer | undefined) {
         error: transfer.failureReason || "Transaction failed on server",
       });
     }
+  }, [transfer, status]);
+}
+
+/**
+ * 'Failed to process transaction' once, when a transfer this panel saw in another status fails
+ * (the live stream's update, or the poll's read): the sender may be looking elsewhere while the
+ * card is charged. A transfer that was already failed when the panel opened gets none: the panel
+ * opens on "Transfer Failed", its title focused and its text announced, and a toast would say
+ * it twice. The toast's id is the transfer's, so nothing shows it twice.
+ */
+function useFailureToast(transfer: Transfer | undefined) {
+  // The transfer this panel follows, and whether its failure has been told (or needs none).
+  const told = useRef<{ id: string; done: boolean }>(undefined);
+  const status = transfer?.status;
+  useEffect(() => {
+    if (!transfer) return;
+    if (told.current?.id !== transfer.id) {
+      told.current = { id: transfer.id, done: status === TransferStatus.FAILED };
+      return;
+    }
+    if (status !== TransferStatus.FAILED || told.current.done) return;
+    told.current.done = true;
+    toast.error(RESULT_TEXT.failedToast, {
+      id: `transfer-failed:${transfer.id}`,
+      description: transfer.failureReason || RESULT_TEXT.failed,
+    });
   }, [transfer, status]);
 }
 
