@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import { cardRefundCents, creditSplit } from "./credit";
 
 describe("creditSplit", () => {
-  it("spends min(balance, total) and charges the card the rest", () => {
-    expect(creditSplit(5_000n, 16_140n)).toEqual({ creditCents: 5_000n, cardCents: 11_140n });
-    expect(creditSplit(50_000n, 16_140n)).toEqual({ creditCents: 16_140n, cardCents: 0n });
-    expect(creditSplit(0n, 16_140n)).toEqual({ creditCents: 0n, cardCents: 16_140n });
-    expect(creditSplit(-1n, 100n)).toEqual({ creditCents: 0n, cardCents: 100n });
+  it("spends min(balance, fee): the card always pays the amount, and the rest of the fee", () => {
+    expect(creditSplit(5_000n, 1_140n, 16_140n)).toEqual({ creditCents: 1_140n, cardCents: 15_000n });
+    expect(creditSplit(500n, 1_140n, 16_140n)).toEqual({ creditCents: 500n, cardCents: 15_640n });
+    expect(creditSplit(50_000n, 0n, 15_000n)).toEqual({ creditCents: 0n, cardCents: 15_000n }); // a free first transfer
+    expect(creditSplit(0n, 1_140n, 16_140n)).toEqual({ creditCents: 0n, cardCents: 16_140n });
+    expect(creditSplit(-1n, 10n, 110n)).toEqual({ creditCents: 0n, cardCents: 110n });
   });
 });
 

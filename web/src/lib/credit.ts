@@ -20,12 +20,18 @@ export const REFERRER_REWARD = formatMoney(REFERRER_REWARD_CENTS);
 
 /**
  * How a total would be paid with balance cents of credit: the transfers service spends
- * min(balance, total) when the transfer is created and charges the card the rest. An estimate:
- * the server decides when the transfer is made.
+ * min(balance, fee) when the transfer is created and charges the card the rest. Credit pays
+ * fees, never the amount sent (it leaves an ATM as cash; docs/credit.md). An estimate: the
+ * server decides when the transfer is made.
  */
-export function creditSplit(balanceCents: bigint, totalCents: bigint): { creditCents: bigint; cardCents: bigint } {
+export function creditSplit(
+  balanceCents: bigint,
+  feeCents: bigint,
+  totalCents: bigint,
+): { creditCents: bigint; cardCents: bigint } {
   const balance = balanceCents > 0n ? balanceCents : 0n;
-  const creditCents = balance < totalCents ? balance : totalCents;
+  const fee = feeCents > 0n ? feeCents : 0n;
+  const creditCents = balance < fee ? balance : fee;
   return { creditCents, cardCents: totalCents - creditCents };
 }
 

@@ -132,7 +132,7 @@ describe("sign-up", () => {
     });
     await screen.findByRole("heading", { name: "Create Your Account" });
     expect(screen.getByRole("note", { name: "Invitation" })).toHaveTextContent(
-      "A friend invited you to Thumela (code THU-AB12CD34). You get R50,00 transfer credit once you verify your email address.",
+      "A friend invited you to Thumela (code THU-AB12CD34). You get R50,00 transfer credit once you verify your email address. It pays the fees of your transfers.",
     );
     await fillSignUp(user, VALID);
     await user.click(screen.getByRole("button", { name: "Create Account" }));

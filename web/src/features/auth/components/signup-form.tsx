@@ -86,7 +86,7 @@ export function SignUpForm({ referral }: { referral?: string | null }) {
           <Gift aria-hidden="true" className="mt-0.5 size-5 shrink-0 text-emerald-700 dark:text-emerald-300" />
           <p>
             A friend invited you to Thumela (code <span className="font-mono font-semibold">{referralCode}</span>). You get{" "}
-            {NEW_USER_CREDIT} transfer credit once you verify your email address.
+            {NEW_USER_CREDIT} transfer credit once you verify your email address. It pays the fees of your transfers.
           </p>
         </div>
       )}

@@ -89,8 +89,8 @@ export default function TermsPage() {
 
       <PageSection id="referrals" title="8. Refer a friend">
         <p>
-          A friend who signs up with your referral code gets {NEW_USER_CREDIT} transfer credit, usable on their transfers.
-          You get {REFERRER_REWARD} transfer credit for each referred friend who completes a first transfer. Credit has no cash value, can't be
+          A friend who signs up with your referral code gets {NEW_USER_CREDIT} transfer credit, usable on the fees of their transfers.
+          You get {REFERRER_REWARD} transfer credit for each referred friend who completes a first transfer. Credit pays transfer fees only, never the amount sent; it has no cash value, can't be
           transferred, and is not available for accounts opened to abuse the programme. We may end the programme with 30
           days' notice; credit already earned stays valid.
         </p>

@@ -23,7 +23,7 @@ export function CreditBalanceCard({ className }: { className?: string }) {
           Transfer credit
         </h2>
         <p className="text-2xl font-bold tabular-nums">{formatMoney(balance)}</p>
-        <p className="text-sm text-slate-600 dark:text-slate-400">Spent first on your next transfers; your card is charged the rest.</p>
+        <p className="text-sm text-slate-600 dark:text-slate-400">Pays the fees of your next transfers; your card pays the amounts.</p>
       </div>
       <Link to="/refer-friend" className="shrink-0 text-sm font-medium text-brand-700 underline-offset-4 hover:underline dark:text-brand-400">
         Earn more

@@ -62,7 +62,7 @@ export function ReferFriend() {
       <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl dark:text-white">Refer a Friend</h1>
       <p className="mt-1 text-slate-600 dark:text-slate-400">
         Invite friends to Thumela: they get {NEW_USER_CREDIT} transfer credit, and you get {REFERRER_REWARD} for each friend
-        who completes a first transfer.
+        who completes a first transfer. Transfer credit pays the fees of your transfers.
       </p>
 
       {credit.data?.referralCode ? (
@@ -101,7 +101,7 @@ function Figures({ credit }: { credit: GetCreditResponse }) {
           {credit.friendsJoined}
         </Figure>
         <Figure term="Rewards earned">{formatMoney(credit.rewardsEarnedCents)}</Figure>
-        <Figure term="Credit left" detail="Spent first on your next transfers">
+        <Figure term="Credit left" detail="Pays the fees of your next transfers">
           {formatMoney(credit.balanceCents)}
         </Figure>
       </dl>
@@ -255,7 +255,7 @@ function Steps() {
           <UserRoundPlus aria-hidden="true" className="size-6 shrink-0 text-brand-700 dark:text-brand-300" />
           <div>
             <h3 className="font-semibold text-slate-900 dark:text-white">Your friend gets {NEW_USER_CREDIT}</h3>
-            <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">Transfer credit when they sign up with your code.</p>
+            <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">Transfer credit for the fees of their transfers, when they sign up with your code.</p>
           </div>
         </Card>
         <Card className="flex items-start gap-4 p-5">
@@ -263,7 +263,7 @@ function Steps() {
           <div>
             <h3 className="font-semibold text-slate-900 dark:text-white">You get {REFERRER_REWARD} per friend</h3>
             <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
-              Transfer credit for every friend who completes a first transfer.
+              Transfer credit for your fees, for every friend who completes a first transfer.
             </p>
           </div>
         </Card>

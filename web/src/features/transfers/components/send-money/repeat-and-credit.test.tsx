@@ -20,6 +20,8 @@ const FEE = 1_140n;
 
 interface Options {
   creditCents?: bigint;
+  /** The sender's first transfer: its fee is waived. */
+  firstTransfer?: boolean;
   scheduleFails?: boolean;
 }
 
@@ -28,7 +30,9 @@ function backend(options: Options = {}) {
   const routes = (r: ConnectRouter) => {
     r.rpc(TransfersService.method.listBanks, () => ({ banks: BANKS }));
     r.rpc(TransfersService.method.quoteFee, (req) => ({
-      quote: { amountCents: req.amountCents, bankFeeCents: 1_095n, platformFeeCents: 45n, totalFeeCents: FEE, totalAmountCents: req.amountCents + FEE },
+      quote: options.firstTransfer
+        ? { amountCents: req.amountCents, bankFeeCents: 1_095n, platformFeeCents: 45n, totalFeeCents: 0n, waivedFeeCents: FEE, totalAmountCents: req.amountCents }
+        : { amountCents: req.amountCents, bankFeeCents: 1_095n, platformFeeCents: 45n, totalFeeCents: FEE, totalAmountCents: req.amountCents + FEE },
     }));
     r.rpc(PaymentMethodsService.method.listPaymentMethods, () => ({ paymentMethods: CARDS }));
     // Every phone was paid before: no first-payment question here.
@@ -40,7 +44,8 @@ function backend(options: Options = {}) {
     r.rpc(TransfersService.method.createTransfer, (req) => {
       calls.creates.push(req);
       const total = req.amountCents + FEE;
-      const credit = (options.creditCents ?? 0n) < total ? (options.creditCents ?? 0n) : total;
+      // The server's rule: credit pays the fee, never the amount.
+      const credit = (options.creditCents ?? 0n) < FEE ? (options.creditCents ?? 0n) : FEE;
       calls.last = completed(
         makeTransfer({
           recipientName: req.recipientName,
@@ -161,26 +166,43 @@ describe("transfer credit on the confirmation step", () => {
   beforeEach(() => rememberStepUp(Date.now() + 5 * 60_000));
   afterEach(() => forgetStepUp());
 
-  it("shows the credit applied and what the card is charged, then what the server did", async () => {
+  it("shows the credit paying the fee and the card charged the amount, then what the server did", async () => {
     const { user } = renderWizard({ creditCents: 5_000n });
     await reachConfirmation(user);
     const payment = await screen.findByRole("region", { name: "Payment" });
     expect(within(payment).getByText("Total amount").nextElementSibling).toHaveTextContent("R161,40");
-    expect(within(payment).getByText("Credit applied").nextElementSibling).toHaveTextContent("−R50,00");
-    expect(within(payment).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R111,40");
+    expect(within(payment).getByText("Credit applied").nextElementSibling).toHaveTextContent("−R11,40");
+    expect(within(payment).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R150,00");
 
     await user.click(sendMoney());
     await screen.findByText("Your transfer has been completed successfully!");
-    expect(screen.getByText("Credit applied").nextElementSibling).toHaveTextContent("−R50,00");
-    expect(screen.getByText("Charged to your card").nextElementSibling).toHaveTextContent("R111,40");
+    expect(screen.getByText("Credit applied").nextElementSibling).toHaveTextContent("−R11,40");
+    expect(screen.getByText("Charged to your card").nextElementSibling).toHaveTextContent("R150,00");
   });
 
-  it("covers the whole total when the credit is enough", async () => {
+  it("never pays the amount with credit, however much there is", async () => {
     const { user } = renderWizard({ creditCents: 50_000n });
     await reachConfirmation(user);
     const payment = await screen.findByRole("region", { name: "Payment" });
-    expect(within(payment).getByText("Credit applied").nextElementSibling).toHaveTextContent("−R161,40");
-    expect(within(payment).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R0,00");
+    expect(within(payment).getByText("Credit applied").nextElementSibling).toHaveTextContent("−R11,40");
+    expect(within(payment).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R150,00");
+  });
+
+  it("pays part of the fee with what credit there is", async () => {
+    const { user } = renderWizard({ creditCents: 500n });
+    await reachConfirmation(user);
+    const payment = await screen.findByRole("region", { name: "Payment" });
+    expect(within(payment).getByText("Credit applied").nextElementSibling).toHaveTextContent("−R5,00");
+    expect(within(payment).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R156,40");
+  });
+
+  it("keeps the credit on a transfer without a fee, and says why", async () => {
+    const { user } = renderWizard({ creditCents: 5_000n, firstTransfer: true });
+    await reachConfirmation(user);
+    expect(
+      await screen.findByText("This transfer has no fee, so your transfer credit (R50,00) is kept for the fees of your next transfers."),
+    ).toBeInTheDocument();
+    expect(screen.queryByText("Credit applied")).not.toBeInTheDocument();
   });
 
   it("shows nothing of credit without any", async () => {

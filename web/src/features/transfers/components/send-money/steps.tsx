@@ -416,16 +416,24 @@ export function ConfirmStep({ location, banks, cards }: ConfirmStepProps) {
 }
 
 /**
- * With transfer credit: how the total would be paid, credit first (min(balance, total)) and the
- * card the rest. An estimate from GetCredit's balance and the fee quote; the server decides
- * when the transfer is made, and the result shows what it did.
+ * With transfer credit: how the total would be paid, the credit paying the fee (min(balance,
+ * fee)) and the card the rest, the amount always. An estimate from GetCredit's balance and the
+ * fee quote; the server decides when the transfer is made, and the result shows what it did. A
+ * transfer without a fee (the first) spends none, and says why the credit is kept.
  */
 function CreditDetails({ amountCents, bank }: { amountCents: bigint | undefined; bank: BankOption["bank"] | undefined }) {
   const credit = useCredit();
   const quote = useFeeQuote(bank, amountCents).data?.quote;
   const balance = credit.data?.balanceCents ?? 0n;
   if (balance <= 0n || !quote || !amountCents || quote.amountCents !== amountCents) return null;
-  const { creditCents, cardCents } = creditSplit(balance, quote.totalAmountCents);
+  const { creditCents, cardCents } = creditSplit(balance, quote.totalFeeCents, quote.totalAmountCents);
+  if (creditCents <= 0n) {
+    return (
+      <p className="mt-4 text-xs text-slate-500 dark:text-slate-400">
+        This transfer has no fee, so your transfer credit ({formatMoney(balance)}) is kept for the fees of your next transfers.
+      </p>
+    );
+  }
   return (
     <div className="mt-4">
       <DetailsBox title="Payment">
@@ -436,7 +444,7 @@ function CreditDetails({ amountCents, bank }: { amountCents: bigint | undefined;
         <Detail term="Charged to your card">{formatMoney(cardCents)}</Detail>
       </DetailsBox>
       <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
-        Your transfer credit ({formatMoney(balance)}) pays first; the card is charged the rest.
+        Your transfer credit ({formatMoney(balance)}) pays the fee; the card is charged the amount and any rest.
       </p>
     </div>
   );
