@@ -38,6 +38,26 @@ test("a wrong password is refused at login with the server's message", async () 
   await other.close();
 });
 
+test("Tab goes on past a toast instead of being sent back (no keyboard trap)", async () => {
+  const page = await (await chromium.browser.newContext()).newPage();
+  await page.goto(`${stack.baseURL}/login`);
+  await submitLogin(page, "nobody@example.com", "Not-The-Password-1");
+  await toast(page, "Login failed").waitFor();
+  // From the page's last control, Tab into the toasts and on until the focus leaves them.
+  const inToasts = () => page.evaluate(() => document.activeElement?.closest("[data-sonner-toaster]") != null);
+  let before = "";
+  for (let i = 0; i < 60 && !(await inToasts()); i++) {
+    before = await page.evaluate(() => document.activeElement?.outerHTML ?? "");
+    await page.keyboard.press("Tab");
+  }
+  assert.ok(await inToasts(), "Tab never reached the toast");
+  for (let i = 0; i < 5 && (await inToasts()); i++) await page.keyboard.press("Tab");
+  const after = await page.evaluate(() => document.activeElement?.outerHTML ?? "");
+  assert.ok(!(await inToasts()), "Tab could not leave the toast");
+  assert.notEqual(after, before, "leaving the toast sent the focus back to where it came from");
+  await page.context().close();
+});
+
 test("logging out ends the session", async () => {
   const { context, page } = await freshUser("logout");
   await logOut(page);

@@ -5,6 +5,7 @@ import type { QueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import type { ReactNode } from "react";
 import { Toaster } from "sonner";
+import { ToastFocusBoundary } from "@/components/ui/toast-focus-boundary";
 import { sessionQueryFilter } from "@/features/auth/api/session-key";
 import { createQueryClient } from "@/lib/query-client";
 import { ServiceOutage, ServiceOutageProvider, reportingOutages, useServiceOutage } from "@/lib/service-outage";
@@ -65,12 +66,14 @@ function ThemedToaster() {
   const { resolved } = useTheme();
   const { shown: bannerShown } = useServiceOutage();
   return (
-    <Toaster
-      theme={resolved}
-      duration={TOAST_DURATION_MS}
-      position={bannerShown ? "bottom-right" : "top-right"}
-      richColors
-      closeButton
-    />
+    <ToastFocusBoundary>
+      <Toaster
+        theme={resolved}
+        duration={TOAST_DURATION_MS}
+        position={bannerShown ? "bottom-right" : "top-right"}
+        richColors
+        closeButton
+      />
+    </ToastFocusBoundary>
   );
 }
