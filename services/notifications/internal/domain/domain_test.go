@@ -601,3 +601,30 @@ func TestVoucherSMSFailedGivesTheReason(t *testing.T) {
 		t.Errorf("subject %q", with.Subject)
 	}
 }
+
+// A sender's name in a script the GSM alphabet lacks is left out of the SMS (the template says
+// "Someone" and "The sender"), never cut down to its punctuation (the probe of 30 Nov 2026:
+// "Thumela: . sent you R20.00"); a Latin name with accents keeps its letters.
+func TestSMSLeavesOutANameItCannotCarry(t *testing.T) {
+	t.Parallel()
+	params, secrets := fullParams(domain.TemplateVoucherIssued)
+	delete(secrets, "pin") // the sender chose the PIN: the SMS names who gives it
+	for name, want := range map[string]string{
+		"李小龍 王.":      "Thumela: Someone sent you",
+		"محمد علي":    "Thumela: Someone sent you",
+		"Zoë Ntšekhe": "Thumela: Zoe Ntsekhe sent you",
+		"Thandi N.":   "Thumela: Thandi N. sent you",
+	} {
+		params["sender_name"] = name
+		msg, err := domain.Render(domain.TemplateVoucherIssued, domain.ChannelSMS, params, secrets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(msg.Text, want) {
+			t.Errorf("%q: SMS %q, want it to start %q", name, msg.Text, want)
+		}
+		if strings.Contains(msg.Text, ": . ") || strings.Contains(msg.Text, "\n. will") {
+			t.Errorf("%q: SMS kept only punctuation: %q", name, msg.Text)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/template"
 	"time"
+	"unicode"
 )
 
 // Template is what a message says: the lower snake name of the contract's enum
@@ -80,17 +81,17 @@ const (
 	// receipt never says the card paid what credit did.
 	ParamCreditAppliedCents = "credit_applied_cents"
 	ParamCardChargeCents    = "card_charge_cents"
-	ParamCreatedAt           = "created_at"
-	ParamLocation            = "location"
-	ParamReason              = "reason"
-	ParamTicket              = "ticket"
-	ParamKind                = "kind"
-	ParamName                = "name"
-	ParamEmail               = "email"
-	ParamSubject             = "subject"
-	ParamMessage             = "message"
-	ParamDate                = "date"
-	ParamUntil               = "until"
+	ParamCreatedAt          = "created_at"
+	ParamLocation           = "location"
+	ParamReason             = "reason"
+	ParamTicket             = "ticket"
+	ParamKind               = "kind"
+	ParamName               = "name"
+	ParamEmail              = "email"
+	ParamSubject            = "subject"
+	ParamMessage            = "message"
+	ParamDate               = "date"
+	ParamUntil              = "until"
 	// ParamHow (PASSWORD_CHANGED): "changed" in the account or "reset" with an e-mailed code.
 	ParamHow = "how"
 	// ParamDetailPrefix prefixes a support message's details (/feedback's answers):
@@ -106,22 +107,22 @@ const (
 type kind int
 
 const (
-	kindName      kind = iota // a person's name: sanitised, at most MaxDisplayName characters
-	kindText                  // a short text: sanitised, at most 200 characters
-	kindLongText              // a support message's body: sanitised keeping lines, ≤ MaxSupportMessage
-	kindCents                 // integer cents ≥ 0, shown as R1,234.00
-	kindTime                  // RFC 3339, shown in Johannesburg time
-	kindMinutes               // a positive number of minutes
-	kindBank                  // a bank's key (standard_bank) or name, shown by its name
-	kindPhone                 // E.164, shown spaced
-	kindReference             // a reference such as a transfer's
-	kindRefund                // "cancelled" | "expired"
-	kindPasswordChange        // "changed" | "reset"
-	kindKind                  // a support message's kind
-	kindCode                  // a one-time code: six digits
-	kindVoucher               // a voucher number: digits, spaces or dashes
-	kindPIN                   // a PIN: four to eight digits
-	kindDate                  // a calendar date, YYYY-MM-DD (already Johannesburg's), shown "Fri 27 Mar 2026"
+	kindName           kind = iota // a person's name: sanitised, at most MaxDisplayName characters
+	kindText                       // a short text: sanitised, at most 200 characters
+	kindLongText                   // a support message's body: sanitised keeping lines, ≤ MaxSupportMessage
+	kindCents                      // integer cents ≥ 0, shown as R1,234.00
+	kindTime                       // RFC 3339, shown in Johannesburg time
+	kindMinutes                    // a positive number of minutes
+	kindBank                       // a bank's key (standard_bank) or name, shown by its name
+	kindPhone                      // E.164, shown spaced
+	kindReference                  // a reference such as a transfer's
+	kindRefund                     // "cancelled" | "expired"
+	kindPasswordChange             // "changed" | "reset"
+	kindKind                       // a support message's kind
+	kindCode                       // a one-time code: six digits
+	kindVoucher                    // a voucher number: digits, spaces or dashes
+	kindPIN                        // a PIN: four to eight digits
+	kindDate                       // a calendar date, YYYY-MM-DD (already Johannesburg's), shown "Fri 27 Mar 2026"
 )
 
 // MaxDisplayName caps a name shown in a message (a sender's name in the recipient's SMS).
@@ -359,12 +360,35 @@ var supportKinds = map[string]string{
 	"contact":  "Contact",
 }
 
+// gsmName is a name as an SMS can carry it in the GSM alphabet (ToGSM), or "" when that would
+// not be the name: a name in a script the alphabet lacks (Chinese, Arabic, Cyrillic) loses its
+// letters, so "李小龍 王." became "." and the SMS read "Thumela: . sent you R20.00". A name
+// that keeps fewer than half its letters is left out, and the templates say "Someone" and "The
+// sender" instead: the recipient is told less, never something wrong.
+func gsmName(name string) string {
+	gsm := strings.Join(strings.Fields(ToGSM(name)), " ")
+	if 2*countLetters(gsm) < countLetters(name) || countLetters(gsm) == 0 {
+		return ""
+	}
+	return gsm
+}
+
+func countLetters(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n
+}
+
 func (k kind) format(raw string, ch Channel) (string, error) {
 	switch k {
 	case kindName:
 		name := Sanitize(raw, MaxDisplayName)
 		if ch == ChannelSMS {
-			name = strings.Join(strings.Fields(ToGSM(name)), " ")
+			name = gsmName(name)
 		}
 		return name, nil
 	case kindText:
