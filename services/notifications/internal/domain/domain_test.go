@@ -43,6 +43,9 @@ func fullParams(t domain.Template) (params, secrets map[string]string) {
 	case domain.TemplateCashCollected:
 		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000",
 			"bank": "absa", "location": "ABSA Sandton City", "at": "2026-03-19T08:00:00Z", "reference": "TH-7Q4K2M"}, nil
+	case domain.TemplateCashNotDispensed:
+		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000",
+			"bank": "absa", "at": "2026-03-19T08:01:00Z", "reference": "TH-7Q4K2M"}, nil
 	case domain.TemplateVoucherRefunded:
 		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "total_cents": "51500",
 			"reason": "expired", "reference": "TH-7Q4K2M"}, nil
@@ -626,5 +629,35 @@ func TestSMSLeavesOutANameItCannotCarry(t *testing.T) {
 		if strings.Contains(msg.Text, ": . ") || strings.Contains(msg.Text, "\n. will") {
 			t.Errorf("%q: SMS kept only punctuation: %q", name, msg.Text)
 		}
+	}
+}
+
+// The correction of a "collected" e-mail says the voucher still stands until when, or, when its
+// time was up by the reversal (no expires_at), that the money goes back to the sender.
+func TestCashNotDispensedSaysWhatHappensNext(t *testing.T) {
+	t.Parallel()
+	params, _ := fullParams(domain.TemplateCashNotDispensed)
+	params["expires_at"] = "2026-03-25T10:05:00Z"
+	standing, err := domain.Render(domain.TemplateCashNotDispensed, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(params, "expires_at")
+	expired, err := domain.Render(domain.TemplateCashNotDispensed, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{standing.Text, standing.HTML} {
+		if !strings.Contains(part, "still stands until") || !strings.Contains(part, "R500.00") || strings.Contains(part, "refund") {
+			t.Errorf("a voucher that still stands:\n%s", part)
+		}
+	}
+	for _, part := range []string{expired.Text, expired.HTML} {
+		if strings.Contains(part, "still stands") || !strings.Contains(part, "refund") {
+			t.Errorf("a voucher whose time was up:\n%s", part)
+		}
+	}
+	if !strings.HasPrefix(standing.Subject, "Correction: Sipho Dlamini did not get") {
+		t.Errorf("subject %q", standing.Subject)
 	}
 }

@@ -44,6 +44,10 @@ const (
 	// account, or reset with an e-mailed code) and its other sessions signed out: if it was not
 	// them, the account is taken over, and the e-mail is how they learn it.
 	TemplatePasswordChanged Template = "password_changed"
+	// TemplateCashNotDispensed corrects a TemplateCashCollected e-mail: the ATM reported that it
+	// could not pay the cash out (a reversal), so nothing was collected, and says whether the
+	// voucher still stands (expires_at) or its time was up (no expires_at: the refund follows).
+	TemplateCashNotDispensed Template = "cash_not_dispensed"
 	// TemplateUnknown is recorded for a request whose template the service does not know.
 	TemplateUnknown Template = "unknown"
 )
@@ -173,6 +177,10 @@ var specs = map[Template]spec{
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamLocation, kindText, false},
 			{ParamAt, kindTime, false}, {ParamReference, kindReference, false}}},
+	TemplateCashNotDispensed: {channel: ChannelEmail,
+		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
+			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamAt, kindTime, false},
+			{ParamReference, kindReference, false}, {ParamExpiresAt, kindTime, true}}},
 	TemplateVoucherRefunded: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamTotalCents, kindCents, false}, {ParamReason, kindRefund, false}, {ParamReference, kindReference, false},

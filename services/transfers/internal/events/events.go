@@ -147,6 +147,12 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 				return nil, err
 			}
 			msgs = append(msgs, changed)
+			// The collection's e-mail told the sender the cash was collected: the ATM could not
+			// pay it out, so the sender is told that it was not, once per reversed request.
+			msgs, err = appendEmail(msgs, t, ev.At, ev.RRN, cashNotDispensed(ev.At))
+			if err != nil {
+				return nil, err
+			}
 		case domain.VoucherReminder:
 			sms, err := ReminderSMS(t, ev.At)
 			if err != nil {

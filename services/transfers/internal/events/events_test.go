@@ -408,7 +408,12 @@ func TestRepeatableStepsHaveTheirOwnIDs(t *testing.T) {
 	if reqs, _ := requests(t, collected); reqs[0].GetParams()["location"] != "Capitec ATM Sandton City" {
 		t.Fatalf("cash collected params %v", reqs[0].GetParams())
 	}
-	step(func() error { return tr.ReverseCollection("R1", t0.Add(2*time.Hour)) })
+	reversed := step(func() error { return tr.ReverseCollection("R1", t0.Add(2*time.Hour)) })
+	// The "collected" e-mail is corrected: the cash was not paid out; the voucher still stands.
+	if reqs, _ := requests(t, reversed); len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_CASH_NOT_DISPENSED ||
+		reqs[0].GetParams()["expires_at"] == "" || reqs[0].GetRecipient() != "thandi@example.com" {
+		t.Fatalf("reversal requests %v", reqs)
+	}
 	step(func() error { return collect("R2") })
 	step(func() error { return tr.ReverseCollection("R2", t0.Add(2*time.Hour)) })
 	seen := map[uuid.UUID]bool{}
@@ -418,7 +423,7 @@ func TestRepeatableStepsHaveTheirOwnIDs(t *testing.T) {
 		}
 		seen[m.ID] = true
 	}
-	if len(all) != 4+2+2+2+1+2+1 {
+	if len(all) != 4+2+2+2+2+2+2 {
 		t.Fatalf("%d messages", len(all))
 	}
 }
@@ -500,5 +505,39 @@ func TestTransferReceiptSplitsTheCredit(t *testing.T) {
 	_, params = events.TransferReceipt(domain.Restore(s))
 	if params["credit_applied_cents"] != "1150" || params["card_charge_cents"] != "50000" || params["total_cents"] != "51150" {
 		t.Fatalf("receipt params %v", params)
+	}
+}
+
+// A reversal that comes once the voucher's time was up corrects the "collected" e-mail without a
+// date the voucher no longer has: the e-mail says the refund follows.
+func TestReversalPastTheExpiryLeavesTheDateOut(t *testing.T) {
+	t.Parallel()
+	key := sealtest.NewKey(t)
+	pins := domain.NewPINHasher(mustPINKey(t))
+	tr, _ := issued(t, "thandi@example.com")
+	tr = withPINHash(tr, pins.Hash(transfer, pin))
+	r, err := domain.NewCollectRequest(domain.CollectInput{VoucherNumber: tr.Voucher().Number, PIN: pin, RecipientPhone: "0821234567",
+		Bank: domain.Capitec, ATMID: "CPT-1", AmountCents: 50_000, STAN: "1", RRN: "R1", ATMLocation: "Capitec ATM Sandton City"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Collect(r, pins, tr.Voucher().ExpiresAt.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	tr.TakeEvents()
+	late := tr.Voucher().ExpiresAt.Add(time.Hour)
+	if err := tr.ReverseCollection("R1", late); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := events.Messages(tr, tr.TakeEvents(), key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, _ := requests(t, msgs)
+	if len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_CASH_NOT_DISPENSED {
+		t.Fatalf("requests %v", reqs)
+	}
+	if _, ok := reqs[0].GetParams()["expires_at"]; ok {
+		t.Fatalf("a voucher past its expiry is said to stand: %v", reqs[0].GetParams())
 	}
 }

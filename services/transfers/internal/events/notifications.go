@@ -182,6 +182,21 @@ func CashCollected(t *domain.Transfer) (notificationsv1.Template, map[string]str
 	return notificationsv1.Template_TEMPLATE_CASH_COLLECTED, params
 }
 
+// cashNotDispensed corrects CashCollected when the ATM reversed the collection at: nothing was
+// collected. The voucher still stands until its expiry, which the e-mail gives; when that had
+// passed by the reversal, it leaves expires_at out and says the refund follows (the worker
+// expires the voucher at once).
+func cashNotDispensed(at time.Time) senderEmail {
+	return func(t *domain.Transfer) (notificationsv1.Template, map[string]string) {
+		params := aboutTheVoucher(t)
+		params["at"] = rfc3339(at)
+		if !t.ExpiryDue(at) {
+			params["expires_at"] = rfc3339(t.State().Voucher.ExpiresAt)
+		}
+		return notificationsv1.Template_TEMPLATE_CASH_NOT_DISPENSED, params
+	}
+}
+
 // aboutTheVoucher are the params the sender's e-mails about a voucher share: to whom, how much,
 // at which bank's ATMs, and the reference people quote.
 func aboutTheVoucher(t *domain.Transfer) map[string]string {

@@ -100,6 +100,10 @@ func (Channel) EnumDescriptor() ([]byte, []int) {
 //	  be delivered to that number; the sender may change the number or resend it.
 //	PASSWORD_CHANGED: first_name, at, how ("changed" in the account, "reset" with an e-mailed
 //	  code): the account's password was changed and its other sessions signed out.
+//	CASH_NOT_DISPENSED: first_name, recipient_name, amount_cents, bank, at, expires_at,
+//	  reference, and expired=true when the voucher's time was up by then: the ATM that was to pay
+//	  out a collection reported it could not (a reversal), so the CASH_COLLECTED e-mail before
+//	  it was wrong; nothing was collected.
 type Template int32
 
 const (
@@ -119,6 +123,7 @@ const (
 	Template_TEMPLATE_VOUCHER_LOCKED        Template = 13
 	Template_TEMPLATE_VOUCHER_SMS_FAILED    Template = 14
 	Template_TEMPLATE_PASSWORD_CHANGED      Template = 15
+	Template_TEMPLATE_CASH_NOT_DISPENSED    Template = 16
 )
 
 // Enum value maps for Template.
@@ -140,6 +145,7 @@ var (
 		13: "TEMPLATE_VOUCHER_LOCKED",
 		14: "TEMPLATE_VOUCHER_SMS_FAILED",
 		15: "TEMPLATE_PASSWORD_CHANGED",
+		16: "TEMPLATE_CASH_NOT_DISPENSED",
 	}
 	Template_value = map[string]int32{
 		"TEMPLATE_UNSPECIFIED":           0,
@@ -158,6 +164,7 @@ var (
 		"TEMPLATE_VOUCHER_LOCKED":        13,
 		"TEMPLATE_VOUCHER_SMS_FAILED":    14,
 		"TEMPLATE_PASSWORD_CHANGED":      15,
+		"TEMPLATE_CASH_NOT_DISPENSED":    16,
 	}
 )
 
@@ -1044,7 +1051,7 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\aChannel\x12\x17\n" +
 	"\x13CHANNEL_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCHANNEL_EMAIL\x10\x01\x12\x0f\n" +
-	"\vCHANNEL_SMS\x10\x02*\xeb\x03\n" +
+	"\vCHANNEL_SMS\x10\x02*\x8c\x04\n" +
 	"\bTemplate\x12\x18\n" +
 	"\x14TEMPLATE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEMPLATE_SIGN_UP_CODE\x10\x01\x12 \n" +
@@ -1062,7 +1069,8 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x1eTEMPLATE_SCHEDULED_SEND_FAILED\x10\f\x12\x1b\n" +
 	"\x17TEMPLATE_VOUCHER_LOCKED\x10\r\x12\x1f\n" +
 	"\x1bTEMPLATE_VOUCHER_SMS_FAILED\x10\x0e\x12\x1d\n" +
-	"\x19TEMPLATE_PASSWORD_CHANGED\x10\x0f*\xa2\x01\n" +
+	"\x19TEMPLATE_PASSWORD_CHANGED\x10\x0f\x12\x1f\n" +
+	"\x1bTEMPLATE_CASH_NOT_DISPENSED\x10\x10*\xa2\x01\n" +
 	"\x0eDeliveryStatus\x12\x1f\n" +
 	"\x1bDELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DELIVERY_STATUS_QUEUED\x10\x01\x12\x18\n" +
