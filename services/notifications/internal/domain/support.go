@@ -100,6 +100,9 @@ type SupportMessage struct {
 	Message string
 	Details map[string]string
 	UserID  string // "" for a visitor
+	// AccountEmail is the signed-in account's own (verified) address, "" for a visitor: support
+	// reads it beside Email, which anyone can type, to know whom they are answering.
+	AccountEmail string
 	// Client is the rate limit's key: the client's address as a network (an IPv4 address, an
 	// IPv6 /64, which one household or phone holds), invalid (zero) when none was given.
 	Client    netip.Prefix
@@ -175,7 +178,16 @@ func NewSupportMessage(in SupportInput, now time.Time) (SupportMessage, error) {
 	return SupportMessage{
 		Kind: in.Kind, Name: name, Email: email, Subject: subject, Message: message,
 		Details: maps.Clone(in.Details), UserID: in.UserID, Client: client, CreatedAt: now,
+		AccountEmail: accountEmail(in),
 	}, nil
+}
+
+// accountEmail is the signed-in caller's own address, or "" for a visitor.
+func accountEmail(in SupportInput) string {
+	if in.UserID == "" {
+		return ""
+	}
+	return in.UserEmail
 }
 
 // printable reports whether s is valid UTF-8 of printable characters, spaces and line breaks:

@@ -89,13 +89,16 @@ const (
 	ParamLocation           = "location"
 	ParamReason             = "reason"
 	ParamTicket             = "ticket"
-	ParamKind               = "kind"
-	ParamName               = "name"
-	ParamEmail              = "email"
-	ParamSubject            = "subject"
-	ParamMessage            = "message"
-	ParamDate               = "date"
-	ParamUntil              = "until"
+	// ParamAccount (SUPPORT_MESSAGE, optional): the signed-in sender's account, as the service
+	// knows it; absent for a visitor, whose address was typed and is not verified.
+	ParamAccount = "account"
+	ParamKind    = "kind"
+	ParamName    = "name"
+	ParamEmail   = "email"
+	ParamSubject = "subject"
+	ParamMessage = "message"
+	ParamDate    = "date"
+	ParamUntil   = "until"
 	// ParamHow (PASSWORD_CHANGED): "changed" in the account or "reset" with an e-mailed code.
 	ParamHow = "how"
 	// ParamDetailPrefix prefixes a support message's details (/feedback's answers):
@@ -199,7 +202,7 @@ var specs = map[Template]spec{
 	TemplateSupportMessage: {channel: ChannelEmail,
 		params: []field{{ParamTicket, kindReference, false}, {ParamKind, kindKind, false},
 			{ParamName, kindName, true}, {ParamEmail, kindText, true}, {ParamSubject, kindText, true},
-			{ParamMessage, kindLongText, true}}},
+			{ParamMessage, kindLongText, true}, {ParamAccount, kindText, true}}},
 }
 
 // Message is a rendered message: what goes to the provider and nowhere else (never to the

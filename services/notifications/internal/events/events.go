@@ -182,6 +182,10 @@ func SupportRequest(m domain.SupportMessage, recipient string) (outbox.Message, 
 		domain.ParamSubject: m.Subject,
 		domain.ParamMessage: m.Message,
 	}
+	if m.UserID != "" {
+		// Who sent it, as the account knows them: the form's address is whatever was typed.
+		params[domain.ParamAccount] = "signed in as " + m.AccountEmail + " (account " + m.UserID + ")"
+	}
 	for k, v := range maps.All(m.Details) {
 		params[domain.ParamDetailPrefix+k] = v
 	}

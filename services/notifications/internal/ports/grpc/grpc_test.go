@@ -111,7 +111,7 @@ func TestSubmitSupportMessage(t *testing.T) {
 	m := mails[0]
 	if !strings.Contains(m.Subject, ticket) || !strings.Contains(m.Subject, "Question about fees") || m.Template != "support_message" ||
 		!strings.Contains(m.Text, "How much\nis the fee?") || !strings.Contains(m.ReplyTo, "sipho@example.com") ||
-		!strings.Contains(m.HTML, "&lt;b&gt;Dlamini") {
+		!strings.Contains(m.HTML, "&lt;b&gt;Dlamini") || !strings.Contains(m.Text, "Account: not signed in (the address above was typed and is not verified)") {
 		t.Errorf("support mail: subject %q template %q reply-to %q\ntext %s\nhtml %s", m.Subject, m.Template, m.ReplyTo, m.Text, m.HTML)
 	}
 
@@ -132,7 +132,10 @@ func TestSubmitSupportMessage(t *testing.T) {
 		t.Errorf("user's message stored with %s %v", email, user)
 	}
 	m = e.SMTP.WaitKept(t, testkit.SupportEmail, 2, wait)[1]
-	if !strings.Contains(m.Text, "rating: 5") || !strings.Contains(m.Text, "Thandi Nkosi") {
+	// Support knows the account, whatever address a form was given.
+	if !strings.Contains(m.Text, "rating: 5") || !strings.Contains(m.Text, "Thandi Nkosi") ||
+		!strings.Contains(m.Text, "Account: signed in as thandi@example.co.za (account "+alice+")") ||
+		!strings.Contains(m.HTML, "signed in as thandi@example.co.za") {
 		t.Errorf("feedback mail %s", m.Text)
 	}
 	// Its delivery is the user's, about the ticket.
