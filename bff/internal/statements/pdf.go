@@ -3,11 +3,15 @@ package statements
 import (
 	"bytes"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
+	"unicode"
 
 	"github.com/signintech/gopdf"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/sfnt"
 )
 
 // The PDFs are drawn with github.com/signintech/gopdf (maintained, pure Go, embeds and subsets
@@ -28,6 +32,51 @@ type doc struct {
 	width, height float64
 	y             float64
 	err           error
+	// replaced: some text had a character the font cannot draw, shown as "?" (missingNote).
+	replaced bool
+}
+
+// missingNote closes a PDF in which a "?" stands for a character the Go fonts lack: they draw
+// Latin, Greek and Cyrillic, and a recipient's name may be in another script (the name rule
+// allows any). Without it such a name came out blank, with no sign that anything was left out.
+const missingNote = "A ? stands for a character this PDF's font cannot draw; Thumela's app and the CSV export show it in full."
+
+// goGlyphs says whether the Go fonts draw r (regular and bold cover the same characters).
+var goGlyphs = sync.OnceValue(func() func(rune) bool {
+	f, err := sfnt.Parse(goregular.TTF)
+	if err != nil {
+		panic(err) // the font is compiled in: it always parses
+	}
+	var buf sfnt.Buffer
+	var mu sync.Mutex
+	return func(r rune) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		i, err := f.GlyphIndex(&buf, r)
+		return err == nil && i != 0
+	}
+})
+
+// drawable replaces in s each character the font cannot draw with "?", noting that it did.
+func (d *doc) drawable(s string) string {
+	has := goGlyphs()
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || has(r) {
+			return r
+		}
+		d.replaced = true
+		return '?'
+	}, s)
+}
+
+// note closes the PDF with missingNote when some text was replaced.
+func (d *doc) note() {
+	if !d.replaced {
+		return
+	}
+	d.y += 12
+	d.font(false, 8)
+	d.text(margin, d.width-2*margin, missingNote, false)
 }
 
 func newDoc(size *gopdf.Rect) (*doc, error) {
@@ -56,7 +105,7 @@ func (d *doc) font(bold bool, size float64) {
 
 // text writes s at (x, d.y) within width w, aligned left or right, cut to fit.
 func (d *doc) text(x, w float64, s string, right bool) {
-	s = d.fit(s, w)
+	s = d.fit(d.drawable(s), w)
 	opt := gopdf.CellOption{Align: gopdf.Left | gopdf.Top}
 	if right {
 		opt.Align = gopdf.Right | gopdf.Top
@@ -230,6 +279,7 @@ func StatementPDF(s Sender, p Period, ts []Transfer) ([]byte, error) {
 		d.text(margin+200, 100, l[1], true)
 		d.y += 15
 	}
+	d.note()
 	return d.bytes()
 }
 
@@ -292,6 +342,7 @@ func ProofPDF(s Sender, t Transfer) ([]byte, error) {
 	d.text(margin, d.width-2*margin, "For the sender's records. The voucher number and PIN are never shown here: only the recipient receives them.", false)
 	d.y += 12
 	d.text(margin, d.width-2*margin, "Generated "+Now().In(Johannesburg).Format("2 January 2006 15:04")+" (South African time).", false)
+	d.note()
 	return d.bytes()
 }
 

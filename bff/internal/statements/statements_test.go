@@ -258,3 +258,37 @@ func TestProofPDF(t *testing.T) {
 		t.Fatalf("proof of a failed transfer: %v", err)
 	}
 }
+
+// A name in a script the PDF's font lacks is drawn with a "?" for each character it cannot draw,
+// and the PDF says so, instead of a blank where the name was (the probe of 30 Nov 2026). A PDF
+// whose text all draws has no such note.
+func TestPDFMarksWhatItCannotDraw(t *testing.T) {
+	tr := converted()[0]
+	tr.Recipient = "李小龍 Wang"
+	b, err := statements.ProofPDF(statements.Sender{Name: "Nomsa Khumalo"}, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := pdfText(t, b)
+	mustHold(t, text, "Recipient", "??? Wang")
+	mustHold(t, text, "A ? stands for a character this PDF's font cannot draw")
+
+	p, _ := statements.ParsePeriod("2026-11-01", "2026-11-30")
+	b, err = statements.StatementPDF(statements.Sender{Name: "Nomsa Khumalo", Email: "nomsa@example.co.za"}, p, []statements.Transfer{tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = pdfText(t, b)
+	mustHold(t, text, "??? Wang")
+	mustHold(t, text, "A ? stands for a character")
+
+	plain := converted()[0]
+	plain.Recipient = "Zoë Ntšekhe-Вера" // Latin with accents and Cyrillic: the Go fonts draw both
+	b, err = statements.ProofPDF(statements.Sender{Name: "Nomsa Khumalo"}, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := pdfText(t, b); !strings.Contains(text, "Zoë Ntšekhe-Вера") || strings.Contains(text, "stands for a character") {
+		t.Errorf("a name the font draws:\n%s", text)
+	}
+}
