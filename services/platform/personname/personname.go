@@ -6,6 +6,7 @@
 package personname
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,6 +18,9 @@ const MaxLen = 50
 
 // MsgCharacters is the one explanation for a name with a character outside the rule.
 const MsgCharacters = "Names may only contain letters, spaces, apostrophes, hyphens and full stops."
+
+// MsgWebAddress is the one explanation for a name that carries a web address.
+const MsgWebAddress = "Names can't contain a web address."
 
 // Problem is why a name is refused.
 type Problem int
@@ -33,13 +37,34 @@ const (
 	Characters
 	// NoLetter: only punctuation ("-", "..").
 	NoLetter
+	// WebAddress: a web address ("Visit fnb-secure.co.za", "www.example"): a full stop followed
+	// directly by two or more letters (see webAddress). The recipient's SMS shows the sender's
+	// name next to the voucher number and PIN, where an address is a ready-made phishing lure.
+	WebAddress
 )
+
+// webAddress finds what makes a web address of a name. Every host name ends in a full stop and a
+// top-level domain of at least two letters (".za", ".com", ".рф"), so a full stop followed
+// directly by two or more letters, of any script, is refused; combining marks between them do
+// not part them. An initial is a full stop followed by at most one letter ("J.R.R.") or by a
+// space ("J. R. R.", "St. John"), so initials pass.
+//
+// The second branch closes the one-character way round it: a letter that looks like a full
+// stop or a middle dot (Lisu ꓸ U+A4F8, the sinological dot ꞏ U+A78F, Canadian syllabics ᐧ
+// U+1427, Hangul araea ㆍ U+318D and ᆞ U+119E) counts as a full stop when Latin letters follow
+// it ("fnb-secureꓸcoꓸza"). Only Latin ones: inside a word of its own script (Lisu, Cree,
+// Korean) such a letter is just a letter. The dot-like punctuation (U+00B7, U+2024, U+3002,
+// U+FF0E, ...) and digits are refused as Characters already.
+//
+// The web client checks the same pattern (web/src/lib/person-name.ts): change both together.
+var webAddress = regexp.MustCompile(`\.\pM*(?:\pL\pM*){2}|[\x{A4F8}\x{A78F}\x{1427}\x{318D}\x{119E}]\pM*(?:\p{Latin}\pM*){2}`)
 
 // Parse trims raw (white space of any kind at either end, as a pasted name carries), turns
 // every run of spaces inside into one ASCII space and checks it: letters and
 // combining marks of any script, spaces, apostrophes (' and ’), hyphens and full stops, at
-// least one letter, at most MaxLen characters. It returns the normalised name and OK, or the
-// first problem found (characters before length, so "\x00" is never "too long").
+// least one letter, no web address (a full stop followed directly by two or more letters), at
+// most MaxLen characters. It returns the normalised name and OK, or the first problem found
+// (characters before length, so "\x00" is never "too long"; a web address before length too).
 func Parse(raw string) (string, Problem) {
 	if !utf8.ValidString(raw) {
 		return "", Characters
@@ -73,6 +98,8 @@ func Parse(raw string) (string, Problem) {
 		return "", Empty
 	case letters == 0:
 		return "", NoLetter
+	case webAddress.MatchString(name):
+		return "", WebAddress
 	case utf8.RuneCountInString(name) > MaxLen:
 		return "", TooLong
 	}
@@ -81,6 +108,12 @@ func Parse(raw string) (string, Problem) {
 
 // Clean keeps what Parse allows of a name that was stored before the rule (or came from a
 // token), dropping everything else and cutting it to MaxLen characters. It may return "".
+//
+// A word (what lies between spaces) that carries a web address is dropped whole: "Visit
+// fnb-secure.co.za" is "Visit", "www.fnb-help.co.za" is "". Dropping only the full stops
+// ("fnb-securecoza") or putting a space after them ("fnb-secure. co. za") would leave an
+// address a reader can still type. A real name written that way before the rule ("T.Nkosi")
+// loses that word; its owner can type it again with a space ("T. Nkosi").
 func Clean(raw string) string {
 	raw = strings.ToValidUTF8(raw, "")
 	kept := strings.Map(func(r rune) rune {
@@ -92,7 +125,16 @@ func Clean(raw string) string {
 		}
 		return -1
 	}, raw)
-	name := strings.Join(strings.Fields(kept), " ")
+	words := strings.Fields(kept)
+	n := 0
+	for _, w := range words {
+		// Checked after the map: a character dropped there ("fnb\x00.co") must not hide one.
+		if !webAddress.MatchString(w) {
+			words[n] = w
+			n++
+		}
+	}
+	name := strings.Join(words[:n], " ")
 	if utf8.RuneCountInString(name) > MaxLen {
 		name = strings.TrimSpace(string([]rune(name)[:MaxLen]))
 	}

@@ -25,6 +25,25 @@ func TestParse(t *testing.T) {
 		"张伟":                          "张伟",
 		strings.Repeat("a", 50):       strings.Repeat("a", 50),
 		" " + strings.Repeat("é", 50): strings.Repeat("é", 50),
+		// Initials and abbreviations: a full stop followed by a space, by one letter or by nothing.
+		"J. R. R. Tolkien":                 "J. R. R. Tolkien",
+		"J.R.R. Tolkien":                   "J.R.R. Tolkien",
+		"St. John":                         "St. John",
+		"Mary-Jane O'Neil":                 "Mary-Jane O'Neil",
+		"O'Brien-Ndlovu Jr.":               "O'Brien-Ndlovu Jr.",
+		"Ma. Cristina":                     "Ma. Cristina",
+		"Nomvuyiseko Wilhelmina-Christina": "Nomvuyiseko Wilhelmina-Christina",
+		"Thandiwe Ngcobo-Mthembu":          "Thandiwe Ngcobo-Mthembu",
+		"Zanelé Mbatha":                    "Zanelé Mbatha",
+		"Hendrik Gerhardus du Preez":       "Hendrik Gerhardus du Preez",
+		"Riëtte Coetzée":                   "Riëtte Coetzée",
+		"Ds. Bêrend Oosthuizen":            "Ds. Bêrend Oosthuizen",
+		"Dr. Nkosazana Dlamini-Zuma":       "Dr. Nkosazana Dlamini-Zuma",
+		"A.B. de Villiers":                 "A.B. de Villiers",
+		"Ndlovu ..":                        "Ndlovu ..",
+		// A dot-shaped letter inside a word of its own script, and followed by one Latin letter.
+		"ᒥᐧᔦᐤ": "ᒥᐧᔦᐤ",
+		"Aꓸb":  "Aꓸb",
 	}
 	for raw, want := range ok {
 		if got, p := personname.Parse(raw); p != personname.OK || got != want {
@@ -55,6 +74,33 @@ func TestParse(t *testing.T) {
 		"Thandi\ue000":                   personname.Characters, // private use
 		"Th\xffandi":                     personname.Characters, // invalid UTF-8
 		strings.Repeat("a", 60) + "\x00": personname.Characters,
+		// A web address: a full stop followed directly by two or more letters.
+		"Visit fnb-secure.co.za":       personname.WebAddress,
+		"www.fnb-help.co.za":           personname.WebAddress,
+		"fnb.co":                       personname.WebAddress,
+		"Thandi .com":                  personname.WebAddress,
+		".za":                          personname.WebAddress,
+		"fnb-secure..co":               personname.WebAddress,
+		"J.R.R.Tolkien":                personname.WebAddress, // ".Tolkien": write "J.R.R. Tolkien"
+		"St.John":                      personname.WebAddress, // write "St. John"
+		"mtn.рф":                       personname.WebAddress, // letters of any script
+		"fnb.中国":                       personname.WebAddress,
+		"fnb.c\u0301om":                personname.WebAddress, // a mark does not part the letters
+		"fnb.\u0301co":                 personname.WebAddress,
+		"Visit fnb-secure.co.za today": personname.WebAddress,
+		"fnb-secure\u00a0.co\u00a0.za": personname.WebAddress, // ". co" is no address, ".co" is
+		"fnb-secureꓸcoꓸza":             personname.WebAddress, // Lisu U+A4F8 looks like "."
+		"fnbꞏcom":                      personname.WebAddress, // U+A78F, a middle dot
+		"fnbᐧcom":                      personname.WebAddress, // U+1427
+		"fnbㆍcom":                      personname.WebAddress, // U+318D
+		"fnbᆞcom":                      personname.WebAddress, // U+119E
+		"Thandi fnb.co.za" + strings.Repeat("a", 50): personname.WebAddress, // before length
+		// Dot-like punctuation, which browsers also take for a full stop, was refused already.
+		"fnb。co。za": personname.Characters,
+		"fnb．co．za": personname.Characters,
+		"fnb·co·za": personname.Characters,
+		"fnb․co․za": personname.Characters,
+		"fnb/co":    personname.Characters,
 	}
 	for raw, want := range refused {
 		if got, p := personname.Parse(raw); p != want || got != "" {
@@ -73,6 +119,15 @@ func TestClean(t *testing.T) {
 		strings.Repeat("b", 70):           strings.Repeat("b", 50),
 		strings.Repeat("b", 49) + " xyz":  strings.Repeat("b", 49),
 		"Th\xffandi":                      "Thandi",
+		// A word that carries a web address goes whole.
+		"Visit fnb-secure.co.za":                "Visit",
+		"www.fnb-help.co.za":                    "",
+		"Thandi St.John":                        "Thandi",
+		"J. R. R. Tolkien":                      "J. R. R. Tolkien",
+		"J.R.R. Tolkien":                        "J.R.R. Tolkien",
+		"Visit fnb\x00.co\u202e.za now":         "Visit now", // checked after the other characters go
+		"fnb-secureꓸcoꓸza Nkosi":                "Nkosi",
+		strings.Repeat("b", 45) + " x.co.za yz": strings.Repeat("b", 45) + " yz",
 	}
 	for raw, want := range cases {
 		if got := personname.Clean(raw); got != want {

@@ -79,6 +79,26 @@ func TestParseName(t *testing.T) {
 	if _, err := ParseName("Thandi", "--"); !errors.As(err, &v) || v.Violations[0].Field != "last_name" {
 		t.Fatalf("a name without a letter: %v", err)
 	}
+	// A web address: the first name is the sender's name in the recipient's voucher SMS, next
+	// to the voucher number and PIN ("Thumela: Visit fnb-secure.co.za sent you R20.00").
+	for _, bad := range []string{"Visit fnb-secure.co.za", "www.fnb-help.co.za", "St.John", "fnb-secureꓸcoꓸza"} {
+		_, err := ParseName(bad, "Nkosi")
+		if !errors.As(err, &v) || len(v.Violations) != 1 ||
+			v.Violations[0] != (FieldViolation{"first_name", "Names can't contain a web address."}) {
+			t.Fatalf("ParseName(%q) = %v", bad, err)
+		}
+	}
+	if _, err := ParseName("Thandi", "Nkosi.co.za"); !errors.As(err, &v) || len(v.Violations) != 1 ||
+		v.Violations[0] != (FieldViolation{"last_name", "Names can't contain a web address."}) {
+		t.Fatalf("a web address as the last name: %v", err)
+	}
+	// Initials, with or without spaces, and the names people have.
+	for _, names := range [][2]string{{"J. R. R.", "Tolkien"}, {"J.R.R.", "Tolkien"}, {"Mary-Jane", "O'Neil"},
+		{"St. John", "Smith"}, {"Nomvuyiseko", "Wilhelmina-Christina"}, {"Riëtte", "Coetzée"}, {"Zanelé", "Mbatha"}} {
+		if n, err := ParseName(names[0], names[1]); err != nil || n.First() != names[0] || n.Last() != names[1] {
+			t.Fatalf("ParseName(%q, %q) = %+v, %v", names[0], names[1], n, err)
+		}
+	}
 }
 
 func TestPasswordProblems(t *testing.T) {

@@ -71,6 +71,14 @@ func TestNewChange(t *testing.T) {
 			wantFields: []string{"last_name"}, wantMessages: []string{domain.MsgNameCharacters}},
 		{name: "zero-width joiner", first: "Tha\u200dndi", last: "Nkosi",
 			wantFields: []string{"first_name"}, wantMessages: []string{domain.MsgNameCharacters}},
+		// A web address: shown where the name is, it is a phishing lure.
+		{name: "web address", first: "Visit fnb-secure.co.za", last: "Nkosi",
+			wantFields: []string{"first_name"}, wantMessages: []string{"Names can't contain a web address."}},
+		{name: "web address as the last name", first: "Thandi", last: "www.fnb-help.co.za",
+			wantFields: []string{"last_name"}, wantMessages: []string{domain.MsgNameWebAddress}},
+		{name: "initials", first: "J.R.R.", last: "Tolkien"},
+		{name: "initials with spaces", first: "J. R. R.", last: "Tolkien"},
+		{name: "St. John", first: "St. John", last: "Mary-Jane O'Neil"},
 		{name: "no letter", first: "Thandi", last: "--",
 			wantFields: []string{"last_name"}, wantMessages: []string{"Last name must include at least one letter"}},
 		{name: "everything wrong", first: "", last: "", phone: "011 123 4567",
@@ -113,6 +121,13 @@ func TestSignUpName(t *testing.T) {
 	}
 	if got := domain.SignUpName("\u202eThandi\x00\x1b "); got != "Thandi" {
 		t.Errorf("SignUpName keeps what the name rule allows: %q", got)
+	}
+	// An account named before names could not carry a web address: its word goes.
+	if got := domain.SignUpName("Visit fnb-secure.co.za"); got != "Visit" {
+		t.Errorf("SignUpName drops a web address: %q", got)
+	}
+	if got := domain.SignUpName("www.fnb-help.co.za"); got != "" {
+		t.Errorf("SignUpName drops a web address: %q", got)
 	}
 	if got := domain.SignUpName(strings.Repeat("a", 150)); len(got) != domain.MaxNameLength {
 		t.Errorf("SignUpName cuts to %d: got %d", domain.MaxNameLength, len(got))

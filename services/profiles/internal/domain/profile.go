@@ -37,6 +37,8 @@ const (
 	// MsgNameCharacters: a name with a control, format or bidirectional-override character (or
 	// a digit, a symbol, an emoji). Names reach other people's SMS and e-mail.
 	MsgNameCharacters = personname.MsgCharacters
+	// MsgNameWebAddress: a name that carries a web address ("Visit fnb-secure.co.za").
+	MsgNameWebAddress = personname.MsgWebAddress
 	MsgInvalidPhone   = "Please enter a valid South African mobile number."
 )
 
@@ -83,8 +85,9 @@ func (c Change) LastName() string { return c.lastName }
 func (c Change) Phone() Phone { return c.phone }
 
 // NewChange validates a change: both names required after trimming, at most MaxNameLength
-// characters, letters, marks, spaces, apostrophes, hyphens and full stops only; phone empty (cleared) or a South African mobile number in any
-// common notation. All violations are reported at once.
+// characters, letters, marks, spaces, apostrophes, hyphens and full stops only, no web address;
+// phone empty (cleared) or a South African mobile number in any common notation. All
+// violations are reported at once.
 func NewChange(firstName, lastName, phone string) (Change, error) {
 	var violations []FieldViolation
 	first, v := validateName(firstName, FieldFirstName, MsgFirstNameRequired, MsgFirstNameTooLong, MsgFirstNameNoLetter)
@@ -113,6 +116,8 @@ func validateName(raw, field, required, tooLong, noLetter string) (string, []Fie
 		msg = tooLong
 	case personname.NoLetter:
 		msg = noLetter
+	case personname.WebAddress:
+		msg = MsgNameWebAddress
 	default:
 		msg = MsgNameCharacters
 	}
@@ -121,8 +126,8 @@ func validateName(raw, field, required, tooLong, noLetter string) (string, []Fie
 
 // SignUpName prepares a name carried by the access token (the one given at sign-up) for a new
 // profile: what the name rule allows of it (an account made before the rule may carry a
-// control character), cut to MaxNameLength characters. It may be empty; the user then fills
-// it in on the profile page.
+// control character, or a web address, whose word is dropped), cut to MaxNameLength
+// characters. It may be empty; the user then fills it in on the profile page.
 func SignUpName(name string) string {
 	return personname.Clean(name)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/thumela/thumela/services/platform/personname"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
 
@@ -247,9 +248,13 @@ type Caller struct {
 }
 
 // sender is the caller as a transfer keeps them: named in the recipient's SMS, greeted and
-// written to in their own e-mails.
+// written to in their own e-mails. The names are the token's (or a schedule's copy of them),
+// which identity checked at sign-up by the rule of the day; an account made before the rule
+// refused web addresses may be named "Visit fnb-secure.co.za". personname.Clean keeps what
+// the rule allows now, so no such name reaches the SMS next to a voucher number and PIN.
 func (c Caller) sender() domain.Sender {
-	return domain.Sender{DisplayName: c.displayName(), FirstName: strings.TrimSpace(c.GivenName), Email: c.Email}
+	c.GivenName, c.FamilyName = personname.Clean(c.GivenName), personname.Clean(c.FamilyName)
+	return domain.Sender{DisplayName: c.displayName(), FirstName: c.GivenName, Email: c.Email}
 }
 
 // displayName is how the recipient's SMS names the sender: "Thandi N.".

@@ -51,13 +51,17 @@ func NewRecipientEdit(name, phone string, bank Bank) (RecipientEdit, error) {
 	var verr ValidationError
 	n, problem := personname.Parse(name)
 	switch problem {
+	case personname.OK:
 	case personname.Empty:
 		verr.add("name", "Please enter the recipient's name.")
 	case personname.TooLong:
 		verr.add("name", fmt.Sprintf("The recipient's name must be at most %d characters.", MaxRecipientName))
 	case personname.NoLetter:
 		verr.add("name", "The recipient's name must include at least one letter.")
-	case personname.Characters:
+	case personname.WebAddress:
+		verr.add("name", personname.MsgWebAddress)
+	default:
+		// Characters, and any problem the rule learns later: refused, never an empty name let by.
 		verr.add("name", personname.MsgCharacters)
 	}
 	p, ok := ParsePhone(phone)

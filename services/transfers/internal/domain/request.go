@@ -99,16 +99,21 @@ func NewRequest(in RequestInput) (Request, error) {
 		verr.add("idempotency_key", "The idempotency key is not valid.")
 	}
 	// The one rule for a person's name (platform/personname): the name is shown to the
-	// recipient and the bank, so no control, format or bidirectional-override characters.
+	// recipient and the bank, so no control, format or bidirectional-override characters, and
+	// no web address.
 	name, problem := personname.Parse(in.RecipientName)
 	switch problem {
+	case personname.OK:
 	case personname.Empty:
 		verr.add("recipient_name", "Please enter the recipient's name.")
 	case personname.TooLong:
 		verr.add("recipient_name", fmt.Sprintf("The recipient's name must be at most %d characters.", MaxRecipientName))
 	case personname.NoLetter:
 		verr.add("recipient_name", "The recipient's name must include at least one letter.")
-	case personname.Characters:
+	case personname.WebAddress:
+		verr.add("recipient_name", personname.MsgWebAddress)
+	default:
+		// Characters, and any problem the rule learns later: refused, never an empty name let by.
 		verr.add("recipient_name", personname.MsgCharacters)
 	}
 	phone, ok := ParsePhone(in.RecipientPhone)

@@ -77,6 +77,56 @@ func TestNewRequestRefuses(t *testing.T) {
 	}
 }
 
+// The recipient's name follows the one name rule (platform/personname), in its words: no web
+// address ("Visit fnb-secure.co.za" shown as a name is a phishing lure), initials welcome.
+func TestNewRequestRecipientName(t *testing.T) {
+	t.Parallel()
+	refused := map[string]string{
+		"Visit fnb-secure.co.za": "Names can't contain a web address.",
+		"www.fnb-help.co.za":     "Names can't contain a web address.",
+		"Sipho.Dlamini":          "Names can't contain a web address.",
+		"Sipho\x00":              "Names may only contain letters, spaces, apostrophes, hyphens and full stops.",
+		"fnb。co。za":              "Names may only contain letters, spaces, apostrophes, hyphens and full stops.",
+		"-":                      "The recipient's name must include at least one letter.",
+	}
+	for name, want := range refused {
+		in := validInput()
+		in.RecipientName = name
+		_, err := domain.NewRequest(in)
+		var verr *domain.ValidationError
+		if !errors.As(err, &verr) || len(verr.Violations) != 1 ||
+			verr.Violations[0] != (domain.Violation{Field: "recipient_name", Message: want}) {
+			t.Errorf("NewRequest(recipient %q) = %v; want %q", name, err, want)
+		}
+	}
+	for _, name := range []string{"J. R. R. Tolkien", "J.R.R. Tolkien", "Mary-Jane O'Neil", "St. John", "Nomvuyiseko Wilhelmina-Christina", "Riëtte Coetzée"} {
+		in := validInput()
+		in.RecipientName = name
+		if r, err := domain.NewRequest(in); err != nil || r.RecipientName() != name {
+			t.Errorf("NewRequest(recipient %q) = %v", name, err)
+		}
+	}
+}
+
+// A saved recipient's edit applies the same rule under the edit form's field name.
+func TestNewRecipientEditName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"Visit fnb-secure.co.za": "Names can't contain a web address.",
+		"Sipho\x1b[2J":           "Names may only contain letters, spaces, apostrophes, hyphens and full stops.",
+		" ":                      "Please enter the recipient's name.",
+	} {
+		_, err := domain.NewRecipientEdit(name, "082 123 4567", domain.FNB)
+		var verr *domain.ValidationError
+		if !errors.As(err, &verr) || len(verr.Violations) != 1 || verr.Violations[0] != (domain.Violation{Field: "name", Message: want}) {
+			t.Errorf("NewRecipientEdit(%q) = %v; want %q", name, err, want)
+		}
+	}
+	if e, err := domain.NewRecipientEdit(" J.R.R.  Tolkien ", "082 123 4567", domain.FNB); err != nil || e.Name != "J.R.R. Tolkien" {
+		t.Errorf("NewRecipientEdit(initials) = %+v, %v", e, err)
+	}
+}
+
 func TestPhoneNotations(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{"0821234567", "082 123 4567", "+27 82 123 4567", "27821234567", "(082) 123-4567", "+27821234567"} {

@@ -426,6 +426,15 @@ func TestSignUpValidation(t *testing.T) {
 	if len(v) != 2 || v[0].GetField() != "first_name" || v[1].GetField() != "email" {
 		t.Fatalf("violations = %v", v)
 	}
+
+	// A first name that is a web address would be the sender's name in a voucher SMS.
+	_, err = e.client.SignUp(ctx, &identityv1.SignUpRequest{
+		FirstName: "Visit fnb-secure.co.za", LastName: "Nkosi", Email: "lure@example.com", Password: goodPassword, Client: browser,
+	})
+	st = wantStatus(t, err, codes.InvalidArgument, "")
+	if v := badRequest(t, st); len(v) != 1 || v[0].GetField() != "first_name" || v[0].GetDescription() != "Names can't contain a web address." {
+		t.Fatalf("violations = %v", v)
+	}
 	var users int
 	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&users); err != nil || users != 0 {
 		t.Fatalf("%d users after refused sign-ups (%v)", users, err)

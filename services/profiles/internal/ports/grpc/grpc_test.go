@@ -206,6 +206,8 @@ func TestUpdateProfileValidation(t *testing.T) {
 		{"NUL", "Tha\x00ndi", "Nkosi", "", []string{"first_name"}, []string{chars}},
 		{"ESC and BEL", "Thandi", "Nkosi\x1b[31m\a", "", []string{"last_name"}, []string{chars}},
 		{"right-to-left override", "\u202eidnahT", "Nkosi", "", []string{"first_name"}, []string{chars}},
+		{"web address", "Visit fnb-secure.co.za", "Nkosi", "", []string{"first_name"}, []string{"Names can't contain a web address."}},
+		{"web address as the last name", "Thandi", "www.fnb-help.co.za", "", []string{"last_name"}, []string{"Names can't contain a web address."}},
 		{"phone invalid", "Thandi", "Nkosi", "12345", []string{"phone_number"}, []string{"Please enter a valid South African mobile number."}},
 		{"all at once", "", "", "011 123 4567", []string{"first_name", "last_name", "phone_number"},
 			[]string{"First name is required", "Last name is required", "Please enter a valid South African mobile number."}},

@@ -509,6 +509,14 @@ func TestCreateTransferRefusesBadRequests(t *testing.T) {
 		t.Fatalf("violations %v, want %v", got, want)
 	}
 
+	// A recipient's name that is a web address: the name rule's words.
+	lure := testkit.Request("k", pm)
+	lure.RecipientName = "Visit fnb-secure.co.za"
+	_, err = e.Client.CreateTransfer(ctx, lure)
+	if got := violations(t, err); !slices.Equal(got, []string{"recipient_name: Names can't contain a web address."}) {
+		t.Fatalf("web address: %v", got)
+	}
+
 	// Another user's card, or one that does not exist, is not found.
 	_, theirs := e.NewUser()
 	for _, id := range []string{theirs, uuid.NewString()} {

@@ -2,6 +2,7 @@ package grpcport_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -174,6 +175,11 @@ func TestRecipientUpdateDeleteAndSearch(t *testing.T) {
 		RecipientId: sipho.GetId(), Name: "S1pho", Phone: "12345", Bank: feesv1.Bank_BANK_UNSPECIFIED})
 	if status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("invalid edit: %v, want InvalidArgument", err)
+	}
+	_, err = e.Client.UpdateRecipient(ctx, &transfersv1.UpdateRecipientRequest{
+		RecipientId: sipho.GetId(), Name: "www.fnb-help.co.za", Phone: "072 000 1111", Bank: feesv1.Bank_BANK_ABSA})
+	if got := violations(t, err); !slices.Equal(got, []string{"name: Names can't contain a web address."}) {
+		t.Fatalf("edit to a web address: %v", got)
 	}
 	_, err = e.Client.UpdateRecipient(ctx, &transfersv1.UpdateRecipientRequest{
 		RecipientId: sipho.GetId(), Name: "Sipho", Phone: "083 555 0101", Bank: feesv1.Bank_BANK_ABSA})

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useTransport } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
 import { AccountService } from "@/gen/thumela/bff/v1/bff_pb";
+import { nameIssue } from "@/lib/person-name";
 import { storeProfile } from "@/lib/profile-cache";
 import { z } from "@/lib/zod";
 
@@ -9,9 +10,14 @@ export const LAST_NAME_REQUIRED = "Last name is required";
 export const PROFILE_UPDATE_FALLBACK = "Failed to update profile. Please try again.";
 export { PHONE_PLACEHOLDER } from "@/lib/phone";
 
+/** The profiles service's words for a name without a letter. */
+export const FIRST_NAME_NO_LETTER = "First name must include at least one letter";
+export const LAST_NAME_NO_LETTER = "Last name must include at least one letter";
+
 export const profileSchema = z.object({
-  firstName: z.string().trim().min(1, FIRST_NAME_REQUIRED),
-  lastName: z.string().trim().min(1, LAST_NAME_REQUIRED),
+  // The server's name rule (lib/person-name): refused here in its words, before saving.
+  firstName: z.string().trim().min(1, FIRST_NAME_REQUIRED).superRefine(nameIssue(FIRST_NAME_NO_LETTER)),
+  lastName: z.string().trim().min(1, LAST_NAME_REQUIRED).superRefine(nameIssue(LAST_NAME_NO_LETTER)),
   // Optional; the server accepts any common South African notation and stores E.164.
   phoneNumber: z.string().trim(),
 });

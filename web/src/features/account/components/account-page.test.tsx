@@ -122,6 +122,31 @@ describe("account page", () => {
     expect(update).not.toHaveBeenCalled();
   });
 
+  it("refuses a name that carries a web address under the field, without calling the server", async () => {
+    const update = vi.fn();
+    const { user } = await openAccount(undefined, (r) => r.rpc(AccountService.method.updateProfile, update));
+    await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    const first = screen.getByLabelText("First name");
+    await user.clear(first);
+    await user.type(first, "Visit fnb-secure.co.za");
+    const last = screen.getByLabelText("Last name");
+    await user.clear(last);
+    await user.type(last, "Nkosi‮");
+    await user.click(screen.getByRole("button", { name: "Save Changes" }));
+
+    await vi.waitFor(() => expect(first).toHaveAttribute("aria-invalid", "true"));
+    expect(first).toHaveAccessibleDescription("Names can't contain a web address.");
+    expect(last).toHaveAccessibleDescription("Names may only contain letters, spaces, apostrophes, hyphens and full stops.");
+    expect(update).not.toHaveBeenCalled();
+
+    await user.clear(first);
+    await user.type(first, "J.R.R.");
+    await user.clear(last);
+    await user.type(last, "St. John");
+    await user.click(screen.getByRole("button", { name: "Save Changes" }));
+    await expectToast("Profile updated", "Your profile information has been updated successfully.");
+  });
+
   it("saves the profile, says so, returns to view mode and updates the badge", async () => {
     let received: UpdateProfileRequest | undefined;
     const { user } = await openAccount({ firstName: "Thandi", lastName: "Mokoena" }, (r) =>

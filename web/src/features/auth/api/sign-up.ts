@@ -1,5 +1,6 @@
 import { useMutation } from "@connectrpc/connect-query";
 import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
+import { MAX_NAME_LENGTH, nameIssue } from "@/lib/person-name";
 import { z } from "@/lib/zod";
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -8,29 +9,22 @@ export const SIGNUP_MISMATCH_MESSAGE = "Passwords don't match. Please make sure 
 export const SIGNUP_SHORT_PASSWORD_MESSAGE = `Password must be at least ${MIN_PASSWORD_LENGTH} characters.`;
 export const SIGNUP_EMAIL_MESSAGE = "Please enter a valid email address.";
 export const SIGNUP_FAILURE_FALLBACK = "Unable to register. Please try again.";
-export const MAX_NAME_LENGTH = 50;
+export { MAX_NAME_LENGTH };
 export const SIGNUP_NAME_LENGTH_MESSAGE = `Names must be at most ${MAX_NAME_LENGTH} characters.`;
-/** The server's rule for every person's name (services/platform/personname), said the same way. */
-export const SIGNUP_NAME_CHARACTERS_MESSAGE =
-  "Names may only contain letters, spaces, apostrophes, hyphens and full stops.";
-/**
- * Letters and marks of any script, spaces, apostrophes (' and ’), hyphens and full stops, with at
- * least one letter: no control, format or bidirectional-override characters.
- */
-const NAME_PATTERN = /^(?=.*\p{L})[\p{L}\p{M} \u00a0'’.-]+$/u;
 
-const name = () =>
+/** A name by the server's rule (lib/person-name), refused in identity's words. */
+const name = (label: "First name" | "Last name") =>
   z
     .string()
     .trim()
     .min(1, SIGNUP_REQUIRED_MESSAGE)
-    .max(MAX_NAME_LENGTH, SIGNUP_NAME_LENGTH_MESSAGE)
-    .regex(NAME_PATTERN, SIGNUP_NAME_CHARACTERS_MESSAGE);
+    .superRefine(nameIssue(`${label} must include at least one letter.`))
+    .max(MAX_NAME_LENGTH, SIGNUP_NAME_LENGTH_MESSAGE);
 
 export const signUpSchema = z
   .object({
-    firstName: name(),
-    lastName: name(),
+    firstName: name("First name"),
+    lastName: name("Last name"),
     email: z
       .string()
       .trim()

@@ -65,6 +65,32 @@ describe("sign-up", () => {
     expect(signUp).not.toHaveBeenCalled();
   });
 
+  it.each([
+    ["first", "Visit fnb-secure.co.za", "Names can't contain a web address.", "First name"],
+    ["last", "www.fnb-help.co.za", "Names can't contain a web address.", "Last name"],
+    ["first", "--", "First name must include at least one letter.", "First name"],
+  ] as const)("refuses the %s name %j before asking the server: %j", async (which, name, message, label) => {
+    const signUp = vi.fn();
+    const { user } = renderApp("/signup", { routes: (r) => r.rpc(AuthService.method.signUp, signUp) });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    // The first name is the sender's name in the recipient's voucher SMS: an address there is a lure.
+    await fillSignUp(user, { ...VALID, [which]: name });
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(message);
+    expect(screen.getByLabelText(label)).toHaveAttribute("aria-invalid", "true");
+    expect(signUp).not.toHaveBeenCalled();
+  });
+
+  it("accepts initials, with or without spaces", async () => {
+    const signUp = vi.fn((request: SignUpRequest) => ({ email: request.email }));
+    const { user } = renderApp("/signup", { routes: (r) => r.rpc(AuthService.method.signUp, signUp) });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    await fillSignUp(user, { ...VALID, first: "J.R.R. St. John", last: "Tolkien" });
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+    expect(await screen.findByRole("heading", { name: "Verify Your Identity" })).toBeInTheDocument();
+    expect(signUp).toHaveBeenCalledOnce();
+  });
+
   it("accepts the names people have", async () => {
     const signUp = vi.fn((request: SignUpRequest) => ({ email: request.email }));
     const { user } = renderApp("/signup", { routes: (r) => r.rpc(AuthService.method.signUp, signUp) });

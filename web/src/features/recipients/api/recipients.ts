@@ -1,6 +1,7 @@
 import { createConnectQueryKey, useMutation } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
 import { RecipientsService } from "@/gen/thumela/bff/v1/bff_pb";
+import { RECIPIENT_NAME_NO_LETTER, nameIssue } from "@/lib/person-name";
 import { INVALID_MOBILE, saMobileE164 } from "@/lib/phone";
 import { z } from "@/lib/zod";
 
@@ -17,12 +18,13 @@ export const RECIPIENT_MESSAGES = {
   deleteFailed: "Delete failed",
   deleteFailedFallback: "There was a problem deleting this recipient.",
   nameRequired: "Please enter the recipient's name.",
+  nameNoLetter: RECIPIENT_NAME_NO_LETTER,
   bankRequired: "Please choose the recipient's bank.",
 } as const;
 
 /** The edit dialog's form: the server validates again (the name rule, the mobile number). */
 export const recipientSchema = z.object({
-  name: z.string().trim().min(1, RECIPIENT_MESSAGES.nameRequired),
+  name: z.string().trim().min(1, RECIPIENT_MESSAGES.nameRequired).superRefine(nameIssue(RECIPIENT_MESSAGES.nameNoLetter)),
   phone: z
     .string()
     .trim()

@@ -106,6 +106,15 @@ describe("recipients page", () => {
     expect(await within(dialog).findByText("Please enter the recipient's name.")).toBeInTheDocument();
     expect(state.updates).toHaveLength(0);
 
+    // A name that carries a web address: refused in the server's words, before asking it.
+    const name = within(dialog).getByLabelText("Name");
+    await user.type(name, "www.fnb-help.co.za");
+    await user.click(within(dialog).getByRole("button", { name: "Save Changes" }));
+    await waitFor(() => expect(name).toHaveAccessibleDescription("Names can't contain a web address."));
+    expect(name).toHaveAttribute("aria-invalid", "true");
+    expect(state.updates).toHaveLength(0);
+    await user.clear(name);
+
     await user.type(within(dialog).getByLabelText("Name"), "Sipho Khumalo");
     await user.clear(within(dialog).getByLabelText("Phone Number"));
     await user.type(within(dialog).getByLabelText("Phone Number"), "083 555 0101");

@@ -96,6 +96,23 @@ describe("sendMoneySchema", () => {
     expect(result.error?.issues.map((issue) => issue.message)).toEqual([message]);
   });
 
+  it.each([
+    ["Visit fnb-secure.co.za", "Names can't contain a web address."],
+    ["www.fnb-help.co.za", "Names can't contain a web address."],
+    ["Sipho\u202e", "Names may only contain letters, spaces, apostrophes, hyphens and full stops."],
+    ["-", "The recipient's name must include at least one letter."],
+  ])("refuses the recipient %j in the transfers service's words", (recipientName, message) => {
+    const result = sendMoneySchema.safeParse({ ...valid, recipientName });
+    expect(result.error?.issues).toEqual([expect.objectContaining({ path: ["recipientName"], message })]);
+  });
+
+  it.each(["J. R. R. Tolkien", "J.R.R. Tolkien", "Mary-Jane O'Neil", "St. John", "Nomvuyiseko Wilhelmina-Christina"])(
+    "accepts the recipient %j",
+    (recipientName) => {
+      expect(sendMoneySchema.safeParse({ ...valid, recipientName }).success).toBe(true);
+    },
+  );
+
   it("asks for a PIN only when the sender gives it themselves", () => {
     expect(sendMoneySchema.safeParse({ ...valid, ownPin: false, senderPin: "1111" }).success).toBe(true);
     expect(sendMoneySchema.safeParse({ ...valid, ownPin: true, senderPin: "7395" }).success).toBe(true);

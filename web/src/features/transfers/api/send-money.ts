@@ -1,4 +1,5 @@
 import { parseRandToCents } from "@/lib/money";
+import { RECIPIENT_NAME_NO_LETTER, nameIssue } from "@/lib/person-name";
 import { INVALID_MOBILE, saMobileE164 } from "@/lib/phone";
 import { z } from "@/lib/zod";
 import { presetRecipient } from "../lib/preset-recipients";
@@ -73,7 +74,13 @@ export const sendMoneySchema = z
       const problem = amountProblem(value);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
-    recipientName: z.string().trim().min(1, MESSAGES.missingRecipient.description),
+    // Empty is the spec's 'Missing information'; a name the server's rule refuses (a character
+    // outside it, no letter, a web address: lib/person-name) is refused here, in its words.
+    recipientName: z
+      .string()
+      .trim()
+      .min(1, MESSAGES.missingRecipient.description)
+      .superRefine(nameIssue(RECIPIENT_NAME_NO_LETTER)),
     // Empty is the spec's 'Missing information'; a number the transfers service would refuse
     // (it reads the same notations, see lib/phone) is refused here, in its words.
     recipientPhone: z.string().superRefine((value, ctx) => {
@@ -106,6 +113,9 @@ export const PIN_TOAST_TITLE = "Check the PIN";
 
 /** The toast title of a phone number the wizard refuses (its description is INVALID_MOBILE). */
 export const PHONE_TOAST_TITLE = "Invalid phone number";
+
+/** The toast title of a recipient's name the wizard refuses (its description is the field's message). */
+export const NAME_TOAST_TITLE = "Invalid recipient name";
 
 export const STEP_MESSAGES = {
   1: MESSAGES.invalidAmount,

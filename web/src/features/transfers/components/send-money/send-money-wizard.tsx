@@ -20,6 +20,7 @@ import {
   DEFAULT_LOCATION,
   EMPTY_VALUES,
   MESSAGES,
+  NAME_TOAST_TITLE,
   PHONE_TOAST_TITLE,
   PIN_TOAST_TITLE,
   STEP_FIELDS,
@@ -416,8 +417,8 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
 
 /**
  * The toast of a step that cannot go on: the spec's title and words, except where this client's
- * own rules refused (the amount's notes rule or limit, the recipient's phone, the sender's
- * PIN), which say why.
+ * own rules refused (the amount's notes rule or limit, the recipient's name or phone, the
+ * sender's PIN), which say why.
  */
 function stepRefusal(step: 1 | 2 | 3, fieldError: (field: keyof SendMoneyValues) => string | undefined) {
   const spec = STEP_MESSAGES[step];
@@ -426,6 +427,8 @@ function stepRefusal(step: 1 | 2 | 3, fieldError: (field: keyof SendMoneyValues)
     const missing = (["recipientName", "recipientPhone", "bank"] as const).some(
       (field) => fieldError(field) === MESSAGES.missingRecipient.description,
     );
+    const name = fieldError("recipientName");
+    if (!missing && name) return { title: NAME_TOAST_TITLE, description: name };
     const phone = fieldError("recipientPhone");
     if (!missing && phone) return { title: PHONE_TOAST_TITLE, description: phone };
     const pin = fieldError("senderPin");

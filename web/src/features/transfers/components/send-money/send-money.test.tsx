@@ -932,6 +932,35 @@ describe("refused on its own step, as the server would refuse it", () => {
     },
   );
 
+  it.each([
+    ["Visit fnb-secure.co.za", "Names can't contain a web address."],
+    ["Sipho 2", "Names may only contain letters, spaces, apostrophes, hyphens and full stops."],
+    ["--", "The recipient's name must include at least one letter."],
+  ])("refuses the recipient %j on the recipient step: %j", async (name, message) => {
+    const { user, calls } = renderWizard("/send-money");
+    await completeAmount(user);
+    const field = await screen.findByLabelText("Recipient Name");
+    await user.type(field, name);
+    await user.type(screen.getByLabelText("Recipient Phone Number"), "082 123 4567");
+    await screen.findByRole("option", { name: "FNB" });
+    await user.selectOptions(screen.getByLabelText("Bank"), "FNB");
+    await user.click(next());
+
+    const toast = await screen.findByText("Invalid recipient name");
+    expect(plain(toast.closest("[data-sonner-toast]")?.textContent)).toContain(message);
+    await vi.waitFor(() => expect(field).toHaveAttribute("aria-invalid", "true"));
+    expect(field).toHaveAccessibleDescription(message);
+    expect(screen.getByLabelText("Recipient Phone Number")).not.toHaveAttribute("aria-invalid");
+    await expectStep("Recipient");
+
+    // Initials are a name.
+    await user.clear(field);
+    await user.type(field, "J.R.R. Tolkien");
+    await user.click(next());
+    await expectStep("Payment");
+    expect(calls.creates).toHaveLength(0);
+  });
+
   it("says a missing detail with the spec's words, not the phone's, when the phone is empty", async () => {
     const { user } = renderWizard("/send-money");
     await completeAmount(user);

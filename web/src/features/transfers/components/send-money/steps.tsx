@@ -117,9 +117,10 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
   const [nameValue, bankValue, ownPin] = useWatch({ control, name: ["recipientName", "bank", "ownPin"] });
   const name = nameValue?.trim() ?? "";
   const bank = banks.find((option) => String(option.bank) === bankValue)?.displayName;
-  // A missing detail is said once for the three fields (the spec's words); a number that is
-  // not a South African mobile is said under the number.
+  // A missing detail is said once for the three fields (the spec's words); a name the name rule
+  // refuses is said under the name, a number that is not a South African mobile under the number.
   const missing = MESSAGES.missingRecipient.description;
+  const nameProblem = errors.recipientName?.message !== missing ? errors.recipientName?.message : undefined;
   const phoneProblem = errors.recipientPhone?.message !== missing ? errors.recipientPhone?.message : undefined;
   const missingError = [errors.recipientName, errors.recipientPhone, errors.bank].find((error) => error?.message === missing);
   return (
@@ -133,9 +134,12 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
             id="recipient-name"
             autoComplete="off"
             aria-invalid={errors.recipientName ? true : undefined}
-            aria-describedby={errors.recipientName ? "recipient-error" : undefined}
+            aria-describedby={
+              nameProblem ? "recipient-name-error" : errors.recipientName ? "recipient-error" : undefined
+            }
             {...register("recipientName")}
           />
+          <FieldError id="recipient-name-error" message={nameProblem} />
         </div>
         <div>
           <Label htmlFor="recipient-phone">Recipient Phone Number</Label>

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { NAME_CHARACTERS_MESSAGE, NAME_WEB_ADDRESS_MESSAGE, nameIssue, nameProblem } from "./person-name";
+
+const NO_LETTER = "The recipient's name must include at least one letter.";
+
+describe("nameProblem (services/platform/personname's rule)", () => {
+  it.each([
+    "Thandi",
+    "J. R. R. Tolkien",
+    "J.R.R. Tolkien",
+    "J.R.R.",
+    "Mary-Jane O'Neil",
+    "N’Dour",
+    "St. John",
+    "O'Brien-Ndlovu Jr.",
+    "Dr. Nkosazana Dlamini-Zuma",
+    "A.B. de Villiers",
+    "Nomvuyiseko Wilhelmina-Christina",
+    "Riëtte Coetzée",
+    "Zanelé Mbatha",
+    "Ds. Bêrend Oosthuizen",
+    "Zoe\u0308", // a combining diaeresis
+    "van der\u00a0Merwe",
+    "Ἀθηνᾶ",
+    "张伟",
+    "ᒥᐧᔦᐤ", // Canadian syllabics: its dot-shaped letter inside a word of its own script
+  ])("accepts %j", (name) => {
+    expect(nameProblem(name, NO_LETTER)).toBeUndefined();
+  });
+
+  it.each([
+    "Visit fnb-secure.co.za",
+    "www.fnb-help.co.za",
+    "fnb.co",
+    "Thandi .com",
+    ".za",
+    "St.John",
+    "J.R.R.Tolkien",
+    "mtn.рф",
+    "fnb.c\u0301om", // a mark does not part the letters
+    "fnb-secure\u00a0.co",
+    "fnb-secureꓸcoꓸza", // Lisu U+A4F8 looks like a full stop
+    "fnbꞏcom",
+    "fnbᐧcom",
+    "fnbㆍcom",
+  ])("refuses the web address %j", (name) => {
+    expect(nameProblem(name, NO_LETTER)).toBe(NAME_WEB_ADDRESS_MESSAGE);
+  });
+
+  it.each([
+    "Thandi\u0000",
+    "\u202eisoknN",
+    "Tha\u200bndi",
+    "Thandi2",
+    "<b>Thandi</b>",
+    "Thandi 😀",
+    "Thandi\tNkosi",
+    "fnb。co。za",
+    "fnb．co．za",
+    "fnb·co·za",
+    "fnb/co",
+  ])("refuses the characters of %j", (name) => {
+    expect(nameProblem(name, NO_LETTER)).toBe(NAME_CHARACTERS_MESSAGE);
+  });
+
+  it("refuses a name without a letter in the form's own words, characters first", () => {
+    expect(nameProblem("-", NO_LETTER)).toBe(NO_LETTER);
+    expect(nameProblem("'.'", NO_LETTER)).toBe(NO_LETTER);
+    expect(nameProblem("-1", NO_LETTER)).toBe(NAME_CHARACTERS_MESSAGE);
+    expect(nameProblem("fnb.co.za 1", NO_LETTER)).toBe(NAME_CHARACTERS_MESSAGE);
+  });
+});
+
+describe("nameIssue", () => {
+  const issues = (value: string) => {
+    const added: string[] = [];
+    nameIssue(NO_LETTER)(value, { addIssue: (issue) => added.push(issue.message) });
+    return added;
+  };
+
+  it("adds the problem as the field's issue, and none for an empty value (the required check's)", () => {
+    expect(issues("Visit fnb-secure.co.za")).toEqual([NAME_WEB_ADDRESS_MESSAGE]);
+    expect(issues("Thandi")).toEqual([]);
+    expect(issues("")).toEqual([]);
+  });
+});
