@@ -13,16 +13,16 @@ export const NAME_CHARACTERS_MESSAGE = "Names may only contain letters, spaces, 
 export const NAME_WEB_ADDRESS_MESSAGE = "Names can't contain a web address.";
 
 /**
- * Letters and combining marks of any script, spaces (U+0020 and the other space separators a
- * pasted name carries), apostrophes (' and ’), hyphens and full stops: no control, format or
- * bidirectional-override character, digit, symbol or emoji.
- */
-/**
  * The transfers service's words for a recipient's name without a letter (the wizard's and the
  * recipients page's; the account's names have their own services' words).
  */
 export const RECIPIENT_NAME_NO_LETTER = "The recipient's name must include at least one letter.";
 
+/**
+ * Letters and combining marks of any script, spaces (U+0020 and the other space separators a
+ * pasted name carries), apostrophes (' and ’), hyphens and full stops: no control, format or
+ * bidirectional-override character, digit, symbol or emoji.
+ */
 const NAME_CHARACTERS = /^[\p{L}\p{M}\p{Zs}'’.-]*$/u;
 
 /**
