@@ -103,6 +103,17 @@ export async function clickSendMoney(page, { password = PASSWORD } = {}) {
   return true;
 }
 
+/** The wizard's first two steps, once its page is open: the amount, then the recipient. */
+export async function fillAmountAndRecipient(page, { amount, name, phone, bank }) {
+  await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
+  await page.getByLabel("Amount to Send (ZAR)").fill(amount);
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Recipient Name").fill(name);
+  await page.getByLabel("Recipient Phone Number").fill(phone);
+  await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: bank });
+  await page.getByRole("button", { name: "Next" }).click();
+}
+
 /**
  * From the dashboard (or any signed-in page): sends `amount` rand to a recipient through the
  * wizard, paying with a new Visa added on the payment step, and waits for the result panel to
@@ -114,13 +125,7 @@ export async function sendWithNewCard(
   { amount = "150", name = "Sipho Dlamini", phone = "082 123 4567", bank = "Standard Bank", cardName = "Personal Visa", beforeSend } = {},
 ) {
   await page.getByRole("navigation", { name: "Main navigation" }).getByRole("link", { name: "Send Money", exact: true }).click();
-  await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
-  await page.getByLabel("Amount to Send (ZAR)").fill(amount);
-  await page.getByRole("button", { name: "Next" }).click();
-  await page.getByLabel("Recipient Name").fill(name);
-  await page.getByLabel("Recipient Phone Number").fill(phone);
-  await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: bank });
-  await page.getByRole("button", { name: "Next" }).click();
+  await fillAmountAndRecipient(page, { amount, name, phone, bank });
   await page.getByRole("button", { name: "Add Payment Method" }).click();
   const addCard = page.getByRole("dialog", { name: "Add Payment Method" });
   await addCard.getByLabel("Card Name").fill(cardName);

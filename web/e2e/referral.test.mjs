@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launchBrowser, startStack, uniqueEmail } from "./harness.mjs";
-import { PASSWORD, clickSendMoney, codeFromOutbox, sendWithNewCard, signUpVerified, toast } from "./flows.mjs";
+import { PASSWORD, clickSendMoney, codeFromOutbox, fillAmountAndRecipient, sendWithNewCard, signUpVerified, toast } from "./flows.mjs";
 
 let stack;
 let chromium;
@@ -42,13 +42,7 @@ async function figure(scope, term) {
 /** sendWithNewCard's wizard with the card saved by the first send (a card is saved once). */
 async function sendWithSavedCard(page, { amount, name, phone = "082 123 4567", bank = "Standard Bank", beforeSend }) {
   await page.goto(`${stack.baseURL}/send-money`); // a fresh wizard, not the last one's result
-  await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
-  await page.getByLabel("Amount to Send (ZAR)").fill(amount);
-  await page.getByRole("button", { name: "Next" }).click();
-  await page.getByLabel("Recipient Name").fill(name);
-  await page.getByLabel("Recipient Phone Number").fill(phone);
-  await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: bank });
-  await page.getByRole("button", { name: "Next" }).click();
+  await fillAmountAndRecipient(page, { amount, name, phone, bank });
   await page.getByRole("radio", { name: /Personal Visa/ }).check();
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("heading", { name: "Confirm your transfer" }).waitFor();
