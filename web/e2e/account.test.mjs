@@ -1,9 +1,10 @@
 // Account journeys in Debian's Chromium against the real stack: login failures, logout,
-// password change and reset, profile edits reaching every tab, and the signed-out redirect.
+// password change and reset, profile edits reaching every tab and the recipient's SMS, and the
+// signed-out redirect.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { launchBrowser, startStack } from "./harness.mjs";
-import { PASSWORD, codeFromOutbox, logIn, logOut, signUpVerified, submitLogin, toast } from "./flows.mjs";
+import { launchBrowser, smsFor, startStack } from "./harness.mjs";
+import { PASSWORD, codeFromOutbox, logIn, logOut, sendWithNewCard, signUpVerified, submitLogin, toast } from "./flows.mjs";
 
 let stack;
 let chromium;
@@ -94,7 +95,7 @@ test("changing the password: the wrong current one is refused, then the new one 
   await context.close();
 });
 
-test("editing the profile updates the badge in this tab and in another open tab", async () => {
+test("editing the profile updates the badge in this tab and in another open tab, and the recipient's SMS", async () => {
   const { context, page } = await freshUser("profile");
   const otherTab = await context.newPage();
   await otherTab.goto(`${stack.baseURL}/dashboard`);
@@ -117,6 +118,12 @@ test("editing the profile updates the badge in this tab and in another open tab"
 
   // The other tab hears it on its live stream, without a reload.
   await otherTab.getByRole("group", { name: "Signed in as Thandiwe Nkosi" }).waitFor({ timeout: 15_000 });
+
+  // A transfer sent after the change names the sender as the profile now does, not as at sign-up.
+  const phone = "083 555 0142";
+  await sendWithNewCard(page, { amount: "100", phone });
+  const sms = await smsFor(stack.baseURL, phone, /Voucher number/);
+  assert.match(sms.body, /^Thumela: Thandiwe N\. sent you /);
   await context.close();
 });
 

@@ -7,6 +7,10 @@
 // replica that starts has nothing cached) and, for each, drops the sessions' cached grants and
 // ends their live streams (session.Tokens.ForgetSessions).
 //
+// Identity's UserRenamed (thumela.identity.<user_id>.renamed) is read the same way: the user's
+// cached grants carry their old names, so they are dropped (session.Tokens.ForgetUser) and the
+// next call of each session gets a token with the new ones. The sessions stay live.
+//
 // A revocation missed while NATS was unreachable must not leave a grant usable: while the
 // listener is not reading, the grant cache is off (every call asks identity, which refuses a
 // revoked session), and each time the consumer is (re)created every cached grant is dropped.
@@ -17,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -29,12 +34,17 @@ import (
 	"github.com/thumela/thumela/bff/internal/session"
 )
 
-// Subject is what the listener reads: every user's revocations.
-var Subject = bus.Root + "." + bus.DomainIdentity + ".*.sessions_revoked"
+// Subject is every user's revocations, and RenamedSubject every user's renames: what the
+// listener reads.
+var (
+	Subject        = bus.Root + "." + bus.DomainIdentity + ".*.sessions_revoked"
+	RenamedSubject = bus.Root + "." + bus.DomainIdentity + ".*.renamed"
+)
 
 // Forgetter is what the listener tells (session.Tokens).
 type Forgetter interface {
 	ForgetSessions(ids ...string)
+	ForgetUser(userID string)
 	SetCaching(on bool)
 }
 
@@ -111,7 +121,7 @@ func (l *Listener) start(ctx context.Context, interrupted chan<- error) (jetstre
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cons, err := l.js.OrderedConsumer(cctx, bus.StreamEvents, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{Subject},
+		FilterSubjects: []string{Subject, RenamedSubject},
 		DeliverPolicy:  jetstream.DeliverNewPolicy,
 	})
 	if err != nil {
@@ -147,8 +157,17 @@ func (l *Listener) wait(ctx context.Context, status <-chan nats.Status, interrup
 	}
 }
 
-// handle applies one revocation.
+// handle applies one revocation or rename.
 func (l *Listener) handle(msg jetstream.Msg) {
+	if strings.HasSuffix(msg.Subject(), ".renamed") {
+		var ev identityv1.UserRenamed
+		if err := proto.Unmarshal(msg.Data(), &ev); err != nil {
+			l.logger.Warn("revocations: a rename that does not decode", "subject", msg.Subject(), "err", err)
+			return
+		}
+		l.tokens.ForgetUser(ev.GetUserId())
+		return
+	}
 	var ev identityv1.SessionsRevoked
 	if err := proto.Unmarshal(msg.Data(), &ev); err != nil {
 		l.logger.Warn("revocations: an event that does not decode", "subject", msg.Subject(), "err", err)

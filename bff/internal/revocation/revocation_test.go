@@ -19,12 +19,13 @@ import (
 	"github.com/thumela/thumela/bff/internal/session"
 )
 
-// refresher answers a grant naming the session "sid-<token>" and counts the exchanges.
+// refresher answers a grant naming the session "sid-<token>" of the user "user-<token's first
+// letter>" and counts the exchanges.
 type refresher struct{ calls atomic.Int32 }
 
 func (r *refresher) Refresh(_ context.Context, token string) (session.Grant, error) {
 	r.calls.Add(1)
-	return session.Grant{SessionID: "sid-" + token, UserID: "u1", AccessToken: "at", ExpiresAt: time.Now().Add(10 * time.Minute)}, nil
+	return session.Grant{SessionID: "sid-" + token, UserID: "user-" + token[:1], AccessToken: "at", ExpiresAt: time.Now().Add(10 * time.Minute)}, nil
 }
 
 // counting wraps the real Tokens and counts the cache switches.
@@ -94,6 +95,20 @@ func (f *fixture) publish(userID string, ids ...string) {
 		f.t.Fatal(err)
 	}
 	subject, _ := bus.Subject(bus.DomainIdentity, userID, "sessions_revoked")
+	if _, err := js.Publish(f.t.Context(), subject, data); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// publishRenamed sends a rename as identity does.
+func (f *fixture) publishRenamed(userID string) {
+	f.t.Helper()
+	_, js := f.srv.Connect(f.t, "identity")
+	data, err := proto.Marshal(&identityv1.UserRenamed{UserId: userID})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	subject, _ := bus.Subject(bus.DomainIdentity, userID, "renamed")
 	if _, err := js.Publish(f.t.Context(), subject, data); err != nil {
 		f.t.Fatal(err)
 	}
@@ -188,5 +203,49 @@ func TestAnOutageTurnsTheCacheOffAndForgetsEverything(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("revocations were not heard again after NATS came back")
 		}
+	}
+}
+
+// TestRenameDropsTheUsersGrantsOnly: after identity's UserRenamed the user's sessions go back to
+// identity for a token with the new names, and stay live with their streams open; other users'
+// grants stay cached.
+func TestRenameDropsTheUsersGrantsOnly(t *testing.T) {
+	t.Parallel()
+	f := start(t)
+	ctx := t.Context()
+	for _, tok := range []string{"a1", "a2", "b1"} {
+		if _, err := f.tokens.Grant(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, stop := f.tokens.Watch("sid-a1")
+	defer stop()
+
+	f.publishRenamed("user-a")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		before := f.refresh.calls.Load()
+		if _, err := f.tokens.Grant(ctx, "a1"); err != nil {
+			t.Fatalf("the renamed user's session: %v", err)
+		}
+		if f.refresh.calls.Load() > before {
+			break // asked identity again: the grant was dropped
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the renamed user's grant was still cached 5 s after UserRenamed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	before := f.refresh.calls.Load()
+	for _, tok := range []string{"a2", "b1"} {
+		if _, err := f.tokens.Grant(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.refresh.calls.Load() - before; got != 1 {
+		t.Fatalf("%d exchanges for the user's other session and another user's, want 1 (the renamed user's)", got)
+	}
+	if ended(w, 100*time.Millisecond) {
+		t.Fatal("a rename ended the user's live stream")
 	}
 }

@@ -158,6 +158,25 @@ func (t *Tokens) ForgetSessions(ids ...string) {
 	}
 }
 
+// ForgetUser drops the cached grants of every session of the user, whose access tokens carry
+// names that changed (identity's UserRenamed): the next call of each gets a token with the new
+// names. Sessions stay live and their streams open. An exchange already on its way is not
+// cached, as after ForgetAll, since identity may have answered it with the old names. Renames
+// are rare, so the grants are scanned rather than indexed by user.
+func (t *Tokens) ForgetUser(userID string) {
+	if userID == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.epoch++
+	for k, g := range t.grants {
+		if g.UserID == userID {
+			t.dropLocked(k)
+		}
+	}
+}
+
 // ForgetAll drops every cached grant, and keeps any exchange already on its way from being
 // cached: after a gap in the revocations heard, each session goes back to identity once.
 func (t *Tokens) ForgetAll() {

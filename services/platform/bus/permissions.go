@@ -93,6 +93,11 @@ const (
 	// DeliveryFailedFilter matches the DeliveryChanged events notifications announces a failure
 	// with (besides .changed), of every user: transfers reads failures without every change.
 	DeliveryFailedFilter = Root + "." + DomainDeliveries + ".*.failed"
+	// DurableIdentityProfileNames is identity's consumer of profiles' ProfileUpdated events: a
+	// user's names follow their profile into their access tokens.
+	DurableIdentityProfileNames = "identity-profile-names"
+	// ProfileUpdatedFilter matches profiles' ProfileUpdated events of every user.
+	ProfileUpdatedFilter = Root + "." + DomainProfiles + ".*.updated"
 	// UserVerifiedFilter matches identity's UserVerified events of every user.
 	UserVerifiedFilter   = Root + "." + DomainIdentity + ".*.verified"
 	transferStatusFilter = Root + "." + DomainTransfers + ".*.status"
@@ -126,6 +131,8 @@ var identities = []Identity{
 		Name: "identity",
 		// Its events (signed up, verified, sessions revoked) and the e-mails it asks for.
 		Publishes: []string{subjectsOf(DomainIdentity), subjectsOf(DomainNotifications)},
+		// The names users save in their profiles, which their access tokens then carry.
+		Durables: []Durable{{Stream: StreamEvents, Name: DurableIdentityProfileNames, Filter: ProfileUpdatedFilter}},
 	},
 	{
 		Name:      "profiles",
@@ -169,10 +176,11 @@ var identities = []Identity{
 	{
 		Name:      "bff",
 		Publishes: []string{subjectsOf(DomainAnalytics)},
-		// The users' live events, and the session revocations that end their streams.
+		// The users' live events, the session revocations that end their streams, and the
+		// renames after which their cached tokens carry old names.
 		Reads: []Read{{Stream: StreamEvents, Filters: []string{
 			subjectsOf(DomainTransfers), subjectsOf(DomainProfiles), subjectsOf(DomainPaymentMethods), subjectsOf(DomainDeliveries),
-			Root + "." + DomainIdentity + ".*.sessions_revoked",
+			Root + "." + DomainIdentity + ".*.sessions_revoked", Root + "." + DomainIdentity + ".*.renamed",
 		}}},
 		KeyValues: []string{BucketRateLimits},
 	},

@@ -12,6 +12,7 @@ import (
 
 	pgstore "github.com/thumela/thumela/services/identity/internal/adapters/postgres"
 	"github.com/thumela/thumela/services/identity/internal/app"
+	"github.com/thumela/thumela/services/identity/internal/ports/events"
 	grpcport "github.com/thumela/thumela/services/identity/internal/ports/grpc"
 )
 
@@ -24,8 +25,8 @@ const cleanupInterval = time.Hour
 func main() { service.Main(spec()) }
 
 // spec describes the binary: identity's tables (the outbox's are added by the service runtime),
-// its use cases over PostgreSQL, the background clean-up, and the gRPC API behind its access
-// policy.
+// its use cases over PostgreSQL, the background clean-up, the consumer through which users'
+// names follow their profiles, and the gRPC API behind its access policy.
 func spec() service.Spec {
 	var cfg Config
 	return service.Spec{
@@ -43,6 +44,9 @@ func spec() service.Spec {
 				return err
 			}
 			rt.Go("identity-cleanup", func(ctx context.Context) error { return svc.CleanupEvery(ctx, cleanupInterval) })
+			rt.Go("identity-profile-names", func(ctx context.Context) error {
+				return events.ConsumeProfileUpdates(ctx, rt.JS, svc, rt.Logger)
+			})
 			// Identity verifies the tokens it signed with the keys it holds.
 			keys := auth.StaticKeys(svc.PublicKeys())
 			return rt.Serve(grpcport.Policy(), keys, grpcport.New(svc, rt.Logger).Register)

@@ -41,6 +41,10 @@ type Tx interface {
 	// InsertUser answers domain.ErrEmailTaken when the e-mail is registered.
 	InsertUser(ctx context.Context, u domain.User) error
 	UpdateUser(ctx context.Context, u domain.User) error
+	// RenameUser gives the user the names of their profile as changed at changedAt, unless a
+	// change at or after changedAt was applied already. It reports whether the names differ
+	// from the ones the user had; an unknown user is domain.ErrUserNotFound.
+	RenameUser(ctx context.Context, userID string, name domain.Name, changedAt time.Time) (bool, error)
 	// Code returns the user's code for purpose (live or not), locked, or false.
 	Code(ctx context.Context, userID string, purpose domain.CodePurpose) (domain.Code, bool, error)
 	// SaveCode stores c as the user's one code for its purpose, replacing the previous one.

@@ -27,6 +27,7 @@ const (
 	EventSignedUp        = "signed_up"
 	EventVerified        = "verified"
 	EventSessionsRevoked = "sessions_revoked"
+	EventRenamed         = "renamed"
 )
 
 // Why sessions were revoked (SessionsRevoked.reason).
@@ -123,6 +124,17 @@ func SessionsRevoked(userID string, sessionIDs []string, reason string, now time
 	}
 	return outbox.Message{Subject: subject, Payload: &identityv1.SessionsRevoked{
 		UserId: userID, SessionIds: sessionIDs, Reason: reason, OccurredAt: timestamppb.New(now),
+	}}, nil
+}
+
+// Renamed announces that the user's access tokens carry new names from now on (UserRenamed).
+func Renamed(userID string, now time.Time) (outbox.Message, error) {
+	subject, err := bus.Subject(bus.DomainIdentity, userID, EventRenamed)
+	if err != nil {
+		return outbox.Message{}, err
+	}
+	return outbox.Message{Subject: subject, Payload: &identityv1.UserRenamed{
+		UserId: userID, OccurredAt: timestamppb.New(now),
 	}}, nil
 }
 

@@ -170,6 +170,34 @@ func (t *txQueries) UpdateUser(ctx context.Context, u domain.User) error {
 	return nil
 }
 
+func (t *txQueries) RenameUser(ctx context.Context, userID string, name domain.Name, changedAt time.Time) (bool, error) {
+	// The old names come from the row as the update found it (locked by it), so a change that
+	// puts back the names the user had is applied, and moves names_changed_at, without an event.
+	var renamed bool
+	err := t.db.QueryRow(ctx, `
+		WITH before AS (SELECT id, first_name, last_name FROM users WHERE id = $1 FOR UPDATE)
+		UPDATE users u SET first_name = $2, last_name = $3, names_changed_at = $4, updated_at = greatest(u.updated_at, $4)
+		FROM before
+		WHERE u.id = before.id AND (u.names_changed_at IS NULL OR u.names_changed_at < $4)
+		RETURNING (before.first_name, before.last_name) IS DISTINCT FROM ($2::text, $3::text)`,
+		userID, name.First(), name.Last(), changedAt).Scan(&renamed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// No such user, or a change as new applied already: which one matters to the caller.
+		var exists bool
+		if err := t.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)`, userID).Scan(&exists); err != nil {
+			return false, fmt.Errorf("rename user: %w", err)
+		}
+		if !exists {
+			return false, domain.ErrUserNotFound
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("rename user: %w", err)
+	}
+	return renamed, nil
+}
+
 func (t *txQueries) Code(ctx context.Context, userID string, purpose domain.CodePurpose) (domain.Code, bool, error) {
 	c := domain.Code{UserID: userID, Purpose: purpose}
 	var used *time.Time

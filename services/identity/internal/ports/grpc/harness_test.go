@@ -59,6 +59,7 @@ func (c *clock) Advance(d time.Duration) {
 type env struct {
 	t        *testing.T
 	client   identityv1.IdentityServiceClient
+	svc      *app.Service
 	pool     *pgxpool.Pool
 	clock    *clock
 	keys     auth.StaticKeys
@@ -168,7 +169,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	}
 	conn := grpctest.Serve(t, srv)
 	return &env{
-		t: t, client: identityv1.NewIdentityServiceClient(conn), pool: pool, clock: clk, keys: keys,
+		t: t, client: identityv1.NewIdentityServiceClient(conn), svc: svc, pool: pool, clock: clk, keys: keys,
 		previous: appCfg.Previous[0], sealKey: sealKey, logs: logs,
 	}
 }

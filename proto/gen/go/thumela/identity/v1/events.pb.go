@@ -235,6 +235,62 @@ func (x *SessionsRevoked) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// UserRenamed is published on thumela.identity.<user_id>.renamed when identity takes a new name
+// from the user's profile (profiles' ProfileUpdated). The names go into every access token from
+// then on, and so onto the SMS and e-mails the user's transfers send; every BFF replica drops the
+// user's cached grants so that the next call carries them. It carries no names: the token does.
+type UserRenamed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserRenamed) Reset() {
+	*x = UserRenamed{}
+	mi := &file_thumela_identity_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserRenamed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserRenamed) ProtoMessage() {}
+
+func (x *UserRenamed) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_identity_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserRenamed.ProtoReflect.Descriptor instead.
+func (*UserRenamed) Descriptor() ([]byte, []int) {
+	return file_thumela_identity_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *UserRenamed) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *UserRenamed) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
 var File_thumela_identity_v1_events_proto protoreflect.FileDescriptor
 
 const file_thumela_identity_v1_events_proto_rawDesc = "" +
@@ -259,6 +315,10 @@ const file_thumela_identity_v1_events_proto_rawDesc = "" +
 	"sessionIds\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12;\n" +
 	"\voccurred_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\"c\n" +
+	"\vUserRenamed\x12\x17\n" +
+	"\auser_id\x18\x01 \x01(\tR\x06userId\x12;\n" +
+	"\voccurred_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"occurredAtB\xdc\x01\n" +
 	"\x17com.thumela.identity.v1B\vEventsProtoP\x01ZFgithub.com/thumela/thumela/proto/gen/go/thumela/identity/v1;identityv1\xa2\x02\x03TIX\xaa\x02\x13Thumela.Identity.V1\xca\x02\x13Thumela\\Identity\\V1\xe2\x02\x1fThumela\\Identity\\V1\\GPBMetadata\xea\x02\x15Thumela::Identity::V1b\x06proto3"
 
@@ -274,22 +334,24 @@ func file_thumela_identity_v1_events_proto_rawDescGZIP() []byte {
 	return file_thumela_identity_v1_events_proto_rawDescData
 }
 
-var file_thumela_identity_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_thumela_identity_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_thumela_identity_v1_events_proto_goTypes = []any{
 	(*UserSignedUp)(nil),          // 0: thumela.identity.v1.UserSignedUp
 	(*UserVerified)(nil),          // 1: thumela.identity.v1.UserVerified
 	(*SessionsRevoked)(nil),       // 2: thumela.identity.v1.SessionsRevoked
-	(*timestamppb.Timestamp)(nil), // 3: google.protobuf.Timestamp
+	(*UserRenamed)(nil),           // 3: thumela.identity.v1.UserRenamed
+	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
 }
 var file_thumela_identity_v1_events_proto_depIdxs = []int32{
-	3, // 0: thumela.identity.v1.UserSignedUp.occurred_at:type_name -> google.protobuf.Timestamp
-	3, // 1: thumela.identity.v1.UserVerified.occurred_at:type_name -> google.protobuf.Timestamp
-	3, // 2: thumela.identity.v1.SessionsRevoked.occurred_at:type_name -> google.protobuf.Timestamp
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	4, // 0: thumela.identity.v1.UserSignedUp.occurred_at:type_name -> google.protobuf.Timestamp
+	4, // 1: thumela.identity.v1.UserVerified.occurred_at:type_name -> google.protobuf.Timestamp
+	4, // 2: thumela.identity.v1.SessionsRevoked.occurred_at:type_name -> google.protobuf.Timestamp
+	4, // 3: thumela.identity.v1.UserRenamed.occurred_at:type_name -> google.protobuf.Timestamp
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_thumela_identity_v1_events_proto_init() }
@@ -303,7 +365,7 @@ func file_thumela_identity_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_identity_v1_events_proto_rawDesc), len(file_thumela_identity_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
