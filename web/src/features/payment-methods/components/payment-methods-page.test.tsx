@@ -10,6 +10,8 @@ import {
   PaymentMethodSchema,
   PaymentMethodsService,
   PaymentMethodType,
+  ScheduleState,
+  SchedulesService,
 } from "@/gen/thumela/bff/v1/bff_pb";
 import type { AddCardRequest, PaymentMethod, UpdatePaymentMethodRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { badRequestDetail, errorWithDetails } from "@/test/error-details";
@@ -526,5 +528,33 @@ describe("delete payment method", () => {
     await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
     expect(screen.queryByRole("alertdialog")).not.toBeInTheDocument();
     expect(screen.getByRole("region", { name: "Work Mastercard" })).toBeInTheDocument();
+  });
+
+  it("says what deleting does to the scheduled sends the card pays for, ended ones aside", async () => {
+    const { dialog } = await openDelete((r) =>
+      r.rpc(SchedulesService.method.listSchedules, () => ({
+        schedules: [
+          { id: "s-1", recipientName: "Thandi Mokoena", paymentMethodId: "pm-2", state: ScheduleState.ACTIVE },
+          { id: "s-2", recipientName: "Sipho Dlamini", paymentMethodId: "pm-2", state: ScheduleState.PAUSED },
+          { id: "s-3", recipientName: "Lerato Khumalo", paymentMethodId: "pm-2", state: ScheduleState.ENDED },
+          { id: "s-4", recipientName: "Zanele Dube", paymentMethodId: "pm-1", state: ScheduleState.ACTIVE },
+        ],
+      })),
+    );
+    expect(await within(dialog).findByRole("note")).toHaveTextContent(
+      "This card pays for 2 scheduled sends (to Thandi Mokoena, Sipho Dlamini). If you delete it, each of them will fail when due, " +
+        "and we'll e-mail you each time, until you schedule it again with another card.",
+    );
+  });
+
+  it("says nothing of schedules when none pays with the card", async () => {
+    const { dialog } = await openDelete((r) =>
+      r.rpc(SchedulesService.method.listSchedules, () => ({
+        schedules: [{ id: "s-4", recipientName: "Zanele Dube", paymentMethodId: "pm-1", state: ScheduleState.ACTIVE }],
+      })),
+    );
+    expect(within(dialog).getByText("Work Mastercard")).toBeInTheDocument();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(within(dialog).queryByRole("note")).not.toBeInTheDocument();
   });
 });

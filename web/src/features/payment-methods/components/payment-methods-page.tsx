@@ -8,9 +8,10 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { useReturnFocus } from "@/components/ui/dialog";
 import { Spinner } from "@/components/ui/spinner";
-import { PaymentMethodType } from "@/gen/thumela/bff/v1/bff_pb";
+import { PaymentMethodType, ScheduleState } from "@/gen/thumela/bff/v1/bff_pb";
 import type { PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { hasCode } from "@/lib/errors";
+import { useSchedules } from "@/lib/schedules";
 import {
   BRAND_LABEL,
   formatExpiry,
@@ -206,8 +207,23 @@ function PaymentMethodCard({
 }
 
 /**
+ * What deleting a card does to the scheduled sends it pays for: none has run yet (a card that
+ * paid one cannot be deleted), and none can change its card, so each would fail when due.
+ */
+export function scheduledSendsWarning(recipients: string[]): string {
+  if (recipients.length === 0) return "";
+  const sends = recipients.length === 1 ? "1 scheduled send" : `${recipients.length} scheduled sends`;
+  const them = recipients.length === 1 ? "it" : "each of them";
+  return (
+    `This card pays for ${sends} (to ${recipients.join(", ")}). If you delete it, ${them} will fail when due, ` +
+    "and we'll e-mail you each time, until you schedule it again with another card."
+  );
+}
+
+/**
  * Confirms a deletion. When transfers use the method (FailedPrecondition) the dialog stays
- * open with the reason; other failures close it with a toast.
+ * open with the reason; other failures close it with a toast. When scheduled sends that have not ended pay
+ * with the card, it says what deleting it does to them first.
  */
 function DeletePaymentMethodDialog({
   method,
@@ -219,6 +235,12 @@ function DeletePaymentMethodDialog({
   onClose: () => void;
 }) {
   const remove = useDeletePaymentMethod();
+  const schedules = useSchedules();
+  const warning = scheduledSendsWarning(
+    (schedules.data?.schedules ?? [])
+      .filter((s) => method && s.paymentMethodId === method.id && s.state !== ScheduleState.ENDED)
+      .map((s) => s.recipientName),
+  );
   // Back to the card's menu button; a deleted card's button is gone with it: Add Method then.
   const focusReturn = useReturnFocus(returnFocus, () => document.getElementById(ADD_BUTTON_ID));
 
@@ -259,6 +281,11 @@ function DeletePaymentMethodDialog({
                 <p className="font-mono text-sm text-slate-600 dark:text-slate-400">{maskedLastFour(method.lastFour)}</p>
               </div>
             </div>
+          )}
+          {warning && (
+            <p role="note" className="mt-4 rounded-lg bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+              {warning}
+            </p>
           )}
           <div className="mt-6 flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
             <AlertDialog.Cancel asChild>
