@@ -3,6 +3,7 @@ import { Link, Outlet, ScrollRestoration, isRouteErrorResponse, useMatches, useN
 import { Button, buttonClasses } from "@/components/ui/button";
 import { LoadingBlock } from "@/components/ui/spinner";
 import { useAnalyticsPageViews } from "@/lib/analytics-react";
+import { usePageTitleOverride } from "@/lib/page-title";
 
 /** Route `handle` data: the page title shown in the browser tab. */
 export interface RouteHandle {
@@ -21,9 +22,11 @@ export function RootLayout() {
   );
 }
 
+/** The tab's title: the page's own (usePageTitle), else its route's. */
 function useDocumentTitle() {
   const matches = useMatches();
-  const title = [...matches].reverse().map((match) => (match.handle as RouteHandle | undefined)?.title).find(Boolean);
+  const override = usePageTitleOverride();
+  const title = override ?? [...matches].reverse().map((match) => (match.handle as RouteHandle | undefined)?.title).find(Boolean);
   useEffect(() => {
     document.title = title ? `${title} | Thumela` : "Thumela: send cash to any ATM in South Africa";
   }, [title]);

@@ -220,6 +220,8 @@ describe("blog", () => {
     // The limits come from the server (GetLimitPolicy), the one source.
     await waitFor(() => expect(text(document.body.textContent ?? "")).toContain(`at most ${text(LIMITS.perTransfer)}`), SLOW);
     expect(screen.getByRole("link", { name: "All articles" })).toHaveAttribute("href", "/blog");
+    // The tab names the article, not just the blog.
+    await waitFor(() => expect(document.title).toBe("Why money transfers have limits, and what ours are | Thumela"));
   });
 
   it("answers an unknown article id with the 404 page and logs the path", async () => {
@@ -228,6 +230,7 @@ describe("blog", () => {
     expect(await screen.findByRole("heading", { name: "Oops! Page not found" }, SLOW)).toBeInTheDocument();
     // The page logs from an effect, which React may run after the heading is painted.
     await waitFor(() => expect(warn).toHaveBeenCalledWith(expect.stringContaining("/blog/no-such-article")));
+    await waitFor(() => expect(document.title).toBe("Page not found | Thumela"));
   });
 });
 

@@ -7,7 +7,7 @@ import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { useSearchParams } from "react-router";
 import { toast } from "sonner";
 import { Card } from "@/components/ui/card";
-import { TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
+import { TransferStatus, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Bank, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { track } from "@/lib/analytics";
 import { formatDay, saToday } from "@/lib/date";
@@ -227,7 +227,11 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       create.reset();
       setTransferId(transfer.id);
       track("transaction_step_completed", { step: 4, stepName: "confirmation" });
-      toast.success(MESSAGES.initiated.title, { description: MESSAGES.initiated.description });
+      // A transfer that failed already (a replay of an attempt that failed) is not "being
+      // processed": the result panel opens on "Transfer Failed" and says why.
+      if (transfer.status !== TransferStatus.FAILED) {
+        toast.success(MESSAGES.initiated.title, { description: MESSAGES.initiated.description });
+      }
       if (repeat.on) void scheduleRepeat(body, current, repeat, false);
     } catch (error) {
       if (isRecipientConfirmationRequired(error)) {

@@ -547,9 +547,11 @@ describe("send money wizard", () => {
     await user.click(screen.getByRole("button", { name: "Send Money" }));
     expect(await screen.findByText("Your transfer could not be processed. Please try again.")).toBeInTheDocument();
     expect(screen.getByText("Payment processing failed")).toBeInTheDocument();
-    // Failed already when the panel opened: the panel says so, no toast says it again.
+    // Failed already when the panel opened: the panel says so, no toast says it again, and none
+    // says it is being processed.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(screen.queryByText("Failed to process transaction")).not.toBeInTheDocument();
+    expect(screen.queryByText("Transfer initiated")).not.toBeInTheDocument();
   });
 
   it("says 'Failed to process transaction' once, with the reason, when a live update fails the transfer", async () => {
