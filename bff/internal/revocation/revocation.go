@@ -38,7 +38,7 @@ import (
 // listener reads.
 var (
 	Subject        = bus.Root + "." + bus.DomainIdentity + ".*.sessions_revoked"
-	RenamedSubject = bus.Root + "." + bus.DomainIdentity + ".*.renamed"
+	RenamedSubject = bus.UserRenamedFilter
 )
 
 // Forgetter is what the listener tells (session.Tokens).

@@ -98,6 +98,11 @@ const (
 	DurableIdentityProfileNames = "identity-profile-names"
 	// ProfileUpdatedFilter matches profiles' ProfileUpdated events of every user.
 	ProfileUpdatedFilter = Root + "." + DomainProfiles + ".*.updated"
+	// DurableTransfersRenames is transfers' consumer of identity's UserRenamed events: a
+	// scheduled send's occurrences name the sender as their profile now does.
+	DurableTransfersRenames = "transfers-renames"
+	// UserRenamedFilter matches identity's UserRenamed events of every user.
+	UserRenamedFilter = Root + "." + DomainIdentity + ".*.renamed"
 	// UserVerifiedFilter matches identity's UserVerified events of every user.
 	UserVerifiedFilter   = Root + "." + DomainIdentity + ".*.verified"
 	transferStatusFilter = Root + "." + DomainTransfers + ".*.status"
@@ -156,10 +161,11 @@ var identities = []Identity{
 		// asks for.
 		Publishes: []string{subjectsOf(DomainTransfers), subjectsOf(DomainNotifications)},
 		// New users' verification, for the referral credit; the voucher SMS's deliveries, to tell
-		// the sender of one that failed.
+		// the sender of one that failed; users' new names, for their scheduled sends.
 		Durables: []Durable{
 			{Stream: StreamEvents, Name: DurableTransfersReferrals, Filter: UserVerifiedFilter},
 			{Stream: StreamEvents, Name: DurableTransfersSMSFailures, Filter: DeliveryFailedFilter},
+			{Stream: StreamEvents, Name: DurableTransfersRenames, Filter: UserRenamedFilter},
 		},
 		// Every replica reads every payment-method change (ordered consumers), to drop the cards
 		// it cached, and watches the fee schedule it prices transfers with.
@@ -180,7 +186,7 @@ var identities = []Identity{
 		// renames after which their cached tokens carry old names.
 		Reads: []Read{{Stream: StreamEvents, Filters: []string{
 			subjectsOf(DomainTransfers), subjectsOf(DomainProfiles), subjectsOf(DomainPaymentMethods), subjectsOf(DomainDeliveries),
-			Root + "." + DomainIdentity + ".*.sessions_revoked", Root + "." + DomainIdentity + ".*.renamed",
+			Root + "." + DomainIdentity + ".*.sessions_revoked", UserRenamedFilter,
 		}}},
 		KeyValues: []string{BucketRateLimits},
 	},

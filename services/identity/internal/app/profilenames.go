@@ -21,7 +21,8 @@ var ErrInvalidProfileEvent = errors.New("profile event cannot be applied")
 // puts them on the recipient's SMS and the sender's e-mails: without this, those kept the names
 // typed at sign-up however often the profile changed. It is idempotent and never goes back: a
 // redelivered or older change applies nothing. When the names really change, UserRenamed goes
-// out in the same transaction, so that every BFF drops the user's cached tokens at once.
+// out in the same transaction, so that every BFF drops the user's cached tokens at once and
+// transfers renames the sender of the user's scheduled sends.
 // An event about a user identity does not know (an account closed since) is ignored.
 func (s *Service) TakeProfileNames(ctx context.Context, userID, first, last string, changedAt time.Time) error {
 	if _, err := uuid.Parse(userID); err != nil {
@@ -42,7 +43,7 @@ func (s *Service) TakeProfileNames(ctx context.Context, userID, first, last stri
 		if err != nil || !renamed {
 			return err
 		}
-		msg, err := events.Renamed(userID, s.now())
+		msg, err := events.Renamed(userID, name, changedAt, s.now())
 		if err != nil {
 			return err
 		}

@@ -127,14 +127,16 @@ func SessionsRevoked(userID string, sessionIDs []string, reason string, now time
 	}}, nil
 }
 
-// Renamed announces that the user's access tokens carry new names from now on (UserRenamed).
-func Renamed(userID string, now time.Time) (outbox.Message, error) {
+// Renamed announces that the user's access tokens carry new names from now on (UserRenamed),
+// the profile's change of changedAt.
+func Renamed(userID string, name domain.Name, changedAt, now time.Time) (outbox.Message, error) {
 	subject, err := bus.Subject(bus.DomainIdentity, userID, EventRenamed)
 	if err != nil {
 		return outbox.Message{}, err
 	}
 	return outbox.Message{Subject: subject, Payload: &identityv1.UserRenamed{
-		UserId: userID, OccurredAt: timestamppb.New(now),
+		UserId: userID, OccurredAt: timestamppb.New(now), FirstName: name.First(), LastName: name.Last(),
+		ChangedAt: timestamppb.New(changedAt),
 	}}, nil
 }
 

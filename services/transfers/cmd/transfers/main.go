@@ -110,6 +110,10 @@ func spec(keys auth.KeySource) service.Spec {
 			rt.Go("transfers-sms-failures", func(ctx context.Context) error {
 				return events.ConsumeDeliveryChanged(ctx, rt.JS, svc, rt.Logger)
 			})
+			// Identity's renames: the scheduled sends name the sender as their profile now does.
+			rt.Go("transfers-renames", func(ctx context.Context) error {
+				return events.ConsumeUserRenamed(ctx, rt.JS, svc, rt.Logger)
+			})
 			// Reconciliation: every replica runs the job; an advisory lock lets one through.
 			reconciler, err := app.NewReconciler(postgres.NewReconciliation(rt.Pool), payments,
 				app.ReconcileConfig{Interval: cfg.ReconcileInterval}, rt.Logger)

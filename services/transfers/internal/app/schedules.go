@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/thumela/thumela/services/platform/personname"
+
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
 
@@ -38,6 +40,10 @@ type ScheduleRepository interface {
 	// recorded then, and the transfers run made are found again by their keys).
 	RunDueSchedule(ctx context.Context, today domain.Date, at time.Time, skip []uuid.UUID,
 		run func(ctx context.Context, s *domain.Schedule) ([]domain.Occurrence, error)) (id uuid.UUID, found bool, err error)
+	// RenameScheduleSender gives the user's schedules that have not ended, and were made before
+	// changedAt, the sender's names of a profile change at changedAt, unless a change as new was
+	// applied to them already. It returns how many it renamed.
+	RenameScheduleSender(ctx context.Context, userID uuid.UUID, firstName, lastName string, changedAt time.Time) (int64, error)
 }
 
 // RecentOccurrences is how many of a schedule's latest occurrences a list shows.
@@ -164,4 +170,28 @@ func scheduleOf(c Caller, id string) (uuid.UUID, uuid.UUID, error) {
 		return uuid.Nil, uuid.Nil, domain.ErrScheduleNotFound
 	}
 	return userID, sid, nil
+}
+
+// RenameSender gives the user's scheduled sends the names their profile now has (identity's
+// UserRenamed, for a profile change at changedAt). A transfer takes the sender's names from the
+// token, but a schedule's occurrences run without one, on the names stored when the schedule
+// was made: without this, a sender who corrected their name went on reaching the recipients of
+// their scheduled sends under the old one. Idempotent, and an older change applies nothing.
+func (s *Service) RenameSender(ctx context.Context, userID, firstName, lastName string, changedAt time.Time) error {
+	uid, err := uuid.Parse(userID)
+	if err != nil || changedAt.IsZero() {
+		return ErrInvalidEvent
+	}
+	firstName, lastName = personname.Clean(firstName), personname.Clean(lastName)
+	if firstName == "" {
+		return ErrInvalidEvent
+	}
+	n, err := s.repo.RenameScheduleSender(ctx, uid, firstName, lastName, changedAt)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.logger.InfoContext(ctx, "scheduled sends renamed with their sender", "user_id", uid.String(), "schedules", n)
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	profilesv1 "github.com/thumela/thumela/proto/gen/go/thumela/profiles/v1"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/bus"
@@ -61,6 +62,19 @@ func TestNamesFollowTheProfile(t *testing.T) {
 	}
 	if n := e.renames(id); n != 1 {
 		t.Fatalf("%d UserRenamed events after one change, want 1", n)
+	}
+	// It carries the names and the change's time, for transfers' scheduled sends.
+	var payload []byte
+	if err := e.pool.QueryRow(ctx, `SELECT payload FROM outbox WHERE subject = $1`, "thumela.identity."+id+".renamed").Scan(&payload); err != nil {
+		t.Fatal(err)
+	}
+	var ev identityv1.UserRenamed
+	if err := proto.Unmarshal(payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.GetUserId() != id || ev.GetFirstName() != "Lindiwe" || ev.GetLastName() != "Nkosi-Dube" ||
+		!ev.GetChangedAt().AsTime().Equal(base.Add(2*time.Minute)) {
+		t.Fatalf("UserRenamed = %v", &ev)
 	}
 
 	// The same change again (a redelivery), and an older one delivered late: nothing moves.

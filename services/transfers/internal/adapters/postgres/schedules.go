@@ -227,6 +227,18 @@ func (r *Transfers) DeleteSchedule(ctx context.Context, userID, id uuid.UUID, at
 	})
 }
 
+// RenameScheduleSender implements app.ScheduleRepository. A schedule being run holds its row: the
+// rename waits for that run, whose occurrences keep the names they were made with.
+func (r *Transfers) RenameScheduleSender(ctx context.Context, userID uuid.UUID, firstName, lastName string, changedAt time.Time) (int64, error) {
+	tag, err := r.pool.Exec(ctx, `UPDATE schedules SET sender_first_name = $2, sender_last_name = $3, sender_renamed_at = $4
+		WHERE user_id = $1 AND state <> 'ended' AND created_at < $4 AND (sender_renamed_at IS NULL OR sender_renamed_at < $4)`,
+		userID, firstName, lastName, changedAt)
+	if err != nil {
+		return 0, fmt.Errorf("rename schedules' sender: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 // RunDueSchedule implements app.ScheduleRepository. The claim's transaction holds the
 // schedule's row while run makes the occurrences' transfers (each in its own transaction,
 // through Create, under the sender's lock); so a second scheduler skips it, and a pause or a

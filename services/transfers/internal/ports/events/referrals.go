@@ -1,7 +1,8 @@
 // Package events is the transfers service's incoming edge on the event bus: the consumers of
 // other services' events. Identity's UserVerified pays a referred friend's welcome credit
 // (referrals.go); paymentmethods' PaymentMethodChanged keeps the card cache current (cards.go);
-// notifications' DeliveryChanged tells a sender of a voucher SMS that failed (deliveries.go).
+// notifications' DeliveryChanged tells a sender of a voucher SMS that failed (deliveries.go);
+// identity's UserRenamed renames the sender of the user's scheduled sends (renames.go).
 package events
 
 import (

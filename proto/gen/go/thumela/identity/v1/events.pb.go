@@ -238,11 +238,16 @@ func (x *SessionsRevoked) GetOccurredAt() *timestamppb.Timestamp {
 // UserRenamed is published on thumela.identity.<user_id>.renamed when identity takes a new name
 // from the user's profile (profiles' ProfileUpdated). The names go into every access token from
 // then on, and so onto the SMS and e-mails the user's transfers send; every BFF replica drops the
-// user's cached grants so that the next call carries them. It carries no names: the token does.
+// user's cached grants so that the next call carries them, and transfers gives them to the
+// user's scheduled sends, whose occurrences run without a token.
 type UserRenamed struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	UserId        string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
-	OccurredAt    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	UserId     string                 `protobuf:"bytes,1,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	FirstName  string                 `protobuf:"bytes,3,opt,name=first_name,json=firstName,proto3" json:"first_name,omitempty"`
+	LastName   string                 `protobuf:"bytes,4,opt,name=last_name,json=lastName,proto3" json:"last_name,omitempty"`
+	// When the profile changed: a consumer applies no change older than one it applied.
+	ChangedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=changed_at,json=changedAt,proto3" json:"changed_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -291,6 +296,27 @@ func (x *UserRenamed) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *UserRenamed) GetFirstName() string {
+	if x != nil {
+		return x.FirstName
+	}
+	return ""
+}
+
+func (x *UserRenamed) GetLastName() string {
+	if x != nil {
+		return x.LastName
+	}
+	return ""
+}
+
+func (x *UserRenamed) GetChangedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ChangedAt
+	}
+	return nil
+}
+
 var File_thumela_identity_v1_events_proto protoreflect.FileDescriptor
 
 const file_thumela_identity_v1_events_proto_rawDesc = "" +
@@ -315,11 +341,16 @@ const file_thumela_identity_v1_events_proto_rawDesc = "" +
 	"sessionIds\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12;\n" +
 	"\voccurred_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAt\"c\n" +
+	"occurredAt\"\xda\x01\n" +
 	"\vUserRenamed\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12;\n" +
 	"\voccurred_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAtB\xdc\x01\n" +
+	"occurredAt\x12\x1d\n" +
+	"\n" +
+	"first_name\x18\x03 \x01(\tR\tfirstName\x12\x1b\n" +
+	"\tlast_name\x18\x04 \x01(\tR\blastName\x129\n" +
+	"\n" +
+	"changed_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tchangedAtB\xdc\x01\n" +
 	"\x17com.thumela.identity.v1B\vEventsProtoP\x01ZFgithub.com/thumela/thumela/proto/gen/go/thumela/identity/v1;identityv1\xa2\x02\x03TIX\xaa\x02\x13Thumela.Identity.V1\xca\x02\x13Thumela\\Identity\\V1\xe2\x02\x1fThumela\\Identity\\V1\\GPBMetadata\xea\x02\x15Thumela::Identity::V1b\x06proto3"
 
 var (
@@ -347,11 +378,12 @@ var file_thumela_identity_v1_events_proto_depIdxs = []int32{
 	4, // 1: thumela.identity.v1.UserVerified.occurred_at:type_name -> google.protobuf.Timestamp
 	4, // 2: thumela.identity.v1.SessionsRevoked.occurred_at:type_name -> google.protobuf.Timestamp
 	4, // 3: thumela.identity.v1.UserRenamed.occurred_at:type_name -> google.protobuf.Timestamp
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	4, // 4: thumela.identity.v1.UserRenamed.changed_at:type_name -> google.protobuf.Timestamp
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_thumela_identity_v1_events_proto_init() }

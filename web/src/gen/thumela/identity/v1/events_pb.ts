@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file thumela/identity/v1/events.proto.
  */
 export const file_thumela_identity_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiB0aHVtZWxhL2lkZW50aXR5L3YxL2V2ZW50cy5wcm90bxITdGh1bWVsYS5pZGVudGl0eS52MSKGAQoMVXNlclNpZ25lZFVwEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEgoKZmlyc3RfbmFtZRgDIAEoCRIRCglsYXN0X25hbWUYBCABKAkSLwoLb2NjdXJyZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImcKDFVzZXJWZXJpZmllZBIPCgd1c2VyX2lkGAEgASgJEi8KC29jY3VycmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1yZWZlcnJhbF9jb2RlGAMgASgJIngKD1Nlc3Npb25zUmV2b2tlZBIPCgd1c2VyX2lkGAEgASgJEhMKC3Nlc3Npb25faWRzGAIgAygJEg4KBnJlYXNvbhgDIAEoCRIvCgtvY2N1cnJlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTwoLVXNlclJlbmFtZWQSDwoHdXNlcl9pZBgBIAEoCRIvCgtvY2N1cnJlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBC3AEKF2NvbS50aHVtZWxhLmlkZW50aXR5LnYxQgtFdmVudHNQcm90b1ABWkZnaXRodWIuY29tL3RodW1lbGEvdGh1bWVsYS9wcm90by9nZW4vZ28vdGh1bWVsYS9pZGVudGl0eS92MTtpZGVudGl0eXYxogIDVElYqgITVGh1bWVsYS5JZGVudGl0eS5WMcoCE1RodW1lbGFcSWRlbnRpdHlcVjHiAh9UaHVtZWxhXElkZW50aXR5XFYxXEdQQk1ldGFkYXRh6gIVVGh1bWVsYTo6SWRlbnRpdHk6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiB0aHVtZWxhL2lkZW50aXR5L3YxL2V2ZW50cy5wcm90bxITdGh1bWVsYS5pZGVudGl0eS52MSKGAQoMVXNlclNpZ25lZFVwEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSEgoKZmlyc3RfbmFtZRgDIAEoCRIRCglsYXN0X25hbWUYBCABKAkSLwoLb2NjdXJyZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImcKDFVzZXJWZXJpZmllZBIPCgd1c2VyX2lkGAEgASgJEi8KC29jY3VycmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1yZWZlcnJhbF9jb2RlGAMgASgJIngKD1Nlc3Npb25zUmV2b2tlZBIPCgd1c2VyX2lkGAEgASgJEhMKC3Nlc3Npb25faWRzGAIgAygJEg4KBnJlYXNvbhgDIAEoCRIvCgtvY2N1cnJlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAipgEKC1VzZXJSZW5hbWVkEg8KB3VzZXJfaWQYASABKAkSLwoLb2NjdXJyZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmZpcnN0X25hbWUYAyABKAkSEQoJbGFzdF9uYW1lGAQgASgJEi4KCmNoYW5nZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQtwBChdjb20udGh1bWVsYS5pZGVudGl0eS52MUILRXZlbnRzUHJvdG9QAVpGZ2l0aHViLmNvbS90aHVtZWxhL3RodW1lbGEvcHJvdG8vZ2VuL2dvL3RodW1lbGEvaWRlbnRpdHkvdjE7aWRlbnRpdHl2MaICA1RJWKoCE1RodW1lbGEuSWRlbnRpdHkuVjHKAhNUaHVtZWxhXElkZW50aXR5XFYx4gIfVGh1bWVsYVxJZGVudGl0eVxWMVxHUEJNZXRhZGF0YeoCFVRodW1lbGE6OklkZW50aXR5OjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * UserSignedUp is published on thumela.identity.<user_id>.signed_up.
@@ -128,7 +128,8 @@ export const SessionsRevokedSchema: GenMessage<SessionsRevoked> = /*@__PURE__*/
  * UserRenamed is published on thumela.identity.<user_id>.renamed when identity takes a new name
  * from the user's profile (profiles' ProfileUpdated). The names go into every access token from
  * then on, and so onto the SMS and e-mails the user's transfers send; every BFF replica drops the
- * user's cached grants so that the next call carries them. It carries no names: the token does.
+ * user's cached grants so that the next call carries them, and transfers gives them to the
+ * user's scheduled sends, whose occurrences run without a token.
  *
  * @generated from message thumela.identity.v1.UserRenamed
  */
@@ -142,6 +143,23 @@ export type UserRenamed = Message<"thumela.identity.v1.UserRenamed"> & {
    * @generated from field: google.protobuf.Timestamp occurred_at = 2;
    */
   occurredAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string first_name = 3;
+   */
+  firstName: string;
+
+  /**
+   * @generated from field: string last_name = 4;
+   */
+  lastName: string;
+
+  /**
+   * When the profile changed: a consumer applies no change older than one it applied.
+   *
+   * @generated from field: google.protobuf.Timestamp changed_at = 5;
+   */
+  changedAt?: Timestamp | undefined;
 };
 
 /**
