@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"
-	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/platform/service"
 
 	"github.com/thumela/thumela/services/identity/internal/app"
@@ -136,41 +134,24 @@ func TestProfileUpdatedConsumer(t *testing.T) {
 	e := newEnv(t)
 	id, session := e.signUpVerified("names.consumer@example.com")
 
-	srv := natstest.Start(t)
-	_, admin := srv.Connect(t, bus.IdentityAdmin)
-	if err := bus.EnsureStreams(t.Context(), admin); err != nil {
-		t.Fatal(err)
-	}
+	srv := natstest.StartWithStreams(t)
 	_, profiles := srv.Connect(t, "profiles")
 	_, identity := srv.Connect(t, "identity")
 	subject, err := bus.Subject(bus.DomainProfiles, id, "updated")
 	if err != nil {
 		t.Fatal(err)
 	}
-	publish := func(data []byte) {
-		t.Helper()
-		msg := nats.NewMsg(subject)
-		msg.Data = data
-		msg.Header.Set(outbox.HeaderEventType, "thumela.profiles.v1.ProfileUpdated")
-		if _, err := profiles.PublishMsg(t.Context(), msg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	event := func(first, last string) []byte {
+	update := func(first, last string) {
 		t.Helper()
 		now := timestamppb.Now()
-		b, err := proto.Marshal(&profilesv1.ProfileUpdated{
+		natstest.Publish(t, profiles, subject, &profilesv1.ProfileUpdated{
 			Profile:    &profilesv1.Profile{UserId: id, FirstName: first, LastName: last, UpdatedAt: now},
 			OccurredAt: now,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
 	}
-	publish([]byte("not a proto"))
-	publish(event("", "Nkosi"))
-	publish(event("Sipho", "Dlamini"))
+	natstest.PublishData(t, profiles, subject, "thumela.profiles.v1.ProfileUpdated", []byte("not a proto"))
+	update("", "Nkosi")
+	update("Sipho", "Dlamini")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

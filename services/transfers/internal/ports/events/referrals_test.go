@@ -5,15 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"
-	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/transfers/internal/ports/events"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
@@ -39,29 +36,16 @@ func TestUserVerifiedConsumer(t *testing.T) {
 	friend, _ := e.NewUser()
 	code := credit(t, e, referrer).GetReferralCode()
 
-	srv := natstest.Start(t)
-	_, admin := srv.Connect(t, bus.IdentityAdmin)
-	if err := bus.EnsureStreams(t.Context(), admin); err != nil {
-		t.Fatal(err)
-	}
+	srv := natstest.StartWithStreams(t)
 	_, identity := srv.Connect(t, "identity")
 	_, transfers := srv.Connect(t, "transfers")
 	publish := func(user, code string) {
 		t.Helper()
-		payload, err := proto.Marshal(&identityv1.UserVerified{UserId: user, ReferralCode: code, OccurredAt: timestamppb.Now()})
-		if err != nil {
-			t.Fatal(err)
-		}
 		subject, err := bus.Subject(bus.DomainIdentity, user, "verified")
 		if err != nil {
 			t.Fatal(err)
 		}
-		msg := nats.NewMsg(subject)
-		msg.Data = payload
-		msg.Header.Set(outbox.HeaderEventType, "thumela.identity.v1.UserVerified")
-		if _, err := identity.PublishMsg(t.Context(), msg); err != nil {
-			t.Fatal(err)
-		}
+		natstest.Publish(t, identity, subject, &identityv1.UserVerified{UserId: user, ReferralCode: code, OccurredAt: timestamppb.Now()})
 	}
 	// The same verification twice (a relay that republished it), the referrer's own code, and
 	// a message that cannot be read: only the first pays.
@@ -69,9 +53,7 @@ func TestUserVerifiedConsumer(t *testing.T) {
 	publish(friend, code)
 	publish(referrer, code)
 	subject, _ := bus.Subject(bus.DomainIdentity, friend, "verified")
-	if _, err := identity.Publish(t.Context(), subject, []byte("not a proto")); err != nil {
-		t.Fatal(err)
-	}
+	natstest.PublishData(t, identity, subject, "", []byte("not a proto"))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

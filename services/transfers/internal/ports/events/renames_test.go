@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/nats-io/nats.go"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
@@ -15,7 +13,6 @@ import (
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
 	"github.com/thumela/thumela/services/platform/bus"
 	"github.com/thumela/thumela/services/platform/natstest"
-	"github.com/thumela/thumela/services/platform/outbox"
 	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/ports/events"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
@@ -56,39 +53,22 @@ func TestUserRenamedConsumer(t *testing.T) {
 	renamed := weeklySchedule(t, e, user, pm)
 	kept := weeklySchedule(t, e, other, otherPM)
 
-	srv := natstest.Start(t)
-	_, admin := srv.Connect(t, bus.IdentityAdmin)
-	if err := bus.EnsureStreams(t.Context(), admin); err != nil {
-		t.Fatal(err)
-	}
+	srv := natstest.StartWithStreams(t)
 	_, identity := srv.Connect(t, "identity")
 	_, transfers := srv.Connect(t, "transfers")
 	subject, err := bus.Subject(bus.DomainIdentity, user, "renamed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	publish := func(data []byte) {
+	rename := func(first, last string, changedAt time.Time) {
 		t.Helper()
-		msg := nats.NewMsg(subject)
-		msg.Data = data
-		msg.Header.Set(outbox.HeaderEventType, "thumela.identity.v1.UserRenamed")
-		if _, err := identity.PublishMsg(t.Context(), msg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rename := func(first, last string, changedAt time.Time) []byte {
-		t.Helper()
-		b, err := proto.Marshal(&identityv1.UserRenamed{UserId: user, FirstName: first, LastName: last,
+		natstest.Publish(t, identity, subject, &identityv1.UserRenamed{UserId: user, FirstName: first, LastName: last,
 			ChangedAt: timestamppb.New(changedAt), OccurredAt: timestamppb.Now()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
 	}
 	now := e.Clock.Now()
-	publish([]byte("not a proto"))
-	publish(rename("Lindiwe", "Dube", now.Add(2*time.Minute)))
-	publish(rename("Older", "Name", now.Add(time.Minute)))
+	natstest.PublishData(t, identity, subject, "thumela.identity.v1.UserRenamed", []byte("not a proto"))
+	rename("Lindiwe", "Dube", now.Add(2*time.Minute))
+	rename("Older", "Name", now.Add(time.Minute))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
