@@ -6,6 +6,7 @@ const (
 	RespInvalidTransaction = "12" // already collected; an unsupported MTI or processing code
 	RespInvalidAmount      = "13" // the amount typed is not the voucher's; not in rand
 	RespInvalidVoucher     = "14" // not a voucher number ("invalid card number")
+	RespNoOriginal         = "25" // a reversal that does not match the withdrawal it names
 	RespFormatError        = "30"
 	RespBankNotSupported   = "31" // DE 32 names no bank this gateway pays out for
 	RespExpired            = "54"
@@ -24,6 +25,7 @@ var responseTexts = map[string]string{
 	RespInvalidTransaction: "This voucher has already been collected, or the transaction is not supported",
 	RespInvalidAmount:      "The amount must be the voucher's full amount, in rand",
 	RespInvalidVoucher:     "This is not a valid voucher number",
+	RespNoOriginal:         "No such original withdrawal: nothing was reversed",
 	RespFormatError:        "The request was malformed",
 	RespBankNotSupported:   "This bank's ATMs do not pay out Thumela vouchers",
 	RespExpired:            "This voucher has expired",

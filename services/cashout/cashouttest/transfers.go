@@ -96,6 +96,8 @@ type outcome struct {
 	res      *transfersv1.CollectVoucherResponse
 	err      error
 	number   string // the voucher it collected
+	atmID    string // the request's ATM and amount, which a reversal must repeat
+	amount   int64
 	reversed bool
 }
 
@@ -201,6 +203,7 @@ func (f *FakeTransfers) CollectVoucher(ctx context.Context, req *transfersv1.Col
 	o, repeat := f.requests[key]
 	if !repeat {
 		o = f.collect(req, key)
+		o.atmID, o.amount = req.GetAtmId(), req.GetAmountCents()
 		f.requests[key] = o
 	}
 	delay := f.delay
@@ -266,7 +269,8 @@ func (f *FakeTransfers) refuse(code codes.Code, reason transfersv1.CollectionRef
 }
 
 // ReverseCollection implements the contract: the collection made by (bank, RRN) is undone
-// once; a repeat, or a request that collected nothing, changes nothing.
+// once; a repeat, or a request that collected nothing, changes nothing; a reversal that does
+// not repeat the approved request's ATM, amount and voucher number is FailedPrecondition.
 func (f *FakeTransfers) ReverseCollection(ctx context.Context, req *transfersv1.ReverseCollectionRequest) (*transfersv1.ReverseCollectionResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -281,6 +285,9 @@ func (f *FakeTransfers) ReverseCollection(ctx context.Context, req *transfersv1.
 	o, ok := f.requests[key]
 	if !ok || o.number == "" || o.reversed {
 		return &transfersv1.ReverseCollectionResponse{}, nil
+	}
+	if req.GetAtmId() != o.atmID || req.GetAmountCents() != o.amount || req.GetVoucherNumber() != o.number {
+		return nil, status.Error(codes.FailedPrecondition, "The reversal does not match the approved request it names.")
 	}
 	o.reversed = true
 	f.requests[key] = o

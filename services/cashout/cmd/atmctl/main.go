@@ -2,10 +2,12 @@
 // the runbook in docs/cashout.md. It carries no PIN and needs no key.
 //
 //	atmctl -addr 127.0.0.1:8583 echo
-//	atmctl -addr 127.0.0.1:8583 reverse -acquirer 250655 -rrn 633513123456 -stan 123456 -terminal FNB00042 -amount 50000
+//	atmctl -addr 127.0.0.1:8583 reverse -acquirer 250655 -rrn 633513123456 -stan 123456 \
+//	  -terminal FNB00042 -amount 50000 -voucher 1234567890
 //
 // A reversal goes through the gateway to transfers' ReverseCollection, keyed by (bank, RRN), so
-// sending one that was already applied changes nothing.
+// sending one that was already applied changes nothing. It must repeat the withdrawal's ATM,
+// amount and voucher number (from the dispute's record), or transfers reverses nothing (25).
 package main
 
 import (
@@ -46,16 +48,18 @@ func run(args []string) error {
 		acquirer := fs.String("acquirer", "", "DE 32 of the original withdrawal: the ATM's bank code (docs/cashout.md)")
 		rrn := fs.String("rrn", "", "DE 37 of the original withdrawal")
 		origSTAN := fs.String("stan", "", "DE 11 of the original withdrawal")
-		terminal := fs.String("terminal", "ONCALL", "DE 41 of the original withdrawal (the ATM)")
+		terminal := fs.String("terminal", "", "DE 41 of the original withdrawal (the ATM)")
 		amount := fs.Int64("amount", 0, "DE 4 of the original withdrawal, in cents")
+		voucher := fs.String("voucher", "", "DE 2 of the original withdrawal: the voucher number")
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}
-		if *acquirer == "" || *rrn == "" || *origSTAN == "" {
-			return errors.New("reverse needs -acquirer, -rrn and -stan")
+		if *acquirer == "" || *rrn == "" || *origSTAN == "" || *terminal == "" || *amount <= 0 || *voucher == "" {
+			return errors.New("reverse needs -acquirer, -rrn, -stan, -terminal, -amount and -voucher")
 		}
 		original := &atmnet.Message{
 			MTI:            atmnet.MTIAuthorizationRequest,
+			VoucherNumber:  *voucher,
 			ProcessingCode: atmnet.ProcessingCodeCardlessWithdrawal,
 			AmountCents:    *amount,
 			STAN:           *origSTAN,

@@ -32,7 +32,7 @@ func TestReverseByHand(t *testing.T) {
 	if err := run([]string{addr, "echo"}); err != nil {
 		t.Errorf("echo: %v", err)
 	}
-	args := []string{addr, "reverse", "-acquirer", atmnet.AcquirerFNB, "-rrn", rrn, "-stan", stan, "-terminal", "FNB00042", "-amount", "50000"}
+	args := []string{addr, "reverse", "-acquirer", atmnet.AcquirerFNB, "-rrn", rrn, "-stan", stan, "-terminal", "FNB00042", "-amount", "50000", "-voucher", v.Number}
 	for range 2 { // the second is a repeat: acknowledged, nothing changes
 		if err := run(args); err != nil {
 			t.Fatalf("reverse: %v", err)
@@ -43,5 +43,8 @@ func TestReverseByHand(t *testing.T) {
 	}
 	if err := run([]string{addr, "reverse", "-rrn", rrn}); err == nil {
 		t.Error("a reversal without the bank and STAN was sent")
+	}
+	if err := run([]string{addr, "reverse", "-acquirer", atmnet.AcquirerFNB, "-rrn", rrn, "-stan", stan}); err == nil {
+		t.Error("a reversal without the ATM, amount and voucher number was sent")
 	}
 }

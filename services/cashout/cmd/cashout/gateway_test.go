@@ -383,6 +383,24 @@ func TestReversal(t *testing.T) {
 	first, res := send(t, atm, key, withdrawal(v))
 	wantCode(t, "first withdrawal", res, atmnet.RespApproved)
 
+	// Reversals forged from the withdrawal's references (its bank, RRN and STAN) but not its
+	// ATM, amount or voucher number: answered 25, nothing reversed.
+	for name, edit := range map[string]func(*atmnet.Message){
+		"another ATM":            func(m *atmnet.Message) { m.TerminalID = "EVIL0001" },
+		"another amount":         func(m *atmnet.Message) { m.AmountCents = 100 },
+		"another voucher number": func(m *atmnet.Message) { m.VoucherNumber = "1111111111" },
+	} {
+		forged := atmnet.NewReversal(first, "777000", time.Time{})
+		edit(forged)
+		wantCode(t, "a reversal with "+name, do(t, atm, forged), atmnet.RespNoOriginal)
+	}
+	missing := atmnet.NewReversal(first, "777000", time.Time{})
+	missing.VoucherNumber = ""
+	wantCode(t, "a reversal without DE 2", do(t, atm, missing), atmnet.RespFormatError)
+	if got := env.Transfers.State(v.Number); got != cashouttest.Collected {
+		t.Fatalf("after forged reversals the voucher is %s, want collected", got)
+	}
+
 	rev := atmnet.NewReversal(first, "777001", time.Time{})
 	ack := do(t, atm, rev)
 	if ack.MTI != "0430" || ack.ResponseCode != "00" || ack.STAN != "777001" || ack.RRN != first.RRN {
@@ -397,10 +415,13 @@ func TestReversal(t *testing.T) {
 			reverse = append(reverse, c)
 		}
 	}
-	if len(reverse) != 1 || reverse[0].Reverse.GetRetrievalReference() != first.RRN ||
-		reverse[0].Reverse.GetSystemTraceAuditNumber() != first.STAN || reverse[0].Reverse.GetBank() != feesv1.Bank_BANK_STANDARD_BANK ||
-		!reverse[0].Caller.IsService("atm-gateway") {
-		t.Errorf("ReverseCollection received %+v; want the original's bank, RRN and STAN (from DE 90)", reverse)
+	if len(reverse) != 4 {
+		t.Fatalf("ReverseCollection received %d calls, want 4 (three forged, one real)", len(reverse))
+	}
+	if r := reverse[3].Reverse; r.GetRetrievalReference() != first.RRN || r.GetSystemTraceAuditNumber() != first.STAN ||
+		r.GetBank() != feesv1.Bank_BANK_STANDARD_BANK || r.GetAtmId() != first.TerminalID || r.GetAmountCents() != first.AmountCents ||
+		r.GetVoucherNumber() != first.VoucherNumber || !reverse[3].Caller.IsService("atm-gateway") {
+		t.Errorf("ReverseCollection received %+v; want the original's bank, RRN and STAN (from DE 90), ATM, amount and voucher", r)
 	}
 
 	// The duplicate (the switch repeats the advice): acknowledged, nothing changes.

@@ -187,15 +187,20 @@ type Withdrawal struct {
 
 // Reversal is the reversal that undoes the withdrawal with these references.
 func (w Withdrawal) Reversal() Reversal {
-	return Reversal{Bank: w.Bank, RRN: w.RRN, STAN: w.STAN}
+	return Reversal{Bank: w.Bank, RRN: w.RRN, STAN: w.STAN, ATMID: w.ATMID, Amount: w.Amount, Voucher: w.Voucher}
 }
 
 // Reversal undoes a withdrawal an ATM could not complete, named by (Bank, RRN) and the
-// original STAN.
+// original STAN, and repeating what the withdrawal said: its ATM, amount and voucher number.
+// Transfers reverses nothing for a reversal that disagrees with the approved request on any of
+// them (ErrReversalMismatch): references alone can be guessed on a switch link.
 type Reversal struct {
-	Bank Bank
-	RRN  string
-	STAN string
+	Bank    Bank
+	RRN     string
+	STAN    string
+	ATMID   string        // DE 41
+	Amount  Cents         // DE 4
+	Voucher VoucherNumber // DE 2
 }
 
 // Collection is an approved withdrawal.

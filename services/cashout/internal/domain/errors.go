@@ -97,6 +97,10 @@ var (
 	// ErrIssuerUnavailable: transfers (or identity, for the service token) could not be
 	// reached or did not answer in time. The outcome of a withdrawal is then unknown.
 	ErrIssuerUnavailable = errors.New("issuer unavailable")
+	// ErrReversalMismatch: a reversal names an approved withdrawal by its references but not
+	// its ATM, amount or voucher number, or came more than a day after it; transfers reversed
+	// nothing.
+	ErrReversalMismatch = errors.New("reversal does not match the withdrawal it names")
 )
 
 // Unavailable wraps cause as ErrIssuerUnavailable.

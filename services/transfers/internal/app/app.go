@@ -634,17 +634,27 @@ func (s *Service) CollectVoucher(ctx context.Context, in domain.CollectInput) (C
 	return Collected{TransferID: out.TransferID, Amount: out.Amount, CollectedAt: out.CollectedAt}, nil
 }
 
-// ReverseCollection undoes the collection made by the ATM request (bank, rrn, stan) when the
-// ATM could not dispense the cash: the voucher awaits collection again, once. A repeated
-// reversal, or one of a request that collected nothing, changes nothing (reversed false); a
-// reversal of a request not seen yet is remembered, and that request is refused if it comes.
-func (s *Service) ReverseCollection(ctx context.Context, bank domain.Bank, rrn, stan string) (uuid.UUID, bool, error) {
-	key, err := domain.NewReversalKey(bank, rrn, stan)
+// ReverseCollection undoes the collection made by the ATM request in names (bank, rrn, stan)
+// when the ATM could not dispense the cash: the voucher awaits collection again, once. A
+// repeated reversal, or one of a request that collected nothing, changes nothing (reversed
+// false); a reversal of a request not seen yet is remembered, and that request is refused if it
+// comes with the same ATM and amount. A reversal that disagrees with the approved request (its
+// ATM, amount or voucher number) or comes more than domain.MaxReversalDelay after it is
+// domain.ErrReversalMismatch, with nothing changed.
+func (s *Service) ReverseCollection(ctx context.Context, in domain.ReversalInput) (uuid.UUID, bool, error) {
+	key, err := domain.NewReversalKey(in)
 	if err != nil {
 		return uuid.Nil, false, err
 	}
 	now := s.now()
-	id, reversed, err := s.repo.Reverse(ctx, key, now, func(t *domain.Transfer) error { return t.ReverseCollection(key.RRN, now) })
+	id, reversed, err := s.repo.Reverse(ctx, key, now, func(t *domain.Transfer) error { return t.ReverseCollection(key, now) })
+	if errors.Is(err, domain.ErrReversalMismatch) {
+		// Never the number: the bank, the references and the ATM the reversal claims are enough
+		// for whoever looks into a link that sends them.
+		s.logger.WarnContext(ctx, "collection reversal refused: it does not match the request it names", "bank", string(key.Bank),
+			"rrn", key.RRN, "stan", key.STAN, "atm_id", key.ATMID, "amount_cents", key.Amount.Cents())
+		return uuid.Nil, false, err
+	}
 	if err != nil {
 		return uuid.Nil, false, err
 	}

@@ -259,7 +259,7 @@ func collectAt(t *testing.T, tr *domain.Transfer, pin, rrn, location string, at 
 func TestReverseCollection(t *testing.T) {
 	t.Parallel()
 	tr, pin := issued(t)
-	if err := tr.ReverseCollection("R1", t0); !errors.Is(err, domain.ErrNotCollectedByRequest) {
+	if err := tr.ReverseCollection(reversalOf(tr, "R1"), t0); !errors.Is(err, domain.ErrNotCollectedByRequest) {
 		t.Fatalf("reversing an uncollected voucher: %v", err)
 	}
 	_ = collectAt(t, tr, otherPIN(pin), "R0", "", t0) // one wrong attempt
@@ -272,11 +272,21 @@ func TestReverseCollection(t *testing.T) {
 		t.Fatalf("collected voucher %+v", v)
 	}
 	for _, rrn := range []string{"R0", "R2", ""} {
-		if err := tr.ReverseCollection(rrn, t0); !errors.Is(err, domain.ErrNotCollectedByRequest) {
+		if err := tr.ReverseCollection(reversalOf(tr, rrn), t0); !errors.Is(err, domain.ErrNotCollectedByRequest) {
 			t.Fatalf("reversal by %q: %v", rrn, err)
 		}
 	}
-	if err := tr.ReverseCollection("R1", t0.Add(2*time.Hour)); err != nil {
+	// A reversal naming the request but another voucher number (forged from the references
+	// alone) changes nothing.
+	forged := reversalOf(tr, "R1")
+	forged.VoucherNumber = "1111111111"
+	if err := tr.ReverseCollection(forged, t0.Add(2*time.Hour)); !errors.Is(err, domain.ErrReversalMismatch) {
+		t.Fatalf("a reversal with another voucher number: %v", err)
+	}
+	if tr.Voucher().Status != domain.CollectionCollected || len(tr.TakeEvents()) != 0 {
+		t.Fatalf("a mismatched reversal changed the voucher: %+v", tr.Voucher())
+	}
+	if err := tr.ReverseCollection(reversalOf(tr, "R1"), t0.Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	v = tr.Voucher()
@@ -287,7 +297,7 @@ func TestReverseCollection(t *testing.T) {
 	if evs := tr.TakeEvents(); len(evs) != 1 || evs[0] != (domain.VoucherReversed{At: t0.Add(2 * time.Hour), RRN: "R1"}) {
 		t.Fatalf("events %v", evs)
 	}
-	if err := tr.ReverseCollection("R1", t0); !errors.Is(err, domain.ErrNotCollectedByRequest) {
+	if err := tr.ReverseCollection(reversalOf(tr, "R1"), t0); !errors.Is(err, domain.ErrNotCollectedByRequest) {
 		t.Fatalf("second reversal: %v", err)
 	}
 	// Collected again by another request; without a location the ATM is named by bank and id.
@@ -336,6 +346,50 @@ func TestCollectRequestReferences(t *testing.T) {
 		c, _ := domain.NewCollectRequest(in)
 		if bytes.Equal(a.Digest(), c.Digest()) {
 			t.Errorf("another request %+v has the same digest", in)
+		}
+	}
+}
+
+// reversalOf is a reversal of the ATM request rrn that repeats the voucher's number, as the
+// ATM gateway's does.
+func reversalOf(tr *domain.Transfer, rrn string) domain.ReversalKey {
+	return domain.ReversalKey{Bank: domain.Capitec, RRN: rrn, STAN: "7", ATMID: "ATM-7", Amount: domain.Cents(50_000),
+		VoucherNumber: tr.Voucher().Number}
+}
+
+// A reversal matches its request only when it repeats the request's ATM and amount, within a
+// day of the approval.
+func TestReversalMatchesItsRequest(t *testing.T) {
+	t.Parallel()
+	key, err := domain.NewReversalKey(domain.ReversalInput{Bank: domain.Capitec, RRN: "R1", STAN: "7", ATMID: " ATM-7 ",
+		AmountCents: 50_000, Voucher: "1234567890"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		atm    string
+		amount int64
+		after  time.Duration
+		want   bool
+	}{
+		{"ATM-7", 50_000, time.Minute, true},
+		{"ATM-7", 50_000, domain.MaxReversalDelay, true},
+		{"ATM-7", 50_000, domain.MaxReversalDelay + time.Second, false},
+		{"ATM-8", 50_000, time.Minute, false},
+		{"ATM-7", 40_000, time.Minute, false},
+	}
+	for _, c := range cases {
+		if got := key.Matches(c.atm, domain.Cents(c.amount), t0, t0.Add(c.after)); got != c.want {
+			t.Errorf("Matches(%q, %d, +%s) = %v, want %v", c.atm, c.amount, c.after, got, c.want)
+		}
+	}
+	for _, in := range []domain.ReversalInput{
+		{Bank: domain.Capitec, RRN: "R1", STAN: "7", AmountCents: 50_000, Voucher: "1234567890"},
+		{Bank: domain.Capitec, RRN: "R1", STAN: "7", ATMID: "ATM-7", Voucher: "1234567890"},
+		{Bank: domain.Capitec, RRN: "R1", STAN: "7", ATMID: "ATM-7", AmountCents: 50_000},
+	} {
+		if _, err := domain.NewReversalKey(in); err == nil {
+			t.Errorf("NewReversalKey(%+v) accepted a reversal that does not repeat its request", in)
 		}
 	}
 }

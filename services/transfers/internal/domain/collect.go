@@ -70,6 +70,11 @@ var (
 	// ErrNotCollectedByRequest: a reversal names a request that did not collect the voucher
 	// (or whose collection was already reversed).
 	ErrNotCollectedByRequest = errors.New("voucher not collected by this request")
+	// ErrReversalMismatch: a reversal names an approved request by its references but
+	// disagrees with it on the ATM, the amount or the voucher number, or comes later than
+	// MaxReversalDelay after it. Nothing is reversed: a reversal re-opens a voucher, and the
+	// references alone can be guessed by whoever sits on a switch link.
+	ErrReversalMismatch = errors.New("reversal does not match the request it names")
 )
 
 // CredentialsError is ErrVoucherCredentials with the attempts left before the voucher (or the
@@ -286,18 +291,48 @@ func validRRN(s string) bool {
 	return true
 }
 
-// ReversalKey names the ATM request a reversal undoes.
+// MaxReversalDelay is how long after a collection a reversal may still re-open its voucher. A
+// switch repeats a reversal advice until it is acknowledged, through an outage of a link or of
+// the gateway, so a reversal may rightly come hours late; one later than a day is for the
+// dispute desk (docs/cashout.md), not for a message on a link.
+const MaxReversalDelay = 24 * time.Hour
+
+// ReversalKey names the ATM request a reversal undoes, and repeats what that request said: its
+// ATM, the amount asked for and the voucher number.
 type ReversalKey struct {
-	Bank Bank
-	RRN  string
-	STAN string
+	Bank          Bank
+	RRN           string
+	STAN          string
+	ATMID         string
+	Amount        Money
+	VoucherNumber string
 }
 
-// NewReversalKey checks a reversal's references like NewCollectRequest checks a request's.
-func NewReversalKey(bank Bank, rrn, stan string) (ReversalKey, error) {
+// ReversalInput is a reversal as the ATM gateway reports it.
+type ReversalInput struct {
+	Bank                      Bank
+	RRN, STAN, ATMID, Voucher string
+	AmountCents               int64
+}
+
+// NewReversalKey checks a reversal's references like NewCollectRequest checks a request's, and
+// that it repeats the request's ATM, amount and voucher number.
+func NewReversalKey(in ReversalInput) (ReversalKey, error) {
+	bank, rrn, stan := in.Bank, in.RRN, in.STAN
 	var verr ValidationError
 	if !bank.Known() {
 		verr.add("bank", "Please give the bank of the ATM.")
+	}
+	atm := strings.TrimSpace(in.ATMID)
+	if atm == "" || !printableLine(atm, MaxATMIDLength) {
+		verr.add("atm_id", fmt.Sprintf("Please give the original request's ATM id (at most %d printable characters).", MaxATMIDLength))
+	}
+	if in.AmountCents <= 0 {
+		verr.add("amount_cents", "Please give the original request's amount.")
+	}
+	number := strings.TrimSpace(in.Voucher)
+	if number == "" {
+		verr.add("voucher_number", "Please give the original request's voucher number.")
 	}
 	rrn, stan = strings.TrimSpace(rrn), strings.TrimSpace(stan)
 	if !validRRN(rrn) {
@@ -309,7 +344,13 @@ func NewReversalKey(bank Bank, rrn, stan string) (ReversalKey, error) {
 	if err := verr.orNil(); err != nil {
 		return ReversalKey{}, err
 	}
-	return ReversalKey{Bank: bank, RRN: rrn, STAN: stan}, nil
+	return ReversalKey{Bank: bank, RRN: rrn, STAN: stan, ATMID: atm, Amount: Cents(in.AmountCents), VoucherNumber: number}, nil
+}
+
+// Matches reports whether the reversal repeats the approved request's ATM and amount (as
+// stored with the request), and came within MaxReversalDelay of it.
+func (k ReversalKey) Matches(atmID string, amount Money, approvedAt, now time.Time) bool {
+	return k.ATMID == atmID && k.Amount == amount && now.Sub(approvedAt) <= MaxReversalDelay
 }
 
 // VoucherNumber is the voucher number typed.
@@ -458,16 +499,21 @@ func (u *UnknownNumber) Attempt(now time.Time) error {
 	return fail(&u.FailedAttempts, &u.LockedUntil, now)
 }
 
-// ReverseCollection undoes the collection made by ATM request rrn (at the transfer's bank),
-// which the ATM could not complete: the voucher awaits collection again, without the
+// ReverseCollection undoes the collection made by the ATM request key names (at the transfer's
+// bank), which the ATM could not complete: the voucher awaits collection again, without the
 // collection's time, ATM and location, and a VoucherReversed event is recorded. Its wrong
 // attempts are not reset (a reversal says nothing about them) and its expiry stays: a voucher
-// reversed past it is expired by the worker as usual. Anything else is ErrNotCollectedByRequest,
-// with nothing changed.
-func (t *Transfer) ReverseCollection(rrn string, now time.Time) error {
+// reversed past it is expired by the worker as usual. A voucher not collected by that request
+// is ErrNotCollectedByRequest, and a reversal naming another voucher number
+// ErrReversalMismatch, each with nothing changed.
+func (t *Transfer) ReverseCollection(key ReversalKey, now time.Time) error {
 	v := &t.s.Voucher
+	rrn := key.RRN
 	if t.s.Status != StatusCompleted || v.Status != CollectionCollected || rrn == "" || v.CollectedRRN != rrn {
 		return ErrNotCollectedByRequest
+	}
+	if subtle.ConstantTimeCompare([]byte(key.VoucherNumber), []byte(v.Number)) != 1 {
+		return ErrReversalMismatch
 	}
 	if err := t.setCollection(CollectionAwaiting, now); err != nil {
 		return err

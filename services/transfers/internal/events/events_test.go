@@ -408,14 +408,14 @@ func TestRepeatableStepsHaveTheirOwnIDs(t *testing.T) {
 	if reqs, _ := requests(t, collected); reqs[0].GetParams()["location"] != "Capitec ATM Sandton City" {
 		t.Fatalf("cash collected params %v", reqs[0].GetParams())
 	}
-	reversed := step(func() error { return tr.ReverseCollection("R1", t0.Add(2*time.Hour)) })
+	reversed := step(func() error { return tr.ReverseCollection(reversalOf(tr, "R1"), t0.Add(2*time.Hour)) })
 	// The "collected" e-mail is corrected: the cash was not paid out; the voucher still stands.
 	if reqs, _ := requests(t, reversed); len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_CASH_NOT_DISPENSED ||
 		reqs[0].GetParams()["expires_at"] == "" || reqs[0].GetRecipient() != "thandi@example.com" {
 		t.Fatalf("reversal requests %v", reqs)
 	}
 	step(func() error { return collect("R2") })
-	step(func() error { return tr.ReverseCollection("R2", t0.Add(2*time.Hour)) })
+	step(func() error { return tr.ReverseCollection(reversalOf(tr, "R2"), t0.Add(2*time.Hour)) })
 	seen := map[uuid.UUID]bool{}
 	for _, m := range all {
 		if seen[m.ID] {
@@ -526,7 +526,7 @@ func TestReversalPastTheExpiryLeavesTheDateOut(t *testing.T) {
 	}
 	tr.TakeEvents()
 	late := tr.Voucher().ExpiresAt.Add(time.Hour)
-	if err := tr.ReverseCollection("R1", late); err != nil {
+	if err := tr.ReverseCollection(reversalOf(tr, "R1"), late); err != nil {
 		t.Fatal(err)
 	}
 	msgs, err := events.Messages(tr, tr.TakeEvents(), key.Public())
@@ -540,4 +540,11 @@ func TestReversalPastTheExpiryLeavesTheDateOut(t *testing.T) {
 	if _, ok := reqs[0].GetParams()["expires_at"]; ok {
 		t.Fatalf("a voucher past its expiry is said to stand: %v", reqs[0].GetParams())
 	}
+}
+
+// reversalOf is a reversal of the ATM request rrn that repeats the voucher's number, as the
+// ATM gateway's does.
+func reversalOf(tr *domain.Transfer, rrn string) domain.ReversalKey {
+	return domain.ReversalKey{Bank: domain.Capitec, RRN: rrn, STAN: "7", ATMID: "ATM-7", Amount: domain.Cents(50_000),
+		VoucherNumber: tr.Voucher().Number}
 }

@@ -78,10 +78,16 @@ func (c *Client) ReverseCollection(ctx context.Context, r domain.Reversal) (doma
 		Bank:                   banks[r.Bank],
 		RetrievalReference:     r.RRN,
 		SystemTraceAuditNumber: r.STAN,
+		AtmId:                  r.ATMID,
+		AmountCents:            int64(r.Amount),
+		VoucherNumber:          r.Voucher.Reveal(),
 	})
 	if err != nil {
 		if unavailable(ctx, err) {
 			return domain.ReversalResult{}, domain.Unavailable(err)
+		}
+		if status.Code(err) == codes.FailedPrecondition {
+			return domain.ReversalResult{}, domain.ErrReversalMismatch
 		}
 		return domain.ReversalResult{}, fmt.Errorf("transfers ReverseCollection: %w", err)
 	}

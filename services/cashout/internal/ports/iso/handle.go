@@ -208,8 +208,10 @@ func checkReferences(req *atmnet.Message) error {
 
 // reverse answers a reversal advice. Reversals are acknowledged (00) whether this one undid a
 // collection, repeated an earlier reversal, or named a request that collected nothing: in each
-// case the voucher is as it should be. Only when transfers cannot be reached is the answer 91,
-// so that the switch repeats the advice.
+// case the voucher is as it should be. One that names an approved withdrawal but not its ATM,
+// amount or voucher number, or comes more than a day late, is answered 25 (no such original):
+// nothing was reversed, and the switch's operators should look at where it came from. Only
+// when transfers cannot be reached is the answer 91, so that the switch repeats the advice.
 func (s *Server) reverse(ctx context.Context, req *atmnet.Message) (*atmnet.Message, outcome) {
 	r, err := s.reversal(req)
 	if err != nil {
@@ -229,13 +231,22 @@ func (s *Server) reverse(ctx context.Context, req *atmnet.Message) (*atmnet.Mess
 }
 
 // reversal reads a 0420: the original request is named by the bank (DE 32), its RRN (DE 37,
-// which a reversal keeps) and its STAN (from DE 90 when present, else DE 11). Its DE 7 is not
-// checked: a switch repeats an advice until it is acknowledged, for as long as a link or the
-// gateway is down, so a reversal may rightly come hours late, and refusing it would leave a
-// voucher collected with no cash dispensed. Applying one late is safe: transfers applies a
-// reversal once, and only to the collection its (bank, RRN) made.
+// which a reversal keeps) and its STAN (from DE 90 when present, else DE 11), and the reversal
+// repeats the request's ATM (DE 41), amount (DE 4) and voucher number (DE 2), which transfers
+// compares with the approved request. Its DE 7 is not checked: a switch repeats an advice until
+// it is acknowledged, for as long as a link or the gateway is down, so a reversal may rightly
+// come hours late (transfers accepts one up to a day after the collection), and refusing it
+// would leave a voucher collected with no cash dispensed. Applying one late is safe: transfers
+// applies a reversal once, and only to the collection its (bank, RRN) made.
 func (s *Server) reversal(req *atmnet.Message) (domain.Reversal, error) {
 	if err := checkReferences(req); err != nil {
+		return domain.Reversal{}, err
+	}
+	if req.AmountCents <= 0 {
+		return domain.Reversal{}, &domain.FormatError{Field: "DE 4 amount"}
+	}
+	voucher, err := domain.NewVoucherNumber(req.VoucherNumber)
+	if err != nil {
 		return domain.Reversal{}, err
 	}
 	stan := req.STAN
@@ -250,7 +261,8 @@ func (s *Server) reversal(req *atmnet.Message) (domain.Reversal, error) {
 	if err != nil {
 		return domain.Reversal{}, err
 	}
-	return domain.Reversal{Bank: bank, RRN: req.RRN, STAN: stan}, nil
+	return domain.Reversal{Bank: bank, RRN: req.RRN, STAN: stan, ATMID: strings.TrimSpace(req.TerminalID),
+		Amount: domain.Cents(req.AmountCents), Voucher: voucher}, nil
 }
 
 // ResponseCode is the one mapping from an outcome to DE 39 (docs/cashout.md has the table).
@@ -297,6 +309,8 @@ func ResponseCode(err error) string {
 		return atmnet.RespInvalidAmount
 	case errors.Is(err, domain.ErrIssuerUnavailable):
 		return atmnet.RespIssuerUnavailable
+	case errors.Is(err, domain.ErrReversalMismatch):
+		return atmnet.RespNoOriginal
 	}
 	return atmnet.RespSystemMalfunction
 }

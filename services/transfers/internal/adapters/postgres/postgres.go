@@ -481,11 +481,15 @@ type storedRequest struct {
 	reversedAt  *time.Time
 	bank        *string
 	amount      *int64
+	// atmID and requested are the ATM and the amount the request asked for, as the ATM sent
+	// them: what a reversal must repeat.
+	atmID     string
+	requested int64
 }
 
 func readRequest(ctx context.Context, tx pgx.Tx, bank domain.Bank, rrn string, forUpdate bool) (storedRequest, bool, error) {
 	sql := `SELECT c.stan, c.request_digest, c.transfer_id, c.outcome, c.reason, c.attempts_left, c.locked_until,
-		c.created_at, c.reversed_at, t.bank, t.amount_cents
+		c.created_at, c.reversed_at, t.bank, t.amount_cents, c.atm_id, c.amount_cents
 		FROM collection_requests c LEFT JOIN transfers t ON t.id = c.transfer_id
 		WHERE c.bank = $1 AND c.retrieval_reference = $2`
 	if forUpdate {
@@ -493,7 +497,7 @@ func readRequest(ctx context.Context, tx pgx.Tx, bank domain.Bank, rrn string, f
 	}
 	var q storedRequest
 	err := tx.QueryRow(ctx, sql, string(bank), rrn).Scan(&q.stan, &q.digest, &q.transferID, &q.outcome, &q.reason, &q.attempts,
-		&q.lockedUntil, &q.createdAt, &q.reversedAt, &q.bank, &q.amount)
+		&q.lockedUntil, &q.createdAt, &q.reversedAt, &q.bank, &q.amount, &q.atmID, &q.requested)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return storedRequest{}, false, nil
 	}
@@ -655,13 +659,15 @@ func lockUnknown(ctx context.Context, tx pgx.Tx, number string, at time.Time) (*
 	return &u, nil
 }
 
-// reversedEarly reports whether a reversal of req (its bank, retrieval reference and STAN)
-// arrived before req did.
+// reversedEarly reports whether a reversal of req (its bank, retrieval reference and STAN, and
+// its ATM and amount) arrived before req did. Rows from before 0019 carry no ATM or amount and
+// match on the references alone.
 func reversedEarly(ctx context.Context, tx pgx.Tx, req domain.CollectRequest) (bool, error) {
 	var reversed bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM early_reversals
-		WHERE bank = $1 AND retrieval_reference = $2 AND stan = $3)`,
-		string(req.Bank()), req.RRN(), req.STAN()).Scan(&reversed); err != nil {
+		WHERE bank = $1 AND retrieval_reference = $2 AND stan = $3
+		AND (atm_id IS NULL OR atm_id = $4) AND (amount_cents IS NULL OR amount_cents = $5))`,
+		string(req.Bank()), req.RRN(), req.STAN(), req.ATMID(), req.Amount().Cents()).Scan(&reversed); err != nil {
 		return false, fmt.Errorf("read early reversal: %w", err)
 	}
 	return reversed, nil
@@ -670,9 +676,9 @@ func reversedEarly(ctx context.Context, tx pgx.Tx, req domain.CollectRequest) (b
 // recordEarlyReversal remembers a reversal of a request not seen yet; a repeat of the reversal
 // keeps the first.
 func recordEarlyReversal(ctx context.Context, tx pgx.Tx, key domain.ReversalKey, at time.Time) error {
-	if _, err := tx.Exec(ctx, `INSERT INTO early_reversals (bank, retrieval_reference, stan, received_at)
-		VALUES ($1, $2, $3, $4) ON CONFLICT (bank, retrieval_reference) DO NOTHING`,
-		string(key.Bank), key.RRN, key.STAN, at); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO early_reversals (bank, retrieval_reference, stan, received_at, atm_id, amount_cents)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (bank, retrieval_reference) DO NOTHING`,
+		string(key.Bank), key.RRN, key.STAN, at, key.ATMID, key.Amount.Cents()); err != nil {
 		return fmt.Errorf("record early reversal: %w", err)
 	}
 	return nil
@@ -709,6 +715,9 @@ func (r *Transfers) Reverse(ctx context.Context, key domain.ReversalKey, at time
 		}
 		if q.outcome != "approved" || q.transferID == nil || q.stan != key.STAN {
 			return nil
+		}
+		if !key.Matches(q.atmID, domain.Cents(q.requested), q.createdAt, at) {
+			return domain.ErrReversalMismatch
 		}
 		id = *q.transferID
 		if q.reversedAt != nil {

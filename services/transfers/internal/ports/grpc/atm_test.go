@@ -385,11 +385,18 @@ func TestCollectVoucherRefusesBadReferences(t *testing.T) {
 	}
 }
 
+// reversalOf is the ATM gateway's reversal of request r: its references, and its ATM, amount
+// and voucher number repeated.
+func reversalOf(r *transfersv1.CollectVoucherRequest) *transfersv1.ReverseCollectionRequest {
+	return &transfersv1.ReverseCollectionRequest{
+		Bank: r.GetBank(), RetrievalReference: r.GetRetrievalReference(), SystemTraceAuditNumber: r.GetSystemTraceAuditNumber(),
+		AtmId: r.GetAtmId(), AmountCents: r.GetAmountCents(), VoucherNumber: r.GetVoucherNumber(),
+	}
+}
+
 func reverse(t *testing.T, e *testkit.Env, r *transfersv1.CollectVoucherRequest) *transfersv1.ReverseCollectionResponse {
 	t.Helper()
-	res, err := e.Client.ReverseCollection(atm(t, e), &transfersv1.ReverseCollectionRequest{
-		Bank: r.GetBank(), RetrievalReference: r.GetRetrievalReference(), SystemTraceAuditNumber: r.GetSystemTraceAuditNumber(),
-	})
+	res, err := e.Client.ReverseCollection(atm(t, e), reversalOf(r))
 	if err != nil {
 		t.Fatalf("ReverseCollection: %v", err)
 	}
@@ -428,6 +435,25 @@ func TestReverseCollection(t *testing.T) {
 	}
 	if row := readVoucher(t, e, id); row.status != "collected" {
 		t.Fatalf("voucher after reversals of nothing: %+v", row)
+	}
+
+	// Reversals that name the approved request but not what it said (forged from its references
+	// on a switch link): refused, nothing changed.
+	for name, edit := range map[string]func(*transfersv1.ReverseCollectionRequest){
+		"another ATM":            func(q *transfersv1.ReverseCollectionRequest) { q.AtmId = "EVIL0001" },
+		"another amount":         func(q *transfersv1.ReverseCollectionRequest) { q.AmountCents = 1 },
+		"another voucher number": func(q *transfersv1.ReverseCollectionRequest) { q.VoucherNumber = "1111111111" },
+	} {
+		forged := reversalOf(first)
+		edit(forged)
+		_, err := e.Client.ReverseCollection(ctx, forged)
+		wantCode(t, name, err, codes.FailedPrecondition, "does not match")
+	}
+	if row := readVoucher(t, e, id); row.status != "collected" {
+		t.Fatalf("voucher after forged reversals: %+v", row)
+	}
+	if req, _ := readRequest(t, e, "capitec", first.GetRetrievalReference()); req.reversed {
+		t.Fatalf("a forged reversal marked the request reversed: %+v", req)
 	}
 
 	e.Clock.Advance(time.Minute)
@@ -482,9 +508,20 @@ func TestReverseCollection(t *testing.T) {
 	if res := reverse(t, e, second); !res.GetReversed() {
 		t.Fatal("the second request's reversal")
 	}
+	// A reversal more than a day after its collection re-opens nothing: the dispute desk's case.
+	third := v.request()
+	if _, err := e.Client.CollectVoucher(ctx, third); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(domain.MaxReversalDelay + time.Minute)
+	_, err = e.Client.ReverseCollection(ctx, reversalOf(third))
+	wantCode(t, "a reversal a day late", err, codes.FailedPrecondition, "too late")
+	if row := readVoucher(t, e, id); row.status != "collected" {
+		t.Fatalf("voucher after a late reversal: %+v", row)
+	}
 	var distinct int
-	if err := e.Pool.QueryRow(context.Background(), `SELECT count(DISTINCT id) FROM outbox WHERE subject LIKE '%.voucher'`).Scan(&distinct); err != nil || distinct != 5 {
-		t.Fatalf("%d distinct voucher event ids, want 5 (issued, collected, reversed, collected, reversed): %v", distinct, err)
+	if err := e.Pool.QueryRow(context.Background(), `SELECT count(DISTINCT id) FROM outbox WHERE subject LIKE '%.voucher'`).Scan(&distinct); err != nil || distinct != 6 {
+		t.Fatalf("%d distinct voucher event ids, want 6 (issued, collected, reversed, collected, reversed, collected): %v", distinct, err)
 	}
 }
 
@@ -531,6 +568,27 @@ func TestARequestReversedBeforeItCameCollectsNothing(t *testing.T) {
 	}
 	if n := collectedEvents(t, e, id); n != 1 {
 		t.Fatalf("%d collected events, want 1", n)
+	}
+}
+
+// A reversal forged from guessed references ahead of a request from another ATM (or for another
+// amount) does not refuse that request when it comes.
+func TestAnEarlyReversalRefusesOnlyTheRequestItRepeats(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	v := issue(t, e)
+	ctx := atm(t, e)
+	coming := v.request()
+	forged := reversalOf(coming)
+	forged.AtmId, forged.AmountCents = "EVIL0001", 1_000
+	if res, err := e.Client.ReverseCollection(ctx, forged); err != nil || res.GetReversed() {
+		t.Fatalf("a reversal of a request not seen yet: %v, %v", res, err)
+	}
+	if _, err := e.Client.CollectVoucher(ctx, coming); err != nil {
+		t.Fatalf("the request the forged reversal named by its references: %v", err)
+	}
+	if row := readVoucher(t, e, v.transfer.GetId()); row.status != "collected" {
+		t.Fatalf("voucher %+v", row)
 	}
 }
 
@@ -591,7 +649,7 @@ func TestReverseCollectionOnlyForTheATMGateway(t *testing.T) {
 	if _, err := e.Client.CollectVoucher(atm(t, e), r); err != nil {
 		t.Fatal(err)
 	}
-	req := &transfersv1.ReverseCollectionRequest{Bank: r.GetBank(), RetrievalReference: r.GetRetrievalReference(), SystemTraceAuditNumber: r.GetSystemTraceAuditNumber()}
+	req := reversalOf(r)
 	for name, ctx := range map[string]context.Context{
 		"the sender's user token": e.Ctx(t, v.user), "another service's token": e.ServiceCtx(t, "bff"),
 	} {
@@ -602,6 +660,8 @@ func TestReverseCollectionOnlyForTheATMGateway(t *testing.T) {
 		"no bank": {RetrievalReference: "R1", SystemTraceAuditNumber: "1"},
 		"no RRN":  {Bank: feesv1.Bank_BANK_CAPITEC, SystemTraceAuditNumber: "1"},
 		"no STAN": {Bank: feesv1.Bank_BANK_CAPITEC, RetrievalReference: "R1"},
+		"no ATM, amount or voucher number": {Bank: r.GetBank(), RetrievalReference: r.GetRetrievalReference(),
+			SystemTraceAuditNumber: r.GetSystemTraceAuditNumber()},
 	} {
 		_, err := e.Client.ReverseCollection(atm(t, e), bad)
 		wantCode(t, name, err, codes.InvalidArgument, "")

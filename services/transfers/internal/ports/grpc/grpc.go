@@ -231,7 +231,10 @@ func (s *Server) ReverseCollection(ctx context.Context, req *transfersv1.Reverse
 	if err := gateway(ctx); err != nil {
 		return nil, err
 	}
-	id, reversed, err := s.app.ReverseCollection(ctx, bankFromProto(req.GetBank()), req.GetRetrievalReference(), req.GetSystemTraceAuditNumber())
+	id, reversed, err := s.app.ReverseCollection(ctx, domain.ReversalInput{
+		Bank: bankFromProto(req.GetBank()), RRN: req.GetRetrievalReference(), STAN: req.GetSystemTraceAuditNumber(),
+		ATMID: req.GetAtmId(), AmountCents: req.GetAmountCents(), Voucher: req.GetVoucherNumber(),
+	})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -361,6 +364,8 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return recipientConfirmationStatus()
 	case errors.Is(err, domain.ErrNotFound):
 		return status.Error(codes.NotFound, MsgTransferNotFound)
+	case errors.Is(err, domain.ErrReversalMismatch):
+		return status.Error(codes.FailedPrecondition, "The reversal does not match the approved request it names (ATM, amount or voucher number), or came too late.")
 	case errors.Is(err, domain.ErrCollectionConflict):
 		return status.Error(codes.AlreadyExists, "This retrieval reference was already used for a different request.")
 	case errors.Is(err, domain.ErrResendLimit):

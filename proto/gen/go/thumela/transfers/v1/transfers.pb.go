@@ -2525,8 +2525,16 @@ type ReverseCollectionRequest struct {
 	// The original CollectVoucher request's retrieval_reference and STAN.
 	RetrievalReference     string `protobuf:"bytes,2,opt,name=retrieval_reference,json=retrievalReference,proto3" json:"retrieval_reference,omitempty"`
 	SystemTraceAuditNumber string `protobuf:"bytes,3,opt,name=system_trace_audit_number,json=systemTraceAuditNumber,proto3" json:"system_trace_audit_number,omitempty"`
-	unknownFields          protoimpl.UnknownFields
-	sizeCache              protoimpl.SizeCache
+	// What the reversal repeats of the original request (ISO 8583 DE 41, DE 4 and DE 2): its ATM,
+	// the amount asked for and the voucher number. A reversal that disagrees with the approved
+	// request on any of them, or comes more than a day after it, reverses nothing and is answered
+	// FailedPrecondition: references alone can be guessed, and a forged reversal would re-open a
+	// voucher whose cash is out.
+	AtmId         string `protobuf:"bytes,4,opt,name=atm_id,json=atmId,proto3" json:"atm_id,omitempty"`
+	AmountCents   int64  `protobuf:"varint,5,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	VoucherNumber string `protobuf:"bytes,6,opt,name=voucher_number,json=voucherNumber,proto3" json:"voucher_number,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReverseCollectionRequest) Reset() {
@@ -2576,6 +2584,27 @@ func (x *ReverseCollectionRequest) GetRetrievalReference() string {
 func (x *ReverseCollectionRequest) GetSystemTraceAuditNumber() string {
 	if x != nil {
 		return x.SystemTraceAuditNumber
+	}
+	return ""
+}
+
+func (x *ReverseCollectionRequest) GetAtmId() string {
+	if x != nil {
+		return x.AtmId
+	}
+	return ""
+}
+
+func (x *ReverseCollectionRequest) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *ReverseCollectionRequest) GetVoucherNumber() string {
+	if x != nil {
+		return x.VoucherNumber
 	}
 	return ""
 }
@@ -4246,11 +4275,14 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x11REASON_WRONG_BANK\x10\x06\x12\x17\n" +
 	"\x13REASON_WRONG_AMOUNT\x10\a\x12\x1a\n" +
 	"\x16REASON_INVALID_VOUCHER\x10\b\x12\x13\n" +
-	"\x0fREASON_REVERSED\x10\t\"\xb1\x01\n" +
+	"\x0fREASON_REVERSED\x10\t\"\x92\x02\n" +
 	"\x18ReverseCollectionRequest\x12)\n" +
 	"\x04bank\x18\x01 \x01(\x0e2\x15.thumela.fees.v1.BankR\x04bank\x12/\n" +
 	"\x13retrieval_reference\x18\x02 \x01(\tR\x12retrievalReference\x129\n" +
-	"\x19system_trace_audit_number\x18\x03 \x01(\tR\x16systemTraceAuditNumber\"X\n" +
+	"\x19system_trace_audit_number\x18\x03 \x01(\tR\x16systemTraceAuditNumber\x12\x15\n" +
+	"\x06atm_id\x18\x04 \x01(\tR\x05atmId\x12!\n" +
+	"\famount_cents\x18\x05 \x01(\x03R\vamountCents\x12%\n" +
+	"\x0evoucher_number\x18\x06 \x01(\tR\rvoucherNumber\"X\n" +
 	"\x19ReverseCollectionResponse\x12\x1a\n" +
 	"\breversed\x18\x01 \x01(\bR\breversed\x12\x1f\n" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
