@@ -312,3 +312,29 @@ func TestMessageFor(t *testing.T) {
 		}
 	}
 }
+
+// Every call that sends someone an SMS or gives money back is limited per account: a create,
+// three re-sends and a free cancel, looped, were an SMS flood of any phone.
+func TestEveryVoucherSMSAndRefundIsLimitedPerAccount(t *testing.T) {
+	t.Parallel()
+	p := ratelimit.DefaultPolicies()
+	for _, proc := range []string{
+		bffv1connect.TransfersServiceCreateTransferProcedure,
+		bffv1connect.TransfersServiceResendVoucherProcedure,
+		bffv1connect.TransfersServiceChangeRecipientPhoneProcedure,
+		bffv1connect.TransfersServiceCancelTransferProcedure,
+	} {
+		policy, ok := p[proc]
+		if !ok || policy.Account != ratelimit.FromSession {
+			t.Errorf("%s has no per-account policy: %+v", proc, policy)
+			continue
+		}
+		perAccount := false
+		for _, r := range policy.Rules {
+			perAccount = perAccount || r.Kind == ratelimit.ByAccount
+		}
+		if !perAccount {
+			t.Errorf("%s is not limited per account: %+v", proc, policy.Rules)
+		}
+	}
+}

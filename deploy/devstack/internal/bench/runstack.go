@@ -76,6 +76,10 @@ func childEnv(cfg Config) []string {
 		"TRANSFERS_LIMIT_DAILY_CENTS=100000000000",
 		"TRANSFERS_LIMIT_MONTHLY_CENTS=100000000000",
 		"TRANSFERS_LIMIT_YEARLY_CENTS=100000000000",
+		// Every bench transfer goes to one recipient's phone: the per-number SMS budget (ten a
+		// day) would fail all but the first ten voucher SMS, and e-mail each sender that it
+		// failed. Off, like the limits above; its count stops at the budget in production.
+		"NOTIFICATIONS_SMS_PER_RECIPIENT_PER_DAY=0",
 		// Likewise the BFF's rate limits (docs/security-ratelimits.md): every bench user comes
 		// from one address, and each sends thousands of transfers. The limiter still runs on
 		// every call (its rules off decide nothing); the rest keep their defaults.

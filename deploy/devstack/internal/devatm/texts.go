@@ -13,6 +13,7 @@ var declines = map[string]string{
 	atmnet.RespInvalidTransaction: "This voucher has already been collected.",
 	atmnet.RespInvalidAmount:      "The amount must be the voucher's full amount.",
 	atmnet.RespInvalidVoucher:     "This is not a valid voucher number.",
+	atmnet.RespNoOriginal:         "The bank found no withdrawal matching this reversal; nothing was reversed.",
 	atmnet.RespFormatError:        "The bank could not read this ATM's request.",
 	atmnet.RespBankNotSupported:   "This bank's ATMs do not pay out Thumela vouchers.",
 	atmnet.RespExpired:            "This voucher has expired.",

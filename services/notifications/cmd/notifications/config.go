@@ -50,6 +50,10 @@ type Config struct {
 	// SendTimeout bounds one hand-over to the SMTP server or the SMS provider. The attempt's
 	// lease is twice as long and JetStream's AckWait three times.
 	SendTimeout time.Duration `env:"SEND_TIMEOUT" default:"30s"`
+	// SMSPerRecipientPerDay is how many SMS one number may get in any 24 hours, from every
+	// sender together (0: no budget). Ten vouchers a day to one person is far above what
+	// families send; a flood stops there.
+	SMSPerRecipientPerDay int `env:"SMS_PER_RECIPIENT_PER_DAY" default:"10"`
 }
 
 // minWebhookToken is the shortest webhook token accepted: it is the webhook's only
@@ -110,6 +114,9 @@ func (c *Config) validate() error {
 	}
 	if c.SendTimeout < time.Second || c.SendTimeout > 5*time.Minute {
 		errs = append(errs, errors.New("NOTIFICATIONS_SEND_TIMEOUT must be between 1s and 5m"))
+	}
+	if c.SMSPerRecipientPerDay < 0 {
+		errs = append(errs, errors.New("NOTIFICATIONS_SMS_PER_RECIPIENT_PER_DAY must be 0 (no budget) or more"))
 	}
 	if p := os.Getenv(crashPointVar); p != "" && p != app.CheckpointAfterSend {
 		errs = append(errs, fmt.Errorf("%s must be empty or %s", crashPointVar, app.CheckpointAfterSend))

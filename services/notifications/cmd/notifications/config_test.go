@@ -38,19 +38,20 @@ func TestConfigValidate(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		"bad seal key":       {func(c *Config) { c.SealKeys = []string{"k1:c2VjcmV0LXNlY3JldA=="} }, "NOTIFICATIONS_SEAL_KEYS"},
-		"short token":        {func(c *Config) { c.WebhookToken = "short" }, "NOTIFICATIONS_WEBHOOK_TOKEN"},
-		"plain SMTP in prod": {func(c *Config) { c.SMTPTLS = "none" }, "NOTIFICATIONS_SMTP_TLS=none"},
-		"unknown TLS mode":   {func(c *Config) { c.SMTPTLS = "ssl" }, "NOTIFICATIONS_SMTP_TLS"},
-		"bad SMTP address":   {func(c *Config) { c.SMTPAddr = "smtp.example.com" }, "NOTIFICATIONS_SMTP_ADDR"},
-		"password only":      {func(c *Config) { c.SMTPPassword = "p" }, "NOTIFICATIONS_SMTP_PASSWORD"},
-		"missing CA file":    {func(c *Config) { c.SMTPCAFile = "/nonexistent/ca.pem" }, "NOTIFICATIONS_SMTP_CA_FILE"},
-		"http BulkSMS":       {func(c *Config) { c.BulkSMSURL = "http://api.bulksms.com/v1" }, "NOTIFICATIONS_BULKSMS_URL"},
-		"no BulkSMS token":   {func(c *Config) { c.BulkSMSTokenID, c.BulkSMSTokenSecret = "", "" }, "NOTIFICATIONS_BULKSMS_TOKEN_ID"},
-		"half a token":       {func(c *Config) { c.BulkSMSTokenSecret = "" }, "go together"},
-		"window too long":    {func(c *Config) { c.RetryWindow = 25 * time.Hour }, "NOTIFICATIONS_RETRY_WINDOW"},
-		"bad support e-mail": {func(c *Config) { c.SupportEmail = "support" }, "NOTIFICATIONS_SUPPORT_EMAIL"},
-		"tiny send timeout":  {func(c *Config) { c.SendTimeout = time.Millisecond }, "NOTIFICATIONS_SEND_TIMEOUT"},
+		"bad seal key":        {func(c *Config) { c.SealKeys = []string{"k1:c2VjcmV0LXNlY3JldA=="} }, "NOTIFICATIONS_SEAL_KEYS"},
+		"short token":         {func(c *Config) { c.WebhookToken = "short" }, "NOTIFICATIONS_WEBHOOK_TOKEN"},
+		"plain SMTP in prod":  {func(c *Config) { c.SMTPTLS = "none" }, "NOTIFICATIONS_SMTP_TLS=none"},
+		"unknown TLS mode":    {func(c *Config) { c.SMTPTLS = "ssl" }, "NOTIFICATIONS_SMTP_TLS"},
+		"bad SMTP address":    {func(c *Config) { c.SMTPAddr = "smtp.example.com" }, "NOTIFICATIONS_SMTP_ADDR"},
+		"password only":       {func(c *Config) { c.SMTPPassword = "p" }, "NOTIFICATIONS_SMTP_PASSWORD"},
+		"missing CA file":     {func(c *Config) { c.SMTPCAFile = "/nonexistent/ca.pem" }, "NOTIFICATIONS_SMTP_CA_FILE"},
+		"http BulkSMS":        {func(c *Config) { c.BulkSMSURL = "http://api.bulksms.com/v1" }, "NOTIFICATIONS_BULKSMS_URL"},
+		"no BulkSMS token":    {func(c *Config) { c.BulkSMSTokenID, c.BulkSMSTokenSecret = "", "" }, "NOTIFICATIONS_BULKSMS_TOKEN_ID"},
+		"half a token":        {func(c *Config) { c.BulkSMSTokenSecret = "" }, "go together"},
+		"window too long":     {func(c *Config) { c.RetryWindow = 25 * time.Hour }, "NOTIFICATIONS_RETRY_WINDOW"},
+		"bad support e-mail":  {func(c *Config) { c.SupportEmail = "support" }, "NOTIFICATIONS_SUPPORT_EMAIL"},
+		"tiny send timeout":   {func(c *Config) { c.SendTimeout = time.Millisecond }, "NOTIFICATIONS_SEND_TIMEOUT"},
+		"negative SMS budget": {func(c *Config) { c.SMSPerRecipientPerDay = -1 }, "NOTIFICATIONS_SMS_PER_RECIPIENT_PER_DAY"},
 	} {
 		c := validConfig(t)
 		tc.mod(&c)

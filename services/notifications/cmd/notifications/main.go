@@ -74,9 +74,10 @@ func spec(keys auth.KeySource) service.Spec {
 				return err
 			}
 			deliverer, err := app.NewDeliverer(store, mailer, sms, keyring, app.DeliverConfig{
-				RetryWindow: cfg.RetryWindow,
-				SendTimeout: cfg.SendTimeout,
-				Checkpoint:  crashAt(os.Getenv(crashPointVar), rt),
+				RetryWindow:           cfg.RetryWindow,
+				SendTimeout:           cfg.SendTimeout,
+				SMSPerRecipientPerDay: cfg.SMSPerRecipientPerDay,
+				Checkpoint:            crashAt(os.Getenv(crashPointVar), rt),
 			}, tel, rt.Logger)
 			if err != nil {
 				return err

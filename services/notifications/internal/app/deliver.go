@@ -73,6 +73,12 @@ type DeliverConfig struct {
 	// BackoffBase and BackoffMax shape the delay between retries: BackoffBase after the first
 	// delivery, doubling with every redelivery, at most BackoffMax (defaults 5s and 30m).
 	BackoffBase, BackoffMax time.Duration
+	// SMSPerRecipientPerDay is how many SMS one number may get in any 24 hours, from every
+	// sender together; the next are failed without an attempt (ReasonRecipientBudget), and
+	// the sender is told as of any failed voucher SMS. 0 turns the budget off. A voucher SMS
+	// is Thumela's message to a number a stranger may type: without a budget, sending and
+	// cancelling (which refunds in full) was a free flood of anyone's phone.
+	SMSPerRecipientPerDay int
 	// ExpireAfter: a delivery still queued this long after it was received can no longer come
 	// back from the stream (bus.NotificationRetention) and is failed (default that plus an hour).
 	ExpireAfter time.Duration
@@ -171,7 +177,17 @@ func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Ou
 		return Outcome{}, err
 	}
 	fresh := domain.NewDelivery(req.ID, req.UserID, req.Reference, req.Channel, req.Template, req.Recipient, req.Source, d.cfg.Now())
-	if invalid == nil {
+	overBudget := false
+	if invalid == nil && req.Channel == domain.ChannelSMS && d.cfg.SMSPerRecipientPerDay > 0 {
+		// Judged before the request is stored, so it does not count itself; a redelivery of a
+		// request stored already was judged when it was stored (only a new one is failed below).
+		n, err := d.repo.SMSSentTo(ctx, fresh.Recipient, fresh.QueuedAt.Add(-24*time.Hour), d.cfg.SMSPerRecipientPerDay)
+		if err != nil {
+			return Outcome{}, err
+		}
+		overBudget = n >= d.cfg.SMSPerRecipientPerDay
+	}
+	if invalid == nil && !overBudget {
 		if err := fresh.Claim(fresh.QueuedAt, d.cfg.Lease); err != nil {
 			return Outcome{}, err // a new delivery is queued and unclaimed: never happens
 		}
@@ -191,6 +207,16 @@ func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Ou
 		}
 		d.tel.failure(ctx, req.Channel, d.provider(req.Channel), "invalid")
 		return Outcome{Action: DeadLetter, Reason: invalid.Reason}, nil
+	}
+	if inserted && overBudget {
+		// Never the number in the log: the request id and the sender's reference say enough.
+		logger.WarnContext(ctx, "SMS refused: the recipient had the most SMS one number may get in a day",
+			"budget", d.cfg.SMSPerRecipientPerDay, "reference", req.Reference)
+		if _, err := d.fail(ctx, req.ID, domain.ReasonRecipientBudget); err != nil {
+			return Outcome{}, err
+		}
+		d.tel.failure(ctx, req.Channel, d.provider(req.Channel), "recipient_budget")
+		return Outcome{Action: Ack}, nil
 	}
 	if inserted {
 		return d.send(ctx, logger, del, req, msg, deliveries)

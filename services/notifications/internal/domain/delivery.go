@@ -200,4 +200,7 @@ const (
 	ReasonMailboxRejected = "The e-mail address does not accept mail."
 	ReasonMailRejected    = "The mail server refused the message."
 	ReasonProviderRefused = "The provider refused the message."
+	// ReasonRecipientBudget: the number had as many SMS from Thumela in the last day as one
+	// number may (DeliverConfig.SMSPerRecipientPerDay).
+	ReasonRecipientBudget = "This number has had as many SMS from Thumela today as one number may get."
 )

@@ -60,6 +60,8 @@ type Options struct {
 	DedupMemory time.Duration
 	// Reports: the BulkSMS double posts a delivery report for every message to the webhook.
 	Reports bool
+	// SMSPerRecipientPerDay is the per-number SMS budget (default 0: none).
+	SMSPerRecipientPerDay int
 	// Logger defaults to Discard.
 	Logger *slog.Logger
 }
@@ -135,7 +137,7 @@ func New(t testing.TB, opts Options) *Env {
 	e.Store = postgres.New(e.Pool)
 	e.Deliverer, err = app.NewDeliverer(e.Store, mailer, sms, keyring, app.DeliverConfig{
 		RetryWindow: opts.RetryWindow, SendTimeout: 5 * time.Second, DedupMemory: opts.DedupMemory,
-		BackoffBase: 50 * time.Millisecond, BackoffMax: 400 * time.Millisecond,
+		BackoffBase: 50 * time.Millisecond, BackoffMax: 400 * time.Millisecond, SMSPerRecipientPerDay: opts.SMSPerRecipientPerDay,
 	}, nil, logger)
 	if err != nil {
 		t.Fatal(err)

@@ -257,9 +257,13 @@ func (c Caller) sender() domain.Sender {
 	return domain.Sender{DisplayName: c.displayName(), FirstName: c.GivenName, Email: c.Email}
 }
 
-// displayName is how the recipient's SMS names the sender: "Thandi N.".
+// displayName is how the recipient's SMS names the sender: the first word of the given name
+// and the family name's initial, "Thandi N.". One word, because the name is free text that
+// Thumela sends under its own name to a phone the sender chooses: a first name of many words
+// ("FNB Fraud Desk says your card is blocked") made the voucher SMS a bank-impersonation
+// message. A second given name ("Mary Ann") is the price.
 func (c Caller) displayName() string {
-	given := strings.TrimSpace(c.GivenName)
+	given := firstWord(c.GivenName)
 	family := []rune(strings.TrimSpace(c.FamilyName))
 	switch {
 	case given == "":
@@ -269,6 +273,14 @@ func (c Caller) displayName() string {
 	default:
 		return given + " " + string(family[0]) + "."
 	}
+}
+
+// firstWord returns s's first whitespace-separated word.
+func firstWord(s string) string {
+	if words := strings.Fields(s); len(words) > 0 {
+		return words[0]
+	}
+	return ""
 }
 
 // Config tunes the service.

@@ -18,6 +18,12 @@ func TestSenderKeepsWhatTheNameRuleAllows(t *testing.T) {
 		{" Thandi ", "Nkosi", domain.Sender{DisplayName: "Thandi N.", FirstName: "Thandi"}},
 		{"J.R.R.", "Tolkien", domain.Sender{DisplayName: "J.R.R. T.", FirstName: "J.R.R."}},
 		{"Visit fnb-secure.co.za", "Nkosi", domain.Sender{DisplayName: "Visit N.", FirstName: "Visit"}},
+		// The SMS carries one word of the given name: a first name of many words is not a
+		// message under Thumela's name.
+		{"FNB Fraud Desk says your card is blocked", "Now", domain.Sender{DisplayName: "FNB N.",
+			FirstName: "FNB Fraud Desk says your card is blocked"}},
+		{"Mary Ann", "Mokoena", domain.Sender{DisplayName: "Mary M.", FirstName: "Mary Ann"}},
+		{"Nomathembaeliziwemhlophe", "Dube", domain.Sender{DisplayName: "Nomathembaeliziwemhlophe D.", FirstName: "Nomathembaeliziwemhlophe"}},
 		{"www.fnb-help.co.za", "Nkosi", domain.Sender{}},
 		{"Thandi", "www.fnb-help.co.za", domain.Sender{DisplayName: "Thandi", FirstName: "Thandi"}},
 		{"Thandi", "\u202eisokN", domain.Sender{DisplayName: "Thandi i.", FirstName: "Thandi"}},

@@ -484,6 +484,18 @@ func (s *Store) List(ctx context.Context, userID string, references []string) ([
 	return pgx.CollectRows(rows, scan)
 }
 
+// SMSSentTo implements app.Repository, through deliveries_sms_recipient_idx; the count stops at
+// limit, so a number that had thousands costs what one at the limit does.
+func (s *Store) SMSSentTo(ctx context.Context, recipient string, since time.Time, limit int) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM deliveries
+		WHERE channel = 'sms' AND recipient = $1 AND created_at > $2 LIMIT $3) AS recent`,
+		recipient, since, limit).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count SMS to a recipient: %w", err)
+	}
+	return n, nil
+}
+
 // OldestQueued implements app.Repository.
 func (s *Store) OldestQueued(ctx context.Context) (time.Time, bool, error) {
 	var t *time.Time

@@ -217,6 +217,50 @@ func TestPermanentFailuresFail(t *testing.T) {
 	}
 }
 
+// One number gets at most the budget's SMS in a day, from every sender together: the next is
+// failed without reaching the provider, announced as failed (so that its sender hears of it),
+// and is no dead letter; another number is not affected, and a request stored before the budget
+// ran out is not failed when it is delivered again.
+func TestARecipientGetsAtMostTheBudgetsSMSADay(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{SMSPerRecipientPerDay: 3})
+	const victim, other = "+27825550001", "+27825550002"
+	var within []*notificationsv1.NotificationRequest
+	for i := range 3 {
+		// Three senders: the budget is the number's, not a sender's.
+		r := testkit.VoucherRequest(t, e.Key.Public(), uuid.NewString(), victim, "TH-"+string(rune('A'+i)))
+		within = append(within, r)
+		e.Publish(t, r)
+		e.WaitStatus(t, r.GetId(), domain.StatusSent, wait)
+	}
+	user := uuid.NewString()
+	over := testkit.VoucherRequest(t, e.Key.Public(), user, victim, "TH-OVER")
+	e.Publish(t, over)
+	d := e.WaitStatus(t, over.GetId(), domain.StatusFailed, wait)
+	if d.FailureReason != domain.ReasonRecipientBudget || d.Attempts != 0 {
+		t.Fatalf("the SMS over the budget: %+v", d)
+	}
+	evs := testkit.WaitEvents(t, e.JS, user, over.GetId(), queued, failed)
+	if evs[1].GetDelivery().GetFailureReason() != domain.ReasonRecipientBudget {
+		t.Errorf("failed event %v", evs[1])
+	}
+	if n := e.SMS.Submissions(victim); n != 3 {
+		t.Errorf("the provider got %d SMS for the number, want 3", n)
+	}
+
+	e.Publish(t, within[0]) // republished: judged when it was first stored, sent once
+	toOther := testkit.VoucherRequest(t, e.Key.Public(), user, other, "TH-OTHER")
+	e.Publish(t, toOther)
+	e.WaitStatus(t, toOther.GetId(), domain.StatusSent, wait)
+	if d, _ := e.Delivery(t, within[0].GetId()); d.Status != domain.StatusSent || d.Attempts != 1 {
+		t.Errorf("a request stored within the budget, delivered again: %+v", d)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if dead := testkit.ReadStream(t, e.JS, bus.StreamNotificationsDead, ""); len(dead) != 0 {
+		t.Errorf("%d dead letters", len(dead))
+	}
+}
+
 // Transient failures for the whole retry window end failed, and the request is copied to the
 // dead-letter stream.
 func TestRetryWindowEnds(t *testing.T) {
