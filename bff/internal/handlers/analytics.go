@@ -61,9 +61,14 @@ const MaxTrackRequestBytes = 2 * maxAnalyticsBatchBytes
 
 var anonymousID = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
 
+// anonymousSubjectPrefix starts the subject token of a signed-out visitor's events
+// (thumela.analytics.anon-<anonymous id>.event), so that none can share a user's token.
+const anonymousSubjectPrefix = "anon-"
+
 // Analytics implements thumela.bff.v1.AnalyticsService: first-party analytics. Batches from
 // the browser are validated and published on THUMELA_ANALYTICS
-// (thumela.analytics.<user id or anonymous id>.event); nothing is sent to any third party.
+// (thumela.analytics.<user id, or anon-<anonymous id>>.event); nothing is sent to any third
+// party.
 type Analytics struct {
 	*Deps
 }
@@ -94,9 +99,11 @@ func (a *Analytics) Track(ctx context.Context, req *bffv1.TrackRequest) (*bffv1.
 	if a.JS == nil {
 		return nil, connect.NewError(connect.CodeUnavailable, errors.New("analytics are not available"))
 	}
-	// Signed-out visitors are counted under their anonymous id; signed-in users under their id,
-	// which the server knows from the session (never from the request).
-	who := req.GetAnonymousId()
+	// Signed-out visitors are counted under "anon-" and their anonymous id, a subject token no
+	// user id can be; signed-in users under their id, which the server knows from the session
+	// (never from the request: a visitor could name any user's id as its anonymous id or in its
+	// properties, and file events under that user).
+	who := anonymousSubjectPrefix + req.GetAnonymousId()
 	userID := ""
 	if g, err := a.Tokens.Grant(ctx, a.sessionToken(ctx)); err == nil {
 		who, userID = g.UserID, g.UserID
@@ -114,6 +121,7 @@ func (a *Analytics) Track(ctx context.Context, req *bffv1.TrackRequest) (*bffv1.
 		}
 		props.Fields["received_at"] = structpb.NewStringValue(received.AsTime().Format(time.RFC3339Nano))
 		props.Fields["anonymous_id"] = structpb.NewStringValue(req.GetAnonymousId())
+		delete(props.Fields, "user_id")
 		if userID != "" {
 			props.Fields["user_id"] = structpb.NewStringValue(userID)
 		}

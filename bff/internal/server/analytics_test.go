@@ -23,7 +23,10 @@ func TestAnalyticsValidatesAndPublishes(t *testing.T) {
 	analytics := bffv1connect.NewAnalyticsServiceClient(hc, srv.URL)
 	ctx := context.Background()
 
-	props, _ := structpb.NewStruct(map[string]any{"referrer": "direct", "landing_page_version": "1.0"})
+	// A signed-out visitor naming a user's id in the properties (or as its anonymous id) files
+	// nothing under that user: the subject is anon-<anonymous id>, and user_id is dropped.
+	props, _ := structpb.NewStruct(map[string]any{"referrer": "direct", "landing_page_version": "1.0",
+		"user_id": "0193a6f0-0000-7000-8000-000000000001"})
 	res, err := analytics.Track(ctx, &bffv1.TrackRequest{
 		AnonymousId: "anon_1234567890",
 		Events:      []*bffv1.AnalyticsEvent{{Name: "landing_page_viewed", Properties: props, Url: "http://localhost/"}},
@@ -40,12 +43,15 @@ func TestAnalyticsValidatesAndPublishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msg.Subject() != "thumela.analytics.anon_1234567890.event" {
+	if msg.Subject() != "thumela.analytics.anon-anon_1234567890.event" {
 		t.Fatalf("subject = %q", msg.Subject())
 	}
 	var got bffv1.AnalyticsEvent
 	if err := proto.Unmarshal(msg.Data(), &got); err != nil || got.GetName() != "landing_page_viewed" {
 		t.Fatalf("event = %v, %v", &got, err)
+	}
+	if _, ok := got.GetProperties().GetFields()["user_id"]; ok {
+		t.Fatalf("a signed-out visitor's user_id was kept: %v", got.GetProperties())
 	}
 
 	bad := []*bffv1.TrackRequest{

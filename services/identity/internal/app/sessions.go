@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/thumela/thumela/services/platform/auth"
@@ -57,8 +58,13 @@ func (s *Service) ListSessions(ctx context.Context, caller auth.Claims, token st
 }
 
 // RevokeSession signs out one of the caller's sessions (the current one too). An id that is
-// not a live session of the caller, another user's included, is domain.ErrSessionNotFound.
+// not a live session of the caller, another user's included, is domain.ErrSessionNotFound; so
+// is no id at all, which RevokeQuery would read as "every session" (that is RevokeOtherSessions'
+// and SignOut's to do, each saying so).
 func (s *Service) RevokeSession(ctx context.Context, caller auth.Claims, token, sessionID string) error {
+	if strings.TrimSpace(sessionID) == "" {
+		return domain.ErrSessionNotFound
+	}
 	now := s.now()
 	return s.store.InTx(ctx, func(tx Tx) error {
 		current, err := s.currentSession(ctx, tx, caller, token, now)

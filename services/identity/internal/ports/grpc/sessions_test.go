@@ -119,6 +119,12 @@ func TestSessionsListRevokeAndEvents(t *testing.T) {
 	wantStatus(t, err, codes.NotFound, "")
 	_, err = e.client.RevokeSession(asFirst, &identityv1.RevokeSessionRequest{SessionToken: first, SessionId: "not-a-uuid"})
 	wantStatus(t, err, codes.NotFound, "")
+	// No id at all is no session, not "every session": the caller's own stays signed in.
+	for _, id := range []string{"", "  "} {
+		_, err = e.client.RevokeSession(asFirst, &identityv1.RevokeSessionRequest{SessionToken: first, SessionId: id})
+		wantStatus(t, err, codes.NotFound, "")
+	}
+	e.accessToken(first)
 	e.accessToken(other)
 	// Someone else's session token with one's own access token is refused.
 	_, err = e.client.ListSessions(asFirst, &identityv1.ListSessionsRequest{SessionToken: other})
