@@ -27,18 +27,18 @@ func recipientConfirmationStatus() error {
 	return st.Err()
 }
 
-// FreezeVouchers cancels every one of the caller's vouchers awaiting collection; the refunds
-// follow as for a single cancellation.
+// FreezeVouchers pauses the caller's active schedules and cancels every one of their vouchers
+// awaiting collection; the refunds follow as for a single cancellation.
 func (s *Server) FreezeVouchers(ctx context.Context, _ *transfersv1.FreezeVouchersRequest) (*transfersv1.FreezeVouchersResponse, error) {
 	c, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cancelled, err := s.app.FreezeVouchers(ctx, c)
+	cancelled, paused, err := s.app.FreezeVouchers(ctx, c)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	res := &transfersv1.FreezeVouchersResponse{}
+	res := &transfersv1.FreezeVouchersResponse{PausedSchedules: int32(paused)} //nolint:gosec // a user's schedules, far below 2^31
 	for _, t := range cancelled {
 		res.Cancelled = append(res.Cancelled, events.Transfer(t))
 	}

@@ -13,6 +13,7 @@ import (
 
 	notificationsv1 "github.com/thumela/thumela/proto/gen/go/thumela/notifications/v1"
 	transfersv1 "github.com/thumela/thumela/proto/gen/go/thumela/transfers/v1"
+	"github.com/thumela/thumela/services/transfers/internal/app"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 	grpcport "github.com/thumela/thumela/services/transfers/internal/ports/grpc"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
@@ -257,6 +258,45 @@ func TestFreezeVouchers(t *testing.T) {
 	}
 	if _, _, ok := e.Payments.Refunded("refund-" + collected.transfer.GetId()); ok {
 		t.Fatalf("the collected voucher was refunded")
+	}
+}
+
+// 'Freeze my vouchers' also pauses the sender's active scheduled sends (a scam or a lost phone
+// means no more money should leave), and only theirs; a second freeze pauses nothing more.
+func TestFreezePausesTheScheduledSends(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	user, pm := e.NewUser()
+	active := createSchedule(t, e, user, pm, nil)
+	alreadyPaused := createSchedule(t, e, user, pm, nil)
+	if _, err := e.Client.PauseSchedule(e.Ctx(t, user), &transfersv1.PauseScheduleRequest{ScheduleId: alreadyPaused.GetId()}); err != nil {
+		t.Fatal(err)
+	}
+	other, otherPM := e.NewUser()
+	othersSchedule := createSchedule(t, e, other, otherPM, nil)
+
+	res, err := e.Client.FreezeVouchers(e.Ctx(t, user), &transfersv1.FreezeVouchersRequest{})
+	if err != nil || res.GetPausedSchedules() != 1 {
+		t.Fatalf("FreezeVouchers = %v, %v; want one schedule paused", res, err)
+	}
+	for _, sch := range listSchedules(t, e, user) {
+		if sch.GetState() != transfersv1.ScheduleState_SCHEDULE_STATE_PAUSED {
+			t.Fatalf("schedule %s after the freeze: %v", sch.GetId(), sch.GetState())
+		}
+	}
+	if got := listSchedules(t, e, other); len(got) != 1 || got[0].GetId() != othersSchedule.GetId() ||
+		got[0].GetState() != transfersv1.ScheduleState_SCHEDULE_STATE_ACTIVE {
+		t.Fatalf("another sender's schedules after the freeze: %v", got)
+	}
+	// Nothing is due from a paused schedule: the scheduler makes no transfer of it.
+	if n := tick(t, scheduler(e, app.SchedulerConfig{})); n != 1 {
+		t.Fatalf("the scheduler ran %d schedules, want 1 (the other sender's)", n)
+	}
+	if got := scheduledTransfers(t, e, active.GetId()); len(got) != 0 {
+		t.Fatalf("a frozen sender's schedule made %v", got)
+	}
+	if again, err := e.Client.FreezeVouchers(e.Ctx(t, user), &transfersv1.FreezeVouchersRequest{}); err != nil || again.GetPausedSchedules() != 0 {
+		t.Fatalf("a second freeze = %v, %v", again, err)
 	}
 }
 

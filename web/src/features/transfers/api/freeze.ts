@@ -1,6 +1,6 @@
 import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
-import { TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
+import { SchedulesService, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { useRememberTransfer } from "./transfers";
 
@@ -19,22 +19,28 @@ export function useUncollected() {
   };
 }
 
+/** What a freeze did: the transfers whose vouchers it cancelled, and the schedules it paused. */
+export interface FreezeResult {
+  cancelled: Transfer[];
+  pausedSchedules: number;
+}
+
 /**
- * 'Freeze my vouchers': cancels every voucher awaiting collection. The transfers it cancelled are
- * put in the cache at once (the live stream brings the same changes a moment later), and the
- * count is read again.
+ * 'Freeze my vouchers': pauses the active scheduled sends and cancels every voucher awaiting
+ * collection. The transfers it cancelled are put in the cache at once (the live stream brings the
+ * same changes a moment later), and the count and the schedules are read again.
  */
 export function useFreezeVouchers() {
   const freeze = useMutation(TransfersService.method.freezeVouchers);
   const remember = useRememberTransfer();
   const queryClient = useQueryClient();
-  const run = async (): Promise<Transfer[]> => {
-    const { cancelled } = await freeze.mutateAsync({});
+  const run = async (): Promise<FreezeResult> => {
+    const { cancelled, pausedSchedules } = await freeze.mutateAsync({});
     for (const transfer of cancelled) remember(transfer);
-    void queryClient.invalidateQueries({
-      queryKey: createConnectQueryKey({ schema: TransfersService.method.getLimits, cardinality: undefined }),
-    });
-    return cancelled;
+    for (const schema of [TransfersService.method.getLimits, SchedulesService.method.listSchedules]) {
+      void queryClient.invalidateQueries({ queryKey: createConnectQueryKey({ schema, cardinality: undefined }) });
+    }
+    return { cancelled, pausedSchedules };
   };
   return { run, pending: freeze.isPending };
 }

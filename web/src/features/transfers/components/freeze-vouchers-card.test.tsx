@@ -39,7 +39,7 @@ function backend({ vouchers, fail }: Options) {
       if (fail) throw new ConnectError("Freezing is not possible right now.", Code.FailedPrecondition);
       const cancelled = awaiting.slice(0, left).map(cancelledCopy);
       left = 0;
-      return { cancelled };
+      return { cancelled, pausedSchedules: 2 };
     });
   };
   return { calls, routes };
@@ -72,6 +72,9 @@ describe("Freeze my vouchers", () => {
     expect(dialog).toHaveTextContent("Every voucher that has not been collected yet (2 vouchers) will be cancelled at once.");
     expect(dialog).toHaveTextContent("Each is refunded in full, fee included, to the card that paid for it.");
     expect(dialog).toHaveTextContent("The recipients will no longer be able to collect the cash.");
+    expect(dialog).toHaveTextContent(
+      "Your scheduled sends are paused too, so no new voucher goes out. You can resume them on the Recipients page.",
+    );
     await user.click(within(dialog).getByRole("button", { name: "Keep my vouchers" }));
     await waitFor(() => expect(screen.queryByRole("alertdialog")).toBeNull());
     expect(calls.freezes).toBe(0);
@@ -82,7 +85,7 @@ describe("Freeze my vouchers", () => {
     await user.click(within(dialog).getByRole("button", { name: "Yes, freeze my vouchers" }));
     expect(await screen.findByText("2 vouchers cancelled")).toBeVisible();
     // The two totals, R161,40 and R212,90.
-    expect(screen.getByText(/R374,30 will be refunded in full to your cards\./)).toBeVisible();
+    expect(screen.getByText(/R374,30 will be refunded in full to your cards\. 2 scheduled sends paused\./)).toBeVisible();
     expect(calls.freezes).toBe(1);
     // The count is read again: nothing is left to freeze.
     await waitFor(() => expect(button).toBeDisabled());

@@ -21,10 +21,17 @@ function vouchers(n: number): string {
   return n === 1 ? "1 voucher" : `${n} vouchers`;
 }
 
+/** " 2 scheduled sends paused." after a toast's sentence; nothing when none was. */
+function pausedSentence(n: number): string {
+  if (n === 0) return "";
+  return n === 1 ? " 1 scheduled send paused." : ` ${n} scheduled sends paused.`;
+}
+
 /**
  * The dashboard's 'Freeze my vouchers', for a sender who fears a scam or lost their phone: after
  * a confirmation that says what happens, every voucher not yet collected is cancelled at once,
- * each refunded in full. Disabled, with the reason, when there is nothing to freeze.
+ * each refunded in full, and the scheduled sends are paused. Disabled, with the reason, when
+ * there is no voucher to freeze.
  */
 export function FreezeVouchersCard() {
   const uncollected = useUncollected();
@@ -34,15 +41,16 @@ export function FreezeVouchersCard() {
 
   const confirm = async () => {
     try {
-      const cancelled = await freeze.run();
+      const { cancelled, pausedSchedules } = await freeze.run();
       setOpen(false);
+      const paused = pausedSentence(pausedSchedules);
       if (cancelled.length === 0) {
-        toast.info("No vouchers cancelled", { description: "None of your vouchers was still waiting to be collected." });
+        toast.info("No vouchers cancelled", { description: `None of your vouchers was still waiting to be collected.${paused}` });
         return;
       }
       const refund = cancelled.reduce((sum, t) => sum + t.totalAmountCents, 0n);
       toast.success(`${vouchers(cancelled.length)} cancelled`, {
-        description: `${formatMoney(refund)} will be refunded in full to your card${cancelled.length === 1 ? "" : "s"}.`,
+        description: `${formatMoney(refund)} will be refunded in full to your card${cancelled.length === 1 ? "" : "s"}.${paused}`,
       });
     } catch (error) {
       setOpen(false);
@@ -95,6 +103,7 @@ export function FreezeVouchersCard() {
                 </p>
                 <p>Each is refunded in full, fee included, to the card that paid for it.</p>
                 <p>The recipients will no longer be able to collect the cash. This cannot be undone.</p>
+                <p>Your scheduled sends are paused too, so no new voucher goes out. You can resume them on the Recipients page.</p>
               </div>
             </AlertDialog.Description>
             <div className="mt-6 flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">

@@ -5526,10 +5526,12 @@ func (*FreezeVouchersRequest) Descriptor() ([]byte, []int) {
 }
 
 type FreezeVouchersResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Cancelled     []*Transfer            `protobuf:"bytes,1,rep,name=cancelled,proto3" json:"cancelled,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Cancelled []*Transfer            `protobuf:"bytes,1,rep,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// Active scheduled sends paused with the vouchers (resumed on /recipients).
+	PausedSchedules int32 `protobuf:"varint,2,opt,name=paused_schedules,json=pausedSchedules,proto3" json:"paused_schedules,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *FreezeVouchersResponse) Reset() {
@@ -5567,6 +5569,13 @@ func (x *FreezeVouchersResponse) GetCancelled() []*Transfer {
 		return x.Cancelled
 	}
 	return nil
+}
+
+func (x *FreezeVouchersResponse) GetPausedSchedules() int32 {
+	if x != nil {
+		return x.PausedSchedules
+	}
+	return 0
 }
 
 type Recipient struct {
@@ -8129,9 +8138,10 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\x16GetLimitPolicyResponse\x123\n" +
 	"\x06limits\x18\x01 \x03(\v2\x1b.thumela.bff.v1.LimitPolicyR\x06limits\x122\n" +
 	"\x15amount_multiple_cents\x18\x02 \x01(\x03R\x13amountMultipleCents\"\x17\n" +
-	"\x15FreezeVouchersRequest\"P\n" +
+	"\x15FreezeVouchersRequest\"{\n" +
 	"\x16FreezeVouchersResponse\x126\n" +
-	"\tcancelled\x18\x01 \x03(\v2\x18.thumela.bff.v1.TransferR\tcancelled\"\xa3\x02\n" +
+	"\tcancelled\x18\x01 \x03(\v2\x18.thumela.bff.v1.TransferR\tcancelled\x12)\n" +
+	"\x10paused_schedules\x18\x02 \x01(\x05R\x0fpausedSchedules\"\xa3\x02\n" +
 	"\tRecipient\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +

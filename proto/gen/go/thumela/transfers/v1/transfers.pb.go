@@ -2244,9 +2244,12 @@ func (*FreezeVouchersRequest) Descriptor() ([]byte, []int) {
 type FreezeVouchersResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The transfers whose vouchers were cancelled (each refunded in full).
-	Cancelled     []*Transfer `protobuf:"bytes,1,rep,name=cancelled,proto3" json:"cancelled,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Cancelled []*Transfer `protobuf:"bytes,1,rep,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// How many active scheduled sends were paused with them: a sender who fears a scam or lost
+	// their phone wants no more money to leave. They resume on /recipients, one by one.
+	PausedSchedules int32 `protobuf:"varint,2,opt,name=paused_schedules,json=pausedSchedules,proto3" json:"paused_schedules,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *FreezeVouchersResponse) Reset() {
@@ -2284,6 +2287,13 @@ func (x *FreezeVouchersResponse) GetCancelled() []*Transfer {
 		return x.Cancelled
 	}
 	return nil
+}
+
+func (x *FreezeVouchersResponse) GetPausedSchedules() int32 {
+	if x != nil {
+		return x.PausedSchedules
+	}
+	return 0
 }
 
 // LimitExceeded is the error detail of a refused transfer.
@@ -4244,9 +4254,10 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\x16DeleteRecipientRequest\x12!\n" +
 	"\frecipient_id\x18\x02 \x01(\tR\vrecipientIdJ\x04\b\x01\x10\x02R\auser_id\"\x19\n" +
 	"\x17DeleteRecipientResponse\"&\n" +
-	"\x15FreezeVouchersRequestJ\x04\b\x01\x10\x02R\auser_id\"V\n" +
+	"\x15FreezeVouchersRequestJ\x04\b\x01\x10\x02R\auser_id\"\x81\x01\n" +
 	"\x16FreezeVouchersResponse\x12<\n" +
-	"\tcancelled\x18\x01 \x03(\v2\x1e.thumela.transfers.v1.TransferR\tcancelled\"\x8e\x01\n" +
+	"\tcancelled\x18\x01 \x03(\v2\x1e.thumela.transfers.v1.TransferR\tcancelled\x12)\n" +
+	"\x10paused_schedules\x18\x02 \x01(\x05R\x0fpausedSchedules\"\x8e\x01\n" +
 	"\rLimitExceeded\x123\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1f.thumela.transfers.v1.LimitKindR\x04kind\x12\x1f\n" +
 	"\vlimit_cents\x18\x02 \x01(\x03R\n" +
