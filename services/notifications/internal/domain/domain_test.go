@@ -183,6 +183,22 @@ func TestVoucherSMS(t *testing.T) {
 		}
 	}
 
+	if strings.Contains(msg.Text, "replaces") {
+		t.Errorf("a first voucher's SMS says it replaces one: %s", msg.Text)
+	}
+	// A resent voucher's SMS says that the earlier number no longer works; the flag is "true" or
+	// nothing.
+	params["replaces_earlier"] = "true"
+	msg, err = domain.Render(domain.TemplateVoucherIssued, domain.ChannelSMS, params, secrets)
+	if err != nil || !strings.Contains(msg.Text, "sent you R1,234.00. This replaces the earlier voucher: its number no longer works. Voucher number:") {
+		t.Errorf("a resent voucher's SMS: %q, %v", msg.Text, err)
+	}
+	params["replaces_earlier"] = "yes"
+	if _, err := domain.Render(domain.TemplateVoucherIssued, domain.ChannelSMS, params, secrets); err == nil {
+		t.Error("replaces_earlier \"yes\" was accepted")
+	}
+	delete(params, "replaces_earlier")
+
 	// Without the PIN (the sender keeps it), the SMS says who will give it.
 	delete(secrets, "pin")
 	msg, err = domain.Render(domain.TemplateVoucherIssued, domain.ChannelSMS, params, secrets)

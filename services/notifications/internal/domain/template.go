@@ -86,6 +86,11 @@ const (
 	ParamCreditAppliedCents = "credit_applied_cents"
 	ParamCardChargeCents    = "card_charge_cents"
 	ParamCreatedAt          = "created_at"
+	// ParamReplacesEarlier (VOUCHER_ISSUED, optional, "true"): the voucher re-issued to the same
+	// phone (the sender's "Resend SMS"). The recipient has the earlier SMS too, whose number no
+	// longer works: the new one says so, or it reads as a second payment, and the old number
+	// typed at an ATM counts toward the lock.
+	ParamReplacesEarlier = "replaces_earlier"
 	ParamLocation           = "location"
 	ParamReason             = "reason"
 	ParamTicket             = "ticket"
@@ -130,6 +135,7 @@ const (
 	kindVoucher                    // a voucher number: digits, spaces or dashes
 	kindPIN                        // a PIN: four to eight digits
 	kindDate                       // a calendar date, YYYY-MM-DD (already Johannesburg's), shown "Fri 27 Mar 2026"
+	kindFlag                       // "true" (shown as "true", for an {{if}}); anything else is refused
 )
 
 // MaxDisplayName caps a name shown in a message (a sender's name in the recipient's SMS).
@@ -165,7 +171,8 @@ var specs = map[Template]spec{
 		params: []field{{ParamFirstName, kindName, false}, {ParamAt, kindTime, false}, {ParamHow, kindPasswordChange, false}}},
 	TemplateVoucherIssued: {channel: ChannelSMS,
 		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
-			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false}},
+			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false},
+			{ParamReplacesEarlier, kindFlag, true}},
 		secrets: []field{{SecretVoucherNumber, kindVoucher, false}, {SecretPIN, kindPIN, true}}},
 	TemplateVoucherReminder: {channel: ChannelSMS,
 		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
@@ -446,6 +453,11 @@ func (k kind) format(raw string, ch Channel) (string, error) {
 			return "", fmt.Errorf("empty")
 		}
 		return ToGSM(ref), nil
+	case kindFlag:
+		if strings.TrimSpace(raw) != "true" {
+			return "", fmt.Errorf(`not "true"`)
+		}
+		return "true", nil
 	case kindRefund:
 		switch r := strings.TrimSpace(raw); r {
 		case "cancelled", "expired":

@@ -45,7 +45,7 @@ func (t *Transfer) ResendVoucher(v IssuedVoucher, now time.Time) error {
 		return ErrResendLimit
 	}
 	t.s.Voucher.Resends++
-	return t.reissue(v, now)
+	return t.reissue(v, now, true)
 }
 
 // ChangeRecipientPhone re-issues the voucher with v to phone, the recipient's new number
@@ -65,7 +65,7 @@ func (t *Transfer) ChangeRecipientPhone(phone Phone, v IssuedVoucher, now time.T
 	}
 	t.s.Voucher.PhoneChanges++
 	t.s.RecipientPhone = phone
-	return t.reissue(v, now)
+	return t.reissue(v, now, false)
 }
 
 // VoucherSMSFailed records that the voucher SMS of delivery (a notification request's id) to
@@ -88,7 +88,7 @@ func (t *Transfer) reissuable(now time.Time) error {
 	return nil
 }
 
-func (t *Transfer) reissue(issued IssuedVoucher, now time.Time) error {
+func (t *Transfer) reissue(issued IssuedVoucher, now time.Time, samePhone bool) error {
 	if issued.Number == "" || issued.PINHash == "" {
 		return ErrInvalidTransition
 	}
@@ -97,7 +97,7 @@ func (t *Transfer) reissue(issued IssuedVoucher, now time.Time) error {
 	v.Number, v.PINHash = issued.Number, hash
 	v.FailedAttempts, v.LockedUntil = 0, time.Time{}
 	t.s.UpdatedAt = now
-	t.events = append(t.events, VoucherReissued{PIN: pin, Reissue: v.Reissues(), At: now})
+	t.events = append(t.events, VoucherReissued{PIN: pin, Reissue: v.Reissues(), At: now, SamePhone: samePhone})
 	return nil
 }
 

@@ -38,7 +38,7 @@ func TestResendVoucher(t *testing.T) {
 			got.FailedAttempts != 0 || !got.LockedUntil.IsZero() || got.Status != domain.CollectionAwaiting || got.Reissues() != i {
 			t.Fatalf("after resend %d: %+v", i, got)
 		}
-		if evs := tr.TakeEvents(); len(evs) != 1 || evs[0] != (domain.VoucherReissued{PIN: v.PIN, Reissue: i, At: at}) {
+		if evs := tr.TakeEvents(); len(evs) != 1 || evs[0] != (domain.VoucherReissued{PIN: v.PIN, Reissue: i, At: at, SamePhone: true}) {
 			t.Fatalf("resend %d: events %v", i, evs)
 		}
 	}

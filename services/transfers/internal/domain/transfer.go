@@ -144,6 +144,8 @@ type VoucherReissued struct {
 	PIN     string
 	Reissue int
 	At      time.Time
+	// SamePhone: a resend, to the phone that has the earlier voucher's SMS (not a new number).
+	SamePhone bool
 }
 
 // VoucherChanged: the voucher's collection status changed (cancelled, expired).

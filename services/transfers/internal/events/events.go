@@ -84,7 +84,7 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 			if err != nil {
 				return nil, err
 			}
-			sms, err := VoucherSMS(t, ev.PIN, ev.At, sealTo, "")
+			sms, err := VoucherSMS(t, ev.PIN, ev.At, sealTo, "", false)
 			if err != nil {
 				return nil, err
 			}
@@ -99,7 +99,7 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 			if err != nil {
 				return nil, err
 			}
-			sms, err := VoucherSMS(t, ev.PIN, ev.At, sealTo, which)
+			sms, err := VoucherSMS(t, ev.PIN, ev.At, sealTo, which, ev.SamePhone)
 			if err != nil {
 				return nil, err
 			}

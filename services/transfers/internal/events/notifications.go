@@ -29,6 +29,9 @@ const (
 	// ParamPINBySender is "true" on a VOUCHER_ISSUED request whose PIN the sender chose (and
 	// gives the recipient themselves): the secrets then hold the voucher number alone.
 	ParamPINBySender = "pin_by_sender"
+	// ParamReplacesEarlier is "true" on a resent voucher's VOUCHER_ISSUED request: the SMS says
+	// the earlier voucher's number no longer works (notifications' template).
+	ParamReplacesEarlier = "replaces_earlier"
 )
 
 // Notification requests. transfers never words a message: it names a template and gives its
@@ -83,8 +86,9 @@ func request(t *domain.Transfer, channel notificationsv1.Channel, recipient stri
 // sealed to sealTo, so they are never in clear in the outbox or on a stream. When the sender
 // chose the PIN, there is no PIN to send (pin is ""): the secrets hold the number alone and
 // the params say pin_by_sender, so that the SMS tells the recipient to ask the sender. reissue
-// numbers a re-issue's SMS ("" for the first).
-func VoucherSMS(t *domain.Transfer, pin string, at time.Time, sealTo seal.PublicKey, reissue string) (outbox.Message, error) {
+// numbers a re-issue's SMS ("" for the first); replaces says the phone has the earlier voucher's
+// SMS (a resend), which the new one then says no longer works.
+func VoucherSMS(t *domain.Transfer, pin string, at time.Time, sealTo seal.PublicKey, reissue string, replaces bool) (outbox.Message, error) {
 	s := t.State()
 	values := map[string]string{SecretVoucherNumber: s.Voucher.Number}
 	if !s.Voucher.PINChosenBySender {
@@ -104,6 +108,9 @@ func VoucherSMS(t *domain.Transfer, pin string, at time.Time, sealTo seal.Public
 	params := voucherParams(t)
 	if s.Voucher.PINChosenBySender {
 		params[ParamPINBySender] = "true"
+	}
+	if replaces {
+		params[ParamReplacesEarlier] = "true"
 	}
 	return request(t, notificationsv1.Channel_CHANNEL_SMS, s.RecipientPhone.E164(), notificationsv1.Template_TEMPLATE_VOUCHER_ISSUED,
 		params, &notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box}, at, reissue)

@@ -68,8 +68,9 @@ func TestResendVoucher(t *testing.T) {
 		numbers = append(numbers, got.GetNumber())
 		sms, secrets := latestSMS(t, e, id)
 		if secrets["voucher_number"] != got.GetNumber() || len(secrets["pin"]) != 4 || sms.GetRecipient() != "+27821234567" ||
-			sms.GetParams()["expires_at"] != before.GetVoucher().GetExpiresAt().AsTime().UTC().Format(time.RFC3339) {
-			t.Fatalf("resend %d: SMS %v", i, sms)
+			sms.GetParams()["expires_at"] != before.GetVoucher().GetExpiresAt().AsTime().UTC().Format(time.RFC3339) ||
+			sms.GetParams()["replaces_earlier"] != "true" {
+			t.Fatalf("resend %d: SMS %v (a resend's SMS says it replaces the earlier one)", i, sms)
 		}
 	}
 	smss := e.VoucherSMSes(t, id)
@@ -190,6 +191,9 @@ func TestChangeRecipientPhone(t *testing.T) {
 	sms, secrets := latestSMS(t, e, id)
 	if sms.GetRecipient() != "+27835550101" || secrets["voucher_number"] != tr.GetVoucher().GetNumber() || len(e.VoucherSMSes(t, id)) != 2 {
 		t.Fatalf("SMS %v", sms)
+	}
+	if _, ok := sms.GetParams()["replaces_earlier"]; ok {
+		t.Fatalf("the new number's first SMS says it replaces one it never got: %v", sms)
 	}
 	evs := e.VoucherEvents(t, id)
 	if last := evs[len(evs)-1]; last.GetTransfer().GetRecipientPhone() != "+27835550101" || last.GetVoucher().GetNumber() != tr.GetVoucher().GetNumber() {
