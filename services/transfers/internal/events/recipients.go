@@ -1,6 +1,7 @@
 package events
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,3 +33,9 @@ func RecipientsChanged(userID uuid.UUID, id uuid.UUID, at time.Time) (outbox.Mes
 
 // RecipientSavedID is the id of the RecipientsChanged event of transfer t's completion.
 func RecipientSavedID(t *domain.Transfer) uuid.UUID { return eventID(t, "recipients/saved") }
+
+// RecipientPhoneChangedID is the RecipientsChanged id of the saved recipient's move to the
+// transfer's new phone number, one per change of number.
+func RecipientPhoneChangedID(t *domain.Transfer) uuid.UUID {
+	return eventID(t, "recipients/phone/"+strconv.Itoa(t.Voucher().PhoneChanges))
+}

@@ -411,8 +411,12 @@ func (r *Transfers) save(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was
 	if err := r.writeEvents(ctx, tx, t); err != nil {
 		return err
 	}
-	// The completion saves the recipient in this same transaction (recipients.go).
+	// The completion saves the recipient, and a change of phone number moves it, in this same
+	// transaction (recipients.go).
 	if err := r.saveRecipientOnCompletion(ctx, tx, t, was); err != nil {
+		return err
+	}
+	if err := r.followPhoneChange(ctx, tx, t, was); err != nil {
 		return err
 	}
 	// The credit returns with a failure, cancel or expiry, and a referrer's reward is paid with

@@ -74,6 +74,34 @@ func queueRecipientOnCompletion(ctx context.Context, tx pgx.Tx, b *pgx.Batch, t 
 	return outbox.Queue(ctx, tx, b, msg)
 }
 
+// followPhoneChange moves the saved recipient of a completed transfer whose phone number the
+// sender just changed (was holds the old one) to the new number, with its RecipientsChanged
+// event, in the change's transaction: the sender changed it because the old one was wrong, and
+// the next send from /recipients or the wizard's saved card would otherwise go to it again. A
+// saved recipient already at the new number is left as it is (one row per number), as is a
+// transfer whose sender chose not to save its recipient.
+func (r *Transfers) followPhoneChange(ctx context.Context, tx pgx.Tx, t *domain.Transfer, was domain.State) error {
+	s := t.State()
+	if was.Status != domain.StatusCompleted || !s.SaveRecipient || was.RecipientPhone.E164() == s.RecipientPhone.E164() {
+		return nil
+	}
+	tag, err := tx.Exec(ctx, `UPDATE recipients SET phone = $3, updated_at = $4
+		WHERE user_id = $1 AND phone = $2
+		AND NOT EXISTS (SELECT 1 FROM recipients WHERE user_id = $1 AND phone = $3)`,
+		s.UserID, was.RecipientPhone.E164(), s.RecipientPhone.E164(), s.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("move saved recipient to the new phone: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return nil
+	}
+	msg, err := events.RecipientsChanged(s.UserID, events.RecipientPhoneChangedID(t), s.UpdatedAt)
+	if err != nil {
+		return err
+	}
+	return outbox.Write(ctx, tx, msg)
+}
+
 // ListRecipients implements app.RecipientRepository.
 func (r *Transfers) ListRecipients(ctx context.Context, userID uuid.UUID, query string) ([]domain.Recipient, error) {
 	where, args := []string{"user_id = $1"}, []any{userID}

@@ -195,6 +195,10 @@ func TestChangeRecipientPhone(t *testing.T) {
 	if _, ok := sms.GetParams()["replaces_earlier"]; ok {
 		t.Fatalf("the new number's first SMS says it replaces one it never got: %v", sms)
 	}
+	// The saved recipient moved with it: the next send from /recipients goes to the new number.
+	if saved := listRecipients(t, e, v.user, ""); len(saved) != 1 || saved[0].GetPhone() != "+27835550101" {
+		t.Fatalf("saved recipients after the change of number: %v", saved)
+	}
 	evs := e.VoucherEvents(t, id)
 	if last := evs[len(evs)-1]; last.GetTransfer().GetRecipientPhone() != "+27835550101" || last.GetVoucher().GetNumber() != tr.GetVoucher().GetNumber() {
 		t.Fatalf("the live event %v", last)
