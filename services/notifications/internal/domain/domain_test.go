@@ -33,6 +33,8 @@ func fullParams(t domain.Template) (params, secrets map[string]string) {
 		return map[string]string{"sender_name": "Thandi Nkosi", "amount_cents": "123400", "bank": "standard_bank",
 				"expires_at": "2026-03-25T11:12:00Z", "reference": "TH-7Q4K2M"},
 			map[string]string{"voucher_number": "1234 5678 9012", "pin": "4821"}
+	case domain.TemplateVoucherCancelled:
+		return map[string]string{"sender_name": "Thandi N.", "amount_cents": "30000", "reference": "TH-7Q4K2M"}, nil
 	case domain.TemplateVoucherReminder:
 		return map[string]string{"sender_name": "Thandi Nkosi", "amount_cents": "123400", "bank": "capitec",
 			"expires_at": "2026-03-25T11:12:00Z", "reference": "TH-7Q4K2M"}, nil
@@ -225,6 +227,21 @@ func TestVoucherSMS(t *testing.T) {
 	}
 	if domain.ToGSM(msg.Text) != msg.Text {
 		t.Errorf("not GSM: %q", msg.Text)
+	}
+}
+
+// The recipient is told when the sender cancels: who, how much, and that it can no longer be
+// withdrawn, with the reference, in GSM and one part.
+func TestVoucherCancelledSMS(t *testing.T) {
+	t.Parallel()
+	params, _ := fullParams(domain.TemplateVoucherCancelled)
+	msg, err := domain.Render(domain.TemplateVoucherCancelled, domain.ChannelSMS, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Thumela: Thandi N. cancelled the R300.00 voucher sent to you. It can no longer be withdrawn. Ref TH-7Q4K2M"
+	if strings.TrimSpace(msg.Text) != want || domain.SMSParts(msg.Text) != 1 || domain.ToGSM(msg.Text) != msg.Text {
+		t.Errorf("SMS %q, want %q in one GSM part", msg.Text, want)
 	}
 }
 

@@ -48,6 +48,9 @@ const (
 	// could not pay the cash out (a reversal), so nothing was collected, and says whether the
 	// voucher still stands (expires_at) or its time was up (no expires_at: the refund follows).
 	TemplateCashNotDispensed Template = "cash_not_dispensed"
+	// TemplateVoucherCancelled tells the recipient by SMS that the sender cancelled the voucher:
+	// without it they learnt at the ATM.
+	TemplateVoucherCancelled Template = "voucher_cancelled"
 	// TemplateUnknown is recorded for a request whose template the service does not know.
 	TemplateUnknown Template = "unknown"
 )
@@ -174,6 +177,9 @@ var specs = map[Template]spec{
 			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false},
 			{ParamReplacesEarlier, kindFlag, true}},
 		secrets: []field{{SecretVoucherNumber, kindVoucher, false}, {SecretPIN, kindPIN, true}}},
+	TemplateVoucherCancelled: {channel: ChannelSMS,
+		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
+			{ParamReference, kindReference, false}}},
 	TemplateVoucherReminder: {channel: ChannelSMS,
 		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
 			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false}}},

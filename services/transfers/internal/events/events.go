@@ -110,6 +110,14 @@ func Messages(t *domain.Transfer, evs []domain.Event, sealTo seal.PublicKey) ([]
 				return nil, err
 			}
 			msgs = append(msgs, changed)
+			if t.Voucher().Status == domain.CollectionCancelled {
+				// The recipient is told the sender cancelled, or they learn it at the ATM.
+				sms, err := CancelledSMS(t, ev.At)
+				if err != nil {
+					return nil, err
+				}
+				msgs = append(msgs, sms)
+			}
 		case domain.VoucherLocked:
 			// The status stays "awaiting collection"; the voucher carries its lock. One lock of a
 			// voucher is one event (its end makes the id unique).

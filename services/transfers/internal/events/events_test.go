@@ -225,8 +225,17 @@ func TestCollectionAndRefundEmails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if reqs, _ := requests(t, msgs); len(reqs) != 0 {
-			t.Fatalf("%s: a request before the refund is made: %v", reason, reqs)
+		// No e-mail before the refund is made; a cancellation tells the recipient by SMS (an
+		// expiry does not: the recipient was reminded before it).
+		reqs, _ := requests(t, msgs)
+		switch {
+		case reason == "expired" && len(reqs) != 0:
+			t.Fatalf("expired: a request before the refund is made: %v", reqs)
+		case reason == "cancelled" && (len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_CANCELLED ||
+			reqs[0].GetChannel() != notificationsv1.Channel_CHANNEL_SMS || reqs[0].GetRecipient() != "+27821234567" || reqs[0].GetSecrets() != nil):
+			t.Fatalf("cancelled: requests %v, want the recipient's cancellation SMS alone", reqs)
+		case reason == "cancelled":
+			wantParams(t, reqs[0], map[string]string{"sender_name": "Thandi N.", "amount_cents": "50000", "reference": "5f0c2a1e"})
 		}
 		if err := tr.Refunded("re_1", t0.Add(domain.DefaultVoucherTTL)); err != nil {
 			t.Fatal(err)
@@ -241,7 +250,7 @@ func TestCollectionAndRefundEmails(t *testing.T) {
 			msgs[0].Subject != "thumela.transfers."+tr.UserID().String()+".voucher" {
 			t.Fatalf("%s: first refunded message %s %v, want the transfer refunded on .voucher", reason, msgs[0].Subject, msgs[0].Payload)
 		}
-		reqs, _ := requests(t, msgs)
+		reqs, _ = requests(t, msgs)
 		if len(msgs) != 2 || len(reqs) != 1 || reqs[0].GetTemplate() != notificationsv1.Template_TEMPLATE_VOUCHER_REFUNDED ||
 			reqs[0].GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL {
 			t.Fatalf("%s: refunded messages %v", reason, msgs)

@@ -137,6 +137,14 @@ func ReminderSMS(t *domain.Transfer, at time.Time) (outbox.Message, error) {
 		notificationsv1.Template_TEMPLATE_VOUCHER_REMINDER, voucherParams(t), nil, at, "")
 }
 
+// CancelledSMS tells the recipient, at the voucher's current number, that the sender cancelled
+// it (VOUCHER_CANCELLED): who, how much and the reference; no secret.
+func CancelledSMS(t *domain.Transfer, at time.Time) (outbox.Message, error) {
+	s := t.State()
+	return request(t, notificationsv1.Channel_CHANNEL_SMS, s.RecipientPhone.E164(), notificationsv1.Template_TEMPLATE_VOUCHER_CANCELLED,
+		map[string]string{"sender_name": s.SenderName, "amount_cents": cents(s.Amount), "reference": t.Reference()}, nil, at, "")
+}
+
 // senderEmail is one of the sender's e-mails about t: its template and params.
 type senderEmail func(t *domain.Transfer) (notificationsv1.Template, map[string]string)
 

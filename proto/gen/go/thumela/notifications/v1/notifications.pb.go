@@ -124,6 +124,8 @@ const (
 	Template_TEMPLATE_VOUCHER_SMS_FAILED    Template = 14
 	Template_TEMPLATE_PASSWORD_CHANGED      Template = 15
 	Template_TEMPLATE_CASH_NOT_DISPENSED    Template = 16
+	// SMS to the recipient: the sender cancelled the voucher (or froze their vouchers).
+	Template_TEMPLATE_VOUCHER_CANCELLED Template = 17
 )
 
 // Enum value maps for Template.
@@ -146,6 +148,7 @@ var (
 		14: "TEMPLATE_VOUCHER_SMS_FAILED",
 		15: "TEMPLATE_PASSWORD_CHANGED",
 		16: "TEMPLATE_CASH_NOT_DISPENSED",
+		17: "TEMPLATE_VOUCHER_CANCELLED",
 	}
 	Template_value = map[string]int32{
 		"TEMPLATE_UNSPECIFIED":           0,
@@ -165,6 +168,7 @@ var (
 		"TEMPLATE_VOUCHER_SMS_FAILED":    14,
 		"TEMPLATE_PASSWORD_CHANGED":      15,
 		"TEMPLATE_CASH_NOT_DISPENSED":    16,
+		"TEMPLATE_VOUCHER_CANCELLED":     17,
 	}
 )
 
@@ -1051,7 +1055,7 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\aChannel\x12\x17\n" +
 	"\x13CHANNEL_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rCHANNEL_EMAIL\x10\x01\x12\x0f\n" +
-	"\vCHANNEL_SMS\x10\x02*\x8c\x04\n" +
+	"\vCHANNEL_SMS\x10\x02*\xac\x04\n" +
 	"\bTemplate\x12\x18\n" +
 	"\x14TEMPLATE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15TEMPLATE_SIGN_UP_CODE\x10\x01\x12 \n" +
@@ -1070,7 +1074,8 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x17TEMPLATE_VOUCHER_LOCKED\x10\r\x12\x1f\n" +
 	"\x1bTEMPLATE_VOUCHER_SMS_FAILED\x10\x0e\x12\x1d\n" +
 	"\x19TEMPLATE_PASSWORD_CHANGED\x10\x0f\x12\x1f\n" +
-	"\x1bTEMPLATE_CASH_NOT_DISPENSED\x10\x10*\xa2\x01\n" +
+	"\x1bTEMPLATE_CASH_NOT_DISPENSED\x10\x10\x12\x1e\n" +
+	"\x1aTEMPLATE_VOUCHER_CANCELLED\x10\x11*\xa2\x01\n" +
 	"\x0eDeliveryStatus\x12\x1f\n" +
 	"\x1bDELIVERY_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DELIVERY_STATUS_QUEUED\x10\x01\x12\x18\n" +
