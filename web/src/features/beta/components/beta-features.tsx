@@ -20,8 +20,8 @@ export function BetaFeatures({ userId }: { userId: string }) {
         <div>
           <h2 className="font-semibold text-slate-900 dark:text-white">Help shape Thumela</h2>
           <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
-            These features are not available yet. Join a waitlist to show us what matters to you; it helps us decide what
-            to build first. Your choice is saved in this browser only, and joining costs nothing.
+            These features are not available yet. Join a waitlist to keep track of the ones you want. Your choice is saved
+            in this browser only and is not sent to us, and joining costs nothing.
           </p>
         </div>
       </Card>
