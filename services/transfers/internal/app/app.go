@@ -14,6 +14,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -264,7 +266,7 @@ func (c Caller) sender() domain.Sender {
 // message. A second given name ("Mary Ann") is the price.
 func (c Caller) displayName() string {
 	given := firstWord(c.GivenName)
-	family := []rune(strings.TrimSpace(c.FamilyName))
+	family := []rune(familyInitialWord(c.FamilyName))
 	switch {
 	case given == "":
 		return ""
@@ -273,6 +275,19 @@ func (c Caller) displayName() string {
 	default:
 		return given + " " + string(family[0]) + "."
 	}
+}
+
+// familyInitialWord is the word of a family name whose initial the SMS shows: the first one that
+// starts with a capital, so that "van der Merwe" is "M." (not "v."), and "De Villiers" "D.";
+// the first word when none does.
+func familyInitialWord(s string) string {
+	words := strings.Fields(s)
+	for _, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
+			return w
+		}
+	}
+	return firstWord(s)
 }
 
 // firstWord returns s's first whitespace-separated word.

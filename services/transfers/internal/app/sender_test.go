@@ -23,6 +23,10 @@ func TestSenderKeepsWhatTheNameRuleAllows(t *testing.T) {
 		{"FNB Fraud Desk says your card is blocked", "Now", domain.Sender{DisplayName: "FNB N.",
 			FirstName: "FNB Fraud Desk says your card is blocked"}},
 		{"Mary Ann", "Mokoena", domain.Sender{DisplayName: "Mary M.", FirstName: "Mary Ann"}},
+		// The initial is of the name, not of its particle.
+		{"Naledi", "van der Merwe", domain.Sender{DisplayName: "Naledi M.", FirstName: "Naledi"}},
+		{"Pieter", "De Villiers", domain.Sender{DisplayName: "Pieter D.", FirstName: "Pieter"}},
+		{"Ama", "nkosi", domain.Sender{DisplayName: "Ama n.", FirstName: "Ama"}},
 		{"Nomathembaeliziwemhlophe", "Dube", domain.Sender{DisplayName: "Nomathembaeliziwemhlophe D.", FirstName: "Nomathembaeliziwemhlophe"}},
 		{"www.fnb-help.co.za", "Nkosi", domain.Sender{}},
 		{"Thandi", "www.fnb-help.co.za", domain.Sender{DisplayName: "Thandi", FirstName: "Thandi"}},
