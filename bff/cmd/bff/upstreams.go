@@ -22,12 +22,16 @@ import (
 // upstreams are the BFF's connections to the services it calls.
 type upstreams struct {
 	identity, profiles, paymentMethods, fees, transfers, notifications *grpc.ClientConn
+	// identityTokens is the connection the BFF's own service tokens are asked for on: a call on
+	// identity's main connection needs one first, so asking for it there would wait on itself.
+	identityTokens *grpc.ClientConn
 }
 
 // dialUpstreams connects to every service (lazily: gRPC connects on the first call). A
-// signed-in user's calls carry the user's token (the per-RPC credentials of each call keep it);
-// notifications, which a visitor's support message reaches too, gets the BFF's own service
-// token from identity.
+// signed-in user's calls carry the user's token (the per-RPC credentials of each call keep it).
+// The calls no user's token covers carry the BFF's own service token from identity: a signed-out
+// browser's calls to identity (sign-up, sign-in, codes, the session's refresh), which identity
+// takes from the BFF alone, and notifications, which a visitor's support message reaches.
 func dialUpstreams(cfg server.Config) (*upstreams, error) {
 	u := &upstreams{}
 	var err error
@@ -36,15 +40,17 @@ func dialUpstreams(cfg server.Config) (*upstreams, error) {
 			*conn, err = grpcserver.Dial(addr, opts...)
 		}
 	}
-	dial(&u.identity, cfg.IdentityAddr)
+	dial(&u.identityTokens, cfg.IdentityAddr)
+	var asBFF grpc.DialOption
+	if err == nil {
+		asBFF = grpc.WithPerRPCCredentials(auth.PerRPCCredentials(auth.IdentityServiceTokens(u.identityTokens, "bff", cfg.ServiceSecret)))
+	}
+	dial(&u.identity, cfg.IdentityAddr, asBFF)
 	dial(&u.profiles, cfg.ProfilesAddr)
 	dial(&u.paymentMethods, cfg.PaymentMethodsAddr)
 	dial(&u.fees, cfg.FeesAddr)
 	dial(&u.transfers, cfg.TransfersAddr)
-	if err == nil {
-		serviceTokens := auth.IdentityServiceTokens(u.identity, "bff", cfg.ServiceSecret)
-		dial(&u.notifications, cfg.NotificationsAddr, grpc.WithPerRPCCredentials(auth.PerRPCCredentials(serviceTokens)))
-	}
+	dial(&u.notifications, cfg.NotificationsAddr, asBFF)
 	if err != nil {
 		_ = u.Close() //nolint:errcheck // the dial error is the one to report
 		return nil, err
@@ -55,7 +61,7 @@ func dialUpstreams(cfg server.Config) (*upstreams, error) {
 // Close closes the connections that were made.
 func (u *upstreams) Close() error {
 	var errs []error
-	for _, c := range []*grpc.ClientConn{u.identity, u.profiles, u.paymentMethods, u.fees, u.transfers, u.notifications} {
+	for _, c := range []*grpc.ClientConn{u.identity, u.identityTokens, u.profiles, u.paymentMethods, u.fees, u.transfers, u.notifications} {
 		if c != nil {
 			errs = append(errs, c.Close())
 		}

@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
@@ -23,8 +25,9 @@ import (
 
 // The binary's wiring end to end: service.Run with identity's Setup on a real PostgreSQL and
 // NATS; a sign-up's e-mail request reaches the notifications stream through the outbox relay
-// (its code sealed, its outbox row deleted once published), the policy lets a signed-out
-// caller in but not to GetUser, and it stops cleanly on SIGTERM.
+// (its code sealed, its outbox row deleted once published), the policy lets the BFF in with its
+// service token for a signed-out browser's calls (and refuses them without it) but not to
+// GetUser, and it stops cleanly on SIGTERM.
 func TestServiceEndToEnd(t *testing.T) {
 	// Not parallel: it sets the environment and signals the process.
 	// identity verifies tokens with its own keys (IDENTITY_SIGNING_KEY), not servicetest's.
@@ -33,15 +36,25 @@ func TestServiceEndToEnd(t *testing.T) {
 		"IDENTITY_SIGNING_KEY":          seed(t),
 		"NOTIFICATIONS_SEAL_PUBLIC_KEY": sealKey.Public().String(),
 		"LOG_LEVEL":                     "error",
+		"IDENTITY_SERVICE_SECRETS":      "bff=bff-secret-0123456789abcdef",
 	})
 	conn := svc.Conn
 
 	client := identityv1.NewIdentityServiceClient(conn)
 	rctx, rcancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer rcancel()
-	res, err := client.SignUp(rctx, &identityv1.SignUpRequest{
+	signUp := &identityv1.SignUpRequest{
 		FirstName: "Sipho", LastName: "Dlamini", Email: "sipho@example.com", Password: "correct-horse-battery",
-	})
+	}
+	if _, err := client.SignUp(rctx, signUp); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("a sign-up without the BFF's token: %v, want Unauthenticated", err)
+	}
+	bffToken, err := client.IssueServiceToken(rctx, &identityv1.IssueServiceTokenRequest{Service: "bff", Secret: "bff-secret-0123456789abcdef"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asBFF := auth.WithBearer(rctx, bffToken.GetAccessToken())
+	res, err := client.SignUp(asBFF, signUp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,11 +124,11 @@ func TestServiceEndToEnd(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	v, err := client.VerifyEmail(rctx, &identityv1.VerifyEmailRequest{Email: "sipho@example.com", Code: code})
+	v, err := client.VerifyEmail(asBFF, &identityv1.VerifyEmailRequest{Email: "sipho@example.com", Code: code})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := client.Refresh(rctx, &identityv1.RefreshRequest{SessionToken: v.GetSession().GetToken()})
+	r, err := client.Refresh(asBFF, &identityv1.RefreshRequest{SessionToken: v.GetSession().GetToken()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,19 +38,25 @@ const (
 	MsgUnauthenticated    = "You must be logged in to perform this action."
 )
 
-// Policy says who may call each method: everything a signed-out browser needs (through the
-// BFF), the public keys and service tokens are public; the account's own reads and writes need
-// the user's token.
+// BFFService is the service name the BFF's service token carries.
+const BFFService = "bff"
+
+// Policy says who may call each method. Everything a signed-out browser needs is the BFF's
+// alone, with its service token: those calls carry the browser's address, which the throttles
+// count by, and a caller that could name any address would guess passwords and codes past them
+// (a probe did, straight at identity's port). The public keys and service tokens are public;
+// the account's own reads and writes need the user's token.
 func Policy() auth.Policy {
+	bff := auth.Services(BFFService)
 	return auth.Policy{
-		identityv1.IdentityService_SignUp_FullMethodName:               auth.Public,
-		identityv1.IdentityService_VerifyEmail_FullMethodName:          auth.Public,
-		identityv1.IdentityService_ResendCode_FullMethodName:           auth.Public,
-		identityv1.IdentityService_SignIn_FullMethodName:               auth.Public,
-		identityv1.IdentityService_Refresh_FullMethodName:              auth.Public,
-		identityv1.IdentityService_SignOut_FullMethodName:              auth.Public,
-		identityv1.IdentityService_RequestPasswordReset_FullMethodName: auth.Public,
-		identityv1.IdentityService_ResetPassword_FullMethodName:        auth.Public,
+		identityv1.IdentityService_SignUp_FullMethodName:               bff,
+		identityv1.IdentityService_VerifyEmail_FullMethodName:          bff,
+		identityv1.IdentityService_ResendCode_FullMethodName:           bff,
+		identityv1.IdentityService_SignIn_FullMethodName:               bff,
+		identityv1.IdentityService_Refresh_FullMethodName:              bff,
+		identityv1.IdentityService_SignOut_FullMethodName:              bff,
+		identityv1.IdentityService_RequestPasswordReset_FullMethodName: bff,
+		identityv1.IdentityService_ResetPassword_FullMethodName:        bff,
 		identityv1.IdentityService_GetPublicKeys_FullMethodName:        auth.Public,
 		identityv1.IdentityService_IssueServiceToken_FullMethodName:    auth.Public,
 		identityv1.IdentityService_GetUser_FullMethodName:              auth.User,
@@ -60,8 +66,8 @@ func Policy() auth.Policy {
 		identityv1.IdentityService_RevokeOtherSessions_FullMethodName:  auth.User,
 		// Passkeys and step-up: the signed-out calls start and finish a passkey sign-in; the
 		// rest need the user's token and the session token of the same user.
-		identityv1.IdentityService_BeginPasskeySignIn_FullMethodName:        auth.Public,
-		identityv1.IdentityService_FinishPasskeySignIn_FullMethodName:       auth.Public,
+		identityv1.IdentityService_BeginPasskeySignIn_FullMethodName:        bff,
+		identityv1.IdentityService_FinishPasskeySignIn_FullMethodName:       bff,
 		identityv1.IdentityService_BeginPasskeyRegistration_FullMethodName:  auth.User,
 		identityv1.IdentityService_FinishPasskeyRegistration_FullMethodName: auth.User,
 		identityv1.IdentityService_ListPasskeys_FullMethodName:              auth.User,

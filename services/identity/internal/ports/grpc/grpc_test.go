@@ -31,7 +31,7 @@ func TestSignUpVerifyRefresh(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t)
 
-	res, err := e.client.SignUp(ctx, &identityv1.SignUpRequest{
+	res, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 		FirstName: " Thandi ", LastName: "Nkosi", Email: "  Thandi.Nkosi@Example.COM ", Password: goodPassword, Client: browser,
 	})
 	if err != nil {
@@ -88,7 +88,7 @@ func TestSignUpVerifyRefresh(t *testing.T) {
 	_, err = e.signIn("thandi.nkosi@example.com", goodPassword)
 	wantStatus(t, err, codes.FailedPrecondition, grpcport.MsgVerifyEmail)
 
-	vres, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "THANDI.NKOSI@example.com", Code: code, Client: browser})
+	vres, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "THANDI.NKOSI@example.com", Code: code, Client: browser})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,10 +101,10 @@ func TestSignUpVerifyRefresh(t *testing.T) {
 		t.Fatalf("%d verified events, %v", verifiedEvents, err)
 	}
 	// The code is single use.
-	_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "thandi.nkosi@example.com", Code: code})
+	_, err = e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "thandi.nkosi@example.com", Code: code})
 	wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 
-	rres, err := e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: vres.GetSession().GetToken()})
+	rres, err := e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: vres.GetSession().GetToken()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 	// (the clock is the test's, so even the times must be equal).
 	signUp := func(first, email, password string) *identityv1.SignUpResponse {
 		t.Helper()
-		res, err := e.client.SignUp(ctx, &identityv1.SignUpRequest{
+		res, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 			FirstName: first, LastName: "X", Email: email, Password: password, Client: browser,
 		})
 		if err != nil {
@@ -204,7 +204,7 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 	if _, err := e.signIn("taken@example.com", "another-good-one"); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("the stranger's password opens the verified account: %v", err)
 	}
-	if _, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "pending@example.com", Code: firstCode}); err != nil {
+	if _, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "pending@example.com", Code: firstCode}); err != nil {
 		t.Fatalf("the owner's code stopped working: %v", err)
 	}
 	if _, err := e.signIn("pending@example.com", "another-good-one"); status.Code(err) != codes.Unauthenticated {
@@ -217,7 +217,7 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 	// The same person again with the same password: names updated, the code already sent stands
 	// within the resend interval, and a new one comes after it.
 	id, againCode := e.signUp("again@example.com")
-	res, err := e.client.SignUp(ctx, &identityv1.SignUpRequest{
+	res, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 		FirstName: "Thandeka", LastName: "Nkosi", Email: "again@example.com", Password: goodPassword, Client: browser,
 	})
 	if err != nil || res.GetEmail() != "again@example.com" {
@@ -227,7 +227,7 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 		t.Fatalf("%d e-mails within the resend interval", n)
 	}
 	e.clock.Advance(61 * time.Second)
-	if _, err := e.client.SignUp(ctx, &identityv1.SignUpRequest{
+	if _, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 		FirstName: "Thandeka", LastName: "Nkosi", Email: "again@example.com", Password: goodPassword, Client: browser,
 	}); err != nil {
 		t.Fatal(err)
@@ -237,10 +237,10 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 		t.Fatal("no new code after the resend interval")
 	}
 	if newCode != againCode {
-		_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "again@example.com", Code: againCode})
+		_, err = e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "again@example.com", Code: againCode})
 		wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 	}
-	v, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "again@example.com", Code: newCode})
+	v, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "again@example.com", Code: newCode})
 	if err != nil || v.GetUser().GetFirstName() != "Thandeka" {
 		t.Fatalf("VerifyEmail = %v, %v", v, err)
 	}
@@ -262,7 +262,7 @@ func TestSignUpTakesAsLongForAnyAddress(t *testing.T) {
 	for i := range 5 {
 		for k, email := range kinds {
 			began := time.Now()
-			if _, err := e.client.SignUp(ctxT(t), &identityv1.SignUpRequest{
+			if _, err := e.bff.SignUp(ctxT(t), &identityv1.SignUpRequest{
 				FirstName: "T", LastName: "N", Email: email(i), Password: "another-good-one", Client: browser,
 			}); err != nil {
 				t.Fatal(err)
@@ -294,12 +294,12 @@ func TestCodeFormsLookAlikeForAnyAddress(t *testing.T) {
 	var answers []*status.Status
 	verify := func(email, digits string) {
 		t.Helper()
-		_, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: email, Code: digits, Client: browser})
+		_, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: email, Code: digits, Client: browser})
 		answers = append(answers, wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid))
 	}
 	reset := func(email, digits string) {
 		t.Helper()
-		_, err := e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: email, Code: digits,
+		_, err := e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: email, Code: digits,
 			NewPassword: "a-fresh-passphrase", Client: browser})
 		answers = append(answers, wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid))
 	}
@@ -309,7 +309,7 @@ func TestCodeFormsLookAlikeForAnyAddress(t *testing.T) {
 	verify("pending@example.com", wrong)
 	reset("nobody@example.com", "123456")
 	reset("verified@example.com", "123456") // no reset pending
-	if _, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "verified@example.com"}); err != nil {
+	if _, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "verified@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	reset("verified@example.com", wrong) // one pending: still no "tries left"
@@ -321,7 +321,7 @@ func TestCodeFormsLookAlikeForAnyAddress(t *testing.T) {
 	// The throttle (3 code failures an account here) counts an unknown address as it counts a
 	// known one: each has had 3 refused tries, and each is now refused alike.
 	for _, email := range []string{"nobody@example.com", "verified@example.com"} {
-		_, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: email, Code: "123456", Client: browser})
+		_, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: email, Code: "123456", Client: browser})
 		wantStatus(t, err, codes.ResourceExhausted, "")
 	}
 }
@@ -337,7 +337,7 @@ func TestResendCodeAnswersAlikeForAnyAddress(t *testing.T) {
 	e.clock.Advance(10 * time.Second)
 	var answers []*identityv1.ResendCodeResponse
 	for _, email := range []string{"nobody@example.com", "verified@example.com", "pending@example.com"} {
-		res, err := e.client.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: email,
+		res, err := e.bff.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: email,
 			Purpose: identityv1.CodePurpose_CODE_PURPOSE_EMAIL_VERIFICATION, Client: browser})
 		if err != nil {
 			t.Fatalf("ResendCode(%s) = %v", email, err)
@@ -361,7 +361,7 @@ func TestConcurrentSignUpsOfOneEmail(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		go func() {
-			_, err := e.client.SignUp(ctxT(t), &identityv1.SignUpRequest{
+			_, err := e.bff.SignUp(ctxT(t), &identityv1.SignUpRequest{
 				FirstName: "T", LastName: "N", Email: "race@example.com", Password: fmt.Sprintf("racing-passphrase-%d", i),
 			})
 			errs <- err
@@ -397,7 +397,7 @@ func TestSignUpValidation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := ctxT(t)
-	_, err := e.client.SignUp(ctx, &identityv1.SignUpRequest{
+	_, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 		FirstName: "Thandi", LastName: "Nkosi", Email: "thandi@example.com", Password: "passw0rd",
 	})
 	st := wantStatus(t, err, codes.InvalidArgument, domain.MsgPasswordCommon)
@@ -405,7 +405,7 @@ func TestSignUpValidation(t *testing.T) {
 		t.Fatalf("violations = %v", v)
 	}
 
-	_, err = e.client.SignUp(ctx, &identityv1.SignUpRequest{
+	_, err = e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 		FirstName: "Thandi", LastName: "Nkosi", Email: "qwerty@example.com", Password: "qwerty",
 	})
 	st = wantStatus(t, err, codes.InvalidArgument, domain.MsgPasswordTooShort+" "+domain.MsgPasswordCommon+" "+domain.MsgPasswordIsEmail)
@@ -420,7 +420,7 @@ func TestSignUpValidation(t *testing.T) {
 		t.Fatalf("reasons = %q", reasons)
 	}
 
-	_, err = e.client.SignUp(ctx, &identityv1.SignUpRequest{FirstName: " ", LastName: "N", Email: "nope", Password: goodPassword})
+	_, err = e.bff.SignUp(ctx, &identityv1.SignUpRequest{FirstName: " ", LastName: "N", Email: "nope", Password: goodPassword})
 	st = wantStatus(t, err, codes.InvalidArgument, "")
 	v := badRequest(t, st)
 	if len(v) != 2 || v[0].GetField() != "first_name" || v[1].GetField() != "email" {
@@ -428,7 +428,7 @@ func TestSignUpValidation(t *testing.T) {
 	}
 
 	// A first name that is a web address would be the sender's name in a voucher SMS.
-	_, err = e.client.SignUp(ctx, &identityv1.SignUpRequest{
+	_, err = e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 		FirstName: "Visit fnb-secure.co.za", LastName: "Nkosi", Email: "lure@example.com", Password: goodPassword, Client: browser,
 	})
 	st = wantStatus(t, err, codes.InvalidArgument, "")
@@ -451,24 +451,24 @@ func TestWrongCodeAndAttemptLimit(t *testing.T) {
 		wrong = "999999"
 	}
 	for remaining := 4; remaining >= 1; remaining-- {
-		_, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "tries@example.com", Code: wrong})
+		_, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "tries@example.com", Code: wrong})
 		// No "tries left": the count would tell that the address has an account.
 		st := wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 		if v := badRequest(t, st); v[0].GetField() != "code" {
 			t.Fatalf("violation on %q", v[0].GetField())
 		}
 	}
-	_, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "tries@example.com", Code: wrong})
+	_, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "tries@example.com", Code: wrong})
 	wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 	// The right code is dead too.
-	_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "tries@example.com", Code: code})
+	_, err = e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "tries@example.com", Code: code})
 	wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 
 	// A malformed code is refused before any lookup.
-	_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "tries@example.com", Code: "12ab56"})
+	_, err = e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "tries@example.com", Code: "12ab56"})
 	wantStatus(t, err, codes.InvalidArgument, "The code must be 6 digits.")
 	// An unknown e-mail looks like any refused code.
-	_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "nobody@example.com", Code: "123456"})
+	_, err = e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "nobody@example.com", Code: "123456"})
 	wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 }
 
@@ -480,7 +480,7 @@ func TestCodeThrottleAcrossResends(t *testing.T) {
 	for i := range 6 {
 		if i == 5 {
 			e.clock.Advance(61 * time.Second)
-			if _, err := e.client.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: "brute@example.com",
+			if _, err := e.bff.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: "brute@example.com",
 				Purpose: identityv1.CodePurpose_CODE_PURPOSE_EMAIL_VERIFICATION}); err != nil {
 				t.Fatal(err)
 			}
@@ -490,9 +490,9 @@ func TestCodeThrottleAcrossResends(t *testing.T) {
 		if code == wrong {
 			wrong = "999999"
 		}
-		_, _ = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: wrong})
+		_, _ = e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: wrong})
 	}
-	_, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: e.lastCode(id, "sign_up_code")})
+	_, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: e.lastCode(id, "sign_up_code")})
 	st := wantStatus(t, err, codes.ResourceExhausted, "")
 	if d := retryDelay(t, st); d <= 0 || d > 15*time.Minute {
 		t.Fatalf("retry after %s", d)
@@ -500,7 +500,7 @@ func TestCodeThrottleAcrossResends(t *testing.T) {
 	// Once the failures age out of the window the throttle lets go; the code itself has
 	// expired meanwhile.
 	e.clock.Advance(15 * time.Minute)
-	_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: e.lastCode(id, "sign_up_code")})
+	_, err = e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "brute@example.com", Code: e.lastCode(id, "sign_up_code")})
 	wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 }
 
@@ -509,7 +509,7 @@ func TestExpiredCode(t *testing.T) {
 	e := newEnv(t)
 	_, code := e.signUp("late@example.com")
 	e.clock.Advance(10*time.Minute + time.Second)
-	_, err := e.client.VerifyEmail(ctxT(t), &identityv1.VerifyEmailRequest{Email: "late@example.com", Code: code})
+	_, err := e.bff.VerifyEmail(ctxT(t), &identityv1.VerifyEmailRequest{Email: "late@example.com", Code: code})
 	wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 }
 
@@ -523,7 +523,7 @@ func TestResendCode(t *testing.T) {
 	// Within the resend interval: the usual answer, nothing sent (a refusal would tell that the
 	// address has an unverified account).
 	e.clock.Advance(20 * time.Second)
-	if _, err := e.client.ResendCode(ctx, req); err != nil {
+	if _, err := e.bff.ResendCode(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(e.notifications(id)); n != 1 {
@@ -531,7 +531,7 @@ func TestResendCode(t *testing.T) {
 	}
 
 	e.clock.Advance(40 * time.Second)
-	res, err := e.client.ResendCode(ctx, req)
+	res, err := e.bff.ResendCode(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,10 +543,10 @@ func TestResendCode(t *testing.T) {
 	}
 	newCode := e.lastCode(id, "sign_up_code")
 	if newCode != oldCode { // one in a million they are equal
-		_, err = e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "resend@example.com", Code: oldCode})
+		_, err = e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "resend@example.com", Code: oldCode})
 		wantStatus(t, err, codes.InvalidArgument, "")
 	}
-	if _, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "resend@example.com", Code: newCode}); err != nil {
+	if _, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "resend@example.com", Code: newCode}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -554,7 +554,7 @@ func TestResendCode(t *testing.T) {
 	var before int
 	_ = e.pool.QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&before)
 	for _, email := range []string{"nobody@example.com", "resend@example.com"} {
-		res, err := e.client.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: email, Purpose: identityv1.CodePurpose_CODE_PURPOSE_EMAIL_VERIFICATION})
+		res, err := e.bff.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: email, Purpose: identityv1.CodePurpose_CODE_PURPOSE_EMAIL_VERIFICATION})
 		if err != nil || res.GetResendAvailableAt() == nil || res.GetCodeExpiresAt() == nil {
 			t.Fatalf("ResendCode(%s) = %v, %v", email, res, err)
 		}
@@ -564,7 +564,7 @@ func TestResendCode(t *testing.T) {
 	if after != before {
 		t.Fatalf("%d messages written for unknown or verified e-mails", after-before)
 	}
-	_, err = e.client.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: "resend@example.com"})
+	_, err = e.bff.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: "resend@example.com"})
 	wantStatus(t, err, codes.InvalidArgument, "")
 }
 
@@ -614,7 +614,7 @@ func TestSignInUnverified(t *testing.T) {
 	if n := len(e.notifications(id)); n != 2 {
 		t.Fatalf("%d e-mails: no fresh code after the resend interval", n)
 	}
-	if _, err := e.client.VerifyEmail(ctxT(t), &identityv1.VerifyEmailRequest{
+	if _, err := e.bff.VerifyEmail(ctxT(t), &identityv1.VerifyEmailRequest{
 		Email: "unverified@example.com", Code: e.lastCode(id, "sign_up_code"),
 	}); err != nil {
 		t.Fatal(err)
@@ -634,19 +634,19 @@ func TestSignOutThenRefreshRefused(t *testing.T) {
 	ctx := ctxT(t)
 	_, session := e.signUpVerified("out@example.com")
 	e.accessToken(session)
-	if _, err := e.client.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: session}); err != nil {
+	if _, err := e.bff.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: session}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: session})
+	_, err := e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: session})
 	wantStatus(t, err, codes.Unauthenticated, grpcport.MsgSessionInvalid)
 	// Signing out twice, or with garbage, is fine; refreshing garbage is not.
-	if _, err := e.client.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: session}); err != nil {
+	if _, err := e.bff.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: session}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.client.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: "garbage"}); err != nil {
+	if _, err := e.bff.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: "garbage"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: "garbage"})
+	_, err = e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: "garbage"})
 	wantStatus(t, err, codes.Unauthenticated, grpcport.MsgSessionInvalid)
 }
 
@@ -672,16 +672,16 @@ func TestSessionRotationAndExpiry(t *testing.T) {
 	}
 	e.accessToken(ta)
 	e.accessToken(tb)
-	if _, err := e.client.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: ta}); err != nil {
+	if _, err := e.bff.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: ta}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: ta})
+	_, err = e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: ta})
 	wantStatus(t, err, codes.Unauthenticated, grpcport.MsgSessionInvalid)
 	e.accessToken(tb)
 
 	// Idle expiry slides with use; unused for 30 days the session ends.
 	e.clock.Advance(29 * 24 * time.Hour)
-	res, err := e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: tb})
+	res, err := e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: tb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -689,7 +689,7 @@ func TestSessionRotationAndExpiry(t *testing.T) {
 		t.Fatalf("session expires at %s, want %s", got, want)
 	}
 	e.clock.Advance(30*24*time.Hour + time.Minute)
-	_, err = e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: tb})
+	_, err = e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: tb})
 	wantStatus(t, err, codes.Unauthenticated, grpcport.MsgSessionInvalid)
 }
 
@@ -703,7 +703,7 @@ func TestSessionAbsoluteExpiry(t *testing.T) {
 		e.accessToken(session)
 	}
 	e.clock.Advance(10*24*time.Hour + time.Minute) // 90 days and a minute after sign-in
-	_, err := e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: session})
+	_, err := e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: session})
 	wantStatus(t, err, codes.Unauthenticated, grpcport.MsgSessionInvalid)
 }
 
@@ -712,7 +712,7 @@ func TestNoSecretsStored(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t)
 	const password = "Sekrit-Passphrase-4711"
-	res, err := e.client.SignUp(ctx, &identityv1.SignUpRequest{FirstName: "T", LastName: "N", Email: "vault@example.com", Password: password})
+	res, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{FirstName: "T", LastName: "N", Email: "vault@example.com", Password: password})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -721,14 +721,14 @@ func TestNoSecretsStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	code := e.lastCode(id, "sign_up_code")
-	v, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "vault@example.com", Code: code})
+	v, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "vault@example.com", Code: code})
 	if err != nil {
 		t.Fatal(err)
 	}
 	session := v.GetSession().GetToken()
 	access := e.accessToken(session)
 	e.clock.Advance(61 * time.Second)
-	if _, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "vault@example.com"}); err != nil {
+	if _, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "vault@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	resetCode := e.lastCode(id, "password_reset_code")
@@ -861,7 +861,7 @@ func TestChangePassword(t *testing.T) {
 
 	// A pending reset code dies with the change.
 	e.clock.Advance(61 * time.Second)
-	if _, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "change@example.com"}); err != nil {
+	if _, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "change@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	resetCode := e.lastCode(id, "password_reset_code")
@@ -872,14 +872,14 @@ func TestChangePassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.accessToken(current) // the session that asked stays
-	_, err = e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: other.GetSession().GetToken()})
+	_, err = e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: other.GetSession().GetToken()})
 	wantStatus(t, err, codes.Unauthenticated, grpcport.MsgSessionInvalid)
 	_, err = e.signIn("change@example.com", goodPassword)
 	wantStatus(t, err, codes.Unauthenticated, grpcport.MsgInvalidCredentials)
 	if _, err := e.signIn("change@example.com", "brand-new-passphrase"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "change@example.com", Code: resetCode, NewPassword: "yet-another-passphrase"})
+	_, err = e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "change@example.com", Code: resetCode, NewPassword: "yet-another-passphrase"})
 	wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 }
 
@@ -891,7 +891,7 @@ func TestPasswordReset(t *testing.T) {
 
 	var before int
 	_ = e.pool.QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&before)
-	unknown, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "nobody@example.com", Client: browser})
+	unknown, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "nobody@example.com", Client: browser})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -900,7 +900,7 @@ func TestPasswordReset(t *testing.T) {
 	if after != before {
 		t.Fatal("a reset for an unknown e-mail wrote a message")
 	}
-	known, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "Forgot@example.com", Client: browser})
+	known, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "Forgot@example.com", Client: browser})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -909,7 +909,7 @@ func TestPasswordReset(t *testing.T) {
 	}
 	code := e.lastCode(id, "password_reset_code")
 	// Asking again at once answers the same and sends nothing.
-	again, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "forgot@example.com"})
+	again, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "forgot@example.com"})
 	if err != nil || !proto.Equal(again, known) {
 		t.Fatalf("second request = %v, %v", again, err)
 	}
@@ -917,32 +917,32 @@ func TestPasswordReset(t *testing.T) {
 		t.Fatalf("%d e-mails", n)
 	}
 
-	_, err = e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "forgot@example.com", Code: code, NewPassword: "Zq7!x"})
+	_, err = e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "forgot@example.com", Code: code, NewPassword: "Zq7!x"})
 	wantStatus(t, err, codes.InvalidArgument, domain.MsgPasswordTooShort)
 	wrong := "000000"
 	if code == wrong {
 		wrong = "999999"
 	}
-	_, err = e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "forgot@example.com", Code: wrong, NewPassword: "a-fresh-passphrase"})
+	_, err = e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "forgot@example.com", Code: wrong, NewPassword: "a-fresh-passphrase"})
 	wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
-	if _, err := e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "forgot@example.com", Code: code, NewPassword: "a-fresh-passphrase"}); err != nil {
+	if _, err := e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "forgot@example.com", Code: code, NewPassword: "a-fresh-passphrase"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: session})
+	_, err = e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: session})
 	wantStatus(t, err, codes.Unauthenticated, grpcport.MsgSessionInvalid)
 	if _, err := e.signIn("forgot@example.com", "a-fresh-passphrase"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "forgot@example.com", Code: code, NewPassword: "another-passphrase"})
+	_, err = e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "forgot@example.com", Code: code, NewPassword: "another-passphrase"})
 	wantStatus(t, err, codes.InvalidArgument, grpcport.MsgCodeInvalid)
 
 	// A reset proves the address: an unverified account becomes verified.
 	pid, _ := e.signUp("pending@example.com")
 	e.clock.Advance(61 * time.Second)
-	if _, err := e.client.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: "pending@example.com", Purpose: identityv1.CodePurpose_CODE_PURPOSE_PASSWORD_RESET}); err != nil {
+	if _, err := e.bff.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: "pending@example.com", Purpose: identityv1.CodePurpose_CODE_PURPOSE_PASSWORD_RESET}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "pending@example.com",
+	if _, err := e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "pending@example.com",
 		Code: e.lastCode(pid, "password_reset_code"), NewPassword: "a-fresh-passphrase"}); err != nil {
 		t.Fatal(err)
 	}

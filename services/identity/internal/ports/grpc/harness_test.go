@@ -15,7 +15,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -57,8 +59,11 @@ func (c *clock) Advance(d time.Duration) {
 // env is one identity service on a fresh database, served over loopback gRPC with the same
 // interceptors as production (service.Runtime.Serve).
 type env struct {
-	t        *testing.T
+	t *testing.T
+	// client calls with no credentials of its own (a user's calls add the user's token); bff
+	// calls as the BFF does, with its service token: the signed-out browser's calls need it.
 	client   identityv1.IdentityServiceClient
+	bff      identityv1.IdentityServiceClient
 	svc      *app.Service
 	pool     *pgxpool.Pool
 	clock    *clock
@@ -167,12 +172,36 @@ func newEnv(t *testing.T, opts ...option) *env {
 	if err := policy.Check(&identityv1.IdentityService_ServiceDesc); err != nil {
 		t.Fatal(err)
 	}
-	conn := grpctest.Serve(t, srv)
+	addr := grpctest.Listen(t, srv)
+	conn := dial(t, addr)
+	// The BFF's connection: every call carries its service token unless it carries a user's.
+	bffToken, err := appCfg.Signer.Sign(auth.Claims{Subject: grpcport.BFFService, Kind: auth.KindService,
+		Issuer: service.TokenIssuer, IssuedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bffConn := dial(t, addr, grpc.WithPerRPCCredentials(auth.PerRPCCredentials(staticToken(bffToken))))
 	return &env{
-		t: t, client: identityv1.NewIdentityServiceClient(conn), svc: svc, pool: pool, clock: clk, keys: keys,
-		previous: appCfg.Previous[0], sealKey: sealKey, logs: logs,
+		t: t, client: identityv1.NewIdentityServiceClient(conn), bff: identityv1.NewIdentityServiceClient(bffConn),
+		svc: svc, pool: pool, clock: clk, keys: keys, previous: appCfg.Previous[0], sealKey: sealKey, logs: logs,
 	}
 }
+
+// dial is a plaintext client connection to addr, closed at cleanup.
+func dial(t *testing.T, addr string, opts ...grpc.DialOption) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// staticToken is a TokenSource of one token.
+type staticToken string
+
+func (s staticToken) Token(context.Context) (string, error) { return string(s), nil }
 
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -187,7 +216,7 @@ const goodPassword = "correct-horse-battery"
 // signUp signs up email and returns the user id and the code e-mailed.
 func (e *env) signUp(email string) (string, string) {
 	e.t.Helper()
-	res, err := e.client.SignUp(ctxT(e.t), &identityv1.SignUpRequest{
+	res, err := e.bff.SignUp(ctxT(e.t), &identityv1.SignUpRequest{
 		FirstName: "Thandi", LastName: "Nkosi", Email: email, Password: goodPassword, Client: browser,
 	})
 	if err != nil {
@@ -204,7 +233,7 @@ func (e *env) signUp(email string) (string, string) {
 func (e *env) signUpVerified(email string) (string, string) {
 	e.t.Helper()
 	id, code := e.signUp(email)
-	res, err := e.client.VerifyEmail(ctxT(e.t), &identityv1.VerifyEmailRequest{Email: email, Code: code, Client: browser})
+	res, err := e.bff.VerifyEmail(ctxT(e.t), &identityv1.VerifyEmailRequest{Email: email, Code: code, Client: browser})
 	if err != nil {
 		e.t.Fatalf("VerifyEmail: %v", err)
 	}
@@ -283,12 +312,12 @@ func (e *env) lastCode(userID, template string) string {
 }
 
 func (e *env) signIn(email, password string) (*identityv1.SignInResponse, error) {
-	return e.client.SignIn(ctxT(e.t), &identityv1.SignInRequest{Email: email, Password: password, Client: browser})
+	return e.bff.SignIn(ctxT(e.t), &identityv1.SignInRequest{Email: email, Password: password, Client: browser})
 }
 
 func (e *env) accessToken(session string) string {
 	e.t.Helper()
-	res, err := e.client.Refresh(ctxT(e.t), &identityv1.RefreshRequest{SessionToken: session})
+	res, err := e.bff.Refresh(ctxT(e.t), &identityv1.RefreshRequest{SessionToken: session})
 	if err != nil {
 		e.t.Fatalf("Refresh: %v", err)
 	}

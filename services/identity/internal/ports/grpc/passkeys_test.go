@@ -128,7 +128,7 @@ func (e *env) registrationResponse(p person, a *virtualwebauthn.Authenticator, c
 // signInOptions begins a passkey sign-in and returns the parsed options and challenge id.
 func (e *env) signInOptions() (*virtualwebauthn.AssertionOptions, string, map[string]any) {
 	e.t.Helper()
-	begin, err := e.client.BeginPasskeySignIn(ctxT(e.t), &identityv1.BeginPasskeySignInRequest{Client: browser})
+	begin, err := e.bff.BeginPasskeySignIn(ctxT(e.t), &identityv1.BeginPasskeySignInRequest{Client: browser})
 	if err != nil {
 		e.t.Fatalf("BeginPasskeySignIn: %v", err)
 	}
@@ -229,7 +229,7 @@ func TestPasskeyCeremonies(t *testing.T) {
 		t.Fatalf("request options = %v", raw)
 	}
 	assertion := virtualwebauthn.CreateAssertionResponse(testRP, device, cred, *opts)
-	signedIn, err := e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
+	signedIn, err := e.bff.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
 		ChallengeId: challenge, CredentialJson: []byte(assertion), Client: browser, DeviceId: "device-cookie-1"})
 	if err != nil {
 		t.Fatalf("FinishPasskeySignIn: %v", err)
@@ -247,14 +247,14 @@ func TestPasskeyCeremonies(t *testing.T) {
 		t.Fatalf("session method %q, passkey last used %v", method, lastUsed)
 	}
 	// The challenge answered once.
-	_, err = e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
+	_, err = e.bff.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
 		ChallengeId: challenge, CredentialJson: []byte(assertion), Client: browser})
 	wantStatus(t, err, codes.FailedPrecondition, "This passkey request has expired. Please try again.")
 
 	t.Run("another site's assertion is refused", func(t *testing.T) {
 		opts, challenge, _ := e.signInOptions()
 		phish := virtualwebauthn.RelyingParty{ID: testRPID, Name: "Thumela", Origin: "https://thumela-login.example"}
-		_, err := e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
+		_, err := e.bff.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
 			ChallengeId: challenge, CredentialJson: []byte(virtualwebauthn.CreateAssertionResponse(phish, device, cred, *opts))})
 		wantStatus(t, err, codes.PermissionDenied, "We could not verify your passkey. Please try again.")
 	})
@@ -262,7 +262,7 @@ func TestPasskeyCeremonies(t *testing.T) {
 	t.Run("an expired challenge is refused", func(t *testing.T) {
 		opts, challenge, _ := e.signInOptions()
 		e.clock.Advance(app.ChallengeTTL + time.Second)
-		_, err := e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
+		_, err := e.bff.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
 			ChallengeId: challenge, CredentialJson: []byte(virtualwebauthn.CreateAssertionResponse(testRP, device, cred, *opts))})
 		wantStatus(t, err, codes.FailedPrecondition, "")
 	})
@@ -273,13 +273,13 @@ func TestPasskeyCeremonies(t *testing.T) {
 		strangerCred := newCredential(t)
 		stranger.Options.UserHandle = device.Options.UserHandle
 		stranger.AddCredential(strangerCred)
-		_, err := e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
+		_, err := e.bff.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
 			ChallengeId: challenge, CredentialJson: []byte(virtualwebauthn.CreateAssertionResponse(testRP, stranger, strangerCred, *opts))})
 		wantStatus(t, err, codes.PermissionDenied, "")
-		_, err = e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
+		_, err = e.bff.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{
 			ChallengeId: uuid.NewString(), CredentialJson: []byte(`{}`)})
 		wantStatus(t, err, codes.FailedPrecondition, "")
-		_, err = e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{ChallengeId: "not-an-id"})
+		_, err = e.bff.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{ChallengeId: "not-an-id"})
 		wantStatus(t, err, codes.FailedPrecondition, "")
 	})
 }
@@ -344,7 +344,7 @@ func TestPasskeyRegistrationRefusals(t *testing.T) {
 		q := off.person("off")
 		_, err := off.client.BeginPasskeyRegistration(off.as(q), &identityv1.BeginPasskeyRegistrationRequest{SessionToken: q.session})
 		wantStatus(t, err, codes.FailedPrecondition, "Passkeys are not available right now. Please use your password.")
-		_, err = off.client.BeginPasskeySignIn(ctxT(t), &identityv1.BeginPasskeySignInRequest{})
+		_, err = off.bff.BeginPasskeySignIn(ctxT(t), &identityv1.BeginPasskeySignInRequest{})
 		wantStatus(t, err, codes.FailedPrecondition, "")
 	})
 }
@@ -381,7 +381,7 @@ func TestPasskeysAreScopedToTheirOwner(t *testing.T) {
 	}
 	// A deleted passkey signs nobody in, and step-up falls back to the password.
 	opts, challenge, _ := e.signInOptions()
-	_, err = e.client.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{ChallengeId: challenge,
+	_, err = e.bff.FinishPasskeySignIn(ctxT(t), &identityv1.FinishPasskeySignInRequest{ChallengeId: challenge,
 		CredentialJson: []byte(virtualwebauthn.CreateAssertionResponse(testRP, device, device.Credentials[0], *opts))})
 	wantStatus(t, err, codes.PermissionDenied, "")
 	up, err := e.client.BeginStepUp(e.as(owner), &identityv1.BeginStepUpRequest{SessionToken: owner.session})

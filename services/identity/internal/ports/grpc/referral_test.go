@@ -32,7 +32,7 @@ func TestSignUpReferralCode(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := ctxT(t)
-	res, err := e.client.SignUp(ctx, &identityv1.SignUpRequest{
+	res, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 		FirstName: "Lerato", LastName: "Dlamini", Email: "lerato@example.com", Password: goodPassword, Client: browser,
 		ReferralCode: "  thu-fc2sanzq ",
 	})
@@ -46,7 +46,7 @@ func TestSignUpReferralCode(t *testing.T) {
 	if stored != "THU-FC2SANZQ" {
 		t.Fatalf("stored referral code %q", stored)
 	}
-	if _, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "lerato@example.com",
+	if _, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "lerato@example.com",
 		Code: e.lastCode(id, "sign_up_code"), Client: browser}); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestSignUpReferralCodeMalformed(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t)
 	for _, code := range []string{"THU-1234567", "THU-123456789", "ABC-12345678", "THU-ILOU1234", "THU 12345678", "THU-1234567!"} {
-		_, err := e.client.SignUp(ctx, &identityv1.SignUpRequest{
+		_, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 			FirstName: "Lerato", LastName: "Dlamini", Email: "lerato@example.com", Password: goodPassword, Client: browser,
 			ReferralCode: code,
 		})
@@ -91,7 +91,7 @@ func TestSignUpReferralCodeIgnoredForExistingAccount(t *testing.T) {
 	verifiedID, _ := e.signUpVerified("taken@example.com")
 	pendingID, _ := e.signUp("pending@example.com")
 	for _, email := range []string{"taken@example.com", "pending@example.com"} {
-		if _, err := e.client.SignUp(ctx, &identityv1.SignUpRequest{
+		if _, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
 			FirstName: "Thandi", LastName: "Nkosi", Email: email, Password: goodPassword, Client: browser,
 			ReferralCode: "THU-FC2SANZQ",
 		}); err != nil {

@@ -23,7 +23,7 @@ const (
 // signInFrom signs in with a user agent and a device cookie, and returns the session.
 func (e *env) signInFrom(email, userAgent, deviceID string) *identityv1.Session {
 	e.t.Helper()
-	res, err := e.client.SignIn(ctxT(e.t), &identityv1.SignInRequest{
+	res, err := e.bff.SignIn(ctxT(e.t), &identityv1.SignInRequest{
 		Email: email, Password: goodPassword, DeviceId: deviceID,
 		Client: &identityv1.Client{Address: "198.51.100.9", UserAgent: userAgent},
 	})
@@ -105,7 +105,7 @@ func TestSessionsListRevokeAndEvents(t *testing.T) {
 	if s := byID[third.GetId()]; s.GetBrowser() != "Safari" || s.GetOs() != "iOS" || s.GetDeviceType() != "mobile" {
 		t.Fatalf("Safari on an iPhone parsed as %v", s)
 	}
-	if r, err := e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: second.GetToken()}); err != nil || r.GetSessionId() != second.GetId() {
+	if r, err := e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: second.GetToken()}); err != nil || r.GetSessionId() != second.GetId() {
 		t.Fatalf("Refresh = %v, %v; want session id %s", r, err, second.GetId())
 	}
 
@@ -141,7 +141,7 @@ func TestSessionsListRevokeAndEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.lastRevocation(id, "revoked", second.GetId())
-	_, err = e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: second.GetToken()})
+	_, err = e.bff.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: second.GetToken()})
 	wantStatus(t, err, codes.Unauthenticated, "")
 	_, err = e.client.RevokeSession(asFirst, &identityv1.RevokeSessionRequest{SessionToken: first, SessionId: second.GetId()})
 	wantStatus(t, err, codes.NotFound, "")
@@ -162,14 +162,14 @@ func TestSessionsListRevokeAndEvents(t *testing.T) {
 	e.accessToken(first)
 
 	// Signing out.
-	if _, err := e.client.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: first}); err != nil {
+	if _, err := e.bff.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: first}); err != nil {
 		t.Fatal(err)
 	}
 	e.lastRevocation(id, "sign_out", ss[0].GetId())
 	if n := len(e.revocations(id)); n != 3 {
 		t.Fatalf("%d revocation events after sign-out", n)
 	}
-	if _, err := e.client.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: first}); err != nil {
+	if _, err := e.bff.SignOut(ctx, &identityv1.SignOutRequest{SessionToken: first}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(e.revocations(id)); n != 3 {
@@ -194,11 +194,11 @@ func TestPasswordChangeAndResetPublishRevocations(t *testing.T) {
 	}
 	e.lastRevocation(id, "password_changed", second.GetId())
 
-	if _, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: email, Client: browser}); err != nil {
+	if _, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: email, Client: browser}); err != nil {
 		t.Fatal(err)
 	}
 	code := e.lastCode(id, "password_reset_code")
-	if _, err := e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{
+	if _, err := e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{
 		Email: email, Code: code, NewPassword: "yet-another-horse-1234", Client: browser,
 	}); err != nil {
 		t.Fatal(err)
@@ -209,7 +209,7 @@ func TestPasswordChangeAndResetPublishRevocations(t *testing.T) {
 // sessionID is the id of the session of token (Refresh names it).
 func (e *env) sessionID(token string) string {
 	e.t.Helper()
-	res, err := e.client.Refresh(ctxT(e.t), &identityv1.RefreshRequest{SessionToken: token})
+	res, err := e.bff.Refresh(ctxT(e.t), &identityv1.RefreshRequest{SessionToken: token})
 	if err != nil || res.GetSessionId() == "" {
 		e.t.Fatalf("Refresh = %v, %v", res, err)
 	}
@@ -232,7 +232,7 @@ func TestNewDeviceEmail(t *testing.T) {
 		return out
 	}
 	// The first device (verification signs in) is no news.
-	if _, err := e.client.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{
+	if _, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{
 		Email: email, Code: code, DeviceId: "laptop-cookie", Client: &identityv1.Client{Address: "198.51.100.9", UserAgent: firefoxLinux},
 	}); err != nil {
 		t.Fatal(err)
@@ -335,10 +335,10 @@ func TestPasswordChangeAndResetAreEmailedToTheOwner(t *testing.T) {
 		t.Fatalf("after a change: %v", got)
 	}
 
-	if _, err := e.client.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: email, Client: browser}); err != nil {
+	if _, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: email, Client: browser}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.client.ResetPassword(ctx, &identityv1.ResetPasswordRequest{
+	if _, err := e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{
 		Email: email, Code: e.lastCode(id, "password_reset_code"), NewPassword: "yet-another-horse-1234", Client: browser,
 	}); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package grpcport_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	identityv1 "github.com/thumela/thumela/proto/gen/go/thumela/identity/v1"
+	"github.com/thumela/thumela/services/platform/auth"
 
 	"github.com/thumela/thumela/services/identity/internal/app"
 )
@@ -32,7 +34,7 @@ func withDefaultThrottle() option {
 
 func signInFrom(e *env, t *testing.T, email, password, addr string) error {
 	t.Helper()
-	_, err := e.client.SignIn(ctxT(t), &identityv1.SignInRequest{Email: email, Password: password,
+	_, err := e.bff.SignIn(ctxT(t), &identityv1.SignInRequest{Email: email, Password: password,
 		Client: &identityv1.Client{Address: addr}})
 	return err
 }
@@ -156,7 +158,7 @@ func TestCodeSpraysFromOneAddressAreRefused(t *testing.T) {
 		emails, codesOf[email] = append(emails, email), code
 	}
 	verify := func(email, code, addr string) error {
-		_, err := e.client.VerifyEmail(ctxT(t), &identityv1.VerifyEmailRequest{Email: email, Code: code,
+		_, err := e.bff.VerifyEmail(ctxT(t), &identityv1.VerifyEmailRequest{Email: email, Code: code,
 			Client: &identityv1.Client{Address: addr}})
 		return err
 	}
@@ -182,5 +184,38 @@ func TestCodeSpraysFromOneAddressAreRefused(t *testing.T) {
 	// The owner of that account, elsewhere, verifies with the right code.
 	if err := verify(emails[10], codesOf[emails[10]], "198.51.100.50"); err != nil {
 		t.Fatalf("owner verifying from another address: %v", err)
+	}
+}
+
+// The signed-out browser's calls are the BFF's alone: they carry the client address the
+// throttles count by, so a caller that reached identity's port directly could name a new address
+// for every guess. Without a token, or with another service's, they are refused.
+func TestSignedOutCallsAreTheBFFsAlone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	other, err := e.client.IssueServiceToken(ctxT(t), &identityv1.IssueServiceTokenRequest{Service: "transfers", Secret: testServiceSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asTransfers := auth.WithBearer(ctxT(t), other.GetAccessToken())
+	for name, ctx := range map[string]context.Context{"no token": ctxT(t), "another service's token": asTransfers} {
+		_, err := e.client.SignIn(ctx, &identityv1.SignInRequest{Email: "a@example.com", Password: goodPassword, Client: browser})
+		want := codes.PermissionDenied
+		if name == "no token" {
+			want = codes.Unauthenticated
+		}
+		wantStatus(t, err, want, "")
+		_, err = e.client.SignUp(ctx, &identityv1.SignUpRequest{FirstName: "A", LastName: "B", Email: "a@example.com",
+			Password: goodPassword, Client: browser})
+		wantStatus(t, err, want, "")
+		_, err = e.client.Refresh(ctx, &identityv1.RefreshRequest{SessionToken: "x"})
+		wantStatus(t, err, want, "")
+	}
+	// The public keys and service tokens stay public: every service needs them first.
+	if _, err := e.client.GetPublicKeys(ctxT(t), &identityv1.GetPublicKeysRequest{}); err != nil {
+		t.Fatalf("GetPublicKeys without a token: %v", err)
+	}
+	if _, err := e.bff.SignIn(ctxT(t), &identityv1.SignInRequest{Email: "a@example.com", Password: goodPassword, Client: browser}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("the BFF's sign-in of an unknown account: %v, want the usual refusal", err)
 	}
 }
