@@ -26,6 +26,15 @@ func (f *statementTransfers) GetTransfer(_ context.Context, req *transfersv1.Get
 	switch req.GetTransferId() {
 	case "t-completed":
 		return &transfersv1.GetTransferResponse{Transfer: awaitingTransfer("t-completed", "+27821234567", "918273645501", 3, 1)}, nil
+	case "t-refunded", "t-refund-pending":
+		// A cancelled voucher whose money was, or is being, refunded: it paid no one.
+		tr := awaitingTransfer(req.GetTransferId(), "+27821234567", "918273645501", 3, 1)
+		tr.Voucher.CollectionStatus = transfersv1.CollectionStatus_COLLECTION_STATUS_CANCELLED
+		tr.RefundStatus = transfersv1.RefundStatus_REFUND_STATUS_REFUNDED
+		if req.GetTransferId() == "t-refund-pending" {
+			tr.RefundStatus = transfersv1.RefundStatus_REFUND_STATUS_PENDING
+		}
+		return &transfersv1.GetTransferResponse{Transfer: tr}, nil
 	case "t-pending":
 		tr := awaitingTransfer("t-pending", "+27821234567", "", 3, 1)
 		tr.Status, tr.Voucher = transfersv1.TransferStatus_TRANSFER_STATUS_PENDING, nil
@@ -117,6 +126,15 @@ func TestStatementAndProofEndpoints(t *testing.T) {
 	}
 	if res, body := get("/api/transfers/t-pending/proof-of-payment.pdf", true); res.StatusCode != http.StatusConflict || !strings.Contains(body, "once the transfer has completed") {
 		t.Errorf("pending transfer: %d %q", res.StatusCode, body)
+	}
+	// A refunded transfer, or one being refunded, has no proof of payment: 409 and the reason
+	// in words, never a PDF that says it was paid (the walk's F9).
+	for id, words := range map[string]string{"t-refunded": "the money was refunded", "t-refund-pending": "is being refunded"} {
+		res, body := get("/api/transfers/"+id+"/proof-of-payment.pdf", true)
+		if res.StatusCode != http.StatusConflict || !strings.Contains(body, words) || !strings.Contains(body, "no proof of payment") ||
+			strings.HasPrefix(body, "%PDF") || res.Header.Get("Content-Disposition") != "" || res.Header.Get("Content-Type") == "application/pdf" {
+			t.Errorf("%s: %d %v %q", id, res.StatusCode, res.Header, body)
+		}
 	}
 	// The cross-site guard, as for the API.
 	if res, _ := get("/api/statement?from=2026-11-01&to=2026-11-30&format=csv", true, "Sec-Fetch-Site", "cross-site"); res.StatusCode != http.StatusForbidden {

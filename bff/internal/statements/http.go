@@ -212,7 +212,9 @@ func (h *Handler) list(ctx context.Context, p Period) ([]Transfer, error) {
 }
 
 // ProofOfPayment serves GET /api/transfers/{id}/proof-of-payment.pdf: another user's or an
-// unknown id answers 404, a transfer not completed 409.
+// unknown id answers 404; a transfer not completed, or one whose voucher was cancelled or
+// expired and whose money is being or was refunded, 409 with the reason (ProofRefusal) and no
+// PDF.
 func (h *Handler) ProofOfPayment(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ctx, g, err := h.authed(w, r)
@@ -226,8 +228,8 @@ func (h *Handler) ProofOfPayment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := FromProto(res.GetTransfer(), h.bankNames(ctx))
-	if !t.Completed {
-		fail(w, &httpError{http.StatusConflict, "A proof of payment is only available once the transfer has completed."})
+	if msg := ProofRefusal(t); msg != "" {
+		fail(w, &httpError{http.StatusConflict, msg})
 		return
 	}
 	s, err := h.sender(ctx, g)

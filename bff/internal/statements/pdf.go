@@ -267,10 +267,14 @@ func StatementPDF(s Sender, p Period, ts []Transfer) ([]byte, error) {
 	d.y += 18
 	lines := [][2]string{
 		{"Transfers in the period", fmt.Sprintf("%d", tot.Count)},
-		{"Sent (completed transfers)", Money(tot.SentCents)},
+		// Money that reached or awaits a recipient: a cancelled or expired voucher's is not.
+		{"Sent (to recipients, refunds excluded)", Money(tot.SentCents)},
 		{"Fees", Money(tot.FeesCents)},
 		{"Total charged", Money(tot.ChargedCents)},
 		{"Refunded", Money(tot.RefundedCents)},
+	}
+	if tot.RefundPendingCents != 0 {
+		lines = append(lines, [2]string{"Refund pending", Money(tot.RefundPendingCents)})
 	}
 	for _, l := range lines {
 		d.font(false, 10)
@@ -283,11 +287,16 @@ func StatementPDF(s Sender, p Period, ts []Transfer) ([]byte, error) {
 	return d.bytes()
 }
 
-// ProofPDF renders the proof of payment of a completed transfer: never the voucher number or
-// PIN (Transfer has neither).
+// ProofPDF renders the proof of payment of a completed transfer whose money reached or awaits
+// its recipient (Transfer.Sent): never the voucher number or PIN (Transfer has neither). A
+// transfer not completed is ErrNotCompleted; one cancelled or expired, refunded or being
+// refunded, ErrNotSent: no document may say a refunded send was paid.
 func ProofPDF(s Sender, t Transfer) ([]byte, error) {
 	if !t.Completed {
 		return nil, ErrNotCompleted
+	}
+	if !t.Sent() {
+		return nil, ErrNotSent
 	}
 	d, err := newDoc(gopdf.PageSizeA4)
 	if err != nil {

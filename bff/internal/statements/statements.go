@@ -53,6 +53,11 @@ type Transfer struct {
 	Failed bool
 	// Refunded: the whole total is back on the sender's card.
 	Refunded bool
+	// RefundPending: the refund is owed and on its way back to the sender's card.
+	RefundPending bool
+	// Voided: the voucher was cancelled or expired, so the cash never reaches the recipient
+	// (its refund is owed, pending or made).
+	Voided bool
 	// VoucherState is "Awaiting collection", "Collected", "Refunded", "Refund pending",
 	// "Cancelled", "Expired", or "" for a transfer without a voucher.
 	VoucherState string
@@ -77,6 +82,8 @@ func FromProto(t *transfersv1.Transfer, bankNames map[int32]string) Transfer {
 		Completed:   t.GetStatus() == transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED,
 		Failed:      t.GetStatus() == transfersv1.TransferStatus_TRANSFER_STATUS_FAILED,
 		Refunded:    t.GetRefundStatus() == transfersv1.RefundStatus_REFUND_STATUS_REFUNDED,
+		// A refund is owed only for a cancelled or expired voucher.
+		RefundPending: t.GetRefundStatus() == transfersv1.RefundStatus_REFUND_STATUS_PENDING,
 	}
 	if !out.FeeWaived {
 		out.BankFeeCents, out.PlatformFeeCents = t.GetBankFeeCents(), t.GetPlatformFeeCents()
@@ -106,6 +113,7 @@ func FromProto(t *transfersv1.Transfer, bankNames map[int32]string) Transfer {
 				out.CollectedAt = v.GetCollectedAt().AsTime().In(Johannesburg)
 			}
 		case transfersv1.CollectionStatus_COLLECTION_STATUS_CANCELLED, transfersv1.CollectionStatus_COLLECTION_STATUS_EXPIRED:
+			out.Voided = true
 			// The same words as the web's voucher state: a refund is done only when REFUNDED.
 			switch t.GetRefundStatus() {
 			case transfersv1.RefundStatus_REFUND_STATUS_REFUNDED:
@@ -199,19 +207,29 @@ func (t Transfer) Charged() (bankFeeCents, platformFeeCents, totalCents int64) {
 	return t.BankFeeCents, t.PlatformFeeCents, t.TotalCents
 }
 
+// Sent says whether t's money reached its recipient or still awaits them: a completed
+// transfer whose voucher was neither cancelled nor expired and whose total is not being (or was
+// not) refunded. A refunded transfer was charged, then given back: it was never sent.
+func (t Transfer) Sent() bool {
+	return t.Completed && !t.Voided && !t.Refunded && !t.RefundPending
+}
+
 // FileName is the statement's download name, e.g. thumela-statement-2026-11-01-to-2026-11-30.pdf.
 func (p Period) FileName(ext string) string {
 	return fmt.Sprintf("thumela-statement-%s-to-%s.%s", p.From.Format(time.DateOnly), p.To.Format(time.DateOnly), ext)
 }
 
 // Totals sum a statement. Only completed transfers were charged: a failed one never was, and a
-// pending or processing one not yet.
+// pending or processing one not yet. A cancelled or expired voucher's transfer was charged too,
+// but its money never went to anyone: it is not Sent, and its total is Refunded (or, until the
+// refund is made, RefundPending).
 type Totals struct {
-	SentCents     int64 // amounts of completed transfers
-	FeesCents     int64 // fees charged on them
-	ChargedCents  int64 // what the card was charged: SentCents + FeesCents
-	RefundedCents int64 // totals refunded (cancelled or expired vouchers, refund made)
-	Count         int
+	SentCents          int64 // amounts that reached or await a recipient (Transfer.Sent)
+	FeesCents          int64 // fees charged on completed transfers (refunded ones included)
+	ChargedCents       int64 // what the card was charged for completed transfers
+	RefundedCents      int64 // totals refunded (cancelled or expired vouchers, refund made)
+	RefundPendingCents int64 // totals being refunded (cancelled or expired, refund not made yet)
+	Count              int
 }
 
 // Sum adds up ts.
@@ -222,11 +240,16 @@ func Sum(ts []Transfer) Totals {
 		if !t.Completed {
 			continue
 		}
-		tot.SentCents += t.AmountCents
+		if t.Sent() {
+			tot.SentCents += t.AmountCents
+		}
 		tot.FeesCents += t.FeeCents
 		tot.ChargedCents += t.TotalCents
-		if t.Refunded {
+		switch {
+		case t.Refunded:
 			tot.RefundedCents += t.TotalCents
+		case t.RefundPending:
+			tot.RefundPendingCents += t.TotalCents
 		}
 	}
 	return tot
@@ -261,3 +284,24 @@ func Money(cents int64) string {
 
 // ErrNotCompleted: a proof of payment exists only for a completed transfer.
 var ErrNotCompleted = errors.New("a proof of payment is only available once the transfer has completed")
+
+// ErrNotSent: a transfer whose voucher was cancelled or expired, and whose money is being (or
+// was) refunded, paid no one: it has no proof of payment.
+var ErrNotSent = errors.New("a cancelled or expired transfer that is refunded has no proof of payment")
+
+// ProofRefusal is what the sender reads when t has no proof of payment, or "" when it has one:
+// only a completed transfer whose money reached or awaits its recipient (Transfer.Sent) does.
+// A refunded transfer must not produce a document that says it was paid.
+func ProofRefusal(t Transfer) string {
+	switch {
+	case !t.Completed:
+		return "A proof of payment is only available once the transfer has completed."
+	case t.Refunded:
+		return "This transfer's voucher was cancelled or expired and the money was refunded to your card, so there is no proof of payment for it."
+	case t.RefundPending:
+		return "This transfer's voucher was cancelled or expired and the money is being refunded to your card, so there is no proof of payment for it."
+	case t.Voided:
+		return "This transfer's voucher was cancelled or expired, so there is no proof of payment for it."
+	}
+	return ""
+}

@@ -200,12 +200,15 @@ func TestStatementPDFReadsBackWithEveryFigure(t *testing.T) {
 	}
 	mustHold(t, text, "1 250,00R10,00R21,25R1 281,25") // the figures themselves, once spelled out
 	// Totals: completed transfers only (the failed one was never charged); the cancelled one
-	// was refunded in full.
+	// was refunded in full, so its amount was never sent (the walk's F11).
 	mustHold(t, text, "Transfers in the period", "4")
-	mustHold(t, text, "Sent (completed transfers)", statements.Money(125000+50000+100000))
+	mustHold(t, text, "Sent (to recipients, refunds excluded)", statements.Money(125000+100000))
 	mustHold(t, text, "Fees", statements.Money(3125+1800))
 	mustHold(t, text, "Total charged", statements.Money(128125+51800+100000))
 	mustHold(t, text, "Refunded", statements.Money(51800))
+	if strings.Contains(text, "Refund pending"+statements.Money(0)) || strings.Contains(text, "Sent (completed transfers)") {
+		t.Error("a refund-pending line without one, or the old 'Sent' line")
+	}
 	if strings.Contains(text, voucherNumber) || strings.Contains(text, "821234567") {
 		t.Fatal("the statement holds a voucher number or a whole phone")
 	}
@@ -257,6 +260,86 @@ func TestProofPDF(t *testing.T) {
 	if _, err := statements.ProofPDF(statements.Sender{}, failed); !errors.Is(err, statements.ErrNotCompleted) {
 		t.Fatalf("proof of a failed transfer: %v", err)
 	}
+	if msg := statements.ProofRefusal(failed); !strings.Contains(msg, "once the transfer has completed") {
+		t.Errorf("refusal of a failed transfer: %q", msg)
+	}
+	// A voucher still awaiting collection has its proof: the money awaits the recipient.
+	if msg := statements.ProofRefusal(converted()[3]); msg != "" {
+		t.Errorf("an awaiting voucher's proof refused: %q", msg)
+	}
+}
+
+// refundCase is the fixture's cancelled transfer with its refund in the given state, its voucher
+// cancelled or expired.
+func refundCase(refund transfersv1.RefundStatus, voucher transfersv1.CollectionStatus) statements.Transfer {
+	tr := fixture()[1]
+	tr.RefundStatus = refund
+	tr.Voucher.CollectionStatus = voucher
+	return statements.FromProto(tr, banks)
+}
+
+// A transfer cancelled (or expired) and refunded, or being refunded, paid no one: no proof of
+// payment says it was paid (the walk's F9), and the refusal says why.
+func TestProofPDFRefusesARefundedTransfer(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		refund  transfersv1.RefundStatus
+		voucher transfersv1.CollectionStatus
+		words   string
+	}{
+		{"cancelled, refunded", transfersv1.RefundStatus_REFUND_STATUS_REFUNDED, transfersv1.CollectionStatus_COLLECTION_STATUS_CANCELLED, "the money was refunded"},
+		{"expired, refunded", transfersv1.RefundStatus_REFUND_STATUS_REFUNDED, transfersv1.CollectionStatus_COLLECTION_STATUS_EXPIRED, "the money was refunded"},
+		{"cancelled, refund pending", transfersv1.RefundStatus_REFUND_STATUS_PENDING, transfersv1.CollectionStatus_COLLECTION_STATUS_CANCELLED, "is being refunded"},
+		{"cancelled, refund not started", transfersv1.RefundStatus_REFUND_STATUS_NONE, transfersv1.CollectionStatus_COLLECTION_STATUS_CANCELLED, "cancelled or expired"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := refundCase(c.refund, c.voucher)
+			if !tr.Completed {
+				t.Fatal("the fixture is not completed")
+			}
+			if b, err := statements.ProofPDF(statements.Sender{Name: "Nomsa Khumalo"}, tr); !errors.Is(err, statements.ErrNotSent) || b != nil {
+				t.Fatalf("proof of a %s transfer: %d bytes, %v", c.name, len(b), err)
+			}
+			if msg := statements.ProofRefusal(tr); !strings.Contains(msg, c.words) || !strings.Contains(msg, "no proof of payment") {
+				t.Errorf("refusal %q, want it to say %q", msg, c.words)
+			}
+			if tr.Sent() {
+				t.Error("counted as sent")
+			}
+		})
+	}
+}
+
+// "Sent" is money that reached or awaits a recipient: a refunded transfer and one being
+// refunded are not in it, each has its own line, and both were still charged (the walk's F11).
+func TestSumLeavesRefundedTransfersOutOfSent(t *testing.T) {
+	ts := converted()
+	pending := refundCase(transfersv1.RefundStatus_REFUND_STATUS_PENDING, transfersv1.CollectionStatus_COLLECTION_STATUS_EXPIRED)
+	pending.Reference = "eeeeeeee"
+	ts = append(ts, pending)
+	tot := statements.Sum(ts)
+	want := statements.Totals{
+		SentCents:          125000 + 100000, // collected, and awaiting collection
+		FeesCents:          3125 + 1800 + 0 + 1800,
+		ChargedCents:       128125 + 51800 + 100000 + 51800,
+		RefundedCents:      51800,
+		RefundPendingCents: 51800,
+		Count:              5,
+	}
+	if tot != want {
+		t.Fatalf("totals %+v, want %+v", tot, want)
+	}
+
+	p, _ := statements.ParsePeriod("2026-11-01", "2026-11-30")
+	b, err := statements.StatementPDF(statements.Sender{Name: "Nomsa Khumalo", Email: "nomsa@example.co.za"}, p, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := pdfText(t, b)
+	mustHold(t, text, "Sent (to recipients, refunds excluded)", statements.Money(225000))
+	mustHold(t, text, "Refunded", statements.Money(51800))
+	mustHold(t, text, "Refund pending", statements.Money(51800))
+	mustHold(t, text, "Total charged", statements.Money(128125+51800+100000+51800))
 }
 
 // A name in a script the PDF's font lacks is drawn with a "?" for each character it cannot draw,

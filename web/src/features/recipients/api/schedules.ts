@@ -28,6 +28,9 @@ export const SCHEDULE_MESSAGES = {
   endBeforeStart: "The end date can't be before the first send.",
   cardRequired: "Please select a card to continue.",
   questionToast: "Please answer the question below, then press Schedule send again.",
+  feeNotShown: "Check what each send charges",
+  feeNotShownHint: "The fee and the total per send are shown above the buttons. Check them, then press Schedule send again.",
+  feeFailed: "The fee could not be worked out right now. Please try again.",
 } as const;
 
 /** The smallest note ATMs pay out, in cents: every amount is a multiple of it. */

@@ -17,6 +17,7 @@ import { BANK_NAME } from "@/lib/banks";
 import { cn } from "@/lib/cn";
 import { addDays, formatDay, saToday } from "@/lib/date";
 import { errorMessage, fieldViolations } from "@/lib/errors";
+import { feeWithoutWaiver, useFeeQuote } from "@/lib/fee-quote";
 import { useLimitPolicy } from "@/lib/limit-policy";
 import { formatMoney, parseRandToCents } from "@/lib/money";
 import { usePaymentCards } from "@/lib/payment-cards";
@@ -24,8 +25,10 @@ import { isRecipientConfirmationRequired } from "@/lib/recipient-confirmation";
 import { FREQUENCY_WORDS, useCreateSchedule } from "@/lib/schedules";
 import { isStepUpRequired, predictStepUp } from "@/lib/step-up";
 import { formatPhone } from "@/lib/phone";
+import { useDebouncedValue } from "@/lib/use-debounced-value";
 import { FREQUENCY_OF, SCHEDULE_MESSAGES, scheduleSchema } from "../api/schedules";
 import type { ScheduleFormValues } from "../api/schedules";
+import { ScheduleCharge } from "./schedule-charge";
 
 interface ScheduleSendDialogProps {
   recipient?: Recipient;
@@ -109,6 +112,16 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
   const [asked, setAsked] = useState(false);
   const [known, setKnown] = useState(false);
 
+  const [amountText, startDate, frequency] = useWatch({ control, name: ["amount", "startDate", "frequency"] });
+  // What each send charges (the walk's F13): the server's quote, as the wizard's summary shows
+  // it, once typing has stopped. The schedule keeps this fee for every send.
+  const quotedAmount = useDebouncedValue(parseRandToCents(amountText ?? ""), 300);
+  const fee = useFeeQuote(recipient.bank, quotedAmount);
+  const quote = fee.isPlaceholderData ? undefined : fee.data?.quote;
+  /** The quote shown for exactly this amount, if the sender has it in front of them. */
+  const shownQuoteFor = (amountCents: bigint) =>
+    quote && quotedAmount === amountCents && quote.amountCents === amountCents ? quote : undefined;
+
   // The default card is chosen when none is yet, otherwise the first.
   useEffect(() => {
     if (!cards?.length || form.getValues("paymentMethodId")) return;
@@ -120,8 +133,10 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
     try {
       const { schedule } = await create.mutateAsync({ idempotencyKey: current.key, ...body });
       const first = schedule?.nextDate || body.startDate;
+      const agreed = shownQuoteFor(body.amountCents);
+      const charged = agreed ? ` (${formatMoney(feeWithoutWaiver(agreed).totalCents)} charged each time)` : "";
       toast.success(SCHEDULE_MESSAGES.created, {
-        description: `${formatMoney(body.amountCents)} to ${body.recipientName} ${FREQUENCY_WORDS[body.frequency]}, first on ${formatDay(first)}.`,
+        description: `${formatMoney(body.amountCents)} to ${body.recipientName} ${FREQUENCY_WORDS[body.frequency]}${charged}, first on ${formatDay(first)}.`,
       });
       onDone();
     } catch (error) {
@@ -159,6 +174,13 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
       endDate: values.endDate,
       recipientKnownConfirmed: asked && known,
     };
+    // Nothing is scheduled before the sender has seen what each send will charge.
+    if (!shownQuoteFor(body.amountCents)) {
+      toast.error(SCHEDULE_MESSAGES.feeNotShown, {
+        description: fee.error ? errorMessage(fee.error, SCHEDULE_MESSAGES.feeFailed) : SCHEDULE_MESSAGES.feeNotShownHint,
+      });
+      return;
+    }
     const fingerprint = JSON.stringify({ ...body, amountCents: body.amountCents.toString() });
     if (attempt.current.refused && attempt.current.body !== fingerprint) attempt.current = { key: crypto.randomUUID(), refused: false };
     attempt.current.body = fingerprint;
@@ -172,7 +194,6 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
     await submit(body, false);
   };
 
-  const [startDate, frequency] = useWatch({ control, name: ["startDate", "frequency"] });
   const waiting = asked && !known;
 
   return (
@@ -265,6 +286,14 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
           </NativeSelect>
           <FieldError id="schedule-card-error" message={errors.paymentMethodId?.message} />
         </div>
+        <ScheduleCharge
+          amountCents={quotedAmount}
+          bank={recipient.bank}
+          quote={quote}
+          loading={fee.isFetching}
+          error={fee.error}
+          every={FREQUENCY_WORDS[FREQUENCY_OF[frequency ?? "weekly"]]}
+        />
         {asked && <RecipientQuestion idPrefix="schedule-recipient" name={recipient.name} checked={known} onCheckedChange={setKnown} />}
         <div className="flex flex-col-reverse gap-3 pt-2 sm:flex-row sm:justify-end">
           <Button variant="outline" onClick={onDone} disabled={create.isPending}>

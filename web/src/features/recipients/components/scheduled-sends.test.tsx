@@ -24,8 +24,9 @@ import {
   TransferStatus,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
-import type { CreateScheduleRequest, Schedule } from "@/gen/thumela/bff/v1/bff_pb";
+import type { CreateScheduleRequest, QuoteFeeRequest, Schedule } from "@/gen/thumela/bff/v1/bff_pb";
 import { addDays, saToday } from "@/lib/date";
+import { formatMoney } from "@/lib/money";
 import { forgetStepUp, rememberStepUp } from "@/lib/step-up";
 import { badRequestDetail, errorWithDetails } from "@/test/error-details";
 import { liveFeed } from "@/test/live-feed";
@@ -94,14 +95,33 @@ interface Options {
   paidBefore?: boolean;
   /** GetLimits says nothing more can be sent today, this month or this year. */
   usedUp?: boolean;
+  /** QuoteFee waives the fee (the sender's first transfer), or fails. */
+  firstFree?: boolean;
+  quoteFails?: boolean;
+}
+
+/** Capitec's fee as the fees service quotes it: R10,00 + 0,3 % (half-up), unless waived. */
+function quoteFor({ amountCents }: QuoteFeeRequest, waived = false) {
+  const bankFeeCents = 1000n;
+  const platformFeeCents = (amountCents * 30n + 5_000n) / 10_000n;
+  const full = bankFeeCents + platformFeeCents;
+  const totalFeeCents = waived ? 0n : full;
+  return {
+    quote: { amountCents, bankFeeCents, platformFeeCents, totalFeeCents, totalAmountCents: amountCents + totalFeeCents, waived, waivedFeeCents: waived ? full : 0n },
+  };
 }
 
 /** An in-memory SchedulesService with the saved recipient Naledi and two cards. */
 function backend(initial: Schedule[], options: Options = {}) {
-  const state = { list: [...initial], creates: [] as CreateScheduleRequest[], steppedUp: false, finishes: 0 };
+  const state = { list: [...initial], creates: [] as CreateScheduleRequest[], quotes: [] as QuoteFeeRequest[], steppedUp: false, finishes: 0 };
   const routes = (r: ConnectRouter) => {
     r.service(RecipientsService, { listRecipients: () => ({ recipients: [NALEDI] }) });
     r.rpc(PaymentMethodsService.method.listPaymentMethods, () => ({ paymentMethods: CARDS }));
+    r.rpc(TransfersService.method.quoteFee, (req) => {
+      state.quotes.push(req);
+      if (options.quoteFails) throw new ConnectError("The fees service is unavailable.", Code.Unavailable);
+      return quoteFor(req, options.firstFree);
+    });
     if (options.usedUp) {
       r.rpc(TransfersService.method.getLimits, () =>
         create(GetLimitsResponseSchema, { limits: TEST_LIMITS.limits.map((l) => ({ ...l, usedCents: l.limitCents, remainingCents: 0n })) }),
@@ -235,6 +255,17 @@ describe("scheduled sends on /recipients", () => {
   });
 });
 
+/** The dialog's "Each send charges" box. */
+const chargeBox = (dialog: HTMLElement) => within(dialog).getByRole("region", { name: "Each send charges" });
+
+/** Types an amount (rand) and waits until the dialog shows what each send of it charges. */
+async function typeAmount(user: ReturnType<typeof renderApp>["user"], dialog: HTMLElement, rand: string) {
+  await user.type(within(dialog).getByLabelText("Amount (ZAR)"), rand);
+  const cents = BigInt(rand) * 100n;
+  // en-ZA groups thousands with a no-break space; the matcher reads it as a space.
+  await waitFor(() => expect(chargeBox(dialog)).toHaveTextContent(`Send amount${formatMoney(cents).replace(/\s/g, " ")}`));
+}
+
 describe("Schedule a send", () => {
   async function openDialog(options: Options = {}) {
     const app = await openPage([], options);
@@ -257,7 +288,7 @@ describe("Schedule a send", () => {
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
     expect(await within(dialog).findByText("ATMs pay out notes: choose an amount in multiples of R10.")).toBeInTheDocument();
     await user.clear(within(dialog).getByLabelText("Amount (ZAR)"));
-    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "500");
+    await typeAmount(user, dialog, "500");
     await user.click(within(dialog).getByRole("radio", { name: "Monthly" }));
     await user.type(within(dialog).getByLabelText("End date (optional)"), addDays(TODAY, -1));
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
@@ -267,7 +298,7 @@ describe("Schedule a send", () => {
     await user.clear(within(dialog).getByLabelText("End date (optional)"));
     await user.selectOptions(within(dialog).getByLabelText("Card"), "Everyday Visa (•••• 4242)");
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
-    await expectToast("Scheduled send created", "R500,00 to Naledi Mokoena every month");
+    await expectToast("Scheduled send created", "R500,00 to Naledi Mokoena every month (R511,50 charged each time)");
     await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
     expect(state.creates).toHaveLength(1);
     expect(state.creates[0]).toMatchObject({
@@ -289,7 +320,7 @@ describe("Schedule a send", () => {
     rememberStepUp(Date.now() + 5 * 60_000);
     const { user, dialog } = await openDialog();
     // Within the limit policy (R2,500 per transfer), so the form lets it go to the server.
-    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "2100");
+    await typeAmount(user, dialog, "2100");
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
     expect(await within(dialog).findByText("Each send can be at most R2 000,00.")).toBeInTheDocument();
     await expectToast("Couldn't schedule the send", "Too much.");
@@ -318,7 +349,7 @@ describe("Schedule a send", () => {
 
     // The limit itself is allowed (it then asks "Confirm it's you", being above R1,000).
     await user.clear(amount);
-    await user.type(amount, "2500");
+    await typeAmount(user, dialog, "2500");
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
     await screen.findByRole("dialog", { name: "Confirm it's you" });
     expect(within(dialog).queryByText(/This transfer exceeds/)).not.toBeInTheDocument();
@@ -327,7 +358,7 @@ describe("Schedule a send", () => {
   it("does not refuse on what is left today, this month or this year: each send is checked on its day", async () => {
     rememberStepUp(Date.now() + 5 * 60_000);
     const { user, dialog, state } = await openDialog({ usedUp: true });
-    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "500");
+    await typeAmount(user, dialog, "500");
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
     await expectToast("Scheduled send created");
     expect(state.creates).toHaveLength(1);
@@ -336,7 +367,7 @@ describe("Schedule a send", () => {
 
   it("asks 'Confirm it's you' when the server wants a step-up, then sends the same request again", async () => {
     const { user, dialog, state } = await openDialog({ wantsStepUp: true });
-    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "500");
+    await typeAmount(user, dialog, "500");
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
     const stepUp = await screen.findByRole("dialog", { name: "Confirm it's you" });
     expect(stepUp).toHaveTextContent("before we set up this scheduled send");
@@ -350,7 +381,7 @@ describe("Schedule a send", () => {
 
   it("asks first for a step-up above R1,000 (predicted, as the wizard does)", async () => {
     const { user, dialog, state } = await openDialog();
-    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "1500");
+    await typeAmount(user, dialog, "1500");
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
     const stepUp = await screen.findByRole("dialog", { name: "Confirm it's you" });
     expect(state.creates).toHaveLength(0);
@@ -363,7 +394,7 @@ describe("Schedule a send", () => {
   it("asks the first-payment question when the server does, and sends the answer under a new key", async () => {
     rememberStepUp(Date.now() + 5 * 60_000);
     const { user, dialog, state } = await openDialog({ wantsAnswer: true });
-    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "500");
+    await typeAmount(user, dialog, "500");
     await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
     await expectToast("Do you know Naledi Mokoena personally?");
     const tick = await within(dialog).findByRole("checkbox", { name: "Yes, I know Naledi Mokoena personally" });
@@ -374,5 +405,47 @@ describe("Schedule a send", () => {
     expect(state.creates).toHaveLength(2);
     expect(state.creates[1].recipientKnownConfirmed).toBe(true);
     expect(state.creates[1].idempotencyKey).not.toBe(state.creates[0].idempotencyKey);
+  });
+
+  // The walk's F13: R150 monthly was charged R160,45 each time, and the dialog never said so.
+  it("shows the fee and the total each send charges before the sender confirms, from QuoteFee", async () => {
+    rememberStepUp(Date.now() + 5 * 60_000);
+    const { user, dialog, state } = await openDialog();
+    expect(chargeBox(dialog)).toHaveTextContent("Enter the amount to see the fee and the total each send charges.");
+    await typeAmount(user, dialog, "150");
+    const box = chargeBox(dialog);
+    const line = (term: string) => within(box).getByText(term, { selector: "dt" }).nextElementSibling;
+    expect(line("Send amount")).toHaveTextContent("R150,00");
+    expect(line("Bank fee")).toHaveTextContent("R10,00");
+    expect(line("Platform fee")).toHaveTextContent("R0,45");
+    expect(line("Fee per send")).toHaveTextContent("R10,45");
+    expect(line("Total per send")).toHaveTextContent("R160,45");
+    expect(box).toHaveTextContent("R160,45 is charged to your card every week.");
+    expect(state.quotes.at(-1)).toMatchObject({ bank: Bank.CAPITEC, amountCents: 15_000n });
+
+    await user.click(within(dialog).getByRole("radio", { name: "Monthly" }));
+    expect(box).toHaveTextContent("R160,45 is charged to your card every month.");
+    await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
+    await expectToast("Scheduled send created", "R150,00 to Naledi Mokoena every month (R160,45 charged each time)");
+    expect(state.creates).toHaveLength(1);
+  });
+
+  it("shows the full fee when the first transfer would be free: the waiver is decided per send", async () => {
+    rememberStepUp(Date.now() + 5 * 60_000);
+    const { user, dialog } = await openDialog({ firstFree: true });
+    await typeAmount(user, dialog, "150");
+    const box = chargeBox(dialog);
+    expect(within(box).getByText("Total per send", { selector: "dt" }).nextElementSibling).toHaveTextContent("R160,45");
+    expect(box).toHaveTextContent("Your first transfer is free: if a send of this schedule is your first transfer, its fee is waived.");
+  });
+
+  it("schedules nothing until the fee and total are shown, and says why", async () => {
+    rememberStepUp(Date.now() + 5 * 60_000);
+    const { user, dialog, state } = await openDialog({ quoteFails: true });
+    await user.type(within(dialog).getByLabelText("Amount (ZAR)"), "500");
+    expect(await within(chargeBox(dialog)).findByText("The fee could not be worked out right now.")).toBeInTheDocument();
+    await user.click(within(dialog).getByRole("button", { name: "Schedule send" }));
+    await expectToast("Check what each send charges", "The fee could not be worked out right now. Please try again.");
+    expect(state.creates).toHaveLength(0);
   });
 });

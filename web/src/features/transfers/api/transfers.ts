@@ -7,11 +7,11 @@ import {
   TransferStatus,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
-import type { Bank, ListTransfersRequestSchema, SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import type { ListTransfersRequestSchema, SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { formatSaTimeOfDay, toDate } from "@/lib/date";
 import { centsToDecimal } from "@/lib/money";
 import { formatPhone } from "@/lib/phone";
-import { storeTransfer } from "@/lib/transfer-cache";
+import { smsStateUnread, storeTransfer } from "@/lib/transfer-cache";
 import { isClosedVoucher } from "../lib/voucher-state";
 
 export const RECENT_TRANSFERS_COUNT = 3;
@@ -101,14 +101,8 @@ export function useBanks() {
   return useQuery(TransfersService.method.listBanks, {}, { staleTime: 60 * 60_000 });
 }
 
-/** The fee quote for an amount to a bank; skipped until both are known. */
-export function useFeeQuote(bank: Bank | undefined, amountCents: bigint | undefined) {
-  return useQuery(
-    TransfersService.method.quoteFee,
-    bank && amountCents && amountCents > 0n ? { bank, amountCents } : skipToken,
-    { placeholderData: keepPreviousData },
-  );
-}
+/** The fee quote for an amount to a bank (lib/fee-quote: the schedule dialog shows it too). */
+export { useFeeQuote } from "@/lib/fee-quote";
 
 /** The sender's saved cards (lib/payment-cards: the schedule dialog reads them too). */
 export { usePaymentCards } from "@/lib/payment-cards";
@@ -202,17 +196,21 @@ export function isFinalSms(sms: SmsDelivery | undefined): boolean {
  * it, so the details dialog reads the transfer (GetTransfer, which the live stream then keeps
  * up to date); while the stream is down and the SMS is still on its way, it is re-read every 5 s.
  * `sms` is undefined for a transfer without a voucher and while the state is not known (being
- * read: `checking`; or not reported, e.g. the notifications service did not answer).
+ * read: `checking`; not read because the read failed: `unread`; or not reported, e.g. the
+ * notifications service did not answer). A transfer the live stream put in the cache before it
+ * was ever read has no SMS state yet (lib/transfer-cache's smsStateUnread): its data is stale,
+ * so it is read when the dialog opens, and it is `checking` meanwhile, never "no report yet".
  */
 export function useVoucherSms(
   transfer: Transfer,
   { poll }: { poll: boolean },
-): { sms: SmsDelivery | undefined; checking: boolean } {
+): { sms: SmsDelivery | undefined; checking: boolean; unread: boolean } {
   const query = useQuery(getTransfer, transfer.voucher ? { id: transfer.id } : skipToken, {
     refetchInterval: (q) => (poll && !isFinalSms(q.state.data?.transfer?.smsDelivery) ? SMS_POLL_MS : false),
   });
   const sms = query.data?.transfer?.smsDelivery ?? transfer.smsDelivery;
-  return { sms, checking: !sms && query.isPending };
+  const unread = !sms && smsStateUnread(query.data?.transfer, query.dataUpdatedAt);
+  return { sms, checking: !sms && (query.isPending || (unread && query.isFetching)), unread: unread && !query.isFetching };
 }
 
 /** What the sender reads about the voucher SMS, e.g. 'SMS delivered to +27 82 123 4567 at 13:12'. */

@@ -29,7 +29,7 @@ import {
 } from "../api/transfers";
 import { VOUCHER_TONE_CLASS, collectionPlace, isAwaitingCollection, refundText, voucherState } from "../lib/voucher-state";
 import { VoucherActions } from "./voucher-actions";
-import { proofOfPaymentUrl } from "../lib/statement";
+import { hasProofOfPayment, proofOfPaymentUrl } from "../lib/statement";
 
 export const COPIED_MESSAGE = "Reference number copied to clipboard";
 
@@ -74,7 +74,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
   const refund = refundText(transfer, formatMoney(cardRefundCents(transfer)));
   const awaiting = isAwaitingCollection(transfer);
   const lockedUntil = voucherLockedUntil(transfer.voucher);
-  const { sms, checking } = useVoucherSms(transfer, { poll: useLiveStatus() !== "connected" });
+  const { sms, checking, unread } = useVoucherSms(transfer, { poll: useLiveStatus() !== "connected" });
   const failed = transfer.status === TransferStatus.FAILED;
 
   const copyReference = async () => {
@@ -162,7 +162,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
         )}
         {transfer.voucher && (
           <Row term="Voucher SMS">
-            <VoucherSms sms={sms} checking={checking} />
+            <VoucherSms sms={sms} checking={checking} unread={unread} />
           </Row>
         )}
         {expires && awaiting && (
@@ -205,7 +205,8 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
 
       <div className="flex flex-col-reverse gap-3 sm:flex-row sm:justify-end">
         {awaiting && <CancelVoucherButton transfer={transfer} onCancelled={setUpdated} />}
-        {transfer.status === TransferStatus.COMPLETED && (
+        {/* A refunded transfer paid no one: it has no proof of payment (the BFF refuses it too). */}
+        {hasProofOfPayment(transfer) && (
           <a href={proofOfPaymentUrl(transfer.id)} className={buttonClasses("outline")}>
             Proof of payment (PDF)
           </a>
@@ -251,10 +252,6 @@ const SMS_LOOK: Record<SmsDeliveryStatus, { icon: typeof Clock; tone: string }> 
   [SmsDeliveryStatus.FAILED]: { icon: CircleAlert, tone: "text-red-700 dark:text-red-400" },
 };
 
-/**
- * The recipient's voucher SMS as the SMS provider last reported it. A polite live region, so
- * that a screen reader hears the delivery report arrive while the dialog is open.
- */
 /** Where a PIN Thumela chose went: with the voucher number, in the SMS, whose state it follows. */
 function pinBySmsText(sms: SmsDelivery | undefined): string {
   switch (sms?.status) {
@@ -267,7 +264,16 @@ function pinBySmsText(sms: SmsDelivery | undefined): string {
   }
 }
 
-function VoucherSms({ sms, checking }: { sms: SmsDelivery | undefined; checking: boolean }) {
+/** Said when the SMS's state could not be read (the read failed): it is not known, not absent. */
+export const SMS_NOT_CHECKED = "Couldn't check the delivery report right now";
+
+/**
+ * The recipient's voucher SMS as the SMS provider last reported it. A polite live region, so
+ * that a screen reader hears the delivery report arrive while the dialog is open. "No delivery
+ * report yet" only once the state was read and has none: while it is being read, "Checking…";
+ * never read (a transfer first seen through a live event whose read failed), SMS_NOT_CHECKED.
+ */
+function VoucherSms({ sms, checking, unread }: { sms: SmsDelivery | undefined; checking: boolean; unread: boolean }) {
   const look = sms ? (SMS_LOOK[sms.status] ?? SMS_LOOK[SmsDeliveryStatus.UNSPECIFIED]) : undefined;
   const Icon = look?.icon;
   return (
@@ -283,7 +289,7 @@ function VoucherSms({ sms, checking }: { sms: SmsDelivery | undefined; checking:
           )}
         </>
       ) : (
-        <span className="text-slate-500 dark:text-slate-400">{checking ? "Checking…" : "No delivery report yet"}</span>
+        <span className="text-slate-500 dark:text-slate-400">{checking ? "Checking…" : unread ? SMS_NOT_CHECKED : "No delivery report yet"}</span>
       )}
     </span>
   );

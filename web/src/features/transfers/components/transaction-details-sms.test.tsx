@@ -1,13 +1,15 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { CollectionStatus, RefundStatus, SmsDeliverySchema, SmsDeliveryStatus, TransfersService, VoucherSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import type { SmsDelivery, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { liveFeed } from "@/test/live-feed";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
-import { completed, makeTransfer, withChanges } from "../test-utils";
+import { completed, makeTransfer, withChanges, withVoucher } from "../test-utils";
+import { SMS_NOT_CHECKED } from "./transaction-details-dialog";
 
 /** HH:MM in Johannesburg, as the dialog tells the time. */
 const saClock = new Intl.DateTimeFormat("en-ZA", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: "Africa/Johannesburg" });
@@ -184,5 +186,67 @@ describe("transaction details: the recipient's voucher SMS", () => {
     live.push({ cursor: "2", event: { case: "smsDeliveryChanged", value: report } });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(screen.getAllByText("Voucher SMS not delivered")).toHaveLength(1);
+  });
+
+  // The walk's F14: the dashboard is open, a voucher it has not listed yet is locked at an ATM
+  // (the live event seeds the transfer's cache, without the SMS's state), then the sender opens
+  // it. The dialog reads the SMS's state rather than trusting the event's silence about it.
+  describe("a transfer first seen through a live event", () => {
+    function renderLockedLater(read: (locked: Transfer) => Transfer) {
+      const live = liveFeed();
+      const other = completed(makeTransfer({ recipientName: "Thandi Mokoena", recipientPhone: "+27831112222" }));
+      const locked = withVoucher(completed(makeTransfer()), { lockedUntil: timestampFromMs(Date.now() + 86_400_000) });
+      let listed = [other];
+      let reads = 0;
+      const utils = renderApp("/dashboard", {
+        session: SIGNED_IN,
+        routes: (r) => {
+          r.rpc(TransfersService.method.listTransfers, () => ({ transfers: listed, totalCount: listed.length }));
+          r.rpc(TransfersService.method.getTransfer, (request) => {
+            reads += 1;
+            if (request.id !== locked.id) throw new ConnectError("transfer not found", Code.NotFound);
+            return { transfer: read(locked) };
+          });
+          live.register(r);
+        },
+      });
+      return {
+        ...utils,
+        locked,
+        reads: () => reads,
+        async lock() {
+          const recent = await screen.findByRole("region", { name: "Recent Transactions" });
+          await within(recent).findByRole("button", { name: /Thandi Mokoena/ });
+          listed = [locked, other];
+          live.push({ cursor: "1", event: { case: "transferUpdated", value: { transfer: locked } } });
+          expect(await screen.findByText("Voucher locked")).toBeInTheDocument();
+          await within(recent).findByRole("button", { name: /Sipho Dlamini/ });
+        },
+      };
+    }
+
+    it("reads the delivered SMS when opened, instead of 'No delivery report yet'", async () => {
+      const at = Date.now() - 60_000;
+      const app = renderLockedLater((locked) =>
+        withChanges(locked, { smsDelivery: sms({ status: SmsDeliveryStatus.DELIVERED, updatedAt: timestampFromMs(at) }) }),
+      );
+      await app.lock();
+      expect(app.reads()).toBe(0); // the event seeded the cache; nothing read the transfer yet
+      const dialog = await openDialog(app.user);
+      expect(await within(dialog).findByText(`SMS delivered to +27 82 123 4567 at ${saClock.format(at)}`)).toBeInTheDocument();
+      expect(within(dialog).queryByText("No delivery report yet")).not.toBeInTheDocument();
+      expect(app.reads()).toBe(1);
+      expect(within(dialog).getByText(/Locked until/, { selector: "p span" })).toBeInTheDocument();
+    });
+
+    it("says the state could not be checked, not 'No delivery report yet', when the read fails", async () => {
+      const app = renderLockedLater(() => {
+        throw new ConnectError("The service is unavailable.", Code.Unavailable);
+      });
+      await app.lock();
+      const dialog = await openDialog(app.user);
+      expect(await within(dialog).findByText(SMS_NOT_CHECKED)).toBeInTheDocument();
+      expect(within(dialog).queryByText("No delivery report yet")).not.toBeInTheDocument();
+    });
   });
 });

@@ -174,6 +174,47 @@ describe("transaction details dialog", () => {
     expect(within(details).queryByRole("button", { name: "Cancel voucher" })).not.toBeInTheDocument();
   });
 
+  it("offers a proof of payment for a send that paid its recipient, or awaits them", async () => {
+    const awaiting = completed(makeTransfer({ recipientName: "Sipho Dlamini" }));
+    const collected = withChanges(completed(makeTransfer({ recipientName: "Thandi Mokoena" })), {
+      voucher: create(VoucherSchema, { number: "4820193746", collectionStatus: CollectionStatus.COLLECTED }),
+    });
+    const { user } = renderDashboard([awaiting, collected]);
+    let dialog = await openRow(user, "Sipho Dlamini");
+    expect(within(dialog).getByRole("link", { name: "Proof of payment (PDF)" })).toHaveAttribute(
+      "href",
+      `/api/transfers/${awaiting.id}/proof-of-payment.pdf`,
+    );
+    await user.keyboard("{Escape}");
+    dialog = await openRow(user, "Thandi Mokoena");
+    expect(within(dialog).getByRole("link", { name: "Proof of payment (PDF)" })).toBeInTheDocument();
+  });
+
+  // A refunded send paid no one: no "proof" that it was paid (the walk's F9; the BFF refuses it too).
+  it.each([
+    ["cancelled, refunded", CollectionStatus.CANCELLED, RefundStatus.REFUNDED, "Refunded"],
+    ["expired, refunded", CollectionStatus.EXPIRED, RefundStatus.REFUNDED, "Refunded"],
+    ["cancelled, refund pending", CollectionStatus.CANCELLED, RefundStatus.PENDING, "Refund pending"],
+    ["cancelled, refund not started", CollectionStatus.CANCELLED, RefundStatus.NONE, "Cancelled"],
+  ])("offers no proof of payment for a transfer %s", async (_case, collectionStatus, refundStatus, state) => {
+    const transfer = withChanges(completed(makeTransfer()), {
+      voucher: create(VoucherSchema, { number: "4820193746", collectionStatus }),
+      refundStatus,
+    });
+    const { user } = renderDashboard([transfer]);
+    const dialog = await openRow(user, "Sipho Dlamini");
+    expect(term(dialog, "Status")).toHaveTextContent(state);
+    expect(within(dialog).getByRole("link", { name: "Send Similar" })).toBeInTheDocument();
+    expect(within(dialog).queryByRole("link", { name: /Proof of payment/ })).not.toBeInTheDocument();
+  });
+
+  it("offers no proof of payment for a failed or pending transfer", async () => {
+    const failed = withChanges(makeTransfer({ recipientName: "Sipho Dlamini" }), { status: TransferStatus.FAILED });
+    const { user } = renderDashboard([failed]);
+    const dialog = await openRow(user, "Sipho Dlamini");
+    expect(within(dialog).queryByRole("link", { name: /Proof of payment/ })).not.toBeInTheDocument();
+  });
+
   it("says when a cancellation is refused", async () => {
     const transfer = completed(makeTransfer());
     const { user } = renderDashboard([transfer], {

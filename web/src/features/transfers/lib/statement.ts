@@ -1,3 +1,7 @@
+import { RefundStatus, TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
+import type { Transfer } from "@/gen/thumela/bff/v1/bff_pb";
+import { isClosedVoucher } from "./voucher-state";
+
 /**
  * The statement and proof-of-payment files the BFF makes (docs/statements.md). They are plain
  * links, so the browser sends the session cookie and downloads the file itself.
@@ -34,6 +38,20 @@ export function periodError(from: string, to: string): string | undefined {
 export function statementUrl(from: string, to: string, format: StatementFormat): string {
   const q = new URLSearchParams({ from, to, format });
   return `/api/statement?${q.toString()}`;
+}
+
+/**
+ * Whether the transfer has a proof of payment, as the BFF decides (statements.ProofRefusal): a
+ * completed transfer whose money reached or awaits its recipient. A cancelled or expired
+ * voucher's transfer, refunded or being refunded, paid no one, so no proof is offered for it.
+ */
+export function hasProofOfPayment(transfer: Transfer): boolean {
+  return (
+    transfer.status === TransferStatus.COMPLETED &&
+    !isClosedVoucher(transfer) &&
+    transfer.refundStatus !== RefundStatus.PENDING &&
+    transfer.refundStatus !== RefundStatus.REFUNDED
+  );
 }
 
 export function proofOfPaymentUrl(transferId: string): string {
