@@ -134,17 +134,18 @@ func DefaultPolicies() map[string]Policy {
 		}},
 		// Each re-issue sends a voucher SMS to a phone the sender names, and a cancel gives the
 		// whole total back: together with a create they were a free SMS flood of any number
-		// (create, three resends, cancel, again). A person re-sends or cancels a few a day.
+		// (create, three resends, cancel, again). A person re-sends or cancels a few a day: the
+		// account's rule is tight; the address's is a create's (a carrier NAT is many people).
 		bffv1connect.TransfersServiceResendVoucherProcedure: {Name: "resend_voucher", Account: FromSession, Rules: []Rule{
-			r(ByAddress, 60, hour, 20),
+			r(ByAddress, 60, minute, 20),
 			r(ByAccount, 10, hour, 5),
 		}},
 		bffv1connect.TransfersServiceChangeRecipientPhoneProcedure: {Name: "change_phone", Account: FromSession, Rules: []Rule{
-			r(ByAddress, 60, hour, 20),
+			r(ByAddress, 60, minute, 20),
 			r(ByAccount, 10, hour, 5),
 		}},
 		bffv1connect.TransfersServiceCancelTransferProcedure: {Name: "cancel", Account: FromSession, Rules: []Rule{
-			r(ByAddress, 120, hour, 40),
+			r(ByAddress, 60, minute, 20),
 			r(ByAccount, 20, hour, 10),
 		}},
 		bffv1connect.PaymentMethodsServiceAddCardProcedure: {Name: "addcard", Account: FromSession, Rules: []Rule{

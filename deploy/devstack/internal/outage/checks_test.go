@@ -147,10 +147,27 @@ func checkTransfers(t *testing.T, ctx context.Context, pool *pgxpool.Pool, userI
 	t.Logf("transfers by status/voucher: %v", vouchers)
 }
 
-// checkSMS: the SMS provider's stand-in accepted exactly one SMS per completed transfer, the
-// one with its voucher number, and nothing else; notifications recorded each as sent once.
+// checkSMS: the SMS provider's stand-in accepted exactly one voucher SMS per completed transfer,
+// the one with its voucher number, and exactly one cancellation SMS per cancelled voucher (by
+// its reference), and nothing else; notifications recorded each as sent once.
 func checkSMS(t *testing.T, ctx context.Context, pool *pgxpool.Pool, st *stacktest.Stack, userIDs []string) {
 	t.Helper()
+	cancelledRefs := map[string]int{}
+	refs, err := pool.Query(ctx, `SELECT left(id::text, 8) FROM transfers.transfers
+		WHERE user_id = ANY($1::uuid[]) AND collection_status = 'cancelled'`, userIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for refs.Next() {
+		var ref string
+		if err := refs.Scan(&ref); err != nil {
+			t.Fatal(err)
+		}
+		cancelledRefs[ref] = 0
+	}
+	if err := refs.Err(); err != nil {
+		t.Fatal(err)
+	}
 	var numbers []string
 	rows, err := pool.Query(ctx, `SELECT voucher_number FROM transfers.transfers
 		WHERE user_id = ANY($1::uuid[]) AND status = 'completed'`, userIDs)
@@ -181,19 +198,33 @@ func checkSMS(t *testing.T, ctx context.Context, pool *pgxpool.Pool, st *stackte
 			WHERE channel = 'sms' AND status NOT IN ('sent', 'delivered')`).Scan(&unsent); err != nil {
 			return false
 		}
-		return len(sms) >= len(numbers) && unsent == 0
+		return len(sms) >= len(numbers)+len(cancelledRefs) && unsent == 0
 	})
 	if err != nil {
 		t.Fatalf("the dev outbox: %v", err)
 	}
 	perVoucher := map[string]int{}
+	vouchers := 0
 	for _, m := range sms {
+		if c := cancelledInSMS.FindStringSubmatch(m.Body); c != nil {
+			if n, ok := cancelledRefs[c[1]]; !ok || n != 0 {
+				t.Errorf("a cancellation SMS for %s, which is no cancelled voucher's or was told already: %q", c[1], m.Body)
+			}
+			cancelledRefs[c[1]]++
+			continue
+		}
 		v := voucherInSMS.FindStringSubmatch(m.Body)
 		if v == nil {
 			t.Errorf("an SMS to %s that is not a voucher SMS: %q", m.Recipient, m.Body)
 			continue
 		}
 		perVoucher[strings.ReplaceAll(v[1], " ", "")]++
+		vouchers++
+	}
+	for ref, n := range cancelledRefs {
+		if n != 1 {
+			t.Errorf("cancelled voucher %s: %d cancellation SMS, want exactly 1", ref, n)
+		}
 	}
 	bad := 0
 	for _, n := range numbers {
@@ -207,15 +238,16 @@ func checkSMS(t *testing.T, ctx context.Context, pool *pgxpool.Pool, st *stackte
 	for n, c := range perVoucher {
 		t.Errorf("%d SMS for voucher %s, which is no completed transfer's", c, n)
 	}
-	if len(sms) != len(numbers) || bad > 0 {
-		t.Errorf("%d SMS accepted by the provider for %d completed transfers (%d vouchers without exactly one)", len(sms), len(numbers), bad)
+	if vouchers != len(numbers) || bad > 0 {
+		t.Errorf("%d voucher SMS accepted by the provider for %d completed transfers (%d vouchers without exactly one)", vouchers, len(numbers), bad)
 	}
 	var rowsSMS, attempts int
 	if err := pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(attempts), 0) FROM notifications.deliveries WHERE channel = 'sms'`).Scan(&rowsSMS, &attempts); err != nil {
 		t.Fatal(err)
 	}
-	if rowsSMS != len(numbers) || unsent != 0 {
-		t.Errorf("notifications has %d SMS deliveries (%d not sent) for %d completed transfers", rowsSMS, unsent, len(numbers))
+	if rowsSMS != len(numbers)+len(cancelledRefs) || unsent != 0 {
+		t.Errorf("notifications has %d SMS deliveries (%d not sent) for %d completed transfers and %d cancelled vouchers",
+			rowsSMS, unsent, len(numbers), len(cancelledRefs))
 	}
 	t.Logf("SMS: %d accepted by the provider, %d deliveries in notifications over %d attempts", len(sms), rowsSMS, attempts)
 }

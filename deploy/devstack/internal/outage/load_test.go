@@ -466,7 +466,9 @@ func htmlUnescape(s string) string {
 // The voucher SMS: "Voucher number: 1234567890." and "PIN: 4821.".
 var (
 	voucherInSMS = regexp.MustCompile(`Voucher number: ([0-9 ]+)\.`)
-	pinInSMS     = regexp.MustCompile(`PIN: (\d{4,12})\.`)
+	// cancelledInSMS reads the reference of a cancellation SMS (notifications' voucher_cancelled).
+	cancelledInSMS = regexp.MustCompile(`cancelled the R[0-9,.]+ voucher sent to you\. It can no longer be withdrawn\.\s+Ref ([0-9a-f]{8})`)
+	pinInSMS       = regexp.MustCompile(`PIN: (\d{4,12})\.`)
 )
 
 // smsWatch reads the dev outbox (the SMS provider stand-in's messages) and keeps each voucher's

@@ -83,7 +83,7 @@ func TestOutagesDuringABurst(t *testing.T) {
 			// redelivered by JetStream after 3× this (30 s by default: 90 s).
 			"NOTIFICATIONS_SEND_TIMEOUT=2s",
 			// The senders are a load from one address, not people (scale-out test).
-			"BFF_RATE_LIMITS=transfer.address=0/1m+0,transfer.account=0/1m+0",
+			"BFF_RATE_LIMITS=transfer.address=0/1m+0,transfer.account=0/1m+0,cancel.address=0/1m+0,cancel.account=0/1m+0",
 		},
 	})
 	f := st.Faults

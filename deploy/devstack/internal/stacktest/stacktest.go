@@ -33,7 +33,8 @@ type Options struct {
 	// Name is the test's name for the stack: its log's folder is thumela-<Name>-* in the
 	// temporary directory, and the harness's own log lines carry it as their process.
 	Name string
-	// ExtraEnv, Replicas and TolerateExit are stack.Config's.
+	// ExtraEnv, Replicas and TolerateExit are stack.Config's (ExtraEnv after testSMSBudget,
+	// which a test may set again).
 	ExtraEnv     []string
 	Replicas     map[string]int
 	TolerateExit bool
@@ -125,7 +126,7 @@ func startOnce(t testing.TB, opts Options, root, databaseURL string, last bool) 
 			Ephemeral:    true,
 			Out:          logFile,
 			Logger:       slog.New(slog.NewTextHandler(logFile, nil)).With("process", opts.Name),
-			ExtraEnv:     opts.ExtraEnv,
+			ExtraEnv:     append([]string{testSMSBudget}, opts.ExtraEnv...),
 			Replicas:     opts.Replicas,
 			TolerateExit: opts.TolerateExit,
 			Ready:        func(r stack.Ready) { readyCh <- r },
@@ -310,3 +311,8 @@ func freeAddr(t testing.TB) string {
 	defer l.Close()
 	return l.Addr().String()
 }
+
+// testSMSBudget raises the number's daily SMS budget (ten in production) for the test stacks:
+// their tests send dozens of vouchers to the same few phones. Raised, not off, so the count
+// still runs on every SMS, as in the browser tests' stacks (web/e2e/harness.mjs).
+const testSMSBudget = "NOTIFICATIONS_SMS_PER_RECIPIENT_PER_DAY=1000"

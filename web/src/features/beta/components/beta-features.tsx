@@ -26,7 +26,7 @@ export function BetaFeatures({ userId }: { userId: string }) {
         </div>
       </Card>
 
-      <ul className="mt-6 grid gap-6 md:grid-cols-2">
+      <ul className="mt-6 grid gap-6 lg:grid-cols-2">
         {BETA_FEATURES.map((feature) => {
           const isJoined = joined.includes(feature.id);
           return (

@@ -37,9 +37,12 @@ export function useFreezeVouchers() {
   const run = async (): Promise<FreezeResult> => {
     const { cancelled, pausedSchedules } = await freeze.mutateAsync({});
     for (const transfer of cancelled) remember(transfer);
-    for (const schema of [TransfersService.method.getLimits, SchedulesService.method.listSchedules]) {
-      void queryClient.invalidateQueries({ queryKey: createConnectQueryKey({ schema, cardinality: undefined }) });
-    }
+    void queryClient.invalidateQueries({
+      queryKey: createConnectQueryKey({ schema: TransfersService.method.getLimits, cardinality: undefined }),
+    });
+    void queryClient.invalidateQueries({
+      queryKey: createConnectQueryKey({ schema: SchedulesService.method.listSchedules, cardinality: undefined }),
+    });
     return { cancelled, pausedSchedules };
   };
   return { run, pending: freeze.isPending };
