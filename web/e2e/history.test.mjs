@@ -221,6 +221,57 @@ test(
   },
 );
 
+/** The page's sideways overflow in px (0: nothing reaches past the window's right edge). */
+function sidewaysOverflow(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+/** Asserts that the element's box lies inside the window's width. */
+async function assertInsideWindow(page, locator, what) {
+  const box = await locator.boundingBox();
+  const width = page.viewportSize().width;
+  assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${what} is outside the ${width} px window: ${JSON.stringify(box)}`);
+}
+
+test("a 768 px tablet (sidebar shown) and a 320 px phone: the history and the wizard never scroll sideways", async () => {
+  const page = await history.context.newPage();
+  try {
+    for (const width of [768, 320]) {
+      await page.setViewportSize({ width, height: 1024 });
+      await page.goto(`${stack.baseURL}/transactions`);
+      await page.getByRole("heading", { name: "Transaction History", level: 1 }).waitFor();
+      const details = detailButtons(page);
+      await details.first().waitFor();
+      assert.equal(await sidewaysOverflow(page), 0, `/transactions at ${width} px`);
+      // The status and the details button of a row stay on the screen.
+      const row = page.getByRole("row").filter({ has: details }).first();
+      await assertInsideWindow(page, row.getByText("Completed"), `the status at ${width} px`);
+      await assertInsideWindow(page, details.first(), `the details button at ${width} px`);
+
+      await page.goto(`${stack.baseURL}/send-money?amount=10&recipient=Alice%20Mokoena&phone=0821010001`);
+      await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
+      assert.equal(await sidewaysOverflow(page), 0, `the amount step at ${width} px`);
+      await assertInsideWindow(page, page.getByRole("button", { name: "Next" }), `the amount step's Next at ${width} px`);
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: "ABSA" });
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByRole("radio", { name: "Personal Visa (•••• 4242)" }).waitFor();
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByRole("heading", { name: "Confirm your transfer" }).waitFor();
+      // The step shows the total itself, above Send Money (the summary is below it here).
+      const payment = page.getByRole("region", { name: "Payment" });
+      await payment.getByText("Total amount").waitFor();
+      const send = page.getByRole("button", { name: "Send Money" });
+      assert.ok((await payment.boundingBox()).y < (await send.boundingBox()).y, "the total is below Send Money");
+      assert.equal(await sidewaysOverflow(page), 0, `the confirmation step at ${width} px`);
+      await assertInsideWindow(page, send, `Send Money at ${width} px`);
+      await assertInsideWindow(page, page.getByRole("list", { name: "Send money steps" }), `the step indicator at ${width} px`);
+    }
+  } finally {
+    await page.close();
+  }
+});
+
 test("Resend and Send Similar open the wizard prefilled; a recent row opens the Transaction Details", async () => {
   const { page, transfers } = history;
   const newest = transfers[transfers.length - 1];
@@ -298,6 +349,8 @@ test(
       await page.getByRole("button", { name: "Next" }).click();
       await clickSendMoney(page);
       await page.getByRole("heading", { name: "Transfer Failed" }).waitFor({ timeout: 20_000 });
+      // "Transfer initiated … being processed" does not stay beside the failure (F10).
+      await toast(page, "Transfer initiated").waitFor({ state: "detached", timeout: 5_000 });
     } finally {
       await context.close();
     }

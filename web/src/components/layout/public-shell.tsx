@@ -40,7 +40,9 @@ export function PublicHeader() {
   return (
     <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
       <div className="mx-auto flex h-16 max-w-6xl items-center gap-2 px-4 sm:px-6">
-        <Logo />
+        {/* Below 360 px the word mark would push the menu button off the screen: the mark alone
+            shows ("Thumela" stays the link's name). */}
+        <Logo className="max-[359px]:[&>span]:sr-only" />
         <nav aria-label="Site" className="ml-6 hidden items-center gap-1 md:flex">
           {HEADER_LINKS.map((link) => (
             <Link key={link.to} to={link.to} className={pageLink}>

@@ -25,6 +25,7 @@ import { MIN_PASSWORD_LENGTH } from "@/features/account/api/password";
 import { sanitizeOtp, RESEND_COUNTDOWN_SECONDS } from "@/features/auth/api/verify-email";
 import { useCountdown } from "@/features/auth/components/use-countdown";
 import { ResendCode } from "@/features/auth/components/resend-code";
+import { useFocusOnOpen } from "@/features/auth/components/use-focus-on-open";
 import { CodePurpose } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage } from "@/lib/errors";
 import { failureToast } from "@/lib/failure-toast";
@@ -48,6 +49,7 @@ function resendTime(at: Parameters<typeof timestampMs>[0] | undefined): number {
 export function RequestCodeForm({ onSent }: { onSent: (request: ResetRequest) => void }) {
   const requestReset = useRequestPasswordReset();
   const [serverError, setServerError] = useState<string>();
+  useFocusOnOpen("reset-email");
   const {
     register,
     handleSubmit,
@@ -93,6 +95,7 @@ export function ResetPasswordForm({ request, onChangeEmail }: { request: ResetRe
   const [resendAt, setResendAt] = useState(request.resendAt);
   const [serverError, setServerError] = useState<string>();
   const secondsLeft = useCountdown(resendAt);
+  useFocusOnOpen("reset-code");
   const {
     control,
     register,

@@ -33,6 +33,19 @@ describe("forgot password", () => {
     expect(router.state.location.pathname).toBe("/forgot-password");
   });
 
+  it("puts the focus in each step's first field: the e-mail, then the code", async () => {
+    const { user } = renderApp("/forgot-password", {
+      routes: (r) => r.rpc(AuthService.method.requestPasswordReset, () => ({})),
+    });
+    const email = await screen.findByLabelText("Email");
+    await waitFor(() => expect(email).toHaveFocus());
+    await user.keyboard("thandi@example.co.za{Enter}");
+    await screen.findByText(NEUTRAL);
+    await waitFor(() => expect(screen.getByLabelText("Reset code")).toHaveFocus());
+    await user.click(screen.getByRole("button", { name: "Use a different email" }));
+    await waitFor(() => expect(screen.getByLabelText("Email")).toHaveFocus());
+  });
+
   it("asks for a valid e-mail address before calling", async () => {
     const requestReset = vi.fn(() => ({}));
     const { user } = renderApp("/forgot-password", { routes: (r) => r.rpc(AuthService.method.requestPasswordReset, requestReset) });

@@ -39,7 +39,7 @@ export function AccountPage({ email }: { email: string }) {
   return (
     <div className="mx-auto w-full max-w-3xl">
       <h1 className="text-2xl font-bold tracking-tight sm:text-3xl">Account</h1>
-      <p className="mt-1 text-slate-600 dark:text-slate-400">Logged in as {email}</p>
+      <p className="mt-1 text-slate-600 wrap-anywhere dark:text-slate-400">Logged in as {email}</p>
       <Tabs.Root defaultValue="profile" className="mt-6">
         <Tabs.List aria-label="Account settings" className="inline-flex gap-1 rounded-lg bg-slate-100 p-1 dark:bg-slate-800">
           <Tabs.Trigger value="profile" className={tabClasses}>

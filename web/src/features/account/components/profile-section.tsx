@@ -55,11 +55,11 @@ function ProfileDetails({ profile, email }: { profile?: Profile; email: string }
     ["Phone number", formatPhone(profile?.phoneNumber ?? "")],
   ];
   return (
-    <dl className="grid gap-5 sm:grid-cols-2">
+    <dl className="grid grid-cols-1 gap-5 sm:grid-cols-2">
       {rows.map(([term, value]) => (
         <div key={term}>
           <dt className="text-sm font-medium text-slate-500 dark:text-slate-400">{term}</dt>
-          <dd className="mt-1 break-words text-slate-900 dark:text-slate-100">
+          <dd className="mt-1 text-slate-900 wrap-anywhere dark:text-slate-100">
             {value.trim() ? (
               value
             ) : (

@@ -6,6 +6,12 @@ import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { expectNoToast, expectToast } from "@/test/toasts";
 
 describe("login", () => {
+  it("opens with the focus in the Email field", async () => {
+    renderApp("/login");
+    const email = await screen.findByLabelText("Email");
+    await vi.waitFor(() => expect(email).toHaveFocus());
+  });
+
   it("asks for both email and password", async () => {
     const signIn = vi.fn();
     const { user } = renderApp("/login", { routes: (r) => r.rpc(AuthService.method.signIn, signIn) });

@@ -22,6 +22,7 @@ import { SIGN_IN_FAILED } from "../lib/failure-toasts";
 import { safeRedirect } from "../lib/safe-redirect";
 import { textLinkClasses } from "./auth-card";
 import { PasskeySignIn } from "./passkey-sign-in";
+import { useFocusOnOpen } from "./use-focus-on-open";
 
 export function LoginForm() {
   const navigate = useNavigate();
@@ -29,6 +30,7 @@ export function LoginForm() {
   const signIn = useSignIn();
   const storeSession = useStoreSession();
   const [serverError, setServerError] = useState<string>();
+  useFocusOnOpen("login-email");
   const {
     register,
     handleSubmit,

@@ -10,6 +10,13 @@ import { savePendingVerification } from "../api/pending-verification";
 import { formatCountdown } from "./use-countdown";
 
 describe("OTP verification", () => {
+  it("puts the focus in the code field, the screen's one field", async () => {
+    savePendingVerification({ email: "thandi@example.co.za" });
+    renderApp("/otp-verification");
+    const input = await screen.findByRole("textbox", { name: "Verification code" });
+    await vi.waitFor(() => expect(input).toHaveFocus());
+  });
+
   it("keeps digits only, at most six, and enables Verify at exactly six", async () => {
     savePendingVerification({ email: "thandi@example.co.za" });
     const { user } = renderApp("/otp-verification");

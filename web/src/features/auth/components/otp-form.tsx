@@ -27,6 +27,7 @@ import {
 import { RESEND_FAILED, SIGN_IN_FAILED, VERIFY_FAILED } from "../lib/failure-toasts";
 import { textLinkClasses } from "./auth-card";
 import { useCountdown } from "./use-countdown";
+import { useFocusOnOpen } from "./use-focus-on-open";
 import { ResendCode } from "./resend-code";
 
 function pendingFromState(state: unknown): PendingVerification | undefined {
@@ -70,6 +71,7 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
   );
   const secondsLeft = useCountdown(resendAt);
   const complete = code.length === OTP_LENGTH;
+  useFocusOnOpen("otp-code");
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();

@@ -20,6 +20,12 @@ async function fillSignUp(
 const VALID = { first: "Thandi", last: "Mokoena", email: "thandi@example.co.za", password: "correct-horse", confirm: "correct-horse" };
 
 describe("sign-up", () => {
+  it("opens with the focus in the first field", async () => {
+    renderApp("/signup");
+    const first = await screen.findByLabelText("First name");
+    await vi.waitFor(() => expect(first).toHaveFocus());
+  });
+
   it("asks for every required field", async () => {
     const signUp = vi.fn();
     const { user } = renderApp("/signup", { routes: (r) => r.rpc(AuthService.method.signUp, signUp) });

@@ -24,6 +24,7 @@ import {
 } from "../api/sign-up";
 import type { SignUpValues } from "../api/sign-up";
 import { SIGN_UP_FAILED } from "../lib/failure-toasts";
+import { useFocusOnOpen } from "./use-focus-on-open";
 
 const EMPTY: SignUpValues = { firstName: "", lastName: "", email: "", password: "", confirmPassword: "" };
 
@@ -36,6 +37,7 @@ export function SignUpForm({ referral }: { referral?: string | null }) {
   const navigate = useNavigate();
   const signUp = useSignUp();
   const [serverError, setServerError] = useState<string>();
+  useFocusOnOpen("signup-first-name");
   const {
     register,
     handleSubmit,

@@ -71,9 +71,13 @@ describe("transaction history", () => {
     const table = await screen.findByRole("table");
     const headers = within(table).getAllByRole("columnheader").map((h) => h.textContent);
     expect(headers).toEqual(["Recipient", "Date", "Amount", "Payment Method", "Status", "Details"]);
-    // Date and Payment Method are hidden on small screens.
-    expect(within(table).getByRole("columnheader", { name: "Date" })).toHaveClass("hidden", "md:table-cell");
-    expect(within(table).getByRole("columnheader", { name: "Payment Method" })).toHaveClass("hidden", "md:table-cell");
+    // Date and Payment Method show from 1024 px: beside a tablet's sidebar (768 px) the six
+    // columns pushed Status and the details button off the screen (F18).
+    expect(within(table).getByRole("columnheader", { name: "Date" })).toHaveClass("hidden", "lg:table-cell");
+    expect(within(table).getByRole("columnheader", { name: "Payment Method" })).toHaveClass("hidden", "lg:table-cell");
+    // Below 640 px a row is a grid with the status under the recipient; the headers stay for
+    // screen readers, and every cell keeps its place in the table.
+    expect(table.querySelector("thead")).toHaveClass("max-sm:sr-only");
 
     const [first, second, third, fourth] = bodyRows();
     expect(first).toHaveTextContent("Sipho Dlamini");
@@ -88,6 +92,8 @@ describe("transaction history", () => {
     expect(third).toHaveTextContent("Unknown payment method");
     expect(within(fourth).getByText("Failed")).toHaveClass("bg-red-50");
     expect(within(first).getByRole("button", { name: "View details of the transfer to Sipho Dlamini" })).toBeInTheDocument();
+    expect(first).toHaveClass("max-sm:grid");
+    expect(within(first).getAllByRole("cell")).toHaveLength(6);
     // One page only: no pagination.
     expect(screen.queryByRole("navigation", { name: "Pagination" })).not.toBeInTheDocument();
   });

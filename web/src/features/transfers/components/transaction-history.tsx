@@ -130,20 +130,24 @@ export function TransactionHistory() {
         ) : transfers.length === 0 ? (
           <p className="py-12 text-center text-sm text-slate-500 dark:text-slate-400">No transactions found</p>
         ) : (
+          // Six columns need about 640 px: the date and the card show from 1024 px (the sidebar
+          // takes 256 of a tablet's 768). Below 640 px each row is a small grid (ROW_GRID), the
+          // status under the recipient, so the amount, the status and the details button stay on
+          // a 320 px screen; the headers are then for screen readers only.
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Your transactions</caption>
-            <thead className="bg-slate-50 text-xs font-medium text-slate-500 uppercase dark:bg-slate-800/60 dark:text-slate-400">
+            <thead className="bg-slate-50 text-xs font-medium text-slate-500 uppercase max-sm:sr-only dark:bg-slate-800/60 dark:text-slate-400">
               <tr>
                 <th scope="col" className="px-4 py-3">
                   Recipient
                 </th>
-                <th scope="col" className="hidden px-4 py-3 md:table-cell">
+                <th scope="col" className="hidden px-4 py-3 lg:table-cell">
                   Date
                 </th>
                 <th scope="col" className="px-4 py-3 text-right">
                   Amount
                 </th>
-                <th scope="col" className="hidden px-4 py-3 md:table-cell">
+                <th scope="col" className="hidden px-4 py-3 lg:table-cell">
                   Payment Method
                 </th>
                 <th scope="col" className="px-4 py-3">
@@ -225,20 +229,26 @@ function pageNumbers(current: number, pages: number): Array<number | undefined> 
   return out;
 }
 
+/**
+ * A row below 640 px: recipient and amount side by side, the status under them and the details
+ * button at the right of both (a grid; the cells keep their table roles).
+ */
+const ROW_GRID = "max-sm:grid max-sm:grid-cols-[minmax(0,1fr)_auto_auto] max-sm:items-start";
+
 function HistoryRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => void }) {
   const created = toDate(transfer.createdAt);
   const state = voucherState(transfer);
   const fee = transfer.totalAmountCents - transfer.amountCents;
   return (
-    <tr onClick={onOpen} className="cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800/60">
-      <td className="px-4 py-3">
+    <tr onClick={onOpen} className={cn("cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800/60", ROW_GRID)}>
+      <td className="px-4 py-3 max-sm:pr-2 max-sm:pb-1 max-sm:wrap-break-word">
         <p className="font-medium text-slate-900 dark:text-slate-100">{transfer.recipientName}</p>
         <p className="text-xs text-slate-500 dark:text-slate-400">{formatPhone(transfer.recipientPhone)}</p>
       </td>
-      <td className="hidden px-4 py-3 whitespace-nowrap text-slate-600 md:table-cell dark:text-slate-300">
+      <td className="hidden px-4 py-3 whitespace-nowrap text-slate-600 lg:table-cell dark:text-slate-300">
         {created && <time dateTime={created.toISOString()}>{formatHistoryDate(created)}</time>}
       </td>
-      <td className="px-4 py-3 text-right whitespace-nowrap tabular-nums">
+      <td className="px-4 py-3 text-right whitespace-nowrap tabular-nums max-sm:px-2 max-sm:pb-1">
         <p className="font-medium">{formatMoney(transfer.amountCents)}</p>
         <p className="text-xs text-slate-500 dark:text-slate-400">
           <span className="sr-only">Fee </span>
@@ -246,10 +256,10 @@ function HistoryRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => vo
           {transfer.status === TransferStatus.FAILED ? "Not charged" : formatSignedMoney(fee, "in")}
         </p>
       </td>
-      <td className="hidden px-4 py-3 text-slate-600 md:table-cell dark:text-slate-300">
+      <td className="hidden px-4 py-3 text-slate-600 lg:table-cell dark:text-slate-300">
         {paymentMethodLabel(transfer.paymentMethodName, transfer.paymentMethodLastFour)}
       </td>
-      <td className="px-4 py-3">
+      <td className="px-4 py-3 max-sm:col-span-2 max-sm:col-start-1 max-sm:row-start-2 max-sm:pt-0">
         <span
           className={cn(
             "inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset",
@@ -260,7 +270,7 @@ function HistoryRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => vo
         </span>
         {state && <p className={cn("mt-1 max-w-56 text-xs", VOUCHER_TONE_CLASS[state.tone])}>{state.text}</p>}
       </td>
-      <td className="px-2 py-3 text-right">
+      <td className="px-2 py-3 text-right max-sm:col-start-3 max-sm:row-span-2 max-sm:row-start-1 max-sm:self-center max-sm:pl-0">
         <button
           type="button"
           onClick={(event) => {

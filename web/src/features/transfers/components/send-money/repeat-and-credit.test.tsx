@@ -205,10 +205,13 @@ describe("transfer credit on the confirmation step", () => {
     expect(screen.queryByText("Credit applied")).not.toBeInTheDocument();
   });
 
-  it("shows nothing of credit without any", async () => {
+  it("shows nothing of credit without any: the fees and the total only", async () => {
     const { user } = renderWizard();
     await reachConfirmation(user);
-    expect(screen.queryByRole("region", { name: "Payment" })).not.toBeInTheDocument();
+    const payment = await screen.findByRole("region", { name: "Payment" });
+    expect((await within(payment).findByText("Total amount")).nextElementSibling).toHaveTextContent("R161,40");
     expect(screen.queryByText("Credit applied")).not.toBeInTheDocument();
+    expect(screen.queryByText("Charged to your card")).not.toBeInTheDocument();
+    expect(screen.queryByText(/transfer credit/)).not.toBeInTheDocument();
   });
 });

@@ -75,6 +75,21 @@ async function sendFromRecipientStep(user: UserEvent) {
 }
 
 describe("the wizard's saved recipients", () => {
+  it("leave the focus to 'Recipient Name': typing a name with a space picks no saved recipient", async () => {
+    const { user } = renderWizard("/send-money", [NALEDI, SIPHO]);
+    await user.type(await screen.findByLabelText("Amount to Send (ZAR)"), "150{Enter}");
+    await screen.findByRole("list", { name: "Saved recipients" });
+    const name = screen.getByLabelText("Recipient Name");
+    // The cards come first in the step, but the step's first field is the name (F3).
+    await vi.waitFor(() => expect(name).toHaveFocus());
+    await user.keyboard("Nomsa Zulu");
+    expect(name).toHaveValue("Nomsa Zulu");
+    expect(screen.getByLabelText("Recipient Phone Number")).toHaveValue("");
+    for (const card of within(screen.getByRole("list", { name: "Saved recipients" })).getAllByRole("button")) {
+      expect(card).toHaveAttribute("aria-pressed", "false");
+    }
+  });
+
   it("offers them first, most recently paid first; picking one fills the name, phone and bank", async () => {
     const { user, creates } = renderWizard("/send-money", [NALEDI, SIPHO]);
     await toRecipientStep(user);

@@ -42,7 +42,7 @@ import { AmountStep, ConfirmStep, PaymentStep, RecipientStep, StepActions } from
 import { TransactionSummary } from "./transaction-summary";
 import { StepUpDialog } from "@/components/step-up-dialog";
 import { usePreferSavedRecipient } from "./saved-recipients";
-import { SubmittingPanel, TransferResult } from "./transfer-result";
+import { SubmittingPanel, TransferResult, initiatedToastId } from "./transfer-result";
 import { NO_REPEAT, REPEAT_MESSAGES, RepeatSendOption, repeatProblem, repeatStart } from "./repeat-send";
 import type { RepeatChoice } from "./repeat-send";
 
@@ -230,7 +230,10 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       // A transfer that failed already (a replay of an attempt that failed) is not "being
       // processed": the result panel opens on "Transfer Failed" and says why.
       if (transfer.status !== TransferStatus.FAILED) {
-        toast.success(MESSAGES.initiated.title, { description: MESSAGES.initiated.description });
+        toast.success(MESSAGES.initiated.title, {
+          id: initiatedToastId(transfer.id),
+          description: MESSAGES.initiated.description,
+        });
       }
       if (repeat.on) void scheduleRepeat(body, current, repeat, false);
     } catch (error) {
@@ -341,12 +344,13 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
           <TransferResult transferId={transferId} onTryAgain={tryAgain} onSendAnother={sendAnother} />
         </div>
       ) : (
-        <div className="mt-6 grid items-start gap-6 lg:grid-cols-3">
-          <div className="lg:col-span-2">
+        // One column (minmax(0, 1fr)) below 1024 px: the wizard never widens the page beside the sidebar.
+        <div className="mt-6 grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
+          <div className="min-w-0 lg:col-span-2">
             {create.isPending ? (
               <SubmittingPanel />
             ) : (
-              <Card className="p-5 sm:p-6">
+              <Card className="p-4 sm:p-6">
                 <StepIndicator current={step} />
                 <FormProvider {...form}>
                   <form ref={stepRef} noValidate onSubmit={onSubmit} aria-label="Send money" className="mt-6">
@@ -386,7 +390,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
               </Card>
             )}
           </div>
-          <aside aria-labelledby="summary-title">
+          <aside aria-labelledby="summary-title" className="min-w-0">
             <TransactionSummary amountCents={quotedAmount} bank={quotedBank} />
           </aside>
         </div>
@@ -445,7 +449,10 @@ function stepRefusal(step: 1 | 2 | 3, fieldError: (field: keyof SendMoneyValues)
  * Moves keyboard focus to the first field of a step when the step changes (not on first show),
  * or to the option already chosen in a step that is a choice (the payment step's card). Only a
  * radio counts as a choice: the recipient step's ticked 'save this recipient' box sits at its
- * bottom, and taking focus there skipped the name and number.
+ * bottom, and taking focus there skipped the name and number. A step whose first field follows
+ * buttons marks it `data-step-focus`: the recipient step's saved-recipient cards come before
+ * 'Recipient Name', and with the focus on a card, the space in a typed name pressed it and
+ * filled in another person.
  */
 function useStepFocus(step: WizardStep) {
   const ref = useRef<HTMLFormElement>(null);
@@ -457,6 +464,7 @@ function useStepFocus(step: WizardStep) {
     }
     const form = ref.current;
     const target =
+      form?.querySelector<HTMLElement>("[data-step-focus]") ??
       form?.querySelector<HTMLElement>('input[type="radio"]:checked') ??
       form?.querySelector<HTMLElement>("input, select, textarea, button");
     target?.focus();

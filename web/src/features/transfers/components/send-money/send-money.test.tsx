@@ -371,6 +371,35 @@ describe("send money wizard", () => {
     expect(within(summary).getByText("Total amount").nextElementSibling).toHaveTextContent("R150,00");
   });
 
+  it("shows the fees and the total the card is charged on the confirmation step, above Send Money", async () => {
+    const { user } = renderWizard("/send-money");
+    await reachConfirmation(user);
+    // Under 1024 px the Transaction Summary stacks below the wizard: the step says it itself (F22).
+    const payment = await screen.findByRole("region", { name: "Payment" });
+    await within(payment).findByText("Total amount");
+    const line = (term: string) => within(payment).getByText(term).nextElementSibling;
+    expect(line("Bank fee")).toHaveTextContent("R10,95");
+    expect(line("Platform fee")).toHaveTextContent("R0,45");
+    expect(line("Total fees")).toHaveTextContent("R11,40");
+    expect(line("Total amount")).toHaveTextContent("R161,40");
+    expect(within(payment).queryByText("Credit applied")).not.toBeInTheDocument();
+    const form = screen.getByRole("form", { name: "Send money" });
+    expect(form).toContainElement(payment);
+    const sendButton = screen.getByRole("button", { name: "Send Money" });
+    expect(payment.compareDocumentPosition(sendButton) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it("shows a waived first-transfer fee struck through on the confirmation step too", async () => {
+    const { user } = renderWizard("/send-money", { waived: true });
+    await reachConfirmation(user);
+    const payment = await screen.findByRole("region", { name: "Payment" });
+    const totalFees = (await within(payment).findByText("Total fees")).nextElementSibling!;
+    // Standard Bank's R10.95 + R0.45, waived: struck through, then what is paid.
+    expect(totalFees.querySelector("s")).toHaveTextContent("R11,40");
+    expect(totalFees).toHaveTextContent("R0,00");
+    expect(within(payment).getByText("Total amount").nextElementSibling).toHaveTextContent("R150,00");
+  });
+
   it("sends the transfer in cents with one idempotency key, shows 'Processing your transfer...' and then the result", async () => {
     let release: () => void = () => {};
     const { user, calls } = renderWizard("/send-money?location=Menlyn%20Mall", {
@@ -567,6 +596,7 @@ describe("send money wizard", () => {
     await user.click(screen.getByRole("button", { name: "Send Money" }));
     await screen.findByText("Your transfer is being processed. This may take a moment...");
     expect(screen.queryByText("Failed to process transaction")).not.toBeInTheDocument();
+    await expectToast("Transfer initiated", "Your money transfer is being processed.");
 
     live.push({ cursor: "2", event: { case: "transferUpdated", value: { transfer: withChanges(transfer!, { status: TransferStatus.PROCESSING }) } } });
     const failed = withChanges(transfer!, { status: TransferStatus.FAILED, failureReason: "Your card has insufficient funds." });
@@ -575,6 +605,8 @@ describe("send money wizard", () => {
     expect(within(screen.getByRole("status")).getByText("Payment processing failed")).toBeInTheDocument();
     expect(within(screen.getByRole("status")).getByText("Your card has insufficient funds.")).toBeInTheDocument();
     await expectToast("Failed to process transaction", "Your card has insufficient funds.");
+    // "Being processed" is no longer true: that toast goes, the failure's stays (F10).
+    await expectNoToast("Transfer initiated");
 
     // The same failure again (a replayed event, a re-read) re-renders the panel: still one toast.
     live.push({ cursor: "4", event: { case: "transferUpdated", value: { transfer: withChanges(failed, {}) } } });
@@ -597,6 +629,7 @@ describe("send money wizard", () => {
     expect(await screen.findByRole("heading", { name: "Transfer Failed" }, { timeout: 10_000 })).toBeInTheDocument();
     const toast = await expectToast("Failed to process transaction", "Payment processing failed");
     expect(toast).toHaveAttribute("data-type", "error");
+    await expectNoToast("Transfer initiated");
     expect(screen.getByText("Your transfer could not be processed. Please try again.")).toBeInTheDocument();
   });
 

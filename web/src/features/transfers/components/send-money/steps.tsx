@@ -9,6 +9,7 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { LoadingBlock } from "@/components/ui/spinner";
 import type { BankOption, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { creditSplit, useCredit } from "@/lib/credit";
+import { errorMessage } from "@/lib/errors";
 import { formatMoney, parseRandToCents } from "@/lib/money";
 import { formatPhone, saMobileE164 } from "@/lib/phone";
 import { AMOUNT_MESSAGES, MESSAGES } from "../../api/send-money";
@@ -16,6 +17,7 @@ import type { SendMoneyValues, WithdrawalLocationInit } from "../../api/send-mon
 import { SaveRecipientOption, SavedRecipientPicker } from "./saved-recipients";
 import { LimitsMeter } from "../limits-meter";
 import { useFeeQuote } from "../../api/transfers";
+import { FEES_UNKNOWN, FeeLines, SummaryLine } from "./transaction-summary";
 
 export function StepHeading({ id, children }: { id?: string; children: ReactNode }) {
   return (
@@ -132,6 +134,8 @@ export function RecipientStep({ banks, banksLoading }: { banks: BankOption[]; ba
           <Label htmlFor="recipient-name">Recipient Name</Label>
           <Input
             id="recipient-name"
+            // The step's first field, after the saved recipients (the wizard focuses it).
+            data-step-focus
             autoComplete="off"
             aria-invalid={errors.recipientName ? true : undefined}
             aria-describedby={
@@ -414,42 +418,60 @@ export function ConfirmStep({ location, banks, cards }: ConfirmStepProps) {
           {bank && <Detail term="Collects at">Any {bank.displayName} ATM</Detail>}
         </DetailsBox>
       </div>
-      <CreditDetails amountCents={amountCents} bank={bank?.bank} />
+      <PaymentDetails amountCents={amountCents} bank={bank?.bank} />
     </div>
   );
 }
 
 /**
- * With transfer credit: how the total would be paid, the credit paying the fee (min(balance,
- * fee)) and the card the rest, the amount always. An estimate from GetCredit's balance and the
- * fee quote; the server decides when the transfer is made, and the result shows what it did. A
- * transfer without a fee (the first) spends none, and says why the credit is kept.
+ * What the card will be charged, above 'Send Money' for every sender: the fee quote's lines (the
+ * Transaction Summary's, which stacks below the wizard under 1024 px) and the total. With
+ * transfer credit, how the total would be paid: the credit pays the fee (min(balance, fee)) and
+ * the card the rest, the amount always. An estimate from the fee quote and GetCredit's balance;
+ * the server decides when the transfer is made, and the result shows what it did. A transfer
+ * without a fee (the first) spends no credit, and says why the credit is kept.
  */
-function CreditDetails({ amountCents, bank }: { amountCents: bigint | undefined; bank: BankOption["bank"] | undefined }) {
+function PaymentDetails({ amountCents, bank }: { amountCents: bigint | undefined; bank: BankOption["bank"] | undefined }) {
   const credit = useCredit();
-  const quote = useFeeQuote(bank, amountCents).data?.quote;
+  const fees = useFeeQuote(bank, amountCents);
+  // Never the quote of an earlier amount or bank (the query keeps it while the new one loads).
+  const quote = fees.isPlaceholderData ? undefined : fees.data?.quote;
   const balance = credit.data?.balanceCents ?? 0n;
-  if (balance <= 0n || !quote || !amountCents || quote.amountCents !== amountCents) return null;
-  const { creditCents, cardCents } = creditSplit(balance, quote.totalFeeCents, quote.totalAmountCents);
-  if (creditCents <= 0n) {
-    return (
-      <p className="mt-4 text-xs text-slate-500 dark:text-slate-400">
-        This transfer has no fee, so your transfer credit ({formatMoney(balance)}) is kept for the fees of your next transfers.
-      </p>
-    );
-  }
+  const { creditCents, cardCents } = quote
+    ? creditSplit(balance, quote.totalFeeCents, quote.totalAmountCents)
+    : { creditCents: 0n, cardCents: 0n };
   return (
     <div className="mt-4">
       <DetailsBox title="Payment">
-        <Detail term="Total amount">{formatMoney(quote.totalAmountCents)}</Detail>
-        <Detail term="Credit applied">
-          <span className="text-emerald-700 dark:text-emerald-400">−{formatMoney(creditCents)}</span>
-        </Detail>
-        <Detail term="Charged to your card">{formatMoney(cardCents)}</Detail>
+        {quote ? (
+          <>
+            <FeeLines quote={quote} />
+            {creditCents > 0n && (
+              <>
+                <SummaryLine term="Credit applied">
+                  <span className="text-emerald-700 dark:text-emerald-400">−{formatMoney(creditCents)}</span>
+                </SummaryLine>
+                <SummaryLine term="Charged to your card" strong>
+                  {formatMoney(cardCents)}
+                </SummaryLine>
+              </>
+            )}
+          </>
+        ) : (
+          // Not a figure: the box says why there is none yet (dd alone is not allowed in a dl).
+          <SummaryLine term="Total amount">{fees.error ? "—" : "Loading..."}</SummaryLine>
+        )}
       </DetailsBox>
-      <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
-        Your transfer credit ({formatMoney(balance)}) pays the fee; the card is charged the amount and any rest.
-      </p>
+      {!quote && fees.error && (
+        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">{errorMessage(fees.error, FEES_UNKNOWN)}</p>
+      )}
+      {quote && balance > 0n && (
+        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+          {creditCents > 0n
+            ? `Your transfer credit (${formatMoney(balance)}) pays the fee; the card is charged the amount and any rest.`
+            : `This transfer has no fee, so your transfer credit (${formatMoney(balance)}) is kept for the fees of your next transfers.`}
+        </p>
+      )}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { Card } from "@/components/ui/card";
-import type { Bank } from "@/gen/thumela/bff/v1/bff_pb";
+import type { Bank, FeeQuote } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
 import { errorMessage } from "@/lib/errors";
 import { formatMoney } from "@/lib/money";
@@ -27,40 +27,12 @@ export function TransactionSummary({ amountCents, bank }: TransactionSummaryProp
         Transaction Summary
       </h2>
       <dl className="mt-4 space-y-2.5 text-sm">
-        <Line term="Send amount">{amountCents && amountCents > 0n ? formatMoney(amountCents) : "—"}</Line>
-        {quote ? (
-          <>
-            <Line term="Bank fee">
-              <Fee cents={quote.bankFeeCents} waived={waived} />
-            </Line>
-            <Line term="Platform fee">
-              <Fee cents={quote.platformFeeCents} waived={waived} />
-            </Line>
-            <Line term="Total fees">
-              {waived ? (
-                <>
-                  <s className="mr-2 text-slate-500 dark:text-slate-400">
-                    <span className="sr-only">was </span>
-                    {formatMoney(quote.waivedFeeCents)}
-                  </s>
-                  {formatMoney(quote.totalFeeCents)}
-                </>
-              ) : (
-                formatMoney(quote.totalFeeCents)
-              )}
-            </Line>
-            {/* The rule above is the line's own: a <dl> holds dt/dd groups, one <div> deep at most. */}
-            <Line term="Total amount" strong className="border-t border-slate-200 pt-2.5 dark:border-slate-700">
-              {formatMoney(quote.totalAmountCents)}
-            </Line>
-          </>
-        ) : null}
+        <SummaryLine term="Send amount">{amountCents && amountCents > 0n ? formatMoney(amountCents) : "—"}</SummaryLine>
+        {quote ? <FeeLines quote={quote} /> : null}
       </dl>
       {!quote && (
         <p className="mt-2.5 text-sm text-slate-500 dark:text-slate-400">
-          {error
-            ? errorMessage(error, "The fees could not be worked out right now.")
-            : "Enter the amount and choose the recipient's bank to see the fees."}
+          {error ? errorMessage(error, FEES_UNKNOWN) : "Enter the amount and choose the recipient's bank to see the fees."}
         </p>
       )}
       {waived && (
@@ -76,7 +48,48 @@ export function TransactionSummary({ amountCents, bank }: TransactionSummaryProp
   );
 }
 
-function Line({
+/** When QuoteFee failed without a reason to show. */
+export const FEES_UNKNOWN = "The fees could not be worked out right now.";
+
+/**
+ * The quote's lines (spec section 9): bank fee, platform fee, total fees and the total amount,
+ * a waived first-transfer fee struck through. Inside a <dl>: the Transaction Summary's, and the
+ * confirmation step's 'Payment' box, so the total shows above 'Send Money' where the summary
+ * stacks below the wizard (under 1024 px).
+ */
+export function FeeLines({ quote }: { quote: FeeQuote }) {
+  const waived = quote.waived;
+  return (
+    <>
+      <SummaryLine term="Bank fee">
+        <Fee cents={quote.bankFeeCents} waived={waived} />
+      </SummaryLine>
+      <SummaryLine term="Platform fee">
+        <Fee cents={quote.platformFeeCents} waived={waived} />
+      </SummaryLine>
+      <SummaryLine term="Total fees">
+        {waived ? (
+          <>
+            <s className="mr-2 text-slate-500 dark:text-slate-400">
+              <span className="sr-only">was </span>
+              {formatMoney(quote.waivedFeeCents)}
+            </s>
+            {formatMoney(quote.totalFeeCents)}
+          </>
+        ) : (
+          formatMoney(quote.totalFeeCents)
+        )}
+      </SummaryLine>
+      {/* The rule above is the line's own: a <dl> holds dt/dd groups, one <div> deep at most. */}
+      <SummaryLine term="Total amount" strong className="border-t border-slate-200 pt-2.5 dark:border-slate-700">
+        {formatMoney(quote.totalAmountCents)}
+      </SummaryLine>
+    </>
+  );
+}
+
+/** One term and its figure in a fee list. */
+export function SummaryLine({
   term,
   children,
   strong = false,

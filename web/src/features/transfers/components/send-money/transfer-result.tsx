@@ -176,12 +176,18 @@ function useReportOutcome(transfer: Transfer | undefined) {
   }, [transfer, status]);
 }
 
+/** The id of a transfer's "Transfer initiated" toast (the wizard's), which its failure dismisses. */
+export function initiatedToastId(transferId: string): string {
+  return `transfer-initiated:${transferId}`;
+}
+
 /**
  * 'Failed to process transaction' once, when a transfer this panel saw in another status fails
  * (the live stream's update, or the poll's read): the sender may be looking elsewhere while the
  * card is charged. A transfer that was already failed when the panel opened gets none: the panel
  * opens on "Transfer Failed", its title focused and its text announced, and a toast would say
- * it twice. The toast's id is the transfer's, so nothing shows it twice.
+ * it twice. The toast's id is the transfer's, so nothing shows it twice. A failed transfer's
+ * "Transfer initiated" toast is dismissed either way (its words contradict the failure).
  */
 function useFailureToast(transfer: Transfer | undefined) {
   // The transfer this panel follows, and whether its failure has been told (or needs none).
@@ -189,6 +195,9 @@ function useFailureToast(transfer: Transfer | undefined) {
   const status = transfer?.status;
   useEffect(() => {
     if (!transfer) return;
+    // "Transfer initiated — being processed" is no longer true: it goes, whether or not this
+    // panel adds a toast of its own.
+    if (status === TransferStatus.FAILED) toast.dismiss(initiatedToastId(transfer.id));
     if (told.current?.id !== transfer.id) {
       told.current = { id: transfer.id, done: status === TransferStatus.FAILED };
       return;
