@@ -100,6 +100,11 @@ test("a weekly schedule whose first occurrence runs", async () => {
   // Schedule R200 weekly, first send today, on the saved card.
   await dialog.getByLabel("Amount (ZAR)").fill("200");
   assert.equal(await dialog.getByRole("radio", { name: "Weekly" }).isChecked(), true);
+  // What each send charges is on screen before the sender can schedule: the fee quoted for
+  // R200 at the recipient's bank, and the total per send.
+  const charge = dialog.getByRole("region", { name: "Each send charges" });
+  await charge.getByText(/^R\d[\d\s]*,\d\d is charged to your card every week\./).waitFor();
+  assert.match(await charge.innerText(), /Send amount\s+R200,00/);
   const days = saDays();
   await dialog.getByRole("button", { name: "Schedule send" }).click();
   // Should the server want a fresh step-up, confirm as the sender would.

@@ -115,7 +115,8 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
   const [amountText, startDate, frequency] = useWatch({ control, name: ["amount", "startDate", "frequency"] });
   // What each send charges (the walk's F13): the server's quote, as the wizard's summary shows
   // it, once typing has stopped. The schedule keeps this fee for every send.
-  const quotedAmount = useDebouncedValue(parseRandToCents(amountText ?? ""), 300);
+  const typedAmount = parseRandToCents(amountText ?? "");
+  const quotedAmount = useDebouncedValue(typedAmount, 300);
   const fee = useFeeQuote(recipient.bank, quotedAmount);
   const quote = fee.isPlaceholderData ? undefined : fee.data?.quote;
   /** The quote shown for exactly this amount, if the sender has it in front of them. */
@@ -287,10 +288,10 @@ function ScheduleForm({ recipient, onDone }: { recipient: Recipient; onDone: () 
           <FieldError id="schedule-card-error" message={errors.paymentMethodId?.message} />
         </div>
         <ScheduleCharge
-          amountCents={quotedAmount}
+          amountCents={typedAmount === quotedAmount ? quotedAmount : undefined}
+          loading={fee.isFetching || typedAmount !== quotedAmount}
           bank={recipient.bank}
           quote={quote}
-          loading={fee.isFetching}
           error={fee.error}
           every={FREQUENCY_WORDS[FREQUENCY_OF[frequency ?? "weekly"]]}
         />
