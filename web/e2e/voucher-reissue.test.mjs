@@ -61,6 +61,9 @@ test("resending the SMS and changing the phone number void the old voucher at th
   await dialog.getByText("2 resends left").waitFor();
   const resent = await voucherSms(stack.baseURL, first, { not: [original.number] });
   assert.notEqual(resent.number, original.number);
+  // The resent SMS says it replaces the first, whose number no longer works; the first did not.
+  assert.match(resent.sms.body, /This replaces the earlier voucher: its number no longer works\./);
+  assert.doesNotMatch(original.sms.body, /replaces/);
   await dialog.getByText(resent.number).waitFor();
 
   const recipient = await chromium.browser.newContext();
@@ -79,6 +82,8 @@ test("resending the SMS and changing the phone number void the old voucher at th
   await dialog.getByText("+27 83 555 0164", { exact: true }).waitFor();
   const moved = await voucherSms(stack.baseURL, second);
   assert.ok(![original.number, resent.number].includes(moved.number), "the voucher was not re-issued");
+  // The new number never had the earlier SMS: its first says nothing of replacing one.
+  assert.doesNotMatch(moved.sms.body, /replaces/);
 
   // The resent voucher stopped working too; the one at the new number pays out.
   assert.equal(await withdraw(atm, stack.baseURL, { voucher: resent.number, pin: resent.pin, phone: first, amount: "200" }), WRONG);
