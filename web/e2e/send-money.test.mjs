@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { clearSmsFailures, failSms, latestMessage, launchBrowser, smsFor, startStack } from "./harness.mjs";
-import { clickSendMoney, signUpVerified, toast } from "./flows.mjs";
+import { clickSendMoney, fillAmountAndRecipient, signUpVerified, toast } from "./flows.mjs";
 
 let stack;
 let chromium;
@@ -26,17 +26,6 @@ after(async () => {
 });
 
 const NEXT_YEAR = String(new Date().getFullYear() + 1);
-
-/** Fills the wizard's first two steps. */
-async function amountAndRecipient(page, { amount, name, phone, bank }) {
-  await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
-  await page.getByLabel("Amount to Send (ZAR)").fill(amount);
-  await page.getByRole("button", { name: "Next" }).click();
-  await page.getByLabel("Recipient Name").fill(name);
-  await page.getByLabel("Recipient Phone Number").fill(phone);
-  await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: bank });
-  await page.getByRole("button", { name: "Next" }).click();
-}
 
 /** Adds a card through the add-card dialog opened from the wizard. */
 async function addCardInDialog(page, { name, number }) {
@@ -56,7 +45,7 @@ test("a new user adds a card in the wizard and sends R150.00; the recipient gets
   const { page } = await signUpVerified(context, stack.baseURL, { prefix: "send" });
 
   await page.getByRole("region", { name: "New Transaction" }).getByRole("link", { name: "Send Money" }).click();
-  await amountAndRecipient(page, { amount: "150", name: "Sipho Dlamini", phone: "082 123 4567", bank: "Standard Bank" });
+  await fillAmountAndRecipient(page, { amount: "150", name: "Sipho Dlamini", phone: "082 123 4567", bank: "Standard Bank" });
 
   // The quote: the first transfer's fee is struck through.
   const summary = page.getByRole("region", { name: "Transaction Summary" });
@@ -161,7 +150,7 @@ test("a card without funds ends in 'Transfer Failed'; Try Again with a good card
 
   // After a completed transfer, the next one pays the bank's fee plus 0.3 %.
   await page.getByRole("button", { name: "Send Another Transfer" }).click();
-  await amountAndRecipient(page, { amount: "200", name: "Thabo Dlamini", phone: "081 555 0196", bank: "ABSA" });
+  await fillAmountAndRecipient(page, { amount: "200", name: "Thabo Dlamini", phone: "081 555 0196", bank: "ABSA" });
   const summary = page.getByRole("region", { name: "Transaction Summary" });
   await summary.getByText("Total fees").waitFor();
   // ABSA: R8.50 + 0.3 % of R200.00 = R9.10.
@@ -223,7 +212,7 @@ test("the details dialog, opened while the transfer is processing, shows the rec
   const context = await chromium.browser.newContext();
   const { page } = await signUpVerified(context, stack.baseURL, { prefix: "smslive" });
   await page.goto(`${stack.baseURL}/send-money`);
-  await amountAndRecipient(page, { amount: "120", name: "Ayanda Zulu", phone: "082 555 0121", bank: "FNB" });
+  await fillAmountAndRecipient(page, { amount: "120", name: "Ayanda Zulu", phone: "082 555 0121", bank: "FNB" });
   await page.getByRole("button", { name: "Add Payment Method" }).click();
   // The sandbox approves this card after about 10 s: time to open the dialog before the
   // voucher, and so before the SMS, exists.
@@ -268,7 +257,7 @@ test("a number the SMS provider refuses for good shows 'We could not deliver the
   const context = await chromium.browser.newContext();
   const { page, email } = await signUpVerified(context, stack.baseURL, { prefix: "smsfail" });
   await page.goto(`${stack.baseURL}/send-money`);
-  await amountAndRecipient(page, { amount: "50", name: "Bongani Khumalo", phone: "082 555 0177", bank: "Nedbank" });
+  await fillAmountAndRecipient(page, { amount: "50", name: "Bongani Khumalo", phone: "082 555 0177", bank: "Nedbank" });
   await page.getByRole("button", { name: "Add Payment Method" }).click();
   await addCardInDialog(page, { name: "Personal Visa", number: "4242424242424242" });
   await page.getByRole("button", { name: "Next" }).click();

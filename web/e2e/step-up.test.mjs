@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launchBrowser, startStack } from "./harness.mjs";
-import { PASSWORD, answerRecipientQuestion, signUpVerified, toast } from "./flows.mjs";
+import { PASSWORD, answerRecipientQuestion, fillAmountAndRecipient, signUpVerified, toast } from "./flows.mjs";
 import { addVirtualAuthenticator } from "./webauthn.mjs";
 
 let stack;
@@ -28,13 +28,7 @@ const NEXT_YEAR = String(new Date().getFullYear() + 1);
 /** From /send-money to the confirmation step; a sender without a card adds the sandbox's Visa. */
 async function toConfirmation(page, { amount, name, phone, bank = "FNB" }) {
   await page.goto(`${stack.baseURL}/send-money`);
-  await page.getByRole("heading", { name: "Send Money", level: 1 }).waitFor();
-  await page.getByLabel("Amount to Send (ZAR)").fill(amount);
-  await page.getByRole("button", { name: "Next" }).click();
-  await page.getByLabel("Recipient Name").fill(name);
-  await page.getByLabel("Recipient Phone Number").fill(phone);
-  await page.getByRole("combobox", { name: "Bank" }).selectOption({ label: bank });
-  await page.getByRole("button", { name: "Next" }).click();
+  await fillAmountAndRecipient(page, { amount, name, phone, bank });
   await page.getByRole("heading", { name: "Select Payment Method" }).waitFor();
   if (await page.getByRole("heading", { name: "No Payment Methods" }).isVisible()) {
     await page.getByRole("button", { name: "Add Payment Method" }).click();
