@@ -6,6 +6,7 @@ require (
 	github.com/moov-io/iso8583 v0.26.1
 	github.com/thumela/thumela/proto v0.0.0
 	github.com/thumela/thumela/services/platform v0.0.0
+	github.com/tink-crypto/tink-go/v2 v2.9.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -38,6 +39,7 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
+	github.com/vgarvardt/pgx-google-uuid/v5 v5.6.0 // indirect
 	github.com/yerden/go-util v1.1.4 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.72.0 // indirect

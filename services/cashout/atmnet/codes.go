@@ -13,11 +13,14 @@ const (
 	RespIncorrectPIN       = "55" // voucher number, PIN or phone number wrong: one answer for all
 	RespNotPermitted       = "57" // another bank's ATM
 	RespRestricted         = "62" // cancelled by the sender
-	RespPINTriesExceeded   = "75" // locked for 24 hours
-	RespPINCryptoError     = "81" // unknown zone PIN key, or a PIN block that does not decipher
-	RespIssuerUnavailable  = "91" // transfers unreachable or too slow: try again later
-	RespDuplicate          = "94" // a repeat of a reversed request, or another request under a used RRN
-	RespSystemMalfunction  = "96"
+	// RespSecurityViolation: ISO 8583:1987's "security violation": a MAC missing or wrong, or
+	// DE 32 naming an acquirer the zone keys (DE 53) were not issued to.
+	RespSecurityViolation = "63"
+	RespPINTriesExceeded  = "75" // locked for 24 hours
+	RespPINCryptoError    = "81" // unknown zone keys (DE 53), or a PIN block that does not decipher
+	RespIssuerUnavailable = "91" // transfers unreachable or too slow: try again later
+	RespDuplicate         = "94" // a repeat of a reversed request, or another request under a used RRN
+	RespSystemMalfunction = "96"
 )
 
 var responseTexts = map[string]string{
@@ -32,6 +35,7 @@ var responseTexts = map[string]string{
 	RespIncorrectPIN:       "The voucher number, PIN or phone number is incorrect",
 	RespNotPermitted:       "This voucher can only be collected at an ATM of the bank the sender chose",
 	RespRestricted:         "This voucher was cancelled by the sender",
+	RespSecurityViolation:  "The request could not be authenticated (security violation)",
 	RespPINTriesExceeded:   "Too many incorrect attempts: the voucher is locked for 24 hours",
 	RespPINCryptoError:     "The PIN could not be read (PIN key error)",
 	RespIssuerUnavailable:  "The service is unavailable: please try again later",

@@ -29,6 +29,18 @@ func FuzzUnpack(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	// Frames as a link sends them, MAC'd: DE 64, and DE 128 behind a secondary bitmap.
+	key, err := atmnet.NewMACKey("zone-fuzz", bytes.Repeat([]byte{0x24}, 16))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for range 8 {
+		b, err := atmnet.PackMAC(randomMessage(r), key)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Add([]byte("0200"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, payload []byte) {
@@ -79,6 +91,51 @@ func FuzzMessageRoundTrip(f *testing.F) {
 		}
 		if mti, ok := atmnet.PeekMTI(b); !ok || mti != m.MTI {
 			t.Fatalf("PeekMTI = %q, %v; want %q", mti, ok, m.MTI)
+		}
+	})
+}
+
+// FuzzMAC: a message MAC'd under a key verifies under it; the same frame with any one byte
+// changed either does not unpack or does not verify (ErrMACMissing or ErrMACInvalid), and
+// neither does any payload the fuzzer makes up, unless it is a frame PackMAC made.
+func FuzzMAC(f *testing.F) {
+	for seed := range uint64(6) {
+		f.Add(seed, uint16(seed*7), byte(1<<seed))
+	}
+	f.Add(uint64(42), uint16(0), byte(0x20))
+	f.Add(uint64(7), uint16(65535), byte(0xff))
+	key, err := atmnet.NewMACKey("zone-fuzz", bytes.Repeat([]byte{0x24}, 32))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, pos uint16, flip byte) {
+		m := randomMessage(rand.New(rand.NewPCG(seed, seed^0x51ed2701)))
+		frame, err := atmnet.PackMAC(m, key)
+		if err != nil {
+			t.Fatalf("PackMAC(%+v): %v", m, err)
+		}
+		got, err := atmnet.Unpack(frame)
+		if err != nil {
+			t.Fatalf("Unpack of PackMAC's frame: %v", err)
+		}
+		if err := atmnet.VerifyMAC(frame, got, key); err != nil {
+			t.Fatalf("VerifyMAC of PackMAC's frame: %v", err)
+		}
+		if flip == 0 {
+			return
+		}
+		tampered := bytes.Clone(frame)
+		tampered[int(pos)%len(tampered)] ^= flip
+		again, err := atmnet.Unpack(tampered)
+		if err != nil {
+			return
+		}
+		err = atmnet.VerifyMAC(tampered, again, key)
+		if err == nil {
+			t.Fatalf("byte %d ^ %#x of a MAC'd frame accepted: %q", int(pos)%len(tampered), flip, tampered)
+		}
+		if !errors.Is(err, atmnet.ErrMACInvalid) && !errors.Is(err, atmnet.ErrMACMissing) {
+			t.Fatalf("VerifyMAC of a tampered frame: %v, want ErrMACInvalid or ErrMACMissing", err)
 		}
 	})
 }

@@ -38,24 +38,53 @@ type Message struct {
 	Currency       string `iso8583:"49"`
 	// PINBlock is DE 52: the enciphered ISO 9564 format 4 PIN block (16 bytes).
 	PINBlock []byte `iso8583:"52"`
-	// PINKeyID is DE 53 (this network's use): the id of the zone PIN key under which
-	// PINBlock is enciphered.
+	// PINKeyID is DE 53 (this network's use): the id of the link's zone keys, on every
+	// request: the zone PIN key PINBlock is enciphered under, and the zone MAC key of the MAC.
 	PINKeyID     string `iso8583:"53"`
 	NetworkCode  string `iso8583:"70"`
 	OriginalData string `iso8583:"90"`
+	// MAC is DE 64 and SecondaryMAC DE 128: the message authentication code, in DE 64 when the
+	// message has a primary bitmap only, in DE 128 when it has a secondary one (DE 70, DE 90).
+	// PackMAC fills the right one; VerifyMAC checks it.
+	MAC          []byte `iso8583:"64"`
+	SecondaryMAC []byte `iso8583:"128"`
 }
 
-// Pack encodes m (without the length prefix; WriteFrame adds it).
+// Pack encodes m (without the length prefix; WriteFrame adds it) as it is, MAC fields
+// included: PackMAC is what a link sends.
 func Pack(m *Message) ([]byte, error) {
+	msg, err := marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return pack(msg)
+}
+
+func marshal(m *Message) (*iso8583.Message, error) {
 	msg := iso8583.NewMessage(Spec)
 	if err := msg.Marshal(m); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
+	return msg, nil
+}
+
+func pack(msg *iso8583.Message) ([]byte, error) {
 	b, err := msg.Pack()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
 	return b, nil
+}
+
+// macField is the data element that carries msg's MAC: DE 128 when another element of the
+// secondary bitmap (65 to 127) is present, DE 64 otherwise.
+func macField(msg *iso8583.Message) int {
+	for id := range msg.GetFields() {
+		if id > fieldMAC && id < fieldSecondaryMAC {
+			return fieldSecondaryMAC
+		}
+	}
+	return fieldMAC
 }
 
 // Unpack decodes one message (a frame's payload).

@@ -105,7 +105,23 @@ func randomMessage(r *rand.Rand) *atmnet.Message {
 	if maybe() {
 		m.OriginalData = digits(r, 42)
 	}
+	// The MAC fields, each on its own: the round trip of Pack and Unpack is the format's, not
+	// the MAC's (mac_test.go checks where PackMAC puts it).
+	if r.IntN(4) == 0 {
+		m.MAC = randomBytes(r, atmnet.MACSize)
+	}
+	if r.IntN(4) == 0 {
+		m.SecondaryMAC = randomBytes(r, atmnet.MACSize)
+	}
 	return m
+}
+
+func randomBytes(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.IntN(256))
+	}
+	return b
 }
 
 // Property: every message the spec allows unpacks to what was packed.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/thumela/thumela/services/platform/intconv"
@@ -41,32 +42,51 @@ var (
 	ErrInvalidPAN = errors.New("atmnet: an account number is 1 to 19 digits")
 	// ErrInvalidKey: a zone PIN key that cannot be used.
 	ErrInvalidKey = errors.New("atmnet: invalid zone PIN key")
+	// ErrUnboundKey: a gateway's zone PIN key issued to no acquirer id (DE 32). It is refused
+	// rather than read as "any acquirer": that reading is what let any link speak for any bank.
+	ErrUnboundKey = errors.New("atmnet: zone PIN key bound to no acquirer id")
 )
 
 // keyIDPattern: DE 53 carries the id, so it is short and plain.
 var keyIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,16}$`)
 
-// ZoneKey is one zone PIN key: an AES-128, -192 or -256 key and the id DE 53 names it by. Its
-// String and LogValue show the id only.
+// acquirerPattern is DE 32, n..11.
+var acquirerPattern = regexp.MustCompile(`^[0-9]{1,11}$`)
+
+// ZoneKey is one zone PIN key: an AES-128, -192 or -256 key, the id DE 53 names it by, and the
+// acquiring institutions (DE 32) it was issued to. Its String and LogValue show the id only.
 type ZoneKey struct {
 	id    string
 	block cipher.Block
+	// acquirers are the DE 32 ids a request under this key may name: a switch's key exchange
+	// issues a link's keys for the institutions that link carries, and a key that speaks for
+	// every bank would let any link claim any bank's ATMs.
+	acquirers []string
 }
 
-// NewZoneKey returns the key id → key (16, 24 or 32 bytes).
-func NewZoneKey(id string, key []byte) (ZoneKey, error) {
+// NewZoneKey returns the key id → key (16, 24 or 32 bytes), issued to acquirers (DE 32 ids). A
+// client's key needs no acquirers; the gateway's (NewZoneKeys) must have some.
+func NewZoneKey(id string, key []byte, acquirers ...string) (ZoneKey, error) {
 	if !keyIDPattern.MatchString(id) {
 		return ZoneKey{}, fmt.Errorf("%w: the id must be 1 to 16 of A-Z a-z 0-9 . _ -", ErrInvalidKey)
+	}
+	for _, a := range acquirers {
+		if !acquirerPattern.MatchString(a) {
+			return ZoneKey{}, fmt.Errorf("%w %s: an acquirer id (DE 32) is 1 to 11 digits", ErrInvalidKey, id)
+		}
 	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
 		return ZoneKey{}, fmt.Errorf("%w %s: AES keys are 16, 24 or 32 bytes", ErrInvalidKey, id)
 	}
-	return ZoneKey{id: id, block: block}, nil
+	return ZoneKey{id: id, block: block, acquirers: slices.Clone(acquirers)}, nil
 }
 
 // ID is the key's id, as DE 53 carries it.
 func (k ZoneKey) ID() string { return k.id }
+
+// Acquirers are the DE 32 ids the key was issued to.
+func (k ZoneKey) Acquirers() []string { return slices.Clone(k.acquirers) }
 
 // String names the key, never its value.
 func (k ZoneKey) String() string { return "zone PIN key " + k.id }
@@ -213,7 +233,8 @@ type ZoneKeys struct {
 	keys []ZoneKey
 }
 
-// NewZoneKeys returns the key set; keys[0] is the current key. Ids must be unique.
+// NewZoneKeys returns the gateway's key set; keys[0] is the current key. Ids must be unique and
+// every key bound to at least one acquirer id (ErrUnboundKey).
 func NewZoneKeys(keys ...ZoneKey) (*ZoneKeys, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("%w: no key", ErrInvalidKey)
@@ -223,6 +244,9 @@ func NewZoneKeys(keys ...ZoneKey) (*ZoneKeys, error) {
 		if k.block == nil {
 			return nil, ErrInvalidKey
 		}
+		if len(k.acquirers) == 0 {
+			return nil, fmt.Errorf("%w: key %s; write <id>:<key>:<acquirer id>[+<acquirer id>…]", ErrUnboundKey, k.id)
+		}
 		if seen[k.id] {
 			return nil, fmt.Errorf("%w: id %s is listed twice", ErrInvalidKey, k.id)
 		}
@@ -231,21 +255,31 @@ func NewZoneKeys(keys ...ZoneKey) (*ZoneKeys, error) {
 	return &ZoneKeys{keys: keys}, nil
 }
 
-// ParseZoneKeys reads the keys from their configuration, "<id>:<key>" each, the current key
-// first. A key is hex when it is 32, 48 or 64 hex digits, otherwise standard base64. Errors name
-// the entry's position and id, never the key.
+// ParseZoneKeys reads the keys from their configuration, the current key first, each
+// "<id>:<key>:<acquirer id>[+<acquirer id>…]": the DE 32 ids the key was issued to. A key is hex
+// when it is 32, 48 or 64 hex digits, otherwise standard base64. An entry without acquirer ids
+// (the "<id>:<key>" of before the binding) is ErrUnboundKey. Errors name the entry's position
+// and id, never the key.
 func ParseZoneKeys(entries []string) (*ZoneKeys, error) {
 	keys := make([]ZoneKey, 0, len(entries))
 	for i, e := range entries {
-		id, value, ok := strings.Cut(strings.TrimSpace(e), ":")
-		if !ok {
-			return nil, fmt.Errorf("%w: entry %d is not <id>:<key>", ErrInvalidKey, i)
+		parts := strings.Split(strings.TrimSpace(e), ":")
+		if len(parts) < 2 || len(parts) > 3 {
+			return nil, fmt.Errorf("%w: entry %d is not <id>:<key>:<acquirer id>[+<acquirer id>…]", ErrInvalidKey, i)
+		}
+		id, value := parts[0], parts[1]
+		if len(parts) == 2 || strings.TrimSpace(parts[2]) == "" {
+			return nil, fmt.Errorf("%w: entry %d (%s): write <id>:<key>:<acquirer id>[+<acquirer id>…], the DE 32 ids the key was issued to", ErrUnboundKey, i, id)
+		}
+		var acquirers []string
+		for a := range strings.SplitSeq(parts[2], "+") {
+			acquirers = append(acquirers, strings.TrimSpace(a))
 		}
 		raw, err := decodeKey(value)
 		if err != nil {
 			return nil, fmt.Errorf("%w: entry %d (%s): neither hex nor base64", ErrInvalidKey, i, id)
 		}
-		k, err := NewZoneKey(id, raw)
+		k, err := NewZoneKey(id, raw, acquirers...)
 		clear(raw)
 		if err != nil {
 			return nil, fmt.Errorf("entry %d: %w", i, err)

@@ -140,14 +140,17 @@ func TestZoneKeys(t *testing.T) {
 	_, old := randomKey(t, r, "old")
 	_, cur := randomKey(t, r, "cur")
 	keys, err := atmnet.ParseZoneKeys([]string{
-		"zpk-2026:" + hex.EncodeToString(cur),
-		" zpk-2025:" + base64.StdEncoding.EncodeToString(old),
+		"zpk-2026:" + hex.EncodeToString(cur) + ":250655",
+		" zpk-2025:" + base64.StdEncoding.EncodeToString(old) + ":250655+051001",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if keys.Current().ID() != "zpk-2026" || strings.Join(keys.IDs(), ",") != "zpk-2026,zpk-2025" {
 		t.Fatalf("ids %v", keys.IDs())
+	}
+	if k, _ := keys.Key("zpk-2025"); strings.Join(k.Acquirers(), ",") != "250655,051001" {
+		t.Errorf("acquirers of zpk-2025: %v", k.Acquirers())
 	}
 	// A block made under the retired key still deciphers (rotation without a flag day).
 	oldKey, _ := atmnet.NewZoneKey("zpk-2025", old)
@@ -171,12 +174,16 @@ func TestZoneKeys(t *testing.T) {
 
 	secret := hex.EncodeToString(cur)
 	for name, entries := range map[string][]string{
-		"none":         nil,
-		"no id":        {secret},
-		"short key":    {"k:" + hex.EncodeToString(cur[:10])},
-		"not base64":   {"k:!!" + secret[:20]},
-		"bad id":       {"k ey:" + secret},
-		"duplicate id": {"k:" + secret, "k:" + secret},
+		"none":                  nil,
+		"no id":                 {secret},
+		"short key":             {"k:" + hex.EncodeToString(cur[:10]) + ":250655"},
+		"not base64":            {"k:!!" + secret[:20] + ":250655"},
+		"bad id":                {"k ey:" + secret + ":250655"},
+		"duplicate id":          {"k:" + secret + ":250655", "k:" + secret + ":250655"},
+		"acquirer not digits":   {"k:" + secret + ":FNB"},
+		"acquirer of 12 digits": {"k:" + secret + ":250655250655"},
+		"an empty acquirer":     {"k:" + secret + ":250655++051001"},
+		"too many parts":        {"k:" + secret + ":250655:051001"},
 	} {
 		_, err := atmnet.ParseZoneKeys(entries)
 		if !errors.Is(err, atmnet.ErrInvalidKey) {
@@ -185,6 +192,34 @@ func TestZoneKeys(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), secret[:16]) {
 			t.Errorf("%s: the error shows the key: %v", name, err)
 		}
+	}
+}
+
+// A gateway's zone PIN key bound to no acquirer id is refused, not read as "any bank": the
+// configuration of before the binding ("<id>:<key>") fails the start with an error naming the
+// entry and its id, never the key.
+func TestUnboundZoneKeysAreRefused(t *testing.T) {
+	t.Parallel()
+	secret := strings.Repeat("3c", 32)
+	for name, entries := range map[string][]string{
+		"the format of before": {"zpk-1:" + secret},
+		"an empty binding":     {"zpk-1:" + secret + ":"},
+		"one of two unbound":   {"zpk-1:" + secret + ":250655", "zpk-0:" + secret},
+	} {
+		_, err := atmnet.ParseZoneKeys(entries)
+		if !errors.Is(err, atmnet.ErrUnboundKey) {
+			t.Errorf("%s: %v, want ErrUnboundKey", name, err)
+		}
+		if err != nil && strings.Contains(err.Error(), secret[:16]) {
+			t.Errorf("%s: the error shows the key: %v", name, err)
+		}
+	}
+	unbound, err := atmnet.NewZoneKey("zpk-1", mustHex(t, secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := atmnet.NewZoneKeys(unbound); !errors.Is(err, atmnet.ErrUnboundKey) {
+		t.Errorf("NewZoneKeys of an unbound key: %v, want ErrUnboundKey", err)
 	}
 }
 

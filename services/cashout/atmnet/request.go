@@ -60,8 +60,8 @@ func NewWithdrawal(w Withdrawal, key ZoneKey) (*Message, error) {
 }
 
 // NewReversal builds the 0420 reversal advice of withdrawal original (as sent), for an ATM that
-// dispensed nothing: its own STAN stan, the original's RRN, amount, ATM and bank, and DE 90
-// naming the original.
+// dispensed nothing: its own STAN stan, the original's RRN, amount, ATM, bank and zone keys
+// (DE 53), and DE 90 naming the original.
 func NewReversal(original *Message, stan string, at time.Time) *Message {
 	if at.IsZero() {
 		at = time.Now()
@@ -79,6 +79,7 @@ func NewReversal(original *Message, stan string, at time.Time) *Message {
 		RRN:              original.RRN,
 		TerminalID:       original.TerminalID,
 		Currency:         original.Currency,
+		PINKeyID:         original.PINKeyID,
 		OriginalData: OriginalData{
 			MTI:              original.MTI,
 			STAN:             original.STAN,
@@ -88,7 +89,8 @@ func NewReversal(original *Message, stan string, at time.Time) *Message {
 	}
 }
 
-// NewEcho builds an 0800 echo test.
+// NewEcho builds an 0800 echo test. Its DE 53 is left to the Client, which names its own zone
+// keys.
 func NewEcho(stan string, at time.Time) *Message {
 	if at.IsZero() {
 		at = time.Now()

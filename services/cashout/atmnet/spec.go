@@ -51,6 +51,14 @@ const (
 	originalLen    = 42 // DE 90, n 42
 )
 
+// Data elements that carry the message authentication code: DE 64 is the last element of a
+// message with a primary bitmap only, DE 128 the last of one with a secondary bitmap (ISO
+// 8583:1987 reserves both for the MAC, so that it always closes the message).
+const (
+	fieldMAC          = 64
+	fieldSecondaryMAC = 128
+)
+
 // Spec is the message specification: the data elements the cash-out network uses, and only
 // those (an element outside it fails to unpack, so a message with unexpected content is a
 // format error rather than silently half read).
@@ -76,8 +84,12 @@ var Spec = &iso8583.MessageSpec{
 		48: field.NewString(&field.Spec{Length: 999, Description: "Additional Data, Private (the recipient's phone number)", Enc: encoding.ASCII, Pref: prefix.ASCII.LLL}),
 		49: field.NewString(&field.Spec{Length: 3, Description: "Currency Code, Transaction", Enc: encoding.ASCII, Pref: prefix.ASCII.Fixed}),
 		52: field.NewBinary(&field.Spec{Length: PINBlockSize, Description: "PIN Data (ISO 9564 format 4, AES)", Enc: encoding.BytesToASCIIHex, Pref: prefix.ASCII.Fixed}),
-		53: field.NewString(&field.Spec{Length: maxKeyIDLen, Description: "Security Related Control Information (zone PIN key id)", Enc: encoding.ASCII, Pref: prefix.ASCII.LL}),
-		70: field.NewString(&field.Spec{Length: 3, Description: "Network Management Information Code", Enc: encoding.ASCII, Pref: prefix.ASCII.Fixed}),
-		90: field.NewString(&field.Spec{Length: originalLen, Description: "Original Data Elements", Enc: encoding.ASCII, Pref: prefix.ASCII.Fixed}),
+		53: field.NewString(&field.Spec{Length: maxKeyIDLen, Description: "Security Related Control Information (zone keys id)", Enc: encoding.ASCII, Pref: prefix.ASCII.LL}),
+		// DE 64 and 128 are b 64: the leftmost 8 bytes of the AES-CMAC (mac.go), as 16 hex
+		// characters like DE 52.
+		64:  field.NewBinary(&field.Spec{Length: MACSize, Description: "Message Authentication Code (AES-CMAC)", Enc: encoding.BytesToASCIIHex, Pref: prefix.ASCII.Fixed}),
+		70:  field.NewString(&field.Spec{Length: 3, Description: "Network Management Information Code", Enc: encoding.ASCII, Pref: prefix.ASCII.Fixed}),
+		90:  field.NewString(&field.Spec{Length: originalLen, Description: "Original Data Elements", Enc: encoding.ASCII, Pref: prefix.ASCII.Fixed}),
+		128: field.NewBinary(&field.Spec{Length: MACSize, Description: "Message Authentication Code (AES-CMAC, secondary bitmap)", Enc: encoding.BytesToASCIIHex, Pref: prefix.ASCII.Fixed}),
 	},
 }

@@ -32,8 +32,12 @@ type Options struct {
 	TransfersAddr string
 	IdentityAddr  string
 	ServiceSecret string
-	// ZonePINKeys as CASHOUT_ZONE_PIN_KEYS; empty means a fresh current key and a retired one.
+	// ZonePINKeys as CASHOUT_ZONE_PIN_KEYS; empty means a fresh current key set ("zpk-current")
+	// and a retired one ("zpk-retired"), each bound to the five banks' default acquirer ids.
 	ZonePINKeys []string
+	// ZoneMACKeys as CASHOUT_ZONE_MAC_KEYS; empty means a fresh MAC key for each id of
+	// ZonePINKeys.
+	ZoneMACKeys []string
 	// BankCodes as CASHOUT_BANK_CODES; empty means the defaults.
 	BankCodes      []string
 	RequestTimeout time.Duration // default 2s
@@ -57,8 +61,10 @@ type Gateway struct {
 	GRPCAddr string
 	// Keys are the zone PIN keys it was given; Keys.Current() enciphers PIN blocks it accepts.
 	Keys *atmnet.ZoneKeys
-	logs *syncBuffer
-	stop func() error
+	// Zones are its key sets (PIN and MAC keys by id); Dial speaks as Zones.Current().
+	Zones *atmnet.Zones
+	logs  *syncBuffer
+	stop  func() error
 }
 
 // binaryPackage is the cashout binary Start builds when no Serve is given.
@@ -69,7 +75,13 @@ const binaryPackage = "github.com/thumela/thumela/services/cashout/cmd/cashout"
 func Start(t testing.TB, opts Options) *Gateway {
 	t.Helper()
 	if len(opts.ZonePINKeys) == 0 {
-		opts.ZonePINKeys = []string{"zpk-current:" + randomHex(t, 16), "zpk-retired:" + randomHex(t, 32)}
+		opts.ZonePINKeys = []string{"zpk-current:" + randomHex(t, 16) + ":" + AllAcquirers, "zpk-retired:" + randomHex(t, 32) + ":" + AllAcquirers}
+	}
+	if len(opts.ZoneMACKeys) == 0 {
+		for _, e := range opts.ZonePINKeys {
+			id, _, _ := strings.Cut(strings.TrimSpace(e), ":")
+			opts.ZoneMACKeys = append(opts.ZoneMACKeys, id+":"+randomHex(t, 32))
+		}
 	}
 	if opts.RequestTimeout == 0 {
 		opts.RequestTimeout = 2 * time.Second
@@ -81,7 +93,15 @@ func Start(t testing.TB, opts Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &Gateway{ISOAddr: freeAddr(t), GRPCAddr: freeAddr(t), Keys: keys, logs: &syncBuffer{}}
+	macKeys, err := atmnet.ParseMACKeys(opts.ZoneMACKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zones, err := atmnet.NewZones(keys, macKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &Gateway{ISOAddr: freeAddr(t), GRPCAddr: freeAddr(t), Keys: keys, Zones: zones, logs: &syncBuffer{}}
 	// The configuration as the binary reads it from its environment; empty means unset.
 	env := map[string]string{
 		"CASHOUT_GRPC_ADDR":           g.GRPCAddr,
@@ -91,6 +111,7 @@ func Start(t testing.TB, opts Options) *Gateway {
 		"IDENTITY_ADDR":               opts.IdentityAddr,
 		"CASHOUT_SERVICE_SECRET":      opts.ServiceSecret,
 		"CASHOUT_ZONE_PIN_KEYS":       strings.Join(opts.ZonePINKeys, ","),
+		"CASHOUT_ZONE_MAC_KEYS":       strings.Join(opts.ZoneMACKeys, ","),
 		"CASHOUT_BANK_CODES":          strings.Join(opts.BankCodes, ","),
 		"CASHOUT_REQUEST_TIMEOUT":     opts.RequestTimeout.String(),
 		"CASHOUT_STAND_IN_WINDOW":     opts.StandInWindow.String(),
@@ -214,16 +235,29 @@ func (g *Gateway) waitReady(t testing.TB, stopped <-chan error) {
 	}
 }
 
-// Dial connects an ATM switch to the gateway; the connection closes when the test ends.
+// Dial connects an ATM switch to the gateway as a link of the current key set (its requests
+// MAC'd under its MAC key); the connection closes when the test ends.
 func (g *Gateway) Dial(t testing.TB) *atmnet.Client {
 	t.Helper()
-	c, err := atmnet.Dial(context.Background(), g.ISOAddr)
+	return g.DialWith(t, g.Zones.Current().MAC)
+}
+
+// DialWith connects as a link whose zone MAC key is key (another key set of the gateway's, or
+// one it does not share).
+func (g *Gateway) DialWith(t testing.TB, key atmnet.MACKey) *atmnet.Client {
+	t.Helper()
+	c, err := atmnet.Dial(context.Background(), g.ISOAddr, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// AllAcquirers binds a test key set to the five banks' default acquirer ids (DE 32), as a
+// national switch's link carries every bank's ATMs.
+var AllAcquirers = strings.Join([]string{atmnet.AcquirerStandardBank, atmnet.AcquirerABSA, atmnet.AcquirerFNB,
+	atmnet.AcquirerNedbank, atmnet.AcquirerCapitec}, "+")
 
 // Logs is everything the gateway logged so far (JSON lines).
 func (g *Gateway) Logs() string { return g.logs.String() }

@@ -17,9 +17,10 @@ import (
 
 // Rule says who may call one method.
 type Rule struct {
-	public   bool
-	user     bool
-	services []string
+	public     bool
+	user       bool
+	anyService bool
+	services   []string
 }
 
 var (
@@ -27,6 +28,8 @@ var (
 	Public = Rule{public: true}
 	// User: any valid user token.
 	User = Rule{user: true}
+	// AnyService: any valid service token, whichever service it names (reflection's rule).
+	AnyService = Rule{anyService: true}
 )
 
 // Services allows service tokens whose subject is one of names, e.g. Services("transfers").
@@ -40,6 +43,7 @@ func AnyOf(rules ...Rule) Rule {
 	for _, x := range rules {
 		r.public = r.public || x.public
 		r.user = r.user || x.user
+		r.anyService = r.anyService || x.anyService
 		r.services = append(r.services, x.services...)
 	}
 	return r
@@ -50,7 +54,7 @@ func (r Rule) allows(c Claims) bool {
 	case KindUser:
 		return r.user
 	case KindService:
-		return slices.Contains(r.services, c.Subject)
+		return r.anyService || slices.Contains(r.services, c.Subject)
 	default:
 		return false
 	}
@@ -58,15 +62,31 @@ func (r Rule) allows(c Claims) bool {
 
 // Policy maps full method names ("/thumela.transfers.v1.TransferService/CreateTransfer", the
 // generated *_FullMethodName constants) to rules. A method not listed is refused: forgetting a
-// new method denies it instead of opening it. The health and reflection services are public
-// unless listed.
+// new method denies it instead of opening it. Unless listed, the health service is public and
+// reflection takes AnyService.
 type Policy map[string]Rule
 
-// alwaysPublic are the infrastructure services that probes and tools call without a token.
+// alwaysPublic are the infrastructure services that probes call without a token: health only.
 var alwaysPublic = []string{
 	"/grpc.health.v1.Health/",
+}
+
+// ReflectionPrefixes are the method prefixes of the reflection services. Reflection lists every
+// method and message of a service, a map for whoever probes the cluster from a foothold in it,
+// so it is not public: any valid service token (an on-call tool's, a service's) may use it.
+var ReflectionPrefixes = []string{
 	"/grpc.reflection.v1.ServerReflection/",
 	"/grpc.reflection.v1alpha.ServerReflection/",
+}
+
+// IsReflection reports whether method belongs to a reflection service.
+func IsReflection(method string) bool {
+	for _, prefix := range ReflectionPrefixes {
+		if strings.HasPrefix(method, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrPolicyIncomplete is returned by Policy.Check.
@@ -128,10 +148,13 @@ func (s *authStream) Context() context.Context { return s.ctx }
 
 func authorize(ctx context.Context, v *Verifier, policy Policy, method string) (context.Context, error) {
 	rule, ok := policy[method]
-	if !ok {
-		if isAlwaysPublic(method) {
-			return ctx, nil
-		}
+	switch {
+	case ok:
+	case isAlwaysPublic(method):
+		return ctx, nil
+	case IsReflection(method):
+		rule = AnyService
+	default:
 		return ctx, deny(ctx, codes.PermissionDenied, "method not in policy", "method not allowed")
 	}
 	if rule.public {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,8 @@ import (
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	reflectionalpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -172,6 +175,41 @@ func TestInterceptorPolicy(t *testing.T) {
 		_, err := healthpb.NewHealthClient(f.conn).Check(ctx, &healthpb.HealthCheckRequest{})
 		return err
 	}
+	// reflect lists the services through reflection (v1, and v1alpha, which grpcurl falls back
+	// to); the interceptor's refusal arrives with the first answer.
+	reflect := func(ctx context.Context) error {
+		stream, err := reflectionpb.NewServerReflectionClient(f.conn).ServerReflectionInfo(ctx)
+		if err != nil {
+			return err
+		}
+		if err := stream.Send(&reflectionpb.ServerReflectionRequest{MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{}}); err != nil {
+			return err
+		}
+		resp, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(resp.GetListServicesResponse().GetService(), func(s *reflectionpb.ServiceResponse) bool {
+			return s.GetName() == "thumela.identity.v1.IdentityService"
+		}) {
+			return errors.New("the service is not listed")
+		}
+		return stream.CloseSend()
+	}
+	// v1alpha is deprecated, but the server still registers it and grpcurl still falls back to
+	// it: it must be guarded as well.
+	reflectAlpha := func(ctx context.Context) error {
+		stream, err := reflectionalpha.NewServerReflectionClient(f.conn).ServerReflectionInfo(ctx)
+		if err != nil {
+			return err
+		}
+		//nolint:staticcheck // SA1019: the deprecated service is the one under test
+		if err := stream.Send(&reflectionalpha.ServerReflectionRequest{MessageRequest: &reflectionalpha.ServerReflectionRequest_ListServices{}}); err != nil {
+			return err
+		}
+		_, err = stream.Recv()
+		return err
+	}
 
 	tests := []struct {
 		name    string
@@ -183,6 +221,14 @@ func TestInterceptorPolicy(t *testing.T) {
 		{name: "public without token", call: keys, want: codes.OK},
 		{name: "public ignores a bad token", token: "garbage", call: keys, want: codes.OK},
 		{name: "health is public", call: health, want: codes.OK},
+		{name: "reflection without token", call: reflect, want: codes.Unauthenticated, wantMsg: "missing access token"},
+		{name: "reflection v1alpha without token", call: reflectAlpha, want: codes.Unauthenticated},
+		{name: "reflection with a forged token", token: forged, call: reflect, want: codes.Unauthenticated},
+		{name: "reflection with an expired token", token: expired, call: reflect, want: codes.Unauthenticated},
+		{name: "reflection with a user token", token: user, call: reflect, want: codes.PermissionDenied},
+		{name: "reflection with a service token", token: transfers, call: reflect, want: codes.OK},
+		{name: "reflection with any service's token", token: fees, call: reflect, want: codes.OK},
+		{name: "reflection v1alpha with a service token", token: fees, call: reflectAlpha, want: codes.OK},
 		{name: "user method without token", call: getUser, want: codes.Unauthenticated, wantMsg: "missing access token"},
 		{name: "user method with user token", token: user, call: getUser, want: codes.OK},
 		{name: "user method with service token", token: transfers, call: getUser, want: codes.PermissionDenied},
@@ -286,7 +332,10 @@ func TestStreamInterceptor(t *testing.T) {
 		{name: "listed service admitted", token: mustSign(t, s, auth.Claims{Subject: "bff", Kind: auth.KindService,
 			IssuedAt: t0, ExpiresAt: t0.Add(5 * time.Minute), Issuer: issuer}), method: method, want: codes.OK, wantSub: "bff"},
 		{name: "no token", method: method, want: codes.Unauthenticated},
-		{name: "reflection is public", method: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", want: codes.OK},
+		{name: "reflection without token", method: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", want: codes.Unauthenticated},
+		{name: "reflection with a user token", token: mustSign(t, s, userClaims()), method: "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", want: codes.PermissionDenied},
+		{name: "reflection with any service token", token: mustSign(t, s, auth.Claims{Subject: "oncall", Kind: auth.KindService,
+			IssuedAt: t0, ExpiresAt: t0.Add(5 * time.Minute), Issuer: issuer}), method: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", want: codes.OK, wantSub: "oncall"},
 		{name: "unlisted stream denied", token: mustSign(t, s, userClaims()), method: "/x.v1.X/Other", want: codes.PermissionDenied},
 	}
 	for _, tt := range tests {

@@ -92,6 +92,11 @@ type Verifier struct {
 	inflight    chan struct{}                // closed when the running fetch ends
 }
 
+// IdentityIssuer is the iss of every access token identity signs; verifiers accept no other.
+// It lives here, not only in package service, so that a process built without service.Run (the
+// ATM gateway) verifies tokens without linking the database and NATS plumbing.
+const IdentityIssuer = "thumela-identity"
+
 // NewVerifier returns a Verifier accepting tokens signed by source's keys and issued by issuer
 // (compared exactly with iss).
 func NewVerifier(source KeySource, issuer string, opts ...VerifierOption) *Verifier {

@@ -1,7 +1,8 @@
 // Package grpcserver builds the gRPC server every Thumela service exposes, with the same
 // plumbing everywhere: OpenTelemetry traces and metrics per RPC, one log line per RPC, panic
-// recovery, the standard health service and reflection (so grpcurl and grpc-health-probe work
-// against any service), and a graceful stop that fits the lifecycle package.
+// recovery, the standard health service (public, for grpc-health-probe) and reflection (for
+// grpcurl with a service token: package auth admits any valid one), and a graceful stop that
+// fits the lifecycle package.
 package grpcserver
 
 import (
@@ -15,11 +16,14 @@ import (
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
 
+	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/lifecycle"
 )
 
@@ -78,6 +82,9 @@ func New(logger *slog.Logger, opts ...Option) *Server {
 	stream := append([]grpc.StreamServerInterceptor{
 		streamLogging(logger), streamRecovery(logger),
 	}, o.stream...)
+	// Last, so that it sees what the auth interceptors admitted: reflection is served only to a
+	// caller one of them verified as a service, and a server built without them refuses it.
+	stream = append(stream, streamReflectionGuard)
 	serverOpts := append([]grpc.ServerOption{
 		// A stats handler rather than an interceptor: it sees every RPC, including rejected
 		// ones, and puts the span in the context before the interceptors log.
@@ -104,6 +111,18 @@ func New(logger *slog.Logger, opts ...Option) *Server {
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
 	return s
+}
+
+// streamReflectionGuard refuses the reflection services to a caller that no auth interceptor
+// admitted as a service (auth.AnyService is their rule). Without it, a server assembled without
+// the auth interceptors (a process with no API of its own) would describe itself to anyone.
+func streamReflectionGuard(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if auth.IsReflection(info.FullMethod) {
+		if c, ok := auth.FromContext(ss.Context()); !ok || c.Kind != auth.KindService {
+			return status.Error(codes.Unauthenticated, "missing access token")
+		}
+	}
+	return handler(srv, ss)
 }
 
 // Register adds a service implementation; call it before Component's Start.

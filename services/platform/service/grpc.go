@@ -11,7 +11,7 @@ import (
 )
 
 // TokenIssuer is the iss of every access token identity signs; verifiers accept no other.
-const TokenIssuer = "thumela-identity"
+const TokenIssuer = auth.IdentityIssuer
 
 // Serve builds the service's gRPC server behind access-token checks and runs it on
 // Base.GRPCAddr until the service stops. policy says who may call each method (a method it
@@ -47,7 +47,7 @@ func (rt *Runtime) Serve(policy auth.Policy, keys auth.KeySource, register func(
 func registeredServices(s *grpc.Server) []*grpc.ServiceDesc {
 	var out []*grpc.ServiceDesc
 	for name, info := range s.GetServiceInfo() {
-		if strings.HasPrefix(name, "grpc.") { // health, reflection: public by design
+		if strings.HasPrefix(name, "grpc.") { // health (public), reflection (AnyService): auth's defaults
 			continue
 		}
 		desc := &grpc.ServiceDesc{ServiceName: name}

@@ -28,7 +28,7 @@ const (
 func TestWithdrawAtTheDevATM(t *testing.T) {
 	st := stacktest.Start(t, stacktest.Options{Name: "atmjourney", KeepLogEnv: "ATMJOURNEY_KEEP_LOG"})
 	ctx := st.Context(t, 5*time.Minute)
-	if st.ISOAddr == "" || st.ZonePINKey == "" {
+	if st.ISOAddr == "" || st.ZonePINKey == "" || st.ZoneMACKey == "" {
 		t.Fatalf("the stack does not say where its gateway is: %+v", st.Ready)
 	}
 

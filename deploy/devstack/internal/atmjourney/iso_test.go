@@ -2,6 +2,7 @@ package atmjourney
 
 import (
 	"crypto/rand"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +24,11 @@ func TestISOAgainstRealTransfers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the stack's zone PIN key: %v", err)
 	}
-	key := keys.Current()
+	macKeys, err := atmnet.ParseMACKeys([]string{st.ZoneMACKey})
+	if err != nil {
+		t.Fatalf("the stack's zone MAC key: %v", err)
+	}
+	key, macKey := keys.Current(), macKeys[0]
 	sender := st.NewUser(t, ctx)
 	send := func(t *testing.T) (*bffv1.Transfer, string) {
 		t.Helper()
@@ -42,7 +47,7 @@ func TestISOAgainstRealTransfers(t *testing.T) {
 	}
 	do := func(t *testing.T, req *atmnet.Message) string {
 		t.Helper()
-		c, err := atmnet.Dial(ctx, st.ISOAddr)
+		c, err := atmnet.Dial(ctx, st.ISOAddr, macKey)
 		if err != nil {
 			t.Fatalf("dial the gateway: %v", err)
 		}
@@ -134,6 +139,29 @@ func TestISOAgainstRealTransfers(t *testing.T) {
 	if approved == nil {
 		t.FailNow()
 	}
+
+	t.Run("a reversal copied from the approval without the link's MAC key", func(t *testing.T) {
+		// Someone on the link read the approved 0200 and builds its reversal; the MAC key is
+		// the one thing they lack. The gateway refuses it (63) under its own MAC, which this
+		// impostor cannot check: the answer comes with an error, and nothing is reversed.
+		raw := make([]byte, 32)
+		_, _ = rand.Read(raw)
+		guessed, err := atmnet.NewMACKey(macKey.ID(), raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := atmnet.Dial(ctx, st.ISOAddr, guessed)
+		if err != nil {
+			t.Fatalf("dial the gateway: %v", err)
+		}
+		defer c.Close()
+		stan, _ := atmnet.NewReferences(time.Now())
+		res, err := c.Do(ctx, atmnet.NewReversal(approved, stan, time.Time{}))
+		if !errors.Is(err, atmnet.ErrMACInvalid) || res == nil || res.ResponseCode != atmnet.RespSecurityViolation {
+			t.Fatalf("forged reversal: %+v, %v; want 63 under a MAC the impostor cannot check", res, err)
+		}
+		collection(t, tr.GetId(), bffv1.CollectionStatus_COLLECTION_STATUS_COLLECTED)
+	})
 
 	t.Run("a reversal, its repeat, and the reversed request repeated", func(t *testing.T) {
 		if got := reverse(t, approved); got != atmnet.RespApproved {

@@ -2,8 +2,9 @@
 // browser test) withdraws a voucher as the recipient would at a bank's ATM. The page is a real
 // ISO 8583 client of the cash-out gateway over TCP, speaking what the ATM switches speak
 // (package atmnet): a 0200 withdrawal with the PIN in a format 4 PIN block enciphered under the
-// zone PIN key, fresh references (STAN, RRN) for every press of the button, and a 0420
-// reversal when the ATM cannot dispense ('Fail to dispense') or gets no answer in time.
+// zone PIN key, every message MAC'd under the zone MAC key (and every answer's MAC checked),
+// fresh references (STAN, RRN) for every press of the button, and a 0420 reversal when the ATM
+// cannot dispense ('Fail to dispense') or gets no answer it can trust in time.
 //
 // It exists in development only: the stack mounts it among its dev tools, which the BFF
 // proxies in development mode alone. The PIN is used to build the PIN block and nothing else:
@@ -37,13 +38,16 @@ const DefaultTimeout = 15 * time.Second
 // dialTimeout bounds the connection to the gateway: it is on loopback.
 const dialTimeout = 5 * time.Second
 
-// Config is where the gateway is and the key the ATM shares with it.
+// Config is where the gateway is and the keys the ATM shares with it.
 type Config struct {
 	// ISOAddr is the gateway's ISO 8583 listener (CASHOUT_ISO_ADDR).
 	ISOAddr string
 	// Key enciphers the PIN blocks: the gateway's current zone PIN key (the first of
 	// CASHOUT_ZONE_PIN_KEYS).
 	Key atmnet.ZoneKey
+	// MACKey authenticates every message both ways: the zone MAC key of Key's id (from
+	// CASHOUT_ZONE_MAC_KEYS).
+	MACKey atmnet.MACKey
 	// Timeout is how long the ATM waits for each answer; zero means DefaultTimeout.
 	Timeout time.Duration
 	Logger  *slog.Logger
@@ -327,7 +331,7 @@ func (h *handler) exchange(ctx context.Context, wd withdrawal) (result, error) {
 	}
 
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	client, err := atmnet.Dial(dctx, h.cfg.ISOAddr)
+	client, err := atmnet.Dial(dctx, h.cfg.ISOAddr, h.cfg.MACKey)
 	cancel()
 	if err != nil {
 		h.cfg.Logger.WarnContext(ctx, "dev ATM: the gateway is not reachable", "addr", h.cfg.ISOAddr, "err", err)
@@ -339,11 +343,15 @@ func (h *handler) exchange(ctx context.Context, wd withdrawal) (result, error) {
 	answer, err := h.do(ctx, client, req)
 	switch {
 	case err != nil:
-		// No answer: the gateway may have collected the voucher all the same, so the ATM
-		// reverses, as a real one does after its timeout.
+		// No answer it can trust: the gateway may have collected the voucher all the same, so
+		// the ATM reverses, as a real one does after its timeout.
 		h.reverse(ctx, req, &res)
 		res.Kind = KindFailed
 		res.Message = "The bank did not answer in time, so no cash was dispensed and the ATM sent a reversal"
+		if errors.Is(err, atmnet.ErrMACMissing) || errors.Is(err, atmnet.ErrMACInvalid) {
+			h.cfg.Logger.WarnContext(ctx, "dev ATM: the gateway's answer is not authenticated", "rrn", req.RRN, "err", err)
+			res.Message = "The bank's answer could not be authenticated, so no cash was dispensed and the ATM sent a reversal"
+		}
 		if res.ReversalCode == atmnet.RespApproved {
 			res.Message += ", which the bank accepted."
 		} else {
@@ -397,7 +405,7 @@ func (h *handler) reverse(ctx context.Context, req *atmnet.Message, res *result)
 	// A fresh connection: the one that timed out may be half broken, and the switch matches
 	// a reversal by its references, not by its connection.
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	c, err := atmnet.Dial(dctx, h.cfg.ISOAddr)
+	c, err := atmnet.Dial(dctx, h.cfg.ISOAddr, h.cfg.MACKey)
 	cancel()
 	if err != nil {
 		h.cfg.Logger.WarnContext(ctx, "dev ATM: could not send the reversal", "rrn", req.RRN, "err", err)
@@ -471,7 +479,8 @@ button{justify-self:start;padding:.5rem 1.5rem;font-weight:600}
 <main>
 <h1>Dev ATM</h1>
 <p>A pretend bank ATM for the development stack. It speaks ISO 8583 over TCP to the cash-out
-gateway, as an ATM switch does: the PIN travels in a PIN block under the zone PIN key.
+gateway, as an ATM switch does: the PIN travels in a PIN block under the zone PIN key, and every
+message carries a MAC under the zone MAC key.
 Read the voucher number and PIN in the <a href="/dev/outbox">dev outbox</a>.</p>
 {{with .Result}}
 <div class="screen {{.Kind}}" {{if .Alert}}role="alert"{{else}}role="status"{{end}}><p>{{.Message}}</p></div>

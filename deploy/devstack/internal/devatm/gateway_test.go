@@ -21,13 +21,24 @@ import (
 
 func testKey(t *testing.T) atmnet.ZoneKey {
 	t.Helper()
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	k, err := atmnet.NewZoneKey("test-atm", b)
+	return testZone(t).PIN
+}
+
+// testZone is a fresh key set "test-atm" (a PIN key and a MAC key) that no gateway shares.
+func testZone(t *testing.T) atmnet.Zone {
+	t.Helper()
+	pin, mac := make([]byte, 32), make([]byte, 32)
+	_, _ = rand.Read(pin)
+	_, _ = rand.Read(mac)
+	k, err := atmnet.NewZoneKey("test-atm", pin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return k
+	m, err := atmnet.NewMACKey("test-atm", mac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return atmnet.Zone{PIN: k, MAC: m}
 }
 
 // logBuffer keeps what the page logs, for the check that no secret is in it.
@@ -48,11 +59,12 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// atmFor serves the page in front of the gateway at isoAddr, enciphering with key.
-func atmFor(t *testing.T, isoAddr string, key atmnet.ZoneKey, timeout time.Duration) (string, *logBuffer) {
+// atmFor serves the page in front of the gateway at isoAddr, enciphering and MACing with zone's
+// keys.
+func atmFor(t *testing.T, isoAddr string, zone atmnet.Zone, timeout time.Duration) (string, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
-	srv := httptest.NewServer(New(Config{ISOAddr: isoAddr, Key: key, Timeout: timeout, Logger: slog.New(slog.NewJSONHandler(logs, nil))}))
+	srv := httptest.NewServer(New(Config{ISOAddr: isoAddr, Key: zone.PIN, MACKey: zone.MAC, Timeout: timeout, Logger: slog.New(slog.NewJSONHandler(logs, nil))}))
 	t.Cleanup(srv.Close)
 	return srv.URL + Path, logs
 }
@@ -89,7 +101,7 @@ func wrongPIN(pin string) string {
 func TestWithdrawThroughTheGateway(t *testing.T) {
 	t.Parallel()
 	env := cashouttest.NewEnv(t, cashouttest.Options{})
-	atm, logs := atmFor(t, env.Gateway.ISOAddr, env.Gateway.Keys.Current(), 0)
+	atm, logs := atmFor(t, env.Gateway.ISOAddr, env.Gateway.Zones.Current(), 0)
 	v := env.Transfers.Issue(t, feesv1.Bank_BANK_FNB, 50000)
 
 	expectAlert := func(t *testing.T, s screen, want string) {
@@ -223,11 +235,39 @@ func TestWrongZoneKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	atm, _ := atmFor(t, env.Gateway.ISOAddr, other, 0)
+	atm, _ := atmFor(t, env.Gateway.ISOAddr, atmnet.Zone{PIN: other, MAC: env.Gateway.Zones.Current().MAC}, 0)
 	v := env.Transfers.Issue(t, feesv1.Bank_BANK_FNB, 50000)
 	s := post(t, atm, typed(v))
 	if s.alertText != "This ATM could not send the PIN securely: the ATM and the bank do not share a PIN key." {
 		t.Errorf("alert %q, status %q", s.alertText, s.statusText)
+	}
+}
+
+// An ATM whose zone MAC key the gateway does not share is refused (63) before anything is
+// looked at, and cannot trust that refusal either (it is MAC'd under the gateway's key): it
+// treats it as no answer and reverses, which is refused alike. The voucher is untouched.
+func TestWrongMACKey(t *testing.T) {
+	t.Parallel()
+	env := cashouttest.NewEnv(t, cashouttest.Options{})
+	current := env.Gateway.Zones.Current()
+	other, err := atmnet.NewMACKey(current.ID(), mustHex(t, "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	atm, logs := atmFor(t, env.Gateway.ISOAddr, atmnet.Zone{PIN: current.PIN, MAC: other}, 0)
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_FNB, 50000)
+	s := post(t, atm, typed(v))
+	if s.alertText != "The bank's answer could not be authenticated, so no cash was dispensed and the ATM sent a reversal, which the bank did not confirm." {
+		t.Errorf("alert %q, status %q", s.alertText, s.statusText)
+	}
+	if st := env.Transfers.State(v.Number); st != cashouttest.Awaiting {
+		t.Errorf("voucher %s, want awaiting collection", st)
+	}
+	if n := len(env.Transfers.Received()); n != 0 {
+		t.Errorf("transfers saw %d calls from an ATM without the MAC key", n)
+	}
+	if !strings.Contains(env.Gateway.Logs(), `"response_code":"63"`) || !strings.Contains(logs.String(), "not authenticated") {
+		t.Errorf("no 63 in the gateway's logs, or no warning in the ATM's:\n%s\n%s", env.Gateway.Logs(), logs.String())
 	}
 }
 
@@ -249,7 +289,7 @@ func TestGatewayNotReachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	atm, _ := atmFor(t, addr, testKey(t), 0)
+	atm, _ := atmFor(t, addr, testZone(t), 0)
 	s := post(t, atm, url.Values{"bank": {"fnb"}, "voucher": {"1234567890"}, "pin": {"4821"}, "phone": {"0821234567"}, "amount": {"500"}})
 	if s.status != http.StatusOK || s.alertText != "The bank cannot be reached right now. Try again." {
 		t.Errorf("%d, alert %q", s.status, s.alertText)
@@ -267,6 +307,7 @@ func TestNoAnswerSendsAReversal(t *testing.T) {
 	t.Cleanup(func() { l.Close() })
 	var mu sync.Mutex
 	var got []*atmnet.Message
+	zone := testZone(t)
 	go func() {
 		for {
 			conn, err := l.Accept()
@@ -284,18 +325,21 @@ func TestNoAnswerSendsAReversal(t *testing.T) {
 					if err != nil {
 						return
 					}
+					if err := atmnet.VerifyMAC(frame, m, zone.MAC); err != nil {
+						t.Errorf("%s from the ATM: %v", m.MTI, err)
+					}
 					mu.Lock()
 					got = append(got, m)
 					mu.Unlock()
 					if m.MTI == atmnet.MTIReversalAdvice {
-						b, _ := atmnet.Pack(m.Response(atmnet.RespApproved))
+						b, _ := atmnet.PackMAC(m.Response(atmnet.RespApproved), zone.MAC)
 						_ = atmnet.WriteFrame(conn, b)
 					} // the withdrawal gets no answer
 				}
 			}()
 		}
 	}()
-	atm, _ := atmFor(t, l.Addr().String(), testKey(t), 300*time.Millisecond)
+	atm, _ := atmFor(t, l.Addr().String(), zone, 300*time.Millisecond)
 	s := post(t, atm, url.Values{"bank": {"nedbank"}, "atm": {""}, "voucher": {"1234567890"}, "pin": {"4821"}, "phone": {"0821234567"}, "amount": {"R1 000"}})
 	if s.alertText != "The bank did not answer in time, so no cash was dispensed and the ATM sent a reversal, which the bank accepted." {
 		t.Errorf("alert %q, status %q", s.alertText, s.statusText)
@@ -314,7 +358,7 @@ func TestNoAnswerSendsAReversal(t *testing.T) {
 	if strings.TrimSpace(w.Location) != "Nedbank ATM Menlyn Park" || w.AmountCents != 100000 || w.Currency != atmnet.CurrencyZAR {
 		t.Errorf("the withdrawal: location %q, %d cents, currency %q", w.Location, w.AmountCents, w.Currency)
 	}
-	if len(w.PINBlock) != atmnet.PINBlockSize || w.PINKeyID != "test-atm" {
-		t.Errorf("PIN block of %d bytes under key %q", len(w.PINBlock), w.PINKeyID)
+	if len(w.PINBlock) != atmnet.PINBlockSize || w.PINKeyID != "test-atm" || r.PINKeyID != "test-atm" {
+		t.Errorf("PIN block of %d bytes under key %q; reversal under %q", len(w.PINBlock), w.PINKeyID, r.PINKeyID)
 	}
 }

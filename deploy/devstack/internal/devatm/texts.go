@@ -20,6 +20,7 @@ var declines = map[string]string{
 	atmnet.RespIncorrectPIN:       "Incorrect PIN, voucher number or phone number.",
 	atmnet.RespNotPermitted:       "This voucher can only be collected at an ATM of the bank the sender chose.",
 	atmnet.RespRestricted:         "The sender cancelled this voucher.",
+	atmnet.RespSecurityViolation:  "The bank could not authenticate this ATM's request: the ATM and the bank do not share a MAC key, or this ATM's bank is not one its keys were issued for.",
 	atmnet.RespPINTriesExceeded:   "Too many incorrect attempts: this voucher is locked for 24 hours.",
 	atmnet.RespPINCryptoError:     "This ATM could not send the PIN securely: the ATM and the bank do not share a PIN key.",
 	atmnet.RespIssuerUnavailable:  msgUnreachable,

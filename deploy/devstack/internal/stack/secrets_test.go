@@ -2,6 +2,7 @@ package stack
 
 import (
 	"encoding/json"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,7 +21,7 @@ func TestDevSecretsAreMadeOnceAndKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name := range devSecrets {
+	for _, name := range append(slices.Collect(maps.Keys(devSecrets)), derivedOwnSecrets...) {
 		if first[name] == "" {
 			t.Errorf("%s was not made", name)
 		}
@@ -63,11 +64,11 @@ func TestDevSecretsAreMadeOnceAndKept(t *testing.T) {
 	if secretOwner["NOTIFICATIONS_SEAL_KEYS"] != "notifications" || secretOwner["NOTIFICATIONS_SEAL_PUBLIC_KEY"] != "" {
 		t.Error("secretOwner is wrong about the seal keys")
 	}
-	if secretOwner["CASHOUT_ZONE_PIN_KEYS"] != "cashout" || secretOwner["CASHOUT_SERVICE_SECRET"] != "cashout" {
+	if secretOwner["CASHOUT_ZONE_PIN_KEYS"] != "cashout" || secretOwner["CASHOUT_ZONE_MAC_KEYS"] != "cashout" || secretOwner["CASHOUT_SERVICE_SECRET"] != "cashout" {
 		t.Error("secretOwner is wrong about the gateway's secrets")
 	}
 	for name, owner := range secretOwner {
-		if _, ok := devSecrets[name]; !ok {
+		if _, ok := devSecrets[name]; !ok && !slices.Contains(derivedOwnSecrets, name) {
 			t.Errorf("%s is %s's alone but no dev secret", name, owner)
 		}
 		if !slices.Contains(Services, owner) && owner != onCallTools {
@@ -75,17 +76,26 @@ func TestDevSecretsAreMadeOnceAndKept(t *testing.T) {
 		}
 	}
 
-	// The gateway and the dev ATM read the zone PIN key as CASHOUT_ZONE_PIN_KEYS says: one
-	// AES-256 key, whose id DE 53 can carry.
-	zone, err := atmnet.ParseZoneKeys(strings.Split(first["CASHOUT_ZONE_PIN_KEYS"], ","))
+	// The gateway and the dev ATM read the zone keys as CASHOUT_ZONE_PIN_KEYS and
+	// CASHOUT_ZONE_MAC_KEYS say: one AES-256 PIN key, whose id DE 53 can carry, issued to the
+	// five banks the dev ATM plays, and an AES-256 MAC key of the same id.
+	zones, err := devZones(first)
 	if err != nil {
-		t.Fatalf("CASHOUT_ZONE_PIN_KEYS: %v", err)
+		t.Fatal(err)
 	}
-	if ids := zone.IDs(); len(ids) != 1 || !strings.HasPrefix(ids[0], "dev-") {
-		t.Errorf("zone PIN key ids %v", ids)
+	if ids := zones.IDs(); len(ids) != 1 || !strings.HasPrefix(ids[0], "dev-") {
+		t.Errorf("zone key ids %v", ids)
 	}
-	if _, hexKey, _ := strings.Cut(first["CASHOUT_ZONE_PIN_KEYS"], ":"); len(hexKey) != 64 {
-		t.Errorf("the zone PIN key is %d hex digits, want 64 (AES-256)", len(hexKey))
+	for _, a := range []string{atmnet.AcquirerStandardBank, atmnet.AcquirerABSA, atmnet.AcquirerFNB, atmnet.AcquirerNedbank, atmnet.AcquirerCapitec} {
+		if err := zones.Current().CheckAcquirer(a); err != nil {
+			t.Errorf("the dev zone keys do not speak for %s: %v", a, err)
+		}
+	}
+	if parts := strings.Split(first["CASHOUT_ZONE_PIN_KEYS"], ":"); len(parts) != 3 || len(parts[1]) != 64 {
+		t.Errorf("the zone PIN key is not <id>:<64 hex digits (AES-256)>:<acquirers>")
+	}
+	if parts := strings.Split(first["CASHOUT_ZONE_MAC_KEYS"], ":"); len(parts) != 2 || len(parts[1]) != 64 {
+		t.Errorf("the zone MAC key is not <id>:<64 hex digits (AES-256)>")
 	}
 	// Identity lets the gateway in as atm-gateway with its secret.
 	want := "atm-gateway=" + first["CASHOUT_SERVICE_SECRET"]
@@ -121,5 +131,39 @@ func TestDevSecretsAddsTheMissingOnes(t *testing.T) {
 	_ = json.Unmarshal(b, &onDisk)
 	if onDisk["NOTIFICATIONS_SEAL_KEYS"] != got["NOTIFICATIONS_SEAL_KEYS"] {
 		t.Error("the new secrets were not kept")
+	}
+}
+
+// A data folder from before the zone keys were bound and MAC'd ("<id>:<key>" alone) keeps its
+// PIN key, gets it bound to the dev ATM's five banks and gains a MAC key of its id, so that
+// `make run` goes on working with the data it has.
+func TestDevSecretsBindAndMACAnOldZoneKey(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "dev-secrets.json")
+	const oldKey = "dev-20251101:" + "7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e"
+	b, _ := json.Marshal(map[string]string{"CASHOUT_ZONE_PIN_KEYS": oldKey})
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := loadDevSecrets(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got["CASHOUT_ZONE_PIN_KEYS"], oldKey+":") {
+		t.Errorf("the old zone PIN key was not kept and bound: %d characters", len(got["CASHOUT_ZONE_PIN_KEYS"]))
+	}
+	zones, err := devZones(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zones.Current().ID() != "dev-20251101" || zones.Current().MAC.ID() != "dev-20251101" || zones.Current().CheckAcquirer(atmnet.AcquirerCapitec) != nil {
+		t.Errorf("zone keys %v, acquirers %v", zones.IDs(), zones.Current().Acquirers())
+	}
+	again, err := loadDevSecrets(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again["CASHOUT_ZONE_MAC_KEYS"] != got["CASHOUT_ZONE_MAC_KEYS"] || again["CASHOUT_ZONE_PIN_KEYS"] != got["CASHOUT_ZONE_PIN_KEYS"] {
+		t.Error("the zone keys changed between two starts")
 	}
 }

@@ -120,10 +120,13 @@ type Ready struct {
 	BulkSMSURL string
 	// ISOAddr is the cash-out gateway's ISO 8583 listener (the first replica's), which the dev
 	// ATM (/dev/atm) dials; ISOAddrs is every replica's. ZonePINKey is the zone PIN key the
-	// ATM and the gateway share ("<id>:<hex>", a secret like every dev secret of the stack).
+	// ATM and the gateway share ("<id>:<hex>:<acquirer ids>", as CASHOUT_ZONE_PIN_KEYS lists
+	// it), ZoneMACKey the zone MAC key of the same id ("<id>:<hex>"): secrets like every dev
+	// secret of the stack.
 	ISOAddr    string
 	ISOAddrs   []string
 	ZonePINKey string
+	ZoneMACKey string
 	// WebhookURL is where the stand-in posts its delivery reports (the first notifications
 	// replica's webhook, token included: a secret, like every dev secret of the stack).
 	WebhookURL string
@@ -311,13 +314,14 @@ func Run(ctx context.Context, cfg Config) error {
 	for i := range isoAddrs {
 		isoAddrs[i] = take()
 	}
-	// The dev ATM enciphers PINs under the gateway's current zone PIN key, as a switch that
-	// shares the key with it would, and dials the first replica (an ATM has one switch).
-	zoneKeys, err := atmnet.ParseZoneKeys(strings.Split(secrets["CASHOUT_ZONE_PIN_KEYS"], ","))
+	// The dev ATM enciphers PINs under the gateway's current zone PIN key and MACs every
+	// message under the zone MAC key of the same id, as a switch that shares the keys with it
+	// would, and dials the first replica (an ATM has one switch).
+	zones, err := devZones(secrets)
 	if err != nil {
-		return fmt.Errorf("dev secrets: CASHOUT_ZONE_PIN_KEYS: %w", err)
+		return err
 	}
-	atm := devatm.New(devatm.Config{ISOAddr: isoAddrs[0], Key: zoneKeys.Current(), Logger: log.With("component", "devatm")})
+	atm := devatm.New(devatm.Config{ISOAddr: isoAddrs[0], Key: zones.Current().PIN, MACKey: zones.Current().MAC, Logger: log.With("component", "devatm")})
 
 	// The outside world notifications talks to, before the services: the SMTP sink, the SMS
 	// provider's stand-in (reporting to the first replica's webhook, as a provider account has
@@ -450,7 +454,8 @@ func Run(ctx context.Context, cfg Config) error {
 			BaseURL: bases[0], BaseURLs: bases, DatabaseURL: databaseURL, NatsURL: natsURL, NatsObserverSeedFile: observerSeed, PIDs: pids,
 			DataDir: cfg.DataDir, DevToolsURL: sinks.DevToolsURL(), SMTPAddr: sinks.SMTPAddr(), SMTPCAFile: sinks.CAFile,
 			BulkSMSURL: sinks.BulkSMSURL(), WebhookURL: webhookURL,
-			ISOAddr: isoAddrs[0], ISOAddrs: isoAddrs, ZonePINKey: strings.TrimSpace(strings.Split(secrets["CASHOUT_ZONE_PIN_KEYS"], ",")[0]),
+			ISOAddr: isoAddrs[0], ISOAddrs: isoAddrs, ZonePINKey: firstEntry(secrets["CASHOUT_ZONE_PIN_KEYS"]),
+			ZoneMACKey: macEntry(secrets["CASHOUT_ZONE_MAC_KEYS"], zones.Current().ID()),
 		})
 	}
 
@@ -673,14 +678,92 @@ var devSecrets = map[string]func() (string, error){
 	// process of the stack gets it; the tools read it from dev-secrets.json.
 	"ONCALL_SERVICE_SECRET": random32,
 	// The zone PIN key the gateway shares with the ATM switches (here: with /dev/atm), as
-	// CASHOUT_ZONE_PIN_KEYS lists it: "<key id>:<AES-256 key in hex>".
+	// CASHOUT_ZONE_PIN_KEYS lists it: "<key id>:<AES-256 key in hex>:<acquirer ids>". The dev
+	// ATM plays every bank's ATMs, as a national switch's link carries them all, so the key is
+	// issued to the five banks' acquirer ids. Its MAC key (CASHOUT_ZONE_MAC_KEYS) is made beside
+	// it, with its id, by devZoneKeys.
 	"CASHOUT_ZONE_PIN_KEYS": func() (string, error) {
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {
 			return "", err
 		}
-		return "dev-" + time.Now().UTC().Format("20060102") + ":" + hex.EncodeToString(b), nil
+		return "dev-" + time.Now().UTC().Format("20060102") + ":" + hex.EncodeToString(b) + ":" + devAcquirers, nil
 	},
+}
+
+// devAcquirers are the DE 32 ids the dev zone keys are issued to: the gateway's default codes
+// of the five banks, which the dev ATM sends.
+var devAcquirers = strings.Join([]string{atmnet.AcquirerStandardBank, atmnet.AcquirerABSA, atmnet.AcquirerFNB,
+	atmnet.AcquirerNedbank, atmnet.AcquirerCapitec}, "+")
+
+// derivedOwnSecrets are secrets given to one service alone (secretOwner) that are made from
+// another rather than on their own (devSecrets).
+var derivedOwnSecrets = []string{"CASHOUT_ZONE_MAC_KEYS"}
+
+// devZoneKeys brings a data folder's zone keys up to what the gateway needs: a zone PIN key
+// bound to acquirer ids (one made before the binding, "<id>:<key>", gets the dev ATM's five)
+// and a zone MAC key of each zone PIN key's id. It reports whether it changed anything.
+func devZoneKeys(secrets map[string]string) (bool, error) {
+	changed := false
+	entries := strings.Split(secrets["CASHOUT_ZONE_PIN_KEYS"], ",")
+	macs := secrets["CASHOUT_ZONE_MAC_KEYS"]
+	for i, e := range entries {
+		e = strings.TrimSpace(e)
+		if strings.Count(e, ":") == 1 {
+			e += ":" + devAcquirers
+			changed = true
+		}
+		entries[i] = e
+		id, _, _ := strings.Cut(e, ":")
+		if macEntry(macs, id) != "" {
+			continue
+		}
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return false, err
+		}
+		if macs != "" {
+			macs += ","
+		}
+		macs += id + ":" + hex.EncodeToString(b)
+		changed = true
+	}
+	secrets["CASHOUT_ZONE_PIN_KEYS"] = strings.Join(entries, ",")
+	secrets["CASHOUT_ZONE_MAC_KEYS"] = macs
+	return changed, nil
+}
+
+// devZones reads the dev zone keys as the gateway does.
+func devZones(secrets map[string]string) (*atmnet.Zones, error) {
+	pin, err := atmnet.ParseZoneKeys(strings.Split(secrets["CASHOUT_ZONE_PIN_KEYS"], ","))
+	if err != nil {
+		return nil, fmt.Errorf("dev secrets: CASHOUT_ZONE_PIN_KEYS: %w", err)
+	}
+	mac, err := atmnet.ParseMACKeys(strings.Split(secrets["CASHOUT_ZONE_MAC_KEYS"], ","))
+	if err != nil {
+		return nil, fmt.Errorf("dev secrets: CASHOUT_ZONE_MAC_KEYS: %w", err)
+	}
+	zones, err := atmnet.NewZones(pin, mac)
+	if err != nil {
+		return nil, fmt.Errorf("dev secrets: %w", err)
+	}
+	return zones, nil
+}
+
+func firstEntry(list string) string {
+	first, _, _ := strings.Cut(list, ",")
+	return strings.TrimSpace(first)
+}
+
+// macEntry is the entry of list ("<id>:<key>,…") whose id is id, or "".
+func macEntry(list, id string) string {
+	for e := range strings.SplitSeq(list, ",") {
+		e = strings.TrimSpace(e)
+		if eid, _, ok := strings.Cut(e, ":"); ok && eid == id {
+			return e
+		}
+	}
+	return ""
 }
 
 // secretOwner names, for each dev secret given to one service alone, that service: the private
@@ -695,6 +778,7 @@ var secretOwner = map[string]string{
 	"NOTIFICATIONS_BULKSMS_TOKEN_SECRET": "notifications",
 	"CASHOUT_SERVICE_SECRET":             "cashout",
 	"CASHOUT_ZONE_PIN_KEYS":              "cashout",
+	"CASHOUT_ZONE_MAC_KEYS":              "cashout",
 	"ONCALL_SERVICE_SECRET":              onCallTools, // no child: the on-call tools only
 }
 
@@ -789,6 +873,11 @@ func loadDevSecrets(path string) (map[string]string, error) {
 			changed = true
 		}
 	}
+	zoneChanged, err := devZoneKeys(secrets)
+	if err != nil {
+		return nil, err
+	}
+	changed = changed || zoneChanged
 	// Identity checks each internal caller's secret; the gateway calls transfers as atm-gateway.
 	secrets["IDENTITY_SERVICE_SECRETS"] = "transfers=" + secrets["TRANSFERS_SERVICE_SECRET"] + ",bff=" + secrets["BFF_SERVICE_SECRET"] +
 		",atm-gateway=" + secrets["CASHOUT_SERVICE_SECRET"] + ",oncall=" + secrets["ONCALL_SERVICE_SECRET"]

@@ -44,9 +44,13 @@ type Config struct {
 	IdentityAddr  string `env:"IDENTITY_ADDR,noprefix" required:"true"`
 	// ServiceSecret authenticates the gateway to identity's IssueServiceToken as atm-gateway.
 	ServiceSecret string `env:"SERVICE_SECRET" required:"true" secret:"true"`
-	// ZonePINKeys are "<id>:<key>" (hex or base64 AES key), the current key first; DE 53
-	// names the key of each PIN block.
+	// ZonePINKeys are "<id>:<key>:<acquirer id>[+<acquirer id>…]" (hex or base64 AES key, and
+	// the DE 32 ids the key was issued to), the current key first; DE 53 names the zone keys of
+	// each request. A key without acquirer ids fails the start: it would speak for any bank.
 	ZonePINKeys []string `env:"ZONE_PIN_KEYS" required:"true" secret:"true"`
+	// ZoneMACKeys are "<id>:<key>" (hex or base64 AES key): the MAC key of the zone PIN key of
+	// the same id, which authenticates every message of that link both ways (DE 64/128).
+	ZoneMACKeys []string `env:"ZONE_MAC_KEYS" required:"true" secret:"true"`
 	// BankCodes are "<acquirer id>=<bank>" (standard_bank, absa, fnb, nedbank, capitec).
 	BankCodes []string `env:"BANK_CODES"`
 	// RequestTimeout bounds each call to transfers; keep it below the switch's own timeout.
@@ -60,7 +64,7 @@ type Config struct {
 
 // parsed is what validate makes of the configuration.
 type parsed struct {
-	keys  *atmnet.ZoneKeys
+	zones *atmnet.Zones
 	banks domain.BankCodes
 }
 
@@ -69,8 +73,18 @@ func (c *Config) validate() (parsed, error) {
 	var p parsed
 	var errs []error
 	var err error
-	if p.keys, err = atmnet.ParseZoneKeys(c.ZonePINKeys); err != nil {
+	pinKeys, err := atmnet.ParseZoneKeys(c.ZonePINKeys)
+	if err != nil {
 		errs = append(errs, fmt.Errorf("CASHOUT_ZONE_PIN_KEYS: %w", err))
+	}
+	macKeys, err := atmnet.ParseMACKeys(c.ZoneMACKeys)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("CASHOUT_ZONE_MAC_KEYS: %w", err))
+	}
+	if pinKeys != nil && macKeys != nil {
+		if p.zones, err = atmnet.NewZones(pinKeys, macKeys); err != nil {
+			errs = append(errs, fmt.Errorf("CASHOUT_ZONE_MAC_KEYS: %w", err))
+		}
 	}
 	codes := c.BankCodes
 	if len(codes) == 0 {
@@ -78,6 +92,18 @@ func (c *Config) validate() (parsed, error) {
 	}
 	if p.banks, err = domain.ParseBankCodes(codes); err != nil {
 		errs = append(errs, fmt.Errorf("CASHOUT_BANK_CODES: %w", err))
+	}
+	if p.zones != nil && p.banks != nil {
+		// A key bound to an id the gateway pays out for no bank is a typo (often a dropped
+		// leading zero): every request under it would be refused.
+		for _, id := range p.zones.IDs() {
+			z, _ := p.zones.Zone(id)
+			for _, a := range z.Acquirers() {
+				if _, err := p.banks.Bank(a); err != nil {
+					errs = append(errs, fmt.Errorf("CASHOUT_ZONE_PIN_KEYS: zone keys %s are bound to acquirer id %s, which CASHOUT_BANK_CODES does not list", id, a))
+				}
+			}
+		}
 	}
 	if c.RequestTimeout <= 0 {
 		errs = append(errs, errors.New("CASHOUT_REQUEST_TIMEOUT must be positive"))

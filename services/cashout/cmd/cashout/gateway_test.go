@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -223,13 +225,14 @@ func TestDeclines(t *testing.T) {
 			{"retired key", nil, atmnet.RespApproved},
 		} {
 			v := tr.Issue(t, feesv1.Bank_BANK_FNB, 20000)
-			k := key
+			k, link := key, atm
 			if tc.edit == nil {
-				// A switch still on the retired key is served.
-				var ok bool
-				if k, ok = env.Gateway.Keys.Key("zpk-retired"); !ok {
-					t.Fatal("no retired key")
+				// A switch still on the retired key set is served.
+				retired, ok := env.Gateway.Zones.Zone("zpk-retired")
+				if !ok {
+					t.Fatal("no retired key set")
 				}
+				k, link = retired.PIN, env.Gateway.DialWith(t, retired.MAC)
 			}
 			req, err := atmnet.NewWithdrawal(withdrawal(v), k)
 			if err != nil {
@@ -238,7 +241,18 @@ func TestDeclines(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(req)
 			}
-			wantCode(t, tc.name, do(t, atm, req), tc.code)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			res, err := link.Do(ctx, req)
+			cancel()
+			if tc.code == atmnet.RespPINCryptoError {
+				// Keys the gateway does not have: it cannot MAC its answer either.
+				if !errors.Is(err, atmnet.ErrMACMissing) {
+					t.Errorf("%s: %v, want an answer without a MAC", tc.name, err)
+				}
+			} else if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			wantCode(t, tc.name, res, tc.code)
 		}
 	})
 
@@ -302,12 +316,12 @@ func TestPINBlockUnderAWrongKey(t *testing.T) {
 	atm := env.Gateway.Dial(t)
 
 	// The same key id, another key: the switch and the gateway disagree on the key.
-	impostor, err := atmnet.ParseZoneKeys([]string{env.Gateway.Keys.Current().ID() + ":00112233445566778899aabbccddeeff"})
+	impostor, err := atmnet.NewZoneKey(env.Gateway.Keys.Current().ID(), bytes.Repeat([]byte{0x42}, 16))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range cashouttest.MaxAttempts + 2 {
-		_, res := send(t, atm, impostor.Current(), withdrawal(v))
+		_, res := send(t, atm, impostor, withdrawal(v))
 		wantCode(t, fmt.Sprintf("wrong key, attempt %d", i+1), res, atmnet.RespPINCryptoError)
 	}
 	if calls := env.Transfers.Received(); len(calls) != 0 {
@@ -529,16 +543,121 @@ func TestUnreadableMessages(t *testing.T) {
 	if err != nil || res.MTI != "0210" || res.ResponseCode != atmnet.RespFormatError {
 		t.Fatalf("answer %+v, %v; want 0210 with 30", res, err)
 	}
-	echo, _ := atmnet.Pack(atmnet.NewEcho("000009", time.Time{}))
+	if res.MAC != nil || res.SecondaryMAC != nil {
+		t.Errorf("an answer to an unreadable message is MAC'd: %q", b)
+	}
+	zone := env.Gateway.Zones.Current()
+	m := atmnet.NewEcho("000009", time.Time{})
+	m.PINKeyID = zone.ID()
+	echo, _ := atmnet.PackMAC(m, zone.MAC)
 	if err := atmnet.WriteFrame(conn, echo); err != nil {
 		t.Fatal(err)
 	}
 	if b, err = atmnet.ReadFrame(conn); err != nil {
 		t.Fatal(err)
 	}
-	if res, _ := atmnet.Unpack(b); res == nil || res.MTI != "0810" {
+	if res, _ := atmnet.Unpack(b); res == nil || res.MTI != "0810" || res.ResponseCode != atmnet.RespApproved || atmnet.VerifyMAC(b, res, zone.MAC) != nil {
 		t.Errorf("echo after the bad message: %+v", res)
 	}
+}
+
+// The probe's F4, end to end: a link's keys speak only for the acquirers they were issued to,
+// and nobody on a link can refuse, alter or reverse a withdrawal without the link's MAC key.
+// Each refusal is 63, MAC'd, and leaves the voucher as it was.
+func TestMessageAuthenticationEndToEnd(t *testing.T) {
+	t.Parallel()
+	pinHex, macHex := strings.Repeat("1d", 16), strings.Repeat("e2", 32)
+	env := newEnv(t, cashouttest.Options{
+		// FNB's link and Standard Bank's, each with its own keys.
+		ZonePINKeys: []string{"fnb-1:" + pinHex + ":" + atmnet.AcquirerFNB, "sbk-1:" + strings.Repeat("5c", 16) + ":" + atmnet.AcquirerStandardBank},
+		ZoneMACKeys: []string{"fnb-1:" + macHex, "sbk-1:" + strings.Repeat("c5", 32)},
+	})
+	fnb, _ := env.Gateway.Zones.Zone("fnb-1")
+	sbk, _ := env.Gateway.Zones.Zone("sbk-1")
+	fnbLink, sbkLink := env.Gateway.DialWith(t, fnb.MAC), env.Gateway.DialWith(t, sbk.MAC)
+
+	// FNB's link claims a Standard Bank ATM for a Standard Bank voucher: refused before transfers.
+	v := env.Transfers.Issue(t, feesv1.Bank_BANK_STANDARD_BANK, 20000)
+	_, res := send(t, fnbLink, fnb.PIN, withdrawal(v))
+	wantCode(t, "FNB's keys for Standard Bank's DE 32", res, atmnet.RespSecurityViolation)
+	if n := len(env.Transfers.Received()); n != 0 {
+		t.Errorf("transfers saw %d calls for a link speaking for another bank", n)
+	}
+	// Standard Bank's own link is served.
+	_, res = send(t, sbkLink, sbk.PIN, withdrawal(v))
+	wantCode(t, "Standard Bank's keys for its own DE 32", res, atmnet.RespApproved)
+
+	// An approved FNB withdrawal; someone on the link copies it into a reversal.
+	w := env.Transfers.Issue(t, feesv1.Bank_BANK_FNB, 30000)
+	approved, res := send(t, fnbLink, fnb.PIN, withdrawal(w))
+	wantCode(t, "FNB withdrawal", res, atmnet.RespApproved)
+	forged := atmnet.NewReversal(approved, "999001", time.Time{})
+	impostor, err := atmnet.NewMACKey("fnb-1", bytes.Repeat([]byte{0x42}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, frame := range map[string]func() ([]byte, error){
+		"no MAC":            func() ([]byte, error) { return atmnet.Pack(forged) },
+		"a guessed MAC key": func() ([]byte, error) { return atmnet.PackMAC(forged, impostor) },
+		"another link's key": func() ([]byte, error) {
+			m := *forged
+			m.PINKeyID = "sbk-1"
+			return atmnet.PackMAC(&m, sbk.MAC)
+		},
+	} {
+		b, err := frame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, res := rawExchange(t, env.Gateway.ISOAddr, b)
+		wantCode(t, "forged reversal, "+name, res, atmnet.RespSecurityViolation)
+		if key := map[bool]atmnet.MACKey{true: sbk.MAC, false: fnb.MAC}[name == "another link's key"]; atmnet.VerifyMAC(raw, res, key) != nil {
+			t.Errorf("forged reversal, %s: the refusal is not MAC'd", name)
+		}
+	}
+	// Altered after the MAC: the amount of a genuine reversal.
+	genuine, err := atmnet.PackMAC(atmnet.NewReversal(approved, "999002", time.Time{}), fnb.MAC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	amount := fmt.Sprintf("%012d", approved.AmountCents)
+	_, res = rawExchange(t, env.Gateway.ISOAddr, bytes.Replace(genuine, []byte(amount), []byte(fmt.Sprintf("%012d", approved.AmountCents+1000)), 1))
+	wantCode(t, "a reversal altered after its MAC", res, atmnet.RespSecurityViolation)
+	if got := env.Transfers.State(w.Number); got != cashouttest.Collected {
+		t.Errorf("voucher %s after the forged reversals, want still collected", got)
+	}
+	for _, c := range env.Transfers.Received() {
+		if c.Method == "ReverseCollection" {
+			t.Errorf("transfers saw a forged reversal: %+v", c)
+		}
+	}
+	logs := env.Gateway.Logs()
+	if !strings.Contains(logs, `"response_code":"63"`) || strings.Contains(logs, macHex[:16]) || strings.Contains(logs, pinHex) {
+		t.Errorf("the refusals' log lines: want 63 and no key:\n%s", logs)
+	}
+}
+
+// rawExchange sends one frame on a fresh connection and returns the answer as it came.
+func rawExchange(t *testing.T, addr string, frame []byte) ([]byte, *atmnet.Message) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if err := atmnet.WriteFrame(conn, frame); err != nil {
+		t.Fatal(err)
+	}
+	b, err := atmnet.ReadFrame(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := atmnet.Unpack(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, res
 }
 
 func freeAddr(t *testing.T) string {

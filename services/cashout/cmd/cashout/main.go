@@ -10,7 +10,7 @@
 // owns the vouchers and their events). An ATM switch's gateway that cannot start while the
 // database is down, or that needs network paths to it, would be worse for nothing. It is built
 // from the same platform pieces instead (config, logging, telemetry, grpcserver, lifecycle,
-// auth), so it behaves like every other service: health and reflection on
+// auth), so it behaves like every other service: health and (for service tokens) reflection on
 // CASHOUT_GRPC_ADDR, metrics and the profiler on CASHOUT_METRICS_ADDR, JSON logs with trace
 // ids, a graceful stop.
 package main
@@ -96,7 +96,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	logger.Info("zone PIN keys", "key_ids", p.keys.IDs(), "current", p.keys.Current().ID())
+	// Ids and the acquirer ids each set was issued to; never a key.
+	logger.Info("zone keys", "key_ids", p.zones.IDs(), "current", p.zones.Current().ID(), "acquirers", p.zones.Bindings())
 
 	identity, err := grpcserver.Dial(cfg.IdentityAddr)
 	if err != nil {
@@ -117,7 +118,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	isoServer, err := iso.NewServer(svc, p.keys, p.banks, iso.Config{
+	isoServer, err := iso.NewServer(svc, p.zones, p.banks, iso.Config{
 		MaxConnections:   cfg.ISOMaxConnections,
 		IdleTimeout:      cfg.ISOIdleTimeout,
 		TransmissionSkew: cfg.TransmissionSkew,
@@ -125,8 +126,14 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	// Health and reflection only: no API is registered, so no access policy is needed.
-	health := grpcserver.New(logger)
+	// Health and reflection only: no API is registered, so the policy is empty. Health stays
+	// public (the probes); reflection, as on every service, answers a valid service token only,
+	// verified with identity's public keys.
+	verifier := auth.NewVerifier(auth.IdentityKeySource(identity), auth.IdentityIssuer)
+	health := grpcserver.New(logger,
+		grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, auth.Policy{})),
+		grpcserver.WithStreamInterceptors(auth.StreamServerInterceptor(verifier, auth.Policy{})),
+	)
 
 	var components []lifecycle.Component
 	if cfg.MetricsAddr != "" {

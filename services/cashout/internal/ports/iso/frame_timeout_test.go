@@ -27,7 +27,7 @@ func (noApp) Reverse(context.Context, domain.Reversal) (domain.ReversalResult, e
 // and its address.
 func startTestServer(t *testing.T, cfg Config) (*Server, string) {
 	t.Helper()
-	s, err := NewServer(noApp{}, nil, nil, cfg, slog.New(slog.DiscardHandler))
+	s, err := NewServer(noApp{}, testZones(t), nil, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func startTestServer(t *testing.T, cfg Config) (*Server, string) {
 
 func echo(t *testing.T, c net.Conn) string {
 	t.Helper()
-	b, err := atmnet.Pack(atmnet.NewEcho("000001", time.Time{}))
+	b, err := echoFrame(t, "000001")
 	if err != nil {
 		t.Fatal(err)
 	}

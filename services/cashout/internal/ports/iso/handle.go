@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math/big"
 	"runtime/debug"
 	"strings"
@@ -31,7 +32,8 @@ func (s *Server) serveFrame(ctx context.Context, c *conn, frame []byte) {
 		s.logger.WarnContext(ctx, "unreadable ISO 8583 message", "mti", mti, "bytes", len(frame), "error", err)
 		if ok && isReq {
 			s.tel.recordRequest(ctx, mti, atmnet.RespFormatError, time.Since(start))
-			_ = c.write(&atmnet.Message{MTI: res, ResponseCode: atmnet.RespFormatError})
+			// Without a MAC: the zone keys cannot be read from a message that does not unpack.
+			_ = c.write(&atmnet.Message{MTI: res, ResponseCode: atmnet.RespFormatError}, nil)
 		}
 		return
 	}
@@ -48,15 +50,28 @@ func (s *Server) serveFrame(ctx context.Context, c *conn, frame []byte) {
 			attribute.String("iso8583.stan", req.STAN),
 			attribute.String("iso8583.rrn", req.RRN),
 			attribute.String("iso8583.acquirer_id", req.AcquirerID),
+			attribute.String("iso8583.key_id", req.PINKeyID),
 		))
 	defer span.End()
 
-	res, out := s.handle(ctx, req)
+	// Authenticated first: a message whose MAC does not verify, or whose zone keys do not speak
+	// for its DE 32, is answered and goes no further (transfers never sees it).
+	zone, known, err := s.authenticate(frame, req)
+	var res *atmnet.Message
+	var out outcome
+	if err != nil {
+		res, out = req.Response(ResponseCode(err)), outcome{err: err}
+		if isWithdrawal(req.MTI) {
+			s.tel.recordDecline(ctx, res.ResponseCode)
+		}
+	} else {
+		res, out = s.handle(ctx, req, zone)
+	}
 	err = out.err
 	code := res.ResponseCode
 	span.SetAttributes(attribute.String("iso8583.response_code", code))
 	attrs := []any{"mti", req.MTI, "response_code", code, "terminal_id", req.TerminalID,
-		"stan", req.STAN, "rrn", req.RRN, "acquirer_id", req.AcquirerID,
+		"stan", req.STAN, "rrn", req.RRN, "acquirer_id", req.AcquirerID, "key_id", req.PINKeyID,
 		"duration_ms", float64(time.Since(start).Microseconds()) / 1000}
 	if v, verr := domain.NewVoucherNumber(req.VoucherNumber); verr == nil {
 		attrs = append(attrs, "voucher", v)
@@ -67,7 +82,7 @@ func (s *Server) serveFrame(ctx context.Context, c *conn, frame []byte) {
 		attrs = append(attrs, "transfer_id", out.transferID)
 	}
 	switch code {
-	case atmnet.RespSystemMalfunction, atmnet.RespIssuerUnavailable, atmnet.RespPINCryptoError:
+	case atmnet.RespSystemMalfunction, atmnet.RespIssuerUnavailable, atmnet.RespPINCryptoError, atmnet.RespSecurityViolation:
 		span.RecordError(err)
 		span.SetStatus(otelcodes.Error, atmnet.ResponseText(code))
 		s.logger.ErrorContext(ctx, "ISO 8583 request failed", append(attrs, "error", err)...)
@@ -78,9 +93,51 @@ func (s *Server) serveFrame(ctx context.Context, c *conn, frame []byte) {
 		s.logger.InfoContext(ctx, "ISO 8583 request", attrs...)
 	}
 	s.tel.recordRequest(ctx, req.MTI, code, time.Since(start))
-	if werr := c.write(res); werr != nil {
+	var key *atmnet.MACKey
+	if known {
+		key = &zone.MAC
+	}
+	if werr := c.write(res, key); werr != nil {
 		s.logger.WarnContext(ctx, "could not answer the switch", "mti", req.MTI, "stan", req.STAN, "error", werr)
 	}
+}
+
+// authenticate finds the zone keys DE 53 names, checks the message's MAC under their MAC key
+// and, for a withdrawal or a reversal, that DE 32 is an acquirer they were issued to. known
+// says whether the answer can be MAC'd (the zone keys exist), whatever the error.
+func (s *Server) authenticate(frame []byte, req *atmnet.Message) (zone atmnet.Zone, known bool, err error) {
+	if req.PINKeyID == "" {
+		return atmnet.Zone{}, false, &domain.FormatError{Field: "DE 53 zone keys id"}
+	}
+	zone, known = s.zones.Zone(req.PINKeyID)
+	if !known {
+		return atmnet.Zone{}, false, atmnet.ErrUnknownKey
+	}
+	if err := atmnet.VerifyMAC(frame, req, zone.MAC); err != nil {
+		return zone, true, err
+	}
+	if isWithdrawal(req.MTI) || isReversal(req.MTI) {
+		if req.AcquirerID == "" {
+			return zone, true, &domain.FormatError{Field: "DE 32 acquiring institution"}
+		}
+		// An acquirer the gateway pays out for no bank is answered 31 further on (the switch
+		// sends a code CASHOUT_BANK_CODES lacks); for one it does, the keys must speak for it.
+		if _, err := s.banks.Bank(req.AcquirerID); err != nil {
+			return zone, true, nil
+		}
+		if err := zone.CheckAcquirer(req.AcquirerID); err != nil {
+			return zone, true, fmt.Errorf("%w: DE 32 %s under zone keys %s", err, req.AcquirerID, zone.ID())
+		}
+	}
+	return zone, true, nil
+}
+
+func isWithdrawal(mti string) bool {
+	return mti == atmnet.MTIAuthorizationRequest || mti == atmnet.MTIAuthorizationRequestRepeat
+}
+
+func isReversal(mti string) bool {
+	return mti == atmnet.MTIReversalAdvice || mti == atmnet.MTIReversalAdviceRepeat
 }
 
 // outcome is what the log and the trace say about a request besides its answer.
@@ -89,8 +146,8 @@ type outcome struct {
 	transferID string // the transfer whose voucher it collected or reversed
 }
 
-// handle answers req.
-func (s *Server) handle(ctx context.Context, req *atmnet.Message) (res *atmnet.Message, out outcome) {
+// handle answers req, authenticated under zone.
+func (s *Server) handle(ctx context.Context, req *atmnet.Message, zone atmnet.Zone) (res *atmnet.Message, out outcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logger.ErrorContext(ctx, "ISO 8583 handler panicked", "panic", r, "stack", string(debug.Stack()))
@@ -99,7 +156,7 @@ func (s *Server) handle(ctx context.Context, req *atmnet.Message) (res *atmnet.M
 	}()
 	switch req.MTI {
 	case atmnet.MTIAuthorizationRequest, atmnet.MTIAuthorizationRequestRepeat:
-		return s.withdraw(ctx, req)
+		return s.withdraw(ctx, req, zone)
 	case atmnet.MTIReversalAdvice, atmnet.MTIReversalAdviceRepeat:
 		return s.reverse(ctx, req)
 	case atmnet.MTINetworkManagementRequest, atmnet.MTINetworkManagementRequestRep:
@@ -109,8 +166,8 @@ func (s *Server) handle(ctx context.Context, req *atmnet.Message) (res *atmnet.M
 	}
 }
 
-func (s *Server) withdraw(ctx context.Context, req *atmnet.Message) (*atmnet.Message, outcome) {
-	w, err := s.withdrawal(req)
+func (s *Server) withdraw(ctx context.Context, req *atmnet.Message, zone atmnet.Zone) (*atmnet.Message, outcome) {
+	w, err := s.withdrawal(req, zone)
 	var c domain.Collection
 	if err == nil {
 		trace.SpanFromContext(ctx).SetAttributes(attribute.String("thumela.cashout.bank", w.Bank.String()))
@@ -127,10 +184,10 @@ func (s *Server) withdraw(ctx context.Context, req *atmnet.Message) (*atmnet.Mes
 	return res, outcome{transferID: c.TransferID}
 }
 
-// withdrawal reads and checks a 0200: the references, the transmission time, the bank, the
-// amount, then the PIN block. A request refused here never reaches transfers: it collects
-// nothing and costs no attempt.
-func (s *Server) withdrawal(req *atmnet.Message) (domain.Withdrawal, error) {
+// withdrawal reads and checks a 0200, authenticated under zone: the references, the
+// transmission time, the bank, the amount, then the PIN block. A request refused here never
+// reaches transfers: it collects nothing and costs no attempt.
+func (s *Server) withdrawal(req *atmnet.Message, zone atmnet.Zone) (domain.Withdrawal, error) {
 	if req.ProcessingCode != atmnet.ProcessingCodeCardlessWithdrawal {
 		if req.ProcessingCode == "" {
 			return domain.Withdrawal{}, &domain.FormatError{Field: "DE 3 processing code"}
@@ -164,13 +221,10 @@ func (s *Server) withdrawal(req *atmnet.Message) (domain.Withdrawal, error) {
 	if len(req.PINBlock) != atmnet.PINBlockSize {
 		return domain.Withdrawal{}, &domain.FormatError{Field: "DE 52 PIN block"}
 	}
-	if req.PINKeyID == "" {
-		return domain.Withdrawal{}, &domain.FormatError{Field: "DE 53 key id"}
-	}
-	digits, err := s.keys.DecryptPIN(req.PINKeyID, req.PINBlock, voucher.Reveal())
+	digits, err := zone.PIN.DecryptPIN(req.PINBlock, voucher.Reveal())
 	if err != nil {
-		// Unknown key or a block that does not decipher: the switch and the gateway disagree
-		// on keys. Never a wrong PIN, so it costs the recipient no attempt.
+		// A block that does not decipher: the switch and the gateway disagree on the zone PIN
+		// key. Never a wrong PIN, so it costs the recipient no attempt.
 		return domain.Withdrawal{}, domain.ErrPINBlock
 	}
 	pin, err := domain.NewPIN(digits)
@@ -299,8 +353,12 @@ func ResponseCode(err error) string {
 		// the switch declines without standing in (as 91 or 96 may make it) and its operators
 		// find the element named in the log line's reason.
 		return atmnet.RespFormatError
-	case errors.Is(err, domain.ErrPINBlock):
+	case errors.Is(err, domain.ErrPINBlock), errors.Is(err, atmnet.ErrUnknownKey):
 		return atmnet.RespPINCryptoError
+	case errors.Is(err, atmnet.ErrMACMissing), errors.Is(err, atmnet.ErrMACInvalid), errors.Is(err, atmnet.ErrAcquirerNotBound):
+		// The message is not authenticated, or its link claims a bank it was not issued keys
+		// for: 63, never an answer about the voucher, which was not looked at.
+		return atmnet.RespSecurityViolation
 	case errors.Is(err, domain.ErrUnknownAcquirer):
 		return atmnet.RespBankNotSupported
 	case errors.Is(err, domain.ErrUnsupported):

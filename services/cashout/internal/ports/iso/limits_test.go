@@ -23,7 +23,7 @@ func dial(t *testing.T, addr string) net.Conn {
 
 // tryEcho sends an echo on c and returns its response code, or why there was none.
 func tryEcho(c net.Conn, stan string) (string, error) {
-	b, err := atmnet.Pack(atmnet.NewEcho(stan, time.Time{}))
+	b, err := atmnet.PackMAC(zoneEcho(stan), linkZone.MAC)
 	if err != nil {
 		return "", err
 	}

@@ -94,7 +94,7 @@ func (c Config) withDefaults() Config {
 // Server serves ISO 8583 over TCP.
 type Server struct {
 	app    App
-	keys   *atmnet.ZoneKeys
+	zones  *atmnet.Zones
 	banks  domain.BankCodes
 	cfg    Config
 	logger *slog.Logger
@@ -111,14 +111,19 @@ type Server struct {
 	refusedLoggedAt time.Time
 }
 
-// NewServer returns the port over app, deciphering PIN blocks with keys, naming banks by
-// banks, within cfg's limits.
-func NewServer(app App, keys *atmnet.ZoneKeys, banks domain.BankCodes, cfg Config, logger *slog.Logger) (*Server, error) {
+// NewServer returns the port over app, checking MACs and deciphering PIN blocks with the zone
+// keys zones, naming banks by banks, within cfg's limits.
+func NewServer(app App, zones *atmnet.Zones, banks domain.BankCodes, cfg Config, logger *slog.Logger) (*Server, error) {
+	if zones == nil {
+		// Without keys no request can be authenticated: refuse to start rather than serve a
+		// link whose messages nobody checks.
+		return nil, errors.New("iso: no zone keys")
+	}
 	tel, err := newTelemetry()
 	if err != nil {
 		return nil, err
 	}
-	return &Server{app: app, keys: keys, banks: banks, cfg: cfg.withDefaults(), logger: logger, tel: tel,
+	return &Server{app: app, zones: zones, banks: banks, cfg: cfg.withDefaults(), logger: logger, tel: tel,
 		conns: map[*conn]struct{}{}}, nil
 }
 
@@ -244,8 +249,17 @@ type conn struct {
 	slots chan struct{} // in-flight requests
 }
 
-func (c *conn) write(m *atmnet.Message) error {
-	b, err := atmnet.Pack(m)
+// write sends m, MAC'd under key; with no key (the request named no zone keys the gateway
+// has, or could not be read) it goes without a MAC, which the switch must not act on: such an
+// answer is always a refusal.
+func (c *conn) write(m *atmnet.Message, key *atmnet.MACKey) error {
+	var b []byte
+	var err error
+	if key != nil {
+		b, err = atmnet.PackMAC(m, *key)
+	} else {
+		b, err = atmnet.Pack(m)
+	}
 	if err != nil {
 		return err
 	}
