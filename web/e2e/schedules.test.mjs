@@ -105,6 +105,7 @@ test("a weekly schedule whose first occurrence runs", async () => {
   const charge = dialog.getByRole("region", { name: "Each send charges" });
   await charge.getByText(/^R\d[\d\s]*,\d\d is charged to your card every week\./).waitFor();
   assert.match(await charge.innerText(), /Send amount\s+R200,00/);
+  const perSend = /Total per send\s+(R[\d\s]+,\d\d)/.exec(await charge.innerText())[1];
   const days = saDays();
   await dialog.getByRole("button", { name: "Schedule send" }).click();
   // Should the server want a fresh step-up, confirm as the sender would.
@@ -125,6 +126,10 @@ test("a weekly schedule whose first occurrence runs", async () => {
   assert.match(await card.innerText(), new RegExp(`${days.today} · Sent`));
   await card.getByText(days.nextWeek).waitFor({ timeout: 10_000 });
   assert.match(await card.innerText(), /Active/);
+  // The card says what each send charges: the total the dialog showed before scheduling.
+  const cardTotal = /Total per send\s+(R[\d\s]+,\d\d)/.exec(await card.innerText());
+  assert.ok(cardTotal, `no total per send on the card: ${await card.innerText()}`);
+  assert.equal(cardTotal[1].replace(/\s/g, " "), perSend.replace(/\s/g, " "));
 
   // The occurrence is an ordinary transfer in the history, made once.
   await nav(page, "Transaction History").click();

@@ -108,6 +108,8 @@ func scheduleToBFF(s *transfersv1.Schedule) *bffv1.Schedule {
 		RecentOccurrences:     make([]*bffv1.ScheduleOccurrence, 0, len(s.GetRecentOccurrences())),
 		CreatedAt:             s.GetCreatedAt(),
 		UpdatedAt:             s.GetUpdatedAt(),
+		FeeCents:              s.GetFeeCents(),
+		TotalCents:            s.GetTotalCents(),
 	}
 	for _, o := range s.GetRecentOccurrences() {
 		out.RecentOccurrences = append(out.RecentOccurrences, &bffv1.ScheduleOccurrence{

@@ -26,3 +26,12 @@ func TestTransferToBFFCarriesTheVouchersLock(t *testing.T) {
 		t.Fatalf("a voucher never locked: locked_until = %v", got)
 	}
 }
+
+// A schedule's card shows what each send charges: the BFF passes the fee and the total on.
+func TestScheduleToBFFCarriesTheFeePerSend(t *testing.T) {
+	t.Parallel()
+	s := scheduleToBFF(&transfersv1.Schedule{Id: "s1", AmountCents: 15_000, FeeCents: 1_045, TotalCents: 16_045})
+	if s.GetFeeCents() != 1_045 || s.GetTotalCents() != 16_045 {
+		t.Fatalf("fee %d total %d, want 1045 and 16045", s.GetFeeCents(), s.GetTotalCents())
+	}
+}

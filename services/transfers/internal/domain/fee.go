@@ -16,6 +16,10 @@ type Quote struct {
 	Fallback bool
 }
 
+// Full is bank fee + platform fee: the quoted price without the first-transfer waiver, which
+// is what each send of a schedule charges unless it is the sender's very first transfer.
+func (q Quote) Full() Money { return q.BankFee.Add(q.PlatformFee) }
+
 // Fee is the fee stored on a transfer: its components always, and whether it was waived.
 type Fee struct {
 	BankFee     Money

@@ -94,6 +94,7 @@ var scheduleStates = map[domain.ScheduleState]transfersv1.ScheduleState{
 // would continue from). The card's token and the sender's details stay inside the service.
 func schedule(s *domain.Schedule, today domain.Date) *transfersv1.Schedule {
 	d := s.Data()
+	fee := d.Quote.Full()
 	out := &transfersv1.Schedule{
 		Id:                    d.ID.String(),
 		RecipientName:         d.RecipientName,
@@ -110,6 +111,8 @@ func schedule(s *domain.Schedule, today domain.Date) *transfersv1.Schedule {
 		NextDate:              s.NextShown(today).String(),
 		CreatedAt:             timestamp(d.CreatedAt),
 		UpdatedAt:             timestamp(d.UpdatedAt),
+		FeeCents:              fee.Cents(),
+		TotalCents:            d.Amount.Add(fee).Cents(),
 	}
 	for _, o := range d.Recent {
 		occ := &transfersv1.ScheduleOccurrence{Date: o.Date.String(), FailureReason: o.FailureReason, CreatedAt: timestamp(o.CreatedAt)}

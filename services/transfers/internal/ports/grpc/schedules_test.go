@@ -222,6 +222,15 @@ func TestScheduleMakesOneTransferPerDate(t *testing.T) {
 	if n := schedulesChanged(t, e, user); n != 3 {
 		t.Fatalf("%d SchedulesChanged, want 3 (create, two runs)", n)
 	}
+	// The fee the schedule shows for each send is the one its sends charge once the first
+	// transfer's waiver is spent, with the total the card pays.
+	want := testkit.BankFees[domain.Capitec] + testkit.PlatformFee(50_000)
+	second := getTransfer(t, e, user, got[1].id)
+	if want == 0 || second.GetFeeCents() != want || sch.GetFeeCents() != want || list[0].GetFeeCents() != want ||
+		list[0].GetTotalCents() != 50_000+want || sch.GetTotalCents() != 50_000+want {
+		t.Fatalf("schedule fee %d total %d (listed %d, %d); the second send charged %d; want %d and %d",
+			sch.GetFeeCents(), sch.GetTotalCents(), list[0].GetFeeCents(), list[0].GetTotalCents(), second.GetFeeCents(), want, 50_000+want)
+	}
 }
 
 // Two schedulers (two replicas, each on its own pool) ticking at once over many due schedules,

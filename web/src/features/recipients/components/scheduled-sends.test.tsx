@@ -63,6 +63,8 @@ function schedule(init: MessageInitShape<typeof ScheduleSchema> & { id: string }
 
 const WEEKLY = schedule({
   id: "s-1",
+  feeCents: 1_150n,
+  totalCents: 51_150n,
   recentOccurrences: [
     { date: "2026-11-20", failureReason: "Your Everyday Visa was declined by the bank." },
     { date: "2026-11-13", transferId: "7a8b9c0d-1111-4000-8000-000000000000" },
@@ -209,12 +211,16 @@ describe("scheduled sends on /recipients", () => {
     expect(weekly).toHaveTextContent("Next sendFri 4 Dec 2026");
     expect(weekly).toHaveTextContent("Everyday Visa (•••• 4242)");
     expect(weekly).toHaveTextContent("+27 83 555 0101 · Capitec");
+    expect(weekly).toHaveTextContent(/Fee per sendR11,50/);
+    expect(weekly).toHaveTextContent(/Total per sendR511,50/);
     const sends = within(weekly).getAllByRole("listitem");
     expect(sends[0]).toHaveTextContent("Fri 20 Nov 2026 · Failed: Your Everyday Visa was declined by the bank.");
     expect(sends[1]).toHaveTextContent("Fri 13 Nov 2026 · Sent, reference 7a8b9c0d");
 
     expect(monthly).toHaveAccessibleName(/R1\s200,00 to Sipho Dlamini, monthly/);
     expect(monthly).toHaveTextContent("Paused");
+    // A schedule the server gave no price for says none, rather than "R0,00".
+    expect(monthly).not.toHaveTextContent("Fee per send");
     expect(monthly).toHaveTextContent("until Wed 30 Jun 2027");
     expect(within(monthly).getByText("None yet.")).toBeInTheDocument();
     expect(within(monthly).getByRole("button", { name: /^Resume/ })).toBeInTheDocument();

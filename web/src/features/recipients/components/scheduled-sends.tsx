@@ -138,6 +138,14 @@ function ScheduleCard({ schedule, onDelete }: { schedule: Schedule; onDelete: (b
         <dd>{FREQUENCY_LABEL[schedule.frequency]}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Next send</dt>
         <dd>{schedule.state === ScheduleState.ACTIVE && schedule.nextDate ? formatDay(schedule.nextDate) : schedule.state === ScheduleState.PAUSED ? "Paused" : "None"}</dd>
+        {schedule.totalCents > 0n && (
+          <>
+            <dt className="text-slate-500 dark:text-slate-400">Fee per send</dt>
+            <dd className="tabular-nums">{formatMoney(schedule.feeCents)}</dd>
+            <dt className="text-slate-500 dark:text-slate-400">Total per send</dt>
+            <dd className="font-medium tabular-nums">{formatMoney(schedule.totalCents)}</dd>
+          </>
+        )}
         <dt className="text-slate-500 dark:text-slate-400">Card</dt>
         <dd>{card}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Runs</dt>

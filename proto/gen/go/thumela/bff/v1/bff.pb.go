@@ -6037,8 +6037,12 @@ type Schedule struct {
 	RecentOccurrences     []*ScheduleOccurrence  `protobuf:"bytes,14,rep,name=recent_occurrences,json=recentOccurrences,proto3" json:"recent_occurrences,omitempty"`
 	CreatedAt             *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt             *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// The fee each send charges (the one quoted when the schedule was made; a sender's very first
+	// transfer still goes free) and amount_cents + fee_cents.
+	FeeCents      int64 `protobuf:"varint,17,opt,name=fee_cents,json=feeCents,proto3" json:"fee_cents,omitempty"`
+	TotalCents    int64 `protobuf:"varint,18,opt,name=total_cents,json=totalCents,proto3" json:"total_cents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Schedule) Reset() {
@@ -6181,6 +6185,20 @@ func (x *Schedule) GetUpdatedAt() *timestamppb.Timestamp {
 		return x.UpdatedAt
 	}
 	return nil
+}
+
+func (x *Schedule) GetFeeCents() int64 {
+	if x != nil {
+		return x.FeeCents
+	}
+	return 0
+}
+
+func (x *Schedule) GetTotalCents() int64 {
+	if x != nil {
+		return x.TotalCents
+	}
+	return 0
 }
 
 type CreateScheduleRequest struct {
@@ -8175,7 +8193,7 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"transferId\x12%\n" +
 	"\x0efailure_reason\x18\x03 \x01(\tR\rfailureReason\x129\n" +
 	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xe2\x05\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xa0\x06\n" +
 	"\bSchedule\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +
@@ -8196,7 +8214,10 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xc0\x03\n" +
+	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1b\n" +
+	"\tfee_cents\x18\x11 \x01(\x03R\bfeeCents\x12\x1f\n" +
+	"\vtotal_cents\x18\x12 \x01(\x03R\n" +
+	"totalCents\"\xc0\x03\n" +
 	"\x15CreateScheduleRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12%\n" +
 	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +

@@ -2942,8 +2942,14 @@ type Schedule struct {
 	RecentOccurrences []*ScheduleOccurrence  `protobuf:"bytes,14,rep,name=recent_occurrences,json=recentOccurrences,proto3" json:"recent_occurrences,omitempty"`
 	CreatedAt         *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt         *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The fee each send charges: the one quoted when the schedule was made, which every
+	// occurrence keeps whatever the fee schedule says on its day. A send that is the sender's very
+	// first transfer still goes free (the waiver is decided per send), so this is the full fee.
+	FeeCents int64 `protobuf:"varint,17,opt,name=fee_cents,json=feeCents,proto3" json:"fee_cents,omitempty"`
+	// amount_cents + fee_cents: what the card is charged for each send, credit aside.
+	TotalCents    int64 `protobuf:"varint,18,opt,name=total_cents,json=totalCents,proto3" json:"total_cents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Schedule) Reset() {
@@ -3086,6 +3092,20 @@ func (x *Schedule) GetUpdatedAt() *timestamppb.Timestamp {
 		return x.UpdatedAt
 	}
 	return nil
+}
+
+func (x *Schedule) GetFeeCents() int64 {
+	if x != nil {
+		return x.FeeCents
+	}
+	return 0
+}
+
+func (x *Schedule) GetTotalCents() int64 {
+	if x != nil {
+		return x.TotalCents
+	}
+	return 0
 }
 
 type ScheduleOccurrence struct {
@@ -4313,7 +4333,7 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"transferId\x12'\n" +
 	"\x0frecipient_phone\x18\x03 \x01(\tR\x0erecipientPhoneJ\x04\b\x01\x10\x02R\auser_id\"Z\n" +
 	"\x1cChangeRecipientPhoneResponse\x12:\n" +
-	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\xf5\x05\n" +
+	"\btransfer\x18\x01 \x01(\v2\x1e.thumela.transfers.v1.TransferR\btransfer\"\xb3\x06\n" +
 	"\bSchedule\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +
@@ -4334,7 +4354,10 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xab\x01\n" +
+	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1b\n" +
+	"\tfee_cents\x18\x11 \x01(\x03R\bfeeCents\x12\x1f\n" +
+	"\vtotal_cents\x18\x12 \x01(\x03R\n" +
+	"totalCents\"\xab\x01\n" +
 	"\x12ScheduleOccurrence\x12\x12\n" +
 	"\x04date\x18\x01 \x01(\tR\x04date\x12\x1f\n" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
