@@ -1,8 +1,9 @@
 // Referral credit in Debian's Chromium against the real stack: A copies the link from
 // /refer-friend; B signs up through it, verifies, gets R50 of credit, sends a free first transfer
 // (the credit, which pays fees only, is kept), then a second whose fee the credit pays while the
-// card pays the amount; once B's transfer completes, A's /refer-friend
-// shows one friend joined and R100 earned.
+// card pays the amount (the confirmation's Payment box and the side panel's Transaction Summary
+// say so alike); once B's transfer completes, A's /refer-friend shows one friend joined and R100
+// earned.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launchBrowser, startStack, uniqueEmail } from "./harness.mjs";
@@ -113,6 +114,9 @@ test("a referral from sign-up to credit spent", async () => {
     name: "Sipho Dlamini",
     beforeSend: async (page) => {
       await page.getByText("This transfer has no fee, so your transfer credit (R50,00) is kept for the fees of your next transfers.").waitFor({ timeout: 20_000 });
+      const summary = page.getByRole("region", { name: "Transaction Summary" });
+      await summary.getByText("First transfer free!").waitFor();
+      assert.equal(await summary.locator("dt", { hasText: "Credit applied" }).count(), 0);
     },
   });
   assert.equal(await b.locator("dt", { hasText: "Credit applied" }).count(), 0);
@@ -142,6 +146,16 @@ test("a referral from sign-up to credit spent", async () => {
         credit: cents((await figure(payment, "Credit applied")).replace("−", "")),
         card: cents(await figure(payment, "Charged to your card")),
       };
+      // The side panel's running summary has the same credit line, from the same estimate.
+      const summary = page.getByRole("region", { name: "Transaction Summary" });
+      assert.deepEqual(
+        {
+          total: cents(await figure(summary, "Total amount")),
+          credit: cents((await figure(summary, "Credit applied")).replace("−", "")),
+          card: cents(await figure(summary, "Charged to your card")),
+        },
+        shown,
+      );
     },
   });
   assert.ok(shown.credit > 0 && shown.credit < 5000, `credit applied ${shown.credit}`);

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { clearSmsFailures, failSms, latestMessage, launchBrowser, smsFor, startStack } from "./harness.mjs";
-import { clickSendMoney, fillAmountAndRecipient, signUpVerified, toast } from "./flows.mjs";
+import { clickSendMoney, fillAmountAndRecipient, sendWithNewCard, signUpVerified, toast } from "./flows.mjs";
 
 let stack;
 let chromium;
@@ -112,6 +112,75 @@ test("a new user adds a card in the wizard and sends R150.00; the recipient gets
   assert.match(rowText, /R150,00/);
   assert.match(rowText, /\+R0,00/);
   assert.match(rowText, /Completed/);
+  await context.close();
+});
+
+test("the browser's Back and Forward move between the wizard's steps; once sent, Back leaves the wizard", async () => {
+  // 1280 px: sendWithNewCard opens the wizard from the sidebar, which is hidden at 375 px.
+  const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "history" });
+  const hasStep = () => new URL(page.url()).searchParams.has("step");
+
+  // A later step typed into the URL is not shown: the wizard starts at the amount, prefilled.
+  await page.goto(`${stack.baseURL}/send-money?amount=150&step=4`);
+  const amount = page.getByLabel("Amount to Send (ZAR)");
+  await amount.waitFor();
+  assert.equal(await amount.inputValue(), "150");
+  await page.waitForURL((url) => !url.searchParams.has("step"));
+  await page.goto(`${stack.baseURL}/dashboard`);
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+
+  await sendWithNewCard(page, {
+    name: "Lerato Mokoena",
+    phone: "083 555 0178",
+    beforeSend: async () => {
+      assert.equal(new URL(page.url()).searchParams.get("step"), "4");
+      const card = page.getByRole("radio", { name: "Personal Visa (•••• 4242)" });
+      await page.goBack();
+      await card.waitFor();
+      assert.equal(await card.isChecked(), true);
+      await page.goBack();
+      const name = page.getByLabel("Recipient Name");
+      await name.waitFor();
+      assert.equal(await name.inputValue(), "Lerato Mokoena");
+      assert.equal(await page.getByLabel("Recipient Phone Number").inputValue(), "083 555 0178");
+      // The step's first field has the focus, as after the wizard's own Back button.
+      await page.waitForFunction(() => document.activeElement?.id === "recipient-name");
+      await page.goBack();
+      assert.equal(await amount.inputValue(), "150");
+      assert.equal(hasStep(), false);
+      await page.goForward();
+      await name.waitFor();
+      await page.goForward();
+      await card.waitFor();
+      await page.goForward();
+      await page.getByRole("heading", { name: "Confirm your transfer" }).waitFor();
+      // The wizard's own Back is the browser's: Forward undoes it.
+      await page.getByRole("button", { name: "Back" }).click();
+      await card.waitFor();
+      await page.goForward();
+      await page.getByRole("heading", { name: "Confirm your transfer" }).waitFor();
+    },
+  });
+
+  // Sent: the history is back on the wizard's first entry. Forward into the sent run's steps
+  // keeps the result; Back leaves for the dashboard, never to the confirmation.
+  const success = page.getByRole("heading", { name: "Transfer Successful" });
+  await page.waitForURL((url) => !url.searchParams.has("step"));
+  await page.goForward();
+  await page.waitForURL((url) => !url.searchParams.has("step"));
+  await success.waitFor();
+  await page.goBack();
+  await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+  assert.equal(new URL(page.url()).pathname, "/dashboard");
+  // Forward again opens a fresh wizard, and no further.
+  await page.goForward();
+  await amount.waitFor();
+  assert.equal(await amount.inputValue(), "");
+  await page.goForward();
+  await page.waitForURL((url) => !url.searchParams.has("step"));
+  await amount.waitFor();
+  assert.equal(await page.getByRole("heading", { name: "Confirm your transfer" }).count(), 0);
   await context.close();
 });
 

@@ -293,6 +293,96 @@ describe("signed-in hint", () => {
   });
 });
 
+describe("the public header of a signed-in visitor", () => {
+  /**
+   * Records every text the public header (the page's first <header>) ever had, from before the
+   * app's first render: a button that showed for a moment and was then swapped shows up here.
+   */
+  async function recordHeader(context) {
+    await context.addInitScript(() => {
+      const seen = new Set();
+      Object.defineProperty(window, "__headerTexts", { value: seen });
+      new MutationObserver(() => {
+        const header = document.querySelector("body header");
+        if (header) seen.add(header.textContent.replace(/\s+/g, " ").trim());
+      }).observe(document, { childList: true, subtree: true, characterData: true });
+    });
+  }
+  const headerTexts = (page) => page.evaluate(() => [...window.__headerTexts]);
+
+  test("signed in: Dashboard instead of Log In and Get Started, from the first render, asking nothing", async () => {
+    const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await recordHeader(context);
+    await signUp(context);
+    const page = await context.newPage();
+    const asked = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname.endsWith("/GetSession")) asked.push(request.url());
+    });
+    for (const [path, heading] of [["/", "Send cash to any ATM in South Africa"], ["/about", "About"], ["/faq", "FAQ"]]) {
+      await page.goto(`${stack.baseURL}${path}`);
+      await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+      const header = page.getByRole("banner").first();
+      await header.getByRole("link", { name: "Dashboard" }).waitFor();
+      const texts = await headerTexts(page);
+      assert.ok(texts.some((text) => text.includes("Dashboard")), `${path}: header texts recorded: ${JSON.stringify(texts)}`);
+      for (const text of texts) assert.doesNotMatch(text, /Log In|Get Started/, `${path}: the header showed "${text}"`);
+    }
+    await page.waitForLoadState("networkidle");
+    assert.deepEqual(asked, [], "a public page asked GetSession");
+    // The landing page's calls to action follow the header.
+    await page.goto(`${stack.baseURL}/`);
+    const hero = page.getByRole("region", { name: "Send cash to any ATM in South Africa" });
+    assert.equal(await hero.getByRole("link", { name: "Send Money" }).getAttribute("href"), "/send-money");
+    assert.equal(await page.getByRole("link", { name: /^(Log In|Get Started)$/ }).count(), 0);
+
+    // By keyboard: Tab reaches Dashboard, Enter opens the dashboard.
+    const dashboard = page.getByRole("banner").getByRole("link", { name: "Dashboard" });
+    await dashboard.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+    assert.equal(new URL(page.url()).pathname, "/dashboard");
+
+    // 375 px: Dashboard stays in the bar (where Get Started was) and ends the menu.
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto(`${stack.baseURL}/blog`);
+    await page.getByRole("heading", { level: 1, name: "Blog" }).waitFor();
+    const bar = page.getByRole("banner").first();
+    assert.equal(await bar.getByRole("link", { name: "Dashboard" }).first().isVisible(), true);
+    await bar.getByRole("button", { name: "Open menu" }).click();
+    const menu = page.getByRole("navigation", { name: "Mobile menu" });
+    assert.deepEqual(await menu.getByRole("link").allInnerTexts(), ["About", "Fees", "Blog", "FAQ", "Support", "Dashboard"]);
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 375, "the page scrolls sideways at 375 px");
+    await menu.getByRole("link", { name: "Dashboard" }).click();
+    await page.getByRole("heading", { name: "Quick Actions" }).waitFor();
+    await context.close();
+  });
+
+  test("the header follows signing in and out, and a visitor never sees Dashboard, not even for a moment", async () => {
+    const context = await chromium.browser.newContext();
+    await recordHeader(context);
+    const page = await context.newPage();
+    const neverDashboard = async (when) => {
+      const texts = await headerTexts(page);
+      assert.ok(texts.some((text) => text.includes("Log In")), `${when}: header texts recorded: ${JSON.stringify(texts)}`);
+      for (const text of texts) assert.doesNotMatch(text, /Dashboard/, `${when}: the header showed "${text}"`);
+    };
+    await page.goto(`${stack.baseURL}/`);
+    await page.getByRole("banner").getByRole("link", { name: "Log In" }).waitFor();
+    await page.getByRole("banner").getByRole("link", { name: "Get Started" }).waitFor();
+    await neverDashboard("a visitor");
+
+    const { page: app } = await signUpVerified(context, stack.baseURL, { prefix: "header" });
+    await page.goto(`${stack.baseURL}/`);
+    await page.getByRole("banner").getByRole("link", { name: "Dashboard" }).waitFor();
+    await logOut(app);
+    await page.goto(`${stack.baseURL}/`);
+    await page.getByRole("banner").getByRole("link", { name: "Log In" }).waitFor();
+    await neverDashboard("logged out");
+    await context.close();
+  });
+});
+
 describe("theme", () => {
   test("the chosen theme survives a reload, and 'system' follows the OS colour scheme live", async () => {
     const context = await chromium.browser.newContext({ colorScheme: "light" });

@@ -14,9 +14,10 @@ const WIDE = "(min-width: 768px)";
  * button and the panel's links; Escape closes it and puts the focus on the button; choosing a
  * link closes it with the focus on the button (as the signed-in menu's dialog does); a press
  * outside it, a route change or a window widened to 768 px closes it. Plain React, so the
- * landing page's first load carries no dialog library.
+ * landing page's first load carries no dialog library. Signed in (the header's hint), the panel
+ * ends with Dashboard instead of Log In and Get Started.
  */
-export function PublicMobileMenu() {
+export function PublicMobileMenu({ signedIn = false }: { signedIn?: boolean }) {
   const panelId = useId();
   const rootRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
@@ -108,12 +109,20 @@ export function PublicMobileMenu() {
           ))}
         </ul>
         <div className="mt-3 grid grid-cols-2 gap-3 border-t border-slate-200 pt-4 dark:border-slate-800">
-          <Link to="/login" onClick={choose} className={buttonClasses("outline", "md")}>
-            Log In
-          </Link>
-          <Link to="/signup" onClick={choose} className={buttonClasses("primary", "md")}>
-            Get Started
-          </Link>
+          {signedIn ? (
+            <Link to="/dashboard" onClick={choose} className={buttonClasses("primary", "md", "col-span-2")}>
+              Dashboard
+            </Link>
+          ) : (
+            <>
+              <Link to="/login" onClick={choose} className={buttonClasses("outline", "md")}>
+                Log In
+              </Link>
+              <Link to="/signup" onClick={choose} className={buttonClasses("primary", "md")}>
+                Get Started
+              </Link>
+            </>
+          )}
         </div>
       </nav>
     </div>

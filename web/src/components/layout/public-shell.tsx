@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { buttonClasses } from "@/components/ui/button";
 import { Logo } from "@/components/ui/logo";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
+import { useSignedInHint } from "@/lib/session-hint";
 import { PublicFooter } from "./footer";
 import { HEADER_LINKS } from "./footer-links";
 import { PublicMobileMenu } from "./public-shell-mobile-menu";
@@ -34,9 +35,12 @@ const pageLink =
 
 /**
  * From 768 px: logo, page links, theme, Log In and Get Started. Below: logo, theme, Get Started
- * and a menu button that opens every link (Log In included) under the bar.
+ * and a menu button that opens every link (Log In included) under the bar. A signed-in reader
+ * (the BFF's signed-in hint, known before the first paint) gets Dashboard in place of Log In and
+ * Get Started, in the bar and in the menu.
  */
 export function PublicHeader() {
+  const signedIn = useSignedInHint();
   return (
     <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
       <div className="mx-auto flex h-16 max-w-6xl items-center gap-2 px-4 sm:px-6">
@@ -52,13 +56,21 @@ export function PublicHeader() {
         </nav>
         <div className="ml-auto flex items-center gap-1 sm:gap-2">
           <ThemeToggle />
-          <Link to="/login" className={buttonClasses("ghost", "sm", "whitespace-nowrap max-md:hidden")}>
-            Log In
-          </Link>
-          <Link to="/signup" className={buttonClasses("primary", "sm", "whitespace-nowrap")}>
-            Get Started
-          </Link>
-          <PublicMobileMenu />
+          {signedIn ? (
+            <Link to="/dashboard" className={buttonClasses("primary", "sm", "whitespace-nowrap")}>
+              Dashboard
+            </Link>
+          ) : (
+            <>
+              <Link to="/login" className={buttonClasses("ghost", "sm", "whitespace-nowrap max-md:hidden")}>
+                Log In
+              </Link>
+              <Link to="/signup" className={buttonClasses("primary", "sm", "whitespace-nowrap")}>
+                Get Started
+              </Link>
+            </>
+          )}
+          <PublicMobileMenu signedIn={signedIn} />
         </div>
       </div>
     </header>

@@ -8,7 +8,8 @@ import type { AnalyticsEventInit } from "@/lib/analytics";
 import { resetPageViewTracking } from "@/lib/analytics-react";
 import { policyFigures } from "@/lib/limit-policy";
 import { routes } from "@/app/router";
-import { TEST_LIMIT_POLICY, renderApp } from "@/test/render-app";
+import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
+import { SIGNED_IN, TEST_LIMIT_POLICY, renderApp, setSessionHint } from "@/test/render-app";
 import { buildSitemap } from "./sitemap";
 import { STATIC_PAGES } from "./static-pages";
 
@@ -192,6 +193,66 @@ describe("public shell", () => {
     expect(button).toHaveAttribute("aria-expanded", "true");
     await user.click(screen.getByRole("main"));
     expect(screen.queryByRole("navigation", { name: "Mobile menu" })).not.toBeInTheDocument();
+  });
+});
+
+describe("public shell, signed in", () => {
+  afterEach(() => setSessionHint(false));
+
+  /** Only the signed-in hint, as the BFF leaves it: the public pages read it and ask nothing. */
+  function renderSignedIn(path: string) {
+    const sessionCalls = vi.fn();
+    const app = renderApp(path, {
+      session: SIGNED_IN,
+      routes: (router) => router.rpc(AuthService.method.getSession, () => {
+        sessionCalls();
+        return SIGNED_IN;
+      }),
+    });
+    return { ...app, sessionCalls };
+  }
+
+  it("shows Dashboard instead of Log In and Get Started, on the first render and without asking the server", async () => {
+    const { sessionCalls } = renderSignedIn("/");
+    // The heading is there on the first render: so is the header's answer.
+    const header = screen.getByRole("banner");
+    expect(within(header).getByRole("link", { name: "Dashboard" })).toHaveAttribute("href", "/dashboard");
+    expect(within(header).queryByRole("link", { name: "Log In" })).not.toBeInTheDocument();
+    expect(within(header).queryByRole("link", { name: "Get Started" })).not.toBeInTheDocument();
+    // The landing page's calls to action follow it.
+    const hero = screen.getByRole("region", { name: "Send cash to any ATM in South Africa" });
+    expect(within(hero).getByRole("link", { name: "Send Money" })).toHaveAttribute("href", "/send-money");
+    expect(within(hero).getByRole("link", { name: "Dashboard" })).toHaveAttribute("href", "/dashboard");
+    const promo = screen.getByRole("region", { name: "First Transfer Free!" });
+    expect(within(promo).getByRole("link", { name: "Send Money" })).toHaveAttribute("href", "/send-money");
+    expect(screen.queryByRole("link", { name: /^(Log In|Get Started)$/ })).not.toBeInTheDocument();
+    await screen.findByRole("heading", { level: 1, name: "Send cash to any ATM in South Africa" });
+    expect(sessionCalls).not.toHaveBeenCalled();
+  });
+
+  it("the mobile menu ends with Dashboard, which opens the dashboard", async () => {
+    const { user, router } = renderSignedIn("/faq");
+    await screen.findByRole("heading", { level: 1, name: "FAQ" }, SLOW);
+    await user.click(screen.getByRole("button", { name: "Open menu" }));
+    const menu = screen.getByRole("navigation", { name: "Mobile menu" });
+    const links = within(menu).getAllByRole("link");
+    expect(links.map((link) => link.textContent)).toEqual(["About", "Fees", "Blog", "FAQ", "Support", "Dashboard"]);
+    await user.click(within(menu).getByRole("link", { name: "Dashboard" }));
+    await screen.findByRole("heading", { name: "Quick Actions" }, SLOW);
+    expect(router.state.location.pathname).toBe("/dashboard");
+  });
+
+  it("follows a sign-out in another tab when this one is looked at again", async () => {
+    renderSignedIn("/about");
+    await screen.findByRole("heading", { level: 1, name: "About" }, SLOW);
+    // The site's header (the page's own <header> is a banner to jsdom too).
+    const header = screen.getAllByRole("banner")[0];
+    expect(within(header).getByRole("link", { name: "Dashboard" })).toBeInTheDocument();
+    setSessionHint(false);
+    document.dispatchEvent(new Event("visibilitychange"));
+    expect(await within(header).findByRole("link", { name: "Log In" })).toHaveAttribute("href", "/login");
+    expect(within(header).getByRole("link", { name: "Get Started" })).toHaveAttribute("href", "/signup");
+    expect(within(header).queryByRole("link", { name: "Dashboard" })).not.toBeInTheDocument();
   });
 });
 

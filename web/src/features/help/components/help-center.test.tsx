@@ -225,7 +225,11 @@ describe("Help Center for a visitor (help is public)", () => {
         }),
     });
     expect(await screen.findByRole("heading", { level: 1, name: "Help Center" }, SLOW)).toBeInTheDocument();
-    expect(within(screen.getByRole("banner")).getByRole("link", { name: "Log In" })).toBeInTheDocument();
+    // The hint says a session was set here and nothing said it ended (only Unauthenticated
+    // clears it): the public header offers the way back to the dashboard, not Log In.
+    const header = within(screen.getByRole("banner"));
+    expect(header.getByRole("link", { name: "Dashboard" })).toHaveAttribute("href", "/dashboard");
+    expect(header.queryByRole("link", { name: "Log In" })).not.toBeInTheDocument();
   });
 
   it("Contact Us: a visitor gives an e-mail address for the reply, and the message goes with it", async () => {

@@ -1,8 +1,11 @@
 import { ArrowRight, ShieldCheck } from "lucide-react";
 import { Link } from "react-router";
 import { buttonClasses } from "@/components/ui/button";
+import { useSignedInHint } from "@/lib/session-hint";
 
+/** The landing page's hero; its buttons follow the header's (signed in: Send Money, Dashboard). */
 export function Hero() {
+  const signedIn = useSignedInHint();
   return (
     <section aria-labelledby="hero-title" className="bg-linear-to-b from-brand-50 to-white dark:from-slate-900 dark:to-slate-950">
       <div className="mx-auto grid max-w-6xl items-center gap-10 px-4 py-16 sm:px-6 md:grid-cols-2 md:py-24">
@@ -19,12 +22,12 @@ export function Hero() {
             signing up takes under 2 minutes.
           </p>
           <div className="mt-8 flex flex-wrap gap-3">
-            <Link to="/signup" className={buttonClasses("primary", "lg")}>
-              Get Started
+            <Link to={signedIn ? "/send-money" : "/signup"} className={buttonClasses("primary", "lg")}>
+              {signedIn ? "Send Money" : "Get Started"}
               <ArrowRight aria-hidden="true" className="size-4" />
             </Link>
-            <Link to="/login" className={buttonClasses("outline", "lg")}>
-              Log In
+            <Link to={signedIn ? "/dashboard" : "/login"} className={buttonClasses("outline", "lg")}>
+              {signedIn ? "Dashboard" : "Log In"}
             </Link>
           </div>
         </div>

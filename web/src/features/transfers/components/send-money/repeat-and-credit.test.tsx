@@ -215,3 +215,59 @@ describe("transfer credit on the confirmation step", () => {
     expect(screen.queryByText(/transfer credit/)).not.toBeInTheDocument();
   });
 });
+
+describe("transfer credit in the Transaction Summary", () => {
+  /** The amount and the recipient's bank: the summary then has the quote. */
+  async function quoteAndBank(user: UserEvent, total = "R161,40") {
+    await user.type(await screen.findByLabelText("Amount to Send (ZAR)"), "150");
+    await user.click(next());
+    await screen.findByRole("option", { name: "Standard Bank" });
+    await user.selectOptions(screen.getByLabelText("Bank"), "Standard Bank");
+    const summary = screen.getByRole("region", { name: "Transaction Summary" });
+    await waitFor(() => expect(within(summary).getByText("Total amount").nextElementSibling).toHaveTextContent(total));
+    return summary;
+  }
+
+  it("shows the credit line the confirmation step shows, from the same estimate, on every step", async () => {
+    const { user } = renderWizard({ creditCents: 500n });
+    const summary = await quoteAndBank(user);
+    expect((await within(summary).findByText("Credit applied")).nextElementSibling).toHaveTextContent("−R5,00");
+    expect(within(summary).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R156,40");
+
+    await user.type(screen.getByLabelText("Recipient Name"), "Sipho Dlamini");
+    await user.type(screen.getByLabelText("Recipient Phone Number"), "082 123 4567");
+    await user.click(next());
+    await screen.findByRole("radio", { name: /Travel Mastercard/ });
+    await user.click(next());
+    const payment = await screen.findByRole("region", { name: "Payment" });
+    for (const box of [summary, payment]) {
+      expect(within(box).getByText("Credit applied").nextElementSibling).toHaveTextContent("−R5,00");
+      expect(within(box).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R156,40");
+    }
+  });
+
+  it("never puts the amount on credit: the card is charged the amount", async () => {
+    const { user } = renderWizard({ creditCents: 50_000n });
+    const summary = await quoteAndBank(user);
+    expect((await within(summary).findByText("Credit applied")).nextElementSibling).toHaveTextContent("−R11,40");
+    expect(within(summary).getByText("Charged to your card").nextElementSibling).toHaveTextContent("R150,00");
+  });
+
+  it("has the line only when credit pays part of the fee: not without credit, not on a free transfer", async () => {
+    const cases = [
+      { options: { creditCents: 500n }, total: "R161,40", line: true },
+      { options: {}, total: "R161,40", line: false },
+      { options: { creditCents: 5_000n, firstTransfer: true }, total: "R150,00", line: false },
+    ];
+    for (const { options, total, line } of cases) {
+      const { user, unmount } = renderWizard(options);
+      const summary = await quoteAndBank(user, total);
+      if (line) expect(await within(summary).findByText("Credit applied")).toBeInTheDocument();
+      else {
+        expect(within(summary).queryByText("Credit applied")).not.toBeInTheDocument();
+        expect(within(summary).queryByText("Charged to your card")).not.toBeInTheDocument();
+      }
+      unmount();
+    }
+  });
+});

@@ -38,6 +38,7 @@ import { isStepUpRequired, predictStepUp } from "@/lib/step-up";
 import { isRecipientConfirmationRequired, recipientKey, usePaidBefore } from "@/lib/recipient-confirmation";
 import { RecipientQuestion } from "@/components/recipient-question";
 import { StepIndicator } from "./step-indicator";
+import { useWizardHistory } from "./wizard-history";
 import { AmountStep, ConfirmStep, PaymentStep, RecipientStep, StepActions } from "./steps";
 import { TransactionSummary } from "./transaction-summary";
 import { StepUpDialog } from "@/components/step-up-dialog";
@@ -101,13 +102,41 @@ const MESSAGES_RECIPIENT_QUESTION = "Please answer the question below, then pres
 
 /** Amount → recipient → payment → confirmation, then the result panel. */
 export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
-  const [searchParams, setSearchParams] = useSearchParams();
+  const [searchParams] = useSearchParams();
   const [initial] = useState(() => prefillFromSearch(searchParams));
   const [location, setLocation] = useState<WithdrawalLocationInit>(initial.location);
   const form = useForm<SendMoneyValues>({ resolver: zodResolver(sendMoneySchema), defaultValues: initial.values });
   usePreferSavedRecipient(form, initial.values.recipientPhone);
-  const [step, setStep] = useState<WizardStep>(1);
   const [transferId, setTransferId] = useState<string>();
+  // The sender's limits as GetLimits last said (the meter's figures; the live stream refreshes
+  // them). An amount the server would refuse is refused on the amount step, in its words, not
+  // after the recipient, the card and "Confirm it's you". Unknown figures refuse nothing.
+  const limits = useLimits();
+  const withinLimits = (focus: boolean) => {
+    const problem = limitProblem(parseRandToCents(form.getValues("amount")) ?? 0n, limits.data);
+    if (problem) form.setError("amount", { type: "limit", message: problem }, { shouldFocus: focus });
+    return problem === undefined;
+  };
+
+  /** The step's own checks, as its Next makes them: the toast and the messages when they fail. */
+  const checkStep = async (current: 1 | 2 | 3) => {
+    const ok = (await form.trigger(STEP_FIELDS[current])) && (current !== 1 || withinLimits(true));
+    if (!ok) {
+      const { title, description } = stepRefusal(current, (field) => form.getFieldState(field).error?.message);
+      toast.error(title, { description });
+    }
+    return ok;
+  };
+
+  // The step lives in the browser's history (Back and Forward move between steps).
+  const wizard = useWizardHistory({
+    validThrough: (to) => validThrough(form.getValues(), to, limits.data),
+    closed: transferId !== undefined,
+    onRefused: (refused) => {
+      if (refused < 4) void checkStep(refused as 1 | 2 | 3);
+    },
+  });
+  const step = wizard.step;
   const attempt = useRef<Attempt>(undefined);
   attempt.current ??= freshAttempt();
 
@@ -156,33 +185,18 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   const quotedAmount = useDebouncedValue(parseRandToCents(amountText ?? ""), 300);
   const quotedBank = bankText ? (Number(bankText) as Bank) : undefined;
 
-  // The sender's limits as GetLimits last said (the meter's figures; the live stream refreshes
-  // them). An amount the server would refuse is refused on the amount step, in its words, not
-  // after the recipient, the card and "Confirm it's you". Unknown figures refuse nothing.
-  const limits = useLimits();
-  const withinLimits = (focus: boolean) => {
-    const problem = limitProblem(parseRandToCents(form.getValues("amount")) ?? 0n, limits.data);
-    if (problem) form.setError("amount", { type: "limit", message: problem }, { shouldFocus: focus });
-    return problem === undefined;
-  };
-
   const nextStep = async () => {
     if (step === 4) return;
-    const ok = (await form.trigger(STEP_FIELDS[step])) && (step !== 1 || withinLimits(true));
-    if (!ok) {
-      const { title, description } = stepRefusal(step, (field) => form.getFieldState(field).error?.message);
-      toast.error(title, { description });
-      return;
-    }
+    if (!(await checkStep(step))) return;
     track("transaction_step_completed", { step, stepName: WIZARD_STEPS[step - 1].id });
-    setStep((step + 1) as WizardStep);
+    wizard.next();
   };
 
   const send = async (values: SendMoneyValues) => {
     if (!withinLimits(false)) {
       // The limits moved since the amount step (a send from another tab, a schedule): back to
       // it, with the server's words, before anything is sent or "Confirm it's you" is asked.
-      setStep(1);
+      wizard.reopen(1);
       const { title, description } = stepRefusal(1, (field) => form.getFieldState(field).error?.message);
       toast.error(title, { description });
       return;
@@ -319,7 +333,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
     // A new attempt (the failed transfer keeps its key); the details stay, the card can change.
     attempt.current = freshAttempt();
     setTransferId(undefined);
-    setStep(3);
+    wizard.resume(3);
   };
 
   const sendAnother = () => {
@@ -327,10 +341,9 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
     form.reset(EMPTY_VALUES);
     setLocation(DEFAULT_LOCATION);
     setAddedCard(undefined);
-    setSearchParams({}, { replace: true });
     setTransferId(undefined);
     setRepeat(NO_REPEAT);
-    setStep(1);
+    wizard.restart();
   };
 
   return (
@@ -380,7 +393,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
                       />
                     )}
                     <StepActions
-                      onBack={step > 1 ? () => setStep((step - 1) as WizardStep) : undefined}
+                      onBack={step > 1 ? wizard.back : undefined}
                       next={step === 4 ? "Send Money" : "Next"}
                       busy={checking}
                       disabled={step === 4 && (unanswered || paid === "loading" || repeatProblem(repeat) !== undefined)}
@@ -443,6 +456,23 @@ function stepRefusal(step: 1 | 2 | 3, fieldError: (field: keyof SendMoneyValues)
     if (!missing && pin) return { title: PIN_TOAST_TITLE, description: pin };
   }
   return { title: spec.title, description: spec.description };
+}
+
+/**
+ * The furthest step, up to `to`, that `values` reach: the first of the earlier steps whose own
+ * Next would refuse them (its fields under the form's schema, and the amount step's limits as
+ * GetLimits last said), else `to`. Synchronous, so a step the form does not allow is never shown,
+ * not even for a frame, when the browser's Forward or a typed URL asks for it.
+ */
+function validThrough(values: SendMoneyValues, to: WizardStep, limits: Parameters<typeof limitProblem>[1]): WizardStep {
+  const parsed = sendMoneySchema.safeParse(values);
+  const failing = new Set<PropertyKey>(parsed.success ? [] : parsed.error.issues.map((issue) => issue.path[0]));
+  for (const step of [1, 2, 3] as const) {
+    if (step >= to) break;
+    const overLimit = step === 1 && limitProblem(parseRandToCents(values.amount) ?? 0n, limits) !== undefined;
+    if (overLimit || STEP_FIELDS[step].some((field) => failing.has(field))) return step;
+  }
+  return to;
 }
 
 /**

@@ -8,7 +8,6 @@ import { Input, Label } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { LoadingBlock } from "@/components/ui/spinner";
 import type { BankOption, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
-import { creditSplit, useCredit } from "@/lib/credit";
 import { errorMessage } from "@/lib/errors";
 import { formatMoney, parseRandToCents } from "@/lib/money";
 import { formatPhone, saMobileE164 } from "@/lib/phone";
@@ -17,7 +16,7 @@ import type { SendMoneyValues, WithdrawalLocationInit } from "../../api/send-mon
 import { SaveRecipientOption, SavedRecipientPicker } from "./saved-recipients";
 import { LimitsMeter } from "../limits-meter";
 import { useFeeQuote } from "../../api/transfers";
-import { FEES_UNKNOWN, FeeLines, SummaryLine } from "./transaction-summary";
+import { FEES_UNKNOWN, FeeLines, SummaryLine, useCreditEstimate } from "./transaction-summary";
 
 export function StepHeading({ id, children }: { id?: string; children: ReactNode }) {
   return (
@@ -432,31 +431,16 @@ export function ConfirmStep({ location, banks, cards }: ConfirmStepProps) {
  * without a fee (the first) spends no credit, and says why the credit is kept.
  */
 function PaymentDetails({ amountCents, bank }: { amountCents: bigint | undefined; bank: BankOption["bank"] | undefined }) {
-  const credit = useCredit();
   const fees = useFeeQuote(bank, amountCents);
   // Never the quote of an earlier amount or bank (the query keeps it while the new one loads).
   const quote = fees.isPlaceholderData ? undefined : fees.data?.quote;
-  const balance = credit.data?.balanceCents ?? 0n;
-  const { creditCents, cardCents } = quote
-    ? creditSplit(balance, quote.totalFeeCents, quote.totalAmountCents)
-    : { creditCents: 0n, cardCents: 0n };
+  const credit = useCreditEstimate(quote);
+  const { balanceCents: balance, creditCents } = credit;
   return (
     <div className="mt-4">
       <DetailsBox title="Payment">
         {quote ? (
-          <>
-            <FeeLines quote={quote} />
-            {creditCents > 0n && (
-              <>
-                <SummaryLine term="Credit applied">
-                  <span className="text-emerald-700 dark:text-emerald-400">−{formatMoney(creditCents)}</span>
-                </SummaryLine>
-                <SummaryLine term="Charged to your card" strong>
-                  {formatMoney(cardCents)}
-                </SummaryLine>
-              </>
-            )}
-          </>
+          <FeeLines quote={quote} credit={credit} />
         ) : (
           // Not a figure: the box says why there is none yet (dd alone is not allowed in a dl).
           <SummaryLine term="Total amount">{fees.error ? "—" : "Loading..."}</SummaryLine>

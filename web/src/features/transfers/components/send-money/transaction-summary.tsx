@@ -1,6 +1,7 @@
 import { Card } from "@/components/ui/card";
 import type { Bank, FeeQuote } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
+import { creditSplit, useCredit } from "@/lib/credit";
 import { errorMessage } from "@/lib/errors";
 import { formatMoney } from "@/lib/money";
 import type { ReactNode } from "react";
@@ -14,11 +15,13 @@ interface TransactionSummaryProps {
 /**
  * The sticky 'Transaction Summary': the server's fee quote for the amount and bank (bank fee +
  * platform fee). On the sender's first transfer the fee is waived: it is shown struck through
- * with 'First transfer free!'.
+ * with 'First transfer free!'. With transfer credit, the same 'Credit applied' and 'Charged to
+ * your card' lines as the confirmation step's 'Payment' box (useCreditEstimate).
  */
 export function TransactionSummary({ amountCents, bank }: TransactionSummaryProps) {
   const { data, error, isFetching } = useFeeQuote(bank, amountCents);
   const quote = bank && amountCents && amountCents > 0n ? data?.quote : undefined;
+  const credit = useCreditEstimate(quote);
   const waived = quote?.waived ?? false;
 
   return (
@@ -28,7 +31,7 @@ export function TransactionSummary({ amountCents, bank }: TransactionSummaryProp
       </h2>
       <dl className="mt-4 space-y-2.5 text-sm">
         <SummaryLine term="Send amount">{amountCents && amountCents > 0n ? formatMoney(amountCents) : "—"}</SummaryLine>
-        {quote ? <FeeLines quote={quote} /> : null}
+        {quote ? <FeeLines quote={quote} credit={credit} /> : null}
       </dl>
       {!quote && (
         <p className="mt-2.5 text-sm text-slate-500 dark:text-slate-400">
@@ -51,13 +54,35 @@ export function TransactionSummary({ amountCents, bank }: TransactionSummaryProp
 /** When QuoteFee failed without a reason to show. */
 export const FEES_UNKNOWN = "The fees could not be worked out right now.";
 
+/** How a quoted total would be paid: the sender's credit balance, its part and the card's. */
+export interface CreditEstimate {
+  balanceCents: bigint;
+  creditCents: bigint;
+  cardCents: bigint;
+}
+
+/**
+ * How `quote` would be paid with the sender's transfer credit (GetCredit's balance; the live
+ * stream's credit_changed refreshes it): the credit pays the fee, min(balance, fee), and the card
+ * the rest, the amount always (lib/credit creditSplit, docs/credit.md). An estimate: the server
+ * decides when the transfer is made. The one computation behind the Transaction Summary's and
+ * the confirmation step's credit lines; nothing of credit while there is no quote.
+ */
+export function useCreditEstimate(quote: FeeQuote | undefined): CreditEstimate {
+  const credit = useCredit();
+  const balanceCents = credit.data?.balanceCents ?? 0n;
+  if (!quote) return { balanceCents, creditCents: 0n, cardCents: 0n };
+  return { balanceCents, ...creditSplit(balanceCents, quote.totalFeeCents, quote.totalAmountCents) };
+}
+
 /**
  * The quote's lines (spec section 9): bank fee, platform fee, total fees and the total amount,
- * a waived first-transfer fee struck through. Inside a <dl>: the Transaction Summary's, and the
- * confirmation step's 'Payment' box, so the total shows above 'Send Money' where the summary
- * stacks below the wizard (under 1024 px).
+ * a waived first-transfer fee struck through, and, when credit pays part of it, 'Credit applied'
+ * and 'Charged to your card'. Inside a <dl>: the Transaction Summary's, and the confirmation
+ * step's 'Payment' box, so the total shows above 'Send Money' where the summary stacks below the
+ * wizard (under 1024 px).
  */
-export function FeeLines({ quote }: { quote: FeeQuote }) {
+export function FeeLines({ quote, credit }: { quote: FeeQuote; credit?: CreditEstimate }) {
   const waived = quote.waived;
   return (
     <>
@@ -84,6 +109,16 @@ export function FeeLines({ quote }: { quote: FeeQuote }) {
       <SummaryLine term="Total amount" strong className="border-t border-slate-200 pt-2.5 dark:border-slate-700">
         {formatMoney(quote.totalAmountCents)}
       </SummaryLine>
+      {credit && credit.creditCents > 0n && (
+        <>
+          <SummaryLine term="Credit applied">
+            <span className="text-emerald-700 dark:text-emerald-400">−{formatMoney(credit.creditCents)}</span>
+          </SummaryLine>
+          <SummaryLine term="Charged to your card" strong>
+            {formatMoney(credit.cardCents)}
+          </SummaryLine>
+        </>
+      )}
     </>
   );
 }
