@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -129,17 +128,7 @@ func startAuthServer(t *testing.T) (*recordingApp, string, *syncBuffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.Serve(context.Background(), lis) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.Stop(ctx)
-	})
-	return app, lis.Addr().String(), logs
+	return app, serveUntilCleanup(t, s), logs
 }
 
 // exchange sends frame on a fresh connection and returns the answer as it came and unpacked.

@@ -31,6 +31,12 @@ func startTestServer(t *testing.T, cfg Config) (*Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, serveUntilCleanup(t, s)
+}
+
+// serveUntilCleanup serves s on a loopback port until the test ends, and returns its address.
+func serveUntilCleanup(t *testing.T, s *Server) string {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +47,7 @@ func startTestServer(t *testing.T, cfg Config) (*Server, string) {
 		defer cancel()
 		_ = s.Stop(ctx)
 	})
-	return s, lis.Addr().String()
+	return lis.Addr().String()
 }
 
 func echo(t *testing.T, c net.Conn) string {
