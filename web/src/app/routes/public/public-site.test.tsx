@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import type { RouteObject } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FOOTER_PATHS } from "@/components/layout/footer-links";
@@ -53,13 +53,20 @@ describe("landing page analytics", () => {
     expect((await sentEvents()).map((event) => event.name)).toContain("clicked_features_section");
   });
 
-  it("records a $pageview on every route change", async () => {
+  it("records a $pageview on every route change, and none when only the query changes", async () => {
     const { router } = renderApp("/");
     await screen.findByRole("heading", { level: 1, name: "Send cash to any ATM in South Africa" });
     await router.navigate("/about");
     await screen.findByRole("heading", { level: 1, name: "About" }, SLOW);
+    // The same page with another query (as the send-money wizard's ?step=2 is), then back.
+    await act(() => router.navigate("/about?step=2"));
+    await waitFor(() => expect(router.state.location.search).toBe("?step=2"));
+    await act(() => router.navigate(-1));
+    await waitFor(() => expect(router.state.location.search).toBe(""));
+    await act(() => router.navigate("/"));
+    await screen.findByRole("heading", { level: 1, name: "Send cash to any ATM in South Africa" });
     const views = (await sentEvents()).filter((event) => event.name === "$pageview");
-    expect(views.map((event) => event.properties.path)).toEqual(["/", "/about"]);
+    expect(views.map((event) => event.properties.path)).toEqual(["/", "/about", "/"]);
   });
 });
 

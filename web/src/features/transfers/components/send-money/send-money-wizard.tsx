@@ -161,6 +161,9 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   const transfersClient = useMemo(() => createClient(TransfersService, transport), [transport]);
   // The transfer waiting for "Confirm it's you": sent (with its key) once the sender confirms.
   const [stepUp, setStepUp] = useState<{ body: CreateBody; attempt: Attempt; amount: string }>();
+  // The browser's Back under "Confirm it's you" leaves the confirmation: the send the dialog
+  // was for is dropped with it, so no money goes out while another step is on screen.
+  if (stepUp && step !== 4) setStepUp(undefined);
   const [checking, setChecking] = useState(false);
   // The first-payment question: the recipient (recipientKey) the sender ticked "I know them" for,
   // and the one the server asked about when this page's prediction missed.

@@ -2,7 +2,7 @@ import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { configure, screen, waitFor } from "@testing-library/react";
+import { act, configure, screen, waitFor } from "@testing-library/react";
 import type { UserEvent } from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { PaymentMethodsService, SecurityService, TransferStatus, TransfersService } from "@/gen/thumela/bff/v1/bff_pb";
@@ -145,6 +145,23 @@ describe("Confirm it's you before Send Money", () => {
     expect(calls.creates).toHaveLength(1);
     expect(calls.creates[0]).toMatchObject({ recipientPhone: "083 765 4321", amountCents: 15000n });
     expect(calls.finishes.at(-1)?.proof).toEqual({ case: "password", value: PASSWORD });
+  });
+
+  it("the browser's Back under the dialog closes it and sends nothing; Forward shows the confirmation again", async () => {
+    const { user, calls, router } = renderWizard("/send-money", {});
+    await reachConfirmation(user, "150", "083 765 4321");
+    await user.click(sendMoney());
+    await screen.findByRole("dialog", { name: "Confirm it's you" });
+
+    await act(() => router.navigate(-1));
+    await screen.findByRole("radio", { name: /Travel Mastercard/ });
+    await waitFor(() => expect(screen.queryByRole("dialog", { name: "Confirm it's you" })).not.toBeInTheDocument());
+    expect(calls.creates).toHaveLength(0);
+
+    await act(() => router.navigate(1));
+    await screen.findByRole("heading", { name: "Confirm your transfer" });
+    expect(screen.queryByRole("dialog", { name: "Confirm it's you" })).not.toBeInTheDocument();
+    expect(calls.creates).toHaveLength(0);
   });
 
   it("sends to a phone paid before without asking, under R1,000", async () => {
