@@ -683,11 +683,11 @@ var devSecrets = map[string]func() (string, error){
 	// issued to the five banks' acquirer ids. Its MAC key (CASHOUT_ZONE_MAC_KEYS) is made beside
 	// it, with its id, by devZoneKeys.
 	"CASHOUT_ZONE_PIN_KEYS": func() (string, error) {
-		b := make([]byte, 32)
-		if _, err := rand.Read(b); err != nil {
+		key, err := randomAESKeyHex()
+		if err != nil {
 			return "", err
 		}
-		return "dev-" + time.Now().UTC().Format("20060102") + ":" + hex.EncodeToString(b) + ":" + devAcquirers, nil
+		return "dev-" + time.Now().UTC().Format("20060102") + ":" + key + ":" + devAcquirers, nil
 	},
 }
 
@@ -718,14 +718,14 @@ func devZoneKeys(secrets map[string]string) (bool, error) {
 		if macEntry(macs, id) != "" {
 			continue
 		}
-		b := make([]byte, 32)
-		if _, err := rand.Read(b); err != nil {
+		key, err := randomAESKeyHex()
+		if err != nil {
 			return false, err
 		}
 		if macs != "" {
 			macs += ","
 		}
-		macs += id + ":" + hex.EncodeToString(b)
+		macs += id + ":" + key
 		changed = true
 	}
 	secrets["CASHOUT_ZONE_PIN_KEYS"] = strings.Join(entries, ",")
@@ -785,6 +785,15 @@ var secretOwner = map[string]string{
 // onCallTools owns the secrets no process of the stack gets: the on-call tools' (make
 // reconcile), which read dev-secrets.json.
 const onCallTools = "oncall"
+
+// randomAESKeyHex is a new AES-256 key in hex, as the zone key variables take it.
+func randomAESKeyHex() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
 
 func random32() (string, error) {
 	b := make([]byte, 32)
