@@ -54,6 +54,7 @@ async function startStackOnce({ env: extraEnv = {}, faults = false } = {}) {
     process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable";
   const args = ["-ephemeral", "-http", `127.0.0.1:${port}`, "-data", dataDir, "-root", root];
   if (faults) args.push("-faults");
+  let stopping = false;
   const child = spawn(join(root, "bin", "thumela-dev"), args, { env, stdio: ["ignore", "pipe", "pipe"] });
   const logs = [];
   const keep = (chunk) => {
@@ -66,7 +67,11 @@ async function startStackOnce({ env: extraEnv = {}, faults = false } = {}) {
     child.on("exit", (code) => {
       clearTimeout(timer);
       rmSync(dataDir, { recursive: true, force: true });
-      reject(new Error(`thumela-dev exited with ${code}:\n` + logs.join("\n")));
+      const err = new Error(`thumela-dev exited with ${code}:\n` + logs.join("\n"));
+      reject(err);
+      // After "ready" nothing waits on that promise: a stack that dies under its tests would
+      // leave them only "connection refused". Say why, where the test run prints it.
+      if (!stopping) process.stderr.write(`\n${err.message}\n`);
     });
     let out = "";
     child.stdout.on("data", (chunk) => {
@@ -95,6 +100,7 @@ async function startStackOnce({ env: extraEnv = {}, faults = false } = {}) {
     stopProcess: (name) => fault("stop", name),
     startProcess: (name) => fault("start", name),
     async stop() {
+      stopping = true;
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGTERM");

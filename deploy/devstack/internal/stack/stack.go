@@ -415,8 +415,16 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	// The gateway's ISO listener starts after its health server: the ATM needs the former.
+	// Notifications' webhook listener starts beside its gRPC server, not before it. Every port
+	// is bound before the stack says ready: a port picked free but not yet taken can go to any
+	// outgoing connection on the machine, and its owner would then die after "ready".
 	for i, addr := range isoAddrs {
 		if err := waitTCP(ctx, names["cashout"][i], addr, 60*time.Second, procs); err != nil {
+			return err
+		}
+	}
+	for i, addr := range webhookAddrs {
+		if err := waitTCP(ctx, names["notifications"][i], addr, 60*time.Second, procs); err != nil {
 			return err
 		}
 	}
