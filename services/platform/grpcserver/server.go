@@ -82,9 +82,12 @@ func New(logger *slog.Logger, opts ...Option) *Server {
 	stream := append([]grpc.StreamServerInterceptor{
 		streamLogging(logger), streamRecovery(logger),
 	}, o.stream...)
+	// After the auth interceptors: a request with a NUL in any string is refused (nul.go)
+	// before a handler can take it to PostgreSQL, which cannot store it.
+	unary = append(unary, unaryRefuseNUL)
 	// Last, so that it sees what the auth interceptors admitted: reflection is served only to a
 	// caller one of them verified as a service, and a server built without them refuses it.
-	stream = append(stream, streamReflectionGuard)
+	stream = append(stream, streamRefuseNUL, streamReflectionGuard)
 	serverOpts := append([]grpc.ServerOption{
 		// A stats handler rather than an interceptor: it sees every RPC, including rejected
 		// ones, and puts the span in the context before the interceptors log.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -224,6 +225,7 @@ const (
 	MsgNameRequired       = "Card name is required"
 	MsgNameTooLong        = "Card name must be at most 50 characters"
 	MsgNameHasCardNumber  = "Card name must not contain a card number"
+	MsgNameCharacters     = "Card name contains a character that is not allowed."
 	MsgNumberRequired     = "Card number is required"
 	MsgNumberLength       = "Card number must be 16 digits"
 	MsgNumberBrand        = "Only Visa and Mastercard cards are accepted"
@@ -239,7 +241,8 @@ const (
 const MaxNameLength = 50
 
 // ParseName trims and checks a card's display name: required, at most MaxNameLength
-// characters, and not holding a card number (a name is stored in clear).
+// characters, no invisible or control characters, and not holding a card number (a name is
+// stored in clear).
 func ParseName(name string) (string, *FieldViolation) {
 	name = strings.TrimSpace(name)
 	switch {
@@ -247,25 +250,42 @@ func ParseName(name string) (string, *FieldViolation) {
 		return "", &FieldViolation{Field: FieldName, Message: MsgNameRequired}
 	case !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxNameLength:
 		return "", &FieldViolation{Field: FieldName, Message: MsgNameTooLong}
+	case strings.IndexFunc(name, hiddenRune) >= 0:
+		return "", &FieldViolation{Field: FieldName, Message: MsgNameCharacters}
 	case ContainsCardNumber(name):
 		return "", &FieldViolation{Field: FieldName, Message: MsgNameHasCardNumber}
 	}
 	return name, nil
 }
 
-// ContainsCardNumber reports whether s holds 13 or more digits in a row, ignoring the spaces
-// and dashes people type between groups: free text with that many digits may be a card number,
-// and free text is stored and shown in clear.
+// hiddenRune reports a character a card name may not hold: controls (NUL, which PostgreSQL
+// refuses in text, ESC, new lines), format characters (the bidirectional overrides such as
+// U+202E that show a name reversed, zero-width spaces, which also hid a card number's digits
+// from ContainsCardNumber), line and paragraph separators, private-use and surrogate code
+// points. The name is shown in lists, the transfer wizard, receipts and statements. The
+// zero-width joiner alone is let through: it joins emoji ("👩‍👧") and shows nothing by itself.
+func hiddenRune(r rune) bool {
+	return r != zeroWidthJoiner && unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zl, unicode.Zp)
+}
+
+const zeroWidthJoiner = '\u200d'
+
+
+// ContainsCardNumber reports whether s holds 13 or more digits in a row (of any script's
+// decimal digits), ignoring what people or a paste put between groups: white space (the
+// no-break space too), punctuation ("4242.4242…", "4242/4242…", dashes) and invisible format
+// characters. Free text with that many digits may be a card number, and free text is stored and
+// shown in clear.
 func ContainsCardNumber(s string) bool {
 	run := 0
 	for _, r := range s {
 		switch {
-		case r >= '0' && r <= '9':
+		case unicode.IsDigit(r):
 			run++
 			if run >= 13 {
 				return true
 			}
-		case r == ' ' || r == '-':
+		case unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.Is(unicode.Cf, r):
 		default:
 			run = 0
 		}

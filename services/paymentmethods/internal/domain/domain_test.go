@@ -199,9 +199,35 @@ func TestContainsCardNumber(t *testing.T) {
 		"123456789012":            false,
 		"1234-5678-9012-3":        true,
 		"12345 abc 67890 1234567": false,
+		// What else a paste puts between the groups still hides nothing.
+		"4242.4242.4242.4242":                true,
+		"4242/4242/4242/4242":                true,
+		"4242\u00a04242\u00a04242\u00a04242": true,
+		"4242\u200b4242\u200b4242\u200b4242": true,
+		"４２４２４２４２４２４２４２４２":                   true,
+		"Card ending 4242, expires 12/2029":  false,
+		"(082) 123-4567":                     false,
 	} {
 		if got := domain.ContainsCardNumber(s); got != want {
 			t.Errorf("ContainsCardNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// A card name is shown in lists, the wizard, receipts and statements: no control or invisible
+// characters (NUL was an Internal error from PostgreSQL; U+202E showed the name reversed),
+// while the names people give their cards pass.
+func TestParseNameRefusesHiddenCharacters(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"Everyday card", "Sipho's Visa", "Kaart – werk", "Карта", "Card ending 4242 (12/29)", "💳 Travel", "👩\u200d👧 Family"} {
+		if got, v := domain.ParseName("  " + name + " "); v != nil || got != name {
+			t.Errorf("ParseName(%q) = %q, %v; want it accepted", name, got, v)
+		}
+	}
+	for _, name := range []string{"card\x00x", "card\u202ex", "a\u200bb", "line\nbreak", "esc\x1b[31m", "a\u2028b", "priv\ue000"} {
+		got, v := domain.ParseName(name)
+		if v == nil || v.Field != domain.FieldName || v.Message != domain.MsgNameCharacters {
+			t.Errorf("ParseName(%q) = %q, %v; want %q", name, got, v, domain.MsgNameCharacters)
 		}
 	}
 }
