@@ -2,6 +2,7 @@ import { useMutation, useQuery, useTransport } from "@connectrpc/connect-query";
 import { useQueryClient } from "@tanstack/react-query";
 import { AccountService } from "@/gen/thumela/bff/v1/bff_pb";
 import { nameIssue } from "@/lib/person-name";
+import { INVALID_MOBILE, saMobileE164 } from "@/lib/phone";
 import { storeProfile } from "@/lib/profile-cache";
 import { z } from "@/lib/zod";
 
@@ -18,8 +19,13 @@ export const profileSchema = z.object({
   // The server's name rule (lib/person-name): refused here in its words, before saving.
   firstName: z.string().trim().min(1, FIRST_NAME_REQUIRED).superRefine(nameIssue(FIRST_NAME_NO_LETTER)),
   lastName: z.string().trim().min(1, LAST_NAME_REQUIRED).superRefine(nameIssue(LAST_NAME_NO_LETTER)),
-  // Optional; the server accepts any common South African notation and stores E.164.
-  phoneNumber: z.string().trim(),
+  // Optional; the server accepts any common South African notation and stores E.164. A filled-in
+  // one must be a South African mobile (lib/phone mirrors the server's parser), judged with the
+  // names, so every mistake of one Save shows at once.
+  phoneNumber: z
+    .string()
+    .trim()
+    .refine((phone) => phone === "" || saMobileE164(phone) !== undefined, INVALID_MOBILE),
 });
 export type ProfileValues = z.infer<typeof profileSchema>;
 

@@ -122,6 +122,22 @@ describe("account page", () => {
     expect(update).not.toHaveBeenCalled();
   });
 
+  it("shows a bad phone number with a missing name, every mistake of one Save at once", async () => {
+    const update = vi.fn();
+    const { user } = await openAccount(undefined, (r) => r.rpc(AccountService.method.updateProfile, update));
+    await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    await user.clear(screen.getByLabelText("First name"));
+    await user.type(screen.getByLabelText("Phone number"), "12345");
+    await user.click(screen.getByRole("button", { name: "Save Changes" }));
+
+    expect(await screen.findByText("First name is required")).toBeInTheDocument();
+    const phone = screen.getByLabelText("Phone number");
+    expect(phone).toHaveAttribute("aria-invalid", "true");
+    expect(phone).toHaveAccessibleDescription(expect.stringContaining("Please enter a valid South African mobile number."));
+    expect(screen.getByLabelText("First name")).toHaveFocus();
+    expect(update).not.toHaveBeenCalled();
+  });
+
   it("refuses a name that carries a web address under the field, without calling the server", async () => {
     const update = vi.fn();
     const { user } = await openAccount(undefined, (r) => r.rpc(AccountService.method.updateProfile, update));
@@ -224,9 +240,13 @@ describe("account page", () => {
     const update = vi.fn();
     const { user } = await openAccount(undefined, (r) => r.rpc(AccountService.method.updateProfile, update));
     await user.click(screen.getByRole("button", { name: "Edit Profile" }));
+    // The button goes as the form opens: the focus goes to the form's first field, not the page.
+    await vi.waitFor(() => expect(screen.getByLabelText("First name")).toHaveFocus());
     await user.type(screen.getByLabelText("First name"), "xyz");
     await user.click(screen.getByRole("button", { name: "Cancel" }));
     expect(screen.getByRole("button", { name: "Edit Profile" })).toBeInTheDocument();
+    // And back to the button the form replaced, so Tab goes on from there.
+    await vi.waitFor(() => expect(screen.getByRole("button", { name: "Edit Profile" })).toHaveFocus());
     expect(screen.getByRole("tabpanel", { name: "Profile" })).toHaveTextContent("Thandi");
     expect(update).not.toHaveBeenCalled();
   });

@@ -9,9 +9,10 @@ import { FieldError } from "@/components/ui/field-error";
 import { Input, Label } from "@/components/ui/input";
 import type { Profile } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
-import { INVALID_MOBILE, formatPhone, saMobileE164 } from "@/lib/phone";
+import { formatPhone } from "@/lib/phone";
 import { PHONE_PLACEHOLDER, PROFILE_UPDATE_FALLBACK, profileSchema, useUpdateProfile } from "../api/profile";
 import type { ProfileValues } from "../api/profile";
+import { useDisclosureFocus } from "./use-disclosure-focus";
 
 /** The profiles service's field names (google.rpc.BadRequest) → the form's fields. */
 const PROFILE_VIOLATION_FIELDS: Record<string, keyof ProfileValues> = {
@@ -23,6 +24,7 @@ const PROFILE_VIOLATION_FIELDS: Record<string, keyof ProfileValues> = {
 /** The Profile tab: the details read-only, or the edit form after 'Edit Profile'. */
 export function ProfileSection({ profile, email }: { profile?: Profile; email: string }) {
   const [editing, setEditing] = useState(false);
+  const { toggleRef, regionRef } = useDisclosureFocus(editing);
   return (
     <Card className="p-6">
       <div className="flex flex-wrap items-start justify-between gap-3">
@@ -31,12 +33,12 @@ export function ProfileSection({ profile, email }: { profile?: Profile; email: s
           <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">Your name and mobile number.</p>
         </div>
         {!editing && (
-          <Button variant="outline" onClick={() => setEditing(true)}>
+          <Button ref={toggleRef} variant="outline" onClick={() => setEditing(true)}>
             Edit Profile
           </Button>
         )}
       </div>
-      <div className="mt-6">
+      <div ref={regionRef} className="mt-6">
         {editing ? (
           <ProfileForm profile={profile} onDone={() => setEditing(false)} />
         ) : (
@@ -92,12 +94,6 @@ function ProfileForm({ profile, onDone }: { profile?: Profile; onDone: () => voi
   });
 
   const onSubmit = async (values: ProfileValues) => {
-    // The phone is optional; a filled-in one must be a South African mobile, as the server
-    // checks it (lib/phone mirrors its parser), so the mistake shows under the field.
-    if (values.phoneNumber && !saMobileE164(values.phoneNumber)) {
-      setError("phoneNumber", { message: INVALID_MOBILE }, { shouldFocus: true });
-      return;
-    }
     try {
       await update.mutateAsync(values);
       toast.success("Profile updated", { description: "Your profile information has been updated successfully." });

@@ -119,9 +119,11 @@ describe("change password", () => {
 
   it("Cancel closes the form", async () => {
     const { user } = await openSecurity();
+    await vi.waitFor(() => expect(screen.getByLabelText("Current password")).toHaveFocus());
     await user.type(screen.getByLabelText("Current password"), "typed");
     await user.click(screen.getByRole("button", { name: "Cancel" }));
     expect(screen.queryByLabelText("Current password")).not.toBeInTheDocument();
+    await vi.waitFor(() => expect(screen.getByRole("button", { name: "Change Password" })).toHaveFocus());
     await user.click(screen.getByRole("button", { name: "Change Password" }));
     expect(screen.getByLabelText("Current password")).toHaveValue("");
   });

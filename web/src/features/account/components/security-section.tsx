@@ -22,6 +22,7 @@ import {
 } from "../api/password";
 import type { ChangePasswordValues } from "../api/password";
 import { useInvalidateSessions } from "../api/sessions";
+import { useDisclosureFocus } from "./use-disclosure-focus";
 
 const EMPTY: ChangePasswordValues = { currentPassword: "", newPassword: "", confirmPassword: "" };
 
@@ -31,6 +32,7 @@ const UPDATE_FAILED = failureToast("password-update-failed");
 /** The Security tab: 'Change Password' opens the form; success closes and clears it. */
 export function SecuritySection() {
   const [open, setOpen] = useState(false);
+  const { toggleRef, regionRef } = useDisclosureFocus(open);
   return (
     <Card className="p-6">
       <div className="flex flex-wrap items-start justify-between gap-3">
@@ -42,16 +44,18 @@ export function SecuritySection() {
           </p>
         </div>
         {!open && (
-          <Button variant="outline" onClick={() => setOpen(true)}>
+          <Button ref={toggleRef} variant="outline" onClick={() => setOpen(true)}>
             Change Password
           </Button>
         )}
       </div>
-      {open && (
-        <div className="mt-6">
-          <ChangePasswordForm onClose={() => setOpen(false)} />
-        </div>
-      )}
+      <div ref={regionRef}>
+        {open && (
+          <div className="mt-6">
+            <ChangePasswordForm onClose={() => setOpen(false)} />
+          </div>
+        )}
+      </div>
     </Card>
   );
 }

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
 import type { SignUpRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { renderApp } from "@/test/render-app";
+import { badRequestDetail, errorWithDetails } from "@/test/error-details";
 
 async function fillSignUp(
   user: ReturnType<typeof renderApp>["user"],
@@ -151,6 +152,26 @@ describe("sign-up", () => {
 
     expect(await screen.findByText("Registration failed")).toBeInTheDocument();
     expect(await screen.findByRole("alert")).toHaveTextContent("Password is too common.");
+  });
+
+  it("marks and focuses the field the server refused (a common password)", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const common = "This password is too common. Please choose one that is harder to guess.";
+    const { user } = renderApp("/signup", {
+      routes: (r) =>
+        r.rpc(AuthService.method.signUp, () => {
+          throw errorWithDetails(common, Code.InvalidArgument, badRequestDetail([{ field: "password", description: common }]));
+        }),
+    });
+    await screen.findByRole("heading", { name: "Create Your Account" });
+    await fillSignUp(user, VALID);
+    await user.click(screen.getByRole("button", { name: "Create Account" }));
+
+    expect(await screen.findByRole("alert")).toHaveTextContent(common);
+    const password = screen.getByLabelText("Password");
+    expect(password).toHaveAttribute("aria-invalid", "true");
+    expect(password).toHaveFocus();
+    expect(screen.getByLabelText("Email")).not.toHaveAttribute("aria-invalid");
   });
 
   it("carries a friend's referral code from /signup?ref= and tells of the credit", async () => {

@@ -28,6 +28,16 @@ import { useFocusOnOpen } from "./use-focus-on-open";
 
 const EMPTY: SignUpValues = { firstName: "", lastName: "", email: "", password: "", confirmPassword: "" };
 
+/** The form's field for a field violation of SignUp (identity names them in snake case). */
+const VIOLATION_FIELDS: Record<string, keyof SignUpValues> = {
+  first_name: "firstName",
+  firstName: "firstName",
+  last_name: "lastName",
+  lastName: "lastName",
+  email: "email",
+  password: "password",
+};
+
 /**
  * The sign-up form. referral is the `ref` of a friend's link (/signup?ref=CODE): a valid code
  * goes with SignUp, and the visitor is told of the credit it brings once they verify.
@@ -41,6 +51,7 @@ export function SignUpForm({ referral }: { referral?: string | null }) {
   const {
     register,
     handleSubmit,
+    setError,
     formState: { errors },
   } = useForm<SignUpValues>({ resolver: zodResolver(signUpSchema), defaultValues: EMPTY });
 
@@ -70,6 +81,15 @@ export function SignUpForm({ referral }: { referral?: string | null }) {
       const message = onCode?.description || errorMessage(error, SIGNUP_FAILURE_FALLBACK);
       SIGN_UP_FAILED.show("Registration failed", { description: message });
       setServerError(message);
+      // The field the server refused (a common password, an e-mail it cannot use) is marked and
+      // takes the focus, as the form's own checks do, so the fix starts where the problem is.
+      let focus = true;
+      for (const violation of fieldViolations(error)) {
+        const field = VIOLATION_FIELDS[violation.field];
+        if (!field || !violation.description) continue;
+        setError(field, { type: "server", message: violation.description }, { shouldFocus: focus });
+        focus = false;
+      }
     }
   };
 

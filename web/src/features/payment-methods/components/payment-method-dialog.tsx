@@ -14,6 +14,7 @@ import { Switch } from "@/components/ui/switch";
 import type { PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
 import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
+import { failureToast } from "@/lib/failure-toast";
 import {
   CARD_NUMBER_MAX_LENGTH,
   CVV_DIGITS,
@@ -33,6 +34,12 @@ import {
   useUpdatePaymentMethod,
 } from "../api/payment-methods";
 import type { CardFormMode, CardFormValues } from "../api/payment-methods";
+
+/**
+ * The 'Missing fields' toast under one id: pressing the submit button again replaces it rather
+ * than stacking a copy per press, and a form that goes on dismisses it.
+ */
+const missingFieldsToast = failureToast("card-form-missing-fields");
 
 interface PaymentMethodDialogProps {
   open: boolean;
@@ -104,6 +111,7 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
   };
 
   const onValid = async (values: CardFormValues) => {
+    missingFieldsToast.dismiss();
     if (method) {
       try {
         await update.mutateAsync({ id: method.id, name: values.name.trim(), isDefault: values.isDefault });
@@ -150,7 +158,7 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
   // focus goes to the first such field.
   const onInvalid = (found: typeof errors) => {
     if (Object.values(found).some((error) => error?.message === MISSING_FIELDS_MESSAGE)) {
-      toast.error(MISSING_FIELDS_TITLE, { description: MISSING_FIELDS_MESSAGE });
+      missingFieldsToast.show(MISSING_FIELDS_TITLE, { description: MISSING_FIELDS_MESSAGE });
     }
   };
   const invalid = (name: keyof CardFormValues) => (errors[name] ? true : undefined);

@@ -249,6 +249,12 @@ describe("add card dialog", () => {
     expect(screen.getByLabelText("CVV")).toHaveAttribute("aria-invalid", "true");
     expect(addCard).not.toHaveBeenCalled();
     expect(screen.getByRole("dialog", { name: "Add Payment Method" })).toBeInTheDocument();
+    // Pressed again, the toast is replaced, not stacked.
+    await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
+    await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
+    await vi.waitFor(() =>
+      expect(screen.getAllByRole("listitem").filter((item) => (item.textContent ?? "").includes("Missing fields"))).toHaveLength(1),
+    );
   });
 
   it("checks the number and the CVV before sending: a typo costs no AddCard attempt", async () => {

@@ -47,6 +47,12 @@ describe("prefillFromSearch", () => {
     expect(prefill("amount=1.234").values.amount).toBe("");
     expect(prefill("amount=150").values.amount).toBe("150");
   });
+
+  it("shows a whole-rand amount as the sender types it (Send Similar and Resend write '150.00')", () => {
+    expect(prefill("amount=150.00").values.amount).toBe("150");
+    expect(prefill("amount=3000.00").values.amount).toBe("3000");
+    expect(prefill("amount=150.50").values.amount).toBe("150.50");
+  });
 });
 
 describe("preset recipients", () => {

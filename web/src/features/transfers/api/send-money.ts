@@ -152,7 +152,11 @@ export function prefillFromSearch(params: URLSearchParams): {
   location: WithdrawalLocationInit;
 } {
   const amountText = params.get("amount")?.trim() ?? "";
-  const amount = amountText && parseRandToCents(amountText) !== undefined ? amountText : "";
+  const valid = amountText !== "" && parseRandToCents(amountText) !== undefined;
+  // Send Similar and Resend write the stored amount ("150.00"); whole rand (every amount an ATM
+  // pays out) is shown as the sender would type it ("150"), not with a dot the rest of the page,
+  // which writes "R150,00", never shows. Any other notation is left as given ("1 500").
+  const amount = !valid ? "" : amountText.replace(/^(\d+)[.,]00$/, "$1");
   const recipient = params.get("recipient")?.trim() ?? "";
   const preset = presetRecipient(recipient);
   const phone = params.get("phone")?.trim() ?? "";

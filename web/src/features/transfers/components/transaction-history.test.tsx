@@ -139,6 +139,8 @@ describe("transaction history", () => {
       expect(requests.at(-1)).toMatchObject({ query: "sipho", status: TransferStatus.FAILED, page: 1 }),
     );
     expect(await screen.findByText("No transactions found")).toBeInTheDocument();
+    // A search that found nothing is not a sender without transfers: no 'Send Money' there.
+    expect(within(screen.getByRole("main")).queryByRole("link", { name: "Send Money" })).not.toBeInTheDocument();
 
     await user.clear(screen.getByLabelText("Search transactions"));
     await vi.waitFor(() => expect(requests.at(-1)).toMatchObject({ query: "", status: TransferStatus.FAILED }));
@@ -162,10 +164,11 @@ describe("transaction history", () => {
     expect(row).not.toHaveTextContent("+R11,10");
   });
 
-  it("says 'No transactions found' when there are none", async () => {
+  it("says 'No transactions found' when there are none, and where to start", async () => {
     renderHistory([]);
     expect(await screen.findByText("No transactions found")).toBeInTheDocument();
     expect(screen.queryByRole("table")).not.toBeInTheDocument();
+    expect(within(screen.getByRole("main")).getByRole("link", { name: "Send Money" })).toHaveAttribute("href", "/send-money");
   });
 
   it("shows a loading state, then a toast when the history cannot be loaded", async () => {

@@ -1,7 +1,8 @@
 import { ChevronLeft, ChevronRight, Search } from "lucide-react";
 import { useEffect, useState } from "react";
 import { toast } from "sonner";
-import { Button } from "@/components/ui/button";
+import { Link } from "react-router";
+import { Button, buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { LoadError } from "@/components/ui/load-error";
@@ -128,7 +129,15 @@ export function TransactionHistory() {
         ) : isError && !data ? (
           <LoadError message={HISTORY_LOAD_FAILED} retrying={isFetching} onRetry={() => void refetch()} />
         ) : transfers.length === 0 ? (
-          <p className="py-12 text-center text-sm text-slate-500 dark:text-slate-400">No transactions found</p>
+          <div className="py-12 text-center">
+            <p className="text-sm text-slate-500 dark:text-slate-400">No transactions found</p>
+            {/* A sender with no transfers at all (no search, no filter) is shown where to start. */}
+            {!query && filter === "all" && (
+              <Link to="/send-money" className={buttonClasses("primary", "md", "mt-4")}>
+                Send Money
+              </Link>
+            )}
+          </div>
         ) : (
           // Six columns need about 640 px: the date and the card show from 1024 px (the sidebar
           // takes 256 of a tablet's 768). Below 640 px each row is a small grid (ROW_GRID), the

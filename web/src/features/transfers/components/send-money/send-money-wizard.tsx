@@ -12,6 +12,7 @@ import type { Bank, PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { track } from "@/lib/analytics";
 import { formatDay, saToday } from "@/lib/date";
 import { errorMessage } from "@/lib/errors";
+import { failureToast } from "@/lib/failure-toast";
 import { centsToDecimal, formatMoney, parseRandToCents } from "@/lib/money";
 import { saMobileE164 } from "@/lib/phone";
 import { FREQUENCY_WORDS, useCreateSchedule } from "@/lib/schedules";
@@ -97,6 +98,13 @@ interface CreateBody {
   recipientKnownConfirmed: boolean;
 }
 
+/**
+ * The toast of a step's Next that refused (the spec's 'Invalid amount', 'Missing information',
+ * …), under one id: pressing Next again replaces it rather than stacking a copy per press, and a
+ * step that goes on dismisses it, so 'Invalid amount' is not left over the recipient step.
+ */
+const stepToast = failureToast("send-money-step");
+
 /** The toast when the server asks the first-payment question the page did not predict. */
 const MESSAGES_RECIPIENT_QUESTION = "Please answer the question below, then press Send Money again.";
 
@@ -121,9 +129,11 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
   /** The step's own checks, as its Next makes them: the toast and the messages when they fail. */
   const checkStep = async (current: 1 | 2 | 3) => {
     const ok = (await form.trigger(STEP_FIELDS[current])) && (current !== 1 || withinLimits(true));
-    if (!ok) {
+    if (ok) {
+      stepToast.dismiss();
+    } else {
       const { title, description } = stepRefusal(current, (field) => form.getFieldState(field).error?.message);
-      toast.error(title, { description });
+      stepToast.show(title, { description });
     }
     return ok;
   };
@@ -201,7 +211,7 @@ export function SendMoneyWizard({ AddCardDialog }: SendMoneyWizardProps) {
       // it, with the server's words, before anything is sent or "Confirm it's you" is asked.
       wizard.reopen(1);
       const { title, description } = stepRefusal(1, (field) => form.getFieldState(field).error?.message);
-      toast.error(title, { description });
+      stepToast.show(title, { description });
       return;
     }
     const amountCents = parseRandToCents(values.amount) ?? 0n;
@@ -480,7 +490,9 @@ function validThrough(values: SendMoneyValues, to: WizardStep, limits: Parameter
 
 /**
  * Moves keyboard focus to the first field of a step when the step changes (not on first show),
- * or to the option already chosen in a step that is a choice (the payment step's card). Only a
+ * or to the option already chosen in a step that is a choice (the payment step's card), or to
+ * the heading of a step that is read before it is acted on (the confirmation, whose first
+ * control, 'Repeat this send', sits below the details to confirm). Only a
  * radio counts as a choice: the recipient step's ticked 'save this recipient' box sits at its
  * bottom, and taking focus there skipped the name and number. A step whose first field follows
  * buttons marks it `data-step-focus`: the recipient step's saved-recipient cards come before

@@ -222,6 +222,35 @@ describe("send money wizard", () => {
     await vi.waitFor(() => expect(screen.getByRole("radio", { name: /Travel Mastercard/ })).toHaveFocus());
   });
 
+  it("moves keyboard focus to the confirmation's heading, so the details are read before its controls", async () => {
+    const { user } = renderWizard("/send-money");
+    await completeAmount(user);
+    await completeRecipient(user);
+    await expectStep("Payment");
+    await user.click(next());
+    await expectStep("Confirmation");
+    const heading = screen.getByRole("heading", { name: "Confirm your transfer" });
+    await vi.waitFor(() => expect(heading).toHaveFocus());
+    await user.tab();
+    expect(heading).not.toHaveFocus();
+  });
+
+  it("shows one 'Invalid amount' toast however often Next is pressed, and drops it when the step goes on", async () => {
+    const { user } = renderWizard("/send-money");
+    const input = await screen.findByLabelText("Amount to Send (ZAR)");
+    await user.click(next());
+    await expectToast("Invalid amount");
+    await user.click(next());
+    await user.click(next());
+    await vi.waitFor(() =>
+      expect(screen.getAllByRole("listitem").filter((item) => (item.textContent ?? "").includes("Invalid amount"))).toHaveLength(1),
+    );
+    await user.type(input, "150");
+    await user.click(next());
+    await expectStep("Recipient");
+    await expectNoToast("Invalid amount");
+  });
+
   it.each([[""], ["0"], ["0.00"]])("refuses the amount %j: 'Invalid amount'", async (amount) => {
     const { user } = renderWizard("/send-money");
     const input = await screen.findByLabelText("Amount to Send (ZAR)");

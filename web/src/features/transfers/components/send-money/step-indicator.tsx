@@ -9,7 +9,8 @@ import type { WizardStep } from "../../api/send-money";
  * The card's width decides, not the window's (a container query): from 768 px the sidebar and,
  * from 1024 px, the Transaction Summary share the window, so a tablet's card is narrower than a
  * large phone's. Every step's name shows where all four fit (a card of 33rem or more); otherwise
- * only the current one's, which shortens ("Confirma…") rather than widen the page.
+ * only the current one's, which takes the room it needs first and shortens ("Confirma…") only
+ * where even that does not fit, rather than widen the page.
  */
 export function StepIndicator({ current }: { current: WizardStep }) {
   return (
@@ -23,7 +24,13 @@ export function StepIndicator({ current }: { current: WizardStep }) {
             <li
               key={step.id}
               aria-current={active ? "step" : undefined}
-              className="flex min-w-0 flex-1 items-center gap-1.5 last:flex-initial @min-[20rem]:gap-2 @min-[40rem]:gap-3"
+              className={cn(
+                "flex min-w-0 items-center gap-1.5 @min-[20rem]:gap-2 @min-[40rem]:gap-3",
+                // Where only the current step's name shows, that step is sized by its name first
+                // and the others share what is left, so "Amount" is not cut to "Am…" on a phone.
+                // Where every name shows, the steps share the width equally.
+                number === WIZARD_STEPS.length ? "flex-initial" : active ? "flex-auto @min-[33rem]:flex-1" : "flex-1",
+              )}
             >
               <span
                 className={cn(

@@ -18,9 +18,16 @@ import { LimitsMeter } from "../limits-meter";
 import { useFeeQuote } from "../../api/transfers";
 import { FEES_UNKNOWN, FeeLines, SummaryLine, useCreditEstimate } from "./transaction-summary";
 
-export function StepHeading({ id, children }: { id?: string; children: ReactNode }) {
+export function StepHeading({ id, focusTarget = false, children }: { id?: string; focusTarget?: boolean; children: ReactNode }) {
+  // A step that is read before it is acted on (the confirmation) takes the focus on its heading:
+  // a screen reader starts at the top of what is to be confirmed and Tab goes on to its controls.
   return (
-    <h2 id={id} className="text-lg font-semibold">
+    <h2
+      id={id}
+      tabIndex={focusTarget ? -1 : undefined}
+      data-step-focus={focusTarget ? "" : undefined}
+      className="text-lg font-semibold focus:outline-none"
+    >
       {children}
     </h2>
   );
@@ -398,7 +405,7 @@ export function ConfirmStep({ location, banks, cards }: ConfirmStepProps) {
   const cardName = card ? card.name : cards ? "Unknown payment method" : "Loading...";
   return (
     <div>
-      <StepHeading>Confirm your transfer</StepHeading>
+      <StepHeading focusTarget>Confirm your transfer</StepHeading>
       <div className="mt-4 grid gap-4 sm:grid-cols-2">
         <DetailsBox title="Transfer details">
           <Detail term="Amount">{amountCents !== undefined ? formatMoney(amountCents) : "—"}</Detail>
