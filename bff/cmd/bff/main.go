@@ -93,7 +93,7 @@ func serve(ctx context.Context, cfg server.Config, logger *slog.Logger) error {
 		if err != nil {
 			return err
 		}
-		opts.DevTools = httpx.DevTools(target, logger)
+		opts.DevTools = httpx.DevHosts(append([]string{cfg.PublicOrigin}, cfg.AllowedOrigins...), httpx.DevTools(target, logger))
 		logger.Warn("development mode: /dev/ is proxied to the dev tools", "dev_tools_url", target.String())
 	}
 

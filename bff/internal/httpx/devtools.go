@@ -2,9 +2,11 @@ package httpx
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 )
 
 // DevTools reverse-proxies a request to the development stack's dev-tools server at target
@@ -30,4 +32,31 @@ func DevTools(target *url.URL, logger *slog.Logger) http.Handler {
 			http.Error(w, "the dev tools are not reachable (is the dev stack's dev-tools server running?)", http.StatusBadGateway)
 		},
 	}
+}
+
+// DevHosts lets a dev-tools request through only when it names this machine (localhost, a
+// loopback address) or the host of one of origins (the BFF's public origin, the allowed ones)
+// in its Host. The dev tools take no cookie, so the cross-site guard alone would let a page
+// whose name an attacker re-points at 127.0.0.1 (DNS rebinding) read the dev outbox, one-time
+// codes included, as a same-origin page of its own: its requests still carry its own name.
+func DevHosts(origins []string, next http.Handler) http.Handler {
+	known := map[string]bool{}
+	for _, o := range origins {
+		if u, err := url.Parse(o); err == nil && u.Hostname() != "" {
+			known[strings.ToLower(u.Hostname())] = true
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.ToLower(strings.Trim(host, "[]"))
+		ip := net.ParseIP(host)
+		if host != "localhost" && (ip == nil || !ip.IsLoopback()) && !known[host] {
+			http.Error(w, "the dev tools answer on this machine's own names only", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

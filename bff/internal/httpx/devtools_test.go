@@ -59,3 +59,33 @@ func TestDevToolsAnswersBadGatewayWhenTheyAreDown(t *testing.T) {
 		t.Fatalf("status %d, want 502", rec.Code)
 	}
 }
+
+func TestDevHostsAnswersOnlyThisMachinesNames(t *testing.T) {
+	t.Parallel()
+	tools := httpx.DevHosts([]string{"http://dev.thumela.test:8080", ""}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	for host, want := range map[string]int{
+		"localhost:8080":        http.StatusNoContent,
+		"LOCALHOST":             http.StatusNoContent,
+		"127.0.0.1:18080":       http.StatusNoContent,
+		"127.0.0.2":             http.StatusNoContent,
+		"[::1]:8080":            http.StatusNoContent,
+		"dev.thumela.test:8080": http.StatusNoContent,
+		"dev.thumela.test:9999": http.StatusNoContent, // the name decides, not the port
+		// A name re-pointed at 127.0.0.1 by its owner (DNS rebinding), and other machines.
+		"evil.example:8080":      http.StatusForbidden,
+		"localhost.evil.example": http.StatusForbidden,
+		"192.168.1.10:8080":      http.StatusForbidden,
+		"thumela.test":           http.StatusForbidden,
+		"":                       http.StatusForbidden,
+	} {
+		req := httptest.NewRequest(http.MethodGet, "http://localhost/dev/outbox", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		tools.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("Host %q: %d, want %d", host, rec.Code, want)
+		}
+	}
+}
