@@ -18,8 +18,9 @@ type Config struct {
 	// WebDir holds the built web client (web/dist).
 	WebDir string `env:"WEB_DIR" default:"web/dist"`
 	// DevMode proxies every /dev/ path (the dev outbox, the SMS sink's failure switches, the
-	// ATM stand-in) to DevToolsURL. Never in production: refused with an https PublicOrigin,
-	// and unless HTTPAddr is a loopback address or Environment is "development".
+	// ATM stand-in) to DevToolsURL. Never in production: refused with an https PublicOrigin or
+	// Environment "production" (the default), and unless HTTPAddr is a loopback address or
+	// Environment is "development".
 	DevMode bool `env:"DEV_MODE" default:"false"`
 	// Environment is the deployment's kind (THUMELA_ENV, shared by every service):
 	// "development" allows DevMode on any address.
@@ -91,6 +92,11 @@ func (c Config) Validate() error {
 	// failures: a BFF that serves real users over https must never expose them.
 	if strings.HasPrefix(strings.ToLower(c.PublicOrigin), "https://") {
 		return errors.New("BFF_DEV_MODE is for development only and refused with an https BFF_PUBLIC_ORIGIN")
+	}
+	// Never in a production deployment (THUMELA_ENV's default), whatever the address: a
+	// sidecar proxy, a port-forward or an ingress on the same pod reaches a loopback listener.
+	if c.Environment == "production" {
+		return errors.New("BFF_DEV_MODE is refused with THUMELA_ENV=production (the default); set THUMELA_ENV=development")
 	}
 	// A BFF reachable from other machines exposes them to whoever can reach it: only a
 	// deployment that says it is for development may do that.

@@ -78,6 +78,8 @@ func TestDevModeIsRefusedOverHTTPSAndNeedsTheDevToolsURL(t *testing.T) {
 		{"dev mode on 0.0.0.0", server.Config{HTTPAddr: "0.0.0.0:8080", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, false},
 		{"dev mode on a LAN address", server.Config{HTTPAddr: "192.0.2.10:8080", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, false},
 		{"dev mode in production", server.Config{HTTPAddr: ":8080", Environment: "production", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, false},
+		// A loopback listener is no shield in production: a sidecar or a port-forward reaches it.
+		{"dev mode on loopback in production", server.Config{HTTPAddr: local, Environment: "production", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, false},
 		// ...unless the deployment says it is for development.
 		{"development on every interface", server.Config{HTTPAddr: ":8080", Environment: "development", DevMode: true, DevToolsURL: "http://127.0.0.1:9099"}, true},
 		{"development over https still refused", server.Config{HTTPAddr: local, Environment: "development", DevMode: true, DevToolsURL: "http://127.0.0.1:9099", PublicOrigin: "https://app.thumela.co.za"}, false},
