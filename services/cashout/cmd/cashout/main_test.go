@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,7 +179,9 @@ func checkReflection(t *testing.T, addr string, signer auth.Signer) {
 			return nil, err
 		}
 		defer stream.CloseSend() //nolint:errcheck // the answer is in hand
-		if err := stream.Send(&reflectionpb.ServerReflectionRequest{MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{}}); err != nil {
+		// A refusal can end the stream before the request is sent: Send then says io.EOF, and
+		// Recv gives the refusal's status (grpc.ClientStream.SendMsg).
+		if err := stream.Send(&reflectionpb.ServerReflectionRequest{MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{}}); err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
 		res, err := stream.Recv()
