@@ -24,6 +24,7 @@ import (
 
 	"github.com/thumela/thumela/services/cashout/atmnet"
 	"github.com/thumela/thumela/services/platform/config"
+	"github.com/thumela/thumela/services/platform/service/servicetest"
 )
 
 // Options are what Start needs: the transfers and identity to use (any, by address) and the
@@ -264,12 +265,7 @@ func (g *Gateway) Logs() string { return g.logs.String() }
 
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lis.Close()
-	return lis.Addr().String()
+	return servicetest.FreeAddr(t)
 }
 
 func randomHex(t testing.TB, n int) string {

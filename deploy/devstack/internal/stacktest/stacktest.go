@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/stack"
+	"github.com/thumela/thumela/services/platform/service/servicetest"
 )
 
 // DefaultDatabaseURL is the PostgreSQL the stack makes its throw-away database on when
@@ -304,12 +305,7 @@ func requireBuilt(t testing.TB, root string) {
 
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return servicetest.FreeAddr(t)
 }
 
 // testSMSBudget raises the number's daily SMS budget (ten in production) for the test stacks:

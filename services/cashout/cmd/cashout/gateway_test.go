@@ -20,6 +20,7 @@ import (
 	"github.com/thumela/thumela/services/cashout/cashouttest"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/config"
+	"github.com/thumela/thumela/services/platform/service/servicetest"
 	"github.com/thumela/thumela/services/platform/telemetry"
 )
 
@@ -662,12 +663,7 @@ func rawExchange(t *testing.T, addr string, frame []byte) ([]byte, *atmnet.Messa
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lis.Close()
-	return lis.Addr().String()
+	return servicetest.FreeAddr(t)
 }
 
 // Stopping (SIGTERM) closes the listener and answers the requests in progress before closing

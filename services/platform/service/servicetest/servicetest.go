@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,16 +101,35 @@ func StartWith(t *testing.T, name string, spec func(keys auth.KeySource) service
 	return s
 }
 
-// FreeAddr returns a loopback address nothing listens on, for a service to serve on.
+// FreeAddr returns a loopback address nothing listens on, for a service to serve on, and never
+// the same one twice in a test binary. The kernel may hand a port it has just handed out (and
+// seen closed) out again: two addresses asked for one after the other, a gateway's gRPC and ISO
+// 8583 listeners, came back equal in a CI run, and the second bind failed.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedOut.mu.Lock()
+	defer handedOut.mu.Unlock()
+	for range 100 {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := lis.Addr().String()
+		_ = lis.Close() // only picked a port
+		if !handedOut.addrs[addr] {
+			handedOut.addrs[addr] = true
+			return addr
+		}
 	}
-	defer lis.Close()
-	return lis.Addr().String()
+	t.Fatal("servicetest: no loopback port not handed out before")
+	return ""
 }
+
+// handedOut is every address FreeAddr has returned in this process.
+var handedOut = struct {
+	mu    sync.Mutex
+	addrs map[string]bool
+}{addrs: map[string]bool{}}
 
 // NewSigner returns a signer with a fresh key, for test tokens.
 func NewSigner(t testing.TB) auth.Signer {
