@@ -102,7 +102,7 @@ func Start(t testing.TB, opts Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &Gateway{ISOAddr: freeAddr(t), GRPCAddr: freeAddr(t), Keys: keys, Zones: zones, logs: &syncBuffer{}}
+	g := &Gateway{ISOAddr: servicetest.FreeAddr(t), GRPCAddr: servicetest.FreeAddr(t), Keys: keys, Zones: zones, logs: &syncBuffer{}}
 	// The configuration as the binary reads it from its environment; empty means unset.
 	env := map[string]string{
 		"CASHOUT_GRPC_ADDR":           g.GRPCAddr,
@@ -262,11 +262,6 @@ var AllAcquirers = strings.Join([]string{atmnet.AcquirerStandardBank, atmnet.Acq
 
 // Logs is everything the gateway logged so far (JSON lines).
 func (g *Gateway) Logs() string { return g.logs.String() }
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	return servicetest.FreeAddr(t)
-}
 
 func randomHex(t testing.TB, n int) string {
 	t.Helper()

@@ -414,18 +414,15 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 		}
 	}
-	// The gateway's ISO listener starts after its health server: the ATM needs the former.
-	// Notifications' webhook listener starts beside its gRPC server, not before it. Every port
-	// is bound before the stack says ready: a port picked free but not yet taken can go to any
-	// outgoing connection on the machine, and its owner would then die after "ready".
-	for i, addr := range isoAddrs {
-		if err := waitTCP(ctx, names["cashout"][i], addr, 60*time.Second, procs); err != nil {
-			return err
-		}
-	}
-	for i, addr := range webhookAddrs {
-		if err := waitTCP(ctx, names["notifications"][i], addr, 60*time.Second, procs); err != nil {
-			return err
+	// The listeners a replica opens beside its gRPC server rather than before it: the gateway's
+	// ISO port (the ATM needs it) and notifications' webhook. Every port is bound before the
+	// stack says ready: a port picked free but not yet taken can go to any outgoing connection
+	// on the machine, and its owner would then die after "ready".
+	for svc, listeners := range map[string][]string{"cashout": isoAddrs, "notifications": webhookAddrs} {
+		for i, addr := range listeners {
+			if err := waitTCP(ctx, names[svc][i], addr, 60*time.Second, procs); err != nil {
+				return err
+			}
 		}
 	}
 	for _, base := range bases {

@@ -100,11 +100,11 @@ func startOnce(t testing.TB, opts Options, root, databaseURL string, last bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	httpAddr := freeAddr(t)
+	httpAddr := servicetest.FreeAddr(t)
 	postgresPort := 0
 	if opts.PrivatePostgres {
 		databaseURL = ""
-		_, port, _ := net.SplitHostPort(freeAddr(t))
+		_, port, _ := net.SplitHostPort(servicetest.FreeAddr(t))
 		postgresPort, _ = strconv.Atoi(port)
 		// The cluster's folder is under this one, and PostgreSQL runs as the postgres user
 		// when the test runs as root: it must be able to get through.
@@ -301,11 +301,6 @@ func requireBuilt(t testing.TB, root string) {
 	if len(missing) > 0 {
 		t.Fatalf("missing %s: run `make build-go build-web` in %s first (`make test-go` does)", strings.Join(missing, ", "), root)
 	}
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	return servicetest.FreeAddr(t)
 }
 
 // testSMSBudget raises the number's daily SMS budget (ten in production) for the test stacks:

@@ -20,7 +20,6 @@ import (
 	"github.com/thumela/thumela/services/cashout/cashouttest"
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/config"
-	"github.com/thumela/thumela/services/platform/service/servicetest"
 	"github.com/thumela/thumela/services/platform/telemetry"
 )
 
@@ -659,11 +658,6 @@ func rawExchange(t *testing.T, addr string, frame []byte) ([]byte, *atmnet.Messa
 		t.Fatal(err)
 	}
 	return b, res
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	return servicetest.FreeAddr(t)
 }
 
 // Stopping (SIGTERM) closes the listener and answers the requests in progress before closing

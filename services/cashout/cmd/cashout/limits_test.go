@@ -11,6 +11,7 @@ import (
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	"github.com/thumela/thumela/services/cashout/atmnet"
 	"github.com/thumela/thumela/services/cashout/cashouttest"
+	"github.com/thumela/thumela/services/platform/service/servicetest"
 	"github.com/thumela/thumela/services/platform/telemetry/telemetrytest"
 )
 
@@ -119,7 +120,7 @@ func TestTransmissionTimeOutOfRange(t *testing.T) {
 // CASHOUT_ISO_IDLE_TIMEOUT is closed.
 func TestConnectionLimits(t *testing.T) {
 	t.Parallel()
-	metricsAddr := freeAddr(t)
+	metricsAddr := servicetest.FreeAddr(t)
 	const idle = time.Second
 	env := newEnv(t, cashouttest.Options{ISOMaxConnections: 2, ISOIdleTimeout: idle, MetricsAddr: metricsAddr})
 

@@ -27,6 +27,7 @@ import (
 	"github.com/thumela/thumela/services/cashout/atmnet"
 	"github.com/thumela/thumela/services/cashout/cashouttest"
 	"github.com/thumela/thumela/services/platform/auth"
+	"github.com/thumela/thumela/services/platform/service/servicetest"
 )
 
 type lockedBuffer struct {
@@ -62,7 +63,7 @@ func TestBinary(t *testing.T) {
 	transfers := cashouttest.NewFakeTransfers(t, signer)
 	key := hex.EncodeToString(bytes.Repeat([]byte{0x5a}, 16))
 	macKeyHex := hex.EncodeToString(bytes.Repeat([]byte{0xa5}, 32))
-	isoAddr, grpcAddr := freeAddr(t), freeAddr(t)
+	isoAddr, grpcAddr := servicetest.FreeAddr(t), servicetest.FreeAddr(t)
 
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(),

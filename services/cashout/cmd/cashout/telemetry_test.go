@@ -14,6 +14,7 @@ import (
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	"github.com/thumela/thumela/services/cashout/atmnet"
 	"github.com/thumela/thumela/services/cashout/cashouttest"
+	"github.com/thumela/thumela/services/platform/service/servicetest"
 	"github.com/thumela/thumela/services/platform/telemetry/telemetrytest"
 )
 
@@ -141,7 +142,7 @@ func TestLogsKeepCredentialsOut(t *testing.T) {
 // Approvals, declines by code, reversals and latency on the metrics listener.
 func TestMetrics(t *testing.T) {
 	t.Parallel()
-	metricsAddr := freeAddr(t)
+	metricsAddr := servicetest.FreeAddr(t)
 	env := newEnv(t, cashouttest.Options{MetricsAddr: metricsAddr})
 	v := env.Transfers.Issue(t, feesv1.Bank_BANK_ABSA, 20000)
 	atm := env.Gateway.Dial(t)

@@ -1,4 +1,5 @@
-import { useEffect, useRef } from "react";
+import { useRef } from "react";
+import { useEffectOnChange } from "@/lib/use-effect-on-change";
 
 /**
  * Keeps the keyboard focus when a section swaps its button for a form and back ('Edit Profile',
@@ -10,12 +11,7 @@ import { useEffect, useRef } from "react";
 export function useDisclosureFocus(open: boolean) {
   const toggleRef = useRef<HTMLButtonElement>(null);
   const regionRef = useRef<HTMLDivElement>(null);
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
+  useEffectOnChange(() => {
     const active = document.activeElement;
     if (active && active !== document.body && active.isConnected) return;
     if (open) regionRef.current?.querySelector<HTMLElement>("input, select, textarea")?.focus();

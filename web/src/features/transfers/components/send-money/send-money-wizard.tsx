@@ -15,6 +15,7 @@ import { errorMessage } from "@/lib/errors";
 import { failureToast } from "@/lib/failure-toast";
 import { centsToDecimal, formatMoney, parseRandToCents } from "@/lib/money";
 import { saMobileE164 } from "@/lib/phone";
+import { useEffectOnChange } from "@/lib/use-effect-on-change";
 import { FREQUENCY_WORDS, useCreateSchedule } from "@/lib/schedules";
 import { useDebouncedValue } from "@/lib/use-debounced-value";
 import {
@@ -501,12 +502,7 @@ function validThrough(values: SendMoneyValues, to: WizardStep, limits: Parameter
  */
 function useStepFocus(step: WizardStep) {
   const ref = useRef<HTMLFormElement>(null);
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
+  useEffectOnChange(() => {
     const form = ref.current;
     const target =
       form?.querySelector<HTMLElement>("[data-step-focus]") ??
