@@ -20,6 +20,10 @@ import (
 // httpComponent serves HTTP/1.1 and cleartext HTTP/2 (for Connect streams behind a proxy that
 // speaks h2c); TLS ends at the load balancer. onShutdown runs when the graceful stop begins,
 // to end the long-lived live streams that Shutdown would otherwise wait on.
+//
+// No WriteTimeout: a live stream's answer lasts as long as its tab, and it would end it. No
+// ReadTimeout either: a request's body has a deadline of its own, set and cleared per request
+// by the handler (server.New; limits.go says why not ReadTimeout).
 func httpComponent(addr string, h http.Handler, logger *slog.Logger, onShutdown ...func()) lifecycle.Component {
 	srv := &http.Server{
 		Addr:              addr,

@@ -143,6 +143,15 @@ func TooLarge() error {
 	return InvalidArgument(MsgTooLarge)
 }
 
+// MsgTooSlow is the answer to a request whose body took longer to arrive than the BFF waits.
+const MsgTooSlow = "The request took too long to arrive. Please try again."
+
+// TooSlow is the answer to a request whose body did not arrive in time: DeadlineExceeded,
+// since the same request over a better connection can succeed.
+func TooSlow() error {
+	return connect.NewError(connect.CodeDeadlineExceeded, errors.New(MsgTooSlow)) //nolint:staticcheck // ST1005: a sentence shown to the person as it is
+}
+
 // InvalidArgument is a validation failure found at the edge.
 func InvalidArgument(msg string) error {
 	return connect.NewError(connect.CodeInvalidArgument, errors.New(msg))

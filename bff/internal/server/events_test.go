@@ -157,6 +157,12 @@ func newLiveBFF(t testing.TB, js jetstream.JetStream, limits live.Limits) *liveB
 // newLiveBFFWith is newLiveBFF with a cache of history pages (nil: none).
 func newLiveBFFWith(t testing.TB, js jetstream.JetStream, limits live.Limits, history *historycache.Cache) *liveBFF {
 	t.Helper()
+	return newLiveBFFServed(t, js, limits, history, nil)
+}
+
+// newLiveBFFServed is newLiveBFFWith with the server's options changed by edit (nil: none).
+func newLiveBFFServed(t testing.TB, js jetstream.JetStream, limits live.Limits, history *historycache.Cache, edit func(*server.Options)) *liveBFF {
+	t.Helper()
 	identity := &usersIdentity{sessions: map[string]string{}}
 	transfers := &countingTransfers{users: identity}
 	conn := serveUpstream(t, func(s *grpc.Server) {
@@ -189,7 +195,7 @@ func newLiveBFFWith(t testing.TB, js jetstream.JetStream, limits live.Limits, hi
 		t.Fatal("the live hub did not start")
 	}
 
-	return &liveBFF{srv: serveBFF(t, deps), hub: hub, transfers: transfers}
+	return &liveBFF{srv: serveBFFWith(t, deps, edit), hub: hub, transfers: transfers}
 }
 
 // signIn signs userID in on a client of its own (a browser, whose tabs share the cookie).

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/otelconnect"
@@ -33,6 +34,9 @@ type Options struct {
 	// RateLimits tunes the per-address and per-account limits (zero: the defaults), shared
 	// across replicas through Deps.JS's KV bucket.
 	RateLimits ratelimit.Config
+	// BodyTimeout is how long a request's body may take to arrive (zero: requestBodyTimeout,
+	// limits.go); the tests shorten it.
+	BodyTimeout time.Duration
 }
 
 // compressMinBytes is the smallest Connect message the BFF compresses. Below it an answer fits
@@ -139,5 +143,12 @@ func New(o Options) (http.Handler, error) {
 	// policy; with Strict-Transport-Security when the BFF's public origin is https, which is
 	// when its cookies take the __Host- prefix (cookiesFor in cmd/bff), never on plain-http
 	// development.
-	return httpx.SecurityHeaders(o.Deps.Cookies.HostPrefix, mux), nil
+	h := httpx.SecurityHeaders(o.Deps.Cookies.HostPrefix, mux)
+	// Outermost, so that it holds the server's own ResponseWriter: every request's body, on
+	// every path, has bodyTimeout to arrive (limits.go).
+	bodyTimeout := o.BodyTimeout
+	if bodyTimeout <= 0 {
+		bodyTimeout = requestBodyTimeout
+	}
+	return bodyDeadline(bodyTimeout, h), nil
 }

@@ -176,6 +176,22 @@ func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Ou
 	if err != nil && !errors.As(err, &invalid) {
 		return Outcome{}, err
 	}
+	if invalid == nil && deliveries > 1 {
+		// A redelivery: an earlier delivery nearly always stored the request (and judged an SMS
+		// against the recipient's budget before storing it), so it claims the stored delivery
+		// first, without counting the recipient's SMS or trying to insert. Only when none is
+		// stored (the earlier delivery failed or crashed before storing it) does it go on below,
+		// judged and stored as any new request is, whichever delivery this is.
+		del, out, ok, err := d.claim(ctx, logger, req.ID)
+		switch {
+		case errors.Is(err, domain.ErrNotFound):
+			// None stored: on, as a new request.
+		case err != nil || !ok:
+			return out, err
+		default:
+			return d.send(ctx, logger, del, req, msg, deliveries)
+		}
+	}
 	fresh := domain.NewDelivery(req.ID, req.UserID, req.Reference, req.Channel, req.Template, req.Recipient, req.Source, d.cfg.Now())
 	overBudget := false
 	if invalid == nil && req.Channel == domain.ChannelSMS && d.cfg.SMSPerRecipientPerDay > 0 {
@@ -222,19 +238,33 @@ func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Ou
 		return d.send(ctx, logger, del, req, msg, deliveries)
 	}
 
-	// Known already (a redelivery): another attempt, unless one is running elsewhere.
-	del, err = d.repo.Claim(ctx, req.ID, d.cfg.Now(), d.cfg.Lease)
+	// Known already (a redelivery, or a republished request): another attempt, unless one is
+	// running elsewhere.
+	del, out, ok, err := d.claim(ctx, logger, req.ID)
+	if err != nil || !ok {
+		return out, err
+	}
+	return d.send(ctx, logger, del, req, msg, deliveries)
+}
+
+// claim starts another attempt at the stored delivery of request id. ok is false when there is
+// nothing to send now, and out then says what to do with the message: Ack when the delivery was
+// handled already, Retry while an attempt runs elsewhere. An error wraps domain.ErrNotFound when
+// no delivery is stored for the request.
+func (d *Deliverer) claim(ctx context.Context, logger *slog.Logger, id uuid.UUID) (domain.Delivery, Outcome, bool, error) {
+	del, err := d.repo.Claim(ctx, id, d.cfg.Now(), d.cfg.Lease)
 	var claimed *domain.ClaimedError
 	switch {
 	case errors.Is(err, domain.ErrNotPending):
-		return Outcome{Action: Ack}, nil
+		logger.DebugContext(ctx, "request already handled")
+		return domain.Delivery{}, Outcome{Action: Ack}, false, nil
 	case errors.As(err, &claimed):
 		// Another replica is sending it now; come back when its lease has passed.
-		return Outcome{Action: Retry, Delay: max(time.Until(claimed.Until), time.Second)}, nil
+		return domain.Delivery{}, Outcome{Action: Retry, Delay: max(time.Until(claimed.Until), time.Second)}, false, nil
 	case err != nil:
-		return Outcome{}, fmt.Errorf("claim: %w", err)
+		return domain.Delivery{}, Outcome{}, false, fmt.Errorf("claim: %w", err)
 	}
-	return d.send(ctx, logger, del, req, msg, deliveries)
+	return del, Outcome{}, true, nil
 }
 
 // prepare checks req and renders its message, opening its secrets in memory.

@@ -94,9 +94,9 @@ const (
 	// longer works: the new one says so, or it reads as a second payment, and the old number
 	// typed at an ATM counts toward the lock.
 	ParamReplacesEarlier = "replaces_earlier"
-	ParamLocation           = "location"
-	ParamReason             = "reason"
-	ParamTicket             = "ticket"
+	ParamLocation        = "location"
+	ParamReason          = "reason"
+	ParamTicket          = "ticket"
 	// ParamAccount (SUPPORT_MESSAGE, optional): the signed-in sender's account, as the service
 	// knows it; absent for a visitor, whose address was typed and is not verified.
 	ParamAccount = "account"

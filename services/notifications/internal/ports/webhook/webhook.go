@@ -95,6 +95,11 @@ func (h *Handler) reports(w http.ResponseWriter, r *http.Request) {
 // Component serves h on addr as a lifecycle component. The listener opens when it starts;
 // an address in use fails the process's start.
 func Component(addr string, h http.Handler, logger *slog.Logger) lifecycle.Component {
+	// ReadTimeout bounds a request whole, body included: a client trickling a body (slow-loris)
+	// is answered 400 and its connection closed at 15 s, before anything is applied. The
+	// server's plain timeouts fit here, unlike the BFF's (bff/internal/server/limits.go): every
+	// answer is short, and no handler wraps or closes the body, so net/http still sees a body
+	// cut short and does not read its rest as another request.
 	srv := &http.Server{
 		Addr:              addr,
 		Handler:           h,
