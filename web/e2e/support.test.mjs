@@ -127,3 +127,66 @@ test("a visitor's /contact message gets a ticket and reaches the support mailbox
   }
   await context.close();
 });
+
+/** Whether two bounding boxes share any pixel. */
+function overlaps(a, b) {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/**
+ * Presses Contact Us's Submit and checks the refusal: the spec's words said once (the toast, in
+ * the toaster's live region; nothing on the page), the first empty field (`firstEmpty`) focused,
+ * marked and in sight, and the toast clear of the sticky header and its buttons.
+ */
+async function refuseMissing(page, firstEmpty) {
+  await page.getByRole("button", { name: "Submit" }).click();
+  const shown = toast(page, "Missing information");
+  await shown.waitFor();
+  assert.match(await shown.innerText(), /Please fill in all required fields\./);
+  assert.equal(await page.getByText("Please fill in all required fields.").count(), 1, "the refusal is said more than once");
+  assert.equal(await page.getByRole("alert").filter({ hasText: "Missing information" }).count(), 0);
+  assert.equal(await shown.evaluate((el) => el.closest("[aria-live]")?.getAttribute("aria-live")), "polite");
+  const field = page.getByLabel(firstEmpty, { exact: true });
+  assert.equal(await field.getAttribute("aria-invalid"), "true");
+  assert.ok(await field.evaluate((el) => el === document.activeElement), `${firstEmpty} does not have the focus`);
+
+  // Settled (sonner slides a toast in), the toast is below the header, clear of its controls.
+  await page.waitForFunction(() => document.querySelector("[data-sonner-toast]")?.getAttribute("data-mounted") === "true");
+  await page.waitForTimeout(450);
+  const toastBox = await shown.boundingBox();
+  const header = page.getByRole("banner");
+  const headerBox = await header.boundingBox();
+  assert.ok(!overlaps(toastBox, headerBox), `the toast ${JSON.stringify(toastBox)} covers the header ${JSON.stringify(headerBox)}`);
+  for (const control of await header.locator("button, a").all()) {
+    if (!(await control.isVisible())) continue;
+    const box = await control.boundingBox();
+    assert.ok(!overlaps(toastBox, box), `the toast covers the header's ${await control.innerText()}`);
+  }
+  // The focused field is in sight: not under the sticky header, nor under the toast.
+  const fieldBox = await field.boundingBox();
+  assert.ok(!overlaps(fieldBox, headerBox), `${firstEmpty} ${JSON.stringify(fieldBox)} is under the header`);
+  assert.ok(!overlaps(fieldBox, toastBox), `${firstEmpty} ${JSON.stringify(fieldBox)} is under the toast`);
+}
+
+test("Contact Us's 'Missing information' is said once, by a toast that stays off the header, at 1280 and 390 px", async () => {
+  const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const { page } = await signUpVerified(context, stack.baseURL, { prefix: "helpmissing" });
+  await page.goto(`${stack.baseURL}/help?tab=contact`);
+  await page.getByRole("heading", { name: "Contact Us" }).waitFor();
+  await refuseMissing(page, "Subject");
+  // Its four seconds over (a press while it leaves would only update the leaving toast).
+  await toast(page, "Missing information").waitFor({ state: "detached" });
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByLabel("Subject").fill("Voucher not received");
+  await refuseMissing(page, "Message");
+  await context.close();
+
+  // A visitor's public header (theme toggle, Get Started, menu) on a phone.
+  const visitor = await chromium.browser.newContext({ viewport: { width: 390, height: 844 } });
+  const visitorPage = await visitor.newPage();
+  await visitorPage.goto(`${stack.baseURL}/help?tab=contact`);
+  await visitorPage.getByRole("heading", { name: "Contact Us", exact: true }).waitFor();
+  await refuseMissing(visitorPage, "Subject");
+  await visitor.close();
+});

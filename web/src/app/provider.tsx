@@ -8,12 +8,15 @@ import { Toaster } from "sonner";
 import { ToastFocusBoundary } from "@/components/ui/toast-focus-boundary";
 import { sessionQueryFilter } from "@/features/auth/api/session-key";
 import { createQueryClient } from "@/lib/query-client";
-import { ServiceOutage, ServiceOutageProvider, reportingOutages, useServiceOutage } from "@/lib/service-outage";
+import { ServiceOutage, ServiceOutageProvider, reportingOutages } from "@/lib/service-outage";
 import { ThemeProvider, useTheme } from "@/lib/theme";
 import { transport as browserTransport } from "@/lib/transport";
 
 /** The spec's toast display time. */
 export const TOAST_DURATION_MS = 4000;
+
+/** Where toasts show: off the sticky header and outage banner (see ThemedToaster). */
+const TOAST_POSITION = "bottom-right";
 
 interface AppProviderProps {
   children: ReactNode;
@@ -58,22 +61,18 @@ export function createAppQueryClient(options: { retry?: boolean } = {}): QueryCl
 }
 
 /**
- * Toasts at the top right, except while the outage banner is shown: it sits under the top bar
- * with its Dismiss at the right, where a toast (kept open while the pointer is over it) covered
- * the button. The failure that raises the banner usually raises a toast at the same moment.
+ * Toasts at the bottom right (sonner puts them across the bottom on a phone, below 600 px). The
+ * top belongs to the header, whose theme toggle, account menu and sign-out a toast covered for
+ * its four seconds (longer while the pointer rests on it: sonner then keeps it open), and to the
+ * outage banner under it with its Dismiss at the right, which the failure that raises it usually
+ * toasts about at the same moment. What a toast may cover at the bottom scrolls; the header and
+ * the banner are sticky and do not.
  */
 function ThemedToaster() {
   const { resolved } = useTheme();
-  const { shown: bannerShown } = useServiceOutage();
   return (
     <ToastFocusBoundary>
-      <Toaster
-        theme={resolved}
-        duration={TOAST_DURATION_MS}
-        position={bannerShown ? "bottom-right" : "top-right"}
-        richColors
-        closeButton
-      />
+      <Toaster theme={resolved} duration={TOAST_DURATION_MS} position={TOAST_POSITION} richColors closeButton />
     </ToastFocusBoundary>
   );
 }

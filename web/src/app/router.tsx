@@ -17,6 +17,10 @@ function page(load: () => Promise<{ default: ComponentType }>) {
   return async () => ({ Component: (await load()).default });
 }
 
+/**
+ * A route's tab title. Where the page's heading names the page, the title is that heading, in
+ * the spec's words and casing ("Forgot Password | Thumela" over the heading "Forgot Password").
+ */
 const title = (text: string): RouteHandle => ({ title: text });
 
 export const routes: RouteObject[] = [
@@ -43,15 +47,15 @@ export const routes: RouteObject[] = [
         Component: AuthLayout,
         children: [
           { path: "/login", handle: title("Log in"), lazy: page(() => import("./routes/auth/login")) },
-          { path: "/signup", handle: title("Create your account"), lazy: page(() => import("./routes/auth/signup")) },
+          { path: "/signup", handle: title("Create Your Account"), lazy: page(() => import("./routes/auth/signup")) },
           {
             path: "/otp-verification",
-            handle: title("Verify your identity"),
+            handle: title("Verify Your Identity"),
             lazy: page(() => import("./routes/auth/otp-verification")),
           },
           {
             path: "/forgot-password",
-            handle: title("Forgot password"),
+            handle: title("Forgot Password"),
             lazy: page(() => import("./routes/auth/forgot-password")),
           },
         ],

@@ -29,6 +29,19 @@ describe("public routes", () => {
     await waitFor(() => expect(document.title).toBe(`${title} | Thumela`));
   });
 
+  // The sign-in screens' tab titles are their headings, in the spec's casing ('Create Your
+  // Account', 'Verify Your Identity'), as the app's pages pair theirs ("Payment Methods").
+  // /login is the exception on purpose: its heading greets ('Welcome Back'), its tab says "Log in".
+  it.each([
+    ["/signup", "Create Your Account"],
+    ["/otp-verification", "Verify Your Identity"],
+    ["/forgot-password", "Forgot Password"],
+  ])("%s has its heading as its tab title", async (path, heading) => {
+    renderApp(path);
+    expect(await screen.findByRole("heading", { level: 1, name: heading }, { timeout: 5000 })).toBeInTheDocument();
+    await waitFor(() => expect(document.title).toBe(`${heading} | Thumela`));
+  });
+
   it("answers unknown paths with the 404 page and logs the path", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     renderApp("/no/such/page");

@@ -1,6 +1,8 @@
-import { screen, within } from "@testing-library/react";
+import { act, screen, within } from "@testing-library/react";
+import { toast } from "sonner";
 import { describe, expect, it } from "vitest";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { expectToast } from "@/test/toasts";
 
 const ORDER = [
   "Dashboard",
@@ -60,6 +62,19 @@ describe("signed-in shell", () => {
     renderApp("/dashboard", { session: { user: { id: "u-2", email: "sipho@example.co.za" } } });
     const badge = await screen.findByRole("group", { name: "Signed in as sipho" });
     expect(badge).toHaveTextContent("S");
+  });
+
+  it("shows toasts at the bottom right, off the top bar's theme toggle and user badge", async () => {
+    renderApp("/dashboard", { session: SIGNED_IN });
+    await screen.findByRole("group", { name: "Signed in as Thandi Mokoena" });
+    act(() => {
+      toast.success("Profile updated");
+    });
+    const shown = await expectToast("Profile updated");
+    // Sonner's list names its corner (across the bottom on a phone; the e2e test measures it).
+    const toaster = shown.closest("[data-sonner-toaster]");
+    expect(toaster).toHaveAttribute("data-y-position", "bottom");
+    expect(toaster).toHaveAttribute("data-x-position", "right");
   });
 
   it("opens the mobile menu as a dialog with the same items; Escape closes it", async () => {

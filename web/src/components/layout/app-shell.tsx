@@ -26,7 +26,9 @@ export function AppShell({ user, children }: { user: BadgeUser; children: ReactN
           </div>
         </header>
         <UnavailableBanner />
-        <main id="main" tabIndex={-1} className="flex-1 px-4 py-6 focus:outline-none sm:px-6 lg:px-10 lg:py-8">
+        {/* Room at the end (pb-28) to scroll a page's last buttons clear of the toasts, which
+            show at the bottom (ThemedToaster). */}
+        <main id="main" tabIndex={-1} className="flex-1 px-4 pb-28 pt-6 focus:outline-none sm:px-6 lg:px-10 lg:pt-8">
           {children}
         </main>
       </div>

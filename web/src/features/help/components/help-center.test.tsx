@@ -88,11 +88,40 @@ describe("Help Center", () => {
 
     await user.type(screen.getByLabelText("Subject"), "Voucher not received");
     await user.click(screen.getByRole("button", { name: "Submit" }));
-    expect(await screen.findByText("Missing information: Please fill in all required fields.")).toBeInTheDocument();
-    expect(screen.getByText("Missing information")).toBeInTheDocument(); // the toast
+    await expectToast("Missing information", "Please fill in all required fields.");
     expect(screen.getByLabelText("Message")).toHaveAttribute("aria-invalid", "true");
+    expect(screen.getByLabelText("Subject")).not.toHaveAttribute("aria-invalid");
     expect(screen.queryByText("Feedback submitted")).not.toBeInTheDocument();
     expect(fetchSpy).not.toHaveBeenCalled();
+  });
+
+  it("Contact Us: a missing field is said once, by the toast; the empty fields are marked and the first takes the focus", async () => {
+    const { user } = await openHelp("/help?tab=contact");
+    const subject = screen.getByLabelText("Subject");
+    const message = screen.getByLabelText("Message");
+    const missingToasts = () =>
+      screen.queryAllByRole("listitem").filter((item) => item.hasAttribute("data-sonner-toast") && item.textContent?.includes("Missing information"));
+
+    await user.click(screen.getByRole("button", { name: "Submit" }));
+    const toast = await expectToast("Missing information", "Please fill in all required fields.");
+    // Screen readers hear it from the toaster's live region (no second, page-level alert).
+    expect(toast.closest("[aria-live]")).toHaveAttribute("aria-live", "polite");
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    expect(screen.getAllByText(/Please fill in all required fields/)).toHaveLength(1);
+    expect(missingToasts()).toHaveLength(1);
+    expect(subject).toHaveAttribute("aria-invalid", "true");
+    expect(message).toHaveAttribute("aria-invalid", "true");
+    expect(subject).toHaveFocus();
+    expect(subject).not.toHaveAccessibleDescription();
+
+    // Pressed again: still one toast; with the subject typed, the message is the first empty field.
+    await user.type(subject, "Voucher not received");
+    await user.click(screen.getByRole("button", { name: "Submit" }));
+    await waitFor(() => expect(message).toHaveFocus());
+    expect(subject).not.toHaveAttribute("aria-invalid");
+    expect(message).toHaveAttribute("aria-invalid", "true");
+    expect(missingToasts()).toHaveLength(1);
+    expect(screen.getAllByText(/Please fill in all required fields/)).toHaveLength(1);
   });
 
   it("Contact Us: a complete form goes to the support inbox; 'Feedback submitted' quotes the ticket and the form clears", async () => {

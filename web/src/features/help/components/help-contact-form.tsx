@@ -4,10 +4,10 @@ import { useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { FieldError } from "@/components/ui/field-error";
-import { FormAlert } from "@/components/ui/form-alert";
 import { Input, Label } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { cn } from "@/lib/cn";
+import { failureToast } from "@/lib/failure-toast";
 import { HELP_KIND, NOT_SENT_TITLE, supportFailure, useReplyTo, useSubmitSupportMessage, withReference } from "../api/support";
 import { FEEDBACK_TOAST, HELP_CONTACT_TYPES, MISSING_INFORMATION, helpContactSchema, visitorHelpContactSchema } from "../lib/forms";
 import type { HelpContactValues } from "../lib/forms";
@@ -20,13 +20,22 @@ const signedInResolver = zodResolver(helpContactSchema);
 const visitorResolver = zodResolver(visitorHelpContactSchema);
 
 /**
+ * The spec's 'Missing information' toast under one id, as the card dialog's 'Missing fields':
+ * pressing Submit again replaces it rather than stacking a copy, and a form that passes its
+ * checks dismisses it.
+ */
+const missingInformationToast = failureToast("help-contact-missing-information");
+
+/**
  * Help Center → Contact Us. Signed in, the message goes to the support inbox under the
  * account's name and e-mail (the BFF adds them; the form says where the reply goes); a
  * signed-out visitor (help is public) gives an e-mail address for the reply, as on /feedback.
  * The spec's 'Feedback submitted' toast then quotes the ticket, which also stays on the page,
- * and the form clears. A missing subject or message shows 'Missing information: Please fill
- * in all required fields.' as a toast and inline; a refusal (too many messages, the server's
- * own checks) keeps what was typed.
+ * and the form clears. A missing subject or message is said once, by the spec's toast
+ * ('Missing information' / 'Please fill in all required fields.'; the toaster is a live region,
+ * so screen readers hear it), the empty fields are marked invalid and the focus goes to the
+ * first of them, as the card dialog refuses its empty fields. A refusal (too many messages,
+ * the server's own checks) keeps what was typed.
  */
 export function HelpContactForm() {
   const submit = useSubmitSupportMessage();
@@ -38,12 +47,12 @@ export function HelpContactForm() {
     reset,
     control,
     setError,
-    formState: { errors, isSubmitted },
+    formState: { errors },
   } = useForm<HelpContactValues>({ resolver, defaultValues: DEFAULTS });
   const type = useWatch({ control, name: "type" });
-  const missing = isSubmitted && (errors.subject?.type === "too_small" || errors.message?.type === "too_small");
 
   const onValid = async (values: HelpContactValues) => {
+    missingInformationToast.dismiss();
     setTicket(undefined);
     try {
       const response = await submit.mutateAsync({
@@ -63,17 +72,22 @@ export function HelpContactForm() {
       toast.error(NOT_SENT_TITLE, { description });
     }
   };
-  // The spec's toast is for a missing subject or message; the visitor's e-mail address says
-  // what is wrong under itself (the focus goes there).
+  // The spec's toast is for a missing subject or message (react-hook-form then focuses the
+  // first invalid field); the visitor's e-mail address says what is wrong under itself.
   const onInvalid = (found: typeof errors) => {
-    if (found.subject?.type === "too_small" || found.message?.type === "too_small") {
-      toast.error(MISSING_INFORMATION.title, { description: MISSING_INFORMATION.description });
+    if (isMissing(found.subject) || isMissing(found.message)) {
+      missingInformationToast.show(MISSING_INFORMATION.title, { description: MISSING_INFORMATION.description });
+    } else {
+      missingInformationToast.dismiss();
     }
   };
 
+  // An empty field is said by the toast alone; a field that is filled in but refused (too long,
+  // the server's own check) says why under itself.
+  const problem = (name: "subject" | "message") => (isMissing(errors[name]) ? undefined : errors[name]?.message);
   const field = (name: "subject" | "message") => ({
     "aria-invalid": errors[name] ? true : undefined,
-    "aria-describedby": errors[name] && !missing ? `help-${name}-error` : undefined,
+    "aria-describedby": problem(name) ? `help-${name}-error` : undefined,
   });
 
   return (
@@ -81,14 +95,9 @@ export function HelpContactForm() {
       noValidate
       onSubmit={(event) => void handleSubmit(onValid, onInvalid)(event)}
       className="space-y-5"
-      aria-describedby="help-contact-error"
       aria-busy={submit.isPending || undefined}
     >
       <SentNotice ticket={ticket} />
-      <FormAlert
-        id="help-contact-error"
-        message={missing ? `${MISSING_INFORMATION.title}: ${MISSING_INFORMATION.description}` : undefined}
-      />
       <fieldset disabled={submit.isPending}>
         <legend className="mb-1.5 text-sm font-medium text-slate-700 dark:text-slate-200">What can we help with?</legend>
         <div className="flex flex-wrap gap-2">
@@ -111,12 +120,12 @@ export function HelpContactForm() {
       <div>
         <Label htmlFor="help-subject">Subject</Label>
         <Input id="help-subject" readOnly={submit.isPending} {...field("subject")} {...register("subject")} />
-        {!missing && <FieldError id="help-subject-error" message={errors.subject?.message} />}
+        <FieldError id="help-subject-error" message={problem("subject")} />
       </div>
       <div>
         <Label htmlFor="help-message">Message</Label>
         <Textarea id="help-message" rows={6} readOnly={submit.isPending} {...field("message")} {...register("message")} />
-        {!missing && <FieldError id="help-message-error" message={errors.message?.message} />}
+        <FieldError id="help-message-error" message={problem("message")} />
       </div>
       <ReplyEmailField
         id="help-email"
@@ -131,4 +140,9 @@ export function HelpContactForm() {
       </Button>
     </form>
   );
+}
+
+/** An empty subject or message (the schema's `min(1)`): the spec's 'Missing information'. */
+function isMissing(error: { type?: string } | undefined): boolean {
+  return error?.type === "too_small";
 }
