@@ -49,11 +49,15 @@ type SignUpInput struct {
 //   - taken by an account that was never verified, with the password chosen then: the same
 //     person coming back. The names are updated and a fresh code is sent (or, within the resend
 //     interval, the one already sent stands);
-//   - taken by an unverified account, with another password: nothing changes and the owner gets
-//     the sign-up-attempt e-mail. Letting a second sign-up replace the password of an unverified
-//     account would let anyone who knows an address set the password that its owner then
-//     unknowingly verifies; the owner who forgot their password uses the reset flow, which
-//     proves ownership of the address (and verifies it).
+//   - taken by an unverified account, with another password: the account's password becomes one
+//     nobody knows (domain.UnusablePasswordHash), its names and code stay, and the owner gets the
+//     sign-up-attempt e-mail. Two people have each typed a password for an address that neither
+//     has proved, and either may be a stranger: letting the second replace the password would
+//     let a stranger set the password its owner then unknowingly verifies, and keeping the
+//     first let a stranger who signed up first keep theirs while the owner, signing up later
+//     and asking for a code, verified the stranger's account (account pre-hijacking). So
+//     neither password opens it: the owner verifies with a code from their inbox and chooses a
+//     password with "Forgot password?", which proves the address (and verifies it).
 func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) {
 	v := &domain.ValidationError{}
 	name, err := domain.ParseName(in.FirstName, in.LastName)
@@ -129,6 +133,14 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (SignedUp, error) 
 			}
 		}
 		if !same {
+			unusable, err := domain.UnusablePasswordHash()
+			if err != nil {
+				return err
+			}
+			existing.PasswordHash, existing.PasswordChangedAt, existing.UpdatedAt = unusable, now, now
+			if err := tx.UpdateUser(ctx, existing); err != nil {
+				return err
+			}
 			return s.tellOwnerOfSignUpAttempt(ctx, tx, existing, now)
 		}
 		existing.Name = name
@@ -303,7 +315,7 @@ func (s *Service) tryCode(ctx context.Context, tx Tx, c domain.Code, found bool,
 			return false, checkErr
 		}
 	}
-	return false, tx.RecordFailure(ctx, Failure{Kind: FailureCode, Account: email.String(), Address: client.Address, At: now})
+	return false, tx.RecordFailure(ctx, Failure{Kind: FailureCode, Account: email.String(), Address: addressKey(client.Address), At: now})
 }
 
 // resend sends a new code unless one was sent within the resend interval

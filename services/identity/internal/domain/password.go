@@ -233,9 +233,31 @@ func HashPassword(pw string) (string, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("password salt: %w", err)
 	}
-	key := argonKey([]byte(pw), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyLen)
+	return phcString(salt, argonKey([]byte(pw), salt, argonTime, argonMemoryKiB, argonThreads, argonKeyLen)), nil
+}
+
+// phcString is salt and key in the PHC string format with today's parameters.
+func phcString(salt, key []byte) string {
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemoryKiB, argonTime,
-		argonThreads, phcB64.EncodeToString(salt), phcB64.EncodeToString(key)), nil
+		argonThreads, phcB64.EncodeToString(salt), phcB64.EncodeToString(key))
+}
+
+// UnusablePasswordHash returns a hash that no password matches: today's PHC form with a random
+// salt and a random key in place of a derived one, so checking a password against it costs the
+// same argon2id work as against a real hash (and tells nothing by its time), yet nobody knows a
+// password that gives the key. It is what an unverified account's password becomes when a
+// second sign-up with another password contests it (app.SignUp): only the inbox's owner then
+// chooses one, with a reset code.
+func UnusablePasswordHash() (string, error) {
+	salt := make([]byte, argonSaltLen)
+	key := make([]byte, argonKeyLen)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("password salt: %w", err)
+	}
+	if _, err := rand.Read(key); err != nil {
+		return "", fmt.Errorf("unusable password key: %w", err)
+	}
+	return phcString(salt, key), nil
 }
 
 // VerifyPassword reports whether pw matches the PHC-encoded hash, comparing in constant time.

@@ -157,9 +157,13 @@ func NewSignInEmail(u domain.User, device domain.Device, address string, now tim
 // SignUpAttemptEmail tells the owner of an existing account that someone tried to sign up with
 // their address. It carries nothing the stranger typed.
 func SignUpAttemptEmail(u domain.User, now time.Time) (outbox.Message, error) {
-	return email(u, notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT, u.ID, map[string]string{
-		"at": now.UTC().Format(time.RFC3339),
-	}, nil, now)
+	params := map[string]string{"at": now.UTC().Format(time.RFC3339)}
+	if !u.Verified() {
+		// The contested sign-up left the account with no usable password (app.SignUp): the
+		// e-mail must not tell its owner to log in with theirs.
+		params["unverified"] = "true"
+	}
+	return email(u, notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT, u.ID, params, nil, now)
 }
 
 // Ways a password changes, as PASSWORD_CHANGED's "how" says them.

@@ -464,6 +464,36 @@ func TestSignUpAttemptEmail(t *testing.T) {
 	}
 }
 
+// TestSignUpAttemptEmailToAnUnverifiedAccount: after a contested sign-up the account has no
+// usable password, so the e-mail sends its owner to "Forgot password?" and never tells them to
+// log in with their password or that nothing was changed; without the flag it does.
+func TestSignUpAttemptEmailToAnUnverifiedAccount(t *testing.T) {
+	t.Parallel()
+	params := map[string]string{"first_name": "Thandi", "at": "2026-03-18T10:05:00Z", "unverified": "true"}
+	msg, err := domain.Render(domain.TemplateSignUpAttempt, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{msg.Text, msg.HTML} {
+		if !strings.Contains(part, "neither of them works") || !strings.Contains(part, "Forgot password?") ||
+			strings.Contains(part, "log in with your password") || strings.Contains(part, "nothing was changed") {
+			t.Fatalf("unverified account's e-mail = %q", part)
+		}
+	}
+	delete(params, "unverified")
+	msg, err = domain.Render(domain.TemplateSignUpAttempt, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg.Text, "log in with your password") || strings.Contains(msg.Text, "neither of them works") {
+		t.Fatalf("verified account's e-mail = %q", msg.Text)
+	}
+	params["unverified"] = "yes"
+	if _, err := domain.Render(domain.TemplateSignUpAttempt, domain.ChannelEmail, params, nil); err == nil {
+		t.Fatal("a flag other than \"true\" was accepted")
+	}
+}
+
 // TestPasswordChangedEmail: the owner learns that the password changed, when, and how (in the
 // account keeps this device signed in; a reset signs every device out), and what to do if it
 // was not them.

@@ -109,6 +109,10 @@ const (
 	ParamUntil   = "until"
 	// ParamHow (PASSWORD_CHANGED): "changed" in the account or "reset" with an e-mailed code.
 	ParamHow = "how"
+	// ParamUnverified (SIGN_UP_ATTEMPT, optional, "true"): the account was still waiting for its
+	// address to be confirmed, and the contested sign-up left it with no usable password: the
+	// owner gets in with "Forgot password?", not with a password.
+	ParamUnverified = "unverified"
 	// ParamDetailPrefix prefixes a support message's details (/feedback's answers):
 	// "details.rating" → rating.
 	ParamDetailPrefix = "details."
@@ -167,7 +171,7 @@ var specs = map[Template]spec{
 		params: []field{{ParamFirstName, kindName, false}, {ParamDevice, kindText, false},
 			{ParamAddress, kindText, false}, {ParamAt, kindTime, false}}},
 	TemplateSignUpAttempt: {channel: ChannelEmail,
-		params: []field{{ParamFirstName, kindName, false}, {ParamAt, kindTime, false}}},
+		params: []field{{ParamFirstName, kindName, false}, {ParamAt, kindTime, false}, {ParamUnverified, kindFlag, true}}},
 	TemplatePasskeyAdded: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamName, kindText, false}, {ParamAt, kindTime, false}}},
 	TemplatePasswordChanged: {channel: ChannelEmail,

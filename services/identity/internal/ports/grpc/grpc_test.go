@@ -191,7 +191,14 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 			t.Fatalf("user %s: %d sign-up-attempt e-mails", id, len(attempts))
 		}
 		a := attempts[0]
-		if a.GetParams()["first_name"] != "Thandi" || a.GetParams()["at"] == "" || len(a.GetParams()) != 2 ||
+		// The unverified account's e-mail says its password no longer works ("unverified"); the
+		// verified one's, that nothing changed.
+		wantParams, unverified := 2, ""
+		if id == pendingID {
+			wantParams, unverified = 3, "true"
+		}
+		if a.GetParams()["first_name"] != "Thandi" || a.GetParams()["at"] == "" || len(a.GetParams()) != wantParams ||
+			a.GetParams()["unverified"] != unverified ||
 			a.GetSecrets() != nil || a.GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL || a.GetUserId() != id {
 			t.Fatalf("attempt e-mail = %v", a)
 		}
@@ -209,6 +216,19 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 	}
 	if _, err := e.signIn("pending@example.com", "another-good-one"); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("the stranger's password opens the unverified account: %v", err)
+	}
+	// Nor does the first password: which of the two sign-ups was the owner's, nobody can tell
+	// (TestAStrangersPendingSignUpCannotBeVerifiedByTheOwner). The owner, verified by the code,
+	// chooses a password with a reset code.
+	if _, err := e.signIn("pending@example.com", goodPassword); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("the first of two contested passwords opens the account: %v", err)
+	}
+	if _, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "pending@example.com", Client: browser}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.bff.ResetPassword(ctx, &identityv1.ResetPasswordRequest{Email: "pending@example.com",
+		Code: e.lastCode(pendingID, "password_reset_code"), NewPassword: goodPassword, Client: browser}); err != nil {
+		t.Fatalf("the owner's reset: %v", err)
 	}
 	if _, err := e.signIn("pending@example.com", goodPassword); err != nil {
 		t.Fatal(err)
@@ -979,4 +999,54 @@ func TestIssueServiceToken(t *testing.T) {
 	// A service token is not a user's: GetUser refuses it.
 	_, err = e.client.GetUser(auth.WithBearer(ctx, res.GetAccessToken()), &identityv1.GetUserRequest{})
 	wantStatus(t, err, codes.PermissionDenied, "")
+}
+
+// TestAStrangersPendingSignUpCannotBeVerifiedByTheOwner: a stranger who signs up with someone
+// else's address first, with a password of their own, must not get the account that the
+// address's owner then verifies (account pre-hijacking). The owner's own sign-up meets the
+// stranger's unverified account; from then on neither password opens it: the owner verifies
+// with a code from their inbox (or resets the password, which verifies too), and the stranger's
+// password is worth nothing.
+func TestAStrangersPendingSignUpCannotBeVerifiedByTheOwner(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := ctxT(t)
+	const strangers = "mallorys-own-password"
+	if _, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
+		FirstName: "Mallory", LastName: "X", Email: "owner@example.com", Password: strangers, Client: browser,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Long after the stranger's code expired, the owner signs up, gets no code, and asks for one.
+	e.clock.Advance(time.Hour)
+	id, _ := e.signUp("owner@example.com")
+	if _, err := e.bff.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: "owner@example.com",
+		Purpose: identityv1.CodePurpose_CODE_PURPOSE_EMAIL_VERIFICATION, Client: browser}); err != nil {
+		t.Fatal(err)
+	}
+	code := e.lastCode(id, "sign_up_code")
+	if _, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "owner@example.com", Code: code, Client: browser}); err != nil {
+		t.Fatalf("the owner verifying with the e-mailed code: %v", err)
+	}
+	if _, err := e.signIn("owner@example.com", strangers); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("the stranger's password opens the account its owner verified: %v", err)
+	}
+
+	// The other order: the owner signs up first, a stranger second; the stranger's password
+	// opens nothing either, and the owner's code still works.
+	ownerID, ownersCode := e.signUp("second@example.com")
+	if _, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
+		FirstName: "Mallory", LastName: "X", Email: "second@example.com", Password: strangers, Client: browser,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.bff.VerifyEmail(ctx, &identityv1.VerifyEmailRequest{Email: "second@example.com", Code: ownersCode, Client: browser}); err != nil {
+		t.Fatalf("the owner's code after a stranger's sign-up: %v", err)
+	}
+	if _, err := e.signIn("second@example.com", strangers); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("the stranger's password opens the owner's account: %v", err)
+	}
+	if n := len(e.notifications(ownerID)); n < 2 {
+		t.Fatalf("the owner was not told of the sign-up attempt (%d e-mails)", n)
+	}
 }

@@ -219,3 +219,51 @@ func TestSignedOutCallsAreTheBFFsAlone(t *testing.T) {
 		t.Fatalf("the BFF's sign-in of an unknown account: %v, want the usual refusal", err)
 	}
 }
+
+// TestOneIPv6NetworkIsOneAddress: a subscriber holds a whole IPv6 /64 and can send every try
+// from another address of it, so the per-pair and per-address throttles count the /64 (as the
+// BFF's rate limits do), not the single address: the sixth wrong password from the network is
+// held off whichever of its addresses it comes from; another network is not.
+func TestOneIPv6NetworkIsOneAddress(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, withDefaultThrottle())
+	e.signUpVerified("nomvula@example.com")
+	for i := range 5 {
+		addr := "2001:db8:1:2::" + strconv.FormatInt(int64(i+1), 16)
+		if err := signInFrom(e, t, "nomvula@example.com", "wrong-"+strconv.Itoa(i), addr); wantCode(t, err).Code() != codes.Unauthenticated {
+			t.Fatalf("free failure %d: %v", i, err)
+		}
+	}
+	for _, addr := range []string{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:0DB8:0001:0002::99"} {
+		st := wantStatus(t, signInFrom(e, t, "nomvula@example.com", "wrong-again", addr), codes.ResourceExhausted, "")
+		if d := retryDelay(t, st); d < time.Second {
+			t.Fatalf("from %s: retry after %s", addr, d)
+		}
+	}
+	// Codes too: wrong codes spread over the network's addresses count as one address's.
+	e.clock.Advance(2 * time.Hour)
+	if err := signInFrom(e, t, "nomvula@example.com", goodPassword, "2001:db8:9:9::1"); err != nil {
+		t.Fatalf("the owner from another network: %v", err)
+	}
+	for i := range 20 {
+		email := "spray" + strconv.Itoa(i) + "@example.com"
+		_, err := e.bff.VerifyEmail(ctxT(t), &identityv1.VerifyEmailRequest{Email: email, Code: "000000",
+			Client: &identityv1.Client{Address: "2001:db8:5:5::" + strconv.FormatInt(int64(i+1), 16)}})
+		if wantCode(t, err).Code() == codes.ResourceExhausted {
+			t.Fatalf("code try %d refused before the address's allowance was used", i)
+		}
+	}
+	_, err := e.bff.VerifyEmail(ctxT(t), &identityv1.VerifyEmailRequest{Email: "spray-last@example.com", Code: "000000",
+		Client: &identityv1.Client{Address: "2001:db8:5:5:abcd::1"}})
+	wantStatus(t, err, codes.ResourceExhausted, "")
+	// IPv4 is counted by the address, as before, an IPv4-mapped IPv6 address with it.
+	for i := range 5 {
+		if err := signInFrom(e, t, "nomvula@example.com", "wrong-"+strconv.Itoa(i), "198.51.100.7"); wantCode(t, err).Code() != codes.Unauthenticated {
+			t.Fatalf("IPv4 free failure %d: %v", i, err)
+		}
+	}
+	wantStatus(t, signInFrom(e, t, "nomvula@example.com", "wrong-again", "::ffff:198.51.100.7"), codes.ResourceExhausted, "")
+	if err := signInFrom(e, t, "nomvula@example.com", goodPassword, "198.51.100.8"); err != nil {
+		t.Fatalf("the next IPv4 address: %v", err)
+	}
+}
