@@ -135,10 +135,11 @@ type Repository interface {
 	// FindByKey returns the sender's transfer created with the idempotency key, or
 	// domain.ErrNotFound.
 	FindByKey(ctx context.Context, userID uuid.UUID, key string) (*domain.Transfer, error)
-	// Create runs, under a lock per sender: if a transfer with the key exists it is returned
-	// with replayed=true; otherwise decide is given the sender's usage in periods, whether
-	// they have transferred before and whether they have paid phone before, and the transfer
-	// it returns is inserted with its events.
+	// Create runs, under a lock per sender: decide is given the sender's usage in periods,
+	// whether they have transferred before and whether they have paid phone before, and the
+	// transfer it returns is inserted with its events. If a transfer with the key exists it is
+	// returned with replayed=true instead, whatever decide said (a retry is answered, never
+	// refused by what its first request passed).
 	Create(ctx context.Context, userID uuid.UUID, key string, phone domain.Phone, periods domain.Periods,
 		decide func(UserState) (*domain.Transfer, error)) (t *domain.Transfer, replayed bool, err error)
 	// PaidPhone reports whether the sender has a charged (completed) transfer to phone.
@@ -407,8 +408,8 @@ func (s *Service) CreateTransfer(ctx context.Context, c Caller, in domain.Reques
 	if !local {
 		// Another service must be asked: a retry (the browser's, the BFF's) is answered before
 		// any is. (With the card and the price in this process's memory, the common case, no
-		// service is asked, and the insert's transaction, which looks the key up under the
-		// sender's lock anyway, answers a retry: a look-up here too would cost every create a
+		// service is asked, and the insert's transaction answers a retry through the key's
+		// unique constraint (Repository.Create): a look-up here would cost every create a
 		// statement and a round trip for nothing.)
 		if t, err := s.repo.FindByKey(ctx, userID, req.IdempotencyKey()); err == nil {
 			return replay(t, hashes)

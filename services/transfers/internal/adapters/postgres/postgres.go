@@ -228,20 +228,23 @@ func (r *Transfers) PaidPhone(ctx context.Context, userID uuid.UUID, phone domai
 }
 
 // Create implements app.Repository. The transaction takes an advisory lock on the sender
-// first, so the idempotency look-up, the limits, the waiver and the step-up are decided on a
-// history no concurrent create of the same sender can change before this one commits. BEGIN,
-// the lock, the look-up, the usage and the phone's history travel in one batch, then the insert,
-// the outbox event and COMMIT in another; the commit wakes this process's worker.
+// first, so the limits, the waiver and the step-up are decided on a history no concurrent create
+// of the same sender can change before this one commits. BEGIN, the lock, the usage, the phone's
+// history and the credit travel in one batch, then the insert, the outbox event and COMMIT in
+// another; the commit wakes this process's worker.
+//
+// The idempotency key is not looked up first: a retry is rare, and the look-up cost every create
+// a statement (and, with a generic plan made while the table was new, a scan of the sender's
+// history). The key's unique constraint answers instead: a create whose key is taken fails (its
+// insert, or its decision, rolls the transaction back), and then, and whenever anything refuses a
+// create, the key is looked up, and a transfer found under it is the answer (replayed), whatever
+// refused the repeat: a retry is never refused by limits or checks its first request passed.
 func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, phone domain.Phone, p domain.Periods,
 	decide func(app.UserState) (*domain.Transfer, error)) (*domain.Transfer, bool, error) {
-	var (
-		out      *domain.Transfer
-		replayed bool
-	)
+	var out *domain.Transfer
 	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}
 		batch.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(userLockClass), userID.String())
-		batch.Queue(`SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
 		batch.Queue(usageSQL, usageArgs(userID, p)...)
 		batch.Queue(paidPhoneSQL, userID, phone.E164())
 		batch.Queue(accountBalanceSQL, domain.UserAccount(userID))
@@ -249,11 +252,6 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
 			return fmt.Errorf("lock sender: %w", err)
-		}
-		existing, err := r.one(ctx, batchQuerier{br}, "")
-		if err != nil && !errors.Is(err, domain.ErrNotFound) {
-			_ = br.Close()
-			return err
 		}
 		var credit int64
 		st, err := scanUsage(br.QueryRow())
@@ -272,10 +270,6 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 		}
 		if err != nil {
 			return err
-		}
-		if existing != nil {
-			out, replayed = existing, true
-			return nil
 		}
 		t, err := decide(st)
 		if err != nil {
@@ -303,15 +297,14 @@ func (r *Transfers) Create(ctx context.Context, userID uuid.UUID, key string, ph
 		return nil
 	})
 	if err != nil {
+		// A repeat of a transfer already made: the transfer is the answer, not the refusal.
+		if existing, ferr := r.FindByKey(ctx, userID, key); ferr == nil {
+			return existing, true, nil
+		}
 		return nil, false, err
 	}
-	return out, replayed, nil
+	return out, false, nil
 }
-
-// batchQuerier reads the next result of a batch as if it were a query.
-type batchQuerier struct{ br pgx.BatchResults }
-
-func (b batchQuerier) Query(context.Context, string, ...any) (pgx.Rows, error) { return b.br.Query() }
 
 // queueInsert queues t's insert on b.
 func queueInsert(b *pgx.Batch, t *domain.Transfer) {

@@ -139,6 +139,35 @@ func TestCreateTransferIsIdempotent(t *testing.T) {
 	}
 }
 
+// A retry is answered with its transfer even when the limits would refuse the request now: the
+// sender's later transfers filled the day, but the retry is the transfer they already made, not
+// another. (The create does not look the key up first; the key's constraint and the look-up
+// after any refusal answer it: postgres.Transfers.Create.)
+func TestARetryIsAnsweredWhenTheLimitsWouldNowRefuseIt(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	user, pm := e.NewUser()
+	first := testkit.Request("morning", pm)
+	first.AmountCents = 300_000
+	made := create(t, e.Ctx(t, user), e, first)
+	fill := testkit.Request("afternoon", pm)
+	fill.AmountCents = 200_000 // the day's R5,000 reached
+	create(t, e.Ctx(t, user), e, fill)
+	res, err := e.Client.CreateTransfer(e.Ctx(t, user), first)
+	if err != nil {
+		t.Fatalf("the morning's retry at the daily limit: %v", err)
+	}
+	if res.GetTransfer().GetId() != made.GetId() || rows(t, e, user) != 2 {
+		t.Fatalf("retry answered %s with %d rows, want %s and 2", res.GetTransfer().GetId(), rows(t, e, user), made.GetId())
+	}
+	// A new key with the same body is a new transfer, and over the limit.
+	first.IdempotencyKey = "evening"
+	if _, err := e.Client.CreateTransfer(e.Ctx(t, user), first); status.Code(err) != codes.FailedPrecondition {
+		le, _ := limitDetail(t, err)
+		t.Fatalf("a new transfer over the daily limit: %v (%v)", err, le)
+	}
+}
+
 func TestConcurrentIdenticalCreatesMakeOneTransfer(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{})
