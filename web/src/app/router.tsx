@@ -62,13 +62,16 @@ export const routes: RouteObject[] = [
       },
       { path: "/logout", handle: title("Logging out"), lazy: page(() => import("./routes/logout")) },
       {
-        // Public, in the public shell for a visitor and in the app's frame when signed in.
-        lazy: page(() => import("./routes/help/layout")),
-        children: [{ path: "/help", handle: title("Help Center"), lazy: page(() => import("./routes/help/help")) }],
-      },
-      {
+        // The app's frame. /help is public too: in the public shell for a visitor, in this frame
+        // when signed in, under the same layout route as the sidebar's other pages so that going
+        // between them keeps the frame (and the focus) rather than mounting a new one.
         lazy: page(() => import("./routes/app/layout")),
         children: [
+          {
+            path: "/help",
+            handle: { ...title("Help Center"), openToVisitors: true },
+            lazy: page(() => import("./routes/help/help")),
+          },
           { path: "/dashboard", handle: title("Dashboard"), lazy: page(() => import("./routes/app/dashboard")) },
           { path: "/send-money", handle: title("Send Money"), lazy: page(() => import("./routes/app/send-money")) },
           { path: "/recipients", handle: title("Recipients"), lazy: page(() => import("./routes/app/recipients")) },

@@ -5,9 +5,13 @@ import { LoadingBlock } from "@/components/ui/spinner";
 import { useAnalyticsPageViews } from "@/lib/analytics-react";
 import { usePageTitleOverride } from "@/lib/page-title";
 
-/** Route `handle` data: the page title shown in the browser tab. */
+/**
+ * Route `handle` data: the page title shown in the browser tab, and, for a page of the app's
+ * frame that a visitor may read too (/help), `openToVisitors` (routes/app/layout.tsx).
+ */
 export interface RouteHandle {
   title?: string;
+  openToVisitors?: boolean;
 }
 
 export function RootLayout() {

@@ -91,6 +91,23 @@ describe("signed-in shell", () => {
     expect(screen.queryByRole("dialog", { name: "Menu" })).not.toBeInTheDocument();
   });
 
+  // /help is one of the sidebar's pages, but a visitor may read it too. It once had a layout route
+  // of its own, so each step between it and another page mounted a new frame: the focus on the
+  // link just followed fell to the page's body (and the live stream was opened again).
+  it.each([
+    ["/dashboard", "Help Center", "Help Center"],
+    ["/help", "Dashboard", "Quick Actions"],
+  ])("keeps the frame and the focus on the link from %s to %s", async (path, link, heading) => {
+    const { user } = renderApp(path, { session: SIGNED_IN });
+    const nav = await screen.findByRole("navigation", { name: "Main navigation" });
+    const sidebar = screen.getByRole("complementary", { name: "Sidebar" });
+    within(nav).getByRole("link", { name: link }).focus();
+    await user.keyboard("{Enter}");
+    expect(await screen.findByRole("heading", { level: 1, name: heading })).toBeInTheDocument();
+    expect(screen.getByRole("complementary", { name: "Sidebar" })).toBe(sidebar);
+    expect(document.activeElement).toBe(within(nav).getByRole("link", { name: link }));
+  });
+
   it("closes the mobile menu after choosing an item", async () => {
     const { user, router } = renderApp("/dashboard", { session: SIGNED_IN });
     await user.click(await screen.findByRole("button", { name: "Open menu" }));

@@ -124,6 +124,43 @@ describe("OTP verification", () => {
     expect(screen.getAllByText("Verification failed")).toHaveLength(1);
   });
 
+  // The walk of session 24: after a wrong code the focus stayed on Verify and the field looked
+  // fine; the sender had to go back to it and delete the six digits first.
+  it("marks a refused code's field and puts the focus back in it, the digits selected", async () => {
+    savePendingVerification({ email: "thandi@example.co.za" });
+    const { user } = renderApp("/otp-verification", {
+      routes: (r) =>
+        r.rpc(AuthService.method.verifyEmail, () => {
+          throw new ConnectError("The code is incorrect or has expired. Please check it or request a new one.", Code.InvalidArgument);
+        }),
+    });
+    const input = await screen.findByRole("textbox", { name: "Verification code" });
+    await user.type(input, "000000");
+    await user.click(screen.getByRole("button", { name: "Verify" }));
+    await expectToast("Verification failed");
+    expect(input).toHaveAttribute("aria-invalid", "true");
+    expect(input).toHaveFocus();
+    await user.keyboard("482913"); // replaces the selected digits
+    expect(input).toHaveValue("482913");
+    expect(input).not.toHaveAttribute("aria-invalid");
+  });
+
+  it("leaves the focus on Verify when the code could not be checked (no answer)", async () => {
+    savePendingVerification({ email: "thandi@example.co.za" });
+    const { user } = renderApp("/otp-verification", {
+      routes: (r) =>
+        r.rpc(AuthService.method.verifyEmail, () => {
+          throw new ConnectError("unavailable", Code.Unavailable);
+        }),
+    });
+    const input = await screen.findByRole("textbox", { name: "Verification code" });
+    await user.type(input, "000000");
+    await user.click(screen.getByRole("button", { name: "Verify" }));
+    await expectToast("Verification failed");
+    expect(input).not.toHaveAttribute("aria-invalid");
+    expect(screen.getByRole("button", { name: "Verify" })).toHaveFocus();
+  });
+
   it("counts down before a resend, then resends and restarts the countdown", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     try {

@@ -1,4 +1,5 @@
 import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { Code } from "@connectrpc/connect";
 import type { FormEvent } from "react";
 import { useState } from "react";
 import { Link, useLocation, useNavigate } from "react-router";
@@ -7,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Input, Label } from "@/components/ui/input";
 import { CodePurpose } from "@/gen/thumela/bff/v1/bff_pb";
 import { identify } from "@/lib/analytics";
-import { errorMessage } from "@/lib/errors";
+import { errorMessage, hasCode } from "@/lib/errors";
 import {
   clearPendingVerification,
   loadPendingVerification,
@@ -66,6 +67,8 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
   const resend = useResendCode();
   const storeSession = useStoreSession();
   const [code, setCode] = useState("");
+  // The server refused the code (wrong or expired): the field says so until it is changed.
+  const [refused, setRefused] = useState(false);
   const [resendAt, setResendAt] = useState(
     () => pending.resendAvailableAt ?? Date.now() + RESEND_COUNTDOWN_SECONDS * 1000,
   );
@@ -87,6 +90,17 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
       navigate("/dashboard", { replace: true });
     } catch (error) {
       VERIFY_FAILED.show("Verification failed", { description: errorMessage(error, VERIFY_FAILURE_FALLBACK) });
+      // A refused code is fixed in the field: it is marked, and takes the focus back from Verify
+      // with its digits selected, so typing the right code replaces them. (A network failure
+      // leaves the focus on Verify, to press again.)
+      if (hasCode(error, Code.InvalidArgument)) {
+        setRefused(true);
+        const input = document.getElementById("otp-code");
+        if (input instanceof HTMLInputElement) {
+          input.focus();
+          input.select();
+        }
+      }
     }
   };
 
@@ -102,6 +116,7 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
       setResendAt(next);
       savePendingVerification({ email: pending.email, resendAvailableAt: next });
       setCode("");
+      setRefused(false);
       // A new code: the old one's failure is no longer the news.
       RESEND_FAILED.dismiss();
       VERIFY_FAILED.dismiss();
@@ -124,8 +139,12 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
           placeholder="000000"
           aria-describedby="otp-code-hint"
           className="h-14 text-center font-mono text-2xl tracking-[0.5em] sm:text-2xl"
+          aria-invalid={refused || undefined}
           value={code}
-          onChange={(event) => setCode(sanitizeOtp(event.target.value))}
+          onChange={(event) => {
+            setCode(sanitizeOtp(event.target.value));
+            setRefused(false);
+          }}
         />
         <p id="otp-code-hint" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
           Enter the {OTP_LENGTH}-digit code from the e-mail. If you already have an account with this

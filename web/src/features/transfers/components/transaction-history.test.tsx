@@ -117,6 +117,24 @@ describe("transaction history", () => {
     expect(await screen.findByText("Showing 1 to 5 of 7 entries")).toBeInTheDocument();
   });
 
+  // The walk of session 24: Next on the last-but-one page is disabled on the last, and the focus
+  // fell to the page's body; a keyboard user had to start again from the top of the page.
+  it("keeps the keyboard focus in the pagination when Next or Previous reaches the end", async () => {
+    const { user } = renderHistory();
+    await screen.findByRole("table");
+    const pagination = screen.getByRole("navigation", { name: "Pagination" });
+    within(pagination).getByRole("button", { name: "Next page" }).focus();
+    await user.keyboard("{Enter}");
+    expect(await screen.findByText("Showing 6 to 7 of 7 entries")).toBeInTheDocument();
+    expect(within(pagination).getByRole("button", { name: "Next page" })).toBeDisabled();
+    expect(document.activeElement).toBe(within(pagination).getByRole("button", { name: "Page 2" }));
+
+    within(pagination).getByRole("button", { name: "Previous page" }).focus();
+    await user.keyboard("{Enter}");
+    expect(await screen.findByText("Showing 1 to 5 of 7 entries")).toBeInTheDocument();
+    expect(document.activeElement).toBe(within(pagination).getByRole("button", { name: "Page 1" }));
+  });
+
   it("searches on the server after a pause in typing and combines it with the status filter", async () => {
     const all = sevenTransfers();
     all[0].status = TransferStatus.COMPLETED;

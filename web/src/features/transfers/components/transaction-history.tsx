@@ -1,5 +1,5 @@
 import { ChevronLeft, ChevronRight, Search } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { toast } from "sonner";
 import { Link } from "react-router";
 import { Button, buttonClasses } from "@/components/ui/button";
@@ -66,6 +66,22 @@ export function TransactionHistory() {
   if (paging.key !== pagingKey) setPaging({ key: pagingKey, page: 1 });
   const page = paging.key === pagingKey ? paging.page : 1;
   const setPage = (next: number) => setPaging({ key: pagingKey, page: next });
+  // Previous on page 2 and Next on the last-but-one page are disabled on the page they lead
+  // to, and a disabled button drops the keyboard focus to the page's body: the focus then goes
+  // to the current page's button, in the same place in the pagination.
+  const pagination = useRef<HTMLElement>(null);
+  const focusCurrentPage = useRef(false);
+  const stepTo = (next: number) => {
+    focusCurrentPage.current = true;
+    setPage(next);
+  };
+  useEffect(() => {
+    if (!focusCurrentPage.current) return;
+    focusCurrentPage.current = false;
+    const active = document.activeElement;
+    const lost = !active || active === document.body || (pagination.current?.contains(active) && active.matches(":disabled"));
+    if (lost) pagination.current?.querySelector<HTMLElement>('[aria-current="page"]')?.focus();
+  }, [page]);
 
   const { data, isPending, isError, error, isPlaceholderData, isFetching, refetch } = useTransferHistory({ query, status, page });
 
@@ -177,13 +193,13 @@ export function TransactionHistory() {
       </Card>
 
       {pages > 1 && (
-        <nav aria-label="Pagination" className="mt-4 flex flex-col items-center justify-between gap-3 sm:flex-row">
+        <nav ref={pagination} aria-label="Pagination" className="mt-4 flex flex-col items-center justify-between gap-3 sm:flex-row">
           <p className="text-sm text-slate-600 dark:text-slate-400">{showingText(page, HISTORY_PAGE_SIZE, total)}</p>
           <div className="flex items-center gap-1">
             <Button
               variant="outline"
               size="sm"
-              onClick={() => setPage(Math.max(1, page - 1))}
+              onClick={() => stepTo(Math.max(1, page - 1))}
               disabled={page <= 1}
               aria-label="Previous page"
             >
@@ -210,7 +226,7 @@ export function TransactionHistory() {
             <Button
               variant="outline"
               size="sm"
-              onClick={() => setPage(Math.min(pages, page + 1))}
+              onClick={() => stepTo(Math.min(pages, page + 1))}
               disabled={page >= pages}
               aria-label="Next page"
             >
