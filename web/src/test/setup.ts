@@ -1,7 +1,7 @@
 import "@testing-library/jest-dom/vitest";
 import { cleanup, configure } from "@testing-library/react";
 import { toast } from "sonner";
-import { afterEach, vi } from "vitest";
+import { afterEach, beforeEach, vi } from "vitest";
 
 // jsdom has no matchMedia; the theme and sonner ask for it.
 if (typeof window.matchMedia !== "function") {
@@ -19,6 +19,28 @@ if (typeof window.matchMedia !== "function") {
     }),
   });
 }
+
+/**
+ * The tests' clock: a fixed instant, mid-morning in Johannesburg, that moves on with real time
+ * from there (only Date is faked; timers stay real). The app shows dates as Johannesburg's
+ * ("Today", "Yesterday, 23:55", a schedule's "a month from today"), and fixtures are made
+ * relative to now ("paid five minutes ago"): on the wall clock, a run in the minutes after
+ * Johannesburg's midnight, or between 22:00 and 24:00 UTC when its date is already the next
+ * one, turned those into other days and failed five tests in CI. `THUMELA_TEST_NOW` sets
+ * another instant (an ISO 8601 string), to try the suite at an awkward hour.
+ */
+const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
+export const TEST_NOW = new Date(env.THUMELA_TEST_NOW ?? "2026-11-25T08:00:00Z");
+
+function pinTheClock() {
+  vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+  vi.setSystemTime(TEST_NOW);
+}
+
+pinTheClock();
+// Each test starts from the same instant, whatever the last one did with the timers
+// (vi.useRealTimers puts the wall clock back).
+beforeEach(pinTheClock);
 
 afterEach(() => {
   cleanup();
