@@ -389,13 +389,7 @@ func (s *Store) UpdateSMSBatch(ctx context.Context, targets []app.SMSTarget, fn 
 		}
 	}
 	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT `+columns+` FROM deliveries
-			WHERE channel = 'sms' AND (provider_message_id = ANY($1) OR id = ANY($2))
-			ORDER BY id FOR UPDATE`, providerIDs, rowIDs)
-		if err != nil {
-			return err
-		}
-		found, err := pgx.CollectRows(rows, scan)
+		found, err := lockSMSDeliveries(ctx, tx, providerIDs, rowIDs)
 		if err != nil {
 			return err
 		}
@@ -448,6 +442,53 @@ func (s *Store) UpdateSMSBatch(ctx context.Context, targets []app.SMSTarget, fn 
 	}
 	return nil
 }
+
+// lockSMSDeliveries reads and locks, in id order, the SMS deliveries that have one of the
+// provider's message ids or one of our row ids: one statement, on the provider id's index and
+// then the primary key, whatever the table's size or statistics.
+//
+// pgx prepares the statement, and PostgreSQL keeps one generic plan of it per connection. On a
+// new database (deliveries never analysed: the planner assumes an almost empty table) the
+// statement as it was, "channel = 'sms' AND (provider_message_id = ANY($1) OR id = ANY($2))",
+// was planned as a walk of every SMS delivery (through deliveries_sms_recipient_idx, whose
+// condition the query's channel test matches) or a sequential scan, and kept that plan as the
+// table grew: a diagnostic run found it reading 478 blocks a call, every delivery for each
+// batch of reports (docs/decisions.md, "A create no longer looks its idempotency key up
+// first"). So the statement names the two indexes' columns only (the rows' channel is checked
+// here instead), and the sequential scan is off for this transaction (SET LOCAL: it ends with
+// the transaction, and travels in the statement's round trip). Checked on an empty table with
+// a generic plan: two index probes (TestSMSReportBatchPlanUsesTheIndexes).
+func lockSMSDeliveries(ctx context.Context, tx pgx.Tx, providerIDs []string, rowIDs []int64) ([]domain.Delivery, error) {
+	b := &pgx.Batch{}
+	b.Queue(noSeqScan)
+	b.Queue(lockSMSDeliveriesSQL, providerIDs, rowIDs)
+	br := tx.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	found, err := pgx.CollectRows(rows, scan)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(found, func(d domain.Delivery) bool { return d.Channel != domain.ChannelSMS }), nil
+}
+
+// noSeqScan and lockSMSDeliveriesSQL are lockSMSDeliveries' statements.
+const (
+	noSeqScan            = `SET LOCAL enable_seqscan = off`
+	lockSMSDeliveriesSQL = `SELECT ` + columns + ` FROM deliveries
+		WHERE id = ANY(ARRAY(SELECT id FROM deliveries WHERE provider_message_id = ANY($1)) || $2::bigint[])
+		ORDER BY id FOR UPDATE`
+)
 
 // wrap keeps domain errors recognisable and adds context to the others.
 func wrap(op string, err error) error {
