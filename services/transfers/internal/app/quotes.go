@@ -26,8 +26,17 @@ func (s *Service) QuoteFee(ctx context.Context, c Caller, bank domain.Bank, amou
 	if err != nil {
 		return FeeQuote{}, err
 	}
+	// A bank the create would refuse gets no price either (the fees service prices an unknown
+	// bank at its fallback): the same words as the create's.
+	var violations []domain.Violation
+	if !bank.Known() {
+		violations = append(violations, domain.Violation{Field: "bank", Message: domain.MsgChooseBank})
+	}
 	if problem := feeschedule.AmountProblem(amount.Cents()); problem != "" {
-		return FeeQuote{}, &domain.ValidationError{Violations: []domain.Violation{{Field: "amount_cents", Message: problem}}}
+		violations = append(violations, domain.Violation{Field: "amount_cents", Message: problem})
+	}
+	if len(violations) > 0 {
+		return FeeQuote{}, &domain.ValidationError{Violations: violations}
 	}
 	quote, err := s.fees.Quote(ctx, bank, amount)
 	if err != nil {

@@ -24,6 +24,9 @@ var bankNames = map[Bank]string{
 	Capitec:      "Capitec",
 }
 
+// MsgChooseBank is the refusal of a bank that is not one of Banks (a create's, a quote's).
+const MsgChooseBank = "Please choose the recipient's bank."
+
 // Known reports whether b is one of Banks.
 func (b Bank) Known() bool { _, ok := bankNames[b]; return ok }
 

@@ -121,7 +121,7 @@ func NewRequest(in RequestInput) (Request, error) {
 		verr.add("recipient_phone", "Please enter a valid South African mobile number.")
 	}
 	if !in.Bank.Known() {
-		verr.add("bank", "Please choose the recipient's bank.")
+		verr.add("bank", MsgChooseBank)
 	}
 	switch {
 	case in.AmountCents <= 0:

@@ -18,6 +18,7 @@ import (
 	"github.com/thumela/thumela/services/transfers/internal/adapters/cardcache"
 	"github.com/thumela/thumela/services/transfers/internal/adapters/feeschedulekv"
 	"github.com/thumela/thumela/services/transfers/internal/app"
+	"github.com/thumela/thumela/services/transfers/internal/domain"
 	"github.com/thumela/thumela/services/transfers/internal/ports/events"
 	"github.com/thumela/thumela/services/transfers/internal/testkit"
 )
@@ -290,4 +291,20 @@ func TestQuoteFeeDecidesTheWaiverAsTheCreateDoes(t *testing.T) {
 	if _, err := l.Client.QuoteFee(context.Background(), &transfersv1.QuoteFeeRequest{Bank: feesv1.Bank_BANK_CAPITEC, AmountCents: 50_000}); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("quote without a token: %v, want Unauthenticated", err)
 	}
+}
+
+// A quote for a bank the create would refuse (none chosen, or a value outside the five) is
+// refused in the create's words, rather than priced at the fees service's fallback.
+func TestQuoteFeeRefusesABankTheCreateRefuses(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	user, _ := e.NewUser()
+	ctx := e.Ctx(t, user)
+	for _, bank := range []feesv1.Bank{feesv1.Bank_BANK_UNSPECIFIED, feesv1.Bank(99), feesv1.Bank(-1)} {
+		_, err := e.Client.QuoteFee(ctx, &transfersv1.QuoteFeeRequest{Bank: bank, AmountCents: 50_000})
+		if status.Code(err) != codes.InvalidArgument || status.Convert(err).Message() != domain.MsgChooseBank {
+			t.Errorf("quote for bank %d: %v, want InvalidArgument %q", bank, err, domain.MsgChooseBank)
+		}
+	}
+	quoteFee(t, ctx, e, 50_000) // and a known bank is still quoted
 }
