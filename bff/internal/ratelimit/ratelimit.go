@@ -24,7 +24,6 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -39,6 +38,7 @@ import (
 
 	"github.com/thumela/thumela/bff/internal/httpx"
 	"github.com/thumela/thumela/bff/internal/rpcerr"
+	"github.com/thumela/thumela/services/platform/clientnet"
 )
 
 const (
@@ -178,7 +178,7 @@ type emailer interface{ GetEmail() string }
 
 // check counts one call (its TCP peer, headers and request message) against p's rules.
 func (l *Limiter) check(ctx context.Context, p *policy, peer string, header http.Header, msg any) error {
-	addr := addressKey(l.clientAddr.Of(peer, header))
+	addr := clientnet.Key(l.clientAddr.Of(peer, header))
 	// The account is looked up only when a rule needs it, after the address rule (listed
 	// first): a flood from one address is refused before any session look-up.
 	account, resolved := "", false
@@ -299,24 +299,6 @@ func Refusal(wait time.Duration) *connect.Error {
 	}
 	rpcerr.SetRetryAfter(err, wait)
 	return err
-}
-
-// addressKey is what an address is counted by: an IPv4 address as it is, an IPv6 address by
-// its /64, which one subscriber usually holds whole (counting single IPv6 addresses would let
-// a client rotate through 2^64 of them).
-func addressKey(raw string) string {
-	a, err := netip.ParseAddr(raw)
-	if err != nil {
-		return raw
-	}
-	a = a.Unmap()
-	if a.Is6() {
-		p, err := a.Prefix(64)
-		if err == nil {
-			return p.String()
-		}
-	}
-	return a.String()
 }
 
 func normaliseEmail(raw string) string {

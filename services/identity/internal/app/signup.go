@@ -10,6 +10,7 @@ import (
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
 	"github.com/thumela/thumela/services/identity/internal/events"
+	"github.com/thumela/thumela/services/platform/clientnet"
 )
 
 // SignedUp is the answer to SignUp. It is the same whether or not the address already has an
@@ -315,7 +316,7 @@ func (s *Service) tryCode(ctx context.Context, tx Tx, c domain.Code, found bool,
 			return false, checkErr
 		}
 	}
-	return false, tx.RecordFailure(ctx, Failure{Kind: FailureCode, Account: email.String(), Address: addressKey(client.Address), At: now})
+	return false, tx.RecordFailure(ctx, Failure{Kind: FailureCode, Account: email.String(), Address: clientnet.Key(client.Address), At: now})
 }
 
 // resend sends a new code unless one was sent within the resend interval

@@ -3,11 +3,11 @@ package app
 import (
 	"context"
 	"errors"
-	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/thumela/thumela/services/identity/internal/domain"
+	"github.com/thumela/thumela/services/platform/clientnet"
 )
 
 // ThrottlePolicy slows guessing without letting a stranger lock the owner out. Failures are
@@ -75,8 +75,8 @@ const (
 )
 
 // Failure is one failed attempt. Account is the normalised e-mail as typed, known or not, so an
-// unknown e-mail is throttled exactly like a known one. Address is the client's addressKey (an
-// IPv6 client's /64), not its exact address.
+// unknown e-mail is throttled exactly like a known one. Address is the client's clientnet.Key
+// (an IPv6 client's /64), not its exact address.
 type Failure struct {
 	Kind    FailureKind
 	Account string
@@ -120,27 +120,8 @@ func accountKey(raw string) string {
 	return strings.ToValidUTF8(s, "")
 }
 
-// addressKey is the throttle key of a client address: an IPv4 address as it is (an
-// IPv4-mapped IPv6 address as its IPv4 address), an IPv6 address by its /64, which one
-// subscriber usually holds whole, so counting single IPv6 addresses would give a client 2^64
-// fresh pairs and addresses to rotate through. The BFF's rate limits count the same way
-// (bff/internal/ratelimit, addressKey). Anything else (no address, a name) is kept as it is.
-func addressKey(raw string) string {
-	a, err := netip.ParseAddr(strings.TrimSpace(raw))
-	if err != nil {
-		return raw
-	}
-	a = a.Unmap().WithZone("")
-	if a.Is6() {
-		if p, err := a.Prefix(64); err == nil {
-			return p.String()
-		}
-	}
-	return a.String()
-}
-
 func (s *Service) failedSignIn(ctx context.Context, account string, c domain.Client, now time.Time) error {
-	if err := s.store.RecordFailure(ctx, Failure{Kind: FailurePassword, Account: account, Address: addressKey(c.Address), At: now}); err != nil {
+	if err := s.store.RecordFailure(ctx, Failure{Kind: FailurePassword, Account: account, Address: clientnet.Key(c.Address), At: now}); err != nil {
 		return err
 	}
 	return domain.ErrInvalidCredentials
@@ -166,7 +147,7 @@ func (s *Service) checkCodeThrottle(ctx context.Context, email domain.Email, add
 // throttle checks the pair, address and account keys of kind; the longest wait wins.
 func (s *Service) throttle(ctx context.Context, what domain.ThrottleKind, kind FailureKind, account, address string, now time.Time, pairFree, addressFree, accountFree int) error {
 	t := s.cfg.Throttle
-	address = addressKey(address)
+	address = clientnet.Key(address)
 	checks := []struct {
 		key  FailureKey
 		free int

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/thumela/thumela/services/platform/clientnet"
 )
 
 // Limits of a support message.
@@ -164,7 +166,7 @@ func NewSupportMessage(in SupportInput, now time.Time) (SupportMessage, error) {
 	}
 	var client netip.Prefix
 	if a := strings.TrimSpace(in.ClientAddress); a != "" {
-		p, ok := ClientNetwork(a)
+		p, ok := clientnet.Network(a)
 		if !ok {
 			add(FieldClientAddress, MsgAddressInvalid)
 		}
@@ -219,25 +221,6 @@ func ValidEmail(s string) bool {
 	}
 	local, domain, ok := strings.Cut(s, "@")
 	return ok && local != "" && strings.Contains(domain, ".") && !strings.HasSuffix(domain, ".")
-}
-
-// ClientNetwork is the rate limit's key for a client address ("203.0.113.7", "[2001:db8::1]:443",
-// …): the IPv4 address, or the IPv6 address's /64.
-func ClientNetwork(s string) (netip.Prefix, bool) {
-	addr, err := netip.ParseAddr(s)
-	if err != nil {
-		ap, err := netip.ParseAddrPort(s)
-		if err != nil {
-			return netip.Prefix{}, false
-		}
-		addr = ap.Addr()
-	}
-	addr = addr.Unmap().WithZone("")
-	if addr.Is4() {
-		return netip.PrefixFrom(addr, 32), true
-	}
-	p, err := addr.Prefix(64)
-	return p, err == nil
 }
 
 // crockford is Crockford's base32 alphabet: no I, L, O or U, so a ticket read aloud or typed

@@ -12,8 +12,8 @@ import (
 	"net"
 	"os"
 	"strings"
-	"syscall"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 

@@ -1,7 +1,7 @@
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import type { FormEvent } from "react";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Link, useLocation, useNavigate } from "react-router";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
@@ -69,6 +69,7 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
   const [code, setCode] = useState("");
   // The server refused the code (wrong or expired): the field says so until it is changed.
   const [refused, setRefused] = useState(false);
+  const codeInput = useRef<HTMLInputElement>(null);
   const [resendAt, setResendAt] = useState(
     () => pending.resendAvailableAt ?? Date.now() + RESEND_COUNTDOWN_SECONDS * 1000,
   );
@@ -95,11 +96,8 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
       // leaves the focus on Verify, to press again.)
       if (hasCode(error, Code.InvalidArgument)) {
         setRefused(true);
-        const input = document.getElementById("otp-code");
-        if (input instanceof HTMLInputElement) {
-          input.focus();
-          input.select();
-        }
+        codeInput.current?.focus();
+        codeInput.current?.select();
       }
     }
   };
@@ -132,6 +130,7 @@ export function OtpForm({ pending }: { pending: PendingVerification }) {
         <Label htmlFor="otp-code">Verification code</Label>
         <Input
           id="otp-code"
+          ref={codeInput}
           name="code"
           inputMode="numeric"
           autoComplete="one-time-code"
