@@ -2,7 +2,9 @@
 // account holder's first and last name (identity, profiles) and a transfer's recipient
 // (transfers). A name is shown to other people (the recipient's SMS carries the sender's name),
 // so it must read as what it is: letters and the few marks names use, nothing that changes how
-// text displays or that a terminal, a database or an SMS gateway treats as a command.
+// text displays or that a terminal, a database or an SMS gateway treats as a command. Two parts
+// of the rule, Hidden and HasWebAddress, serve other short text that Thumela shows as its own
+// words but that may hold digits and punctuation (a transfer's withdrawal location).
 package personname
 
 import (
@@ -58,6 +60,41 @@ const (
 //
 // The web client checks the same pattern (web/src/lib/person-name.ts): change both together.
 var webAddress = regexp.MustCompile(`\.\pM*(?:\pL\pM*){2}|[\x{A4F8}\x{A78F}\x{1427}\x{318D}\x{119E}]\pM*(?:\p{Latin}\pM*){2}`)
+
+// Hidden reports a character that a reader cannot see for what it is: a control (NUL, ESC, new
+// lines), a format character (the bidirectional overrides and isolates such as U+202E that show
+// text reversed, zero-width spaces and joiners, the soft hyphen, the byte order mark), a line or
+// paragraph separator, a private-use, surrogate or unassigned code point. Every other character
+// is a letter, mark, number, punctuation, symbol or space. A name never holds a hidden character
+// (Parse refuses it with the rest of Characters); Hidden is the same rule for other short text
+// that Thumela shows as its own words and that may hold digits and punctuation, as a transfer's
+// withdrawal location does.
+func Hidden(r rune) bool {
+	return !unicode.IsPrint(r) && !unicode.Is(unicode.Zs, r)
+}
+
+// HasWebAddress reports whether text carries a web address by the names' rule (webAddress: a
+// full stop followed directly by two or more letters, or a dot-shaped letter followed by two
+// Latin ones), for other short text Thumela shows as its own words, such as a transfer's
+// withdrawal location. Such text may hold punctuation a name may not, so the punctuation that
+// browsers or readers take for a full stop counts as one here (see fullStop). For a name it
+// answers as Parse does: Parse refuses those characters before it looks for an address.
+func HasWebAddress(text string) bool {
+	return webAddress.MatchString(strings.Map(fullStop, text))
+}
+
+// fullStop maps the punctuation that reads as a full stop in a host name to ".": the
+// ideographic, fullwidth, halfwidth and small full stops and the one-dot leader, which browsers
+// turn into "." in an address (IDNA), and the middle dots a reader would type as one
+// ("fnb·co·za"). Every other character is left as it is.
+func fullStop(r rune) rune {
+	switch r {
+	case '\u3002', '\uFF0E', '\uFF61', '\uFE52', '\u2024', // ideographic, fullwidth, halfwidth, small full stop; one-dot leader
+		'\u00B7', '\u0387', '\u2027', '\u2219', '\u22C5', '\u30FB', '\uFF65': // middle dot, Greek ano teleia, hyphenation point, bullet and dot operators, katakana middle dots
+		return '.'
+	}
+	return r
+}
 
 // Parse trims raw (white space of any kind at either end, as a pasted name carries), turns
 // every run of spaces inside into one ASCII space and checks it: letters and

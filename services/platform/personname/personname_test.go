@@ -135,3 +135,48 @@ func TestClean(t *testing.T) {
 		}
 	}
 }
+
+// TestHidden: what a reader cannot see is hidden, and every hidden character is one a name
+// refuses; letters, digits, punctuation, symbols and spaces are not hidden.
+func TestHidden(t *testing.T) {
+	t.Parallel()
+	for _, r := range []rune{'\x00', '\x1b', '\a', '\t', '\n', '\u0085', '\u202e', '\u202a', '\u2066', '\u2069', '\u200b',
+		'\u200c', '\u200d', '\u200e', '\u200f', '\u00ad', '\u2060', '\ufeff', '\u2028', '\u2029', '\ue000', '\U000F0000', '\U000E0001'} {
+		if !personname.Hidden(r) {
+			t.Errorf("Hidden(%U) = false", r)
+		}
+		if name, p := personname.Parse("Tha" + string(r) + "ndi"); p != personname.Characters {
+			t.Errorf("Parse(%U inside a name) = %q, %v; want Characters", r, name, p)
+		}
+	}
+	for _, r := range []rune{'a', 'é', '\u0301', '李', '0', '٣', ',', '&', '(', '.', '·', '😀', 'R', ' ', '\u00a0', '\u3000'} {
+		if personname.Hidden(r) {
+			t.Errorf("Hidden(%U) = true", r)
+		}
+	}
+}
+
+// TestHasWebAddress: the names' rule for other text, where the punctuation that reads as a full
+// stop counts as one; for a name it agrees with Parse.
+func TestHasWebAddress(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"www.example.com", "https://x.co", "Visit fnb-secure.co.za today", "St.Georges Mall",
+		"fnb-secure。co。za", "fnb-secure．co．za", "fnb-secure｡co｡za", "fnb-secure﹒co﹒za", "fnb-secure․co․za",
+		"fnb-secure·co·za", "fnb-secure·co", "fnb-secure・co", "fnb-secureꓸcoꓸza", "fnb.c\u0301om"} {
+		if !personname.HasWebAddress(s) {
+			t.Errorf("HasWebAddress(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"Sandton City", "Café Mall", "Shop 12, Mall of Africa (Midrand) & Co.", "St. George's Mall",
+		"J.R.R. Tolkien", "Unit 4.12", "No. 5 · Main Road", "ᒥᐧᔦᐤ", "Aꓸb", ""} {
+		if personname.HasWebAddress(s) {
+			t.Errorf("HasWebAddress(%q) = true", s)
+		}
+	}
+	for _, s := range []string{"Visit fnb-secure.co.za", "J.R.R.Tolkien", "J. R. R. Tolkien", "St. John", "fnb-secureꓸcoꓸza", "Thandi"} {
+		_, p := personname.Parse(s)
+		if personname.HasWebAddress(s) != (p == personname.WebAddress) {
+			t.Errorf("HasWebAddress(%q) = %v, but Parse says %v", s, personname.HasWebAddress(s), p)
+		}
+	}
+}

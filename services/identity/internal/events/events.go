@@ -155,13 +155,18 @@ func NewSignInEmail(u domain.User, device domain.Device, address string, now tim
 }
 
 // SignUpAttemptEmail tells the owner of an existing account that someone tried to sign up with
-// their address. It carries nothing the stranger typed.
+// their address. It carries nothing the stranger typed: neither the second sign-up's names nor,
+// for an unverified account, the account's own (the first sign-up's, who may be the stranger).
 func SignUpAttemptEmail(u domain.User, now time.Time) (outbox.Message, error) {
 	params := map[string]string{"at": now.UTC().Format(time.RFC3339)}
 	if !u.Verified() {
 		// The contested sign-up left the account with no usable password (app.SignUp): the
 		// e-mail must not tell its owner to log in with theirs.
 		params["unverified"] = "true"
+		// Nobody has proved the address, so the names are whatever the first sign-up typed,
+		// maybe a stranger's text: the e-mail greets no one by name (first_name is sent empty,
+		// and notifications' template says "Hi there," for an unverified account anyway).
+		u.Name = domain.Name{}
 	}
 	return email(u, notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT, u.ID, params, nil, now)
 }

@@ -466,7 +466,9 @@ func TestSignUpAttemptEmail(t *testing.T) {
 
 // TestSignUpAttemptEmailToAnUnverifiedAccount: after a contested sign-up the account has no
 // usable password, so the e-mail sends its owner to "Forgot password?" and never tells them to
-// log in with their password or that nothing was changed; without the flag it does.
+// log in with their password or that nothing was changed; without the flag it does. The
+// unverified account's e-mail greets no one by name ("Hi there,"); the verified one's greets
+// its owner by their first name.
 func TestSignUpAttemptEmailToAnUnverifiedAccount(t *testing.T) {
 	t.Parallel()
 	params := map[string]string{"first_name": "Thandi", "at": "2026-03-18T10:05:00Z", "unverified": "true"}
@@ -476,7 +478,8 @@ func TestSignUpAttemptEmailToAnUnverifiedAccount(t *testing.T) {
 	}
 	for _, part := range []string{msg.Text, msg.HTML} {
 		if !strings.Contains(part, "neither of them works") || !strings.Contains(part, "Forgot password?") ||
-			strings.Contains(part, "log in with your password") || strings.Contains(part, "nothing was changed") {
+			strings.Contains(part, "log in with your password") || strings.Contains(part, "nothing was changed") ||
+			!strings.Contains(part, "Hi there,") || strings.Contains(part, "Thandi") {
 			t.Fatalf("unverified account's e-mail = %q", part)
 		}
 	}
@@ -488,9 +491,36 @@ func TestSignUpAttemptEmailToAnUnverifiedAccount(t *testing.T) {
 	if !strings.Contains(msg.Text, "log in with your password") || strings.Contains(msg.Text, "neither of them works") {
 		t.Fatalf("verified account's e-mail = %q", msg.Text)
 	}
+	for _, part := range []string{msg.Text, msg.HTML} {
+		if !strings.Contains(part, "Hi Thandi,") {
+			t.Fatalf("verified account's e-mail does not greet its owner: %q", part)
+		}
+	}
 	params["unverified"] = "yes"
 	if _, err := domain.Render(domain.TemplateSignUpAttempt, domain.ChannelEmail, params, nil); err == nil {
 		t.Fatal("a flag other than \"true\" was accepted")
+	}
+}
+
+// TestSignUpAttemptEmailToAnUnverifiedAccountLeavesOutTheName: an unverified account's first
+// name was typed by whoever signed up first, who may be a stranger to the address's owner (a
+// pre-hijacking attempt). Their text must not appear in an official Thumela e-mail to that
+// address, in any part, even when identity sends it.
+func TestSignUpAttemptEmailToAnUnverifiedAccountLeavesOutTheName(t *testing.T) {
+	t.Parallel()
+	const stranger = "Mallory Call-Support-Now"
+	params := map[string]string{"first_name": stranger, "at": "2026-03-18T10:05:00Z", "unverified": "true"}
+	msg, err := domain.Render(domain.TemplateSignUpAttempt, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{msg.Subject, msg.Text, msg.HTML} {
+		if strings.Contains(part, "Mallory") || strings.Contains(part, "Call-Support-Now") {
+			t.Fatalf("the stranger's name reached the e-mail: %q", part)
+		}
+	}
+	if !strings.HasPrefix(msg.Text, "Hi there,\n") || !strings.Contains(msg.HTML, "<p>Hi there,</p>") {
+		t.Fatalf("greeting: text %q, html %q", msg.Text, msg.HTML)
 	}
 }
 

@@ -270,7 +270,6 @@ func hiddenRune(r rune) bool {
 
 const zeroWidthJoiner = '\u200d'
 
-
 // ContainsCardNumber reports whether s holds 13 or more digits in a row (of any script's
 // decimal digits), ignoring what people or a paste put between groups: white space (the
 // no-break space too), punctuation ("4242.4242…", "4242/4242…", dashes) and invisible format

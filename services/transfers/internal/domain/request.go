@@ -36,6 +36,13 @@ type Location struct {
 	Type string
 }
 
+// What the sender reads for a withdrawal location with a character a reader cannot see (a
+// control, a bidirectional override, a zero-width space) or with a web address.
+const (
+	MsgLocationCharacters = "The withdrawal location contains a character that is not allowed."
+	MsgLocationWebAddress = "The withdrawal location can't include a web address."
+)
+
 // NoteCents is the smallest note ATMs pay out, R10: every amount sent is a multiple of it.
 const NoteCents = 1_000
 
@@ -136,14 +143,22 @@ func NewRequest(in RequestInput) (Request, error) {
 	case len(pm) > MaxPaymentMethodID || !printable(pm):
 		verr.add("payment_method_id", MsgPaymentMethodNotFound)
 	}
+	// The location is the sender's text or a link's, shown back as Thumela's own words (the
+	// wizard, the transfer's details, statements): the names' rules for what a reader cannot see
+	// and for web addresses (platform/personname), with the digits and punctuation a place's
+	// name uses. Characters and addresses before length, as for a name.
 	loc := Location{Name: strings.Join(strings.Fields(in.Location.Name), " "), Type: strings.TrimSpace(in.Location.Type)}
 	switch {
 	case loc.Name == "" && (loc.Type == "" || loc.Type == LocationDefault):
 		loc = DefaultLocation
 	case loc.Name == "":
 		verr.add("withdrawal_location.name", "Please name the withdrawal location.")
-	case utf8.RuneCountInString(loc.Name) > MaxLocationName || !printable(loc.Name):
-		verr.add("withdrawal_location.name", "The withdrawal location must be at most 100 characters.")
+	case !utf8.ValidString(loc.Name) || strings.ContainsFunc(loc.Name, personname.Hidden):
+		verr.add("withdrawal_location.name", MsgLocationCharacters)
+	case personname.HasWebAddress(loc.Name):
+		verr.add("withdrawal_location.name", MsgLocationWebAddress)
+	case utf8.RuneCountInString(loc.Name) > MaxLocationName:
+		verr.add("withdrawal_location.name", fmt.Sprintf("The withdrawal location must be at most %d characters.", MaxLocationName))
 	case loc.Type == "":
 		loc.Type = LocationParam
 	case loc.Type != LocationParam && loc.Type != LocationDefault:

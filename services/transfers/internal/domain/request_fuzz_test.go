@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/thumela/thumela/services/platform/personname"
 	"github.com/thumela/thumela/services/transfers/internal/domain"
 )
 
@@ -19,6 +20,8 @@ func FuzzNewRequest(f *testing.F) {
 	f.Add("  k  ", "  Zoë  de la Rey ", "+27821234567", "capitec", int64(1000), "pm", "Sandton City ATM", "param", "4821")
 	f.Add("", "\x00", "0800 123 456", "bank", int64(-5), "", "\x1b", "x", "1234")
 	f.Add("k", "Ndlovu", "0821234567", "absa", int64(12345), "pm", "", "default", "12a4")
+	f.Add("k", "Ndlovu", "0821234567", "absa", int64(12000), "pm", "Sandton \u202eytiC\u200b", "param", "")
+	f.Add("k", "Ndlovu", "0821234567", "absa", int64(12000), "pm", "Visit fnb-secure。co。za", "", "")
 	pinKey, err := domain.NewPINKey([]byte(strings.Repeat("k", domain.MinPINKeySize)))
 	if err != nil {
 		f.Fatal(err)
@@ -52,6 +55,10 @@ func FuzzNewRequest(f *testing.F) {
 		}
 		if !req.Bank().Known() {
 			t.Fatalf("accepted bank %q", req.Bank())
+		}
+		if l := req.Location().Name; l == "" || utf8.RuneCountInString(l) > domain.MaxLocationName ||
+			strings.ContainsFunc(l, personname.Hidden) || personname.HasWebAddress(l) {
+			t.Fatalf("accepted location %q", l)
 		}
 		again, err := domain.NewRequest(domain.RequestInput{IdempotencyKey: req.IdempotencyKey(), RecipientName: req.RecipientName(),
 			RecipientPhone: req.RecipientPhone().E164(), Bank: req.Bank(), AmountCents: req.Amount().Cents(),

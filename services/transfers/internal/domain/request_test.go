@@ -127,6 +127,70 @@ func TestNewRecipientEditName(t *testing.T) {
 	}
 }
 
+// The withdrawal location is the sender's free text (or a link's "location" parameter), shown
+// back as Thumela's own words in the wizard, the transfer's details and statements. It follows
+// the names' rules for what a reader cannot see and for web addresses (platform/personname:
+// no control, format or bidirectional character; no full stop followed by two letters), while
+// keeping the digits and punctuation a place's name uses, its length limit and its white space
+// normalised.
+func TestNewRequestLocationName(t *testing.T) {
+	t.Parallel()
+	const (
+		characters = "The withdrawal location contains a character that is not allowed."
+		webAddress = "The withdrawal location can't include a web address."
+		tooLong    = "The withdrawal location must be at most 100 characters."
+	)
+	tests := []struct {
+		name, location, want string // want: the accepted name, or the refusal's message
+		ok                   bool
+	}{
+		{"plain", "Sandton City", "Sandton City", true},
+		{"accented", "Café Mall", "Café Mall", true},
+		{"a combining accent", "Cafe\u0301 Mall", "Cafe\u0301 Mall", true},
+		{"digits and punctuation", " Shop 12,  Mall of Africa (Midrand) & Co. ", "Shop 12, Mall of Africa (Midrand) & Co.", true},
+		{"an abbreviation", "St. George's Mall, Cape Town", "St. George's Mall, Cape Town", true},
+		{"other scripts", "ᒥᐧᔦᐤ 李小龙", "ᒥᐧᔦᐤ 李小龙", true},
+		{"no-break spaces", "Sandton\u00a0City\u2028ATM", "Sandton City ATM", true},
+		{"exactly the limit", strings.Repeat("a", 100), strings.Repeat("a", 100), true},
+		{"right-to-left override", "Sandton \u202eytiC", characters, false},
+		{"zero-width space", "Sand\u200bton City", characters, false},
+		{"zero-width joiner", "Sand\u200dton City", characters, false},
+		{"left-to-right isolate", "Sandton \u2066City", characters, false},
+		{"byte order mark", "\ufeffSandton City", characters, false},
+		{"soft hyphen", "Sand\u00adton", characters, false},
+		{"NUL", "Sandton\x00City", characters, false},
+		{"ESC", "Sandton\x1b[2J", characters, false},
+		{"private use", "Sandton\ue000", characters, false},
+		{"invalid UTF-8", "Sand\xffton", characters, false},
+		{"www", "www.example.com", webAddress, false},
+		{"https", "https://x.co", webAddress, false},
+		{"an address inside", "Visit fnb-secure.co.za for your cash", webAddress, false},
+		{"no space after a full stop", "St.Georges Mall", webAddress, false},
+		{"an ideographic full stop", "fnb-secure。co。za", webAddress, false},
+		{"a fullwidth full stop", "fnb-secure．co．za", webAddress, false},
+		{"a middle dot", "fnb-secure·co·za", webAddress, false},
+		{"a dot-shaped letter", "fnb-secureꓸcoꓸza", webAddress, false},
+		{"an address before the length", strings.Repeat("a", 100) + " x.co", webAddress, false},
+		{"too long", strings.Repeat("a", 101), tooLong, false},
+	}
+	for _, tt := range tests {
+		in := validInput()
+		in.Location = domain.Location{Name: tt.location}
+		r, err := domain.NewRequest(in)
+		if tt.ok {
+			if err != nil || r.Location() != (domain.Location{Name: tt.want, Type: domain.LocationParam}) {
+				t.Errorf("%s: NewRequest(location %q) = %+v, %v; want %q", tt.name, tt.location, r.Location(), err, tt.want)
+			}
+			continue
+		}
+		var verr *domain.ValidationError
+		if !errors.As(err, &verr) || len(verr.Violations) != 1 ||
+			verr.Violations[0] != (domain.Violation{Field: "withdrawal_location.name", Message: tt.want}) {
+			t.Errorf("%s: NewRequest(location %q) = %v; want %q", tt.name, tt.location, err, tt.want)
+		}
+	}
+}
+
 func TestPhoneNotations(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{"0821234567", "082 123 4567", "+27 82 123 4567", "27821234567", "(082) 123-4567", "+27821234567"} {

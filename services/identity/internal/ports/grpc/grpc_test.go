@@ -179,7 +179,8 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 		}
 	}
 
-	// The owners were told, by their own name, with nothing the stranger typed.
+	// The owners were told, with nothing the stranger typed: the verified one by their own name,
+	// the unverified one by no name (its name is the first sign-up's, nobody's proved).
 	for _, id := range []string{takenID, pendingID} {
 		var attempts []*notificationsv1.NotificationRequest
 		for _, n := range e.notifications(id) {
@@ -193,11 +194,11 @@ func TestSignUpDuplicateEmail(t *testing.T) {
 		a := attempts[0]
 		// The unverified account's e-mail says its password no longer works ("unverified"); the
 		// verified one's, that nothing changed.
-		wantParams, unverified := 2, ""
+		wantParams, unverified, firstName := 2, "", "Thandi"
 		if id == pendingID {
-			wantParams, unverified = 3, "true"
+			wantParams, unverified, firstName = 3, "true", ""
 		}
-		if a.GetParams()["first_name"] != "Thandi" || a.GetParams()["at"] == "" || len(a.GetParams()) != wantParams ||
+		if a.GetParams()["first_name"] != firstName || a.GetParams()["at"] == "" || len(a.GetParams()) != wantParams ||
 			a.GetParams()["unverified"] != unverified ||
 			a.GetSecrets() != nil || a.GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL || a.GetUserId() != id {
 			t.Fatalf("attempt e-mail = %v", a)
@@ -1020,6 +1021,26 @@ func TestAStrangersPendingSignUpCannotBeVerifiedByTheOwner(t *testing.T) {
 	// Long after the stranger's code expired, the owner signs up, gets no code, and asks for one.
 	e.clock.Advance(time.Hour)
 	id, _ := e.signUp("owner@example.com")
+	// The owner is told of the contested sign-up without the stranger's words: the account's
+	// name is the one the stranger typed, so the e-mail greets no one by name.
+	var attempts int
+	for _, n := range e.notifications(id) {
+		if n.GetTemplate() != notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT {
+			continue
+		}
+		attempts++
+		if n.GetParams()["unverified"] != "true" || n.GetParams()["first_name"] != "" {
+			t.Fatalf("sign-up-attempt e-mail to the owner = %v", n)
+		}
+		for k, v := range n.GetParams() {
+			if strings.Contains(v, "Mallory") {
+				t.Fatalf("the stranger's name reached the owner's e-mail in %q: %q", k, v)
+			}
+		}
+	}
+	if attempts != 1 {
+		t.Fatalf("%d sign-up-attempt e-mails to the owner", attempts)
+	}
 	if _, err := e.bff.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: "owner@example.com",
 		Purpose: identityv1.CodePurpose_CODE_PURPOSE_EMAIL_VERIFICATION, Client: browser}); err != nil {
 		t.Fatal(err)
