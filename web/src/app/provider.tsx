@@ -10,13 +10,11 @@ import { sessionQueryFilter } from "@/features/auth/api/session-key";
 import { createQueryClient } from "@/lib/query-client";
 import { ServiceOutage, ServiceOutageProvider, reportingOutages } from "@/lib/service-outage";
 import { ThemeProvider, useTheme } from "@/lib/theme";
+import { useToastPosition } from "@/lib/toast-position";
 import { transport as browserTransport } from "@/lib/transport";
 
 /** The spec's toast display time. */
 export const TOAST_DURATION_MS = 4000;
-
-/** Where toasts show: off the sticky header and outage banner (see ThemedToaster). */
-const TOAST_POSITION = "bottom-right";
 
 interface AppProviderProps {
   children: ReactNode;
@@ -66,13 +64,16 @@ export function createAppQueryClient(options: { retry?: boolean } = {}): QueryCl
  * its four seconds (longer while the pointer rests on it: sonner then keeps it open), and to the
  * outage banner under it with its Dismiss at the right, which the failure that raises it usually
  * toasts about at the same moment. What a toast may cover at the bottom scrolls; the header and
- * the banner are sticky and do not.
+ * the banner are sticky and do not. Except below 768 px while a dialog is open: there the
+ * dialog's actions sit at the bottom and the header is behind its overlay, so toasts show at
+ * the top (useToastPosition). The live region is sonner's own, wherever the toasts show.
  */
 function ThemedToaster() {
   const { resolved } = useTheme();
+  const position = useToastPosition();
   return (
     <ToastFocusBoundary>
-      <Toaster theme={resolved} duration={TOAST_DURATION_MS} position={TOAST_POSITION} richColors closeButton />
+      <Toaster theme={resolved} duration={TOAST_DURATION_MS} position={position} richColors closeButton />
     </ToastFocusBoundary>
   );
 }

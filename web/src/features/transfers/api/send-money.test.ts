@@ -4,9 +4,11 @@ import {
   AMOUNT_MESSAGES,
   DEFAULT_LOCATION,
   EMPTY_VALUES,
+  MAX_LOCATION_NAME,
   MESSAGES,
   PIN_MESSAGES,
   amountProblem,
+  locationFromLink,
   prefillFromSearch,
   sendMoneySchema,
   senderPinProblem,
@@ -25,6 +27,48 @@ describe("prefillFromSearch", () => {
   it("uses 'Nearest ATM' (type default) without a location", () => {
     expect(prefill("").location).toEqual({ name: "Nearest ATM", type: "default" });
     expect(prefill("location=%20%20").location).toEqual(DEFAULT_LOCATION);
+  });
+
+  // The transfers service's rule for a location (NewRequest): the sender cannot edit a link's
+  // location, so one it would refuse gives way to the default instead of failing on Send.
+  it.each([
+    ["a right-to-left override inside", "Sandton\u202eCity"],
+    ["a zero-width space", "Sandton\u200bCity"],
+    ["a control character", "Sandton\u0000City"],
+    ["a web address", "www.example.com"],
+    ["a URL", "https://x.co"],
+    ["a web address written with ideographic full stops", "fnb-secure\u3002co\u3002za"],
+    ["a web address written with fullwidth full stops", "fnb-secure\uff0eco\uff0eza"],
+    ["a web address written with middle dots", "fnb-secure\u00b7co\u00b7za"],
+    ["more than 100 characters", "a".repeat(MAX_LOCATION_NAME + 1)],
+  ])("falls back to 'Nearest ATM' for a location with %s", (_, name) => {
+    expect(prefillFromSearch(new URLSearchParams({ location: name })).location).toEqual(DEFAULT_LOCATION);
+  });
+
+  it.each([
+    ["Sandton City", "Sandton City"],
+    ["Café Mall", "Café Mall"],
+    ["Shop 12, Mall of Africa (Midrand) & Co.", "Shop 12, Mall of Africa (Midrand) & Co."],
+    ["St. George's Mall", "St. George's Mall"],
+    ["  Rosebank   Mall ", "Rosebank Mall"],
+    ["Rosebank\t\u00a0Mall\u3000", "Rosebank Mall"],
+    ["a".repeat(MAX_LOCATION_NAME), "a".repeat(MAX_LOCATION_NAME)],
+  ])("keeps the location %j as %j", (name, kept) => {
+    expect(prefillFromSearch(new URLSearchParams({ location: name })).location).toEqual({ name: kept, type: "param" });
+  });
+});
+
+describe("locationFromLink", () => {
+  it("counts characters after collapsing white space, as the server does", () => {
+    const word = "b".repeat(49);
+    expect(locationFromLink(`  ${word}     ${word}x `)).toBe(`${word} ${word}x`); // 106 before, 100 after
+    expect(locationFromLink(`${word} ${word}xy`)).toBeUndefined(); // 101
+    expect(locationFromLink("😀".repeat(MAX_LOCATION_NAME))).toBe("😀".repeat(MAX_LOCATION_NAME)); // code points, not UTF-16 units
+  });
+
+  it("treats line and paragraph separators as white space and the byte order mark as hidden", () => {
+    expect(locationFromLink("Rosebank\u2028Mall")).toBe("Rosebank Mall");
+    expect(locationFromLink("\ufeffRosebank Mall")).toBeUndefined();
   });
 
   it("fills name and phone from the four preset recipient keys, case-insensitively", () => {

@@ -1,5 +1,5 @@
 import { parseRandToCents } from "@/lib/money";
-import { RECIPIENT_NAME_NO_LETTER, nameIssue } from "@/lib/person-name";
+import { RECIPIENT_NAME_NO_LETTER, hasHiddenCharacter, hasWebAddress, nameIssue } from "@/lib/person-name";
 import { INVALID_MOBILE, saMobileE164 } from "@/lib/phone";
 import { z } from "@/lib/zod";
 import { presetRecipient } from "../lib/preset-recipients";
@@ -130,6 +130,23 @@ export interface WithdrawalLocationInit {
 
 export const DEFAULT_LOCATION: WithdrawalLocationInit = { name: "Nearest ATM", type: "default" };
 
+/** The longest withdrawal location's name the transfers service takes, in characters. */
+export const MAX_LOCATION_NAME = 100;
+
+/**
+ * A link's withdrawal location by the transfers service's rule (NewRequest): every run of white
+ * space (any Unicode White_Space, as Go's strings.Fields) becomes one space, trimmed; then no
+ * character a reader cannot see, no web address (lib/person-name, as platform/personname) and at
+ * most MAX_LOCATION_NAME characters. Undefined for an empty location or one the server would
+ * refuse: the sender cannot edit it, so the wizard uses the default rather than show it.
+ */
+export function locationFromLink(raw: string): string | undefined {
+  const name = raw.split(/\p{White_Space}+/u).filter(Boolean).join(" ");
+  if (!name || hasHiddenCharacter(name) || hasWebAddress(name)) return undefined;
+  if ([...name].length > MAX_LOCATION_NAME) return undefined;
+  return name;
+}
+
 export const EMPTY_VALUES: SendMoneyValues = {
   amount: "",
   recipientName: "",
@@ -145,7 +162,8 @@ export const EMPTY_VALUES: SendMoneyValues = {
  * The wizard's starting values from the query string: amount (rand as parseRandToCents reads
  * it: "150", "150.50", also "1 500" or "150,50"; kept as passed, the field shows it so),
  * recipient (a name, or one of the preset keys that fills name and phone), phone and location.
- * An amount that is not a valid rand amount is left out rather than half-used.
+ * An amount that is not a valid rand amount is left out rather than half-used; a location the
+ * server would refuse (locationFromLink) gives way to the default.
  */
 export function prefillFromSearch(params: URLSearchParams): {
   values: SendMoneyValues;
@@ -160,7 +178,7 @@ export function prefillFromSearch(params: URLSearchParams): {
   const recipient = params.get("recipient")?.trim() ?? "";
   const preset = presetRecipient(recipient);
   const phone = params.get("phone")?.trim() ?? "";
-  const location = params.get("location")?.trim() ?? "";
+  const location = locationFromLink(params.get("location") ?? "");
   // The bank's enum number (Send Similar, Resend); anything else is left for the sender.
   const bank = /^[1-9]\d*$/.test(params.get("bank")?.trim() ?? "") ? (params.get("bank")?.trim() ?? "") : "";
   return {

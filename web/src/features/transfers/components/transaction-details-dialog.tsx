@@ -27,7 +27,15 @@ import {
   useRememberTransfer,
   useVoucherSms,
 } from "../api/transfers";
-import { VOUCHER_TONE_CLASS, collectionPlace, isAwaitingCollection, refundText, voucherState } from "../lib/voucher-state";
+import {
+  CHOSEN_WHEN_SENDING,
+  VOUCHER_TONE_CLASS,
+  collectionPlace,
+  isAwaitingCollection,
+  refundText,
+  voucherState,
+  withdrawalLocation,
+} from "../lib/voucher-state";
 import { VoucherActions } from "./voucher-actions";
 import { hasProofOfPayment, proofOfPaymentUrl } from "../lib/statement";
 
@@ -71,6 +79,7 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
   const created = toDate(transfer.createdAt);
   const expires = toDate(transfer.voucher?.expiresAt);
   const state = voucherState(transfer);
+  const location = withdrawalLocation(transfer);
   const refund = refundText(transfer, formatMoney(cardRefundCents(transfer)));
   const awaiting = isAwaitingCollection(transfer);
   const lockedUntil = voucherLockedUntil(transfer.voucher);
@@ -143,7 +152,14 @@ function TransactionDetails({ transfer: initial }: { transfer: Transfer }) {
         <Row term="Payment Method">
           {paymentMethodLabel(transfer.paymentMethodName, transfer.paymentMethodLastFour)}
         </Row>
-        <Row term="Withdrawal Location">{transfer.withdrawalLocation?.name || "Not specified"}</Row>
+        <Row term="Withdrawal Location">
+          {location.place}
+          {location.chosen && (
+            <span className="block text-slate-500 dark:text-slate-400">
+              {CHOSEN_WHEN_SENDING} {location.chosen}
+            </span>
+          )}
+        </Row>
         <Row term="Status">
           {/* Polite live region: the collection, or the refund, is announced as it arrives. */}
           <span aria-live="polite" className="inline-flex flex-col items-end">

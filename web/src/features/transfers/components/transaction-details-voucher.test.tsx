@@ -4,7 +4,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { configure, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import { Bank, CollectionStatus, RefundStatus, TransfersService, VoucherSchema } from "@/gen/thumela/bff/v1/bff_pb";
+import { Bank, CollectionStatus, RefundStatus, TransfersService, VoucherSchema, WithdrawalLocationSchema } from "@/gen/thumela/bff/v1/bff_pb";
 import type { ChangeRecipientPhoneRequest, ResendVoucherRequest, Transfer } from "@/gen/thumela/bff/v1/bff_pb";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { expectToast } from "@/test/toasts";
@@ -97,9 +97,37 @@ describe("transaction details: the voucher", () => {
     const { user } = renderDashboard(transfer);
     const dialog = await openDialog(user);
     expect(term(dialog, "Status")).toHaveTextContent(`Collected at FNB ATM Sandton City, ${saClock.format(at)}`);
+    // Where the cash was withdrawn, not the planned 'Nearest ATM' above 'Collected at …'.
+    expect(term(dialog, "Withdrawal Location")).toHaveTextContent(/^FNB ATM Sandton City$/);
     expect(within(dialog).queryByRole("button", { name: "Resend SMS" })).not.toBeInTheDocument();
     expect(within(dialog).queryByRole("button", { name: "Change phone number" })).not.toBeInTheDocument();
     expect(within(dialog).queryByRole("button", { name: "Cancel voucher" })).not.toBeInTheDocument();
+  });
+
+  it("awaiting: the withdrawal location is the one chosen when sending", async () => {
+    const { user } = renderDashboard(awaiting());
+    const dialog = await openDialog(user);
+    expect(term(dialog, "Withdrawal Location")).toHaveTextContent(/^Nearest ATM$/);
+  });
+
+  it("collected away from the place the sender named: the ATM that paid out, the named place labelled as their choice", async () => {
+    const named = withChanges(awaiting(), {
+      withdrawalLocation: create(WithdrawalLocationSchema, { name: "Rosebank Mall", type: "param" }),
+    });
+    const transfer = withChanges(named, {
+      voucher: voucher({ collectionStatus: CollectionStatus.COLLECTED, collectedAtLocation: "FNB ATM Sandton City" }),
+    });
+    const { user } = renderDashboard(transfer);
+    const dialog = await openDialog(user);
+    expect(term(dialog, "Withdrawal Location")).toHaveTextContent(/^FNB ATM Sandton City\s*Chosen when sending: Rosebank Mall$/);
+    expect(term(dialog, "Status")).toHaveTextContent("Collected at FNB ATM Sandton City");
+  });
+
+  it("collected at an ATM the server did not name: the bank's ATM, not the planned 'Nearest ATM'", async () => {
+    const transfer = withChanges(awaiting(), { voucher: voucher({ collectionStatus: CollectionStatus.COLLECTED }) });
+    const { user } = renderDashboard(transfer);
+    const dialog = await openDialog(user);
+    expect(term(dialog, "Withdrawal Location")).toHaveTextContent(/^FNB ATM$/);
   });
 
   it.each([

@@ -72,6 +72,35 @@ export function voucherState(transfer: Transfer, now: Date = new Date()): Vouche
   }
 }
 
+/** What the details dialog's Withdrawal Location row says (see withdrawalLocation). */
+export interface WithdrawalPlace {
+  /** The row's value. */
+  place: string;
+  /** A place the sender named when sending, shown under a collected voucher's actual one. */
+  chosen?: string;
+}
+
+/** Said in the Withdrawal Location row before the place the sender named, once collected elsewhere. */
+export const CHOSEN_WHEN_SENDING = "Chosen when sending:";
+
+/**
+ * The details dialog's Withdrawal Location (the spec's label). Before collection, the place
+ * chosen when sending ('Nearest ATM' by default, a link's `location` otherwise). Once the
+ * voucher was collected, the ATM that paid it out, as its status says ('Collected at …'): the
+ * planned 'Nearest ATM' beside 'Collected at FNB ATM Sandton City' read as a contradiction. A
+ * place the sender named themselves stays readable under it, labelled as their choice; the
+ * default 'Nearest ATM' was no one's choice and is dropped.
+ */
+export function withdrawalLocation(transfer: Transfer): WithdrawalPlace {
+  const planned = transfer.withdrawalLocation;
+  const voucher = transfer.voucher;
+  if (voucher?.collectionStatus !== CollectionStatus.COLLECTED) return { place: planned?.name || "Not specified" };
+  const name = bankName(transfer.bank);
+  const place = voucher.collectedAtLocation || (name ? `${name} ATM` : "An ATM");
+  const chosen = planned?.type === "param" && planned.name && planned.name !== place ? planned.name : undefined;
+  return chosen ? { place, chosen } : { place };
+}
+
 /** Text colours of the voucher state, readable in both themes. */
 export const VOUCHER_TONE_CLASS: Record<VoucherTone, string> = {
   awaiting: "text-slate-600 dark:text-slate-400",

@@ -340,6 +340,28 @@ describe("send money wizard", () => {
     expect(recipient).toHaveTextContent("FNB");
   });
 
+  it("falls back to 'Nearest ATM' for a link's location the server would refuse, without showing it", async () => {
+    // U+202E would show the rest reversed; the transfers service refuses it, and the sender cannot edit it.
+    const { user, calls } = renderWizard(`/send-money?location=${encodeURIComponent("Sandton\u202eCity www.fnb-help.co.za")}`);
+    await reachConfirmation(user);
+    const details = await screen.findByRole("region", { name: "Transfer details" });
+    expect(within(details).getByText("Withdrawal location").nextElementSibling).toHaveTextContent(/^Nearest ATM$/);
+    expect(document.body).not.toHaveTextContent(/Sandton|fnb-help/);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    expect(await screen.findByText("Transfer initiated")).toBeInTheDocument();
+    expect(calls.creates[0].withdrawalLocation).toMatchObject({ name: "Nearest ATM", type: "default" });
+  });
+
+  it("shows a link's location with its white space collapsed, and sends it so", async () => {
+    const { user, calls } = renderWizard(`/send-money?location=${encodeURIComponent("  Rosebank   Mall ")}`);
+    await reachConfirmation(user);
+    const details = await screen.findByRole("region", { name: "Transfer details" });
+    expect(within(details).getByText("Withdrawal location").nextElementSibling).toHaveTextContent(/^Rosebank Mall$/);
+    await user.click(screen.getByRole("button", { name: "Send Money" }));
+    expect(await screen.findByText("Transfer initiated")).toBeInTheDocument();
+    expect(calls.creates[0].withdrawalLocation).toMatchObject({ name: "Rosebank Mall", type: "param" });
+  });
+
   it("shows a Resend's or Send Similar's E.164 phone grouped on the confirmation, and sends it as it came", async () => {
     const { user, calls } = renderWizard("/send-money?amount=150&recipient=Sipho%20Dlamini&phone=%2B27825551234&bank=1");
     expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue("150");

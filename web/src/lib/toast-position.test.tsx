@@ -1,0 +1,98 @@
+import { createRouterTransport } from "@connectrpc/connect";
+import { act, render, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { Dialog as DialogPrimitive } from "radix-ui";
+import { toast } from "sonner";
+import { describe, expect, it, vi } from "vitest";
+import { AppProvider } from "@/app/provider";
+import { Dialog, DialogContent } from "@/components/ui/dialog";
+import { NARROW_QUERY } from "./toast-position";
+
+/** A screen `width` px wide, as far as matchMedia tells (the only media query asked is width). */
+function screenWidth(width: number) {
+  vi.spyOn(window, "matchMedia").mockImplementation(
+    (query: string) =>
+      ({
+        matches: query === NARROW_QUERY ? width < 768 : false,
+        media: query,
+        onchange: null,
+        addEventListener: () => {},
+        removeEventListener: () => {},
+        addListener: () => {},
+        removeListener: () => {},
+        dispatchEvent: () => false,
+      }) as unknown as MediaQueryList,
+  );
+}
+
+function Page() {
+  return (
+    <Dialog>
+      <DialogPrimitive.Trigger asChild>
+        <button type="button">Open</button>
+      </DialogPrimitive.Trigger>
+      <DialogContent title="Transaction Details">
+        <button type="button">Send Similar</button>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function renderPage() {
+  const user = userEvent.setup();
+  render(
+    <AppProvider transport={createRouterTransport(() => {})}>
+      <Page />
+    </AppProvider>,
+  );
+  return user;
+}
+
+/** Where the toast titled `title` shows: its list's "{y}-{x}" position ("bottom-right"). */
+function side(title: string): string | undefined {
+  const item = [...document.querySelectorAll("[data-sonner-toast]")].find((el) => el.textContent?.includes(title));
+  const list = item?.closest("[data-sonner-toaster]");
+  return list ? `${list.getAttribute("data-y-position")}-${list.getAttribute("data-x-position")}` : undefined;
+}
+
+/** Raises a toast and waits until it shows at `position`. */
+async function expectToastAt(title: string, position: string) {
+  act(() => {
+    toast.success(title);
+  });
+  await waitFor(() => expect(side(title)).toBe(position));
+}
+
+describe("toast position", () => {
+  it("on a phone, shows toasts at the top while a dialog is open, off its actions; at the bottom right otherwise", async () => {
+    screenWidth(390);
+    const user = renderPage();
+    await expectToastAt("Before the dialog", "bottom-right");
+
+    await user.click(screen.getByRole("button", { name: "Open" }));
+    await screen.findByRole("dialog", { name: "Transaction Details" });
+    await expectToastAt("Reference number copied to clipboard", "top-center");
+    // The toaster's live region is sonner's, wherever the toasts are.
+    expect(document.querySelector("[data-sonner-toaster]")?.closest("[aria-live]")).toHaveAttribute("aria-live", "polite");
+
+    await user.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
+    await expectToastAt("After the dialog", "bottom-right");
+  });
+
+  it("just under 768 px it is a phone too", async () => {
+    screenWidth(767);
+    const user = renderPage();
+    await user.click(screen.getByRole("button", { name: "Open" }));
+    await screen.findByRole("dialog", { name: "Transaction Details" });
+    await expectToastAt("Saved", "top-center");
+  });
+
+  it("on a wider screen, keeps toasts at the bottom right, dialog or not", async () => {
+    screenWidth(1280);
+    const user = renderPage();
+    await user.click(screen.getByRole("button", { name: "Open" }));
+    await screen.findByRole("dialog", { name: "Transaction Details" });
+    await expectToastAt("Reference number copied to clipboard", "bottom-right");
+  });
+});
