@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { NAME_CHARACTERS_MESSAGE, NAME_WEB_ADDRESS_MESSAGE, nameIssue, nameProblem } from "./person-name";
+import {
+  NAME_CHARACTERS_MESSAGE,
+  NAME_WEB_ADDRESS_MESSAGE,
+  hasHiddenCharacter,
+  hasWebAddress,
+  nameIssue,
+  nameProblem,
+} from "./person-name";
 
 const NO_LETTER = "The recipient's name must include at least one letter.";
 
@@ -83,4 +90,66 @@ describe("nameIssue", () => {
     expect(issues("Thandi")).toEqual([]);
     expect(issues("")).toEqual([]);
   });
+});
+
+// personname.Hidden and HasWebAddress (personname_test.go's cases): the names' rules for other
+// short text, such as a transfer's withdrawal location.
+describe("hasHiddenCharacter", () => {
+  it.each([
+    "\u0000", "\u001b", "\u0007", "\t", "\n", "\u0085", "\u202e", "\u202a", "\u2066", "\u2069", "\u200b",
+    "\u200c", "\u200d", "\u200e", "\u200f", "\u00ad", "\u2060", "\ufeff", "\u2028", "\u2029", "\ue000",
+    "\u{F0000}", "\u{E0001}", "\ud800",
+  ])("finds %j", (c) => {
+    expect(hasHiddenCharacter(`Tha${c}ndi`)).toBe(true);
+  });
+
+  it.each(["a", "é", "\u0301", "李", "0", "٣", ",", "&", "(", ".", "·", "😀", "R", " ", "\u00a0", "\u3000"])(
+    "does not find %j",
+    (c) => {
+      expect(hasHiddenCharacter(`Tha${c}ndi`)).toBe(false);
+    },
+  );
+});
+
+describe("hasWebAddress", () => {
+  it.each([
+    "www.example.com",
+    "https://x.co",
+    "Visit fnb-secure.co.za today",
+    "St.Georges Mall",
+    "fnb-secure。co。za",
+    "fnb-secure．co．za",
+    "fnb-secure｡co｡za",
+    "fnb-secure﹒co﹒za",
+    "fnb-secure․co․za",
+    "fnb-secure·co·za",
+    "fnb-secure·co",
+    "fnb-secure・co",
+    "fnb-secureꓸcoꓸza",
+    "fnb.c\u0301om",
+  ])("finds one in %j", (text) => {
+    expect(hasWebAddress(text)).toBe(true);
+  });
+
+  it.each([
+    "Sandton City",
+    "Café Mall",
+    "Shop 12, Mall of Africa (Midrand) & Co.",
+    "St. George's Mall",
+    "J.R.R. Tolkien",
+    "Unit 4.12",
+    "No. 5 · Main Road",
+    "ᒥᐧᔦᐤ",
+    "Aꓸb",
+    "",
+  ])("finds none in %j", (text) => {
+    expect(hasWebAddress(text)).toBe(false);
+  });
+
+  it.each(["Visit fnb-secure.co.za", "J.R.R.Tolkien", "J. R. R. Tolkien", "St. John", "fnb-secureꓸcoꓸza", "Thandi"])(
+    "agrees with nameProblem on the name %j",
+    (name) => {
+      expect(hasWebAddress(name)).toBe(nameProblem(name, NO_LETTER) === NAME_WEB_ADDRESS_MESSAGE);
+    },
+  );
 });

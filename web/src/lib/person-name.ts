@@ -37,6 +37,39 @@ const WEB_ADDRESS = /\.\p{M}*(?:\p{L}\p{M}*){2}|[\u{A4F8}\u{A78F}\u{1427}\u{318D
 const LETTER = /\p{L}/u;
 
 /**
+ * A character a reader cannot see for what it is, as personname.Hidden finds it (change both
+ * together): a control, a format character (the bidirectional overrides such as U+202E, zero-width
+ * spaces and joiners, the soft hyphen, the byte order mark), a private-use, surrogate or
+ * unassigned code point, a line or paragraph separator.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}]/u;
+
+/**
+ * The punctuation that reads as a full stop in a host name, as personname's fullStop maps it
+ * (change both together): the ideographic, fullwidth, halfwidth and small full stops, the one-dot
+ * leader, and the middle dots a reader would type as one.
+ */
+const FULL_STOP_LOOKALIKES = /[\u3002\uFF0E\uFF61\uFE52\u2024\u00B7\u0387\u2027\u2219\u22C5\u30FB\uFF65]/gu;
+
+/**
+ * personname.Hidden for short text other than a name that Thumela shows as its own words (a
+ * transfer's withdrawal location): whether it holds a character a reader cannot see. A name never
+ * holds one (nameProblem refuses it with the other characters).
+ */
+export function hasHiddenCharacter(text: string): boolean {
+  return HIDDEN.test(text);
+}
+
+/**
+ * personname.HasWebAddress: the names' web-address rule (WEB_ADDRESS) for short text other than a
+ * name, which may hold punctuation a name may not, so the full-stop look-alikes ("fnb。co。za",
+ * "fnb·co·za") count as full stops. For a name it answers as nameProblem does.
+ */
+export function hasWebAddress(text: string): boolean {
+  return WEB_ADDRESS.test(text.replace(FULL_STOP_LOOKALIKES, "."));
+}
+
+/**
  * Why the server would refuse a name (trimmed, not empty) beyond its length: a character outside
  * the rule, no letter at all (`noLetter`, each form's own words for it, as its service says it),
  * a web address. In the server's order; undefined when it would accept the name.
