@@ -96,7 +96,9 @@ func email(u domain.User, template notificationsv1.Template, reference string, p
 // CodeEmail asks the notifications service to e-mail a one-time code. The request carries no
 // text: the notifications service renders it from the template and params. The code travels
 // sealed to that service's public key, so the outbox row, the stream and anything else on the
-// way hold it only as ciphertext.
+// way hold it only as ciphertext. To an unverified account it greets no one by name
+// (withholdUnprovedName): a verification code may be re-sent to the address's owner after a
+// stranger's sign-up, and a reset code is how that owner takes the account back.
 func CodeEmail(sealTo seal.PublicKey, u domain.User, purpose domain.CodePurpose, digits string, ttl time.Duration, now time.Time) (outbox.Message, error) {
 	template := notificationsv1.Template_TEMPLATE_SIGN_UP_CODE
 	if purpose == domain.PurposePasswordReset {
@@ -111,8 +113,23 @@ func CodeEmail(sealTo seal.PublicKey, u domain.User, purpose domain.CodePurpose,
 		return outbox.Message{}, fmt.Errorf("code e-mail: %w", err)
 	}
 	minutes := int(ttl.Round(time.Minute) / time.Minute)
-	return email(u, template, u.ID, map[string]string{"ttl_minutes": strconv.Itoa(minutes)},
-		&notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box}, now)
+	params := map[string]string{"ttl_minutes": strconv.Itoa(minutes)}
+	u = withholdUnprovedName(u, params)
+	return email(u, template, u.ID, params, &notificationsv1.Sealed{KeyId: sealed.KeyID, Box: sealed.Box}, now)
+}
+
+// withholdUnprovedName marks the e-mail's params of an unverified account (unverified: "true")
+// and returns u without its names, so that first_name goes empty. Nobody has proved the
+// address, so the names are whatever the first sign-up typed, maybe a stranger's text
+// (pre-hijacking the address): the e-mail greets no one by name, and notifications' templates
+// say "Hi there," for an unverified account anyway. A verified account's u is returned as it is.
+func withholdUnprovedName(u domain.User, params map[string]string) domain.User {
+	if u.Verified() {
+		return u
+	}
+	params["unverified"] = "true"
+	u.Name = domain.Name{}
+	return u
 }
 
 // SessionsRevoked tells every BFF replica to drop the cached grants of these sessions
@@ -159,15 +176,10 @@ func NewSignInEmail(u domain.User, device domain.Device, address string, now tim
 // for an unverified account, the account's own (the first sign-up's, who may be the stranger).
 func SignUpAttemptEmail(u domain.User, now time.Time) (outbox.Message, error) {
 	params := map[string]string{"at": now.UTC().Format(time.RFC3339)}
-	if !u.Verified() {
-		// The contested sign-up left the account with no usable password (app.SignUp): the
-		// e-mail must not tell its owner to log in with theirs.
-		params["unverified"] = "true"
-		// Nobody has proved the address, so the names are whatever the first sign-up typed,
-		// maybe a stranger's text: the e-mail greets no one by name (first_name is sent empty,
-		// and notifications' template says "Hi there," for an unverified account anyway).
-		u.Name = domain.Name{}
-	}
+	// For an unverified account the flag says more here: the contested sign-up left the account
+	// with no usable password (app.SignUp), so the e-mail must not tell its owner to log in with
+	// theirs. And the names are withheld, as in every e-mail to an unverified account.
+	u = withholdUnprovedName(u, params)
 	return email(u, notificationsv1.Template_TEMPLATE_SIGN_UP_ATTEMPT, u.ID, params, nil, now)
 }
 

@@ -524,6 +524,66 @@ func TestSignUpAttemptEmailToAnUnverifiedAccountLeavesOutTheName(t *testing.T) {
 	}
 }
 
+// TestCodeEmailsToAnUnverifiedAccountLeaveOutTheName: an unverified account's first name was
+// typed by whoever signed up first, maybe a stranger pre-hijacking the address. The sign-up code
+// (re-sent to the address's owner when they ask) and the reset code (how the owner takes the
+// account back) reach that owner: with unverified "true" the stranger's text appears in no part,
+// even when identity sends it, and the e-mail says "Hi there,". Without the flag (a verified
+// account) the e-mail greets its owner by first name; an empty first_name is "Hi there," too.
+func TestCodeEmailsToAnUnverifiedAccountLeaveOutTheName(t *testing.T) {
+	t.Parallel()
+	const stranger = "Mallory Call-Support-Now"
+	for _, tmpl := range []domain.Template{domain.TemplateSignUpCode, domain.TemplatePasswordResetCode} {
+		t.Run(string(tmpl), func(t *testing.T) {
+			t.Parallel()
+			params, secrets := fullParams(tmpl)
+			params["first_name"], params["unverified"] = stranger, "true"
+			msg, err := domain.Render(tmpl, domain.ChannelEmail, params, secrets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, part := range []string{msg.Subject, msg.Text, msg.HTML} {
+				if strings.Contains(part, "Mallory") || strings.Contains(part, "Call-Support-Now") {
+					t.Fatalf("the stranger's name reached the e-mail: %q", part)
+				}
+			}
+			if !strings.HasPrefix(msg.Text, "Hi there,\n") || !strings.Contains(msg.HTML, "<p>Hi there,</p>") ||
+				!strings.Contains(msg.Text, "482913") || !strings.Contains(msg.HTML, "482913") {
+				t.Fatalf("unverified account's e-mail: text %q, html %q", msg.Text, msg.HTML)
+			}
+
+			// What identity sends an unverified account: first_name empty as well.
+			params["first_name"] = ""
+			if msg, err = domain.Render(tmpl, domain.ChannelEmail, params, secrets); err != nil ||
+				!strings.HasPrefix(msg.Text, "Hi there,\n") || !strings.Contains(msg.HTML, "<p>Hi there,</p>") {
+				t.Fatalf("unverified, no name: %+v, %v", msg, err)
+			}
+
+			// A verified account: no flag, its own first name.
+			delete(params, "unverified")
+			params["first_name"] = "Thandi"
+			msg, err = domain.Render(tmpl, domain.ChannelEmail, params, secrets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(msg.Text, "Hi Thandi,\n") || !strings.Contains(msg.HTML, "<p>Hi Thandi,</p>") {
+				t.Fatalf("verified account's e-mail does not greet its owner: text %q, html %q", msg.Text, msg.HTML)
+			}
+			// An empty first_name without the flag still greets, neutrally.
+			params["first_name"] = ""
+			if msg, err = domain.Render(tmpl, domain.ChannelEmail, params, secrets); err != nil ||
+				!strings.HasPrefix(msg.Text, "Hi there,\n") || !strings.Contains(msg.HTML, "<p>Hi there,</p>") {
+				t.Fatalf("no name: %+v, %v", msg, err)
+			}
+
+			params["unverified"] = "yes"
+			if _, err := domain.Render(tmpl, domain.ChannelEmail, params, secrets); err == nil {
+				t.Fatal("a flag other than \"true\" was accepted")
+			}
+		})
+	}
+}
+
 // TestPasswordChangedEmail: the owner learns that the password changed, when, and how (in the
 // account keeps this device signed in; a reset signs every device out), and what to do if it
 // was not them.

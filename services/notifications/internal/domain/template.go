@@ -109,9 +109,12 @@ const (
 	ParamUntil   = "until"
 	// ParamHow (PASSWORD_CHANGED): "changed" in the account or "reset" with an e-mailed code.
 	ParamHow = "how"
-	// ParamUnverified (SIGN_UP_ATTEMPT, optional, "true"): the account was still waiting for its
-	// address to be confirmed, and the contested sign-up left it with no usable password: the
-	// owner gets in with "Forgot password?", not with a password.
+	// ParamUnverified (SIGN_UP_ATTEMPT, SIGN_UP_CODE, PASSWORD_RESET_CODE, optional, "true"): the
+	// account was still waiting for its address to be confirmed, so its first name is whatever
+	// the first sign-up typed, maybe a stranger's: the e-mail greets no one by name ("Hi there,"),
+	// whatever first_name says. In SIGN_UP_ATTEMPT it also means that the contested sign-up left
+	// the account with no usable password: the owner gets in with "Forgot password?", not with a
+	// password.
 	ParamUnverified = "unverified"
 	// ParamDetailPrefix prefixes a support message's details (/feedback's answers):
 	// "details.rating" → rating.
@@ -162,10 +165,12 @@ type spec struct {
 
 var specs = map[Template]spec{
 	TemplateSignUpCode: {channel: ChannelEmail,
-		params:  []field{{ParamFirstName, kindName, false}, {ParamTTLMinutes, kindMinutes, false}},
+		params: []field{{ParamFirstName, kindName, false}, {ParamTTLMinutes, kindMinutes, false},
+			{ParamUnverified, kindFlag, true}},
 		secrets: []field{{SecretCode, kindCode, false}}},
 	TemplatePasswordResetCode: {channel: ChannelEmail,
-		params:  []field{{ParamFirstName, kindName, false}, {ParamTTLMinutes, kindMinutes, false}},
+		params: []field{{ParamFirstName, kindName, false}, {ParamTTLMinutes, kindMinutes, false},
+			{ParamUnverified, kindFlag, true}},
 		secrets: []field{{SecretCode, kindCode, false}}},
 	TemplateNewSignIn: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamDevice, kindText, false},

@@ -67,10 +67,13 @@ func TestSignUpVerifyRefresh(t *testing.T) {
 		t.Fatalf("%d e-mails", len(rs))
 	}
 	n := rs[0].req
+	// The account is unverified, so its name is nobody's proved words: the code e-mail greets no
+	// one by name (first_name empty, unverified "true"; TestCodeEmailsToAnUnverifiedAccountCarryNoName).
 	if n.GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL || n.GetRecipient() != "thandi.nkosi@example.com" ||
 		n.GetTemplate() != notificationsv1.Template_TEMPLATE_SIGN_UP_CODE || n.GetUserId() != id || n.GetReference() != id ||
 		n.GetSourceService() != "identity" || n.GetCreatedAt() == nil || n.GetId() == "" ||
-		n.GetParams()["first_name"] != "Thandi" || n.GetParams()["ttl_minutes"] != "10" || len(n.GetParams()) != 2 ||
+		n.GetParams()["first_name"] != "" || n.GetParams()["unverified"] != "true" ||
+		n.GetParams()["ttl_minutes"] != "10" || len(n.GetParams()) != 3 ||
 		n.GetSecrets().GetKeyId() != e.sealKey.ID {
 		t.Fatalf("notification request = %v", n)
 	}
@@ -1069,5 +1072,72 @@ func TestAStrangersPendingSignUpCannotBeVerifiedByTheOwner(t *testing.T) {
 	}
 	if n := len(e.notifications(ownerID)); n < 2 {
 		t.Fatalf("the owner was not told of the sign-up attempt (%d e-mails)", n)
+	}
+}
+
+// TestCodeEmailsToAnUnverifiedAccountCarryNoName: an unverified account's first name is whatever
+// the first sign-up typed, maybe a stranger pre-hijacking the address with words of their own.
+// The verification code (re-sent to the address's owner when they ask) and the reset code (how
+// the owner takes the account back) must not carry them, in any field: first_name goes empty and
+// unverified "true" tells notifications to greet no one by name. A verified account's reset
+// e-mail still greets its owner by their first name.
+func TestCodeEmailsToAnUnverifiedAccountCarryNoName(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := ctxT(t)
+	const stranger = "Mallory Call-Support-Now"
+	if _, err := e.bff.SignUp(ctx, &identityv1.SignUpRequest{
+		FirstName: stranger, LastName: "X", Email: "owner@example.com", Password: "mallorys-own-password", Client: browser,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	if err := e.pool.QueryRow(ctx, `SELECT id FROM users WHERE email = 'owner@example.com'`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	// The owner of the address asks for a verification code, then for a reset code.
+	e.clock.Advance(time.Hour)
+	if _, err := e.bff.ResendCode(ctx, &identityv1.ResendCodeRequest{Email: "owner@example.com",
+		Purpose: identityv1.CodePurpose_CODE_PURPOSE_EMAIL_VERIFICATION, Client: browser}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(61 * time.Second)
+	if _, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "owner@example.com", Client: browser}); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[notificationsv1.Template]int{}
+	for _, r := range e.outboxRequests(id) {
+		n := r.req
+		counts[n.GetTemplate()]++
+		if n.GetParams()["first_name"] != "" || n.GetParams()["unverified"] != "true" ||
+			n.GetParams()["ttl_minutes"] != "10" || len(n.GetParams()) != 3 {
+			t.Fatalf("%s e-mail to an unverified account: params %v", n.GetTemplate(), n.GetParams())
+		}
+		for _, part := range []string{"Mallory", "Call-Support-Now"} {
+			if bytes.Contains(r.payload, []byte(part)) {
+				t.Fatalf("the stranger's name reached the %s e-mail request", n.GetTemplate())
+			}
+		}
+	}
+	if counts[notificationsv1.Template_TEMPLATE_SIGN_UP_CODE] != 2 || counts[notificationsv1.Template_TEMPLATE_PASSWORD_RESET_CODE] != 1 ||
+		len(counts) != 2 {
+		t.Fatalf("e-mails to the unverified account: %v", counts)
+	}
+
+	// A verified account's reset e-mail greets its owner by the account's first name, as before.
+	vid, _ := e.signUpVerified("verified@example.com")
+	e.clock.Advance(61 * time.Second)
+	if _, err := e.bff.RequestPasswordReset(ctx, &identityv1.RequestPasswordResetRequest{Email: "verified@example.com", Client: browser}); err != nil {
+		t.Fatal(err)
+	}
+	var reset *notificationsv1.NotificationRequest
+	for _, n := range e.notifications(vid) {
+		if n.GetTemplate() == notificationsv1.Template_TEMPLATE_PASSWORD_RESET_CODE {
+			reset = n
+		}
+	}
+	if reset == nil || reset.GetParams()["first_name"] != "Thandi" || reset.GetParams()["ttl_minutes"] != "10" ||
+		len(reset.GetParams()) != 2 {
+		t.Fatalf("reset e-mail to a verified account = %v", reset)
 	}
 }
