@@ -394,7 +394,8 @@ export const ChannelSchema: GenEnum<Channel> = /*@__PURE__*/
  * Template is what a message says. The notifications service owns the wording (a text and an
  * HTML part for e-mail, one text for SMS) and renders it from the request's params and sealed
  * secrets. Params, by template (amounts in integer cents, times RFC 3339):
- *   SIGN_UP_CODE, PASSWORD_RESET_CODE: first_name, ttl_minutes; secret "code".
+ *   SIGN_UP_CODE, PASSWORD_RESET_CODE: first_name, ttl_minutes; secret "code"; and
+ *     unverified=true (first_name then empty) to an account whose address is not yet proved.
  *   NEW_SIGN_IN: first_name, device, address, at.
  *   VOUCHER_ISSUED (SMS): sender_name, amount_cents, bank, expires_at, reference, and
  *     pin_by_sender=true when the sender chose the PIN; secrets "voucher_number" and, unless
@@ -407,7 +408,8 @@ export const ChannelSchema: GenEnum<Channel> = /*@__PURE__*/
  *     reference.
  *   SUPPORT_MESSAGE: ticket, kind, name, email, subject, message (and feedback's details).
  *   SIGN_UP_ATTEMPT: first_name, at: someone tried to sign up with the address of an existing
- *     account (the owner is told instead of the visitor learning that the account exists).
+ *     account (the owner is told instead of the visitor learning that the account exists);
+ *     unverified=true (first_name then empty) when that account's address is not yet proved.
  *   PASSKEY_ADDED: first_name, name, at.
  *   SCHEDULED_SEND_FAILED: first_name, recipient_name, amount_cents, date (YYYY-MM-DD), reason:
  *     an occurrence of a recurring send could not be created or its card declined.
