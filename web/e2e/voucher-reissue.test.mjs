@@ -92,6 +92,10 @@ test("resending the SMS and changing the phone number void the old voucher at th
     "Please take your cash: R200.00",
   );
   await dialog.getByText(/^Collected at FNB ATM Sandton City, \d{2}:\d{2}$/).waitFor({ timeout: 20_000 });
+  // Once collected, the Withdrawal Location is where the cash came out, not the planned default.
+  const location = dialog.getByText("Withdrawal Location", { exact: true }).locator("xpath=following-sibling::dd[1]");
+  assert.match(await location.innerText(), /FNB ATM Sandton City/);
+  assert.doesNotMatch(await location.innerText(), /Nearest ATM/);
   await recipient.close();
 });
 
