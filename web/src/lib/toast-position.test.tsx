@@ -6,23 +6,12 @@ import { toast } from "sonner";
 import { describe, expect, it, vi } from "vitest";
 import { AppProvider } from "@/app/provider";
 import { Dialog, DialogContent } from "@/components/ui/dialog";
+import { staticMediaQueryList } from "@/test/media-query";
 import { NARROW_QUERY } from "./toast-position";
 
 /** A screen `width` px wide, as far as matchMedia tells (the only media query asked is width). */
 function screenWidth(width: number) {
-  vi.spyOn(window, "matchMedia").mockImplementation(
-    (query: string) =>
-      ({
-        matches: query === NARROW_QUERY ? width < 768 : false,
-        media: query,
-        onchange: null,
-        addEventListener: () => {},
-        removeEventListener: () => {},
-        addListener: () => {},
-        removeListener: () => {},
-        dispatchEvent: () => false,
-      }) as unknown as MediaQueryList,
-  );
+  vi.spyOn(window, "matchMedia").mockImplementation((query: string) => staticMediaQueryList(query, query === NARROW_QUERY && width < 768));
 }
 
 function Page() {
