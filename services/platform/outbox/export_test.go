@@ -11,3 +11,9 @@ func RelayRegistered(r *Relay) bool {
 	cur := localRelays.relays.Load()
 	return cur != nil && slices.Contains(*cur, r)
 }
+
+// The relay's statements on table (quoted) that find rows by seq, for the test of their plans.
+var (
+	MarkPublishedSQL = markPublishedSQL
+	PruneSQL         = pruneSQL
+)

@@ -328,8 +328,7 @@ func (r *Relay) drainBatch(ctx context.Context) (full bool, err error) {
 			// start, before the advisory lock was waited for, and would read as published before
 			// some rows were created. Ephemeral rows (notification requests, whose sealed secrets
 			// need not outlive their delivery to JetStream) are deleted instead of kept.
-			if _, err := tx.Exec(ctx, `WITH gone AS (DELETE FROM `+r.table+` WHERE seq = ANY($1) AND ephemeral)
-				UPDATE `+r.table+` SET published_at = clock_timestamp() WHERE seq = ANY($1) AND NOT ephemeral`, acked); err != nil {
+			if _, err := tx.Exec(ctx, markPublishedSQL(r.table), acked); err != nil {
 				return fmt.Errorf("outbox: mark published: %w", err)
 			}
 		}
@@ -533,10 +532,7 @@ func (r *Relay) pruneLoop(ctx context.Context) {
 func (r *Relay) Prune(ctx context.Context, olderThan time.Duration) (int64, error) {
 	var total int64
 	for {
-		tag, err := r.pool.Exec(ctx, `DELETE FROM `+r.table+` WHERE seq IN (
-			SELECT seq FROM `+r.table+`
-			WHERE published_at < now() - $1::bigint * interval '1 microsecond'
-			ORDER BY seq LIMIT $2)`, olderThan.Microseconds(), pruneChunk)
+		tag, err := r.pool.Exec(ctx, pruneSQL(r.table), olderThan.Microseconds(), pruneChunk)
 		if err != nil {
 			return total, fmt.Errorf("outbox: prune: %w", err)
 		}
@@ -545,4 +541,27 @@ func (r *Relay) Prune(ctx context.Context, olderThan time.Duration) (int64, erro
 			return total, nil
 		}
 	}
+}
+
+// markPublishedSQL marks the rows of table (quoted) whose seqs are $1 published, or deletes them
+// when they are ephemeral: both through the primary key, on a new table too
+// (TestRelayStatementPlansUseTheIndexes).
+func markPublishedSQL(table string) string {
+	return `WITH gone AS (DELETE FROM ` + table + ` WHERE seq = ANY($1) AND ephemeral)
+		UPDATE ` + table + ` SET published_at = clock_timestamp() WHERE seq = ANY($1) AND NOT ephemeral`
+}
+
+// pruneSQL deletes from table (quoted) up to $2 rows published more than $1 microseconds ago:
+// the chunk's seqs are read from the primary key in seq order, then deleted through it.
+//
+// The seqs go as an array (= ANY(ARRAY(…))), not as "seq IN (SELECT …)": pgx prepares the
+// statement, and the generic plan PostgreSQL made of the IN form on a new, empty outbox (as on a
+// fresh deploy) was a hash semi-join whose outer side scanned the whole table, once per chunk,
+// and was kept as the table grew. An array of keys is looked up in the primary key, as the
+// relay's own "seq = ANY($1)" is, new table or not (TestRelayStatementPlansUseTheIndexes).
+func pruneSQL(table string) string {
+	return `DELETE FROM ` + table + ` WHERE seq = ANY(ARRAY(
+			SELECT seq FROM ` + table + `
+			WHERE published_at < now() - $1::bigint * interval '1 microsecond'
+			ORDER BY seq LIMIT $2))`
 }

@@ -1,14 +1,10 @@
 package postgres
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/thumela/thumela/services/platform/pgtest"
-	platformpg "github.com/thumela/thumela/services/platform/postgres"
 )
 
 // TestSMSReportBatchPlanUsesTheIndexes: the delivery reports' lock statement, planned as pgx
@@ -19,34 +15,9 @@ import (
 func TestSMSReportBatchPlanUsesTheIndexes(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t, "notifications", Migrations)
-	ctx := context.Background()
 	plan := func(settings ...string) string {
 		t.Helper()
-		var out []string
-		err := platformpg.InTx(ctx, pool, func(tx pgx.Tx) error {
-			for _, s := range append([]string{`SET LOCAL plan_cache_mode = force_generic_plan`}, settings...) {
-				if _, err := tx.Exec(ctx, s); err != nil {
-					return err
-				}
-			}
-			if _, err := tx.Exec(ctx, `PREPARE lock_sms (text[], bigint[]) AS `+lockSMSDeliveriesSQL); err != nil {
-				return err
-			}
-			rows, err := tx.Query(ctx, `EXPLAIN EXECUTE lock_sms ('{"p-1"}', '{1}')`)
-			if err != nil {
-				return err
-			}
-			out, err = pgx.CollectRows(rows, pgx.RowTo[string])
-			if err != nil {
-				return err
-			}
-			_, err = tx.Exec(ctx, `DEALLOCATE lock_sms`)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(out, "\n")
+		return pgtest.GenericPlan(t, pool, lockSMSDeliveriesSQL, "text[], bigint[]", `'{"p-1"}', '{1}'`, settings...)
 	}
 	got := plan(noSeqScan)
 	if strings.Contains(got, "Seq Scan") || strings.Contains(got, "deliveries_sms_recipient_idx") ||
@@ -54,4 +25,20 @@ func TestSMSReportBatchPlanUsesTheIndexes(t *testing.T) {
 		t.Fatalf("the report batch's plan on a new table:\n%s", got)
 	}
 	t.Logf("with the sequential scan on, the planner's guess for a new table:\n%s", plan())
+}
+
+// TestListPlanProbesEachReference: the list of a user's deliveries about some references (the
+// transfers on a page of their history), planned as pgx prepares it on a new, empty table, probes
+// deliveries_user_reference_idx with the user and each reference, and does not walk every
+// delivery the user ever had. The generic plan of its earlier form, "user_id = $1 AND reference =
+// ANY($2)", did: on a new table an index probe per array element looked dearer than filtering
+// the user's rows, and the plan was kept as the table grew.
+func TestListPlanProbesEachReference(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t, "notifications", Migrations)
+	plan := pgtest.GenericPlan(t, pool, listSQL, "text, text[]", `'u-1', '{"t-1","t-2"}'`)
+	if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Filter: (reference") ||
+		!strings.Contains(plan, "Index Cond: ((user_id = $1) AND (reference = ") {
+		t.Fatalf("the list's plan on a new table:\n%s", plan)
+	}
 }

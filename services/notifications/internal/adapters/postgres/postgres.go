@@ -514,11 +514,25 @@ func (s *Store) QueuedBefore(ctx context.Context, t, now time.Time, limit int) (
 	return ids, nil
 }
 
+// listSQL is List's statement ($1 the user, $2 the references): for each reference (once,
+// however often it is named) a probe of deliveries_user_reference_idx with the user and the
+// reference, newest first; then the newest 500 of them all.
+//
+// Not "user_id = $1 AND reference = ANY($2)": pgx prepares the statement, and the generic plan
+// PostgreSQL made of that on a new, empty table (a fresh deploy) probed the index with the user
+// alone and filtered the references, a walk of every delivery the user ever had, kept as the
+// table grew. In a LATERAL subquery with its own LIMIT, which the planner cannot merge into a
+// join, the reference is a value of the outer row and goes into the index condition
+// (TestListPlanProbesEachReference).
+const listSQL = `SELECT d.* FROM (SELECT DISTINCT unnest($2::text[]) AS ref) r
+		CROSS JOIN LATERAL (SELECT ` + columns + ` FROM deliveries
+			WHERE user_id = $1 AND reference = r.ref
+			ORDER BY created_at DESC, id DESC LIMIT 500) d
+		ORDER BY d.created_at DESC, d.id DESC LIMIT 500`
+
 // List implements app.Repository.
 func (s *Store) List(ctx context.Context, userID string, references []string) ([]domain.Delivery, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+columns+` FROM deliveries
-		WHERE user_id = $1 AND reference = ANY($2)
-		ORDER BY created_at DESC, id DESC LIMIT 500`, userID, references)
+	rows, err := s.pool.Query(ctx, listSQL, userID, references)
 	if err != nil {
 		return nil, err
 	}

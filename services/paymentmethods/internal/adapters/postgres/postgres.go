@@ -272,6 +272,22 @@ func (s *Store) SetDefault(ctx context.Context, userID, id uuid.UUID) (domain.Pa
 	return saved, nil
 }
 
+// firstUseSQL is the first usage record of the method $1 in its primary key's order (true), or
+// NULL when it has none.
+//
+// It is asked in the key's order, not as EXISTS: both statements that ask are prepared, and the
+// generic plan PostgreSQL made of the EXISTS on a new, empty payment_method_usage (a fresh
+// deploy, never analysed) was a sequential scan stopping at the first row found, which a few
+// rows per method on an assumed ten pages make look cheaper than the index; the plan was kept as
+// the table grew. Ordered by the key's columns after the method's, the first row comes from
+// payment_method_usage_pkey, and any other plan would read every row and sort them
+// (TestUsageLookupPlansUseThePrimaryKey).
+const firstUseSQL = `(SELECT true FROM payment_method_usage WHERE payment_method_id = $1 ORDER BY source, reference LIMIT 1)`
+
+// methodUsedSQL tells whether the method $1 has a usage record or a charge.
+const methodUsedSQL = `SELECT ` + firstUseSQL + ` IS NOT NULL
+			OR EXISTS (SELECT 1 FROM charges WHERE payment_method_id = $1)`
+
 // Delete implements app.Repository. A method with a usage record or a charge is refused
 // (domain.ErrInUse); the foreign keys refuse it too should a charge commit in between. The
 // vault envelope goes with the method (ON DELETE CASCADE). A deleted default hands the flag to
@@ -286,8 +302,7 @@ func (s *Store) Delete(ctx context.Context, userID, id uuid.UUID) error {
 			return err
 		}
 		var used bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM payment_method_usage WHERE payment_method_id = $1)
-			OR EXISTS (SELECT 1 FROM charges WHERE payment_method_id = $1)`, id).Scan(&used); err != nil {
+		if err := tx.QueryRow(ctx, methodUsedSQL, id).Scan(&used); err != nil {
 			return err
 		}
 		if used {
@@ -318,15 +333,19 @@ func (s *Store) Delete(ctx context.Context, userID, id uuid.UUID) error {
 	return wrap("delete payment method", err)
 }
 
+// markUsedSQL records the transfer $3 as the first use of the user $2's method $1, unless the
+// method has a use already.
+const markUsedSQL = `INSERT INTO payment_method_usage (payment_method_id, source, reference)
+		SELECT id, 'transfer', $3 FROM payment_methods
+		WHERE id = $1 AND user_id = $2
+			AND ` + firstUseSQL + ` IS NULL
+		ON CONFLICT DO NOTHING`
+
 // MarkUsedByTransfer implements app.Repository; a repeated event changes nothing. Only a
 // method's first use is written: Delete asks whether any exists, so a row per transfer would
 // be an insert per transfer that no one reads (a read-only statement commits without a write).
 func (s *Store) MarkUsedByTransfer(ctx context.Context, userID, methodID uuid.UUID, transferID string) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO payment_method_usage (payment_method_id, source, reference)
-		SELECT id, 'transfer', $3 FROM payment_methods
-		WHERE id = $1 AND user_id = $2
-			AND NOT EXISTS (SELECT 1 FROM payment_method_usage WHERE payment_method_id = $1)
-		ON CONFLICT DO NOTHING`, methodID, userID, transferID)
+	_, err := s.pool.Exec(ctx, markUsedSQL, methodID, userID, transferID)
 	if _, ok := platformpg.IsForeignKeyViolation(err); ok {
 		return nil // deleted meanwhile: nothing left to protect
 	}

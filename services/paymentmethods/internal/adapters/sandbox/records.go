@@ -146,10 +146,23 @@ func (s *PostgresStore) Get(ctx context.Context, kind app.ProcessorRecordKind, k
 	return r, err == nil, err
 }
 
+// findSQL is Find's statement ($1 the keys): for each key (once, however often it is named) a
+// probe of sandbox_processor_records_key_idx.
+//
+// Not "idempotency_key = ANY($1)": pgx prepares the statement, and the generic plan PostgreSQL
+// made of that on a new, empty table (a fresh sandbox) was a sequential scan, an index probe per
+// array element looking dearer than an assumed ten pages, and it was kept as the table grew by a
+// row per charge and refund, for every page a reconciliation asks about. In a LATERAL subquery
+// the key is a value of the outer row, and OFFSET 0 keeps the planner from merging the
+// subquery into a join it could hash over a scan of the table (TestFindPlanProbesEachKey).
+const findSQL = `SELECT r.* FROM (SELECT DISTINCT unnest($1::text[]) AS key) k
+		CROSS JOIN LATERAL (SELECT ` + recordColumns + ` FROM sandbox_processor_records
+			WHERE idempotency_key = k.key OFFSET 0) r
+		ORDER BY r.created_at, r.kind, r.idempotency_key`
+
 // Find implements Store.
 func (s *PostgresStore) Find(ctx context.Context, keys []string) ([]Record, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+recordColumns+` FROM sandbox_processor_records
-		WHERE idempotency_key = ANY($1) ORDER BY created_at, kind, idempotency_key`, keys)
+	rows, err := s.pool.Query(ctx, findSQL, keys)
 	if err != nil {
 		return nil, err
 	}

@@ -61,4 +61,9 @@ func TestPostgresStoreKeepsTheFirstRecordOfAKey(t *testing.T) {
 			t.Errorf("Get(%s, %s) = %+v, %v, %v; want none", miss.kind, miss.key, r, ok, err)
 		}
 	}
+	// A key named twice is answered once; a key without a record adds nothing.
+	found, err := store.Find(ctx, []string{"transfer-1", "transfer-2", "transfer-1"})
+	if err != nil || len(found) != 1 || found[0].Reference != "ch_sbx_1" {
+		t.Fatalf("Find = %+v, %v; want the one record of transfer-1", found, err)
+	}
 }

@@ -863,20 +863,30 @@ func (r *Transfers) RemindDue(ctx context.Context, now time.Time, limit int, ste
 // the worker asks again while either had a full batch.
 func (r *Transfers) PruneCollectionRecords(ctx context.Context, before time.Time, limit int) (int, error) {
 	var numbers, reversals int
-	err := r.pool.QueryRow(ctx, `WITH numbers AS (
-			DELETE FROM unknown_voucher_numbers WHERE number_digest IN (
-				SELECT number_digest FROM unknown_voucher_numbers WHERE updated_at < $1 LIMIT $2)
-			RETURNING 1),
-		reversals AS (
-			DELETE FROM early_reversals WHERE (bank, retrieval_reference) IN (
-				SELECT bank, retrieval_reference FROM early_reversals WHERE received_at < $1 LIMIT $2)
-			RETURNING 1)
-		SELECT (SELECT count(*) FROM numbers), (SELECT count(*) FROM reversals)`, before, limit).Scan(&numbers, &reversals)
+	err := r.pool.QueryRow(ctx, pruneCollectionRecordsSQL, before, limit).Scan(&numbers, &reversals)
 	if err != nil {
 		return 0, fmt.Errorf("prune unknown voucher numbers and early reversals: %w", err)
 	}
 	return max(numbers, reversals), nil
 }
+
+// pruneCollectionRecordsSQL is PruneCollectionRecords' statement ($1 the cut-off, $2 the limit).
+// The unknown numbers' counts (a row per number mistyped or guessed at an ATM) are taken oldest
+// first from unknown_voucher_numbers_updated_idx and deleted through the primary key, as an array
+// of keys: pgx prepares the statement, and on a new, empty table the generic plan of its earlier
+// form, "number_digest IN (SELECT … LIMIT $2)", was a hash semi-join over a sequential scan of
+// the whole table (and another scan for the batch), kept as the table grew
+// (TestWorkerPlansUseTheirIndexes). The early reversals (only those that overtook their own
+// request) stay few, and their half keeps its form.
+const pruneCollectionRecordsSQL = `WITH numbers AS (
+			DELETE FROM unknown_voucher_numbers WHERE number_digest = ANY(ARRAY(
+				SELECT number_digest FROM unknown_voucher_numbers WHERE updated_at < $1 ORDER BY updated_at LIMIT $2))
+			RETURNING 1),
+		reversals AS (
+			DELETE FROM early_reversals WHERE (bank, retrieval_reference) IN (
+				SELECT bank, retrieval_reference FROM early_reversals WHERE received_at < $1 LIMIT $2)
+			RETURNING 1)
+		SELECT (SELECT count(*) FROM numbers), (SELECT count(*) FROM reversals)`
 
 // List implements app.Repository: the count and the page read one snapshot.
 func (r *Transfers) List(ctx context.Context, userID uuid.UUID, f app.ListFilter) ([]*domain.Transfer, int, error) {

@@ -84,18 +84,61 @@ func scanFacts(row pgx.CollectableRow) (app.ReconcileFacts, error) {
 	return f, err
 }
 
-// ReconcileTransfers implements app.ReconcileStore: a keyset page of transfers_updated_idx.
+// indexOnly are the settings the reads of a reconciliation's window run under (SET LOCAL, in a
+// transaction of their own): no sequential scan, no sort. Both reads take a parameter the
+// generic plan cannot see (where the window or the page starts), and pgx prepares them: a page
+// is the same statement run once per 500 transfers, so it comes to its generic plan within a
+// run. Planned on new, empty tables (a fresh deploy, never analysed), that plan sorted a
+// sequential scan of every finished transfer for each page, and walked the whole ledger's key
+// twice for the movements; PostgreSQL keeps a generic plan as the tables grow, until an ANALYZE.
+// With these off, the page can only walk transfers_updated_idx in its order from the last row
+// read, stopping at the page's end, and the movements are found through
+// credit_entries_created_idx and then their key (TestReconciliationPlansUseTheirIndexes).
+var indexOnly = []string{`SET LOCAL enable_seqscan = off`, `SET LOCAL enable_sort = off`}
+
+// readIndexOnly runs sql with args under indexOnly, in a transaction of its own (BEGIN, the
+// settings and the statement in one round trip, then COMMIT), and collects its rows with scan.
+func readIndexOnly[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args []any, scan pgx.RowToFunc[T]) ([]T, error) {
+	var out []T
+	err := platformpg.InTx(ctx, pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		for _, s := range indexOnly {
+			b.Queue(s)
+		}
+		b.Queue(sql, args...)
+		br := tx.SendBatch(ctx, b)
+		for range indexOnly {
+			if _, err := br.Exec(); err != nil {
+				_ = br.Close()
+				return err
+			}
+		}
+		rows, err := br.Query()
+		if err != nil {
+			_ = br.Close()
+			return err
+		}
+		out, err = pgx.CollectRows(rows, scan)
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+	return out, err
+}
+
+// reconcileTransfersSQL is ReconcileTransfers' page ($1, $2 the last row read, $3 the limit).
+const reconcileTransfersSQL = factsSelect + `
+		WHERE (t.updated_at, t.id) > ($1, $2) AND t.status IN ('completed', 'failed')
+		ORDER BY t.updated_at, t.id LIMIT $3`
+
+// ReconcileTransfers implements app.ReconcileStore: a keyset page of transfers_updated_idx,
+// read under indexOnly.
 func (s *Reconciliation) ReconcileTransfers(ctx context.Context, from, afterAt time.Time, afterID uuid.UUID, limit int) ([]app.ReconcileFacts, error) {
 	if afterAt.Before(from) {
 		afterAt, afterID = from, uuid.Nil
 	}
-	rows, err := s.pool.Query(ctx, factsSelect+`
-		WHERE (t.updated_at, t.id) > ($1, $2) AND t.status IN ('completed', 'failed')
-		ORDER BY t.updated_at, t.id LIMIT $3`, afterAt, afterID, limit)
-	if err != nil {
-		return nil, wrapReconcile("read transfers to reconcile", err)
-	}
-	facts, err := pgx.CollectRows(rows, scanFacts)
+	facts, err := readIndexOnly(ctx, s.pool, reconcileTransfersSQL, []any{afterAt, afterID, limit}, scanFacts)
 	return facts, wrapReconcile("read transfers to reconcile", err)
 }
 
@@ -110,24 +153,45 @@ func (s *Reconciliation) StuckRefunds(ctx context.Context, before time.Time, lim
 	return facts, wrapReconcile("read stuck refunds", err)
 }
 
-// UnbalancedMovements implements app.ReconcileStore: the movements with an entry written at
-// or after from (credit_entries_created_idx), each summed over all its entries (the unique
-// index on movement_id, account).
-func (s *Reconciliation) UnbalancedMovements(ctx context.Context, from time.Time, limit int) ([]app.UnbalancedMovement, error) {
-	rows, err := s.pool.Query(ctx, `SELECT movement_id, count(*), sum(amount_cents),
+// unbalancedMovementsSQL is UnbalancedMovements' statement for a window ($1 from, $2 the limit):
+// the window's movements go as an array of keys (= ANY(ARRAY(…))), read from
+// credit_entries_created_idx, each then summed over its entries through the movement's key. Its
+// earlier form, "movement_id IN (SELECT …)", was planned as a merge semi-join of two walks of
+// that key over the whole ledger; see indexOnly, which it runs under.
+const unbalancedMovementsSQL = `SELECT movement_id, count(*), sum(amount_cents),
 		coalesce(array_agg(DISTINCT transfer_id::text) FILTER (WHERE transfer_id IS NOT NULL), '{}')
 		FROM credit_entries
-		WHERE movement_id IN (SELECT movement_id FROM credit_entries WHERE created_at >= $1)
+		WHERE movement_id = ANY(ARRAY(SELECT movement_id FROM credit_entries WHERE created_at >= $1))
 		GROUP BY movement_id HAVING count(*) <> 2 OR sum(amount_cents) <> 0
-		ORDER BY movement_id LIMIT $2`, from, limit)
-	if err != nil {
-		return nil, wrapReconcile("read credit movements", err)
-	}
-	moves, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (app.UnbalancedMovement, error) {
+		ORDER BY movement_id LIMIT $2`
+
+// unbalancedLedgerSQL is UnbalancedMovements' statement for the whole history ($1 the limit):
+// every movement, read whichever way PostgreSQL finds cheapest, since it reads them all.
+const unbalancedLedgerSQL = `SELECT movement_id, count(*), sum(amount_cents),
+		coalesce(array_agg(DISTINCT transfer_id::text) FILTER (WHERE transfer_id IS NOT NULL), '{}')
+		FROM credit_entries
+		GROUP BY movement_id HAVING count(*) <> 2 OR sum(amount_cents) <> 0
+		ORDER BY movement_id LIMIT $1`
+
+// UnbalancedMovements implements app.ReconcileStore: the movements with an entry written at
+// or after from (credit_entries_created_idx), each summed over all its entries (the unique
+// index on movement_id, account), read under indexOnly; every movement when from is zero (the
+// whole history).
+func (s *Reconciliation) UnbalancedMovements(ctx context.Context, from time.Time, limit int) ([]app.UnbalancedMovement, error) {
+	scan := func(row pgx.CollectableRow) (app.UnbalancedMovement, error) {
 		var m app.UnbalancedMovement
 		err := row.Scan(&m.MovementID, &m.Entries, &m.Sum, &m.TransferIDs)
 		return m, err
-	})
+	}
+	if from.IsZero() {
+		rows, err := s.pool.Query(ctx, unbalancedLedgerSQL, limit)
+		if err != nil {
+			return nil, wrapReconcile("read credit movements", err)
+		}
+		moves, err := pgx.CollectRows(rows, scan)
+		return moves, wrapReconcile("read credit movements", err)
+	}
+	moves, err := readIndexOnly(ctx, s.pool, unbalancedMovementsSQL, []any{from, limit}, scan)
 	return moves, wrapReconcile("read credit movements", err)
 }
 

@@ -223,9 +223,11 @@ func sendQueued(ctx context.Context, tx pgx.Tx, b *pgx.Batch, reads []func(pgx.B
 // dueWorkSQL is DueWork's statement ($1 now, $2 the end of the reminder window, $3 how long
 // before the expiry a reminder goes).
 const dueWorkSQL = `SELECT
-		coalesce((SELECT min(voucher_expires_at) FROM transfers WHERE collection_status = 'awaiting_collection') <= $1, false),
-		EXISTS (SELECT 1 FROM transfers WHERE collection_status = 'awaiting_collection' AND reminder_sent_at IS NULL
-			AND voucher_expires_at > $1 AND voucher_expires_at <= $2 AND created_at < voucher_expires_at - $3::interval),
+		coalesce((SELECT voucher_expires_at FROM transfers WHERE collection_status = 'awaiting_collection'
+			ORDER BY voucher_expires_at LIMIT 1) <= $1, false),
+		(SELECT true FROM transfers WHERE collection_status = 'awaiting_collection' AND reminder_sent_at IS NULL
+			AND voucher_expires_at > $1 AND voucher_expires_at <= $2 AND created_at < voucher_expires_at - $3::interval
+			ORDER BY voucher_expires_at LIMIT 1) IS NOT NULL,
 		EXISTS (SELECT 1 FROM transfers WHERE refund_status = 'pending' AND (lease_until IS NULL OR lease_until <= $1))`
 
 // DueWork implements app.Repository: which of the worker's batches have work, in one statement
@@ -237,6 +239,14 @@ const dueWorkSQL = `SELECT
 // vouchers awaiting collection match and scanned the whole table for one (10 ms at 20,000
 // transfers, 2.7 ms per pass in the bench, growing with the history). The earliest expiry is the
 // first entry of the partial index whatever the parameters.
+//
+// The earliest expiry and the first reminder due are asked in that index order (ORDER BY
+// voucher_expires_at LIMIT 1), not as min() and EXISTS: on a new, empty table (a fresh deploy,
+// never analysed) the generic plan of min() and of the EXISTS read transfers_uncollected_idx,
+// which holds the same rows as the expiry index and cost the same there, and was kept as the
+// table grew: a walk of every voucher awaiting collection per pass. Ordered by the expiry, only
+// transfers_expiry_due_idx and transfers_reminder_due_idx give the first row without reading and
+// sorting them all (TestWorkerPlansUseTheirIndexes).
 func (r *Transfers) DueWork(ctx context.Context, now time.Time) (app.DueWork, error) {
 	var d app.DueWork
 	err := r.pool.QueryRow(ctx, dueWorkSQL,

@@ -1,0 +1,32 @@
+package postgres
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/thumela/thumela/services/platform/outbox"
+	"github.com/thumela/thumela/services/platform/pgtest"
+)
+
+// TestUsageLookupPlansUseThePrimaryKey: whether a method has a use, asked by every transfer's
+// status event (MarkUsedByTransfer) and by Delete, planned as pgx prepares it (a generic plan) on
+// a new, empty payment_method_usage, as a fresh deploy first plans it, probes the table's primary
+// key and does not scan the table, which holds a row per method ever used. Asked as EXISTS, the
+// planner's guess for a new table was a sequential scan that stops at the first row found (a
+// few rows per method on an assumed ten pages look near), kept as the table grew.
+func TestUsageLookupPlansUseThePrimaryKey(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t, "paymentmethods", outbox.Migrations, Migrations)
+	const method = `'0196b3c4-0000-7000-8000-000000000001'`
+	for _, tc := range []struct {
+		name, sql, params, args string
+	}{
+		{"mark used", markUsedSQL, "uuid, uuid, text", method + `, '0196b3c4-0000-7000-8000-000000000002', 't-1'`},
+		{"used", methodUsedSQL, "uuid", method},
+	} {
+		plan := pgtest.GenericPlan(t, pool, tc.sql, tc.params, tc.args)
+		if strings.Contains(plan, "Seq Scan") || !strings.Contains(plan, "payment_method_usage_pkey") {
+			t.Errorf("%s: the plan on a new table:\n%s", tc.name, plan)
+		}
+	}
+}
