@@ -36,3 +36,16 @@ func TestFailureStatsPlansUseTheirKeysIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestSignedInBeforePlanUsesAnIndex: every sign-in asks whether the account signed in before,
+// over all its sessions, live or revoked. With only partial indexes on sessions.user_id (live
+// sessions), no plan could answer that through an index, and each sign-in read every user's
+// sessions. The plan must probe an index on user_id, not scan the table.
+func TestSignedInBeforePlanUsesAnIndex(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t, "identity", outbox.Migrations, Migrations)
+	plan := pgtest.GenericPlan(t, pool, signedInBeforeSQL, "uuid, bytea", `'00000000-0000-0000-0000-000000000001', '\\x00'`)
+	if strings.Contains(plan, "Seq Scan on sessions") || !strings.Contains(plan, "sessions_user_all_idx") {
+		t.Errorf("SignedInBefore, planned on a new table:\n%s", plan)
+	}
+}

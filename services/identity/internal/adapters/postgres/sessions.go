@@ -96,10 +96,14 @@ func (q queries) RecordDevice(ctx context.Context, userID string, deviceHash []b
 	return inserted, nil
 }
 
+// signedInBeforeSQL asks whether the user has any session, live or revoked (sessions_user_all_idx),
+// or a known device other than this one ($2; the primary key).
+const signedInBeforeSQL = `SELECT EXISTS (SELECT 1 FROM sessions WHERE user_id = $1)
+		OR EXISTS (SELECT 1 FROM known_devices WHERE user_id = $1 AND device_hash <> $2)`
+
 func (q queries) SignedInBefore(ctx context.Context, userID string, deviceHash []byte) (bool, error) {
 	var before bool
-	err := q.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sessions WHERE user_id = $1)
-		OR EXISTS (SELECT 1 FROM known_devices WHERE user_id = $1 AND device_hash <> $2)`, userID, deviceHash).Scan(&before)
+	err := q.db.QueryRow(ctx, signedInBeforeSQL, userID, deviceHash).Scan(&before)
 	if err != nil {
 		return false, fmt.Errorf("earlier sign-ins: %w", err)
 	}

@@ -12,4 +12,7 @@ var (
 	ReconcileTransfersSQL     = reconcileTransfersSQL
 	UnbalancedMovementsSQL    = unbalancedMovementsSQL
 	ReconcileSettings         = indexOnly
+	GetSQL                    = getSQL
+	LockOwnedSQL              = lockOwnedSQL
+	AwaitingCollectionSQL     = awaitingCollectionSQL
 )

@@ -88,3 +88,23 @@ func TestReconciliationPlansUseTheirIndexes(t *testing.T) {
 		not:  []string{"Seq Scan", "Join"},
 	}})
 }
+
+// TestOneTransferPlansUseThePrimaryKey: a sender's transfer looked up by its id (the details, a
+// cancel, a resend, a phone change) goes through the primary key, and the vouchers a freeze
+// cancels through transfers_uncollected_idx. On new tables their generic plans walked
+// transfers_user_created_idx over the sender's whole history instead, and kept doing so as it
+// grew: a look-up that cost more the more a sender had sent.
+func TestOneTransferPlansUseThePrimaryKey(t *testing.T) {
+	t.Parallel()
+	const ids = "'00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002'"
+	checkPlans(t, []planCase{{
+		name: "get", sql: postgres.GetSQL, params: "uuid, uuid", args: ids,
+		want: []string{"transfers_pkey"}, not: []string{"transfers_user_created_idx", "Seq Scan"},
+	}, {
+		name: "lock for update", sql: postgres.LockOwnedSQL, params: "uuid, uuid", args: ids,
+		want: []string{"transfers_pkey"}, not: []string{"transfers_user_created_idx", "Seq Scan"},
+	}, {
+		name: "awaiting collection", sql: postgres.AwaitingCollectionSQL, params: "uuid", args: "'00000000-0000-0000-0000-000000000001'",
+		want: []string{"transfers_uncollected_idx"}, not: []string{"transfers_user_created_idx", "Seq Scan"},
+	}})
+}

@@ -189,9 +189,24 @@ func (r *Transfers) FindByKey(ctx context.Context, userID uuid.UUID, key string)
 	return r.one(ctx, r.pool, `SELECT `+columns+` FROM transfers WHERE user_id = $1 AND idempotency_key = $2`, userID, key)
 }
 
+// ownedByID is the condition that finds one of the sender's transfers by its id ($1, the sender
+// $2): through the primary key, the sender checked on the row. Written as "user_id = $2", the
+// generic plan PostgreSQL made on a new, empty table (a fresh deploy) probed
+// transfers_user_created_idx instead (user_id, created_at, id: the two cost the same there) and
+// kept that plan as the table grew, so every look-up of one transfer read the sender's whole
+// history in that index. IS NOT DISTINCT FROM is the same test for a NOT NULL column, and no
+// index can answer it, so the primary key is the only way in (TestOneTransferPlansUseThePrimaryKey).
+const ownedByID = `id = $1 AND user_id IS NOT DISTINCT FROM $2`
+
+// getSQL is Get's statement.
+const getSQL = `SELECT ` + columns + ` FROM transfers WHERE ` + ownedByID
+
+// lockOwnedSQL is Update's statement for a sender's transfer: the row, locked.
+const lockOwnedSQL = getSQL + ` FOR UPDATE`
+
 // Get implements app.Repository.
 func (r *Transfers) Get(ctx context.Context, userID, id uuid.UUID) (*domain.Transfer, error) {
-	return r.one(ctx, r.pool, `SELECT `+columns+` FROM transfers WHERE id = $1 AND user_id = $2`, id, userID)
+	return r.one(ctx, r.pool, getSQL, id, userID)
 }
 
 type querier interface {
@@ -429,7 +444,7 @@ func (r *Transfers) Update(ctx context.Context, userID, id uuid.UUID, fn func(*d
 	err := platformpg.InTx(ctx, r.pool, func(tx pgx.Tx) error {
 		sql, args := `SELECT `+columns+` FROM transfers WHERE id = $1 FOR UPDATE`, []any{id}
 		if userID != uuid.Nil {
-			sql, args = `SELECT `+columns+` FROM transfers WHERE id = $1 AND user_id = $2 FOR UPDATE`, []any{id, userID}
+			sql, args = lockOwnedSQL, []any{id, userID}
 		}
 		t, err := r.one(ctx, tx, sql, args...)
 		if err != nil {
