@@ -69,3 +69,42 @@ func GenericPlan(tb testing.TB, pool *pgxpool.Pool, stmt, params, args string, s
 	}
 	return strings.Join(lines, "\n")
 }
+
+// PlanCase is a statement whose generic plan, on new and empty tables, must contain every text
+// in Want (an index's name, an index condition) and none in Not ("Seq Scan", an index it must
+// not walk). Params and Args are GenericPlan's; Settings run first (SET LOCAL …), as the
+// statement's caller runs them.
+type PlanCase struct {
+	Name, SQL, Params, Args string
+	Settings                []string
+	Want, Not               []string
+}
+
+// CheckPlans plans every case as pgx prepares it (a generic plan) on pool's new tables, as a
+// fresh deploy first plans them and keeps the plans while the tables grow, and reports each plan
+// that misses a text it needs or holds one it must not. A case run under settings also logs
+// its plan without them: the planner's guess that the settings overrule.
+func CheckPlans(tb testing.TB, pool *pgxpool.Pool, cases ...PlanCase) {
+	tb.Helper()
+	for _, tc := range cases {
+		plan := GenericPlan(tb, pool, tc.SQL, tc.Params, tc.Args, tc.Settings...)
+		var wrong []string
+		for _, w := range tc.Want {
+			if !strings.Contains(plan, w) {
+				wrong = append(wrong, "no "+w)
+			}
+		}
+		for _, n := range tc.Not {
+			if strings.Contains(plan, n) {
+				wrong = append(wrong, n)
+			}
+		}
+		if len(wrong) > 0 {
+			tb.Errorf("%s: %s, in the plan on new tables:\n%s", tc.Name, strings.Join(wrong, "; "), plan)
+		}
+		if len(tc.Settings) > 0 {
+			tb.Logf("%s without %v, the planner's guess for new tables:\n%s", tc.Name, tc.Settings,
+				GenericPlan(tb, pool, tc.SQL, tc.Params, tc.Args))
+		}
+	}
+}

@@ -116,3 +116,34 @@ func OnCommit(tx pgx.Tx, fn func()) bool {
 	h.onCommit = append(h.onCommit, fn)
 	return true
 }
+
+// QueryUnder runs sql with args on tx after settings (SET LOCAL statements, which end with the
+// transaction), all in one round trip, and collects the rows with scan. It is for a statement
+// whose plan must not depend on the statistics PostgreSQL has when it first plans it: pgx
+// prepares statements, and the generic plan made on a new, never-analysed table (a fresh deploy)
+// may scan a table that then grows, and is kept. `SET LOCAL enable_seqscan = off` (and
+// enable_sort) leaves the planner only the indexes.
+func QueryUnder[T any](ctx context.Context, tx pgx.Tx, settings []string, sql string, args []any, scan pgx.RowToFunc[T]) ([]T, error) {
+	b := &pgx.Batch{}
+	for _, s := range settings {
+		b.Queue(s)
+	}
+	b.Queue(sql, args...)
+	br := tx.SendBatch(ctx, b)
+	for range settings {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, scan)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return out, err
+}

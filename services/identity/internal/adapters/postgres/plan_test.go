@@ -19,6 +19,7 @@ import (
 func TestFailureStatsPlansUseTheirKeysIndexes(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t, "identity", outbox.Migrations, Migrations)
+	var cases []pgtest.PlanCase
 	for _, tc := range []struct {
 		key, where, params, args, index string
 	}{
@@ -30,11 +31,10 @@ func TestFailureStatsPlansUseTheirKeysIndexes(t *testing.T) {
 			"sign_in_attempts_account_idx"},
 	} {
 		n := strings.Count(tc.params, ",") - 1 // the parameters before the window's start and the limit
-		plan := pgtest.GenericPlan(t, pool, failureStatsSQL(tc.where, n), tc.params, tc.args)
-		if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Filter") || !strings.Contains(plan, tc.index) {
-			t.Errorf("the %s's count, planned on a new table:\n%s", tc.key, plan)
-		}
+		cases = append(cases, pgtest.PlanCase{Name: "the " + tc.key + "'s count", SQL: failureStatsSQL(tc.where, n),
+			Params: tc.params, Args: tc.args, Want: []string{tc.index}, Not: []string{"Seq Scan", "Filter"}})
 	}
+	pgtest.CheckPlans(t, pool, cases...)
 }
 
 // TestSignedInBeforePlanUsesAnIndex: every sign-in asks whether the account signed in before,
@@ -44,8 +44,7 @@ func TestFailureStatsPlansUseTheirKeysIndexes(t *testing.T) {
 func TestSignedInBeforePlanUsesAnIndex(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t, "identity", outbox.Migrations, Migrations)
-	plan := pgtest.GenericPlan(t, pool, signedInBeforeSQL, "uuid, bytea", `'00000000-0000-0000-0000-000000000001', '\\x00'`)
-	if strings.Contains(plan, "Seq Scan on sessions") || !strings.Contains(plan, "sessions_user_all_idx") {
-		t.Errorf("SignedInBefore, planned on a new table:\n%s", plan)
-	}
+	pgtest.CheckPlans(t, pool, pgtest.PlanCase{Name: "SignedInBefore", SQL: signedInBeforeSQL, Params: "uuid, bytea",
+		Args: `'00000000-0000-0000-0000-000000000001', '\\x00'`,
+		Want: []string{"sessions_user_all_idx"}, Not: []string{"Seq Scan on sessions"}})
 }

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/thumela/thumela/services/platform/pgtest"
@@ -15,16 +14,10 @@ import (
 func TestSMSReportBatchPlanUsesTheIndexes(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t, "notifications", Migrations)
-	plan := func(settings ...string) string {
-		t.Helper()
-		return pgtest.GenericPlan(t, pool, lockSMSDeliveriesSQL, "text[], bigint[]", `'{"p-1"}', '{1}'`, settings...)
-	}
-	got := plan(noSeqScan)
-	if strings.Contains(got, "Seq Scan") || strings.Contains(got, "deliveries_sms_recipient_idx") ||
-		!strings.Contains(got, "deliveries_provider_message_idx") || !strings.Contains(got, "deliveries_pkey") {
-		t.Fatalf("the report batch's plan on a new table:\n%s", got)
-	}
-	t.Logf("with the sequential scan on, the planner's guess for a new table:\n%s", plan())
+	pgtest.CheckPlans(t, pool, pgtest.PlanCase{Name: "the report batch", SQL: lockSMSDeliveriesSQL,
+		Params: "text[], bigint[]", Args: `'{"p-1"}', '{1}'`, Settings: []string{noSeqScan},
+		Want: []string{"deliveries_provider_message_idx", "deliveries_pkey"},
+		Not:  []string{"Seq Scan", "deliveries_sms_recipient_idx"}})
 }
 
 // TestListPlanProbesEachReference: the list of a user's deliveries about some references (the
@@ -36,9 +29,6 @@ func TestSMSReportBatchPlanUsesTheIndexes(t *testing.T) {
 func TestListPlanProbesEachReference(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t, "notifications", Migrations)
-	plan := pgtest.GenericPlan(t, pool, listSQL, "text, text[]", `'u-1', '{"t-1","t-2"}'`)
-	if strings.Contains(plan, "Seq Scan") || strings.Contains(plan, "Filter: (reference") ||
-		!strings.Contains(plan, "Index Cond: ((user_id = $1) AND (reference = ") {
-		t.Fatalf("the list's plan on a new table:\n%s", plan)
-	}
+	pgtest.CheckPlans(t, pool, pgtest.PlanCase{Name: "the list", SQL: listSQL, Params: "text, text[]", Args: `'u-1', '{"t-1","t-2"}'`,
+		Want: []string{"Index Cond: ((user_id = $1) AND (reference = "}, Not: []string{"Seq Scan", "Filter: (reference"}})
 }

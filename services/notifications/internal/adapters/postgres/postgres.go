@@ -459,23 +459,7 @@ func (s *Store) UpdateSMSBatch(ctx context.Context, targets []app.SMSTarget, fn 
 // the transaction, and travels in the statement's round trip). Checked on an empty table with
 // a generic plan: two index probes (TestSMSReportBatchPlanUsesTheIndexes).
 func lockSMSDeliveries(ctx context.Context, tx pgx.Tx, providerIDs []string, rowIDs []int64) ([]domain.Delivery, error) {
-	b := &pgx.Batch{}
-	b.Queue(noSeqScan)
-	b.Queue(lockSMSDeliveriesSQL, providerIDs, rowIDs)
-	br := tx.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		_ = br.Close()
-		return nil, err
-	}
-	rows, err := br.Query()
-	if err != nil {
-		_ = br.Close()
-		return nil, err
-	}
-	found, err := pgx.CollectRows(rows, scan)
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
+	found, err := platformpg.QueryUnder(ctx, tx, []string{noSeqScan}, lockSMSDeliveriesSQL, []any{providerIDs, rowIDs}, scan)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/thumela/thumela/services/platform/outbox"
@@ -18,15 +17,9 @@ func TestUsageLookupPlansUseThePrimaryKey(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t, "paymentmethods", outbox.Migrations, Migrations)
 	const method = `'0196b3c4-0000-7000-8000-000000000001'`
-	for _, tc := range []struct {
-		name, sql, params, args string
-	}{
-		{"mark used", markUsedSQL, "uuid, uuid, text", method + `, '0196b3c4-0000-7000-8000-000000000002', 't-1'`},
-		{"used", methodUsedSQL, "uuid", method},
-	} {
-		plan := pgtest.GenericPlan(t, pool, tc.sql, tc.params, tc.args)
-		if strings.Contains(plan, "Seq Scan") || !strings.Contains(plan, "payment_method_usage_pkey") {
-			t.Errorf("%s: the plan on a new table:\n%s", tc.name, plan)
-		}
-	}
+	want, not := []string{"payment_method_usage_pkey"}, []string{"Seq Scan"}
+	pgtest.CheckPlans(t, pool,
+		pgtest.PlanCase{Name: "mark used", SQL: markUsedSQL, Params: "uuid, uuid, text",
+			Args: method + `, '0196b3c4-0000-7000-8000-000000000002', 't-1'`, Want: want, Not: not},
+		pgtest.PlanCase{Name: "used", SQL: methodUsedSQL, Params: "uuid", Args: method, Want: want, Not: not})
 }

@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/thumela/thumela/services/platform/outbox"
@@ -9,41 +8,10 @@ import (
 	"github.com/thumela/thumela/services/transfers/internal/adapters/postgres"
 )
 
-// planCase is a statement whose generic plan, on a new and empty schema, must use the indexes
-// named in want and nothing named in not.
-type planCase struct {
-	name, sql, params, args string
-	settings                []string
-	want, not               []string
-}
-
-// checkPlans plans every case as pgx prepares it (a generic plan) on pool's new, empty tables,
-// as a fresh deploy first plans them and keeps the plans while the tables grow, and reports the
-// plans that miss an index they need or use what they must not.
-func checkPlans(t *testing.T, cases []planCase) {
+// checkPlans checks cases on a new transfers schema (pgtest.CheckPlans).
+func checkPlans(t *testing.T, cases []pgtest.PlanCase) {
 	t.Helper()
-	pool := pgtest.NewPool(t, "transfers", outbox.Migrations, postgres.Migrations)
-	for _, tc := range cases {
-		plan := pgtest.GenericPlan(t, pool, tc.sql, tc.params, tc.args, tc.settings...)
-		var wrong []string
-		for _, w := range tc.want {
-			if !strings.Contains(plan, w) {
-				wrong = append(wrong, "no "+w)
-			}
-		}
-		for _, n := range tc.not {
-			if strings.Contains(plan, n) {
-				wrong = append(wrong, n)
-			}
-		}
-		if len(wrong) > 0 {
-			t.Errorf("%s: %s, in the plan on new tables:\n%s", tc.name, strings.Join(wrong, "; "), plan)
-		}
-		if len(tc.settings) > 0 {
-			t.Logf("%s without %v, the planner's guess for new tables:\n%s", tc.name, tc.settings,
-				pgtest.GenericPlan(t, pool, tc.sql, tc.params, tc.args))
-		}
-	}
+	pgtest.CheckPlans(t, pgtest.NewPool(t, "transfers", outbox.Migrations, postgres.Migrations), cases...)
 }
 
 // TestWorkerPlansUseTheirIndexes: the worker's probe (a statement per pass) reads the first
@@ -55,16 +23,16 @@ func checkPlans(t *testing.T, cases []planCase) {
 // LIMIT $2)" was a hash semi-join over a sequential scan of the table.
 func TestWorkerPlansUseTheirIndexes(t *testing.T) {
 	t.Parallel()
-	checkPlans(t, []planCase{{
-		name: "due work", sql: postgres.DueWorkSQL, params: "timestamptz, timestamptz, interval",
-		args: "'2025-01-01 10:00+02', '2025-01-02 10:00+02', '1 day'",
-		want: []string{"transfers_expiry_due_idx", "transfers_reminder_due_idx", "transfers_refund_due_idx"},
-		not:  []string{"Seq Scan", "transfers_uncollected_idx"},
+	checkPlans(t, []pgtest.PlanCase{{
+		Name: "due work", SQL: postgres.DueWorkSQL, Params: "timestamptz, timestamptz, interval",
+		Args: "'2025-01-01 10:00+02', '2025-01-02 10:00+02', '1 day'",
+		Want: []string{"transfers_expiry_due_idx", "transfers_reminder_due_idx", "transfers_refund_due_idx"},
+		Not:  []string{"Seq Scan", "transfers_uncollected_idx"},
 	}, {
-		name: "prune collection records", sql: postgres.PruneCollectionRecordsSQL, params: "timestamptz, integer",
-		args: "'2025-01-01 10:00+02', 1000",
-		want: []string{"unknown_voucher_numbers_updated_idx", "Index Cond: (number_digest = ANY"},
-		not:  []string{"Seq Scan on unknown_voucher_numbers"},
+		Name: "prune collection records", SQL: postgres.PruneCollectionRecordsSQL, Params: "timestamptz, integer",
+		Args: "'2025-01-01 10:00+02', 1000",
+		Want: []string{"unknown_voucher_numbers_updated_idx", "Index Cond: (number_digest = ANY"},
+		Not:  []string{"Seq Scan on unknown_voucher_numbers"},
 	}})
 }
 
@@ -76,16 +44,16 @@ func TestWorkerPlansUseTheirIndexes(t *testing.T) {
 // settings they run under (SET LOCAL, in their own transaction) they still would be.
 func TestReconciliationPlansUseTheirIndexes(t *testing.T) {
 	t.Parallel()
-	checkPlans(t, []planCase{{
-		name: "transfers page", sql: postgres.ReconcileTransfersSQL, params: "timestamptz, uuid, integer",
-		args: "'2025-01-01 10:00+02', '00000000-0000-0000-0000-000000000000', 500", settings: postgres.ReconcileSettings,
-		want: []string{"Index Scan using transfers_updated_idx", "credit_entries_transfer_idx"},
-		not:  []string{"Seq Scan", "Sort"},
+	checkPlans(t, []pgtest.PlanCase{{
+		Name: "transfers page", SQL: postgres.ReconcileTransfersSQL, Params: "timestamptz, uuid, integer",
+		Args: "'2025-01-01 10:00+02', '00000000-0000-0000-0000-000000000000', 500", Settings: postgres.ReconcileSettings,
+		Want: []string{"Index Scan using transfers_updated_idx", "credit_entries_transfer_idx"},
+		Not:  []string{"Seq Scan", "Sort"},
 	}, {
-		name: "unbalanced movements", sql: postgres.UnbalancedMovementsSQL, params: "timestamptz, integer",
-		args: "'2025-01-01 10:00+02', 100", settings: postgres.ReconcileSettings,
-		want: []string{"credit_entries_created_idx", "Index Cond: (movement_id = ANY"},
-		not:  []string{"Seq Scan", "Join"},
+		Name: "unbalanced movements", SQL: postgres.UnbalancedMovementsSQL, Params: "timestamptz, integer",
+		Args: "'2025-01-01 10:00+02', 100", Settings: postgres.ReconcileSettings,
+		Want: []string{"credit_entries_created_idx", "Index Cond: (movement_id = ANY"},
+		Not:  []string{"Seq Scan", "Join"},
 	}})
 }
 
@@ -97,14 +65,14 @@ func TestReconciliationPlansUseTheirIndexes(t *testing.T) {
 func TestOneTransferPlansUseThePrimaryKey(t *testing.T) {
 	t.Parallel()
 	const ids = "'00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002'"
-	checkPlans(t, []planCase{{
-		name: "get", sql: postgres.GetSQL, params: "uuid, uuid", args: ids,
-		want: []string{"transfers_pkey"}, not: []string{"transfers_user_created_idx", "Seq Scan"},
+	checkPlans(t, []pgtest.PlanCase{{
+		Name: "get", SQL: postgres.GetSQL, Params: "uuid, uuid", Args: ids,
+		Want: []string{"transfers_pkey"}, Not: []string{"transfers_user_created_idx", "Seq Scan"},
 	}, {
-		name: "lock for update", sql: postgres.LockOwnedSQL, params: "uuid, uuid", args: ids,
-		want: []string{"transfers_pkey"}, not: []string{"transfers_user_created_idx", "Seq Scan"},
+		Name: "lock for update", SQL: postgres.LockOwnedSQL, Params: "uuid, uuid", Args: ids,
+		Want: []string{"transfers_pkey"}, Not: []string{"transfers_user_created_idx", "Seq Scan"},
 	}, {
-		name: "awaiting collection", sql: postgres.AwaitingCollectionSQL, params: "uuid", args: "'00000000-0000-0000-0000-000000000001'",
-		want: []string{"transfers_uncollected_idx"}, not: []string{"transfers_user_created_idx", "Seq Scan"},
+		Name: "awaiting collection", SQL: postgres.AwaitingCollectionSQL, Params: "uuid", Args: "'00000000-0000-0000-0000-000000000001'",
+		Want: []string{"transfers_uncollected_idx"}, Not: []string{"transfers_user_created_idx", "Seq Scan"},
 	}})
 }

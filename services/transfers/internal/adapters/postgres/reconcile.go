@@ -100,28 +100,8 @@ var indexOnly = []string{`SET LOCAL enable_seqscan = off`, `SET LOCAL enable_sor
 // settings and the statement in one round trip, then COMMIT), and collects its rows with scan.
 func readIndexOnly[T any](ctx context.Context, pool *pgxpool.Pool, sql string, args []any, scan pgx.RowToFunc[T]) ([]T, error) {
 	var out []T
-	err := platformpg.InTx(ctx, pool, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		for _, s := range indexOnly {
-			b.Queue(s)
-		}
-		b.Queue(sql, args...)
-		br := tx.SendBatch(ctx, b)
-		for range indexOnly {
-			if _, err := br.Exec(); err != nil {
-				_ = br.Close()
-				return err
-			}
-		}
-		rows, err := br.Query()
-		if err != nil {
-			_ = br.Close()
-			return err
-		}
-		out, err = pgx.CollectRows(rows, scan)
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
+	err := platformpg.InTx(ctx, pool, func(tx pgx.Tx) (err error) {
+		out, err = platformpg.QueryUnder(ctx, tx, indexOnly, sql, args, scan)
 		return err
 	})
 	return out, err
