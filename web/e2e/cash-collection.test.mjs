@@ -1,7 +1,8 @@
 // Cash in the recipient's hand, in Debian's Chromium against the real stack: a new sender sends
 // R500.00 to a recipient at FNB; the voucher SMS reaches /dev/outbox; the recipient withdraws
 // it at the development ATM (/dev/atm, ISO 8583 over TCP to the cash-out gateway), in a browser
-// of their own; and the sender's dashboard, open all along, shows 'Collected at …' live. A wrong
+// of their own, after an ATM that failed to dispense (the sender is told, then corrected); and the
+// sender's dashboard, open all along, shows 'Collected at …' live. A wrong
 // PIN five times locks the voucher; the sender sees the lock live and a resend undoes it.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -53,6 +54,20 @@ test("the whole journey: sign up, add a card, send R500.00 to FNB, withdraw at t
   // The recipient, at an FNB ATM, in a browser of their own.
   const recipient = await chromium.browser.newContext();
   const atm = await recipient.newPage();
+
+  // The first ATM fails to dispense and reverses the withdrawal: the sender hears "Cash
+  // collected", then its correction, and the voucher waits for the recipient again.
+  const reversed = await withdraw(atm, stack.baseURL, { voucher: number, pin, phone, amount: "500", failToDispense: true });
+  assert.match(reversed, /No cash was dispensed/);
+  await toast(page, "Cash not dispensed").waitFor({ timeout: 20_000 });
+  assert.match(
+    await toast(page, "Cash not dispensed").innerText(),
+    /Correction: Thandi Mokoena did not get the R500,00 at FNB ATM Sandton City\. No cash was dispensed, the withdrawal was reversed, and the voucher can still be collected\./,
+  );
+  await row.getByText(/^Awaiting collection · expires/).waitFor();
+  // Every toast gone, so that the next "Cash collected" is the next collection's own.
+  await page.waitForFunction(() => document.querySelectorAll("[data-sonner-toast]").length === 0, null, { timeout: 15_000 });
+
   const answer = await withdraw(atm, stack.baseURL, { voucher: number, pin, phone, amount: "500" });
   assert.equal(answer, "Please take your cash: R500.00");
 

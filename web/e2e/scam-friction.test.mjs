@@ -113,7 +113,7 @@ test("Freeze my vouchers cancels both vouchers awaiting collection after a confi
   await page.getByRole("heading", { name: "Transaction History", level: 1 }).waitFor();
   for (const r of recipients) {
     const row = page.getByRole("row", { name: new RegExp(r.name) });
-    await row.filter({ hasText: "Refunded" }).waitFor({ timeout: 20_000 });
+    await row.filter({ hasText: "Cancelled · refunded" }).waitFor({ timeout: 20_000 });
   }
   await context.close();
 });

@@ -135,18 +135,31 @@ function knownTransfer(queryClient: QueryClient, transport: Transport, id: strin
 }
 
 /**
- * The notice of a transfer's update: the cash collected, the refund of a cancelled or expired
- * voucher made, or the voucher locked by wrong attempts at an ATM. Only for a change (previous,
- * when known, was not so already).
+ * The notice of a transfer's update: the cash collected, a collection the ATM network reversed
+ * (no cash came out), the refund of a cancelled or expired voucher made, or the voucher locked by
+ * wrong attempts at an ATM. Only for a change (previous, when known, was not so already).
  */
 export function transferNotice(previous: Transfer | undefined, next: Transfer): LiveNotice | undefined {
   const voucher = next.voucher;
-  if (voucher?.collectionStatus === CollectionStatus.COLLECTED && previous?.voucher?.collectionStatus !== CollectionStatus.COLLECTED) {
+  const was = previous?.voucher;
+  if (voucher?.collectionStatus === CollectionStatus.COLLECTED && was?.collectionStatus !== CollectionStatus.COLLECTED) {
     const where = voucher.collectedAtLocation || bankAtm(next.bank);
     return {
-      id: `${next.id}:collected`,
+      // Per collection: after a reversal the same voucher can be collected again, and that is news too.
+      id: `${next.id}:collected:${voucher.collectedAt?.seconds ?? 0n}`,
       title: "Cash collected",
       description: `${next.recipientName || "Your recipient"} collected ${formatMoney(next.amountCents)} at ${where}.`,
+    };
+  }
+  if (was?.collectionStatus === CollectionStatus.COLLECTED && voucher?.collectionStatus === CollectionStatus.AWAITING_COLLECTION) {
+    // The ATM reported that it dispensed nothing, after this tab had said "Cash collected": the
+    // correction, as the e-mail's. Told only to a tab that knew of the collection.
+    const where = was.collectedAtLocation || bankAtm(next.bank);
+    return {
+      id: `${next.id}:reversed:${was.collectedAt?.seconds ?? 0n}`,
+      tone: "warning",
+      title: "Cash not dispensed",
+      description: `Correction: ${next.recipientName || "your recipient"} did not get the ${formatMoney(next.amountCents)} at ${where}. No cash was dispensed, the withdrawal was reversed, and the voucher can still be collected.`,
     };
   }
   if (next.refundStatus === RefundStatus.REFUNDED && previous?.refundStatus !== RefundStatus.REFUNDED) {

@@ -24,7 +24,7 @@ const collected = transfer({
 describe("transferNotice", () => {
   it("tells the cash collected, once, where the ATM network says", () => {
     expect(transferNotice(awaiting, collected)).toEqual({
-      id: "t1:collected",
+      id: "t1:collected:0",
       title: "Cash collected",
       description: "Thandi collected R500,00 at FNB ATM Sandton City.",
     });
@@ -32,6 +32,30 @@ describe("transferNotice", () => {
     expect(transferNotice(undefined, collected)?.title).toBe("Cash collected");
     // Already collected: no news.
     expect(transferNotice(collected, collected)).toBeUndefined();
+  });
+
+  it("corrects a collection the ATM reversed, and tells the next collection again", () => {
+    const at = timestampFromMs(Date.UTC(2026, 11, 1, 10, 0));
+    const first = transfer({
+      voucher: { collectionStatus: CollectionStatus.COLLECTED, collectedAtLocation: "FNB ATM Sandton City", collectedAt: at },
+    });
+    expect(transferNotice(first, awaiting)).toEqual({
+      id: `t1:reversed:${at.seconds}`,
+      tone: "warning",
+      title: "Cash not dispensed",
+      description:
+        "Correction: Thandi did not get the R500,00 at FNB ATM Sandton City. No cash was dispensed, the withdrawal was reversed, and the voucher can still be collected.",
+    });
+    // A tab that never knew of the collection has nothing to correct.
+    expect(transferNotice(undefined, awaiting)).toBeUndefined();
+    expect(transferNotice(awaiting, awaiting)).toBeUndefined();
+    // Collected again later: a notice of its own, not the first one's id.
+    const again = transfer({
+      voucher: { collectionStatus: CollectionStatus.COLLECTED, collectedAtLocation: "FNB ATM Rosebank", collectedAt: timestampFromMs(Date.UTC(2026, 11, 1, 11, 0)) },
+    });
+    const notice = transferNotice(awaiting, again);
+    expect(notice?.title).toBe("Cash collected");
+    expect(notice?.id).not.toBe(transferNotice(awaiting, first)?.id);
   });
 
   it("names the bank's ATM when the location is not known", () => {

@@ -113,7 +113,7 @@ describe("transaction details: the recipient's voucher SMS", () => {
     await user.click(within(dialog).getByRole("button", { name: "Cancel voucher" }));
     await user.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Yes, cancel voucher" }));
     expect(await screen.findByText("Voucher cancelled")).toBeInTheDocument();
-    expect(await within(dialog).findByText("Refund pending")).toBeInTheDocument();
+    expect(await within(dialog).findByText("Cancelled · refund pending")).toBeInTheDocument();
     expect(within(dialog).getByText(delivered)).toBeInTheDocument();
     expect(within(dialog).queryByText("No delivery report yet")).not.toBeInTheDocument();
   });

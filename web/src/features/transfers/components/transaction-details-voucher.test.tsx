@@ -131,8 +131,8 @@ describe("transaction details: the voucher", () => {
   });
 
   it.each([
-    [RefundStatus.PENDING, "Refund pending", "R512,45 is being refunded to your card."],
-    [RefundStatus.REFUNDED, "Refunded", "R512,45 was refunded to your card."],
+    [RefundStatus.PENDING, "Cancelled · refund pending", "R512,45 is being refunded to your card."],
+    [RefundStatus.REFUNDED, "Cancelled · refunded", "R512,45 was refunded to your card."],
   ])("cancelled, refund %s: %s, and the status is not a green success", async (refund, label, text) => {
     const transfer = withChanges(awaiting(), {
       refundStatus: refund,

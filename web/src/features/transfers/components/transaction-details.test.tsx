@@ -168,8 +168,8 @@ describe("transaction details dialog", () => {
     expect(asked).toEqual([expect.objectContaining({ id: transfer.id })]);
     const details = screen.getByRole("dialog", { name: "Transaction Details" });
     // Not 'refunded' before the refund has run: the server says it is pending.
-    expect(term(details, "Status")).toHaveTextContent("Refund pending");
-    expect(term(details, "Status")).not.toHaveTextContent("Refunded");
+    expect(term(details, "Status")).toHaveTextContent("Cancelled · refund pending");
+    expect(term(details, "Status")).not.toHaveTextContent("refunded");
     expect(term(details, "Refund")).toHaveTextContent("R161,40 is being refunded to your card.");
     expect(within(details).queryByRole("button", { name: "Cancel voucher" })).not.toBeInTheDocument();
   });
@@ -192,9 +192,9 @@ describe("transaction details dialog", () => {
 
   // A refunded send paid no one: no "proof" that it was paid (the walk's F9; the BFF refuses it too).
   it.each([
-    ["cancelled, refunded", CollectionStatus.CANCELLED, RefundStatus.REFUNDED, "Refunded"],
-    ["expired, refunded", CollectionStatus.EXPIRED, RefundStatus.REFUNDED, "Refunded"],
-    ["cancelled, refund pending", CollectionStatus.CANCELLED, RefundStatus.PENDING, "Refund pending"],
+    ["cancelled, refunded", CollectionStatus.CANCELLED, RefundStatus.REFUNDED, "Cancelled · refunded"],
+    ["expired, refunded", CollectionStatus.EXPIRED, RefundStatus.REFUNDED, "Expired · refunded"],
+    ["cancelled, refund pending", CollectionStatus.CANCELLED, RefundStatus.PENDING, "Cancelled · refund pending"],
     ["cancelled, refund not started", CollectionStatus.CANCELLED, RefundStatus.NONE, "Cancelled"],
   ])("offers no proof of payment for a transfer %s", async (_case, collectionStatus, refundStatus, state) => {
     const transfer = withChanges(completed(makeTransfer()), {

@@ -55,7 +55,7 @@ describe("the voucher's state in the lists", () => {
     const thandi = await within(recent).findByRole("button", { name: /Thandi Mokoena/ });
     expect(thandi).toHaveTextContent(`Collected at FNB ATM Sandton City, ${saClock.format(at)}`);
     const sipho = within(recent).getByRole("button", { name: /Sipho Dlamini/ });
-    expect(sipho).toHaveTextContent("Refunded");
+    expect(sipho).toHaveTextContent("Cancelled · refunded");
     const check = within(sipho).getByRole("img", { name: "Completed" });
     expect(check.getAttribute("class")).not.toMatch(/emerald/);
     expect(within(thandi).getByRole("img", { name: "Completed" }).getAttribute("class")).toMatch(/emerald/);
@@ -65,7 +65,7 @@ describe("the voucher's state in the lists", () => {
     const pending = cancelled(toThandi(), RefundStatus.PENDING);
     renderAt("/transactions", [pending]);
     const row = await screen.findByRole("row", { name: /Thandi Mokoena/ });
-    expect(row).toHaveTextContent("Refund pending");
+    expect(row).toHaveTextContent("Cancelled · refund pending");
     const badge = within(row).getByText("Completed");
     expect(badge.className).not.toMatch(/emerald/);
     expect(badge.className).toMatch(/slate/);
@@ -113,13 +113,13 @@ describe("live: the cash collected and the refund made", () => {
     const pending = cancelled(waiting, RefundStatus.PENDING);
     setTransfers([pending]);
     live.push({ cursor: "1", event: { case: "transferUpdated", value: { transfer: pending } } });
-    await vi.waitFor(() => expect(row).toHaveTextContent("Refund pending"));
+    await vi.waitFor(() => expect(row).toHaveTextContent("Cancelled · refund pending"));
     expect(screen.queryByText("Refund complete")).not.toBeInTheDocument();
 
     const refunded = cancelled(waiting, RefundStatus.REFUNDED);
     setTransfers([refunded]);
     live.push({ cursor: "2", event: { case: "transferUpdated", value: { transfer: refunded } } });
     await expectToast("Refund complete", "R512,45 was refunded to your card.");
-    await vi.waitFor(() => expect(row).toHaveTextContent("Refunded"));
+    await vi.waitFor(() => expect(row).toHaveTextContent("Cancelled · refunded"));
   });
 });

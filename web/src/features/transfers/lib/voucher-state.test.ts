@@ -55,10 +55,10 @@ describe("voucherState", () => {
   });
 
   it.each([
-    [CollectionStatus.CANCELLED, RefundStatus.REFUNDED, "Refunded"],
-    [CollectionStatus.EXPIRED, RefundStatus.REFUNDED, "Refunded"],
-    [CollectionStatus.CANCELLED, RefundStatus.PENDING, "Refund pending"],
-    [CollectionStatus.EXPIRED, RefundStatus.PENDING, "Refund pending"],
+    [CollectionStatus.CANCELLED, RefundStatus.REFUNDED, "Cancelled · refunded"],
+    [CollectionStatus.EXPIRED, RefundStatus.REFUNDED, "Expired · refunded"],
+    [CollectionStatus.CANCELLED, RefundStatus.PENDING, "Cancelled · refund pending"],
+    [CollectionStatus.EXPIRED, RefundStatus.PENDING, "Expired · refund pending"],
     [CollectionStatus.CANCELLED, RefundStatus.UNSPECIFIED, "Cancelled"],
     [CollectionStatus.EXPIRED, RefundStatus.NONE, "Expired"],
   ])("voucher %s with refund %s reads %j, never 'refunded' before the refund is made", (collection, refund, text) => {

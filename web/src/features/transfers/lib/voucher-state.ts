@@ -40,9 +40,9 @@ export interface VoucherState {
 
 /**
  * 'Awaiting collection · expires Mon 1 Dec', 'Locked until 14:05 after wrong PINs' (or 'until
- * Tue 2 Dec 09:10'), 'Collected at FNB ATM Sandton City, 13:15', 'Refunded', 'Refund pending',
- * 'Cancelled' or 'Expired' (Johannesburg time); undefined for a transfer without a voucher. A
- * refund is called done only when the server says REFUNDED.
+ * Tue 2 Dec 09:10'), 'Collected at FNB ATM Sandton City, 13:15', 'Expired · refunded',
+ * 'Cancelled · refund pending', 'Cancelled' or 'Expired' (Johannesburg time); undefined for a
+ * transfer without a voucher. A refund is called done only when the server says REFUNDED.
  */
 export function voucherState(transfer: Transfer, now: Date = new Date()): VoucherState | undefined {
   const voucher = transfer.voucher;
@@ -63,10 +63,14 @@ export function voucherState(transfer: Transfer, now: Date = new Date()): Vouche
       return { text: at ? `Collected at ${place}, ${formatSaMoment(at, now)}` : `Collected at ${place}`, tone: "collected" };
     }
     case CollectionStatus.CANCELLED:
-    case CollectionStatus.EXPIRED:
-      if (transfer.refundStatus === RefundStatus.REFUNDED) return { text: "Refunded", tone: "closed" };
-      if (transfer.refundStatus === RefundStatus.PENDING) return { text: "Refund pending", tone: "closed" };
-      return { text: voucher.collectionStatus === CollectionStatus.CANCELLED ? "Cancelled" : "Expired", tone: "closed" };
+    case CollectionStatus.EXPIRED: {
+      // Why the voucher closed, then where its refund stands: a sender who did not cancel must
+      // see that it expired, not wonder who cancelled it.
+      const why = voucher.collectionStatus === CollectionStatus.CANCELLED ? "Cancelled" : "Expired";
+      if (transfer.refundStatus === RefundStatus.REFUNDED) return { text: `${why} · refunded`, tone: "closed" };
+      if (transfer.refundStatus === RefundStatus.PENDING) return { text: `${why} · refund pending`, tone: "closed" };
+      return { text: why, tone: "closed" };
+    }
     default:
       return undefined;
   }
