@@ -118,7 +118,7 @@ test("a wrong PIN five times locks the voucher, even against the right PIN; the 
   // The sender is e-mailed too, with the way out.
   const mail = await latestMessage(stack.baseURL, email, { template: "voucher_locked" });
   assert.equal(mail.subject, "Your voucher for Sipho Dlamini is locked");
-  assert.match(mail.body, /the R100\.00 voucher you sent to Sipho Dlamini, so the voucher is locked until /);
+  assert.match(mail.body, /typed 5 times at ATMs for the R100,00 voucher you sent to Sipho Dlamini, so the voucher is locked until /);
   assert.match(mail.body, /choose Resend SMS/);
   await details.getByRole("button", { name: "Resend SMS" }).click();
   await details.getByRole("button", { name: "Send new voucher" }).click();

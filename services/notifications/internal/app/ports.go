@@ -55,8 +55,9 @@ type Repository interface {
 
 // SupportStore keeps the support inbox.
 type SupportStore interface {
-	// SubmitSupport stores m under a fresh ticket unless m's client (its address, else its user)
-	// has reached one of limits (then *domain.RateLimitedError), and in the same transaction
+	// SubmitSupport stores m under a fresh ticket unless m's sender (a signed-in sender's
+	// account, else a visitor's address, counting only visitors' messages) has reached one of
+	// limits (then *domain.RateLimitedError), and in the same transaction
 	// writes the request to e-mail it to recipient. It returns m with its ticket.
 	SubmitSupport(ctx context.Context, m domain.SupportMessage, limits []domain.RateLimit, recipient string) (domain.SupportMessage, error)
 }

@@ -53,7 +53,7 @@ func fullParams(t domain.Template) (params, secrets map[string]string) {
 			"reason": "expired", "reference": "TH-7Q4K2M"}, nil
 	case domain.TemplateScheduledSendFailed:
 		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000",
-			"date": "2026-03-27", "reason": "This send would pass your daily limit of R5,000.00."}, nil
+			"date": "2026-03-27", "reason": "This send would pass your daily limit of R5\u00a0000,00."}, nil
 	case domain.TemplateVoucherLocked:
 		return map[string]string{"first_name": "Thandi", "recipient_name": "Sipho Dlamini", "amount_cents": "50000",
 			"bank": "FNB", "until": "2026-03-20T08:00:00Z", "reference": "TH-7Q4K2M"}, nil
@@ -628,8 +628,8 @@ func TestScheduledSendFailedEmail(t *testing.T) {
 		t.Errorf("subject %q", msg.Subject)
 	}
 	for _, part := range []string{msg.Text, msg.HTML} {
-		for _, want := range []string{"Hi Thandi,", "R500.00", "Sipho Dlamini", "Fri 27 Mar 2026",
-			"This send would pass your daily limit of R5,000.00.", "You were not charged for this send"} {
+		for _, want := range []string{"Hi Thandi,", "R500,00", "Sipho Dlamini", "Fri 27 Mar 2026",
+			"This send would pass your daily limit of R5\u00a0000,00.", "You were not charged for this send"} {
 			if !strings.Contains(part, want) {
 				t.Errorf("lacks %q: %s", want, part)
 			}
@@ -696,7 +696,7 @@ func TestVoucherRefundedNamesTheCreditReturned(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, part := range []string{m.Text, m.HTML} {
-		if !strings.Contains(part, "R450.00") || !strings.Contains(part, "R50.00") || !strings.Contains(part, "Thumela credit") {
+		if !strings.Contains(part, "R450,00") || !strings.Contains(part, "R50,00") || !strings.Contains(part, "Thumela credit") {
 			t.Fatalf("the refund does not name both amounts:\n%s", part)
 		}
 	}
@@ -727,7 +727,7 @@ func TestTransferReceiptNamesTheCreditApplied(t *testing.T) {
 	}
 	for _, part := range []string{m.Text, m.HTML} {
 		if strings.Contains(part, "Total charged") || !strings.Contains(part, "Paid with Thumela credit") ||
-			!strings.Contains(part, "R10.24") || !strings.Contains(part, "Charged to your card") || !strings.Contains(part, "R80.00") {
+			!strings.Contains(part, "R10,24") || !strings.Contains(part, "Charged to your card") || !strings.Contains(part, "R80,00") {
 			t.Fatalf("a receipt with credit does not split the total:\n%s", part)
 		}
 	}
@@ -801,7 +801,7 @@ func TestCashNotDispensedSaysWhatHappensNext(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, part := range []string{standing.Text, standing.HTML} {
-		if !strings.Contains(part, "still stands until") || !strings.Contains(part, "R500.00") || strings.Contains(part, "refund") {
+		if !strings.Contains(part, "still stands until") || !strings.Contains(part, "R500,00") || strings.Contains(part, "refund") {
 			t.Errorf("a voucher that still stands:\n%s", part)
 		}
 	}
@@ -812,5 +812,183 @@ func TestCashNotDispensedSaysWhatHappensNext(t *testing.T) {
 	}
 	if !strings.HasPrefix(standing.Subject, "Correction: Sipho Dlamini did not get") {
 		t.Errorf("subject %q", standing.Subject)
+	}
+}
+
+// randForm is an amount as the SMS writes it (R1,500.00), which no e-mail may carry.
+var randForm = regexp.MustCompile(`R[0-9][0-9,]*\.[0-9]{2}`)
+
+// TestRandEnZAIsTheWebsFormat: e-mails write money as the web (web/src/lib/money.ts's
+// formatMoney, Intl.NumberFormat('en-ZA') with the prefix R): thousands grouped by U+00A0
+// NO-BREAK SPACE, a decimal comma, "-R" before a negative amount. The SMS's Rand stays ASCII.
+func TestRandEnZAIsTheWebsFormat(t *testing.T) {
+	t.Parallel()
+	for cents, want := range map[int64]string{
+		0: "R0,00", 5: "R0,05", 99999: "R999,99", 100000: "R1\u00a0000,00", 150000: "R1\u00a0500,00",
+		123456789: "R1\u00a0234\u00a0567,89", 10000000000001: "R100\u00a0000\u00a0000\u00a0000,01",
+		-150: "-R1,50", -150000: "-R1\u00a0500,00",
+	} {
+		if got := domain.RandEnZA(cents); got != want {
+			t.Errorf("RandEnZA(%d) = %q, want %q", cents, got, want)
+		}
+	}
+	if got := domain.Rand(150000); got != "R1,500.00" {
+		t.Errorf("Rand(150000) = %q: the SMS's format changed", got)
+	}
+}
+
+// TestEmailsWriteMoneyAsTheWeb: every e-mail's subject, text and HTML write amounts as the web
+// does ("R1 500,00", the space a no-break one, kept in the subject too), the amounts in a
+// scheduled send's reason (a sentence transfers writes as the web does) included; the SMS keeps
+// "R1,500.00" (GSM 7-bit).
+func TestEmailsWriteMoneyAsTheWeb(t *testing.T) {
+	t.Parallel()
+	for _, tmpl := range domain.Templates() {
+		if tmpl.Channel() != domain.ChannelEmail {
+			continue
+		}
+		params, secrets := fullParams(tmpl)
+		msg, err := domain.Render(tmpl, domain.ChannelEmail, params, secrets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range []string{msg.Subject, msg.Text, msg.HTML} {
+			if m := randForm.FindString(part); m != "" {
+				t.Errorf("%s writes %q as the SMS does:\n%s", tmpl, m, part)
+			}
+		}
+	}
+
+	params, _ := fullParams(domain.TemplateTransferReceipt)
+	params["amount_cents"], params["fee_cents"], params["total_cents"] = "150000", "1545", "151545"
+	msg, err := domain.Render(domain.TemplateTransferReceipt, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.Subject != "Your Thumela receipt: R1\u00a0500,00 to Sipho Dlamini" {
+		t.Errorf("subject %q", msg.Subject)
+	}
+	for _, part := range []string{msg.Text, msg.HTML} {
+		for _, want := range []string{"R1\u00a0500,00", "R15,45", "R1\u00a0515,45"} {
+			if !strings.Contains(part, want) {
+				t.Errorf("receipt lacks %q:\n%s", want, part)
+			}
+		}
+	}
+
+	params, _ = fullParams(domain.TemplateScheduledSendFailed)
+	msg, err = domain.Render(domain.TemplateScheduledSendFailed, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{msg.Text, msg.HTML} {
+		if !strings.Contains(part, "daily limit of R5\u00a0000,00.") || !strings.Contains(part, "R500,00") {
+			t.Errorf("scheduled send's e-mail:\n%s", part)
+		}
+	}
+
+	params, secrets := fullParams(domain.TemplateVoucherIssued)
+	params["amount_cents"] = "150000"
+	sms, err := domain.Render(domain.TemplateVoucherIssued, domain.ChannelSMS, params, secrets)
+	if err != nil || !strings.Contains(sms.Text, "sent you R1,500.00.") {
+		t.Errorf("SMS %q, %v: want R1,500.00", sms.Text, err)
+	}
+}
+
+// TestVoucherLockedEmailSaysATMsNotOneBank: wrong PINs or phone numbers count toward the lock at
+// any bank's ATM (transfers checks them before the bank), so the e-mail says "at ATMs", naming no
+// bank, in both parts.
+func TestVoucherLockedEmailSaysATMsNotOneBank(t *testing.T) {
+	t.Parallel()
+	params, _ := fullParams(domain.TemplateVoucherLocked)
+	params["bank"], params["amount_cents"] = "standard_bank", "20000"
+	msg, err := domain.Render(domain.TemplateVoucherLocked, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg.Text, "A wrong PIN or phone number was typed 5 times at ATMs for the R200,00 voucher you sent to Sipho Dlamini") ||
+		!strings.Contains(msg.HTML, "A wrong PIN or phone number was typed 5 times at ATMs for the <strong>R200,00</strong> voucher") {
+		t.Errorf("locked e-mail:\n%s\n%s", msg.Text, msg.HTML)
+	}
+	for _, part := range []string{msg.Subject, msg.Text, msg.HTML} {
+		for _, bank := range []string{"Standard Bank", "ABSA", "FNB", "Nedbank", "Capitec"} {
+			if strings.Contains(part, bank) {
+				t.Errorf("the locked e-mail names %s:\n%s", bank, part)
+			}
+		}
+	}
+}
+
+// TestEmailsCarryTheWholeName: an e-mail shows a name as long as its form accepts whole (50
+// characters for the name rule's names, 100 for a support message's writer), only a longer one
+// is cut, with an ellipsis; the voucher SMS still cuts the sender's name at 40 characters.
+// Hidden characters are removed as before.
+func TestEmailsCarryTheWholeName(t *testing.T) {
+	t.Parallel()
+	const long = "Nomvula Precious Thandeka Mahlangu-Dlamini" // 42 characters
+	fifty := strings.Repeat("Nomvula ", 6) + "Ma"             // 50
+	for _, tmpl := range []domain.Template{domain.TemplateTransferReceipt, domain.TemplateCashCollected} {
+		for _, name := range []string{long, fifty} {
+			params, _ := fullParams(tmpl)
+			params["recipient_name"] = "\u202e" + name + "\u200b"
+			msg, err := domain.Render(tmpl, domain.ChannelEmail, params, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, part := range []string{msg.Subject, msg.Text, msg.HTML} {
+				if !strings.Contains(part, name) || strings.ContainsAny(part, "\u202e\u200b…") {
+					t.Errorf("%s: %q not whole:\n%s", tmpl, name, part)
+				}
+			}
+		}
+	}
+	params, _ := fullParams(domain.TemplateTransferReceipt)
+	params["first_name"] = fifty
+	params["recipient_name"] = fifty + "xyz"
+	msg, err := domain.Render(domain.TemplateTransferReceipt, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg.Text, "Hi "+fifty+",") || !strings.Contains(msg.Subject, " to "+fifty[:49]+"…") {
+		t.Errorf("first name or a name over the rule's limit:\n%s\n%s", msg.Subject, msg.Text)
+	}
+
+	writer := strings.Repeat("Precious ", 11) + "Mahlang" // 106 characters
+	params, _ = fullParams(domain.TemplateSupportMessage)
+	params["name"] = writer[:100]
+	msg, err = domain.Render(domain.TemplateSupportMessage, domain.ChannelEmail, params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg.Text, "From: "+writer[:100]+" <") || !strings.Contains(msg.HTML, writer[:100]) {
+		t.Errorf("support e-mail cuts the writer's name:\n%s", msg.Text)
+	}
+
+	params, secrets := fullParams(domain.TemplateVoucherIssued)
+	params["sender_name"] = long
+	sms, err := domain.Render(domain.TemplateVoucherIssued, domain.ChannelSMS, params, secrets)
+	if err != nil || !strings.HasPrefix(sms.Text, "Thumela: "+long[:domain.MaxDisplayName]+" sent you") {
+		t.Errorf("SMS %q, %v: want the sender's name cut at %d", sms.Text, err, domain.MaxDisplayName)
+	}
+}
+
+// TestRateLimitedMessageSaysWhoseBudget: a refused support message says whether the visitor's
+// connection or the signed-in sender's account spent its budget, and when to try again in whole
+// minutes rounded up, as the web counts them.
+func TestRateLimitedMessageSaysWhoseBudget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  domain.RateLimitedError
+		want string
+	}{
+		{domain.RateLimitedError{RetryAfter: 7*time.Minute - 5*time.Second}, "Too many messages from your connection. Please try again in 7 minutes."},
+		{domain.RateLimitedError{RetryAfter: 7*time.Minute - 5*time.Second, Account: true}, "Too many messages from your account. Please try again in 7 minutes."},
+		{domain.RateLimitedError{RetryAfter: time.Second, Account: true}, "Too many messages from your account. Please try again in 1 minute."},
+		{domain.RateLimitedError{RetryAfter: 61 * time.Second}, "Too many messages from your connection. Please try again in 2 minutes."},
+		{domain.RateLimitedError{Account: true}, "Too many messages from your account. Please try again later."},
+	} {
+		if got := tc.err.Message(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

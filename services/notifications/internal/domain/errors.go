@@ -79,9 +79,34 @@ func (e *ValidationError) Error() string {
 	return "invalid request: " + strings.Join(msgs, "; ")
 }
 
-// RateLimitedError: too many support messages from one client address; try after RetryAfter.
-type RateLimitedError struct{ RetryAfter time.Duration }
+// RateLimitedError: too many support messages from one visitor's client address, or from one
+// signed-in sender's account (Account); try after RetryAfter.
+type RateLimitedError struct {
+	RetryAfter time.Duration
+	Account    bool
+}
 
 func (e *RateLimitedError) Error() string {
-	return fmt.Sprintf("too many support messages; retry after %s", e.RetryAfter)
+	if e.Account {
+		return fmt.Sprintf("too many support messages from the account; retry after %s", e.RetryAfter)
+	}
+	return fmt.Sprintf("too many support messages from the address; retry after %s", e.RetryAfter)
+}
+
+// Message is what the sender reads: whose budget is spent (the connection's, the account's) and
+// when to try again, in whole minutes rounded up (at least 1), as the web's tooManyMessages
+// counts them: "Too many messages from your account. Please try again in 7 minutes."
+func (e *RateLimitedError) Message() string {
+	when := "later"
+	if e.RetryAfter > 0 {
+		minutes := max(1, int64((e.RetryAfter+time.Minute-1)/time.Minute))
+		when = fmt.Sprintf("in %d minutes", minutes)
+		if minutes == 1 {
+			when = "in 1 minute"
+		}
+	}
+	if e.Account {
+		return fmt.Sprintf(MsgRateLimitedAccount, when)
+	}
+	return fmt.Sprintf(MsgRateLimited, when)
 }

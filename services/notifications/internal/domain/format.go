@@ -26,9 +26,8 @@ func mustLoad(name string) *time.Location {
 	return loc
 }
 
-// Rand formats integer cents as the SMS and e-mails show money: R1,234.00, in plain ASCII so
-// an SMS stays GSM 7-bit. (The web client writes en-ZA's "R1 234,00", whose grouping space is a
-// no-break space.)
+// Rand formats integer cents as an SMS shows money: R1,234.00, in plain ASCII so the SMS stays
+// GSM 7-bit. E-mails write RandEnZA, as the web does.
 func Rand(cents int64) string {
 	sign, u := "", intconv.Abs(cents)
 	if cents < 0 {
@@ -39,6 +38,26 @@ func Rand(cents int64) string {
 		rands = rands[:i] + "," + rands[i:]
 	}
 	return fmt.Sprintf("%sR%s.%02d", sign, rands, u%100)
+}
+
+// noBreakSpace groups the thousands of RandEnZA, as en-ZA's Intl.NumberFormat does: a line is
+// never broken inside an amount.
+const noBreakSpace = "\u00a0"
+
+// RandEnZA formats integer cents as the web client, the PDFs and the statements show money, and
+// so as every e-mail does: "R1 234,56" (Intl.NumberFormat('en-ZA') with two decimals and the
+// prefix R, no space after it), the thousands grouped by U+00A0 NO-BREAK SPACE and a decimal
+// comma; a negative amount reads "-R1 234,56" (web/src/lib/money.ts, formatMoney).
+func RandEnZA(cents int64) string {
+	sign, u := "", intconv.Abs(cents)
+	if cents < 0 {
+		sign = "-"
+	}
+	rands := strconv.FormatUint(u/100, 10)
+	for i := len(rands) - 3; i > 0; i -= 3 {
+		rands = rands[:i] + noBreakSpace + rands[i:]
+	}
+	return fmt.Sprintf("%sR%s,%02d", sign, rands, u%100)
 }
 
 // When formats t in Johannesburg time, e.g. "25 Mar 2026, 13:12".
@@ -72,16 +91,25 @@ func allDigits(s string) bool {
 // reads) are removed, private-use and unassigned code points too, runs of white space become
 // one space, and the result is trimmed and cut to limit characters.
 func Sanitize(s string, limit int) string {
-	return sanitize(s, limit, false)
+	return sanitize(s, limit, false, false)
 }
 
 // SanitizeMultiline is Sanitize keeping line breaks (at most two in a row): for a support
 // message's body.
 func SanitizeMultiline(s string, limit int) string {
-	return sanitize(s, limit, true)
+	return sanitize(s, limit, true, false)
 }
 
-func sanitize(s string, limit int, keepLines bool) string {
+// sanitizeKeepingAmounts is Sanitize keeping no-break spaces: those of amounts written as the
+// web writes them ("R1 500,00", RandEnZA), so a line never breaks inside one. For a rendered
+// e-mail's subject, whose values were each sanitised already (any no-break space typed in them
+// is a space by then), and for a sentence transfers wrote for the sender ("your daily limit of
+// R5 000,00").
+func sanitizeKeepingAmounts(s string, limit int) string {
+	return sanitize(s, limit, false, true)
+}
+
+func sanitize(s string, limit int, keepLines, keepNoBreakSpaces bool) string {
 	s = strings.ToValidUTF8(s, "")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	var b strings.Builder
@@ -100,6 +128,8 @@ func sanitize(s string, limit int, keepLines bool) string {
 			}
 			space = true
 			continue
+		case r == '\u00a0' && keepNoBreakSpaces:
+			// Written as it is, below.
 		case unicode.IsSpace(r):
 			space = true
 			continue

@@ -26,8 +26,9 @@ const (
 	MaxDetailValue    = 1000
 )
 
-// Rate limits of support messages per client address (or per user when no address is known),
-// counted in PostgreSQL so every replica shares them.
+// Rate limits of support messages: per account for a signed-in sender, per client address for a
+// visitor (counting the visitors' messages only), counted in PostgreSQL so every replica shares
+// them.
 var SupportLimits = []RateLimit{
 	{Window: 10 * time.Minute, Max: 5},
 	{Window: 24 * time.Hour, Max: 20},
@@ -75,7 +76,11 @@ const (
 	MsgDetailInvalid   = "A detail is too long or empty."
 	MsgAddressInvalid  = "The client address is not an IP address."
 	MsgAddressRequired = "The client address is required."
-	MsgRateLimited     = "You have sent too many messages. Please try again later."
+	// MsgRateLimited and MsgRateLimitedAccount are RateLimitedError.Message's sentence for a
+	// visitor's address and a signed-in sender's account, with when to try again ("in 7
+	// minutes"), as the web writes it.
+	MsgRateLimited        = "Too many messages from your connection. Please try again %s."
+	MsgRateLimitedAccount = "Too many messages from your account. Please try again %s."
 )
 
 // SupportInput is a support message as submitted.

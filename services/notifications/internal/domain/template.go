@@ -12,6 +12,8 @@ import (
 	"text/template"
 	"time"
 	"unicode"
+
+	"github.com/thumela/thumela/services/platform/personname"
 )
 
 // Template is what a message says: the lower snake name of the contract's enum
@@ -129,10 +131,12 @@ const (
 type kind int
 
 const (
-	kindName           kind = iota // a person's name: sanitised, at most MaxDisplayName characters
+	kindName           kind = iota // a person's name (the name rule's): sanitised, ≤ MaxEmailName in an e-mail, MaxDisplayName in an SMS
+	kindSupportName                // a support message's writer's name: sanitised, ≤ MaxSupportName
 	kindText                       // a short text: sanitised, at most 200 characters
+	kindServiceText                // kindText a service wrote for the sender: its amounts' no-break spaces kept
 	kindLongText                   // a support message's body: sanitised keeping lines, ≤ MaxSupportMessage
-	kindCents                      // integer cents ≥ 0, shown as R1,234.00
+	kindCents                      // integer cents ≥ 0, shown as R1,234.00 in an SMS and R1 234,00 in an e-mail
 	kindTime                       // RFC 3339, shown in Johannesburg time
 	kindMinutes                    // a positive number of minutes
 	kindBank                       // a bank's key (standard_bank) or name, shown by its name
@@ -148,8 +152,14 @@ const (
 	kindFlag                       // "true" (shown as "true", for an {{if}}); anything else is refused
 )
 
-// MaxDisplayName caps a name shown in a message (a sender's name in the recipient's SMS).
+// MaxDisplayName caps a name shown in an SMS (the sender's name in the recipient's voucher
+// SMS), which must stay short.
 const MaxDisplayName = 40
+
+// MaxEmailName caps a person's name shown in an e-mail: the longest the name rule accepts (the
+// account's first name, a transfer's recipient), so an e-mail carries every name whole. A longer
+// one, which only a caller outside the rule could send, is cut with an ellipsis.
+const MaxEmailName = personname.MaxLen
 
 type field struct {
 	name     string
@@ -212,7 +222,9 @@ var specs = map[Template]spec{
 			{ParamCreditReturnedCents, kindCents, true}}},
 	TemplateScheduledSendFailed: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
-			{ParamAmountCents, kindCents, false}, {ParamDate, kindDate, false}, {ParamReason, kindText, false}}},
+			{ParamAmountCents, kindCents, false}, {ParamDate, kindDate, false}, {ParamReason, kindServiceText, false}}},
+	// The bank is the transfer's, and not shown: wrong attempts at any bank's ATM count toward
+	// the lock, so the e-mail says "at ATMs".
 	TemplateVoucherLocked: {channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamUntil, kindTime, false},
@@ -223,7 +235,7 @@ var specs = map[Template]spec{
 			{ParamReference, kindReference, false}, {ParamReason, kindText, true}}},
 	TemplateSupportMessage: {channel: ChannelEmail,
 		params: []field{{ParamTicket, kindReference, false}, {ParamKind, kindKind, false},
-			{ParamName, kindName, true}, {ParamEmail, kindText, true}, {ParamSubject, kindText, true},
+			{ParamName, kindSupportName, true}, {ParamEmail, kindText, true}, {ParamSubject, kindText, true},
 			{ParamMessage, kindLongText, true}, {ParamAccount, kindText, true}}},
 }
 
@@ -318,7 +330,7 @@ func Render(t Template, ch Channel, params, secrets map[string]string) (Message,
 		return Message{}, fmt.Errorf("render %s html: %w", t, err)
 	}
 	return Message{
-		Subject: Sanitize(subject, 200),
+		Subject: sanitizeKeepingAmounts(subject, 200),
 		Text:    strings.TrimSpace(text) + "\n",
 		HTML:    html.String(),
 	}, nil
@@ -419,17 +431,20 @@ func countLetters(s string) int {
 func (k kind) format(raw string, ch Channel) (string, error) {
 	switch k {
 	case kindName:
-		name := Sanitize(raw, MaxDisplayName)
 		if ch == ChannelSMS {
-			name = gsmName(name)
+			return gsmName(Sanitize(raw, MaxDisplayName)), nil
 		}
-		return name, nil
-	case kindText:
-		text := Sanitize(raw, 200)
-		if ch == ChannelSMS {
-			text = ToGSM(text)
+		return cutName(Sanitize(raw, 0), MaxEmailName), nil
+	case kindSupportName:
+		return cutName(Sanitize(raw, 0), MaxSupportName), nil
+	case kindText, kindServiceText:
+		switch {
+		case ch == ChannelSMS:
+			return ToGSM(Sanitize(raw, 200)), nil
+		case k == kindServiceText:
+			return sanitizeKeepingAmounts(raw, 200), nil
 		}
-		return text, nil
+		return Sanitize(raw, 200), nil
 	case kindLongText:
 		return SanitizeMultiline(raw, MaxSupportMessage), nil
 	case kindCents:
@@ -437,7 +452,10 @@ func (k kind) format(raw string, ch Channel) (string, error) {
 		if err != nil || n < 0 {
 			return "", fmt.Errorf("not a non-negative number of cents")
 		}
-		return Rand(n), nil
+		if ch == ChannelSMS {
+			return Rand(n), nil
+		}
+		return RandEnZA(n), nil
 	case kindTime:
 		t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(raw))
 		if err != nil {
@@ -521,6 +539,16 @@ func (k kind) format(raw string, ch Channel) (string, error) {
 		return Day(d), nil
 	}
 	return "", fmt.Errorf("unknown kind %d", k)
+}
+
+// cutName is name, or when it is longer than limit characters its first limit-1 and an
+// ellipsis: a reader sees that the name goes on.
+func cutName(name string, limit int) string {
+	r := []rune(name)
+	if len(r) <= limit {
+		return name
+	}
+	return strings.TrimSpace(string(r[:limit-1])) + "…"
 }
 
 // validE164 reports whether s looks like an E.164 number: + and 8 to 15 digits.

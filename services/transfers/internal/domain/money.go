@@ -32,7 +32,11 @@ func (m Money) Less(o Money) bool { return m.cents < o.cents }
 // IsZero reports whether m is R0.00.
 func (m Money) IsZero() bool { return m.cents == 0 }
 
-// String formats m as the product's texts quote amounts: R1,234.56 (or -R1,234.56).
+// String formats m as the texts a sender reads quote amounts (a limit's refusal, shown by the
+// web and in the scheduled-send e-mail), as the web client writes them: en-ZA with the prefix R,
+// "R1 234,56" (or "-R1 234,56"), the thousands grouped by U+00A0 NO-BREAK SPACE and a decimal
+// comma (web/src/lib/money.ts, formatMoney). The SMS and the ATM, which must stay ASCII, format
+// their amounts from cents where they are written (notifications, cashout).
 func (m Money) String() string {
 	sign, u := "", intconv.Abs(m.cents)
 	if m.cents < 0 {
@@ -40,9 +44,9 @@ func (m Money) String() string {
 	}
 	rands := strconv.FormatUint(u/100, 10)
 	for i := len(rands) - 3; i > 0; i -= 3 {
-		rands = rands[:i] + "," + rands[i:]
+		rands = rands[:i] + "\u00a0" + rands[i:]
 	}
-	return fmt.Sprintf("%sR%s.%02d", sign, rands, u%100)
+	return fmt.Sprintf("%sR%s,%02d", sign, rands, u%100)
 }
 
 // nonNegative returns m, or zero when m is negative.

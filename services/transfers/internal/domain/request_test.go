@@ -241,9 +241,11 @@ func TestRequestHash(t *testing.T) {
 	}
 }
 
+// TestMoneyString: as the web client writes money (Intl.NumberFormat('en-ZA') with the prefix
+// R), so a limit's refusal reads the same in the app and in an e-mail.
 func TestMoneyString(t *testing.T) {
 	t.Parallel()
-	for c, want := range map[int64]string{0: "R0.00", 5: "R0.05", 120000: "R1,200.00", 10_000_000: "R100,000.00", -1095: "-R10.95"} {
+	for c, want := range map[int64]string{0: "R0,00", 5: "R0,05", 120000: "R1\u00a0200,00", 10_000_000: "R100\u00a0000,00", -1095: "-R10,95"} {
 		if got := domain.Cents(c).String(); got != want {
 			t.Errorf("%d = %q, want %q", c, got, want)
 		}

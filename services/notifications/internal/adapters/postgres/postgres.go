@@ -551,9 +551,12 @@ func (s *Store) OldestQueued(ctx context.Context) (time.Time, bool, error) {
 // ticket, so a second draw is already rare.
 const ticketAttempts = 5
 
-// SubmitSupport implements app.SupportStore. A transaction-scoped advisory lock on the client's
-// key serialises the count and the insert across replicas, so that concurrent messages from
-// one address cannot all pass the limit.
+// SubmitSupport implements app.SupportStore. A signed-in sender is counted by their account
+// (every message of theirs, from any address) and a visitor by the client's address (the
+// visitors' messages from it only): many customers share one address behind a carrier's NAT or
+// an office's, and other people's messages must not refuse a customer whom the account already
+// names. A transaction-scoped advisory lock on the key serialises the count and the insert
+// across replicas, so that concurrent messages under one key cannot all pass the limit.
 func (s *Store) SubmitSupport(ctx context.Context, m domain.SupportMessage, limits []domain.RateLimit, recipient string) (domain.SupportMessage, error) {
 	var longest time.Duration
 	for _, l := range limits {
@@ -574,10 +577,10 @@ func (s *Store) SubmitSupport(ctx context.Context, m domain.SupportMessage, limi
 	err := platformpg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		key, where, arg := "", "", any(nil)
 		switch {
-		case client != nil:
-			key, where, arg = "address:"+client.String(), `client_address = $1`, *client
 		case user != nil:
 			key, where, arg = "user:"+user.String(), `user_id = $1`, *user
+		case client != nil:
+			key, where, arg = "address:"+client.String(), `client_address = $1 AND user_id IS NULL`, *client
 		default:
 			return errors.New("support message without a client address or a user")
 		}
@@ -598,7 +601,7 @@ func (s *Store) SubmitSupport(ctx context.Context, m domain.SupportMessage, limi
 			wait = max(wait, l.RetryAfter(times, m.CreatedAt))
 		}
 		if wait > 0 {
-			return &domain.RateLimitedError{RetryAfter: wait}
+			return &domain.RateLimitedError{RetryAfter: wait, Account: user != nil}
 		}
 
 		for range ticketAttempts {

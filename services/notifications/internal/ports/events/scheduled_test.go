@@ -39,7 +39,41 @@ func TestScheduledSendFailedIsMailed(t *testing.T) {
 	if m.Template != "scheduled_send_failed" || m.Subject != "Your scheduled send to Sipho Dlamini did not go through" {
 		t.Errorf("mail template %q, subject %q", m.Template, m.Subject)
 	}
-	for _, want := range []string{"R500.00", "Fri 27 Mar 2026", "Your card ending 4242 was declined."} {
+	for _, want := range []string{"R500,00", "Fri 27 Mar 2026", "Your card ending 4242 was declined."} {
+		if !strings.Contains(m.Text, want) || !strings.Contains(m.HTML, want) {
+			t.Errorf("mail lacks %q: %s", want, m.Text)
+		}
+	}
+}
+
+// A receipt reaches the mailbox with its amounts as the web writes them, the no-break space of
+// "R1 500,00" whole through SMTP in the subject (an encoded word), the text and the HTML.
+func TestReceiptAmountsReachTheMailboxAsTheWebWritesThem(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	req := &notificationsv1.NotificationRequest{
+		Id: uuid.NewString(), Channel: notificationsv1.Channel_CHANNEL_EMAIL, Recipient: "thandi@example.co.za",
+		Template: notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT,
+		Params: map[string]string{
+			domain.ParamFirstName: "Thandi", domain.ParamRecipientName: "Nomvula Precious Thandeka Mahlangu-Dlamini",
+			domain.ParamRecipientPhone: "+27821234567", domain.ParamBank: "fnb", domain.ParamAmountCents: "150000",
+			domain.ParamFeeCents: "1545", domain.ParamTotalCents: "151545", domain.ParamReference: "TH-7Q4K2M",
+			domain.ParamCreatedAt: "2026-03-18T10:05:00Z", domain.ParamExpiresAt: "2026-03-25T10:05:00Z",
+		},
+		UserId: uuid.NewString(), Reference: "TH-7Q4K2M", SourceService: "transfers", CreatedAt: timestamppb.Now(),
+	}
+	e.Publish(t, req)
+	e.WaitStatus(t, req.GetId(), domain.StatusSent, wait)
+
+	kept := e.SMTP.Kept("thandi@example.co.za")
+	if len(kept) != 1 {
+		t.Fatalf("%d e-mails kept, want 1", len(kept))
+	}
+	m := kept[0]
+	if m.Subject != "Your Thumela receipt: R1\u00a0500,00 to Nomvula Precious Thandeka Mahlangu-Dlamini" {
+		t.Errorf("subject %q", m.Subject)
+	}
+	for _, want := range []string{"R1\u00a0500,00", "R15,45", "R1\u00a0515,45", "Nomvula Precious Thandeka Mahlangu-Dlamini"} {
 		if !strings.Contains(m.Text, want) || !strings.Contains(m.HTML, want) {
 			t.Errorf("mail lacks %q: %s", want, m.Text)
 		}

@@ -108,7 +108,7 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		}
 		return grpcserver.BadRequestOrdered(verr.Violations[0].Message, violations...)
 	case errors.As(err, &rl):
-		return grpcserver.WithRetryInfo(codes.ResourceExhausted, domain.MsgRateLimited, rl.RetryAfter)
+		return grpcserver.WithRetryInfo(codes.ResourceExhausted, rl.Message(), rl.RetryAfter)
 	default:
 		return grpcserver.Unexpected(ctx, s.logger, err)
 	}

@@ -2,6 +2,7 @@ package grpcport_test
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -174,6 +175,76 @@ func TestSubmitSupportMessage(t *testing.T) {
 	var stored int
 	if err := e.Pool.QueryRow(t.Context(), `SELECT count(*) FROM support_messages`).Scan(&stored); err != nil || stored != 7 {
 		t.Errorf("%d messages stored (%v), want 7", stored, err)
+	}
+}
+
+// TestSupportLimitCountsASignedInSenderByAccount: many customers share one address (a mobile
+// carrier's NAT, an office), so a signed-in sender is counted by their account and the
+// per-address limit counts visitors only. Visitors who spent their address's budget do not
+// refuse a customer on the same address, and that customer's messages do not spend the
+// visitors'; a customer over their own budget is told it is their account's, not their
+// connection's.
+func TestSupportLimitCountsASignedInSenderByAccount(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	const shared = "203.0.113.7"
+	ask := func(ctx context.Context, addr string) error {
+		_, err := e.Client.SubmitSupportMessage(ctx, &notificationsv1.SubmitSupportMessageRequest{
+			Kind:  notificationsv1.SupportMessageKind_SUPPORT_MESSAGE_KIND_QUESTION,
+			Email: "someone@example.com", Message: "hello", ClientAddress: addr,
+		})
+		return err
+	}
+	refused := func(err error, want string) {
+		t.Helper()
+		wantCode(t, err, codes.ResourceExhausted)
+		msg := status.Convert(err).Message()
+		if !regexp.MustCompile(`^` + regexp.QuoteMeta(want) + ` Please try again in ([2-9]|10) minutes\.$`).MatchString(msg) {
+			t.Errorf("refusal %q, want %q and when to try again", msg, want)
+		}
+		var retry *errdetails.RetryInfo
+		for _, d := range status.Convert(err).Details() {
+			if r, ok := d.(*errdetails.RetryInfo); ok {
+				retry = r
+			}
+		}
+		if retry == nil || retry.GetRetryDelay().AsDuration() <= 0 || retry.GetRetryDelay().AsDuration() > 10*time.Minute {
+			t.Errorf("retry info %v", retry)
+		}
+	}
+	visitor := e.ServiceContext(t, "bff")
+	for i := range 5 {
+		if err := ask(visitor, shared); err != nil {
+			t.Fatalf("visitor's message %d: %v", i+1, err)
+		}
+	}
+	refused(ask(visitor, shared), "Too many messages from your connection.")
+
+	// A customer behind the same address: their account's own budget, 5 in 10 minutes.
+	alice := e.UserContext(t, uuid.NewString())
+	for i := range 5 {
+		if err := ask(alice, shared); err != nil {
+			t.Fatalf("signed-in message %d from the visitors' address: %v", i+1, err)
+		}
+	}
+	refused(ask(alice, shared), "Too many messages from your account.")
+	// From any address: the account is counted, not the address.
+	refused(ask(alice, "198.51.100.9"), "Too many messages from your account.")
+	// Another customer on the address is not refused because of alice or the visitors.
+	if err := ask(e.UserContext(t, uuid.NewString()), shared); err != nil {
+		t.Errorf("another customer on the address: %v", err)
+	}
+	refused(ask(visitor, shared), "Too many messages from your connection.")
+
+	// Customers' messages do not spend the visitors' budget of their address.
+	const office = "198.51.100.20"
+	for i := range 5 {
+		if err := ask(e.UserContext(t, uuid.NewString()), office); err != nil {
+			t.Fatalf("customer %d at the office: %v", i+1, err)
+		}
+	}
+	if err := ask(visitor, office); err != nil {
+		t.Errorf("a visitor at the office after 5 customers: %v", err)
 	}
 }
 

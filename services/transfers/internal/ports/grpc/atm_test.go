@@ -170,7 +170,7 @@ func TestCollectVoucherRefusalsCarryTheirReason(t *testing.T) {
 	check("another bank", r, codes.FailedPrecondition, transfersv1.CollectionRefused_REASON_WRONG_BANK, "only be withdrawn at a Capitec ATM")
 	r = v.request()
 	r.AmountCents = 40_000
-	check("wrong amount", r, codes.FailedPrecondition, transfersv1.CollectionRefused_REASON_WRONG_AMOUNT, "please withdraw R500.00")
+	check("wrong amount", r, codes.FailedPrecondition, transfersv1.CollectionRefused_REASON_WRONG_AMOUNT, "please withdraw R500,00")
 	for range 4 {
 		r = v.request()
 		r.Pin = wrong(v.pin)

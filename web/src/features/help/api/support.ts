@@ -1,4 +1,4 @@
-import { Code } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { useMutation } from "@connectrpc/connect-query";
 import { useEffect, useRef } from "react";
 import type { FieldValues, Resolver } from "react-hook-form";
@@ -62,10 +62,20 @@ export function tooManyMessages(retryAfter: number | undefined): string {
   return `Too many messages from your connection. Please try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
 }
 
+/**
+ * The support inbox's own refusal, whose budget it names: a visitor's connection, or a signed-in
+ * sender's account ("Too many messages from your account. Please try again in 7 minutes.").
+ */
+const SUPPORT_LIMIT = /^Too many messages from your (connection|account)\. Please try again (in \d+ minutes?|later)\.$/;
+
 /** What to tell the sender when the message did not go, and which fields the server refused. */
 export function supportFailure(error: unknown): { description: string; violations: FieldViolation[] } {
   if (hasCode(error, Code.ResourceExhausted)) {
-    return { description: tooManyMessages(retryAfterSeconds(error)), violations: [] };
+    // The service's sentence when it is the inbox's limit; a limit of the BFF's says the same of
+    // the connection.
+    const message = error instanceof ConnectError ? error.rawMessage.trim() : "";
+    const description = SUPPORT_LIMIT.test(message) ? message : tooManyMessages(retryAfterSeconds(error));
+    return { description, violations: [] };
   }
   const violations = hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : [];
   const description = violations[0]?.description || errorMessage(error, NOT_SENT_FALLBACK);

@@ -174,6 +174,23 @@ describe("Help Center", () => {
     expect(screen.queryByText("Feedback submitted")).not.toBeInTheDocument();
   });
 
+  it("Contact Us: a signed-in sender's own budget spent is called the account's, as the service says", async () => {
+    const { user } = await openHelp("/help?tab=contact", (r) =>
+      r.rpc(SupportService.method.submitSupportMessage, () => {
+        throw errorWithDetails(
+          "Too many messages from your account. Please try again in 3 minutes.",
+          Code.ResourceExhausted,
+          retryInfoDetail(3 * 60 - 5),
+        );
+      }),
+    );
+    await user.type(screen.getByLabelText("Subject"), "Voucher not received");
+    await user.type(screen.getByLabelText("Message"), "My sister did not get the SMS.");
+    await user.click(screen.getByRole("button", { name: "Submit" }));
+    await expectToast("Message not sent", "Too many messages from your account. Please try again in 3 minutes.");
+    expect(screen.queryByText(/from your connection/)).not.toBeInTheDocument();
+  });
+
   it("Contact Us: a network failure says so, and the server's field errors show under their field", async () => {
     let calls = 0;
     const { user } = await openHelp("/help?tab=contact", (r) =>

@@ -2516,7 +2516,8 @@ type SupportServiceClient interface {
 	// Signed-out visitors may call it (they must give an e-mail address for the reply); for a
 	// signed-in sender the account's name and e-mail fill what the form leaves out. Invalid
 	// fields answer InvalidArgument with google.rpc.BadRequest field violations; too many
-	// messages from one client address answer ResourceExhausted with google.rpc.RetryInfo.
+	// messages from one signed-in sender's account, or from one visitor's client address, answer
+	// ResourceExhausted with google.rpc.RetryInfo.
 	SubmitSupportMessage(ctx context.Context, in *SubmitSupportMessageRequest, opts ...grpc.CallOption) (*SubmitSupportMessageResponse, error)
 }
 
@@ -2547,7 +2548,8 @@ type SupportServiceServer interface {
 	// Signed-out visitors may call it (they must give an e-mail address for the reply); for a
 	// signed-in sender the account's name and e-mail fill what the form leaves out. Invalid
 	// fields answer InvalidArgument with google.rpc.BadRequest field violations; too many
-	// messages from one client address answer ResourceExhausted with google.rpc.RetryInfo.
+	// messages from one signed-in sender's account, or from one visitor's client address, answer
+	// ResourceExhausted with google.rpc.RetryInfo.
 	SubmitSupportMessage(context.Context, *SubmitSupportMessageRequest) (*SubmitSupportMessageResponse, error)
 	mustEmbedUnimplementedSupportServiceServer()
 }

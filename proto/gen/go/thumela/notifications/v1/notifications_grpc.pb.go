@@ -37,7 +37,8 @@ type NotificationsServiceClient interface {
 	// SubmitSupportMessage stores a message for the support team (the Help Center's Contact Us,
 	// /contact, /feedback), answers with its ticket reference, and e-mails the support inbox.
 	// Callers: the BFF's service token (a visitor) or a user's access token (a signed-in sender).
-	// Too many messages from one client address answer ResourceExhausted.
+	// Too many messages from one signed-in sender's account, or from one visitor's client address
+	// (visitors' messages only), answer ResourceExhausted.
 	SubmitSupportMessage(ctx context.Context, in *SubmitSupportMessageRequest, opts ...grpc.CallOption) (*SubmitSupportMessageResponse, error)
 }
 
@@ -83,7 +84,8 @@ type NotificationsServiceServer interface {
 	// SubmitSupportMessage stores a message for the support team (the Help Center's Contact Us,
 	// /contact, /feedback), answers with its ticket reference, and e-mails the support inbox.
 	// Callers: the BFF's service token (a visitor) or a user's access token (a signed-in sender).
-	// Too many messages from one client address answer ResourceExhausted.
+	// Too many messages from one signed-in sender's account, or from one visitor's client address
+	// (visitors' messages only), answer ResourceExhausted.
 	SubmitSupportMessage(context.Context, *SubmitSupportMessageRequest) (*SubmitSupportMessageResponse, error)
 	mustEmbedUnimplementedNotificationsServiceServer()
 }

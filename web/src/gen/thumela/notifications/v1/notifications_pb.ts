@@ -637,7 +637,8 @@ export const NotificationsService: GenService<{
    * SubmitSupportMessage stores a message for the support team (the Help Center's Contact Us,
    * /contact, /feedback), answers with its ticket reference, and e-mails the support inbox.
    * Callers: the BFF's service token (a visitor) or a user's access token (a signed-in sender).
-   * Too many messages from one client address answer ResourceExhausted.
+   * Too many messages from one signed-in sender's account, or from one visitor's client address
+   * (visitors' messages only), answer ResourceExhausted.
    *
    * @generated from rpc thumela.notifications.v1.NotificationsService.SubmitSupportMessage
    */

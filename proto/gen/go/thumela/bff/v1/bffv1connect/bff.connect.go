@@ -2112,7 +2112,8 @@ type SupportServiceClient interface {
 	// Signed-out visitors may call it (they must give an e-mail address for the reply); for a
 	// signed-in sender the account's name and e-mail fill what the form leaves out. Invalid
 	// fields answer InvalidArgument with google.rpc.BadRequest field violations; too many
-	// messages from one client address answer ResourceExhausted with google.rpc.RetryInfo.
+	// messages from one signed-in sender's account, or from one visitor's client address, answer
+	// ResourceExhausted with google.rpc.RetryInfo.
 	SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error)
 }
 
@@ -2157,7 +2158,8 @@ type SupportServiceHandler interface {
 	// Signed-out visitors may call it (they must give an e-mail address for the reply); for a
 	// signed-in sender the account's name and e-mail fill what the form leaves out. Invalid
 	// fields answer InvalidArgument with google.rpc.BadRequest field violations; too many
-	// messages from one client address answer ResourceExhausted with google.rpc.RetryInfo.
+	// messages from one signed-in sender's account, or from one visitor's client address, answer
+	// ResourceExhausted with google.rpc.RetryInfo.
 	SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error)
 }
 

@@ -51,7 +51,8 @@ type NotificationsServiceClient interface {
 	// SubmitSupportMessage stores a message for the support team (the Help Center's Contact Us,
 	// /contact, /feedback), answers with its ticket reference, and e-mails the support inbox.
 	// Callers: the BFF's service token (a visitor) or a user's access token (a signed-in sender).
-	// Too many messages from one client address answer ResourceExhausted.
+	// Too many messages from one signed-in sender's account, or from one visitor's client address
+	// (visitors' messages only), answer ResourceExhausted.
 	SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error)
 }
 
@@ -116,7 +117,8 @@ type NotificationsServiceHandler interface {
 	// SubmitSupportMessage stores a message for the support team (the Help Center's Contact Us,
 	// /contact, /feedback), answers with its ticket reference, and e-mails the support inbox.
 	// Callers: the BFF's service token (a visitor) or a user's access token (a signed-in sender).
-	// Too many messages from one client address answer ResourceExhausted.
+	// Too many messages from one signed-in sender's account, or from one visitor's client address
+	// (visitors' messages only), answer ResourceExhausted.
 	SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error)
 }
 
