@@ -50,9 +50,10 @@ type Config struct {
 	// SendTimeout bounds one hand-over to the SMTP server or the SMS provider. The attempt's
 	// lease is twice as long and JetStream's AckWait three times.
 	SendTimeout time.Duration `env:"SEND_TIMEOUT" default:"30s"`
-	// SMSPerRecipientPerDay is how many SMS one number may get in any 24 hours, from every
-	// sender together (0: no budget). Ten vouchers a day to one person is far above what
-	// families send; a flood stops there.
+	// SMSPerRecipientPerDay is how many SMS one number may get in any 24 hours on one sender's
+	// behalf (0: no budget). Ten vouchers a day to one person is far above what families send;
+	// one account's flood stops there. It is each sender's, so that a stranger's sends cannot
+	// use up the budget of everyone else who sends to the number.
 	SMSPerRecipientPerDay int `env:"SMS_PER_RECIPIENT_PER_DAY" default:"10"`
 }
 

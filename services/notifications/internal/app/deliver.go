@@ -73,11 +73,13 @@ type DeliverConfig struct {
 	// BackoffBase and BackoffMax shape the delay between retries: BackoffBase after the first
 	// delivery, doubling with every redelivery, at most BackoffMax (defaults 5s and 30m).
 	BackoffBase, BackoffMax time.Duration
-	// SMSPerRecipientPerDay is how many SMS one number may get in any 24 hours, from every
-	// sender together; the next are failed without an attempt (ReasonRecipientBudget), and
+	// SMSPerRecipientPerDay is how many SMS one number may get in any 24 hours on one sender's
+	// behalf; the sender's next are failed without an attempt (ReasonRecipientBudget), and
 	// the sender is told as of any failed voucher SMS. 0 turns the budget off. A voucher SMS
 	// is Thumela's message to a number a stranger may type: without a budget, sending and
-	// cancelling (which refunds in full) was a free flood of anyone's phone.
+	// cancelling (which refunds in full) was a free flood of anyone's phone. Counted per sender:
+	// a budget shared by every sender let that same flood cut the number off from everyone's
+	// vouchers for a day.
 	SMSPerRecipientPerDay int
 	// ExpireAfter: a delivery still queued this long after it was received can no longer come
 	// back from the stream (bus.NotificationRetention) and is failed (default that plus an hour).
@@ -197,7 +199,7 @@ func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Ou
 	if invalid == nil && req.Channel == domain.ChannelSMS && d.cfg.SMSPerRecipientPerDay > 0 {
 		// Judged before the request is stored, so it does not count itself; a redelivery of a
 		// request stored already was judged when it was stored (only a new one is failed below).
-		n, err := d.repo.SMSSentTo(ctx, fresh.Recipient, fresh.QueuedAt.Add(-24*time.Hour), d.cfg.SMSPerRecipientPerDay)
+		n, err := d.repo.SMSSentTo(ctx, fresh.Recipient, fresh.UserID, fresh.QueuedAt.Add(-24*time.Hour), d.cfg.SMSPerRecipientPerDay)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -226,7 +228,7 @@ func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Ou
 	}
 	if inserted && overBudget {
 		// Never the number in the log: the request id and the sender's reference say enough.
-		logger.WarnContext(ctx, "SMS refused: the recipient had the most SMS one number may get in a day",
+		logger.WarnContext(ctx, "SMS refused: the recipient had the most SMS one number may get from one sender in a day",
 			"budget", d.cfg.SMSPerRecipientPerDay, "reference", req.Reference)
 		if _, err := d.fail(ctx, req.ID, domain.ReasonRecipientBudget); err != nil {
 			return Outcome{}, err

@@ -23,9 +23,9 @@ type budgetCounter struct {
 	lookups atomic.Int64
 }
 
-func (c *budgetCounter) SMSSentTo(ctx context.Context, recipient string, since time.Time, limit int) (int, error) {
+func (c *budgetCounter) SMSSentTo(ctx context.Context, recipient, userID string, since time.Time, limit int) (int, error) {
 	c.lookups.Add(1)
-	return c.Repository.SMSSentTo(ctx, recipient, since, limit)
+	return c.Repository.SMSSentTo(ctx, recipient, userID, since, limit)
 }
 
 // TestARedeliveryIsJudgedAgainstTheBudgetOnlyWhenNew: a redelivery of a request stored already
@@ -53,9 +53,9 @@ func TestARedeliveryIsJudgedAgainstTheBudgetOnlyWhenNew(t *testing.T) {
 	}
 	ctx := context.Background()
 	user := uuid.NewString()
-	request := func(phone, reference string) app.Request {
+	requestOf := func(sender, phone, reference string) app.Request {
 		t.Helper()
-		b, err := proto.Marshal(testkit.VoucherRequest(t, e.Key.Public(), user, phone, reference))
+		b, err := proto.Marshal(testkit.VoucherRequest(t, e.Key.Public(), sender, phone, reference))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,6 +64,10 @@ func TestARedeliveryIsJudgedAgainstTheBudgetOnlyWhenNew(t *testing.T) {
 			t.Fatal(err)
 		}
 		return req
+	}
+	request := func(phone, reference string) app.Request {
+		t.Helper()
+		return requestOf(user, phone, reference)
 	}
 	handle := func(req app.Request, deliveries int, want app.Action) {
 		t.Helper()

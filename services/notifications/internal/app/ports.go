@@ -46,9 +46,9 @@ type Repository interface {
 	QueuedBefore(ctx context.Context, t, now time.Time, limit int) ([]uuid.UUID, error)
 	// List returns userID's deliveries about references, newest first.
 	List(ctx context.Context, userID string, references []string) ([]domain.Delivery, error)
-	// SMSSentTo counts the SMS deliveries to recipient (E.164) received since, up to limit (it
-	// stops counting there).
-	SMSSentTo(ctx context.Context, recipient string, since time.Time, limit int) (int, error)
+	// SMSSentTo counts the SMS deliveries to recipient (E.164) on userID's behalf received since,
+	// up to limit (it stops counting there).
+	SMSSentTo(ctx context.Context, recipient, userID string, since time.Time, limit int) (int, error)
 	// OldestQueued is when the oldest queued delivery was received; ok is false when none is.
 	OldestQueued(ctx context.Context) (t time.Time, ok bool, err error)
 }

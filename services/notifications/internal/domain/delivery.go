@@ -200,7 +200,7 @@ const (
 	ReasonMailboxRejected = "The e-mail address does not accept mail."
 	ReasonMailRejected    = "The mail server refused the message."
 	ReasonProviderRefused = "The provider refused the message."
-	// ReasonRecipientBudget: the number had as many SMS from Thumela in the last day as one
-	// number may (DeliverConfig.SMSPerRecipientPerDay).
-	ReasonRecipientBudget = "This number has had as many SMS from Thumela today as one number may get."
+	// ReasonRecipientBudget: the sender had sent the number as many SMS in the last day as one
+	// sender may (DeliverConfig.SMSPerRecipientPerDay).
+	ReasonRecipientBudget = "You have sent this number as many SMS today as one sender may."
 )

@@ -17,7 +17,19 @@ func TestSMSReportBatchPlanUsesTheIndexes(t *testing.T) {
 	pgtest.CheckPlans(t, pool, pgtest.PlanCase{Name: "the report batch", SQL: lockSMSDeliveriesSQL,
 		Params: "text[], bigint[]", Args: `'{"p-1"}', '{1}'`, Settings: []string{noSeqScan},
 		Want: []string{"deliveries_provider_message_idx", "deliveries_pkey"},
-		Not:  []string{"Seq Scan", "deliveries_sms_recipient_idx"}})
+		Not:  []string{"Seq Scan", "deliveries_sms_recipient_user_idx"}})
+}
+
+// TestSMSBudgetPlanProbesTheSendersSMSToTheNumber: the per-sender SMS budget's count, planned as
+// pgx prepares it on a new, empty table, reads one sender's SMS to one number in the window from
+// deliveries_sms_recipient_user_idx, never every SMS the number had from everyone.
+func TestSMSBudgetPlanProbesTheSendersSMSToTheNumber(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t, "notifications", Migrations)
+	pgtest.CheckPlans(t, pool, pgtest.PlanCase{Name: "the SMS budget", SQL: smsSentToSQL,
+		Params: "text, text, timestamptz, int", Args: `'+27825550001', 'u-1', now(), 10`,
+		Want: []string{"deliveries_sms_recipient_user_idx", "Index Cond: ((recipient = $1) AND (user_id = $2) AND (created_at > $3))"},
+		Not:  []string{"Seq Scan"}})
 }
 
 // TestListPlanProbesEachReference: the list of a user's deliveries about some references (the

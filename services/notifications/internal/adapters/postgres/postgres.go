@@ -523,13 +523,15 @@ func (s *Store) List(ctx context.Context, userID string, references []string) ([
 	return pgx.CollectRows(rows, scan)
 }
 
-// SMSSentTo implements app.Repository, through deliveries_sms_recipient_idx; the count stops at
+// smsSentToSQL counts one sender's SMS to one number since a moment, stopping at a limit.
+const smsSentToSQL = `SELECT count(*) FROM (SELECT 1 FROM deliveries
+	WHERE channel = 'sms' AND recipient = $1 AND user_id = $2 AND created_at > $3 LIMIT $4) AS recent`
+
+// SMSSentTo implements app.Repository, through deliveries_sms_recipient_user_idx; the count stops at
 // limit, so a number that had thousands costs what one at the limit does.
-func (s *Store) SMSSentTo(ctx context.Context, recipient string, since time.Time, limit int) (int, error) {
+func (s *Store) SMSSentTo(ctx context.Context, recipient, userID string, since time.Time, limit int) (int, error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM deliveries
-		WHERE channel = 'sms' AND recipient = $1 AND created_at > $2 LIMIT $3) AS recent`,
-		recipient, since, limit).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, smsSentToSQL, recipient, userID, since, limit).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count SMS to a recipient: %w", err)
 	}
 	return n, nil

@@ -217,23 +217,23 @@ func TestPermanentFailuresFail(t *testing.T) {
 	}
 }
 
-// One number gets at most the budget's SMS in a day, from every sender together: the next is
-// failed without reaching the provider, announced as failed (so that its sender hears of it),
-// and is no dead letter; another number is not affected, and a request stored before the budget
-// ran out is not failed when it is delivered again.
+// One number gets at most the budget's SMS in a day from one sender: the next is failed without
+// reaching the provider, announced as failed (so that its sender hears of it), and is no dead
+// letter; another sender's SMS to the number and the sender's to another number are not
+// affected, and a request stored before the budget ran out is not failed when it is delivered
+// again.
 func TestARecipientGetsAtMostTheBudgetsSMSADay(t *testing.T) {
 	t.Parallel()
 	e := testkit.New(t, testkit.Options{SMSPerRecipientPerDay: 3})
 	const victim, other = "+27825550001", "+27825550002"
+	user := uuid.NewString()
 	var within []*notificationsv1.NotificationRequest
 	for i := range 3 {
-		// Three senders: the budget is the number's, not a sender's.
-		r := testkit.VoucherRequest(t, e.Key.Public(), uuid.NewString(), victim, "TH-"+string(rune('A'+i)))
+		r := testkit.VoucherRequest(t, e.Key.Public(), user, victim, "TH-"+string(rune('A'+i)))
 		within = append(within, r)
 		e.Publish(t, r)
 		e.WaitStatus(t, r.GetId(), domain.StatusSent, wait)
 	}
-	user := uuid.NewString()
 	over := testkit.VoucherRequest(t, e.Key.Public(), user, victim, "TH-OVER")
 	e.Publish(t, over)
 	d := e.WaitStatus(t, over.GetId(), domain.StatusFailed, wait)
@@ -246,6 +246,14 @@ func TestARecipientGetsAtMostTheBudgetsSMSADay(t *testing.T) {
 	}
 	if n := e.SMS.Submissions(victim); n != 3 {
 		t.Errorf("the provider got %d SMS for the number, want 3", n)
+	}
+	// The budget is each sender's: one who used up the number's day (sending, then cancelling
+	// for a full refund, costs nothing) cannot cut it off from another sender's voucher.
+	another := testkit.VoucherRequest(t, e.Key.Public(), uuid.NewString(), victim, "TH-ANOTHER")
+	e.Publish(t, another)
+	e.WaitStatus(t, another.GetId(), domain.StatusSent, wait)
+	if n := e.SMS.Submissions(victim); n != 4 {
+		t.Errorf("the provider got %d SMS for the number, want 4 (another sender's too)", n)
 	}
 
 	e.Publish(t, within[0]) // republished: judged when it was first stored, sent once
