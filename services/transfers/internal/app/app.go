@@ -122,7 +122,7 @@ type ListFilter struct {
 	// Query: a case-insensitive substring of the recipient's name, or a substring of the
 	// phone (its digits also matched against the stored E.164, so "082" finds "+2782…").
 	Query  string
-	Status domain.Status // "" for all
+	Statuses []domain.Status // any of these; none for all
 	// Window bounds created_at (a statement's period); zero bounds are open.
 	Window Window
 	Offset int
@@ -568,6 +568,19 @@ type Page struct {
 	Total     int
 }
 
+// listedAs is the statuses a history filter by status finds: the spec's filter has all,
+// pending, completed and failed, and shows Pending and Processing alike (yellow), so "pending"
+// finds every transfer still in flight, the one whose card is being charged included.
+func listedAs(status domain.Status) []domain.Status {
+	switch status {
+	case "":
+		return nil
+	case domain.StatusPending:
+		return []domain.Status{domain.StatusPending, domain.StatusProcessing}
+	}
+	return []domain.Status{status}
+}
+
 // ListTransfers pages through the caller's transfers, newest first. page is 1-based (values
 // below 1 mean 1); size defaults to 5 and is capped at 50.
 func (s *Service) ListTransfers(ctx context.Context, c Caller, query string, status domain.Status, w Window, page, size int) (Page, error) {
@@ -587,7 +600,7 @@ func (s *Service) ListTransfers(ctx context.Context, c Caller, query string, sta
 	if err := w.validate(); err != nil {
 		return Page{}, err
 	}
-	list, total, err := s.repo.List(ctx, userID, ListFilter{Query: query, Status: status, Window: w, Offset: (page - 1) * size, Limit: size})
+	list, total, err := s.repo.List(ctx, userID, ListFilter{Query: query, Statuses: listedAs(status), Window: w, Offset: (page - 1) * size, Limit: size})
 	if err != nil {
 		return Page{}, err
 	}

@@ -910,8 +910,12 @@ func (r *Transfers) List(ctx context.Context, userID uuid.UUID, f app.ListFilter
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
-	if f.Status != "" {
-		where = append(where, "status = "+arg(string(f.Status)))
+	statuses := make([]string, len(f.Statuses))
+	for i, s := range f.Statuses {
+		statuses[i] = string(s)
+	}
+	if len(statuses) > 0 {
+		where = append(where, "status = ANY("+arg(statuses)+")")
 	}
 	// The window rides on transfers_user_created_idx (user_id, created_at DESC, id DESC): a
 	// statement reads a range of that index, whatever the sender's history before or after.
@@ -941,8 +945,8 @@ func (r *Transfers) List(ctx context.Context, userID uuid.UUID, f app.ListFilter
 	count := `SELECT count(*) FROM transfers WHERE ` + cond
 	if f.Query == "" && f.Window.From.IsZero() && f.Window.Before.IsZero() {
 		count = `SELECT coalesce(sum(n), 0)::bigint FROM transfer_counts WHERE user_id = $1`
-		if f.Status != "" {
-			count += ` AND status = $2`
+		if len(statuses) > 0 {
+			count += ` AND status = ANY($2)`
 		}
 	}
 	// One statement, so one round trip and one snapshot: the uncorrelated count runs once (an

@@ -427,6 +427,11 @@ func TestListTransfers(t *testing.T) {
 			}
 		}
 	}
+	// The newest is being charged: the "pending" filter finds it too (the spec's filter has no
+	// "processing", and shows both alike).
+	if _, err := e.Pool.Exec(ctx, `UPDATE transfers SET status = 'processing' WHERE id = $1`, ids[6]); err != nil {
+		t.Fatal(err)
+	}
 	// Another user's transfers never show.
 	other, otherPM := e.NewUser()
 	otherReq := testkit.Request("theirs", otherPM)
@@ -456,6 +461,9 @@ func TestListTransfers(t *testing.T) {
 		{"status filter", &transfersv1.ListTransfersRequest{Status: transfersv1.TransferStatus_TRANSFER_STATUS_FAILED}, []string{ids[4], ids[1]}, 2},
 		{"status and search", &transfersv1.ListTransfersRequest{Status: transfersv1.TransferStatus_TRANSFER_STATUS_PENDING, Query: "082"}, []string{ids[0]}, 1},
 		{"status with no match", &transfersv1.ListTransfersRequest{Status: transfersv1.TransferStatus_TRANSFER_STATUS_COMPLETED}, nil, 0},
+		{"pending finds what is in flight, processing too", &transfersv1.ListTransfersRequest{Status: transfersv1.TransferStatus_TRANSFER_STATUS_PENDING},
+			[]string{ids[6], ids[5], ids[3], ids[2], ids[0]}, 5},
+		{"processing alone", &transfersv1.ListTransfersRequest{Status: transfersv1.TransferStatus_TRANSFER_STATUS_PROCESSING}, []string{ids[6]}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

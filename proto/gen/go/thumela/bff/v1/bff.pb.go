@@ -4792,11 +4792,13 @@ func (x *GetTransferResponse) GetTransfer() *Transfer {
 }
 
 type ListTransfersRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Query         string                 `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
-	Status        TransferStatus         `protobuf:"varint,2,opt,name=status,proto3,enum=thumela.bff.v1.TransferStatus" json:"status,omitempty"`
-	Page          int32                  `protobuf:"varint,3,opt,name=page,proto3" json:"page,omitempty"`
-	PageSize      int32                  `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Query string                 `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	// Unspecified lists every status; PENDING lists every transfer still in flight, PROCESSING
+	// ones included.
+	Status        TransferStatus `protobuf:"varint,2,opt,name=status,proto3,enum=thumela.bff.v1.TransferStatus" json:"status,omitempty"`
+	Page          int32          `protobuf:"varint,3,opt,name=page,proto3" json:"page,omitempty"`
+	PageSize      int32          `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

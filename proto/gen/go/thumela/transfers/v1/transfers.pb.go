@@ -1202,7 +1202,8 @@ type ListTransfersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Case-insensitive substring of the recipient's name, or substring of the phone.
 	Query string `protobuf:"bytes,2,opt,name=query,proto3" json:"query,omitempty"`
-	// Unspecified lists every status.
+	// Unspecified lists every status. PENDING lists every transfer still in flight, PROCESSING
+	// ones included (the history's filter has no "processing" and shows both alike).
 	Status TransferStatus `protobuf:"varint,3,opt,name=status,proto3,enum=thumela.transfers.v1.TransferStatus" json:"status,omitempty"`
 	// 1-based.
 	Page int32 `protobuf:"varint,4,opt,name=page,proto3" json:"page,omitempty"`

@@ -1814,6 +1814,9 @@ export type ListTransfersRequest = Message<"thumela.bff.v1.ListTransfersRequest"
   query: string;
 
   /**
+   * Unspecified lists every status; PENDING lists every transfer still in flight, PROCESSING
+   * ones included.
+   *
    * @generated from field: thumela.bff.v1.TransferStatus status = 2;
    */
   status: TransferStatus;

@@ -425,7 +425,8 @@ export type ListTransfersRequest = Message<"thumela.transfers.v1.ListTransfersRe
   query: string;
 
   /**
-   * Unspecified lists every status.
+   * Unspecified lists every status. PENDING lists every transfer still in flight, PROCESSING
+   * ones included (the history's filter has no "processing" and shows both alike).
    *
    * @generated from field: thumela.transfers.v1.TransferStatus status = 3;
    */
