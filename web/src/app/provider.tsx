@@ -10,7 +10,7 @@ import { sessionQueryFilter } from "@/features/auth/api/session-key";
 import { createQueryClient } from "@/lib/query-client";
 import { ServiceOutage, ServiceOutageProvider, reportingOutages } from "@/lib/service-outage";
 import { ThemeProvider, useTheme } from "@/lib/theme";
-import { useToastPosition } from "@/lib/toast-position";
+import { useToastPlacement } from "@/lib/toast-position";
 import { transport as browserTransport } from "@/lib/transport";
 
 /** The spec's toast display time. */
@@ -59,21 +59,30 @@ export function createAppQueryClient(options: { retry?: boolean } = {}): QueryCl
 }
 
 /**
- * Toasts at the bottom right (sonner puts them across the bottom on a phone, below 600 px). The
- * top belongs to the header, whose theme toggle, account menu and sign-out a toast covered for
- * its four seconds (longer while the pointer rests on it: sonner then keeps it open), and to the
- * outage banner under it with its Dismiss at the right, which the failure that raises it usually
- * toasts about at the same moment. What a toast may cover at the bottom scrolls; the header and
- * the banner are sticky and do not. Except below 768 px while a dialog is open: there the
- * dialog's actions sit at the bottom and the header is behind its overlay, so toasts show at
- * the top (useToastPosition). The live region is sonner's own, wherever the toasts show.
+ * Toasts at the bottom right on a wide screen. The top belongs to the header, whose theme toggle,
+ * account menu and sign-out a toast covered for its four seconds (longer while the pointer rests
+ * on it: sonner then keeps it open), and to the outage banner under it with its Dismiss at the
+ * right, which the failure that raises it usually toasts about at the same moment. What a toast
+ * may cover at the bottom scrolls; the header and the banner are sticky and do not. Below 768 px
+ * the bottom holds the next action under the thumb (the result panel's buttons, a dialog's), so
+ * toasts show at the top, under the header (useToastPlacement). The live region is sonner's own,
+ * wherever the toasts show.
  */
 function ThemedToaster() {
   const { resolved } = useTheme();
-  const position = useToastPosition();
+  const { position, top } = useToastPlacement();
+  const offset = top ? { top } : undefined;
   return (
     <ToastFocusBoundary>
-      <Toaster theme={resolved} duration={TOAST_DURATION_MS} position={position} richColors closeButton />
+      <Toaster
+        theme={resolved}
+        duration={TOAST_DURATION_MS}
+        position={position}
+        offset={offset}
+        mobileOffset={offset}
+        richColors
+        closeButton
+      />
     </ToastFocusBoundary>
   );
 }

@@ -44,29 +44,38 @@ function side(title: string): string | undefined {
   return list ? `${list.getAttribute("data-y-position")}-${list.getAttribute("data-x-position")}` : undefined;
 }
 
-/** Raises a toast and waits until it shows at `position`. */
-async function expectToastAt(title: string, position: string) {
+/** The gap above the toasts on a narrow screen (sonner's --offset-top and --mobile-offset-top). */
+function topGap(): string[] {
+  const list = document.querySelector<HTMLElement>("[data-sonner-toaster]");
+  return [list?.style.getPropertyValue("--offset-top") ?? "", list?.style.getPropertyValue("--mobile-offset-top") ?? ""];
+}
+
+/** Raises a toast and waits until it shows at `position` (and, when given, `top` from the top). */
+async function expectToastAt(title: string, position: string, top?: string) {
   act(() => {
     toast.success(title);
   });
   await waitFor(() => expect(side(title)).toBe(position));
+  if (top) expect(topGap()).toEqual([top, top]);
 }
 
 describe("toast position", () => {
-  it("on a phone, shows toasts at the top while a dialog is open, off its actions; at the bottom right otherwise", async () => {
+  it("on a phone, shows toasts at the top, off the actions at the bottom: under the header, or near the edge over a dialog", async () => {
     screenWidth(390);
     const user = renderPage();
-    await expectToastAt("Before the dialog", "bottom-right");
+    // The result panel's "Back to Dashboard" and "Send Another Transfer" sit at the bottom as
+    // "Transfer initiated" arrives: the toast shows under the sticky header instead.
+    await expectToastAt("Transfer initiated", "top-center", "72px");
 
     await user.click(screen.getByRole("button", { name: "Open" }));
     await screen.findByRole("dialog", { name: "Transaction Details" });
-    await expectToastAt("Reference number copied to clipboard", "top-center");
+    await expectToastAt("Reference number copied to clipboard", "top-center", "16px");
     // The toaster's live region is sonner's, wherever the toasts are.
     expect(document.querySelector("[data-sonner-toaster]")?.closest("[aria-live]")).toHaveAttribute("aria-live", "polite");
 
     await user.keyboard("{Escape}");
     await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
-    await expectToastAt("After the dialog", "bottom-right");
+    await expectToastAt("After the dialog", "top-center", "72px");
   });
 
   it("just under 768 px it is a phone too", async () => {
