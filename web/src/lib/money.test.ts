@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { centsToDecimal, formatMoney, formatSignedMoney, parseRandToCents } from "./money";
+import { centsToDecimal, formatMoney, formatSignedMoney, parseRandToCents, randAmountIssue } from "./money";
 
 // en-ZA groups thousands with a no-break space and uses a decimal comma.
 const nbsp = "\u00a0";
@@ -118,7 +118,26 @@ describe("parseRandToCents", () => {
     expect(parseRandToCents("90,071,992,547,409.93")).toBe(9007199254740993n);
   });
 
-  it.each(["", " ", ".", ",", "-5", "1.234", "1e3", "abc", "1.2.3", "R150", "R 150", "+150", "0x10"])("refuses %j", (text) => {
+  // The amount field shows an R before what is typed and the page writes amounts "R150,00": the
+  // sign typed or pasted with the amount is read, not refused.
+  it.each([
+    ["R150", 15000n],
+    ["r150", 15000n],
+    ["R 150", 15000n],
+    ["r 150", 15000n],
+    ["R150,00", 15000n],
+    ["R 1 500,00", 150000n],
+    [`R1${nbsp}234,56`, 123456n],
+    [formatMoney(300000n), 300000n],
+    [`R${nbsp}150`, 15000n],
+    ["R1,500.50", 150050n],
+    [" R150 ", 15000n],
+    ["R0", 0n],
+  ])("reads %j, with the rand sign, as %s cents", (text, cents) => {
+    expect(parseRandToCents(text)).toBe(cents);
+  });
+
+  it.each(["", " ", ".", ",", "-5", "1.234", "1e3", "abc", "1.2.3", "+150", "0x10"])("refuses %j", (text) => {
     expect(parseRandToCents(text)).toBeUndefined();
   });
 
@@ -167,5 +186,21 @@ describe("parseRandToCents", () => {
     "150. 5",
   ])("refuses %j (ambiguous or malformed)", (text) => {
     expect(parseRandToCents(text)).toBeUndefined();
+  });
+});
+
+describe("randAmountIssue", () => {
+  it.each(["150", "R150", "r 1 500,00", "0,07"])("has nothing against %j", (text) => {
+    expect(randAmountIssue(text)).toBeUndefined();
+  });
+
+  // What the spec's 'Please enter a valid amount greater than zero.' says: missing, or not above zero.
+  it.each(["", "  ", "R", "r ", "0", "0,00", "R0,00", "-5", "-R50", "\u2212150,00", "- 1 500"])("%j is missing or not above zero", (text) => {
+    expect(randAmountIssue(text)).toBe("notAboveZero");
+  });
+
+  // Not a question of zero: text that is not rand as anyone writes it.
+  it.each(["abc", "1.234", "15 00", "1,500,50", "150R", "RR150", "R-50", "+150", "R abc", "-abc"])("%j is unreadable", (text) => {
+    expect(randAmountIssue(text)).toBe("unreadable");
   });
 });

@@ -55,8 +55,15 @@ const SPACED_AMOUNT = new RegExp(`^(\\d*|[1-9]\\d{0,2}(?:${SPACE}\\d{3})+)(?:\\.
 const COMMA_GROUPED_AMOUNT = /^([1-9]\d{0,2}(?:,\d{3})+)(?:\.(\d{0,2}))?$/u;
 
 /**
+ * The rand sign before an amount, as formatMoney writes it ("R150,00") or as people type it
+ * ("r150", "R 150"): an R or r, then any spaces.
+ */
+const RAND_SIGN = new RegExp(`^[Rr]${SPACE}*`, "u");
+
+/**
  * Rand text as typed or passed in a URL → integer cents, without going through a float: the
- * digits are read as text on each side of the decimal separator. Accepted:
+ * digits are read as text on each side of the decimal separator. Accepted, each with or without
+ * the rand sign before it ("R150", "r150", "R 1 500,00", as the page writes amounts):
  * - "150", "150.5", "150.50", ".75", "150." (a dot decimal, at most 2 digits);
  * - thousands grouped in threes by spaces, no-break spaces included: "1 500", "1 500.50";
  * - thousands grouped in threes by commas: "1,500", "12,000", "1,500.50";
@@ -65,10 +72,10 @@ const COMMA_GROUPED_AMOUNT = /^([1-9]\d{0,2}(?:,\d{3})+)(?:\.(\d{0,2}))?$/u;
  * Anything else → undefined: empty, negative, more than 2 decimals ("1.234"), groups not in
  * threes ("15 00", "1,50,0"), a group after a leading 0 ("0,500"), both separators as commas
  * ("1,500,50"), space groups with a comma group ("1 500,000"), dot thousands ("1.500,50"),
- * exponents, letters, the R sign.
+ * exponents, letters, an R alone or after the amount ("150R"), a sign before the R ("-R50").
  */
 export function parseRandToCents(text: string): bigint | undefined {
-  const trimmed = text.trim();
+  const trimmed = text.trim().replace(RAND_SIGN, "");
   const match = SPACED_AMOUNT.exec(trimmed) ?? COMMA_GROUPED_AMOUNT.exec(trimmed);
   if (!match) return undefined;
   const [, grouped = "", dotFraction, commaFraction] = match;
@@ -76,4 +83,20 @@ export function parseRandToCents(text: string): bigint | undefined {
   const fraction = dotFraction ?? commaFraction ?? "";
   if (whole === "" && fraction === "") return undefined;
   return BigInt(whole || "0") * 100n + BigInt(fraction.padEnd(2, "0"));
+}
+
+/**
+ * Why typed rand text is not an amount to send, in two kinds: "notAboveZero" when it is missing
+ * ("", "R") or reads as zero or less ("0", "R0,00", "-50", "-R50"), "unreadable" when it cannot
+ * be read as rand at all ("abc", "1.234", "15 00", "150R"); undefined for an amount above zero.
+ */
+export function randAmountIssue(text: string): "notAboveZero" | "unreadable" | undefined {
+  const trimmed = text.trim();
+  // Nothing typed, or only the rand sign: the amount is missing.
+  if (trimmed.replace(RAND_SIGN, "") === "") return "notAboveZero";
+  const cents = parseRandToCents(trimmed);
+  if (cents !== undefined) return cents > 0n ? undefined : "notAboveZero";
+  // A minus (or the minus sign) before something that reads as rand is an amount below zero.
+  const negative = /^[-\u2212]/u.test(trimmed) && parseRandToCents(trimmed.slice(1)) !== undefined;
+  return negative ? "notAboveZero" : "unreadable";
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatPhone, saMobileE164 } from "./phone";
+import { formatPhone, phoneForField, saMobileE164 } from "./phone";
 
 describe("formatPhone", () => {
   it("groups a South African mobile number in E.164", () => {
@@ -9,6 +9,25 @@ describe("formatPhone", () => {
   it("leaves anything else alone", () => {
     expect(formatPhone("")).toBe("");
     expect(formatPhone("+442071234567")).toBe("+442071234567");
+  });
+});
+
+describe("phoneForField", () => {
+  // As the field reads when a saved recipient is picked, whatever notation a link carried.
+  it.each([
+    ["+27825550143", "+27 82 555 0143"],
+    ["0825550143", "+27 82 555 0143"],
+    ["082 555 0143", "+27 82 555 0143"],
+    ["27825550143", "+27 82 555 0143"],
+    [" +27 82 555 0143 ", "+27 82 555 0143"],
+  ])("shows %j as %j", (text, shown) => {
+    expect(phoneForField(text)).toBe(shown);
+  });
+
+  it("leaves a number that is not a South African mobile as given, for the sender to correct", () => {
+    expect(phoneForField(" 011 123 4567 ")).toBe("011 123 4567");
+    expect(phoneForField("+442071234567")).toBe("+442071234567");
+    expect(phoneForField("")).toBe("");
   });
 });
 

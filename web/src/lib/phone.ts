@@ -7,6 +7,17 @@ export function formatPhone(e164: string): string {
   return match ? `+27 ${match[1]} ${match[2]} ${match[3]}` : e164;
 }
 
+/**
+ * A number as a phone field shows it when the page fills it in (a saved recipient picked, the
+ * phone of a Send Similar or Resend link): a South African mobile in any notation it came in
+ * ("+27821234567", "0821234567") → "+27 82 123 4567"; anything else as given, trimmed, for the
+ * sender to see and correct.
+ */
+export function phoneForField(text: string): string {
+  const e164 = saMobileE164(text);
+  return e164 ? formatPhone(e164) : text.trim();
+}
+
 /** The spec's placeholder for a phone number field (section 2, Account). */
 export const PHONE_PLACEHOLDER = "+27 XX XXX XXXX";
 

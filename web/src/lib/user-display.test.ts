@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayName, initials } from "./user-display";
+import { displayName, initials, shortName } from "./user-display";
 
 describe("displayName and initials", () => {
   it.each([
@@ -14,5 +14,17 @@ describe("displayName and initials", () => {
   ])("%o → %s / %s", (user, name, letters) => {
     expect(displayName(user)).toBe(name);
     expect(initials(user)).toBe(letters);
+  });
+});
+
+describe("shortName (the top bar on a phone)", () => {
+  it.each([
+    [{ firstName: "Thandi", lastName: "Mokoena", email: "t@example.co.za" }, "Thandi"],
+    [{ firstName: " Thandi ", lastName: "" }, "Thandi"],
+    [{ firstName: "  ", lastName: "Mokoena", email: "sipho@example.co.za" }, "sipho"],
+    [{ email: "naledi.k@example.co.za" }, "naledi.k"],
+    [{}, "User"],
+  ])("%o → %s", (user, name) => {
+    expect(shortName(user)).toBe(name);
   });
 });

@@ -23,6 +23,14 @@ export function displayName(user: BadgeUser): string {
   return emailName(user.email) || "User";
 }
 
+/**
+ * The name a phone's top bar has room for: the first name, else what displayName falls back to
+ * (the e-mail before the @, else 'User'). The full name stays in the badge's label and title.
+ */
+export function shortName(user: BadgeUser): string {
+  return clean(user.firstName) || displayName(user);
+}
+
 /** Initials in the same order as the name, falling back to 'U'. */
 export function initials(user: BadgeUser): string {
   const first = clean(user.firstName);

@@ -58,6 +58,23 @@ describe("signed-in shell", () => {
     expect(badge).toHaveTextContent("TM");
   });
 
+  // Below 640 px the name was hidden and only the initials showed. A phone's top bar has room for
+  // the first name (cut short past 5rem); the full name shows from 640 px and is always the label.
+  it("shows the first name on a phone and the full name from 640 px", async () => {
+    renderApp("/dashboard", { session: SIGNED_IN });
+    const badge = await screen.findByRole("group", { name: "Signed in as Thandi Mokoena" });
+    const phone = within(badge).getByText("Thandi");
+    expect(phone).not.toHaveClass("hidden");
+    // At most 5rem, and less (with an ellipsis) when a narrow phone has less room left.
+    expect(phone).toHaveClass("sm:hidden", "truncate", "max-w-20", "min-w-0");
+    expect(phone).toHaveAttribute("title", "Thandi Mokoena");
+    const wide = within(badge).getByText("Thandi Mokoena");
+    expect(wide).toHaveClass("hidden", "sm:block", "truncate");
+    // The badge, and the bar's end around it, give way rather than the buttons.
+    expect(badge).toHaveClass("min-w-0");
+    expect(badge.parentElement).toHaveClass("min-w-0");
+  });
+
   it("falls back to the e-mail name when the profile has no names", async () => {
     renderApp("/dashboard", { session: { user: { id: "u-2", email: "sipho@example.co.za" } } });
     const badge = await screen.findByRole("group", { name: "Signed in as sipho" });

@@ -20,7 +20,9 @@ export function AppShell({ user, children }: { user: BadgeUser; children: ReactN
         <header className="sticky top-0 z-30 flex h-16 items-center gap-3 border-b border-slate-200 bg-white/90 px-4 backdrop-blur sm:px-6 dark:border-slate-800 dark:bg-slate-900/90">
           <MobileMenu />
           <Logo to="/dashboard" className="md:hidden" />
-          <div className="ml-auto flex items-center gap-2">
+          {/* The rest of the bar, from the logo to the end: on a narrow phone the user badge
+              gives way (its name is cut short), the buttons keep their size. */}
+          <div className="flex min-w-0 flex-1 items-center justify-end gap-2">
             <ThemeToggle />
             <UserBadge user={user} />
           </div>

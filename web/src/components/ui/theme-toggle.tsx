@@ -16,7 +16,7 @@ export function ThemeToggle() {
       onClick={() => setPreference(NEXT[preference])}
       aria-label={`Theme: ${LABEL[preference]}. Switch to ${LABEL[NEXT[preference]]}`}
       title={`Theme: ${LABEL[preference]}`}
-      className="inline-flex size-10 items-center justify-center rounded-lg text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
+      className="inline-flex size-10 shrink-0 items-center justify-center rounded-lg text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
     >
       <Icon aria-hidden="true" className="size-5" />
     </button>

@@ -41,6 +41,17 @@ import type { CardFormMode, CardFormValues } from "../api/payment-methods";
  */
 const missingFieldsToast = failureToast("card-form-missing-fields");
 
+/**
+ * A field that editing shows but cannot change (the card number, the expiry): filled with a muted
+ * grey in both themes, on top of the fields' own dimming when disabled, so it reads as read-only
+ * beside the white, editable Card Name; a lock inside it and a hint under it say why.
+ */
+const LOCKED_FIELD = "disabled:bg-slate-100 dark:disabled:bg-slate-800";
+
+function LockIcon() {
+  return <Lock aria-hidden="true" className="pointer-events-none absolute right-3 top-1/2 size-4 -translate-y-1/2 text-slate-400" />;
+}
+
 interface PaymentMethodDialogProps {
   open: boolean;
   onOpenChange: (open: boolean) => void;
@@ -168,6 +179,8 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
   };
   const expiryError = problem("expiryMonth") ?? problem("expiryYear");
   const describedBy = (id: string, message: string | undefined) => (message ? id : undefined);
+  // Editing: the expiry's hint says why it is locked; adding: its error, when there is one.
+  const expiryDescribedBy = editing ? "card-expiry-locked" : describedBy("card-expiry-error", expiryError);
 
   return (
     <form noValidate onSubmit={handleSubmit(onValid, onInvalid)} className="space-y-5">
@@ -199,9 +212,18 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
       <div>
         <Label htmlFor="card-number">Card Number</Label>
         {editing ? (
-          <div className="relative">
-            <Input id="card-number" value={maskedCardNumber(method?.lastFour ?? "")} disabled readOnly aria-describedby="card-number-locked" />
-            <Lock aria-hidden="true" className="pointer-events-none absolute right-3 top-1/2 size-4 -translate-y-1/2 text-slate-400" />
+          <div>
+            <div className="relative">
+              <Input
+                id="card-number"
+                value={maskedCardNumber(method?.lastFour ?? "")}
+                disabled
+                readOnly
+                aria-describedby="card-number-locked"
+                className={cn(LOCKED_FIELD, "pr-9")}
+              />
+              <LockIcon />
+            </div>
             <p id="card-number-locked" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
               The card number can't be changed. Add a new card instead.
             </p>
@@ -234,40 +256,55 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
       <div className={cn("grid gap-4", editing ? "grid-cols-1" : "grid-cols-2")}>
         <fieldset>
           <legend className="mb-1.5 text-sm font-medium text-slate-700 dark:text-slate-200">Expiry Date</legend>
+          {/* Locked (editing), each select reads as the card number does: muted, without the
+              dropdown's arrow (nothing to choose), a lock in its place and the hint below. */}
           <div className="flex gap-2">
-            <NativeSelect
-              aria-label="Expiry month"
-              disabled={editing}
-              aria-invalid={invalid("expiryMonth") ?? (expiryError ? true : undefined)}
-              aria-describedby={describedBy("card-expiry-error", expiryError)}
-              {...lockedOr("expiryMonth")}
-            >
-              <option value="" disabled>
-                MM
-              </option>
-              {EXPIRY_MONTHS.map((month) => (
-                <option key={month} value={month}>
-                  {month}
+            <div className="relative flex-1">
+              <NativeSelect
+                aria-label="Expiry month"
+                disabled={editing}
+                aria-invalid={invalid("expiryMonth") ?? (expiryError ? true : undefined)}
+                aria-describedby={expiryDescribedBy}
+                className={editing ? cn(LOCKED_FIELD, "disabled:appearance-none") : undefined}
+                {...lockedOr("expiryMonth")}
+              >
+                <option value="" disabled>
+                  MM
                 </option>
-              ))}
-            </NativeSelect>
-            <NativeSelect
-              aria-label="Expiry year"
-              disabled={editing}
-              aria-invalid={invalid("expiryYear") ?? (expiryError ? true : undefined)}
-              aria-describedby={describedBy("card-expiry-error", expiryError)}
-              {...lockedOr("expiryYear")}
-            >
-              <option value="" disabled>
-                YY
-              </option>
-              {years.map((year) => (
-                <option key={year.value} value={year.value}>
-                  {year.label}
+                {EXPIRY_MONTHS.map((month) => (
+                  <option key={month} value={month}>
+                    {month}
+                  </option>
+                ))}
+              </NativeSelect>
+              {editing && <LockIcon />}
+            </div>
+            <div className="relative flex-1">
+              <NativeSelect
+                aria-label="Expiry year"
+                disabled={editing}
+                aria-invalid={invalid("expiryYear") ?? (expiryError ? true : undefined)}
+                aria-describedby={expiryDescribedBy}
+                className={editing ? cn(LOCKED_FIELD, "disabled:appearance-none") : undefined}
+                {...lockedOr("expiryYear")}
+              >
+                <option value="" disabled>
+                  YY
                 </option>
-              ))}
-            </NativeSelect>
+                {years.map((year) => (
+                  <option key={year.value} value={year.value}>
+                    {year.label}
+                  </option>
+                ))}
+              </NativeSelect>
+              {editing && <LockIcon />}
+            </div>
           </div>
+          {editing && (
+            <p id="card-expiry-locked" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
+              The expiry date can't be changed. Add a new card instead.
+            </p>
+          )}
           {/* An expired card is the month and the year together: one message for both. */}
           <FieldError id="card-expiry-error" message={expiryError} />
         </fieldset>

@@ -450,6 +450,52 @@ describe("edit payment method", () => {
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
   });
 
+  // The locked expiry looked like the editable fields (white, dark text) beside a card number
+  // marked with a lock and a hint: both now read as read-only alike, in either theme.
+  it("shows the locked expiry as it shows the locked card number: muted, with a lock and a hint", async () => {
+    const { user } = await openPage();
+    await screen.findByRole("region", { name: "Work Mastercard" });
+    await user.click(within(await openMenu(user, "Work Mastercard")).getByRole("menuitem", { name: "Edit Details" }));
+    const dialog = await screen.findByRole("dialog", { name: "Edit Payment Method" });
+
+    const number = within(dialog).getByLabelText("Card Number");
+    const expiry = within(dialog).getByRole("group", { name: "Expiry Date" });
+    const month = within(expiry).getByRole("combobox", { name: "Expiry month" });
+    const year = within(expiry).getByRole("combobox", { name: "Expiry year" });
+    expect(number).toHaveAccessibleDescription("The card number can't be changed. Add a new card instead.");
+    for (const field of [number, month, year]) {
+      expect(field).toBeDisabled();
+      // A muted fill in the light and the dark theme, not the editable fields' white (or slate-900).
+      expect(field).toHaveClass("disabled:bg-slate-100", "dark:disabled:bg-slate-800");
+      // The lock inside the field, hidden from screen readers (the hint says it in words).
+      const lock = field.parentElement?.querySelector("svg");
+      expect(lock).toHaveAttribute("aria-hidden", "true");
+    }
+    for (const select of [month, year]) {
+      expect(select).toHaveAccessibleDescription("The expiry date can't be changed. Add a new card instead.");
+      // No dropdown arrow for a choice that cannot be made: the lock takes its place.
+      expect(select).toHaveClass("disabled:appearance-none");
+    }
+    expect(month).toHaveValue("01");
+    expect(year).toHaveValue("2029");
+    // The editable name keeps the editable look.
+    expect(within(dialog).getByLabelText("Card Name")).not.toHaveClass("disabled:bg-slate-100");
+  });
+
+  it("leaves the expiry editable and unmarked when adding a card", async () => {
+    const { user } = await openPage();
+    await user.click(await screen.findByRole("button", { name: "Add Method" }));
+    const dialog = await screen.findByRole("dialog", { name: "Add Payment Method" });
+    for (const name of ["Expiry month", "Expiry year"]) {
+      const select = within(dialog).getByRole("combobox", { name });
+      expect(select).toBeEnabled();
+      expect(select).not.toHaveAccessibleDescription();
+      expect(select).not.toHaveClass("disabled:bg-slate-100");
+      expect(select.parentElement?.querySelector("svg")).toBeNull();
+    }
+    expect(within(dialog).queryByText("The expiry date can't be changed. Add a new card instead.")).not.toBeInTheDocument();
+  });
+
   it("asks for the name", async () => {
     const update = vi.fn();
     const { user } = await openPage(undefined, (r) => r.rpc(PaymentMethodsService.method.updatePaymentMethod, update));

@@ -2,7 +2,7 @@ import { ScheduleFrequency } from "@/gen/thumela/bff/v1/bff_pb";
 import type { GetLimitPolicyResponse } from "@/gen/thumela/bff/v1/bff_pb";
 import { addDays } from "@/lib/date";
 import { scheduleLimitProblem } from "@/lib/limit-check";
-import { parseRandToCents } from "@/lib/money";
+import { parseRandToCents, randAmountIssue } from "@/lib/money";
 import { z } from "@/lib/zod";
 
 /** The words of the scheduled sends on /recipients. */
@@ -21,6 +21,8 @@ export const SCHEDULE_MESSAGES = {
   actionFailed: "That didn't work",
   actionFailedFallback: "There was a problem changing this scheduled send. Please try again.",
   amountInvalid: "Please enter a valid amount greater than zero.",
+  /** Text that is no amount ("abc", "1.234"): the wizard's words for it, not "greater than zero". */
+  amountUnreadable: "We can't read that amount. Enter it in rand, such as 150 or 1 500.",
   amountNotes: "ATMs pay out notes: choose an amount in multiples of R10.",
   startRequired: "Please choose the date of the first send.",
   startPast: "The first send can't be before today.",
@@ -47,8 +49,10 @@ export function scheduleSchema(today: string, policy?: GetLimitPolicyResponse) {
   return z
     .object({
       amount: z.string().superRefine((value, ctx) => {
-        const cents = parseRandToCents(value);
-        if (cents === undefined || cents <= 0n) ctx.addIssue({ code: "custom", message: SCHEDULE_MESSAGES.amountInvalid });
+        const issue = randAmountIssue(value);
+        const cents = parseRandToCents(value) ?? 0n;
+        if (issue === "notAboveZero") ctx.addIssue({ code: "custom", message: SCHEDULE_MESSAGES.amountInvalid });
+        else if (issue === "unreadable") ctx.addIssue({ code: "custom", message: SCHEDULE_MESSAGES.amountUnreadable });
         else if (cents % NOTE_CENTS !== 0n) ctx.addIssue({ code: "custom", message: SCHEDULE_MESSAGES.amountNotes });
         else {
           const problem = scheduleLimitProblem(cents, policy);

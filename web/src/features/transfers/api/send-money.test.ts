@@ -19,7 +19,7 @@ const prefill = (query: string) => prefillFromSearch(new URLSearchParams(query))
 describe("prefillFromSearch", () => {
   it("takes amount, recipient, phone and location from the query string", () => {
     expect(prefill("amount=150.50&recipient=Sipho%20Dlamini&phone=%2B27821234567&location=Sandton%20City")).toEqual({
-      values: { ...EMPTY_VALUES, amount: "150.50", recipientName: "Sipho Dlamini", recipientPhone: "+27821234567" },
+      values: { ...EMPTY_VALUES, amount: "150.50", recipientName: "Sipho Dlamini", recipientPhone: "+27 82 123 4567" },
       location: { name: "Sandton City", type: "param" },
     });
   });
@@ -82,8 +82,23 @@ describe("locationFromLink", () => {
   it("lets an explicit phone win over the preset's", () => {
     expect(prefill("recipient=mom&phone=0831112222").values).toMatchObject({
       recipientName: PRESET_RECIPIENTS.mom.name,
-      recipientPhone: "0831112222",
+      recipientPhone: "+27 83 111 2222",
     });
+  });
+
+  // Send Similar and Resend pass the stored E.164; a recipient's Send or a typed link may pass
+  // the national form. The field reads as it does when a saved recipient is picked.
+  it.each([
+    ["%2B27825550143", "+27 82 555 0143"],
+    ["0825550143", "+27 82 555 0143"],
+    ["082%20555%200143", "+27 82 555 0143"],
+    ["27825550143", "+27 82 555 0143"],
+  ])("shows a link's phone %s grouped, as %j", (phone, shown) => {
+    expect(prefill(`phone=${phone}`).values.recipientPhone).toBe(shown);
+  });
+
+  it("keeps a link's phone that is not a South African mobile as given, for the sender to correct", () => {
+    expect(prefill("phone=011%20123%204567").values.recipientPhone).toBe("011 123 4567");
   });
 
   it("drops an amount that is not a rand amount", () => {
@@ -96,6 +111,11 @@ describe("locationFromLink", () => {
     expect(prefill("amount=150.00").values.amount).toBe("150");
     expect(prefill("amount=3000.00").values.amount).toBe("3000");
     expect(prefill("amount=150.50").values.amount).toBe("150.50");
+  });
+
+  it("leaves out a rand sign passed with the amount: the field shows its own R", () => {
+    expect(prefill("amount=R150.00").values.amount).toBe("150");
+    expect(prefill("amount=R%201%20500,50").values.amount).toBe("1 500,50");
   });
 });
 
@@ -187,6 +207,28 @@ describe("amountProblem: ATMs pay out notes", () => {
   it("leaves the limits to the server: no copy of them judges an amount here", () => {
     expect(amountProblem("3010")).toBeUndefined();
     expect(amountProblem("1000000")).toBeUndefined();
+  });
+});
+
+describe("amountProblem: the rand sign, and what it says of text it cannot read", () => {
+  // The field shows an R before the amount and the page writes "R150,00": typing the R too is fine.
+  it.each(["R150", "r150", "R 150", "r 150", "R150,00", "R 1 500,00", "R1\u00a0500,00"])("accepts %j", (amount) => {
+    expect(amountProblem(amount)).toBeUndefined();
+  });
+
+  it("still asks for notes after the rand sign", () => {
+    expect(amountProblem("R155")).toBe(AMOUNT_MESSAGES.notes);
+  });
+
+  // The spec's words (section 5) are for an amount that is missing or not above zero.
+  it.each(["", "R", "0", "R0,00", "-50", "-R50"])("refuses %j in the spec's words", (amount) => {
+    expect(amountProblem(amount)).toBe("Please enter a valid amount greater than zero.");
+  });
+
+  // Text that is no amount is not 'not greater than zero': it says that it cannot be read.
+  it.each(["abc", "1.234", "15 00", "1,500,50", "150R", "R1e3"])("says %j cannot be read", (amount) => {
+    expect(amountProblem(amount)).toBe("We can't read that amount. Enter it in rand, such as 150 or 1 500.");
+    expect(amountProblem(amount)).toBe(AMOUNT_MESSAGES.unreadable);
   });
 });
 

@@ -1,6 +1,6 @@
-import { parseRandToCents } from "@/lib/money";
+import { parseRandToCents, randAmountIssue } from "@/lib/money";
 import { RECIPIENT_NAME_NO_LETTER, hasHiddenCharacter, hasWebAddress, nameIssue } from "@/lib/person-name";
-import { INVALID_MOBILE, saMobileE164 } from "@/lib/phone";
+import { INVALID_MOBILE, phoneForField, saMobileE164 } from "@/lib/phone";
 import { z } from "@/lib/zod";
 import { presetRecipient } from "../lib/preset-recipients";
 
@@ -24,6 +24,11 @@ export const MESSAGES = {
  */
 export const AMOUNT_MESSAGES = {
   notes: "ATMs pay out notes: choose an amount in multiples of R10.",
+  /**
+   * Text that is not rand as anyone writes it ("abc", "1.234"): not the spec's "greater than
+   * zero", which is kept for a missing amount and one of zero or less (spec section 5).
+   */
+  unreadable: "We can't read that amount. Enter it in rand, such as 150 or 1 500.",
 } as const;
 
 /** The smallest note ATMs pay out, in cents: every amount is a multiple of it. */
@@ -31,8 +36,10 @@ export const NOTE_CENTS = 1_000n;
 
 /** Why an amount typed in the wizard cannot be sent; undefined when it can. */
 export function amountProblem(text: string): string | undefined {
-  const cents = parseRandToCents(text);
-  if (cents === undefined || cents <= 0n) return MESSAGES.invalidAmount.description;
+  const issue = randAmountIssue(text);
+  if (issue === "notAboveZero") return MESSAGES.invalidAmount.description;
+  if (issue === "unreadable") return AMOUNT_MESSAGES.unreadable;
+  const cents = parseRandToCents(text) ?? 0n;
   if (cents % NOTE_CENTS !== 0n) return AMOUNT_MESSAGES.notes;
   return undefined;
 }
@@ -161,7 +168,8 @@ export const EMPTY_VALUES: SendMoneyValues = {
 /**
  * The wizard's starting values from the query string: amount (rand as parseRandToCents reads
  * it: "150", "150.50", also "1 500" or "150,50"; kept as passed, the field shows it so),
- * recipient (a name, or one of the preset keys that fills name and phone), phone and location.
+ * recipient (a name, or one of the preset keys that fills name and phone), phone (a South
+ * African mobile shown grouped, "+27 82 555 0143", in whatever notation it came) and location.
  * An amount that is not a valid rand amount is left out rather than half-used; a location the
  * server would refuse (locationFromLink) gives way to the default.
  */
@@ -173,8 +181,9 @@ export function prefillFromSearch(params: URLSearchParams): {
   const valid = amountText !== "" && parseRandToCents(amountText) !== undefined;
   // Send Similar and Resend write the stored amount ("150.00"); whole rand (every amount an ATM
   // pays out) is shown as the sender would type it ("150"), not with a dot the rest of the page,
-  // which writes "R150,00", never shows. Any other notation is left as given ("1 500").
-  const amount = !valid ? "" : amountText.replace(/^(\d+)[.,]00$/, "$1");
+  // which writes "R150,00", never shows. Any other notation is left as given ("1 500"), without
+  // a rand sign passed with it ("R150"): the field shows its own R before the amount.
+  const amount = !valid ? "" : amountText.replace(/^[Rr]\s*/u, "").replace(/^(\d+)[.,]00$/, "$1");
   const recipient = params.get("recipient")?.trim() ?? "";
   const preset = presetRecipient(recipient);
   const phone = params.get("phone")?.trim() ?? "";
@@ -186,7 +195,9 @@ export function prefillFromSearch(params: URLSearchParams): {
       ...EMPTY_VALUES,
       amount,
       recipientName: preset ? preset.name : recipient,
-      recipientPhone: phone || preset?.phone || "",
+      // A link's phone (Send Similar and Resend pass the stored E.164) as the field shows a picked
+      // saved recipient's: "+27 82 555 0143".
+      recipientPhone: phone ? phoneForField(phone) : (preset?.phone ?? ""),
       bank,
     },
     location: location ? { name: location, type: "param" } : DEFAULT_LOCATION,

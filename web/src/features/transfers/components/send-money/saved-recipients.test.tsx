@@ -139,7 +139,7 @@ describe("the wizard's saved recipients", () => {
     await screen.findByRole("option", { name: "FNB" });
     await vi.waitFor(() => expect(screen.getByLabelText("Recipient Name")).toHaveValue("Sipho Dlamini"));
     expect(screen.getByLabelText("Bank")).toHaveValue(String(Bank.FNB));
-    expect(screen.getByLabelText("Recipient Phone Number")).toHaveValue("+27821234567");
+    expect(screen.getByLabelText("Recipient Phone Number")).toHaveValue("+27 82 123 4567");
   });
 
   it("keeps the link's details when no saved recipient has the phone", async () => {

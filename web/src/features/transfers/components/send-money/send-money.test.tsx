@@ -324,7 +324,7 @@ describe("send money wizard", () => {
     expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue("150");
     await user.click(next());
     expect(await screen.findByLabelText("Recipient Name")).toHaveValue("Lerato Nkosi");
-    expect(screen.getByLabelText("Recipient Phone Number")).toHaveValue("0831234567");
+    expect(screen.getByLabelText("Recipient Phone Number")).toHaveValue("+27 83 123 4567");
     await screen.findByRole("option", { name: "FNB" });
     await user.selectOptions(screen.getByLabelText("Bank"), "FNB");
     await user.click(next());
@@ -362,11 +362,12 @@ describe("send money wizard", () => {
     expect(calls.creates[0].withdrawalLocation).toMatchObject({ name: "Rosebank Mall", type: "param" });
   });
 
-  it("shows a Resend's or Send Similar's E.164 phone grouped on the confirmation, and sends it as it came", async () => {
+  it("shows a Resend's or Send Similar's E.164 phone grouped in the field and on the confirmation, and sends it", async () => {
     const { user, calls } = renderWizard("/send-money?amount=150&recipient=Sipho%20Dlamini&phone=%2B27825551234&bank=1");
     expect(await screen.findByLabelText("Amount to Send (ZAR)")).toHaveValue("150");
     await user.click(next());
-    expect(await screen.findByLabelText("Recipient Phone Number")).toHaveValue("+27825551234");
+    // As the field reads when a saved recipient is picked, not "+27825551234".
+    expect(await screen.findByLabelText("Recipient Phone Number")).toHaveValue("+27 82 555 1234");
     await screen.findByRole("option", { name: "Standard Bank" });
     await user.click(next());
     await screen.findByRole("radio", { name: /Travel Mastercard/ });
@@ -375,7 +376,8 @@ describe("send money wizard", () => {
     expect(within(recipient).getByText("Phone").nextElementSibling).toHaveTextContent(/^\+27 82 555 1234$/);
     await user.click(screen.getByRole("button", { name: "Send Money" }));
     await screen.findByText("Transfer initiated");
-    expect(calls.creates[0].recipientPhone).toBe("+27825551234");
+    // As the field reads (a typed or picked number goes so too); the server reads every notation.
+    expect(calls.creates[0].recipientPhone).toBe("+27 82 555 1234");
   });
 
   it("prefills a preset recipient's name and phone (recipient=mom)", async () => {
@@ -830,6 +832,7 @@ describe("result panel buttons", () => {
 
 describe("the amount: ATMs pay out notes", () => {
   const NOTES = "ATMs pay out notes: choose an amount in multiples of R10.";
+  const UNREADABLE = "We can't read that amount. Enter it in rand, such as 150 or 1 500.";
 
   it("says so as the amount's help, with a whole-rand example and the decimal keypad", async () => {
     renderWizard("/send-money");
@@ -868,6 +871,10 @@ describe("the amount: ATMs pay out notes", () => {
     ["1,000.00", 100000n],
     ["20,00", 2000n],
     ["20", 2000n],
+    // The field shows an R before the amount, and the page writes "R150,00": the R typed too.
+    ["R150", 15000n],
+    ["r150", 15000n],
+    ["R 1 000,00", 100000n],
   ])("reads %j as the South African amount it is, and sends %s cents", async (typed, cents) => {
     const { user, calls } = renderWizard("/send-money");
     await completeAmount(user, typed);
@@ -894,6 +901,28 @@ describe("the amount: ATMs pay out notes", () => {
       expect(calls.creates).toHaveLength(0);
     },
   );
+
+  // The spec's 'Please enter a valid amount greater than zero.' is for a missing amount or one of
+  // zero or less; text that is no amount at all says so instead.
+  it.each([["abc"], ["1,500,50"], ["1.500,00"], ["150R"]])("says it cannot read %j, not that it is not above zero", async (typed) => {
+    const { user } = renderWizard("/send-money");
+    const amount = await screen.findByLabelText("Amount to Send (ZAR)");
+    await user.type(amount, typed);
+    await user.click(next());
+    await expectToast("Invalid amount", UNREADABLE);
+    expect(document.getElementById("send-amount-error")).toHaveTextContent(UNREADABLE);
+    expect(amount).toHaveAccessibleDescription(expect.stringContaining(UNREADABLE));
+    expect(screen.queryByText("Please enter a valid amount greater than zero.")).not.toBeInTheDocument();
+    await expectStep("Amount");
+  });
+
+  it("keeps the spec's words for an amount below zero", async () => {
+    const { user } = renderWizard("/send-money");
+    await user.type(await screen.findByLabelText("Amount to Send (ZAR)"), "-R50");
+    await user.click(next());
+    await expectToast("Invalid amount", "Please enter a valid amount greater than zero.");
+    expect(document.getElementById("send-amount-error")).toHaveTextContent("Please enter a valid amount greater than zero.");
+  });
 
   it("prefills an amount passed as en-ZA writes it (Send Similar's links use 1500.00)", async () => {
     const { user } = renderWizard("/send-money?amount=1%20500&recipient=Sipho%20Dlamini&phone=0821234567&bank=1");
