@@ -28,17 +28,7 @@ func mustLoad(name string) *time.Location {
 
 // Rand formats integer cents as an SMS shows money: R1,234.00, in plain ASCII so the SMS stays
 // GSM 7-bit. E-mails write RandEnZA, as the web does.
-func Rand(cents int64) string {
-	sign, u := "", intconv.Abs(cents)
-	if cents < 0 {
-		sign = "-"
-	}
-	rands := strconv.FormatUint(u/100, 10)
-	for i := len(rands) - 3; i > 0; i -= 3 {
-		rands = rands[:i] + "," + rands[i:]
-	}
-	return fmt.Sprintf("%sR%s.%02d", sign, rands, u%100)
-}
+func Rand(cents int64) string { return randWith(cents, ",", ".") }
 
 // noBreakSpace groups the thousands of RandEnZA, as en-ZA's Intl.NumberFormat does: a line is
 // never broken inside an amount.
@@ -48,16 +38,20 @@ const noBreakSpace = "\u00a0"
 // so as every e-mail does: "R1 234,56" (Intl.NumberFormat('en-ZA') with two decimals and the
 // prefix R, no space after it), the thousands grouped by U+00A0 NO-BREAK SPACE and a decimal
 // comma; a negative amount reads "-R1 234,56" (web/src/lib/money.ts, formatMoney).
-func RandEnZA(cents int64) string {
+func RandEnZA(cents int64) string { return randWith(cents, noBreakSpace, ",") }
+
+// randWith writes cents as rand: a minus for a negative amount, the prefix R, the whole rand
+// grouped in threes by group, then decimal and the two digits of cents.
+func randWith(cents int64, group, decimal string) string {
 	sign, u := "", intconv.Abs(cents)
 	if cents < 0 {
 		sign = "-"
 	}
 	rands := strconv.FormatUint(u/100, 10)
 	for i := len(rands) - 3; i > 0; i -= 3 {
-		rands = rands[:i] + noBreakSpace + rands[i:]
+		rands = rands[:i] + group + rands[i:]
 	}
-	return fmt.Sprintf("%sR%s,%02d", sign, rands, u%100)
+	return fmt.Sprintf("%sR%s%s%02d", sign, rands, decimal, u%100)
 }
 
 // When formats t in Johannesburg time, e.g. "25 Mar 2026, 13:12".

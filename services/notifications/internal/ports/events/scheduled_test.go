@@ -28,14 +28,7 @@ func TestScheduledSendFailedIsMailed(t *testing.T) {
 		},
 		UserId: user, Reference: "schedule:sc-1:2026-03-27", SourceService: "transfers", CreatedAt: timestamppb.Now(),
 	}
-	e.Publish(t, req)
-	e.WaitStatus(t, req.GetId(), domain.StatusSent, wait)
-
-	kept := e.SMTP.Kept("thandi@example.co.za")
-	if len(kept) != 1 {
-		t.Fatalf("%d e-mails kept, want 1", len(kept))
-	}
-	m := kept[0]
+	m := mailOnlyOnce(t, e, req)
 	if m.Template != "scheduled_send_failed" || m.Subject != "Your scheduled send to Sipho Dlamini did not go through" {
 		t.Errorf("mail template %q, subject %q", m.Template, m.Subject)
 	}
@@ -62,14 +55,7 @@ func TestReceiptAmountsReachTheMailboxAsTheWebWritesThem(t *testing.T) {
 		},
 		UserId: uuid.NewString(), Reference: "TH-7Q4K2M", SourceService: "transfers", CreatedAt: timestamppb.Now(),
 	}
-	e.Publish(t, req)
-	e.WaitStatus(t, req.GetId(), domain.StatusSent, wait)
-
-	kept := e.SMTP.Kept("thandi@example.co.za")
-	if len(kept) != 1 {
-		t.Fatalf("%d e-mails kept, want 1", len(kept))
-	}
-	m := kept[0]
+	m := mailOnlyOnce(t, e, req)
 	if m.Subject != "Your Thumela receipt: R1\u00a0500,00 to Nomvula Precious Thandeka Mahlangu-Dlamini" {
 		t.Errorf("subject %q", m.Subject)
 	}
@@ -78,4 +64,17 @@ func TestReceiptAmountsReachTheMailboxAsTheWebWritesThem(t *testing.T) {
 			t.Errorf("mail lacks %q: %s", want, m.Text)
 		}
 	}
+}
+
+// mailOnlyOnce publishes req, waits until it is sent and returns the one e-mail the mailbox of
+// its recipient kept.
+func mailOnlyOnce(t *testing.T, e *testkit.Env, req *notificationsv1.NotificationRequest) testkit.Mail {
+	t.Helper()
+	e.Publish(t, req)
+	e.WaitStatus(t, req.GetId(), domain.StatusSent, wait)
+	kept := e.SMTP.Kept(req.GetRecipient())
+	if len(kept) != 1 {
+		t.Fatalf("%d e-mails kept, want 1", len(kept))
+	}
+	return kept[0]
 }

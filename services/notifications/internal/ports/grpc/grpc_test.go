@@ -160,21 +160,28 @@ func TestSubmitSupportMessage(t *testing.T) {
 	}
 	err = ask("203.0.113.7")
 	wantCode(t, err, codes.ResourceExhausted)
-	var retry *errdetails.RetryInfo
-	for _, d := range status.Convert(err).Details() {
-		if r, ok := d.(*errdetails.RetryInfo); ok {
-			retry = r
-		}
-	}
-	if retry == nil || retry.GetRetryDelay().AsDuration() <= 0 || retry.GetRetryDelay().AsDuration() > 10*time.Minute {
-		t.Errorf("retry info %v", retry)
-	}
+	wantRetryWithin(t, err, 10*time.Minute)
 	if err := ask("203.0.113.8"); err != nil {
 		t.Errorf("another address: %v", err)
 	}
 	var stored int
 	if err := e.Pool.QueryRow(t.Context(), `SELECT count(*) FROM support_messages`).Scan(&stored); err != nil || stored != 7 {
 		t.Errorf("%d messages stored (%v), want 7", stored, err)
+	}
+}
+
+// wantRetryWithin fails t unless err carries a google.rpc.RetryInfo of a positive delay of at
+// most limit.
+func wantRetryWithin(t *testing.T, err error, limit time.Duration) {
+	t.Helper()
+	var retry *errdetails.RetryInfo
+	for _, d := range status.Convert(err).Details() {
+		if r, ok := d.(*errdetails.RetryInfo); ok {
+			retry = r
+		}
+	}
+	if retry == nil || retry.GetRetryDelay().AsDuration() <= 0 || retry.GetRetryDelay().AsDuration() > limit {
+		t.Errorf("retry info %v", retry)
 	}
 }
 
@@ -202,15 +209,7 @@ func TestSupportLimitCountsASignedInSenderByAccount(t *testing.T) {
 		if !regexp.MustCompile(`^` + regexp.QuoteMeta(want) + ` Please try again in ([2-9]|10) minutes\.$`).MatchString(msg) {
 			t.Errorf("refusal %q, want %q and when to try again", msg, want)
 		}
-		var retry *errdetails.RetryInfo
-		for _, d := range status.Convert(err).Details() {
-			if r, ok := d.(*errdetails.RetryInfo); ok {
-				retry = r
-			}
-		}
-		if retry == nil || retry.GetRetryDelay().AsDuration() <= 0 || retry.GetRetryDelay().AsDuration() > 10*time.Minute {
-			t.Errorf("retry info %v", retry)
-		}
+		wantRetryWithin(t, err, 10*time.Minute)
 	}
 	visitor := e.ServiceContext(t, "bff")
 	for i := range 5 {

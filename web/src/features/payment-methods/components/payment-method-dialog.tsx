@@ -1,7 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { CreditCard, Landmark, Lock } from "lucide-react";
-import type { ReactNode } from "react";
+import type { ComponentProps, ReactNode } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
@@ -50,6 +50,44 @@ const LOCKED_FIELD = "disabled:bg-slate-100 dark:disabled:bg-slate-800";
 
 function LockIcon() {
   return <Lock aria-hidden="true" className="pointer-events-none absolute right-3 top-1/2 size-4 -translate-y-1/2 text-slate-400" />;
+}
+
+interface ExpirySelectProps {
+  label: string;
+  placeholder: string;
+  options: readonly { value: string; label: string }[];
+  /** Editing: shown as the card number is, muted, its dropdown's arrow (nothing to choose) a lock. */
+  locked: boolean;
+  invalid: true | undefined;
+  describedBy: string | undefined;
+  /** The form's registration, or the locked value. */
+  field: ComponentProps<typeof NativeSelect>;
+}
+
+/** The expiry's month or year. */
+function ExpirySelect({ label, placeholder, options, locked, invalid, describedBy, field }: ExpirySelectProps) {
+  return (
+    <div className="relative flex-1">
+      <NativeSelect
+        aria-label={label}
+        disabled={locked}
+        aria-invalid={invalid}
+        aria-describedby={describedBy}
+        className={locked ? cn(LOCKED_FIELD, "disabled:appearance-none") : undefined}
+        {...field}
+      >
+        <option value="" disabled>
+          {placeholder}
+        </option>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </NativeSelect>
+      {locked && <LockIcon />}
+    </div>
+  );
 }
 
 interface PaymentMethodDialogProps {
@@ -259,46 +297,24 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
           {/* Locked (editing), each select reads as the card number does: muted, without the
               dropdown's arrow (nothing to choose), a lock in its place and the hint below. */}
           <div className="flex gap-2">
-            <div className="relative flex-1">
-              <NativeSelect
-                aria-label="Expiry month"
-                disabled={editing}
-                aria-invalid={invalid("expiryMonth") ?? (expiryError ? true : undefined)}
-                aria-describedby={expiryDescribedBy}
-                className={editing ? cn(LOCKED_FIELD, "disabled:appearance-none") : undefined}
-                {...lockedOr("expiryMonth")}
-              >
-                <option value="" disabled>
-                  MM
-                </option>
-                {EXPIRY_MONTHS.map((month) => (
-                  <option key={month} value={month}>
-                    {month}
-                  </option>
-                ))}
-              </NativeSelect>
-              {editing && <LockIcon />}
-            </div>
-            <div className="relative flex-1">
-              <NativeSelect
-                aria-label="Expiry year"
-                disabled={editing}
-                aria-invalid={invalid("expiryYear") ?? (expiryError ? true : undefined)}
-                aria-describedby={expiryDescribedBy}
-                className={editing ? cn(LOCKED_FIELD, "disabled:appearance-none") : undefined}
-                {...lockedOr("expiryYear")}
-              >
-                <option value="" disabled>
-                  YY
-                </option>
-                {years.map((year) => (
-                  <option key={year.value} value={year.value}>
-                    {year.label}
-                  </option>
-                ))}
-              </NativeSelect>
-              {editing && <LockIcon />}
-            </div>
+            <ExpirySelect
+              label="Expiry month"
+              placeholder="MM"
+              options={EXPIRY_MONTHS.map((month) => ({ value: month, label: month }))}
+              locked={editing}
+              invalid={invalid("expiryMonth") ?? (expiryError ? true : undefined)}
+              describedBy={expiryDescribedBy}
+              field={lockedOr("expiryMonth")}
+            />
+            <ExpirySelect
+              label="Expiry year"
+              placeholder="YY"
+              options={years}
+              locked={editing}
+              invalid={invalid("expiryYear") ?? (expiryError ? true : undefined)}
+              describedBy={expiryDescribedBy}
+              field={lockedOr("expiryYear")}
+            />
           </div>
           {editing && (
             <p id="card-expiry-locked" className="mt-1.5 text-xs text-slate-500 dark:text-slate-400">
