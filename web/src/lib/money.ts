@@ -60,6 +60,11 @@ const COMMA_GROUPED_AMOUNT = /^([1-9]\d{0,2}(?:,\d{3})+)(?:\.(\d{0,2}))?$/u;
  */
 const RAND_SIGN = new RegExp(`^[Rr]${SPACE}*`, "u");
 
+/** text trimmed and without the rand sign before it ("R150" → "150"). */
+export function withoutRandSign(text: string): string {
+  return text.trim().replace(RAND_SIGN, "");
+}
+
 /**
  * Rand text as typed or passed in a URL → integer cents, without going through a float: the
  * digits are read as text on each side of the decimal separator. Accepted, each with or without
@@ -75,7 +80,7 @@ const RAND_SIGN = new RegExp(`^[Rr]${SPACE}*`, "u");
  * exponents, letters, an R alone or after the amount ("150R"), a sign before the R ("-R50").
  */
 export function parseRandToCents(text: string): bigint | undefined {
-  const trimmed = text.trim().replace(RAND_SIGN, "");
+  const trimmed = withoutRandSign(text);
   const match = SPACED_AMOUNT.exec(trimmed) ?? COMMA_GROUPED_AMOUNT.exec(trimmed);
   if (!match) return undefined;
   const [, grouped = "", dotFraction, commaFraction] = match;
@@ -93,7 +98,7 @@ export function parseRandToCents(text: string): bigint | undefined {
 export function randAmountIssue(text: string): "notAboveZero" | "unreadable" | undefined {
   const trimmed = text.trim();
   // Nothing typed, or only the rand sign: the amount is missing.
-  if (trimmed.replace(RAND_SIGN, "") === "") return "notAboveZero";
+  if (withoutRandSign(trimmed) === "") return "notAboveZero";
   const cents = parseRandToCents(trimmed);
   if (cents !== undefined) return cents > 0n ? undefined : "notAboveZero";
   // A minus (or the minus sign) before something that reads as rand is an amount below zero.

@@ -1,8 +1,6 @@
 package domain
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -12,7 +10,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/thumela/thumela/services/platform/intconv"
+	"github.com/thumela/thumela/services/platform/randfmt"
 )
 
 // Johannesburg is the time zone every time in a message is shown in (SAST, no daylight saving).
@@ -28,31 +26,11 @@ func mustLoad(name string) *time.Location {
 
 // Rand formats integer cents as an SMS shows money: R1,234.00, in plain ASCII so the SMS stays
 // GSM 7-bit. E-mails write RandEnZA, as the web does.
-func Rand(cents int64) string { return randWith(cents, ",", ".") }
-
-// noBreakSpace groups the thousands of RandEnZA, as en-ZA's Intl.NumberFormat does: a line is
-// never broken inside an amount.
-const noBreakSpace = "\u00a0"
+func Rand(cents int64) string { return randfmt.ASCII(cents) }
 
 // RandEnZA formats integer cents as the web client, the PDFs and the statements show money, and
-// so as every e-mail does: "R1 234,56" (Intl.NumberFormat('en-ZA') with two decimals and the
-// prefix R, no space after it), the thousands grouped by U+00A0 NO-BREAK SPACE and a decimal
-// comma; a negative amount reads "-R1 234,56" (web/src/lib/money.ts, formatMoney).
-func RandEnZA(cents int64) string { return randWith(cents, noBreakSpace, ",") }
-
-// randWith writes cents as rand: a minus for a negative amount, the prefix R, the whole rand
-// grouped in threes by group, then decimal and the two digits of cents.
-func randWith(cents int64, group, decimal string) string {
-	sign, u := "", intconv.Abs(cents)
-	if cents < 0 {
-		sign = "-"
-	}
-	rands := strconv.FormatUint(u/100, 10)
-	for i := len(rands) - 3; i > 0; i -= 3 {
-		rands = rands[:i] + group + rands[i:]
-	}
-	return fmt.Sprintf("%sR%s%s%02d", sign, rands, decimal, u%100)
-}
+// so as every e-mail does: "R1 234,56", the thousands grouped by a no-break space.
+func RandEnZA(cents int64) string { return randfmt.EnZA(cents) }
 
 // When formats t in Johannesburg time, e.g. "25 Mar 2026, 13:12".
 func When(t time.Time) string { return t.In(Johannesburg).Format("2 Jan 2006, 15:04") }

@@ -4,10 +4,7 @@
 package domain
 
 import (
-	"fmt"
-	"strconv"
-
-	"github.com/thumela/thumela/services/platform/intconv"
+	"github.com/thumela/thumela/services/platform/randfmt"
 )
 
 // Money is an amount of South African rand in integer cents, never a float.
@@ -37,17 +34,7 @@ func (m Money) IsZero() bool { return m.cents == 0 }
 // "R1 234,56" (or "-R1 234,56"), the thousands grouped by U+00A0 NO-BREAK SPACE and a decimal
 // comma (web/src/lib/money.ts, formatMoney). The SMS and the ATM, which must stay ASCII, format
 // their amounts from cents where they are written (notifications, cashout).
-func (m Money) String() string {
-	sign, u := "", intconv.Abs(m.cents)
-	if m.cents < 0 {
-		sign = "-"
-	}
-	rands := strconv.FormatUint(u/100, 10)
-	for i := len(rands) - 3; i > 0; i -= 3 {
-		rands = rands[:i] + "\u00a0" + rands[i:]
-	}
-	return fmt.Sprintf("%sR%s,%02d", sign, rands, u%100)
-}
+func (m Money) String() string { return randfmt.EnZA(m.cents) }
 
 // nonNegative returns m, or zero when m is negative.
 func (m Money) nonNegative() Money {

@@ -1,4 +1,4 @@
-import { parseRandToCents, randAmountIssue } from "@/lib/money";
+import { parseRandToCents, randAmountIssue, withoutRandSign } from "@/lib/money";
 import { RECIPIENT_NAME_NO_LETTER, hasHiddenCharacter, hasWebAddress, nameIssue } from "@/lib/person-name";
 import { INVALID_MOBILE, phoneForField, saMobileE164 } from "@/lib/phone";
 import { z } from "@/lib/zod";
@@ -183,7 +183,7 @@ export function prefillFromSearch(params: URLSearchParams): {
   // pays out) is shown as the sender would type it ("150"), not with a dot the rest of the page,
   // which writes "R150,00", never shows. Any other notation is left as given ("1 500"), without
   // a rand sign passed with it ("R150"): the field shows its own R before the amount.
-  const amount = !valid ? "" : amountText.replace(/^[Rr]\s*/u, "").replace(/^(\d+)[.,]00$/, "$1");
+  const amount = !valid ? "" : withoutRandSign(amountText).replace(/^(\d+)[.,]00$/, "$1");
   const recipient = params.get("recipient")?.trim() ?? "";
   const preset = presetRecipient(recipient);
   const phone = params.get("phone")?.trim() ?? "";
