@@ -30,9 +30,10 @@ function freePort() {
  * resolved once it has exited) and start it again (not waiting for it to be ready).
  */
 export async function startStack(options = {}) {
-  // The stack picks its processes' ports by asking the kernel for free ones and handing them
-  // on; with browser test files running side by side, another stack can take one in between.
-  // That stack start fails with "address already in use" and nothing of it is left: start again.
+  // The stack opens every socket its processes serve on and hands it down (platform/listen), so
+  // no port of its own can be taken; only the BFF's port is picked here, and with browser test
+  // files running side by side another process can take it before the stack opens it. That
+  // start fails with "address already in use" before anything runs: start again.
   for (let attempt = 1; ; attempt++) {
     try {
       return await startStackOnce(options);

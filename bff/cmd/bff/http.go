@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 	"time"
 
-	"github.com/thumela/thumela/services/platform/lifecycle"
-
 	"github.com/thumela/thumela/bff/internal/server"
 	"github.com/thumela/thumela/bff/internal/session"
+	"github.com/thumela/thumela/services/platform/lifecycle"
+	"github.com/thumela/thumela/services/platform/listen"
 )
 
 // httpComponent serves HTTP/1.1 and cleartext HTTP/2 (for Connect streams behind a proxy that
@@ -41,7 +40,7 @@ func httpComponent(addr string, h http.Handler, logger *slog.Logger, onShutdown 
 	return lifecycle.Component{
 		Name: "http",
 		Start: func(ctx context.Context) error {
-			ln, err := net.Listen("tcp", addr)
+			ln, err := listen.TCP(addr)
 			if err != nil {
 				return err
 			}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/thumela/thumela/services/platform/auth"
 	"github.com/thumela/thumela/services/platform/lifecycle"
+	"github.com/thumela/thumela/services/platform/listen"
 )
 
 // Option adjusts New.
@@ -156,7 +157,7 @@ func (s *Server) Component(addr string) lifecycle.Component {
 	return lifecycle.Component{
 		Name: "grpc server",
 		Start: func(ctx context.Context) error {
-			lis, err := net.Listen("tcp", addr)
+			lis, err := listen.TCP(addr)
 			if err != nil {
 				return fmt.Errorf("grpcserver: listen on %s: %w", addr, err)
 			}

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/pprof"
 	"time"
 
 	"github.com/thumela/thumela/services/platform/lifecycle"
+	"github.com/thumela/thumela/services/platform/listen"
 )
 
 // MetricsPath is where the metrics listener serves MetricsHandler.
@@ -66,7 +66,7 @@ func MetricsServer(addr string, logger *slog.Logger) lifecycle.Component {
 	return lifecycle.Component{
 		Name: "metrics",
 		Start: func(ctx context.Context) error {
-			ln, err := net.Listen("tcp", addr)
+			ln, err := listen.TCP(addr)
 			if err != nil {
 				return fmt.Errorf("telemetry: metrics listener on %s: %w", addr, err)
 			}

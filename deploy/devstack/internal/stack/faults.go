@@ -105,7 +105,12 @@ func (f *Faults) Start(name string) error {
 		attr := *old.cmd.SysProcAttr
 		cmd.SysProcAttr = &attr
 	}
-	p, err := startProcess(name, cmd, f.out, f.outMu, f.width)
+	// Where it served before: its sockets closed with it, and the ports are opened again.
+	lns, err := listenOn(old.serves...)
+	if err != nil {
+		return err
+	}
+	p, err := startServing(name, cmd, lns, f.out, f.outMu, f.width)
 	if err != nil {
 		return err
 	}

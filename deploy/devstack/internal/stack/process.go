@@ -5,10 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"net"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/thumela/thumela/services/platform/listen"
 )
 
 // process is one child of the dev stack whose output lines are prefixed with its name, so that
@@ -16,8 +21,11 @@ import (
 type process struct {
 	name string
 	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
+	// serves are the addresses whose sockets the child inherited, opened again for it when
+	// it is started again (Faults.Start).
+	serves []string
+	done   chan struct{}
+	err    error
 }
 
 // prefixWriter copies lines from a pipe to out, each prefixed, never splitting a line.
@@ -61,6 +69,23 @@ func startProcess(name string, cmd *exec.Cmd, out io.Writer, mu *sync.Mutex, wid
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
+	return p, nil
+}
+
+// startServing is startProcess for a child that serves on lns's sockets: it inherits them
+// (platform/listen), and the stack's copies are closed once it has started, so that the child
+// holds the only one.
+func startServing(name string, cmd *exec.Cmd, lns map[string]*net.TCPListener, out io.Writer, mu *sync.Mutex, width int) (*process, error) {
+	release, err := listen.Hand(cmd, lns)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	p, err := startProcess(name, cmd, out, mu, width)
+	if err != nil {
+		return nil, err
+	}
+	p.serves = slices.Sorted(maps.Keys(lns))
 	return p, nil
 }
 

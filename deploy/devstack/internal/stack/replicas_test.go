@@ -19,21 +19,23 @@ func TestReplicaNames(t *testing.T) {
 	}
 }
 
-func TestFreeAddrsAreDistinctAndFree(t *testing.T) {
+func TestListenersAreDistinctAndHeld(t *testing.T) {
 	t.Parallel()
-	addrs, err := freeAddrs(20)
+	lns, err := listeners(20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for _, a := range addrs {
+	for _, l := range lns {
+		a := l.Addr().String()
 		if seen[a] {
-			t.Fatalf("%s handed out twice in %v", a, addrs)
+			t.Fatalf("%s handed out twice", a)
 		}
 		seen[a] = true
-		l, err := net.Listen("tcp", a) // released for the child to take
-		if err != nil {
-			t.Fatalf("%s is not free: %v", a, err)
+		// Held until its child has it: nobody else can take the port in between.
+		if other, err := net.Listen("tcp", a); err == nil {
+			other.Close()
+			t.Fatalf("%s could be taken while the stack held it", a)
 		}
 		l.Close()
 	}

@@ -34,6 +34,9 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/thumela/thumela/deploy/devstack/internal/devatm"
 	"github.com/thumela/thumela/deploy/devstack/internal/devsinks"
@@ -284,11 +287,37 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	ports += len(names["notifications"]) // each replica's webhook listener
 	ports += len(names["cashout"])       // each replica's ISO 8583 listener
-	free, err := freeAddrs(ports)
+	// Every socket a child serves on is opened here and handed down (platform/listen), the first
+	// BFF's at the address asked for: one in use fails the start before anything runs, and
+	// none can be taken by another process between being picked and being served on.
+	held, err := listenOn(cfg.HTTPAddr)
 	if err != nil {
 		return err
 	}
-	take := func() string { a := free[0]; free = free[1:]; return a }
+	free, err := listeners(ports)
+	if err != nil {
+		return err
+	}
+	defer func() { // what no child took (a start that failed part-way)
+		for _, l := range held {
+			_ = l.Close()
+		}
+	}()
+	take := func() string {
+		l := free[0]
+		free = free[1:]
+		held[l.Addr().String()] = l
+		return l.Addr().String()
+	}
+	// handOver gives addrs' sockets to the child that serves on them.
+	handOver := func(addrs ...string) map[string]*net.TCPListener {
+		lns := make(map[string]*net.TCPListener, len(addrs))
+		for _, a := range addrs {
+			lns[a] = held[a]
+			delete(held, a)
+		}
+		return lns
+	}
 	// The BFFs' addresses are known before the services start: identity's WebAuthn relying
 	// party must list every origin the pages are served from.
 	bffAddrs := []string{cfg.HTTPAddr}
@@ -363,11 +392,11 @@ func Run(ctx context.Context, cfg Config) error {
 			cashoutEnv = append(cashoutEnv, k+"="+secrets[k])
 		}
 	}
-	start := func(name, binary string, extraEnv ...string) error {
+	start := func(name, binary string, serves []string, extraEnv ...string) error {
 		cmd := exec.Command(filepath.Join(cfg.Root, "bin", binary))
 		cmd.Env = append(append(append([]string{}, env...), extraEnv...), cfg.ExtraEnv...)
 		cmd.Dir = cfg.Root
-		p, err := startProcess(name, cmd, cfg.Out, &outMu, width)
+		p, err := startServing(name, cmd, handOver(serves...), cfg.Out, &outMu, width)
 		if err != nil {
 			return err
 		}
@@ -377,15 +406,18 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, svc := range Services {
 		for i, name := range names[svc] {
 			extra := append([]string{strings.ToUpper(svc) + "_GRPC_ADDR=" + addrs[svc][i]}, natsEnv(natsKeys, svc)...)
+			serves := []string{addrs[svc][i]}
 			switch svc {
 			case "notifications":
 				extra = append(append(extra, notificationsEnv...), "NOTIFICATIONS_WEBHOOK_ADDR="+webhookAddrs[i])
+				serves = append(serves, webhookAddrs[i])
 			case "cashout":
 				extra = append(append(extra, cashoutEnv...), "CASHOUT_ISO_ADDR="+isoAddrs[i])
+				serves = append(serves, isoAddrs[i])
 			case "identity":
 				extra = append(extra, webauthnEnv(bffAddrs)...)
 			}
-			if err := start(name, svc, extra...); err != nil {
+			if err := start(name, svc, serves, extra...); err != nil {
 				return err
 			}
 		}
@@ -395,7 +427,7 @@ func Run(ctx context.Context, cfg Config) error {
 		httpAddr := bffAddrs[i]
 		httpAddrs = append(httpAddrs, httpAddr)
 		bases = append(bases, "http://"+httpAddr)
-		if err := start(name, "bff", append(natsEnv(natsKeys, "bff"),
+		if err := start(name, "bff", []string{httpAddr}, append(natsEnv(natsKeys, "bff"),
 			"BFF_HTTP_ADDR="+httpAddr,
 			"BFF_WEB_DIR="+filepath.Join(cfg.Root, "web", "dist"),
 			"BFF_DEV_MODE=true",
@@ -405,22 +437,15 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 
-	// Ready means usable: every service replica listening (which a service does only after
-	// its migrations and setup), and every BFF answering.
+	// Ready means usable: every service replica serving, as its gRPC health says (a service
+	// serves only after its migrations and setup; its socket accepts connections from the
+	// start, since the stack opened it), and every BFF answering. The listeners a replica
+	// opens beside its gRPC server, the gateway's ISO port and notifications' webhook, need no
+	// wait: their sockets are open, and a connection made early waits in the socket's queue
+	// until the replica accepts it.
 	for _, svc := range Services {
 		for i, addr := range addrs[svc] {
-			if err := waitTCP(ctx, names[svc][i], addr, 60*time.Second, procs); err != nil {
-				return err
-			}
-		}
-	}
-	// The listeners a replica opens beside its gRPC server rather than before it: the gateway's
-	// ISO port (the ATM needs it) and notifications' webhook. Every port is bound before the
-	// stack says ready: a port picked free but not yet taken can go to any outgoing connection
-	// on the machine, and its owner would then die after "ready".
-	for svc, listeners := range map[string][]string{"cashout": isoAddrs, "notifications": webhookAddrs} {
-		for i, addr := range listeners {
-			if err := waitTCP(ctx, names[svc][i], addr, 60*time.Second, procs); err != nil {
+			if err := waitServing(ctx, names[svc][i], addr, 60*time.Second, procs); err != nil {
 				return err
 			}
 		}
@@ -576,34 +601,59 @@ func startNATS(storeDir string, maxConsumers int, keys bus.KeySet, port int) (*s
 	return ns, nil
 }
 
-// freeAddrs returns n distinct free loopback addresses. Every listener is held until all are
-// chosen, so that the kernel cannot hand the same port out twice.
-func freeAddrs(n int) ([]string, error) {
-	addrs := make([]string, 0, n)
+// listeners opens a listener on each of n free loopback ports. They stay open until the
+// children that serve on them have started and hold them (startServing): a port closed and
+// picked again by its child could be taken in between by another stack on the machine.
+func listeners(n int) ([]*net.TCPListener, error) {
+	lns := make([]*net.TCPListener, 0, n)
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 		if err != nil {
+			for _, l := range lns {
+				_ = l.Close()
+			}
 			return nil, err
 		}
-		defer l.Close() //nolint:errcheck // the listener only picked a free port
-		addrs = append(addrs, l.Addr().String())
+		lns = append(lns, l)
 	}
-	return addrs, nil
+	return lns, nil
 }
 
-// waitTCP polls addr until it accepts a connection, failing early when a child has died.
-func waitTCP(ctx context.Context, name, addr string, timeout time.Duration, procs []*process) error {
+// listenOn opens a listener on each of addrs, as they are written (a child started again
+// serves where it served before; the first BFF serves at the address the caller chose).
+func listenOn(addrs ...string) (map[string]*net.TCPListener, error) {
+	lns := make(map[string]*net.TCPListener, len(addrs))
+	for _, addr := range addrs {
+		a, err := net.ResolveTCPAddr("tcp", addr)
+		if err == nil {
+			var l *net.TCPListener
+			if l, err = net.ListenTCP("tcp", a); err == nil {
+				lns[addr] = l
+				continue
+			}
+		}
+		for _, l := range lns {
+			_ = l.Close()
+		}
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return lns, nil
+}
+
+// waitServing polls addr's gRPC health until the server says it is serving, failing early
+// when a child has died.
+func waitServing(ctx context.Context, name, addr string, timeout time.Duration, procs []*process) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			return conn.Close()
+		status, err := checkHealth(ctx, addr)
+		if err == nil && status == healthpb.HealthCheckResponse_SERVING {
+			return nil
 		}
 		if err := anyDied(procs); err != nil {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not listen on %s within %s", name, addr, timeout)
+			return fmt.Errorf("%s was not serving on %s within %s (last: %v, %v)", name, addr, timeout, status, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -611,6 +661,20 @@ func waitTCP(ctx context.Context, name, addr string, timeout time.Duration, proc
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// checkHealth asks addr's gRPC health once, within a second, on a connection of its own: a
+// client kept across attempts would back off between its reconnections, for up to minutes.
+func checkHealth(ctx context.Context, addr string) (healthpb.HealthCheckResponse_ServingStatus, error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close() //nolint:errcheck // a probe's connection; nothing to do on error
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	res, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+	return res.GetStatus(), err
 }
 
 // anyDied reports a child that has ended while the stack was starting.

@@ -17,6 +17,7 @@ import (
 	"github.com/thumela/thumela/services/cashout/atmnet"
 	"github.com/thumela/thumela/services/cashout/internal/domain"
 	"github.com/thumela/thumela/services/platform/lifecycle"
+	"github.com/thumela/thumela/services/platform/listen"
 )
 
 // App is what the port needs from the use cases.
@@ -133,7 +134,7 @@ func (s *Server) Component(addr string) lifecycle.Component {
 	return lifecycle.Component{
 		Name: "iso8583 listener",
 		Start: func(ctx context.Context) error {
-			lis, err := net.Listen("tcp", addr)
+			lis, err := listen.TCP(addr)
 			if err != nil {
 				return fmt.Errorf("iso: listen on %s: %w", addr, err)
 			}

@@ -15,13 +15,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/thumela/thumela/services/notifications/internal/adapters/bulksms"
 	"github.com/thumela/thumela/services/notifications/internal/app"
 	"github.com/thumela/thumela/services/platform/lifecycle"
+	"github.com/thumela/thumela/services/platform/listen"
 )
 
 // MaxBody bounds a report's body.
@@ -113,7 +113,7 @@ func Component(addr string, h http.Handler, logger *slog.Logger) lifecycle.Compo
 	return lifecycle.Component{
 		Name: "notifications-webhook",
 		Start: func(ctx context.Context) error {
-			ln, err := net.Listen("tcp", addr)
+			ln, err := listen.TCP(addr)
 			if err != nil {
 				return fmt.Errorf("webhook listener on %s: %w", addr, err)
 			}
