@@ -20,6 +20,7 @@ import (
 
 	feesv1 "github.com/thumela/thumela/proto/gen/go/thumela/fees/v1"
 	"github.com/thumela/thumela/services/platform/intconv"
+	"github.com/thumela/thumela/services/platform/randfmt"
 )
 
 // Key is the key of the current schedule in bus.BucketFeeSchedule.
@@ -94,7 +95,7 @@ func AmountProblem(cents int64) string {
 	case cents < MinAmountCents:
 		return "The amount must be greater than zero."
 	case cents > MaxAmountCents:
-		return "The amount must be at most R1,000,000.00." // MaxAmountCents
+		return "The amount must be at most " + randfmt.EnZA(MaxAmountCents) + "." // as the web writes money
 	}
 	return ""
 }

@@ -152,7 +152,7 @@ func TestAmountProblemAtTheBounds(t *testing.T) {
 		-500:                           "The amount must be greater than zero.",
 		feeschedule.MinAmountCents:     "",
 		feeschedule.MaxAmountCents:     "",
-		feeschedule.MaxAmountCents + 1: "The amount must be at most R1,000,000.00.",
+		feeschedule.MaxAmountCents + 1: "The amount must be at most R1\u00a0000\u00a0000,00.",
 	} {
 		if got := feeschedule.AmountProblem(cents); got != want {
 			t.Errorf("AmountProblem(%d) = %q, want %q", cents, got, want)

@@ -65,7 +65,7 @@ var Fallback = BankFee{BaseFee: Cents(feeschedule.Fallback.BaseFeeCents), Percen
 // could ever have, so that the arithmetic stays far from overflow.
 const (
 	MinAmountCents = feeschedule.MinAmountCents
-	MaxAmountCents = feeschedule.MaxAmountCents // R1,000,000.00
+	MaxAmountCents = feeschedule.MaxAmountCents // R1 000 000,00
 )
 
 // ErrInvalidAmount is returned for an amount outside [MinAmountCents, MaxAmountCents].

@@ -3,11 +3,8 @@
 package domain
 
 import (
-	"fmt"
-	"strconv"
-
 	"github.com/thumela/thumela/services/platform/feeschedule"
-	"github.com/thumela/thumela/services/platform/intconv"
+	"github.com/thumela/thumela/services/platform/randfmt"
 )
 
 // Money is an amount of South African rand in integer cents. It is never a float.
@@ -25,20 +22,9 @@ func (m Money) Add(o Money) Money { return Money{cents: m.cents + o.cents} }
 // IsZero reports whether m is R0.00.
 func (m Money) IsZero() bool { return m.cents == 0 }
 
-// String formats m as R1,234.56 (or -R1,234.56), as the product's texts quote amounts; the
-// web client does its own locale formatting.
-func (m Money) String() string {
-	sign, c := "", m.cents
-	if c < 0 {
-		sign = "-"
-	}
-	u := intconv.Abs(c)
-	rands := strconv.FormatUint(u/100, 10)
-	for i := len(rands) - 3; i > 0; i -= 3 {
-		rands = rands[:i] + "," + rands[i:]
-	}
-	return fmt.Sprintf("%sR%s.%02d", sign, rands, u%100)
-}
+// String formats m as the product's texts quote amounts, as the web client writes them:
+// "R1 234,56" (or "-R1 234,56"), grouped by no-break spaces (platform/randfmt).
+func (m Money) String() string { return randfmt.EnZA(m.cents) }
 
 // MaxBasisPoints is 100 %.
 const MaxBasisPoints = feeschedule.MaxBasisPoints

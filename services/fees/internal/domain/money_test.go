@@ -39,8 +39,8 @@ func TestBasisPointsRoundsHalfUp(t *testing.T) {
 
 func TestMoneyString(t *testing.T) {
 	t.Parallel()
-	for cents, want := range map[int64]string{0: "R0.00", 5: "R0.05", 99999: "R999.99", 123456: "R1,234.56", -1095: "-R10.95",
-		100_000_000: "R1,000,000.00", -123456789: "-R1,234,567.89"} {
+	for cents, want := range map[int64]string{0: "R0,00", 5: "R0,05", 99999: "R999,99", 123456: "R1\u00a0234,56", -1095: "-R10,95",
+		100_000_000: "R1\u00a0000\u00a0000,00", -123456789: "-R1\u00a0234\u00a0567,89"} {
 		if got := domain.Cents(cents).String(); got != want {
 			t.Errorf("Cents(%d) = %q, want %q", cents, got, want)
 		}

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/thumela/thumela/services/platform/randfmt"
 )
 
 // Money is an amount of rand in integer cents; never a float.
@@ -18,14 +20,14 @@ func Cents(c int64) Money { return Money{cents: c} }
 // Cents returns the amount in cents.
 func (m Money) Cents() int64 { return m.cents }
 
-// MaxAmount bounds one charge or refund: R1,000,000.00, far above any transfer limit and far
+// MaxAmount bounds one charge or refund: R1 000 000,00, far above any transfer limit and far
 // from int64's range.
 var MaxAmount = Cents(100_000_000)
 
 // ParseAmount checks a charge or refund amount: positive and at most MaxAmount.
 func ParseAmount(cents int64) (Money, *FieldViolation) {
 	if cents <= 0 || cents > MaxAmount.cents {
-		return Money{}, &FieldViolation{Field: FieldAmount, Message: "Amount must be between 1 cent and R1,000,000.00"}
+		return Money{}, &FieldViolation{Field: FieldAmount, Message: "Amount must be between 1 cent and " + randfmt.EnZA(MaxAmount.cents)}
 	}
 	return Cents(cents), nil
 }

@@ -282,7 +282,7 @@ func TestQuoteFeeDecidesTheWaiverAsTheCreateDoes(t *testing.T) {
 		t.Fatalf("Bob's first quote: %v, want waived", q)
 	}
 
-	for amount, msg := range map[int64]string{0: "The amount must be greater than zero.", 100_000_001: "The amount must be at most R1,000,000.00."} {
+	for amount, msg := range map[int64]string{0: "The amount must be greater than zero.", 100_000_001: "The amount must be at most R1\u00a0000\u00a0000,00."} {
 		_, err := l.Client.QuoteFee(ctxA, &transfersv1.QuoteFeeRequest{Bank: feesv1.Bank_BANK_CAPITEC, AmountCents: amount})
 		if status.Code(err) != codes.InvalidArgument || status.Convert(err).Message() != msg {
 			t.Errorf("quote of %d cents: %v, want InvalidArgument %q", amount, err, msg)
