@@ -2,25 +2,12 @@
 // at the end) and Debian's Chromium driven by playwright-core.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolvePort(port));
-    });
-  });
-}
 
 /**
  * Starts bin/thumela-dev in ephemeral mode and resolves once the BFF is healthy. `env` (optional,
@@ -29,22 +16,7 @@ function freePort() {
  * its processes exits, and `stopProcess(name)` / `startProcess(name)` take one down (SIGTERM,
  * resolved once it has exited) and start it again (not waiting for it to be ready).
  */
-export async function startStack(options = {}) {
-  // The stack opens every socket its processes serve on and hands it down (platform/listen), so
-  // no port of its own can be taken; only the BFF's port is picked here, and with browser test
-  // files running side by side another process can take it before the stack opens it. That
-  // start fails with "address already in use" before anything runs: start again.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startStackOnce(options);
-    } catch (err) {
-      if (attempt >= 3 || !/address already in use/.test(String(err?.message))) throw err;
-    }
-  }
-}
-
-async function startStackOnce({ env: extraEnv = {}, faults = false } = {}) {
-  const port = await freePort();
+export async function startStack({ env: extraEnv = {}, faults = false } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "thumela-e2e-"));
   const env = { ...process.env, ...extraEnv };
   delete env.NATS_URL; // always an embedded, throw-away NATS
@@ -53,7 +25,10 @@ async function startStackOnce({ env: extraEnv = {}, faults = false } = {}) {
   env.NOTIFICATIONS_SMS_PER_RECIPIENT_PER_DAY ??= "1000";
   env.DATABASE_URL =
     process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable";
-  const args = ["-ephemeral", "-http", `127.0.0.1:${port}`, "-data", dataDir, "-root", root];
+  // Port 0: the stack opens the BFF's socket on a free port itself, as it does every socket its
+  // processes serve on (platform/listen), so none can be taken in between, and reports the
+  // address in its THUMELA_READY line.
+  const args = ["-ephemeral", "-http", "127.0.0.1:0", "-data", dataDir, "-root", root];
   if (faults) args.push("-faults");
   let stopping = false;
   const child = spawn(join(root, "bin", "thumela-dev"), args, { env, stdio: ["ignore", "pipe", "pipe"] });

@@ -30,10 +30,6 @@ func (r *runner) startStack(ctx context.Context, logFile *os.File, workDir strin
 	r.step("starting a throw-away stack (log: %s)", r.logPath)
 	env := childEnv(r.cfg)
 	r.rep.ChildEnv = env
-	httpAddr, err := freeAddr()
-	if err != nil {
-		return nil, fmt.Errorf("pick a port: %w", err)
-	}
 	pgPort, err := freePort()
 	if err != nil {
 		return nil, fmt.Errorf("pick a port: %w", err)
@@ -44,7 +40,7 @@ func (r *runner) startStack(ctx context.Context, logFile *os.File, workDir strin
 	cfg := stack.Config{
 		Root:             r.cfg.Root,
 		DataDir:          filepath.Join(workDir, "data"),
-		HTTPAddr:         httpAddr,
+		HTTPAddr:         "127.0.0.1:0", // the stack picks the port and reports it (Ready.BaseURL)
 		DatabaseURL:      os.Getenv("DATABASE_URL"),
 		Ephemeral:        true,
 		PostgresPort:     pgPort,
@@ -126,15 +122,6 @@ func postgresVersion(ctx context.Context, url string) string {
 	var sc string
 	_ = conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&sc)
 	return v + ", synchronous_commit=" + sc
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close() //nolint:errcheck // the listener only picked a free port
-	return l.Addr().String(), nil
 }
 
 func freePort() (int, error) {

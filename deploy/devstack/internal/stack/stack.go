@@ -57,7 +57,7 @@ type Config struct {
 	// DataDir keeps the private PostgreSQL cluster, NATS's store, the dev secrets and the SMTP
 	// sink's certificate.
 	DataDir string
-	// HTTPAddr is where the BFF listens.
+	// HTTPAddr is where the BFF listens; port 0 picks a free one, which THUMELA_READY reports.
 	HTTPAddr string
 	// DatabaseURL, when set, is used instead of a private cluster.
 	DatabaseURL string
@@ -293,6 +293,14 @@ func Run(ctx context.Context, cfg Config) error {
 	held, err := listenOn(cfg.HTTPAddr)
 	if err != nil {
 		return err
+	}
+	if _, port, _ := net.SplitHostPort(cfg.HTTPAddr); port == "0" {
+		first := held[cfg.HTTPAddr]
+		// Port 0 asks for any free port (the browser tests' stacks): the BFF serves, and the
+		// stack reports, the one the kernel gave.
+		delete(held, cfg.HTTPAddr)
+		cfg.HTTPAddr = first.Addr().String()
+		held[cfg.HTTPAddr] = first
 	}
 	free, err := listeners(ports)
 	if err != nil {

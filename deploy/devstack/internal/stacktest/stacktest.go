@@ -100,7 +100,6 @@ func startOnce(t testing.TB, opts Options, root, databaseURL string, last bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	httpAddr := servicetest.FreeAddr(t)
 	postgresPort := 0
 	if opts.PrivatePostgres {
 		databaseURL = ""
@@ -121,7 +120,7 @@ func startOnce(t testing.TB, opts Options, root, databaseURL string, last bool) 
 		s.err = stack.Run(runCtx, stack.Config{
 			Root:         root,
 			DataDir:      filepath.Join(logDir, "data"),
-			HTTPAddr:     httpAddr,
+			HTTPAddr:     "127.0.0.1:0", // the stack picks the port and reports it (Ready.BaseURL)
 			DatabaseURL:  databaseURL,
 			PostgresPort: postgresPort,
 			Ephemeral:    true,
