@@ -2,8 +2,10 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -206,11 +208,49 @@ func (t *Transfers) CancelTransfer(ctx context.Context, req *bffv1.CancelTransfe
 }
 
 func (t *Transfers) ResendVoucher(ctx context.Context, req *bffv1.ResendVoucherRequest) (*bffv1.ResendVoucherResponse, error) {
+	if err := t.refuseSpentSMSBudget(ctx, req.GetId()); err != nil {
+		return nil, err
+	}
 	res, err := forwardChange(ctx, t.Deps, t.Deps.Transfers.ResendVoucher, &transfersv1.ResendVoucherRequest{TransferId: req.GetId()})
 	if err != nil {
 		return nil, err
 	}
 	return &bffv1.ResendVoucherResponse{Transfer: transferToBFF(res.GetTransfer())}, nil
+}
+
+// MsgSMSBudgetSpent follows notifications' reason when a resend is refused for the sender's SMS
+// budget: what the sender can do instead.
+const MsgSMSBudgetSpent = " Try again later, or change the recipient's number."
+
+// refuseSpentSMSBudget answers FailedPrecondition when the resend of transferID's voucher would
+// be failed for the sender's SMS budget to its number: a resend issues a new voucher number (and
+// PIN) and spends one of the three resends, and an SMS that cannot go would leave the recipient
+// with neither the old voucher nor the new. It asks transfers for the number and notifications
+// for the budget; when either cannot answer, the resend goes on (transfers decides it, and
+// notifications applies the budget to its SMS anyway).
+func (t *Transfers) refuseSpentSMSBudget(callCtx context.Context, transferID string) error {
+	if t.Notifications == nil {
+		return nil
+	}
+	ctx, _, err := t.authed(callCtx)
+	if err != nil {
+		return err
+	}
+	got, err := t.Deps.Transfers.GetTransfer(ctx, &transfersv1.GetTransferRequest{TransferId: transferID})
+	if err != nil {
+		return nil // the resend's own call answers (NotFound, FailedPrecondition, …)
+	}
+	ctx, cancel := context.WithTimeout(ctx, smsLookupTimeout)
+	defer cancel()
+	budget, err := t.Notifications.CheckSMSBudget(ctx, &notificationsv1.CheckSMSBudgetRequest{Recipient: got.GetTransfer().GetRecipientPhone()})
+	if err != nil {
+		t.Logger.WarnContext(ctx, "could not check the SMS budget before a resend; the resend goes on", "err", err)
+		return nil
+	}
+	if !budget.GetSpent() {
+		return nil
+	}
+	return connect.NewError(connect.CodeFailedPrecondition, errors.New(budget.GetReason()+MsgSMSBudgetSpent))
 }
 
 func (t *Transfers) ChangeRecipientPhone(ctx context.Context, req *bffv1.ChangeRecipientPhoneRequest) (*bffv1.ChangeRecipientPhoneResponse, error) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -114,6 +115,8 @@ func (f *fakeTransfers) CreateTransfer(ctx context.Context, req *transfersv1.Cre
 func (f *fakeTransfers) GetTransfer(ctx context.Context, req *transfersv1.GetTransferRequest) (*transfersv1.GetTransferResponse, error) {
 	f.record(ctx, "GetTransfer", req)
 	switch req.GetTransferId() {
+	case "tr-awaiting":
+		return &transfersv1.GetTransferResponse{Transfer: awaitingTransfer("tr-awaiting", "+27821234567", "4820193746", 3, 3)}, nil
 	case "tr-collected":
 		tr := awaitingTransfer("tr-collected", "+27821234567", "4820193746", 3, 3)
 		tr.Voucher.CollectionStatus = transfersv1.CollectionStatus_COLLECTION_STATUS_COLLECTED
@@ -379,6 +382,98 @@ func TestResendVoucherForwardsTheUsersTokenAndAnswersTheReissuedVoucher(t *testi
 	if !errors.As(err, &ce) || ce.Code() != connect.CodeFailedPrecondition || ce.Message() != "The voucher SMS was already resent 3 times." {
 		t.Fatalf("no resends left: %v, want FailedPrecondition with the service's message", err)
 	}
+	if _, err := transfers.ResendVoucher(ctx, &bffv1.ResendVoucherRequest{Id: "someone-elses"}); connect.CodeOf(err) != connect.CodeNotFound {
+		t.Fatalf("another user's transfer: %v, want NotFound", err)
+	}
+}
+
+// smsBudget is a hand-written notifications service that answers CheckSMSBudget from a table
+// of spent numbers, only for a user's token, or with err when set.
+type smsBudget struct {
+	notificationsv1.UnimplementedNotificationsServiceServer
+	mu     sync.Mutex
+	spent  map[string]bool
+	err    error
+	checks []string // "<authorization> <recipient>"
+}
+
+func (f *smsBudget) CheckSMSBudget(ctx context.Context, req *notificationsv1.CheckSMSBudgetRequest) (*notificationsv1.CheckSMSBudgetResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checks = append(f.checks, authorization(ctx)+" "+req.GetRecipient())
+	if !strings.HasPrefix(authorization(ctx), "Bearer access-for-") {
+		return nil, status.Error(codes.Unauthenticated, "a user's token is required")
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	if f.spent[req.GetRecipient()] {
+		return &notificationsv1.CheckSMSBudgetResponse{Spent: true, Reason: "You have sent this number as many SMS today as one sender may."}, nil
+	}
+	return &notificationsv1.CheckSMSBudgetResponse{}, nil
+}
+
+func (f *smsBudget) set(spent bool, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.spent, f.err = map[string]bool{"+27821234567": spent}, err
+}
+
+func TestResendVoucherIsRefusedWhileTheSendersSMSBudgetToTheNumberIsSpent(t *testing.T) {
+	t.Parallel()
+	budget := &smsBudget{}
+	b := newTransfersBFFWith(t, func(d *handlers.Deps) {
+		d.Notifications = notificationsv1.NewNotificationsServiceClient(serveUpstream(t, func(s *grpc.Server) {
+			notificationsv1.RegisterNotificationsServiceServer(s, budget)
+		}))
+	})
+	transfers := b.client()
+	ctx := context.Background()
+	resends := func() int {
+		b.transfers.mu.Lock()
+		defer b.transfers.mu.Unlock()
+		n := 0
+		for _, c := range b.transfers.calls {
+			if c.method == "ResendVoucher" {
+				n++
+			}
+		}
+		return n
+	}
+
+	// Spent: refused with notifications' reason and what to do, and transfers is never asked to
+	// issue a voucher whose SMS could not go.
+	budget.set(true, nil)
+	_, err := transfers.ResendVoucher(ctx, &bffv1.ResendVoucherRequest{Id: "tr-awaiting"})
+	var ce *connect.Error
+	want := "You have sent this number as many SMS today as one sender may. Try again later, or change the recipient's number."
+	if !errors.As(err, &ce) || ce.Code() != connect.CodeFailedPrecondition || ce.Message() != want {
+		t.Fatalf("spent budget: %v, want FailedPrecondition %q", err, want)
+	}
+	if n := resends(); n != 0 {
+		t.Fatalf("transfers got %d resends with the budget spent, want none", n)
+	}
+	budget.mu.Lock()
+	checks := slices.Clone(budget.checks)
+	budget.mu.Unlock()
+	if len(checks) != 1 || !strings.HasPrefix(checks[0], "Bearer access-for-") || !strings.HasSuffix(checks[0], " +27821234567") {
+		t.Fatalf("budget checks %q, want one with the user's token and the transfer's number", checks)
+	}
+
+	// Left: the resend goes through.
+	budget.set(false, nil)
+	if _, err := transfers.ResendVoucher(ctx, &bffv1.ResendVoucherRequest{Id: "tr-awaiting"}); err != nil {
+		t.Fatal(err)
+	}
+	// Notifications down: the resend goes on (notifications applies the budget to the SMS anyway).
+	budget.set(true, status.Error(codes.Unavailable, "down"))
+	if _, err := transfers.ResendVoucher(ctx, &bffv1.ResendVoucherRequest{Id: "tr-awaiting"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := resends(); n != 2 {
+		t.Fatalf("transfers got %d resends, want 2", n)
+	}
+	// Another user's transfer: transfers' own NotFound, whatever the budget.
 	if _, err := transfers.ResendVoucher(ctx, &bffv1.ResendVoucherRequest{Id: "someone-elses"}); connect.CodeOf(err) != connect.CodeNotFound {
 		t.Fatalf("another user's transfer: %v, want NotFound", err)
 	}

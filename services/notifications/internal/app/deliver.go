@@ -196,14 +196,13 @@ func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Ou
 	}
 	fresh := domain.NewDelivery(req.ID, req.UserID, req.Reference, req.Channel, req.Template, req.Recipient, req.Source, d.cfg.Now())
 	overBudget := false
-	if invalid == nil && req.Channel == domain.ChannelSMS && d.cfg.SMSPerRecipientPerDay > 0 {
+	if invalid == nil && req.Channel == domain.ChannelSMS {
 		// Judged before the request is stored, so it does not count itself; a redelivery of a
 		// request stored already was judged when it was stored (only a new one is failed below).
-		n, err := d.repo.SMSSentTo(ctx, fresh.Recipient, fresh.UserID, fresh.QueuedAt.Add(-24*time.Hour), d.cfg.SMSPerRecipientPerDay)
-		if err != nil {
+		var err error
+		if overBudget, err = smsBudgetSpent(ctx, d.repo, d.cfg.SMSPerRecipientPerDay, fresh.Recipient, fresh.UserID, fresh.QueuedAt); err != nil {
 			return Outcome{}, err
 		}
-		overBudget = n >= d.cfg.SMSPerRecipientPerDay
 	}
 	if invalid == nil && !overBudget {
 		if err := fresh.Claim(fresh.QueuedAt, d.cfg.Lease); err != nil {
@@ -448,4 +447,19 @@ func (d *Deliverer) provider(ch domain.Channel) string {
 		return ProviderBulkSMS
 	}
 	return ProviderSMTP
+}
+
+// smsBudgetSpent reports whether userID has sent recipient (E.164) as many SMS in the 24 hours
+// before at as one sender may (perDay; 0 is no budget): the one rule by which the Deliverer
+// fails a request (ReasonRecipientBudget) and the API tells a sender beforehand
+// (Service.SMSBudgetSpent).
+func smsBudgetSpent(ctx context.Context, repo Repository, perDay int, recipient, userID string, at time.Time) (bool, error) {
+	if perDay <= 0 {
+		return false, nil
+	}
+	n, err := repo.SMSSentTo(ctx, recipient, userID, at.Add(-24*time.Hour), perDay)
+	if err != nil {
+		return false, err
+	}
+	return n >= perDay, nil
 }

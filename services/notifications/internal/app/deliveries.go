@@ -18,6 +18,12 @@ const (
 	MsgBadReference    = "A reference is empty or too long."
 )
 
+// SMSBudgetSpent's field.
+const (
+	FieldRecipient  = "recipient"
+	MsgBadRecipient = "The recipient must be a mobile number in international form, e.g. +27825550143."
+)
+
 // ListDeliveries returns the caller's deliveries about references, newest first; another
 // user's are never returned.
 func (s *Service) ListDeliveries(ctx context.Context, caller Caller, references []string) ([]domain.Delivery, error) {
@@ -40,4 +46,21 @@ func (s *Service) ListDeliveries(ctx context.Context, caller Caller, references 
 		return nil, fmt.Errorf("list deliveries: %w", err)
 	}
 	return out, nil
+}
+
+// SMSBudgetSpent reports whether an SMS to recipient (E.164) on the caller's behalf would now be
+// failed for the sender's budget (ReasonRecipientBudget), so that a sender is told before asking
+// for one (a voucher's resend: its new number and PIN would never reach the phone).
+func (s *Service) SMSBudgetSpent(ctx context.Context, caller Caller, recipient string) (bool, error) {
+	if caller.UserID == "" {
+		return false, errors.New("sms budget: no user")
+	}
+	if !domain.ValidRecipient(domain.ChannelSMS, recipient) {
+		return false, &domain.ValidationError{Violations: []domain.FieldViolation{{Field: FieldRecipient, Message: MsgBadRecipient}}}
+	}
+	spent, err := smsBudgetSpent(ctx, s.repo, s.smsPerRecipientPerDay, recipient, caller.UserID, s.now())
+	if err != nil {
+		return false, fmt.Errorf("sms budget: %w", err)
+	}
+	return spent, nil
 }

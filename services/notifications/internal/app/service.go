@@ -19,14 +19,17 @@ type Service struct {
 	support SupportStore
 	// supportEmail is where support messages are mailed.
 	supportEmail string
-	now          func() time.Time
-	logger       *slog.Logger
+	// smsPerRecipientPerDay is the Deliverer's SMS budget (DeliverConfig.SMSPerRecipientPerDay).
+	smsPerRecipientPerDay int
+	now                   func() time.Time
+	logger                *slog.Logger
 }
 
-// NewService returns the API's use cases. now nil means time.Now.
-func NewService(repo Repository, support SupportStore, supportEmail string, now func() time.Time, logger *slog.Logger) *Service {
+// NewService returns the API's use cases; smsPerRecipientPerDay must be the Deliverer's budget.
+// now nil means time.Now.
+func NewService(repo Repository, support SupportStore, supportEmail string, smsPerRecipientPerDay int, now func() time.Time, logger *slog.Logger) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{repo: repo, support: support, supportEmail: supportEmail, now: now, logger: logger}
+	return &Service{repo: repo, support: support, supportEmail: supportEmail, smsPerRecipientPerDay: smsPerRecipientPerDay, now: now, logger: logger}
 }

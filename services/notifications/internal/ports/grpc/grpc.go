@@ -19,11 +19,13 @@ import (
 	"github.com/thumela/thumela/services/platform/grpcserver"
 )
 
-// Policy: ListDeliveries answers a user about their own deliveries; SubmitSupportMessage
-// takes a signed-in sender's message (their token) or a visitor's (the BFF's service token).
+// Policy: ListDeliveries answers a user about their own deliveries, and CheckSMSBudget about
+// their own budget; SubmitSupportMessage takes a signed-in sender's message (their token) or a
+// visitor's (the BFF's service token).
 var Policy = auth.Policy{
 	notificationsv1.NotificationsService_ListDeliveries_FullMethodName:       auth.User,
 	notificationsv1.NotificationsService_SubmitSupportMessage_FullMethodName: auth.AnyOf(auth.User, auth.Services("bff")),
+	notificationsv1.NotificationsService_CheckSMSBudget_FullMethodName:       auth.User,
 }
 
 // Server implements notificationsv1.NotificationsServiceServer.
@@ -53,6 +55,23 @@ func (s *Server) ListDeliveries(ctx context.Context, req *notificationsv1.ListDe
 		out.Deliveries[i] = events.Delivery(d)
 	}
 	return out, nil
+}
+
+// CheckSMSBudget answers whether the caller's next SMS to the number would be failed for their
+// budget.
+func (s *Server) CheckSMSBudget(ctx context.Context, req *notificationsv1.CheckSMSBudgetRequest) (*notificationsv1.CheckSMSBudgetResponse, error) {
+	c, err := auth.RequireUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	spent, err := s.app.SMSBudgetSpent(ctx, app.Caller{UserID: c.Subject}, req.GetRecipient())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	if !spent {
+		return &notificationsv1.CheckSMSBudgetResponse{}, nil
+	}
+	return &notificationsv1.CheckSMSBudgetResponse{Spent: true, Reason: domain.ReasonRecipientBudget}, nil
 }
 
 // SubmitSupportMessage stores a support message and answers its ticket.

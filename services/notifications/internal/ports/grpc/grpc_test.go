@@ -79,6 +79,52 @@ func TestListDeliveriesIsScopedToTheCaller(t *testing.T) {
 	wantCode(t, err, codes.InvalidArgument)
 }
 
+// CheckSMSBudget tells a sender, before they ask for one, that their next SMS to a number would
+// be failed for their budget: by the very rule the deliverer applies, per sender.
+func TestCheckSMSBudgetAnswersAsTheDelivererJudges(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{SMSPerRecipientPerDay: 2})
+	const number, other = "+27825550011", "+27825550012"
+	sender := uuid.NewString()
+	check := func(ctx context.Context, recipient string) (*notificationsv1.CheckSMSBudgetResponse, error) {
+		return e.Client.CheckSMSBudget(ctx, &notificationsv1.CheckSMSBudgetRequest{Recipient: recipient})
+	}
+	for i := range 2 {
+		res, err := check(e.UserContext(t, sender), number)
+		if err != nil || res.GetSpent() || res.GetReason() != "" {
+			t.Fatalf("before SMS %d: %v, %v; want not spent", i+1, res, err)
+		}
+		r := testkit.VoucherRequest(t, e.Key.Public(), sender, number, "TH-BUDGET-"+string(rune('A'+i)))
+		e.Publish(t, r)
+		e.WaitStatus(t, r.GetId(), domain.StatusSent, wait)
+	}
+	res, err := check(e.UserContext(t, sender), number)
+	if err != nil || !res.GetSpent() || res.GetReason() != domain.ReasonRecipientBudget {
+		t.Fatalf("at the budget: %v, %v; want spent with %q", res, err, domain.ReasonRecipientBudget)
+	}
+	// The deliverer agrees: the next SMS is failed for the budget.
+	over := testkit.VoucherRequest(t, e.Key.Public(), sender, number, "TH-BUDGET-OVER")
+	e.Publish(t, over)
+	if d := e.WaitStatus(t, over.GetId(), domain.StatusFailed, wait); d.FailureReason != domain.ReasonRecipientBudget {
+		t.Fatalf("the SMS over the budget: %+v", d)
+	}
+	// Another number, another sender: their budgets are their own.
+	for name, c := range map[string]struct {
+		ctx       context.Context
+		recipient string
+	}{"another number": {e.UserContext(t, sender), other}, "another sender": {e.UserContext(t, uuid.NewString()), number}} {
+		if res, err := check(c.ctx, c.recipient); err != nil || res.GetSpent() {
+			t.Errorf("%s: %v, %v; want not spent", name, res, err)
+		}
+	}
+	_, err = check(e.UserContext(t, sender), "0825550011")
+	wantCode(t, err, codes.InvalidArgument)
+	_, err = check(t.Context(), number)
+	wantCode(t, err, codes.Unauthenticated)
+	_, err = check(e.ServiceContext(t, "bff"), number)
+	wantCode(t, err, codes.PermissionDenied)
+}
+
 // A support message is stored with a ticket and e-mailed to the support inbox through SMTP,
 // with the writer as Reply-To; from one address, the sixth message in ten minutes is refused
 // with a retry delay.

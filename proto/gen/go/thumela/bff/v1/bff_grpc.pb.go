@@ -1379,7 +1379,9 @@ type TransfersServiceClient interface {
 	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
 	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
 	// number stops working at once. Only for a completed transfer whose voucher awaits collection
-	// (else FailedPrecondition).
+	// (else FailedPrecondition). Refused (FailedPrecondition, with notifications' reason) before
+	// anything is re-issued when the sender has sent the number as many SMS in the last 24 hours as
+	// one sender may: the new voucher's SMS could not go.
 	ResendVoucher(ctx context.Context, in *ResendVoucherRequest, opts ...grpc.CallOption) (*ResendVoucherResponse, error)
 	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
 	// times per transfer), re-issuing it as ResendVoucher does. An invalid number answers
@@ -1526,7 +1528,9 @@ type TransfersServiceServer interface {
 	// ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
 	// voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
 	// number stops working at once. Only for a completed transfer whose voucher awaits collection
-	// (else FailedPrecondition).
+	// (else FailedPrecondition). Refused (FailedPrecondition, with notifications' reason) before
+	// anything is re-issued when the sender has sent the number as many SMS in the last 24 hours as
+	// one sender may: the new voucher's SMS could not go.
 	ResendVoucher(context.Context, *ResendVoucherRequest) (*ResendVoucherResponse, error)
 	// ChangeRecipientPhone sends the voucher to another South African mobile number (at most 3
 	// times per transfer), re-issuing it as ResendVoucher does. An invalid number answers

@@ -751,6 +751,105 @@ func (x *DeliveryChanged) GetOccurredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type CheckSMSBudgetRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The number, E.164 (+27825550143).
+	Recipient     string `protobuf:"bytes,1,opt,name=recipient,proto3" json:"recipient,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckSMSBudgetRequest) Reset() {
+	*x = CheckSMSBudgetRequest{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckSMSBudgetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckSMSBudgetRequest) ProtoMessage() {}
+
+func (x *CheckSMSBudgetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckSMSBudgetRequest.ProtoReflect.Descriptor instead.
+func (*CheckSMSBudgetRequest) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CheckSMSBudgetRequest) GetRecipient() string {
+	if x != nil {
+		return x.Recipient
+	}
+	return ""
+}
+
+type CheckSMSBudgetResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The caller has sent the number as many SMS in the last 24 hours as one sender may.
+	Spent bool `protobuf:"varint,1,opt,name=spent,proto3" json:"spent,omitempty"`
+	// Why, in words a sender may read (the failed delivery's reason); empty unless spent.
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckSMSBudgetResponse) Reset() {
+	*x = CheckSMSBudgetResponse{}
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckSMSBudgetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckSMSBudgetResponse) ProtoMessage() {}
+
+func (x *CheckSMSBudgetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckSMSBudgetResponse.ProtoReflect.Descriptor instead.
+func (*CheckSMSBudgetResponse) Descriptor() ([]byte, []int) {
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CheckSMSBudgetResponse) GetSpent() bool {
+	if x != nil {
+		return x.Spent
+	}
+	return false
+}
+
+func (x *CheckSMSBudgetResponse) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 type ListDeliveriesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// At most 50.
@@ -761,7 +860,7 @@ type ListDeliveriesRequest struct {
 
 func (x *ListDeliveriesRequest) Reset() {
 	*x = ListDeliveriesRequest{}
-	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[5]
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +872,7 @@ func (x *ListDeliveriesRequest) String() string {
 func (*ListDeliveriesRequest) ProtoMessage() {}
 
 func (x *ListDeliveriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[5]
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +885,7 @@ func (x *ListDeliveriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDeliveriesRequest.ProtoReflect.Descriptor instead.
 func (*ListDeliveriesRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{5}
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListDeliveriesRequest) GetReferences() []string {
@@ -806,7 +905,7 @@ type ListDeliveriesResponse struct {
 
 func (x *ListDeliveriesResponse) Reset() {
 	*x = ListDeliveriesResponse{}
-	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[6]
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -818,7 +917,7 @@ func (x *ListDeliveriesResponse) String() string {
 func (*ListDeliveriesResponse) ProtoMessage() {}
 
 func (x *ListDeliveriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[6]
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -831,7 +930,7 @@ func (x *ListDeliveriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDeliveriesResponse.ProtoReflect.Descriptor instead.
 func (*ListDeliveriesResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{6}
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListDeliveriesResponse) GetDeliveries() []*Delivery {
@@ -860,7 +959,7 @@ type SubmitSupportMessageRequest struct {
 
 func (x *SubmitSupportMessageRequest) Reset() {
 	*x = SubmitSupportMessageRequest{}
-	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[7]
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -872,7 +971,7 @@ func (x *SubmitSupportMessageRequest) String() string {
 func (*SubmitSupportMessageRequest) ProtoMessage() {}
 
 func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[7]
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -885,7 +984,7 @@ func (x *SubmitSupportMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageRequest.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageRequest) Descriptor() ([]byte, []int) {
-	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{7}
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SubmitSupportMessageRequest) GetKind() SupportMessageKind {
@@ -947,7 +1046,7 @@ type SubmitSupportMessageResponse struct {
 
 func (x *SubmitSupportMessageResponse) Reset() {
 	*x = SubmitSupportMessageResponse{}
-	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[8]
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -959,7 +1058,7 @@ func (x *SubmitSupportMessageResponse) String() string {
 func (*SubmitSupportMessageResponse) ProtoMessage() {}
 
 func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[8]
+	mi := &file_thumela_notifications_v1_notifications_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -972,7 +1071,7 @@ func (x *SubmitSupportMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitSupportMessageResponse.ProtoReflect.Descriptor instead.
 func (*SubmitSupportMessageResponse) Descriptor() ([]byte, []int) {
-	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{8}
+	return file_thumela_notifications_v1_notifications_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SubmitSupportMessageResponse) GetTicket() string {
@@ -1032,7 +1131,12 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\bdelivery\x18\x01 \x01(\v2\".thumela.notifications.v1.DeliveryR\bdelivery\x12Q\n" +
 	"\x0fprevious_status\x18\x02 \x01(\x0e2(.thumela.notifications.v1.DeliveryStatusR\x0epreviousStatus\x12;\n" +
 	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"occurredAt\"7\n" +
+	"occurredAt\"5\n" +
+	"\x15CheckSMSBudgetRequest\x12\x1c\n" +
+	"\trecipient\x18\x01 \x01(\tR\trecipient\"F\n" +
+	"\x16CheckSMSBudgetResponse\x12\x14\n" +
+	"\x05spent\x18\x01 \x01(\bR\x05spent\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"7\n" +
 	"\x15ListDeliveriesRequest\x12\x1e\n" +
 	"\n" +
 	"references\x18\x01 \x03(\tR\n" +
@@ -1089,10 +1193,11 @@ const file_thumela_notifications_v1_notifications_proto_rawDesc = "" +
 	"\x1dSUPPORT_MESSAGE_KIND_QUESTION\x10\x01\x12\x1e\n" +
 	"\x1aSUPPORT_MESSAGE_KIND_ISSUE\x10\x02\x12!\n" +
 	"\x1dSUPPORT_MESSAGE_KIND_FEEDBACK\x10\x03\x12 \n" +
-	"\x1cSUPPORT_MESSAGE_KIND_CONTACT\x10\x042\x93\x02\n" +
+	"\x1cSUPPORT_MESSAGE_KIND_CONTACT\x10\x042\x88\x03\n" +
 	"\x14NotificationsService\x12s\n" +
 	"\x0eListDeliveries\x12/.thumela.notifications.v1.ListDeliveriesRequest\x1a0.thumela.notifications.v1.ListDeliveriesResponse\x12\x85\x01\n" +
-	"\x14SubmitSupportMessage\x125.thumela.notifications.v1.SubmitSupportMessageRequest\x1a6.thumela.notifications.v1.SubmitSupportMessageResponseB\x86\x02\n" +
+	"\x14SubmitSupportMessage\x125.thumela.notifications.v1.SubmitSupportMessageRequest\x1a6.thumela.notifications.v1.SubmitSupportMessageResponse\x12s\n" +
+	"\x0eCheckSMSBudget\x12/.thumela.notifications.v1.CheckSMSBudgetRequest\x1a0.thumela.notifications.v1.CheckSMSBudgetResponseB\x86\x02\n" +
 	"\x1ccom.thumela.notifications.v1B\x12NotificationsProtoP\x01ZPgithub.com/thumela/thumela/proto/gen/go/thumela/notifications/v1;notificationsv1\xa2\x02\x03TNX\xaa\x02\x18Thumela.Notifications.V1\xca\x02\x18Thumela\\Notifications\\V1\xe2\x02$Thumela\\Notifications\\V1\\GPBMetadata\xea\x02\x1aThumela::Notifications::V1b\x06proto3"
 
 var (
@@ -1108,7 +1213,7 @@ func file_thumela_notifications_v1_notifications_proto_rawDescGZIP() []byte {
 }
 
 var file_thumela_notifications_v1_notifications_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_thumela_notifications_v1_notifications_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_thumela_notifications_v1_notifications_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_thumela_notifications_v1_notifications_proto_goTypes = []any{
 	(Channel)(0),                         // 0: thumela.notifications.v1.Channel
 	(Template)(0),                        // 1: thumela.notifications.v1.Template
@@ -1119,42 +1224,46 @@ var file_thumela_notifications_v1_notifications_proto_goTypes = []any{
 	(*Secrets)(nil),                      // 6: thumela.notifications.v1.Secrets
 	(*Delivery)(nil),                     // 7: thumela.notifications.v1.Delivery
 	(*DeliveryChanged)(nil),              // 8: thumela.notifications.v1.DeliveryChanged
-	(*ListDeliveriesRequest)(nil),        // 9: thumela.notifications.v1.ListDeliveriesRequest
-	(*ListDeliveriesResponse)(nil),       // 10: thumela.notifications.v1.ListDeliveriesResponse
-	(*SubmitSupportMessageRequest)(nil),  // 11: thumela.notifications.v1.SubmitSupportMessageRequest
-	(*SubmitSupportMessageResponse)(nil), // 12: thumela.notifications.v1.SubmitSupportMessageResponse
-	nil,                                  // 13: thumela.notifications.v1.NotificationRequest.ParamsEntry
-	nil,                                  // 14: thumela.notifications.v1.Secrets.ValuesEntry
-	nil,                                  // 15: thumela.notifications.v1.SubmitSupportMessageRequest.DetailsEntry
-	(*timestamppb.Timestamp)(nil),        // 16: google.protobuf.Timestamp
+	(*CheckSMSBudgetRequest)(nil),        // 9: thumela.notifications.v1.CheckSMSBudgetRequest
+	(*CheckSMSBudgetResponse)(nil),       // 10: thumela.notifications.v1.CheckSMSBudgetResponse
+	(*ListDeliveriesRequest)(nil),        // 11: thumela.notifications.v1.ListDeliveriesRequest
+	(*ListDeliveriesResponse)(nil),       // 12: thumela.notifications.v1.ListDeliveriesResponse
+	(*SubmitSupportMessageRequest)(nil),  // 13: thumela.notifications.v1.SubmitSupportMessageRequest
+	(*SubmitSupportMessageResponse)(nil), // 14: thumela.notifications.v1.SubmitSupportMessageResponse
+	nil,                                  // 15: thumela.notifications.v1.NotificationRequest.ParamsEntry
+	nil,                                  // 16: thumela.notifications.v1.Secrets.ValuesEntry
+	nil,                                  // 17: thumela.notifications.v1.SubmitSupportMessageRequest.DetailsEntry
+	(*timestamppb.Timestamp)(nil),        // 18: google.protobuf.Timestamp
 }
 var file_thumela_notifications_v1_notifications_proto_depIdxs = []int32{
 	0,  // 0: thumela.notifications.v1.NotificationRequest.channel:type_name -> thumela.notifications.v1.Channel
 	1,  // 1: thumela.notifications.v1.NotificationRequest.template:type_name -> thumela.notifications.v1.Template
-	13, // 2: thumela.notifications.v1.NotificationRequest.params:type_name -> thumela.notifications.v1.NotificationRequest.ParamsEntry
+	15, // 2: thumela.notifications.v1.NotificationRequest.params:type_name -> thumela.notifications.v1.NotificationRequest.ParamsEntry
 	5,  // 3: thumela.notifications.v1.NotificationRequest.secrets:type_name -> thumela.notifications.v1.Sealed
-	16, // 4: thumela.notifications.v1.NotificationRequest.created_at:type_name -> google.protobuf.Timestamp
-	14, // 5: thumela.notifications.v1.Secrets.values:type_name -> thumela.notifications.v1.Secrets.ValuesEntry
+	18, // 4: thumela.notifications.v1.NotificationRequest.created_at:type_name -> google.protobuf.Timestamp
+	16, // 5: thumela.notifications.v1.Secrets.values:type_name -> thumela.notifications.v1.Secrets.ValuesEntry
 	0,  // 6: thumela.notifications.v1.Delivery.channel:type_name -> thumela.notifications.v1.Channel
 	1,  // 7: thumela.notifications.v1.Delivery.template:type_name -> thumela.notifications.v1.Template
 	2,  // 8: thumela.notifications.v1.Delivery.status:type_name -> thumela.notifications.v1.DeliveryStatus
-	16, // 9: thumela.notifications.v1.Delivery.queued_at:type_name -> google.protobuf.Timestamp
-	16, // 10: thumela.notifications.v1.Delivery.sent_at:type_name -> google.protobuf.Timestamp
-	16, // 11: thumela.notifications.v1.Delivery.delivered_at:type_name -> google.protobuf.Timestamp
-	16, // 12: thumela.notifications.v1.Delivery.failed_at:type_name -> google.protobuf.Timestamp
-	16, // 13: thumela.notifications.v1.Delivery.updated_at:type_name -> google.protobuf.Timestamp
+	18, // 9: thumela.notifications.v1.Delivery.queued_at:type_name -> google.protobuf.Timestamp
+	18, // 10: thumela.notifications.v1.Delivery.sent_at:type_name -> google.protobuf.Timestamp
+	18, // 11: thumela.notifications.v1.Delivery.delivered_at:type_name -> google.protobuf.Timestamp
+	18, // 12: thumela.notifications.v1.Delivery.failed_at:type_name -> google.protobuf.Timestamp
+	18, // 13: thumela.notifications.v1.Delivery.updated_at:type_name -> google.protobuf.Timestamp
 	7,  // 14: thumela.notifications.v1.DeliveryChanged.delivery:type_name -> thumela.notifications.v1.Delivery
 	2,  // 15: thumela.notifications.v1.DeliveryChanged.previous_status:type_name -> thumela.notifications.v1.DeliveryStatus
-	16, // 16: thumela.notifications.v1.DeliveryChanged.occurred_at:type_name -> google.protobuf.Timestamp
+	18, // 16: thumela.notifications.v1.DeliveryChanged.occurred_at:type_name -> google.protobuf.Timestamp
 	7,  // 17: thumela.notifications.v1.ListDeliveriesResponse.deliveries:type_name -> thumela.notifications.v1.Delivery
 	3,  // 18: thumela.notifications.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.notifications.v1.SupportMessageKind
-	15, // 19: thumela.notifications.v1.SubmitSupportMessageRequest.details:type_name -> thumela.notifications.v1.SubmitSupportMessageRequest.DetailsEntry
-	9,  // 20: thumela.notifications.v1.NotificationsService.ListDeliveries:input_type -> thumela.notifications.v1.ListDeliveriesRequest
-	11, // 21: thumela.notifications.v1.NotificationsService.SubmitSupportMessage:input_type -> thumela.notifications.v1.SubmitSupportMessageRequest
-	10, // 22: thumela.notifications.v1.NotificationsService.ListDeliveries:output_type -> thumela.notifications.v1.ListDeliveriesResponse
-	12, // 23: thumela.notifications.v1.NotificationsService.SubmitSupportMessage:output_type -> thumela.notifications.v1.SubmitSupportMessageResponse
-	22, // [22:24] is the sub-list for method output_type
-	20, // [20:22] is the sub-list for method input_type
+	17, // 19: thumela.notifications.v1.SubmitSupportMessageRequest.details:type_name -> thumela.notifications.v1.SubmitSupportMessageRequest.DetailsEntry
+	11, // 20: thumela.notifications.v1.NotificationsService.ListDeliveries:input_type -> thumela.notifications.v1.ListDeliveriesRequest
+	13, // 21: thumela.notifications.v1.NotificationsService.SubmitSupportMessage:input_type -> thumela.notifications.v1.SubmitSupportMessageRequest
+	9,  // 22: thumela.notifications.v1.NotificationsService.CheckSMSBudget:input_type -> thumela.notifications.v1.CheckSMSBudgetRequest
+	12, // 23: thumela.notifications.v1.NotificationsService.ListDeliveries:output_type -> thumela.notifications.v1.ListDeliveriesResponse
+	14, // 24: thumela.notifications.v1.NotificationsService.SubmitSupportMessage:output_type -> thumela.notifications.v1.SubmitSupportMessageResponse
+	10, // 25: thumela.notifications.v1.NotificationsService.CheckSMSBudget:output_type -> thumela.notifications.v1.CheckSMSBudgetResponse
+	23, // [23:26] is the sub-list for method output_type
+	20, // [20:23] is the sub-list for method input_type
 	20, // [20:20] is the sub-list for extension type_name
 	20, // [20:20] is the sub-list for extension extendee
 	0,  // [0:20] is the sub-list for field type_name
@@ -1171,7 +1280,7 @@ func file_thumela_notifications_v1_notifications_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_thumela_notifications_v1_notifications_proto_rawDesc), len(file_thumela_notifications_v1_notifications_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

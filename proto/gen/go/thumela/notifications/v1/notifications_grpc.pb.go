@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	NotificationsService_ListDeliveries_FullMethodName       = "/thumela.notifications.v1.NotificationsService/ListDeliveries"
 	NotificationsService_SubmitSupportMessage_FullMethodName = "/thumela.notifications.v1.NotificationsService/SubmitSupportMessage"
+	NotificationsService_CheckSMSBudget_FullMethodName       = "/thumela.notifications.v1.NotificationsService/CheckSMSBudget"
 )
 
 // NotificationsServiceClient is the client API for NotificationsService service.
@@ -40,6 +41,12 @@ type NotificationsServiceClient interface {
 	// Too many messages from one signed-in sender's account, or from one visitor's client address
 	// (visitors' messages only), answer ResourceExhausted.
 	SubmitSupportMessage(ctx context.Context, in *SubmitSupportMessageRequest, opts ...grpc.CallOption) (*SubmitSupportMessageResponse, error)
+	// CheckSMSBudget answers whether an SMS to a number on the calling user's behalf would now be
+	// failed for the sender's budget (a number gets at most NOTIFICATIONS_SMS_PER_RECIPIENT_PER_DAY
+	// SMS from one sender in any 24 hours; the delivery then fails with the reason below). The BFF
+	// asks before a voucher's resend, whose new number and PIN would otherwise never reach the
+	// phone. Needs the user's access token. A malformed number is InvalidArgument.
+	CheckSMSBudget(ctx context.Context, in *CheckSMSBudgetRequest, opts ...grpc.CallOption) (*CheckSMSBudgetResponse, error)
 }
 
 type notificationsServiceClient struct {
@@ -70,6 +77,16 @@ func (c *notificationsServiceClient) SubmitSupportMessage(ctx context.Context, i
 	return out, nil
 }
 
+func (c *notificationsServiceClient) CheckSMSBudget(ctx context.Context, in *CheckSMSBudgetRequest, opts ...grpc.CallOption) (*CheckSMSBudgetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckSMSBudgetResponse)
+	err := c.cc.Invoke(ctx, NotificationsService_CheckSMSBudget_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // NotificationsServiceServer is the server API for NotificationsService service.
 // All implementations must embed UnimplementedNotificationsServiceServer
 // for forward compatibility.
@@ -87,6 +104,12 @@ type NotificationsServiceServer interface {
 	// Too many messages from one signed-in sender's account, or from one visitor's client address
 	// (visitors' messages only), answer ResourceExhausted.
 	SubmitSupportMessage(context.Context, *SubmitSupportMessageRequest) (*SubmitSupportMessageResponse, error)
+	// CheckSMSBudget answers whether an SMS to a number on the calling user's behalf would now be
+	// failed for the sender's budget (a number gets at most NOTIFICATIONS_SMS_PER_RECIPIENT_PER_DAY
+	// SMS from one sender in any 24 hours; the delivery then fails with the reason below). The BFF
+	// asks before a voucher's resend, whose new number and PIN would otherwise never reach the
+	// phone. Needs the user's access token. A malformed number is InvalidArgument.
+	CheckSMSBudget(context.Context, *CheckSMSBudgetRequest) (*CheckSMSBudgetResponse, error)
 	mustEmbedUnimplementedNotificationsServiceServer()
 }
 
@@ -102,6 +125,9 @@ func (UnimplementedNotificationsServiceServer) ListDeliveries(context.Context, *
 }
 func (UnimplementedNotificationsServiceServer) SubmitSupportMessage(context.Context, *SubmitSupportMessageRequest) (*SubmitSupportMessageResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SubmitSupportMessage not implemented")
+}
+func (UnimplementedNotificationsServiceServer) CheckSMSBudget(context.Context, *CheckSMSBudgetRequest) (*CheckSMSBudgetResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckSMSBudget not implemented")
 }
 func (UnimplementedNotificationsServiceServer) mustEmbedUnimplementedNotificationsServiceServer() {}
 func (UnimplementedNotificationsServiceServer) testEmbeddedByValue()                              {}
@@ -160,6 +186,24 @@ func _NotificationsService_SubmitSupportMessage_Handler(srv interface{}, ctx con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _NotificationsService_CheckSMSBudget_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckSMSBudgetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NotificationsServiceServer).CheckSMSBudget(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: NotificationsService_CheckSMSBudget_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NotificationsServiceServer).CheckSMSBudget(ctx, req.(*CheckSMSBudgetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // NotificationsService_ServiceDesc is the grpc.ServiceDesc for NotificationsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -174,6 +218,10 @@ var NotificationsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SubmitSupportMessage",
 			Handler:    _NotificationsService_SubmitSupportMessage_Handler,
+		},
+		{
+			MethodName: "CheckSMSBudget",
+			Handler:    _NotificationsService_CheckSMSBudget_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -3983,7 +3983,9 @@ export const TransfersService: GenService<{
    * ResendVoucher sends the recipient the voucher SMS again (at most 3 times per transfer). The
    * voucher is re-issued: a new number and, unless the sender chose the PIN, a new PIN; the old
    * number stops working at once. Only for a completed transfer whose voucher awaits collection
-   * (else FailedPrecondition).
+   * (else FailedPrecondition). Refused (FailedPrecondition, with notifications' reason) before
+   * anything is re-issued when the sender has sent the number as many SMS in the last 24 hours as
+   * one sender may: the new voucher's SMS could not go.
    *
    * @generated from rpc thumela.bff.v1.TransfersService.ResendVoucher
    */

@@ -39,6 +39,9 @@ const (
 	// NotificationsServiceSubmitSupportMessageProcedure is the fully-qualified name of the
 	// NotificationsService's SubmitSupportMessage RPC.
 	NotificationsServiceSubmitSupportMessageProcedure = "/thumela.notifications.v1.NotificationsService/SubmitSupportMessage"
+	// NotificationsServiceCheckSMSBudgetProcedure is the fully-qualified name of the
+	// NotificationsService's CheckSMSBudget RPC.
+	NotificationsServiceCheckSMSBudgetProcedure = "/thumela.notifications.v1.NotificationsService/CheckSMSBudget"
 )
 
 // NotificationsServiceClient is a client for the thumela.notifications.v1.NotificationsService
@@ -54,6 +57,12 @@ type NotificationsServiceClient interface {
 	// Too many messages from one signed-in sender's account, or from one visitor's client address
 	// (visitors' messages only), answer ResourceExhausted.
 	SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error)
+	// CheckSMSBudget answers whether an SMS to a number on the calling user's behalf would now be
+	// failed for the sender's budget (a number gets at most NOTIFICATIONS_SMS_PER_RECIPIENT_PER_DAY
+	// SMS from one sender in any 24 hours; the delivery then fails with the reason below). The BFF
+	// asks before a voucher's resend, whose new number and PIN would otherwise never reach the
+	// phone. Needs the user's access token. A malformed number is InvalidArgument.
+	CheckSMSBudget(context.Context, *v1.CheckSMSBudgetRequest) (*v1.CheckSMSBudgetResponse, error)
 }
 
 // NewNotificationsServiceClient constructs a client for the
@@ -80,6 +89,12 @@ func NewNotificationsServiceClient(httpClient connect.HTTPClient, baseURL string
 			connect.WithSchema(notificationsServiceMethods.ByName("SubmitSupportMessage")),
 			connect.WithClientOptions(opts...),
 		),
+		checkSMSBudget: connect.NewClient[v1.CheckSMSBudgetRequest, v1.CheckSMSBudgetResponse](
+			httpClient,
+			baseURL+NotificationsServiceCheckSMSBudgetProcedure,
+			connect.WithSchema(notificationsServiceMethods.ByName("CheckSMSBudget")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -87,6 +102,7 @@ func NewNotificationsServiceClient(httpClient connect.HTTPClient, baseURL string
 type notificationsServiceClient struct {
 	listDeliveries       *connect.Client[v1.ListDeliveriesRequest, v1.ListDeliveriesResponse]
 	submitSupportMessage *connect.Client[v1.SubmitSupportMessageRequest, v1.SubmitSupportMessageResponse]
+	checkSMSBudget       *connect.Client[v1.CheckSMSBudgetRequest, v1.CheckSMSBudgetResponse]
 }
 
 // ListDeliveries calls thumela.notifications.v1.NotificationsService.ListDeliveries.
@@ -107,6 +123,15 @@ func (c *notificationsServiceClient) SubmitSupportMessage(ctx context.Context, r
 	return nil, err
 }
 
+// CheckSMSBudget calls thumela.notifications.v1.NotificationsService.CheckSMSBudget.
+func (c *notificationsServiceClient) CheckSMSBudget(ctx context.Context, req *v1.CheckSMSBudgetRequest) (*v1.CheckSMSBudgetResponse, error) {
+	response, err := c.checkSMSBudget.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // NotificationsServiceHandler is an implementation of the
 // thumela.notifications.v1.NotificationsService service.
 type NotificationsServiceHandler interface {
@@ -120,6 +145,12 @@ type NotificationsServiceHandler interface {
 	// Too many messages from one signed-in sender's account, or from one visitor's client address
 	// (visitors' messages only), answer ResourceExhausted.
 	SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error)
+	// CheckSMSBudget answers whether an SMS to a number on the calling user's behalf would now be
+	// failed for the sender's budget (a number gets at most NOTIFICATIONS_SMS_PER_RECIPIENT_PER_DAY
+	// SMS from one sender in any 24 hours; the delivery then fails with the reason below). The BFF
+	// asks before a voucher's resend, whose new number and PIN would otherwise never reach the
+	// phone. Needs the user's access token. A malformed number is InvalidArgument.
+	CheckSMSBudget(context.Context, *v1.CheckSMSBudgetRequest) (*v1.CheckSMSBudgetResponse, error)
 }
 
 // NewNotificationsServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -141,12 +172,20 @@ func NewNotificationsServiceHandler(svc NotificationsServiceHandler, opts ...con
 		connect.WithSchema(notificationsServiceMethods.ByName("SubmitSupportMessage")),
 		connect.WithHandlerOptions(opts...),
 	)
+	notificationsServiceCheckSMSBudgetHandler := connect.NewUnaryHandlerSimple(
+		NotificationsServiceCheckSMSBudgetProcedure,
+		svc.CheckSMSBudget,
+		connect.WithSchema(notificationsServiceMethods.ByName("CheckSMSBudget")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/thumela.notifications.v1.NotificationsService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case NotificationsServiceListDeliveriesProcedure:
 			notificationsServiceListDeliveriesHandler.ServeHTTP(w, r)
 		case NotificationsServiceSubmitSupportMessageProcedure:
 			notificationsServiceSubmitSupportMessageHandler.ServeHTTP(w, r)
+		case NotificationsServiceCheckSMSBudgetProcedure:
+			notificationsServiceCheckSMSBudgetHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -162,4 +201,8 @@ func (UnimplementedNotificationsServiceHandler) ListDeliveries(context.Context, 
 
 func (UnimplementedNotificationsServiceHandler) SubmitSupportMessage(context.Context, *v1.SubmitSupportMessageRequest) (*v1.SubmitSupportMessageResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.notifications.v1.NotificationsService.SubmitSupportMessage is not implemented"))
+}
+
+func (UnimplementedNotificationsServiceHandler) CheckSMSBudget(context.Context, *v1.CheckSMSBudgetRequest) (*v1.CheckSMSBudgetResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("thumela.notifications.v1.NotificationsService.CheckSMSBudget is not implemented"))
 }
