@@ -17,7 +17,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"Thandi", "  Nomvuyiseko   Wilhelmina-Christina ", "O’Brien", "de la Rey",
 		"Zoë", "Ndlovu\u200f", "\x00", "\x1b[31mred", "Thandi\u202e", "李小龙", "R2-D2", "-", "\xff", "a\u00a0b",
 		"Visit fnb-secure.co.za", "www.fnb-help.co.za", "J.R.R. Tolkien", "J. R. R. Tolkien", "St. John", "fnb.c\u0301o",
-		"fnb-secureꓸcoꓸza", "ᒥᐧᔦᐤ"} {
+		"fnb-secureꓸcoꓸza", "ᒥᐧᔦᐤ", "\u3164", "Sipho\u034fDlamini", "Sipho\ufe0f", "a\u0301\u0301\u0301\u0301"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -60,7 +60,8 @@ func FuzzParse(f *testing.F) {
 // and cleaning it again changes nothing.
 func FuzzClean(f *testing.F) {
 	for _, s := range []string{"Thandi", " \u202eThandi\x00 \x1b Nkosi\a ", "Visit fnb-secure.co.za", "www.fnb-help.co.za",
-		"fnb\x00.co", "J.R.R. Tolkien", "O'Brien-Smith J.", "-", "\xff", strings.Repeat("b", 49) + " x.co.za yz"} {
+		"fnb\x00.co", "J.R.R. Tolkien", "O'Brien-Smith J.", "-", "\xff", strings.Repeat("b", 49) + " x.co.za yz",
+		"a\u0301\u0301 \u0301\u0301\u0301\u0301", "Sipho\u3164 \u034fDla\ufe0fmini"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

@@ -61,6 +61,20 @@ const (
 // The web client checks the same pattern (web/src/lib/person-name.ts): change both together.
 var webAddress = regexp.MustCompile(`\.\pM*(?:\pL\pM*){2}|[\x{A4F8}\x{A78F}\x{1427}\x{318D}\x{119E}]\pM*(?:\p{Latin}\pM*){2}`)
 
+// MaxMarks is the most combining marks a name may stack on one letter: Vietnamese stacks two
+// ("ệ" written as e, dot below, circumflex), Thai a vowel and a tone mark; a pile of them
+// ("Zalgo" text) draws over the lines around the name wherever it is shown.
+const MaxMarks = 3
+
+// invisible reports a letter or mark that draws nothing: the Hangul fillers (U+3164, U+115F,
+// U+1160, U+FFA0), the combining grapheme joiner (U+034F), the Khmer inherent vowels and the
+// other default-ignorable code points that Unicode files as letters or marks, and the variation
+// selectors (U+FE00–FE0F, the Mongolian ones, U+E0100–E01EF). A name of fillers reads as blank,
+// and one with selectors or joiners inside is not the name it looks like.
+func invisible(r rune) bool {
+	return unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Variation_Selector, r)
+}
+
 // Hidden reports a character that a reader cannot see for what it is: a control (NUL, ESC, new
 // lines), a format character (the bidirectional overrides and isolates such as U+202E that show
 // text reversed, zero-width spaces and joiners, the soft hyphen, the byte order mark), a line or
@@ -109,17 +123,25 @@ func Parse(raw string) (string, Problem) {
 	raw = strings.TrimSpace(raw)
 	var b strings.Builder
 	b.Grow(len(raw))
-	space, letters := false, 0
+	space, letters, marks := false, 0, 0
 	for _, r := range raw {
 		switch {
 		case r == ' ' || unicode.Is(unicode.Zs, r):
 			// Zs only: tabs, line breaks and U+2028/2029 are control or separator characters
 			// that have no place in a name and are refused below.
-			space = true
+			space, marks = true, 0
 			continue
+		case invisible(r):
+			return "", Characters
 		case unicode.IsLetter(r):
 			letters++
-		case unicode.Is(unicode.M, r), r == '\'', r == '’', r == '-', r == '.':
+			marks = 0
+		case unicode.Is(unicode.M, r):
+			if marks++; marks > MaxMarks {
+				return "", Characters
+			}
+		case r == '\'', r == '’', r == '-', r == '.':
+			marks = 0
 		default:
 			return "", Characters
 		}
@@ -153,11 +175,22 @@ func Parse(raw string) (string, Problem) {
 // loses that word; its owner can type it again with a space ("T. Nkosi").
 func Clean(raw string) string {
 	raw = strings.ToValidUTF8(raw, "")
+	marks := 0
 	kept := strings.Map(func(r rune) rune {
+		if !unicode.Is(unicode.M, r) {
+			marks = 0
+		}
 		switch {
+		case invisible(r):
+			return -1
 		case r == ' ' || unicode.Is(unicode.Zs, r):
 			return ' '
-		case unicode.IsLetter(r), unicode.Is(unicode.M, r), r == '\'', r == '’', r == '-', r == '.':
+		case unicode.Is(unicode.M, r):
+			if marks++; marks > MaxMarks {
+				return -1 // the pile beyond what a letter carries
+			}
+			return r
+		case unicode.IsLetter(r), r == '\'', r == '’', r == '-', r == '.':
 			return r
 		}
 		return -1

@@ -44,6 +44,11 @@ func TestParse(t *testing.T) {
 		// A dot-shaped letter inside a word of its own script, and followed by one Latin letter.
 		"ᒥᐧᔦᐤ": "ᒥᐧᔦᐤ",
 		"Aꓸb":  "Aꓸb",
+		// Marks as real names stack them: two on a Vietnamese vowel, a vowel and a tone in Thai.
+		"Nguye\u0323\u0302n":  "Nguye\u0323\u0302n",
+		"Nguyễn":              "Nguyễn",
+		"สมศักดิ์":            "สมศักดิ์",
+		"a\u0301\u0302\u0303": "a\u0301\u0302\u0303", // MaxMarks
 	}
 	for raw, want := range ok {
 		if got, p := personname.Parse(raw); p != personname.OK || got != want {
@@ -51,29 +56,43 @@ func TestParse(t *testing.T) {
 		}
 	}
 	refused := map[string]personname.Problem{
-		"":                               personname.Empty,
-		"   ":                            personname.Empty,
-		"\u00a0":                         personname.Empty,
-		"-":                              personname.NoLetter,
-		"'.'":                            personname.NoLetter,
-		strings.Repeat("a", 51):          personname.TooLong,
-		"Thandi\x00":                     personname.Characters, // NUL: PostgreSQL refuses it in text
-		"\x00":                           personname.Characters,
-		"Thandi\x1b[31m":                 personname.Characters, // ESC: terminal escapes
-		"Thandi\a":                       personname.Characters, // BEL
-		"\u202eisoknN":                   personname.Characters, // right-to-left override
-		"Tha\u2066ndi":                   personname.Characters, // left-to-right isolate
-		"Tha\u200bndi":                   personname.Characters, // zero-width space (format)
-		"Tha\ufeffndi":                   personname.Characters, // byte order mark
-		"Thandi\tNkosi":                  personname.Characters,
-		"Thandi\nNkosi":                  personname.Characters,
-		"Thandi\u2028Nkosi":              personname.Characters,
-		"Thandi2":                        personname.Characters,
-		"<b>Thandi</b>":                  personname.Characters,
-		"Thandi 😀":                       personname.Characters,
-		"Thandi\ue000":                   personname.Characters, // private use
-		"Th\xffandi":                     personname.Characters, // invalid UTF-8
-		strings.Repeat("a", 60) + "\x00": personname.Characters,
+		"":                      personname.Empty,
+		"   ":                   personname.Empty,
+		"\u00a0":                personname.Empty,
+		"-":                     personname.NoLetter,
+		"'.'":                   personname.NoLetter,
+		strings.Repeat("a", 51): personname.TooLong,
+		"Thandi\x00":            personname.Characters, // NUL: PostgreSQL refuses it in text
+		"\x00":                  personname.Characters,
+		"Thandi\x1b[31m":        personname.Characters, // ESC: terminal escapes
+		"Thandi\a":              personname.Characters, // BEL
+		"\u202eisoknN":          personname.Characters, // right-to-left override
+		"Tha\u2066ndi":          personname.Characters, // left-to-right isolate
+		"Tha\u200bndi":          personname.Characters, // zero-width space (format)
+		"Tha\ufeffndi":          personname.Characters, // byte order mark
+		"Thandi\tNkosi":         personname.Characters,
+		"Thandi\nNkosi":         personname.Characters,
+		"Thandi\u2028Nkosi":     personname.Characters,
+		"Thandi2":               personname.Characters,
+		"<b>Thandi</b>":         personname.Characters,
+		"Thandi 😀":              personname.Characters,
+		"Thandi\ue000":          personname.Characters, // private use
+		// Letters and marks that draw nothing: a blank-looking name, or one that is not the name
+		// it looks like.
+		"\u3164":             personname.Characters, // Hangul filler
+		"\uffa0":             personname.Characters, // halfwidth Hangul filler
+		"Sipho\u115fDlamini": personname.Characters, // Hangul choseong filler
+		"Sipho\u1160Dlamini": personname.Characters, // Hangul jungseong filler
+		"Sipho\u034fDlamini": personname.Characters, // combining grapheme joiner
+		"Sipho\u17b4":        personname.Characters, // Khmer inherent vowel
+		"Sipho\ufe0fDlamini": personname.Characters, // variation selector
+		"Sipho\U000E0100":    personname.Characters, // variation selector supplement
+		"Sipho\u180bDlamini": personname.Characters, // Mongolian free variation selector
+		// More marks on one letter than any name stacks ("Zalgo" text draws over its neighbours).
+		"Sipho\u0301\u0301\u0301\u0301":        personname.Characters,
+		"Sipho" + strings.Repeat("\u0301", 40): personname.Characters,
+		"Th\xffandi":                           personname.Characters, // invalid UTF-8
+		strings.Repeat("a", 60) + "\x00":       personname.Characters,
 		// A web address: a full stop followed directly by two or more letters.
 		"Visit fnb-secure.co.za":       personname.WebAddress,
 		"www.fnb-help.co.za":           personname.WebAddress,
@@ -128,6 +147,8 @@ func TestClean(t *testing.T) {
 		"Visit fnb\x00.co\u202e.za now":         "Visit now", // checked after the other characters go
 		"fnb-secureꓸcoꓸza Nkosi":                "Nkosi",
 		strings.Repeat("b", 45) + " x.co.za yz": strings.Repeat("b", 45) + " yz",
+		"Sipho\u3164 \u034fDlami\ufe0fni":       "Sipho Dlamini",
+		"Sipho" + strings.Repeat("\u0301", 40):  "Sipho\u0301\u0301\u0301", // the pile beyond MaxMarks goes
 	}
 	for raw, want := range cases {
 		if got := personname.Clean(raw); got != want {

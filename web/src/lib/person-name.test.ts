@@ -66,8 +66,24 @@ describe("nameProblem (services/platform/personname's rule)", () => {
     "fnb．co．za",
     "fnb·co·za",
     "fnb/co",
+    // Letters and marks that draw nothing, as personname refuses them.
+    "\u3164",
+    "\uffa0",
+    "Sipho\u115fDlamini",
+    "Sipho\u034fDlamini",
+    "Sipho\u17b4",
+    "Sipho\ufe0fDlamini",
+    "Sipho\u{E0100}",
+    "Sipho\u180bDlamini",
+    // More marks on one letter than MaxMarks.
+    "Sipho\u0301\u0301\u0301\u0301",
+    "Sipho" + "\u0301".repeat(40),
   ])("refuses the characters of %j", (name) => {
     expect(nameProblem(name, NO_LETTER)).toBe(NAME_CHARACTERS_MESSAGE);
+  });
+
+  it.each(["Nguye\u0323\u0302n", "Nguyễn", "สมศักดิ์", "a\u0301\u0302\u0303"])("accepts the marks real names stack, %j", (name) => {
+    expect(nameProblem(name, NO_LETTER)).toBeUndefined();
   });
 
   it("refuses a name without a letter in the form's own words, characters first", () => {

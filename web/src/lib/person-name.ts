@@ -37,6 +37,19 @@ const WEB_ADDRESS = /\.\p{M}*(?:\p{L}\p{M}*){2}|[\u{A4F8}\u{A78F}\u{1427}\u{318D
 const LETTER = /\p{L}/u;
 
 /**
+ * Letters and marks that draw nothing, as personname's invisible finds them (change both
+ * together): the Hangul fillers, the combining grapheme joiner and the other default-ignorable
+ * code points, and the variation selectors. A name of fillers reads as blank.
+ */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Variation_Selector}]/u;
+
+/**
+ * More combining marks in a row than personname.MaxMarks (3): no name stacks more on one letter,
+ * and a pile of them draws over the lines around the name.
+ */
+const MARK_PILE = /\p{M}{4}/u;
+
+/**
  * A character a reader cannot see for what it is, as personname.Hidden finds it (change both
  * together): a control, a format character (the bidirectional overrides such as U+202E, zero-width
  * spaces and joiners, the soft hyphen, the byte order mark), a private-use, surrogate or
@@ -75,7 +88,7 @@ export function hasWebAddress(text: string): boolean {
  * a web address. In the server's order; undefined when it would accept the name.
  */
 export function nameProblem(name: string, noLetter: string): string | undefined {
-  if (!NAME_CHARACTERS.test(name)) return NAME_CHARACTERS_MESSAGE;
+  if (!NAME_CHARACTERS.test(name) || INVISIBLE.test(name) || MARK_PILE.test(name)) return NAME_CHARACTERS_MESSAGE;
   if (!LETTER.test(name)) return noLetter;
   if (WEB_ADDRESS.test(name)) return NAME_WEB_ADDRESS_MESSAGE;
   return undefined;

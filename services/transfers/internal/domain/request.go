@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -37,11 +38,20 @@ type Location struct {
 }
 
 // What the sender reads for a withdrawal location with a character a reader cannot see (a
-// control, a bidirectional override, a zero-width space) or with a web address.
+// control, a bidirectional override, a zero-width space), with a web address or with a phone
+// number.
 const (
-	MsgLocationCharacters = "The withdrawal location contains a character that is not allowed."
-	MsgLocationWebAddress = "The withdrawal location can't include a web address."
+	MsgLocationCharacters  = "The withdrawal location contains a character that is not allowed."
+	MsgLocationWebAddress  = "The withdrawal location can't include a web address."
+	MsgLocationPhoneNumber = "The withdrawal location can't include a phone number."
 )
+
+// phoneNumber finds a phone number in a withdrawal location: seven or more digits, however
+// grouped ("087 575 9404", "0800-123-456", "(011) 555 0100"). A link can name the location, and
+// the wizard shows it as Thumela's own words, so "FNB fraud line 087 575 9404" would be a lure
+// just as an address is. A place's own numbers are shorter: "Shop 12", "Unit 4.12", "Gate 3".
+// The web client checks the same pattern (web/src/features/transfers/api/send-money.ts).
+var phoneNumber = regexp.MustCompile(`\d(?:[ \-().]*\d){6,}`)
 
 // NoteCents is the smallest note ATMs pay out, R10: every amount sent is a multiple of it.
 const NoteCents = 1_000
@@ -157,6 +167,8 @@ func NewRequest(in RequestInput) (Request, error) {
 		verr.add("withdrawal_location.name", MsgLocationCharacters)
 	case personname.HasWebAddress(loc.Name):
 		verr.add("withdrawal_location.name", MsgLocationWebAddress)
+	case phoneNumber.MatchString(loc.Name):
+		verr.add("withdrawal_location.name", MsgLocationPhoneNumber)
 	case utf8.RuneCountInString(loc.Name) > MaxLocationName:
 		verr.add("withdrawal_location.name", fmt.Sprintf("The withdrawal location must be at most %d characters.", MaxLocationName))
 	case loc.Type == "":

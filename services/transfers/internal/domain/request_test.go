@@ -131,14 +131,15 @@ func TestNewRecipientEditName(t *testing.T) {
 // back as Thumela's own words in the wizard, the transfer's details and statements. It follows
 // the names' rules for what a reader cannot see and for web addresses (platform/personname:
 // no control, format or bidirectional character; no full stop followed by two letters), while
-// keeping the digits and punctuation a place's name uses, its length limit and its white space
-// normalised.
+// keeping the digits and punctuation a place's name uses (but no phone number), its length limit
+// and its white space normalised.
 func TestNewRequestLocationName(t *testing.T) {
 	t.Parallel()
 	const (
 		characters = "The withdrawal location contains a character that is not allowed."
 		webAddress = "The withdrawal location can't include a web address."
 		tooLong    = "The withdrawal location must be at most 100 characters."
+		phone      = "The withdrawal location can't include a phone number."
 	)
 	tests := []struct {
 		name, location, want string // want: the accepted name, or the refusal's message
@@ -172,6 +173,13 @@ func TestNewRequestLocationName(t *testing.T) {
 		{"a dot-shaped letter", "fnb-secureꓸcoꓸza", webAddress, false},
 		{"an address before the length", strings.Repeat("a", 100) + " x.co", webAddress, false},
 		{"too long", strings.Repeat("a", 101), tooLong, false},
+		// A phone number is a lure as an address is: seven digits or more, however grouped.
+		{"a phone number", "FNB fraud line 087 575 9404", phone, false},
+		{"a toll-free number", "Call 0800-123-456 now", phone, false},
+		{"a number in brackets", "Branch (011) 555 0100", phone, false},
+		{"seven digits", "Sandton 1234567", phone, false},
+		{"a place's short numbers", "Shop 12, Unit 4.12, Gate 3, 2nd floor", "Shop 12, Unit 4.12, Gate 3, 2nd floor", true},
+		{"six digits", "Erf 123 456", "Erf 123 456", true},
 	}
 	for _, tt := range tests {
 		in := validInput()

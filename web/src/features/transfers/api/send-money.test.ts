@@ -71,6 +71,14 @@ describe("locationFromLink", () => {
     expect(locationFromLink("\ufeffRosebank Mall")).toBeUndefined();
   });
 
+  it("refuses a phone number in the location, as the server does, and keeps a place's short numbers", () => {
+    for (const lure of ["FNB fraud line 087 575 9404", "Call 0800-123-456 now", "Branch (011) 555 0100", "Sandton 1234567"]) {
+      expect(locationFromLink(lure)).toBeUndefined();
+    }
+    expect(locationFromLink("Shop 12, Unit 4.12, Gate 3, 2nd floor")).toBe("Shop 12, Unit 4.12, Gate 3, 2nd floor");
+    expect(locationFromLink("Erf 123 456")).toBe("Erf 123 456");
+  });
+
   it("fills name and phone from the four preset recipient keys, case-insensitively", () => {
     for (const key of ["mom", "dad", "sister", "brother"] as const) {
       const { values } = prefill(`recipient=${key.toUpperCase()}`);

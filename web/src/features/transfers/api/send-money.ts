@@ -137,19 +137,25 @@ export interface WithdrawalLocationInit {
 
 export const DEFAULT_LOCATION: WithdrawalLocationInit = { name: "Nearest ATM", type: "default" };
 
+/**
+ * A phone number in a withdrawal location, as the transfers service's phoneNumber finds it
+ * (change both together): seven or more digits, however grouped ("087 575 9404").
+ */
+const PHONE_NUMBER = /\d(?:[ \-().]*\d){6,}/;
+
 /** The longest withdrawal location's name the transfers service takes, in characters. */
 export const MAX_LOCATION_NAME = 100;
 
 /**
  * A link's withdrawal location by the transfers service's rule (NewRequest): every run of white
  * space (any Unicode White_Space, as Go's strings.Fields) becomes one space, trimmed; then no
- * character a reader cannot see, no web address (lib/person-name, as platform/personname) and at
- * most MAX_LOCATION_NAME characters. Undefined for an empty location or one the server would
+ * character a reader cannot see, no web address (lib/person-name, as platform/personname), no
+ * phone number (PHONE_NUMBER) and at most MAX_LOCATION_NAME characters. Undefined for an empty location or one the server would
  * refuse: the sender cannot edit it, so the wizard uses the default rather than show it.
  */
 export function locationFromLink(raw: string): string | undefined {
   const name = raw.split(/\p{White_Space}+/u).filter(Boolean).join(" ");
-  if (!name || hasHiddenCharacter(name) || hasWebAddress(name)) return undefined;
+  if (!name || hasHiddenCharacter(name) || hasWebAddress(name) || PHONE_NUMBER.test(name)) return undefined;
   if ([...name].length > MAX_LOCATION_NAME) return undefined;
   return name;
 }
