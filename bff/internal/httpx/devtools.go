@@ -25,6 +25,14 @@ func DevTools(target *url.URL, logger *slog.Logger) http.Handler {
 		},
 		ModifyResponse: func(res *http.Response) error {
 			res.Header.Del("Set-Cookie")
+			// The BFF sets these around every answer (NoStore, SecurityHeaders): the dev tools'
+			// own would be added beside them ("nosniff, nosniff").
+			res.Header.Del("Cache-Control")
+			res.Header.Del("X-Content-Type-Options")
+			// The dev ATM and the outbox are pages: no other site may frame them. (Their inline
+			// styles and forms rule out the web client's whole policy; framing is what matters.)
+			res.Header.Set("X-Frame-Options", "DENY")
+			res.Header.Set("Content-Security-Policy", "frame-ancestors 'none'")
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {

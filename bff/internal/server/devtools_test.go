@@ -29,6 +29,8 @@ func TestDevPathsGoToTheDevToolsInDevModeOnly(t *testing.T) {
 	t.Parallel()
 	tools := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store") // as the dev tools set them
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = io.WriteString(w, `{"path":"`+r.URL.Path+`","method":"`+r.Method+`"}`)
 	}))
 	t.Cleanup(tools.Close)
@@ -39,6 +41,18 @@ func TestDevPathsGoToTheDevToolsInDevModeOnly(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodGet, dev.URL+"/dev/outbox?format=json", nil)
 	if code, body := get(t, dev.Client(), req); code != http.StatusOK || body != `{"path":"/dev/outbox","method":"GET"}` {
 		t.Fatalf("GET /dev/outbox in dev mode: %d %s", code, body)
+	}
+	// Each header once, and no other site may frame the dev pages.
+	res, err := dev.Client().Get(dev.URL + "/dev/atm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	for name, want := range map[string]string{"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+		"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"} {
+		if got := res.Header.Values(name); len(got) != 1 || got[0] != want {
+			t.Errorf("/dev/atm %s: %q, want %q once", name, got, want)
+		}
 	}
 	req, _ = http.NewRequest(http.MethodPost, dev.URL+"/dev/sms/failures", strings.NewReader(`{"number":"+27821234567","mode":"permanent"}`))
 	if code, body := get(t, dev.Client(), req); code != http.StatusOK || !strings.Contains(body, `"method":"POST"`) {
