@@ -114,6 +114,7 @@ func scheduleToBFF(s *transfersv1.Schedule) *bffv1.Schedule {
 	for _, o := range s.GetRecentOccurrences() {
 		out.RecentOccurrences = append(out.RecentOccurrences, &bffv1.ScheduleOccurrence{
 			Date: o.GetDate(), TransferId: o.GetTransferId(), FailureReason: o.GetFailureReason(), CreatedAt: o.GetCreatedAt(),
+			TransferStatus: transferStatuses.toBFF(o.GetTransferStatus()),
 		})
 	}
 	return out

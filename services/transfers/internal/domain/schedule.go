@@ -216,8 +216,12 @@ func (r ScheduleRequest) Hash() []byte {
 type Occurrence struct {
 	Date          Date
 	TransferID    uuid.UUID // uuid.Nil when none was made
-	FailureReason string
+	FailureReason string    // why no transfer was made; empty when one was
 	CreatedAt     time.Time
+	// The made transfer's status and, once it failed (a declined card), its reason, as the
+	// schedules are listed: what the sender must read beside the date.
+	TransferStatus  Status
+	TransferFailure string
 }
 
 // ScheduleData is every stored field of a schedule.

@@ -90,6 +90,12 @@ export function applyLiveEvent(
       void queryClient.invalidateQueries({
         queryKey: createConnectQueryKey({ schema: TransfersService.method.getLimits, cardinality: undefined }),
       });
+      if (transfer.scheduleId) {
+        // A scheduled send's transfer (charged, or declined) changes how its schedule lists it.
+        void queryClient.invalidateQueries({
+          queryKey: createConnectQueryKey({ schema: SchedulesService.method.listSchedules, cardinality: undefined }),
+        });
+      }
       break;
     }
     case "smsDeliveryChanged": {

@@ -11,7 +11,9 @@ import {
   GetProfileResponseSchema,
   ListTransfersResponseSchema,
   ListPaymentMethodsResponseSchema,
+  ListSchedulesResponseSchema,
   PaymentMethodsService,
+  SchedulesService,
   TransferStatus,
   TransfersService,
 } from "@/gen/thumela/bff/v1/bff_pb";
@@ -131,6 +133,25 @@ describe("live events", () => {
     });
     expect(queryClient.getQueryState(listKey)?.isInvalidated).toBe(true);
     expect(queryClient.getQueryState(limitsKey)?.isInvalidated).toBe(true);
+  });
+
+  it("transferUpdated of a scheduled send re-reads the schedules, and of another transfer does not", async () => {
+    const feed = liveFeed();
+    const { queryClient } = renderApp("/account", { session: SIGNED_IN, routes: (r) => feed.register(r) });
+    await screen.findByRole("heading", { level: 1, name: "Account" });
+    await vi.waitFor(() => expect(feed.open).toBe(1));
+    const schedulesKey = createConnectQueryKey({ schema: SchedulesService.method.listSchedules, input: {}, cardinality: "finite" });
+    queryClient.setQueryData(schedulesKey, create(ListSchedulesResponseSchema, {}));
+
+    feed.push({ cursor: "30", event: { case: "transferUpdated", value: { transfer: { id: "tr-own", status: TransferStatus.FAILED } } } });
+    await vi.waitFor(() => expect(queryClient.getQueryCache().findAll({ queryKey: ["connect-query", { methodName: "GetTransfer", input: { id: "tr-own" } }] })).toHaveLength(1));
+    expect(queryClient.getQueryState(schedulesKey)?.isInvalidated).toBe(false);
+
+    feed.push({
+      cursor: "31",
+      event: { case: "transferUpdated", value: { transfer: { id: "tr-sch", scheduleId: "s-1", status: TransferStatus.FAILED } } },
+    });
+    await vi.waitFor(() => expect(queryClient.getQueryState(schedulesKey)?.isInvalidated).toBe(true));
   });
 
   it("stops when the session has ended, and the guard sends the visitor to login", async () => {

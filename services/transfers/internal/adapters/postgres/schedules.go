@@ -140,10 +140,14 @@ func (r *Transfers) ListSchedules(ctx context.Context, userID uuid.UUID) ([]*dom
 	for i, s := range list {
 		ids[i] = s.ID()
 	}
-	rows, err = r.pool.Query(ctx, `SELECT schedule_id, date, transfer_id, failure_reason, created_at FROM (
+	// With each made transfer's status and reason: a declined card fails the transfer after the
+	// occurrence was recorded, and the sender must not read that one as sent.
+	rows, err = r.pool.Query(ctx, `SELECT recent.schedule_id, recent.date, recent.transfer_id, recent.failure_reason,
+			recent.created_at, coalesce(t.status, ''), coalesce(t.failure_reason, '') FROM (
 			SELECT o.*, row_number() OVER (PARTITION BY schedule_id ORDER BY date DESC) AS n
 			FROM schedule_occurrences o WHERE schedule_id = ANY($1)) recent
-		WHERE n <= $2 ORDER BY schedule_id, date DESC`, ids, app.RecentOccurrences)
+			LEFT JOIN transfers t ON t.id = recent.transfer_id AND t.user_id = $3
+		WHERE recent.n <= $2 ORDER BY recent.schedule_id, recent.date DESC`, ids, app.RecentOccurrences, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list occurrences: %w", err)
 	}
@@ -152,10 +156,12 @@ func (r *Transfers) ListSchedules(ctx context.Context, userID uuid.UUID) ([]*dom
 		sid        uuid.UUID
 		date       time.Time
 		transferID *uuid.UUID
+		status     string
 		o          domain.Occurrence
 	)
-	_, err = pgx.ForEachRow(rows, []any{&sid, &date, &transferID, &o.FailureReason, &o.CreatedAt}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&sid, &date, &transferID, &o.FailureReason, &o.CreatedAt, &status, &o.TransferFailure}, func() error {
 		occ := o
+		occ.TransferStatus = domain.Status(status)
 		occ.Date = domain.DateFromTime(date)
 		if transferID != nil {
 			occ.TransferID = *transferID

@@ -118,6 +118,10 @@ func schedule(s *domain.Schedule, today domain.Date) *transfersv1.Schedule {
 		occ := &transfersv1.ScheduleOccurrence{Date: o.Date.String(), FailureReason: o.FailureReason, CreatedAt: timestamp(o.CreatedAt)}
 		if o.TransferID != uuid.Nil {
 			occ.TransferId = o.TransferID.String()
+			occ.TransferStatus = events.Status(o.TransferStatus)
+			if o.TransferStatus == domain.StatusFailed && occ.FailureReason == "" {
+				occ.FailureReason = o.TransferFailure
+			}
 		}
 		out.RecentOccurrences = append(out.RecentOccurrences, occ)
 	}

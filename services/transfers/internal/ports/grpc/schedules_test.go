@@ -395,6 +395,16 @@ func TestDeclinedScheduledTransferIsEmailed(t *testing.T) {
 	if p["date"] != today || p["reason"] != failed.State().FailureReason || p["reason"] == "" || p["amount_cents"] != "50000" {
 		t.Fatalf("params %v", p)
 	}
+	// The schedule's list says so too: the occurrence made a transfer, and it failed, with why.
+	list := listSchedules(t, e, user)
+	if len(list) != 1 || len(list[0].GetRecentOccurrences()) != 1 {
+		t.Fatalf("listed %v", list)
+	}
+	occ := list[0].GetRecentOccurrences()[0]
+	if occ.GetTransferId() != got[0].id || occ.GetTransferStatus() != transfersv1.TransferStatus_TRANSFER_STATUS_FAILED ||
+		occ.GetFailureReason() != failed.State().FailureReason {
+		t.Fatalf("the declined occurrence is listed as %v", occ)
+	}
 
 	own := create(t, e.Ctx(t, user), e, testkit.Request("own-"+uuid.NewString(), pm))
 	e.WaitStatus(t, own.GetId(), domain.StatusFailed, 10*time.Second)

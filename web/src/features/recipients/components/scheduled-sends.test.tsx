@@ -67,7 +67,7 @@ const WEEKLY = schedule({
   totalCents: 51_150n,
   recentOccurrences: [
     { date: "2026-11-20", failureReason: "Your Everyday Visa was declined by the bank." },
-    { date: "2026-11-13", transferId: "7a8b9c0d-1111-4000-8000-000000000000" },
+    { date: "2026-11-13", transferId: "7a8b9c0d-1111-4000-8000-000000000000", transferStatus: TransferStatus.COMPLETED },
   ],
 });
 const MONTHLY = schedule({
@@ -225,6 +225,33 @@ describe("scheduled sends on /recipients", () => {
     expect(within(monthly).getByText("None yet.")).toBeInTheDocument();
     expect(within(monthly).getByRole("button", { name: /^Resume/ })).toBeInTheDocument();
     expect(within(monthly).queryByRole("button", { name: /^Pause/ })).not.toBeInTheDocument();
+  });
+
+  it("says a send whose transfer failed failed, with its reason, and one still on its way is sending", async () => {
+    await openPage([
+      schedule({
+        id: "s-3",
+        recentOccurrences: [
+          { date: "2026-11-27", transferId: "1b2c3d4e-1111-4000-8000-000000000000", transferStatus: TransferStatus.PROCESSING },
+          {
+            date: "2026-11-20",
+            transferId: "2c3d4e5f-1111-4000-8000-000000000000",
+            transferStatus: TransferStatus.FAILED,
+            failureReason: "Your card was declined.",
+          },
+          { date: "2026-11-13", transferId: "3d4e5f6a-1111-4000-8000-000000000000", transferStatus: TransferStatus.FAILED },
+          { date: "2026-11-06", transferId: "4e5f6a7b-1111-4000-8000-000000000000", transferStatus: TransferStatus.COMPLETED },
+        ],
+      }),
+    ]);
+    const card = await within(section()).findByRole("region", { name: "R500,00 to Naledi Mokoena, weekly" });
+    const sends = within(card).getAllByRole("listitem");
+    expect(sends[0]).toHaveTextContent("Fri 27 Nov 2026 · Sending…");
+    expect(sends[1]).toHaveTextContent("Fri 20 Nov 2026 · Failed: Your card was declined.");
+    expect(sends[1]).not.toHaveTextContent("Sent");
+    expect(sends[2]).toHaveTextContent("Fri 13 Nov 2026 · Failed: The payment did not go through.");
+    // Completed: the money went.
+    expect(sends[3]).toHaveTextContent("Fri 6 Nov 2026 · Sent, reference 4e5f6a7b");
   });
 
   it("pauses and resumes, with a toast each", async () => {

@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { useReturnFocus } from "@/components/ui/dialog";
 import { Spinner } from "@/components/ui/spinner";
-import { ScheduleState } from "@/gen/thumela/bff/v1/bff_pb";
+import { ScheduleState, TransferStatus } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Schedule, ScheduleOccurrence } from "@/gen/thumela/bff/v1/bff_pb";
 import { BANK_NAME } from "@/lib/banks";
 import { formatDay } from "@/lib/date";
@@ -195,8 +195,21 @@ function ScheduleCard({ schedule, onDelete }: { schedule: Schedule; onDelete: (b
   );
 }
 
+/**
+ * Whether an occurrence's transfer is still on its way: made, not yet charged and completed (or
+ * failed). A transfer completed, and later cancelled or expired, was sent.
+ */
+function sending(occurrence: ScheduleOccurrence): boolean {
+  return (
+    !occurrence.transferId ||
+    occurrence.transferStatus === TransferStatus.PENDING ||
+    occurrence.transferStatus === TransferStatus.PROCESSING
+  );
+}
+
 function OccurrenceRow({ occurrence }: { occurrence: ScheduleOccurrence }) {
-  const failed = Boolean(occurrence.failureReason);
+  // A transfer that failed (a declined card) carries its reason, as one never made does.
+  const failed = Boolean(occurrence.failureReason) || occurrence.transferStatus === TransferStatus.FAILED;
   return (
     <li className="flex items-start gap-2">
       {failed ? (
@@ -207,11 +220,11 @@ function OccurrenceRow({ occurrence }: { occurrence: ScheduleOccurrence }) {
       <span>
         <span className="font-medium">{formatDay(occurrence.date)}</span>
         {failed ? (
-          <span className="text-red-700 dark:text-red-300"> · Failed: {occurrence.failureReason}</span>
-        ) : occurrence.transferId ? (
-          <span className="text-slate-600 dark:text-slate-400"> · Sent, reference {occurrence.transferId.slice(0, 8)}</span>
-        ) : (
+          <span className="text-red-700 dark:text-red-300"> · Failed: {occurrence.failureReason || "The payment did not go through."}</span>
+        ) : sending(occurrence) ? (
           <span className="text-slate-600 dark:text-slate-400"> · Sending…</span>
+        ) : (
+          <span className="text-slate-600 dark:text-slate-400"> · Sent, reference {occurrence.transferId.slice(0, 8)}</span>
         )}
       </span>
     </li>

@@ -5955,12 +5955,16 @@ func (*DeleteRecipientResponse) Descriptor() ([]byte, []int) {
 type ScheduleOccurrence struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// YYYY-MM-DD, South African time.
-	Date          string                 `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
-	TransferId    string                 `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	Date       string `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
+	TransferId string `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
+	// Why the occurrence did not send (no transfer could be made, or the one made failed, e.g. a
+	// declined card); empty otherwise.
 	FailureReason string                 `protobuf:"bytes,3,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The made transfer's status; unspecified without a transfer.
+	TransferStatus TransferStatus `protobuf:"varint,5,opt,name=transfer_status,json=transferStatus,proto3,enum=thumela.bff.v1.TransferStatus" json:"transfer_status,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ScheduleOccurrence) Reset() {
@@ -6019,6 +6023,13 @@ func (x *ScheduleOccurrence) GetCreatedAt() *timestamppb.Timestamp {
 		return x.CreatedAt
 	}
 	return nil
+}
+
+func (x *ScheduleOccurrence) GetTransferStatus() TransferStatus {
+	if x != nil {
+		return x.TransferStatus
+	}
+	return TransferStatus_TRANSFER_STATUS_UNSPECIFIED
 }
 
 type Schedule struct {
@@ -8188,14 +8199,15 @@ const file_thumela_bff_v1_bff_proto_rawDesc = "" +
 	"\trecipient\x18\x01 \x01(\v2\x19.thumela.bff.v1.RecipientR\trecipient\";\n" +
 	"\x16DeleteRecipientRequest\x12!\n" +
 	"\frecipient_id\x18\x01 \x01(\tR\vrecipientId\"\x19\n" +
-	"\x17DeleteRecipientResponse\"\xab\x01\n" +
+	"\x17DeleteRecipientResponse\"\xf4\x01\n" +
 	"\x12ScheduleOccurrence\x12\x12\n" +
 	"\x04date\x18\x01 \x01(\tR\x04date\x12\x1f\n" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
 	"transferId\x12%\n" +
 	"\x0efailure_reason\x18\x03 \x01(\tR\rfailureReason\x129\n" +
 	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xa0\x06\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12G\n" +
+	"\x0ftransfer_status\x18\x05 \x01(\x0e2\x1e.thumela.bff.v1.TransferStatusR\x0etransferStatus\"\xa0\x06\n" +
 	"\bSchedule\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0erecipient_name\x18\x02 \x01(\tR\rrecipientName\x12'\n" +
@@ -8698,144 +8710,145 @@ var file_thumela_bff_v1_bff_proto_depIdxs = []int32{
 	4,   // 68: thumela.bff.v1.UpdateRecipientRequest.bank:type_name -> thumela.bff.v1.Bank
 	103, // 69: thumela.bff.v1.UpdateRecipientResponse.recipient:type_name -> thumela.bff.v1.Recipient
 	143, // 70: thumela.bff.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
-	4,   // 71: thumela.bff.v1.Schedule.bank:type_name -> thumela.bff.v1.Bank
-	10,  // 72: thumela.bff.v1.Schedule.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
-	11,  // 73: thumela.bff.v1.Schedule.state:type_name -> thumela.bff.v1.ScheduleState
-	110, // 74: thumela.bff.v1.Schedule.recent_occurrences:type_name -> thumela.bff.v1.ScheduleOccurrence
-	143, // 75: thumela.bff.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	143, // 76: thumela.bff.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	4,   // 77: thumela.bff.v1.CreateScheduleRequest.bank:type_name -> thumela.bff.v1.Bank
-	10,  // 78: thumela.bff.v1.CreateScheduleRequest.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
-	111, // 79: thumela.bff.v1.CreateScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
-	111, // 80: thumela.bff.v1.ListSchedulesResponse.schedules:type_name -> thumela.bff.v1.Schedule
-	111, // 81: thumela.bff.v1.PauseScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
-	111, // 82: thumela.bff.v1.ResumeScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
-	12,  // 83: thumela.bff.v1.CreditMovement.kind:type_name -> thumela.bff.v1.CreditMovementKind
-	143, // 84: thumela.bff.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
-	122, // 85: thumela.bff.v1.GetCreditResponse.recent_movements:type_name -> thumela.bff.v1.CreditMovement
-	81,  // 86: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
-	15,  // 87: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
-	82,  // 88: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
-	126, // 89: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
-	127, // 90: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
-	128, // 91: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
-	133, // 92: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
-	129, // 93: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
-	130, // 94: thumela.bff.v1.WatchEventsResponse.recipients_changed:type_name -> thumela.bff.v1.RecipientsChanged
-	131, // 95: thumela.bff.v1.WatchEventsResponse.schedules_changed:type_name -> thumela.bff.v1.SchedulesChanged
-	132, // 96: thumela.bff.v1.WatchEventsResponse.credit_changed:type_name -> thumela.bff.v1.CreditChanged
-	13,  // 97: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
-	142, // 98: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
-	144, // 99: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
-	143, // 100: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
-	137, // 101: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
-	16,  // 102: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
-	18,  // 103: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
-	20,  // 104: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
-	22,  // 105: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
-	24,  // 106: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
-	26,  // 107: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
-	28,  // 108: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
-	30,  // 109: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
-	32,  // 110: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
-	34,  // 111: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
-	36,  // 112: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
-	39,  // 113: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
-	41,  // 114: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
-	43,  // 115: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
-	46,  // 116: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
-	48,  // 117: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
-	50,  // 118: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
-	52,  // 119: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
-	54,  // 120: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
-	56,  // 121: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
-	58,  // 122: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
-	60,  // 123: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
-	63,  // 124: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
-	65,  // 125: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
-	67,  // 126: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
-	69,  // 127: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
-	71,  // 128: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
-	74,  // 129: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
-	76,  // 130: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
-	83,  // 131: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
-	85,  // 132: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
-	87,  // 133: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
-	89,  // 134: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
-	96,  // 135: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
-	98,  // 136: thumela.bff.v1.TransfersService.GetLimitPolicy:input_type -> thumela.bff.v1.GetLimitPolicyRequest
-	101, // 137: thumela.bff.v1.TransfersService.FreezeVouchers:input_type -> thumela.bff.v1.FreezeVouchersRequest
-	91,  // 138: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
-	93,  // 139: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
-	104, // 140: thumela.bff.v1.RecipientsService.ListRecipients:input_type -> thumela.bff.v1.ListRecipientsRequest
-	106, // 141: thumela.bff.v1.RecipientsService.UpdateRecipient:input_type -> thumela.bff.v1.UpdateRecipientRequest
-	108, // 142: thumela.bff.v1.RecipientsService.DeleteRecipient:input_type -> thumela.bff.v1.DeleteRecipientRequest
-	112, // 143: thumela.bff.v1.SchedulesService.CreateSchedule:input_type -> thumela.bff.v1.CreateScheduleRequest
-	114, // 144: thumela.bff.v1.SchedulesService.ListSchedules:input_type -> thumela.bff.v1.ListSchedulesRequest
-	116, // 145: thumela.bff.v1.SchedulesService.PauseSchedule:input_type -> thumela.bff.v1.PauseScheduleRequest
-	118, // 146: thumela.bff.v1.SchedulesService.ResumeSchedule:input_type -> thumela.bff.v1.ResumeScheduleRequest
-	120, // 147: thumela.bff.v1.SchedulesService.DeleteSchedule:input_type -> thumela.bff.v1.DeleteScheduleRequest
-	123, // 148: thumela.bff.v1.CreditService.GetCredit:input_type -> thumela.bff.v1.GetCreditRequest
-	125, // 149: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
-	135, // 150: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
-	138, // 151: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
-	140, // 152: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
-	17,  // 153: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
-	19,  // 154: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
-	21,  // 155: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
-	23,  // 156: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
-	25,  // 157: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
-	27,  // 158: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
-	29,  // 159: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
-	31,  // 160: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
-	33,  // 161: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
-	35,  // 162: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
-	37,  // 163: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
-	40,  // 164: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
-	42,  // 165: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
-	44,  // 166: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
-	47,  // 167: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
-	49,  // 168: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
-	51,  // 169: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
-	53,  // 170: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
-	55,  // 171: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
-	57,  // 172: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
-	59,  // 173: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
-	61,  // 174: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
-	64,  // 175: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
-	66,  // 176: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
-	68,  // 177: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
-	70,  // 178: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
-	72,  // 179: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
-	75,  // 180: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
-	78,  // 181: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
-	84,  // 182: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
-	86,  // 183: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
-	88,  // 184: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
-	90,  // 185: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
-	97,  // 186: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
-	100, // 187: thumela.bff.v1.TransfersService.GetLimitPolicy:output_type -> thumela.bff.v1.GetLimitPolicyResponse
-	102, // 188: thumela.bff.v1.TransfersService.FreezeVouchers:output_type -> thumela.bff.v1.FreezeVouchersResponse
-	92,  // 189: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
-	94,  // 190: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
-	105, // 191: thumela.bff.v1.RecipientsService.ListRecipients:output_type -> thumela.bff.v1.ListRecipientsResponse
-	107, // 192: thumela.bff.v1.RecipientsService.UpdateRecipient:output_type -> thumela.bff.v1.UpdateRecipientResponse
-	109, // 193: thumela.bff.v1.RecipientsService.DeleteRecipient:output_type -> thumela.bff.v1.DeleteRecipientResponse
-	113, // 194: thumela.bff.v1.SchedulesService.CreateSchedule:output_type -> thumela.bff.v1.CreateScheduleResponse
-	115, // 195: thumela.bff.v1.SchedulesService.ListSchedules:output_type -> thumela.bff.v1.ListSchedulesResponse
-	117, // 196: thumela.bff.v1.SchedulesService.PauseSchedule:output_type -> thumela.bff.v1.PauseScheduleResponse
-	119, // 197: thumela.bff.v1.SchedulesService.ResumeSchedule:output_type -> thumela.bff.v1.ResumeScheduleResponse
-	121, // 198: thumela.bff.v1.SchedulesService.DeleteSchedule:output_type -> thumela.bff.v1.DeleteScheduleResponse
-	124, // 199: thumela.bff.v1.CreditService.GetCredit:output_type -> thumela.bff.v1.GetCreditResponse
-	134, // 200: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
-	136, // 201: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
-	139, // 202: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
-	141, // 203: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
-	153, // [153:204] is the sub-list for method output_type
-	102, // [102:153] is the sub-list for method input_type
-	102, // [102:102] is the sub-list for extension type_name
-	102, // [102:102] is the sub-list for extension extendee
-	0,   // [0:102] is the sub-list for field type_name
+	5,   // 71: thumela.bff.v1.ScheduleOccurrence.transfer_status:type_name -> thumela.bff.v1.TransferStatus
+	4,   // 72: thumela.bff.v1.Schedule.bank:type_name -> thumela.bff.v1.Bank
+	10,  // 73: thumela.bff.v1.Schedule.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
+	11,  // 74: thumela.bff.v1.Schedule.state:type_name -> thumela.bff.v1.ScheduleState
+	110, // 75: thumela.bff.v1.Schedule.recent_occurrences:type_name -> thumela.bff.v1.ScheduleOccurrence
+	143, // 76: thumela.bff.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	143, // 77: thumela.bff.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	4,   // 78: thumela.bff.v1.CreateScheduleRequest.bank:type_name -> thumela.bff.v1.Bank
+	10,  // 79: thumela.bff.v1.CreateScheduleRequest.frequency:type_name -> thumela.bff.v1.ScheduleFrequency
+	111, // 80: thumela.bff.v1.CreateScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	111, // 81: thumela.bff.v1.ListSchedulesResponse.schedules:type_name -> thumela.bff.v1.Schedule
+	111, // 82: thumela.bff.v1.PauseScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	111, // 83: thumela.bff.v1.ResumeScheduleResponse.schedule:type_name -> thumela.bff.v1.Schedule
+	12,  // 84: thumela.bff.v1.CreditMovement.kind:type_name -> thumela.bff.v1.CreditMovementKind
+	143, // 85: thumela.bff.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
+	122, // 86: thumela.bff.v1.GetCreditResponse.recent_movements:type_name -> thumela.bff.v1.CreditMovement
+	81,  // 87: thumela.bff.v1.TransferUpdated.transfer:type_name -> thumela.bff.v1.Transfer
+	15,  // 88: thumela.bff.v1.ProfileUpdated.profile:type_name -> thumela.bff.v1.Profile
+	82,  // 89: thumela.bff.v1.SmsDeliveryChanged.sms_delivery:type_name -> thumela.bff.v1.SmsDelivery
+	126, // 90: thumela.bff.v1.WatchEventsResponse.transfer_updated:type_name -> thumela.bff.v1.TransferUpdated
+	127, // 91: thumela.bff.v1.WatchEventsResponse.profile_updated:type_name -> thumela.bff.v1.ProfileUpdated
+	128, // 92: thumela.bff.v1.WatchEventsResponse.payment_methods_changed:type_name -> thumela.bff.v1.PaymentMethodsChanged
+	133, // 93: thumela.bff.v1.WatchEventsResponse.heartbeat:type_name -> thumela.bff.v1.Heartbeat
+	129, // 94: thumela.bff.v1.WatchEventsResponse.sms_delivery_changed:type_name -> thumela.bff.v1.SmsDeliveryChanged
+	130, // 95: thumela.bff.v1.WatchEventsResponse.recipients_changed:type_name -> thumela.bff.v1.RecipientsChanged
+	131, // 96: thumela.bff.v1.WatchEventsResponse.schedules_changed:type_name -> thumela.bff.v1.SchedulesChanged
+	132, // 97: thumela.bff.v1.WatchEventsResponse.credit_changed:type_name -> thumela.bff.v1.CreditChanged
+	13,  // 98: thumela.bff.v1.SubmitSupportMessageRequest.kind:type_name -> thumela.bff.v1.SupportMessageKind
+	142, // 99: thumela.bff.v1.SubmitSupportMessageRequest.details:type_name -> thumela.bff.v1.SubmitSupportMessageRequest.DetailsEntry
+	144, // 100: thumela.bff.v1.AnalyticsEvent.properties:type_name -> google.protobuf.Struct
+	143, // 101: thumela.bff.v1.AnalyticsEvent.timestamp:type_name -> google.protobuf.Timestamp
+	137, // 102: thumela.bff.v1.TrackRequest.events:type_name -> thumela.bff.v1.AnalyticsEvent
+	16,  // 103: thumela.bff.v1.AuthService.SignUp:input_type -> thumela.bff.v1.SignUpRequest
+	18,  // 104: thumela.bff.v1.AuthService.VerifyEmail:input_type -> thumela.bff.v1.VerifyEmailRequest
+	20,  // 105: thumela.bff.v1.AuthService.ResendCode:input_type -> thumela.bff.v1.ResendCodeRequest
+	22,  // 106: thumela.bff.v1.AuthService.SignIn:input_type -> thumela.bff.v1.SignInRequest
+	24,  // 107: thumela.bff.v1.AuthService.SignOut:input_type -> thumela.bff.v1.SignOutRequest
+	26,  // 108: thumela.bff.v1.AuthService.GetSession:input_type -> thumela.bff.v1.GetSessionRequest
+	28,  // 109: thumela.bff.v1.AuthService.ChangePassword:input_type -> thumela.bff.v1.ChangePasswordRequest
+	30,  // 110: thumela.bff.v1.AuthService.RequestPasswordReset:input_type -> thumela.bff.v1.RequestPasswordResetRequest
+	32,  // 111: thumela.bff.v1.AuthService.ResetPassword:input_type -> thumela.bff.v1.ResetPasswordRequest
+	34,  // 112: thumela.bff.v1.AuthService.BeginPasskeySignIn:input_type -> thumela.bff.v1.BeginPasskeySignInRequest
+	36,  // 113: thumela.bff.v1.AuthService.FinishPasskeySignIn:input_type -> thumela.bff.v1.FinishPasskeySignInRequest
+	39,  // 114: thumela.bff.v1.SecurityService.ListSessions:input_type -> thumela.bff.v1.ListSessionsRequest
+	41,  // 115: thumela.bff.v1.SecurityService.RevokeSession:input_type -> thumela.bff.v1.RevokeSessionRequest
+	43,  // 116: thumela.bff.v1.SecurityService.RevokeOtherSessions:input_type -> thumela.bff.v1.RevokeOtherSessionsRequest
+	46,  // 117: thumela.bff.v1.SecurityService.ListPasskeys:input_type -> thumela.bff.v1.ListPasskeysRequest
+	48,  // 118: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:input_type -> thumela.bff.v1.BeginPasskeyRegistrationRequest
+	50,  // 119: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:input_type -> thumela.bff.v1.FinishPasskeyRegistrationRequest
+	52,  // 120: thumela.bff.v1.SecurityService.DeletePasskey:input_type -> thumela.bff.v1.DeletePasskeyRequest
+	54,  // 121: thumela.bff.v1.SecurityService.BeginStepUp:input_type -> thumela.bff.v1.BeginStepUpRequest
+	56,  // 122: thumela.bff.v1.SecurityService.FinishStepUp:input_type -> thumela.bff.v1.FinishStepUpRequest
+	58,  // 123: thumela.bff.v1.AccountService.GetProfile:input_type -> thumela.bff.v1.GetProfileRequest
+	60,  // 124: thumela.bff.v1.AccountService.UpdateProfile:input_type -> thumela.bff.v1.UpdateProfileRequest
+	63,  // 125: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:input_type -> thumela.bff.v1.ListPaymentMethodsRequest
+	65,  // 126: thumela.bff.v1.PaymentMethodsService.AddCard:input_type -> thumela.bff.v1.AddCardRequest
+	67,  // 127: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:input_type -> thumela.bff.v1.UpdatePaymentMethodRequest
+	69,  // 128: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:input_type -> thumela.bff.v1.SetDefaultPaymentMethodRequest
+	71,  // 129: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:input_type -> thumela.bff.v1.DeletePaymentMethodRequest
+	74,  // 130: thumela.bff.v1.TransfersService.ListBanks:input_type -> thumela.bff.v1.ListBanksRequest
+	76,  // 131: thumela.bff.v1.TransfersService.QuoteFee:input_type -> thumela.bff.v1.QuoteFeeRequest
+	83,  // 132: thumela.bff.v1.TransfersService.CreateTransfer:input_type -> thumela.bff.v1.CreateTransferRequest
+	85,  // 133: thumela.bff.v1.TransfersService.GetTransfer:input_type -> thumela.bff.v1.GetTransferRequest
+	87,  // 134: thumela.bff.v1.TransfersService.ListTransfers:input_type -> thumela.bff.v1.ListTransfersRequest
+	89,  // 135: thumela.bff.v1.TransfersService.CancelTransfer:input_type -> thumela.bff.v1.CancelTransferRequest
+	96,  // 136: thumela.bff.v1.TransfersService.GetLimits:input_type -> thumela.bff.v1.GetLimitsRequest
+	98,  // 137: thumela.bff.v1.TransfersService.GetLimitPolicy:input_type -> thumela.bff.v1.GetLimitPolicyRequest
+	101, // 138: thumela.bff.v1.TransfersService.FreezeVouchers:input_type -> thumela.bff.v1.FreezeVouchersRequest
+	91,  // 139: thumela.bff.v1.TransfersService.ResendVoucher:input_type -> thumela.bff.v1.ResendVoucherRequest
+	93,  // 140: thumela.bff.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.bff.v1.ChangeRecipientPhoneRequest
+	104, // 141: thumela.bff.v1.RecipientsService.ListRecipients:input_type -> thumela.bff.v1.ListRecipientsRequest
+	106, // 142: thumela.bff.v1.RecipientsService.UpdateRecipient:input_type -> thumela.bff.v1.UpdateRecipientRequest
+	108, // 143: thumela.bff.v1.RecipientsService.DeleteRecipient:input_type -> thumela.bff.v1.DeleteRecipientRequest
+	112, // 144: thumela.bff.v1.SchedulesService.CreateSchedule:input_type -> thumela.bff.v1.CreateScheduleRequest
+	114, // 145: thumela.bff.v1.SchedulesService.ListSchedules:input_type -> thumela.bff.v1.ListSchedulesRequest
+	116, // 146: thumela.bff.v1.SchedulesService.PauseSchedule:input_type -> thumela.bff.v1.PauseScheduleRequest
+	118, // 147: thumela.bff.v1.SchedulesService.ResumeSchedule:input_type -> thumela.bff.v1.ResumeScheduleRequest
+	120, // 148: thumela.bff.v1.SchedulesService.DeleteSchedule:input_type -> thumela.bff.v1.DeleteScheduleRequest
+	123, // 149: thumela.bff.v1.CreditService.GetCredit:input_type -> thumela.bff.v1.GetCreditRequest
+	125, // 150: thumela.bff.v1.EventsService.WatchEvents:input_type -> thumela.bff.v1.WatchEventsRequest
+	135, // 151: thumela.bff.v1.SupportService.SubmitSupportMessage:input_type -> thumela.bff.v1.SubmitSupportMessageRequest
+	138, // 152: thumela.bff.v1.AnalyticsService.Track:input_type -> thumela.bff.v1.TrackRequest
+	140, // 153: thumela.bff.v1.SystemService.CheckConnection:input_type -> thumela.bff.v1.CheckConnectionRequest
+	17,  // 154: thumela.bff.v1.AuthService.SignUp:output_type -> thumela.bff.v1.SignUpResponse
+	19,  // 155: thumela.bff.v1.AuthService.VerifyEmail:output_type -> thumela.bff.v1.VerifyEmailResponse
+	21,  // 156: thumela.bff.v1.AuthService.ResendCode:output_type -> thumela.bff.v1.ResendCodeResponse
+	23,  // 157: thumela.bff.v1.AuthService.SignIn:output_type -> thumela.bff.v1.SignInResponse
+	25,  // 158: thumela.bff.v1.AuthService.SignOut:output_type -> thumela.bff.v1.SignOutResponse
+	27,  // 159: thumela.bff.v1.AuthService.GetSession:output_type -> thumela.bff.v1.GetSessionResponse
+	29,  // 160: thumela.bff.v1.AuthService.ChangePassword:output_type -> thumela.bff.v1.ChangePasswordResponse
+	31,  // 161: thumela.bff.v1.AuthService.RequestPasswordReset:output_type -> thumela.bff.v1.RequestPasswordResetResponse
+	33,  // 162: thumela.bff.v1.AuthService.ResetPassword:output_type -> thumela.bff.v1.ResetPasswordResponse
+	35,  // 163: thumela.bff.v1.AuthService.BeginPasskeySignIn:output_type -> thumela.bff.v1.BeginPasskeySignInResponse
+	37,  // 164: thumela.bff.v1.AuthService.FinishPasskeySignIn:output_type -> thumela.bff.v1.FinishPasskeySignInResponse
+	40,  // 165: thumela.bff.v1.SecurityService.ListSessions:output_type -> thumela.bff.v1.ListSessionsResponse
+	42,  // 166: thumela.bff.v1.SecurityService.RevokeSession:output_type -> thumela.bff.v1.RevokeSessionResponse
+	44,  // 167: thumela.bff.v1.SecurityService.RevokeOtherSessions:output_type -> thumela.bff.v1.RevokeOtherSessionsResponse
+	47,  // 168: thumela.bff.v1.SecurityService.ListPasskeys:output_type -> thumela.bff.v1.ListPasskeysResponse
+	49,  // 169: thumela.bff.v1.SecurityService.BeginPasskeyRegistration:output_type -> thumela.bff.v1.BeginPasskeyRegistrationResponse
+	51,  // 170: thumela.bff.v1.SecurityService.FinishPasskeyRegistration:output_type -> thumela.bff.v1.FinishPasskeyRegistrationResponse
+	53,  // 171: thumela.bff.v1.SecurityService.DeletePasskey:output_type -> thumela.bff.v1.DeletePasskeyResponse
+	55,  // 172: thumela.bff.v1.SecurityService.BeginStepUp:output_type -> thumela.bff.v1.BeginStepUpResponse
+	57,  // 173: thumela.bff.v1.SecurityService.FinishStepUp:output_type -> thumela.bff.v1.FinishStepUpResponse
+	59,  // 174: thumela.bff.v1.AccountService.GetProfile:output_type -> thumela.bff.v1.GetProfileResponse
+	61,  // 175: thumela.bff.v1.AccountService.UpdateProfile:output_type -> thumela.bff.v1.UpdateProfileResponse
+	64,  // 176: thumela.bff.v1.PaymentMethodsService.ListPaymentMethods:output_type -> thumela.bff.v1.ListPaymentMethodsResponse
+	66,  // 177: thumela.bff.v1.PaymentMethodsService.AddCard:output_type -> thumela.bff.v1.AddCardResponse
+	68,  // 178: thumela.bff.v1.PaymentMethodsService.UpdatePaymentMethod:output_type -> thumela.bff.v1.UpdatePaymentMethodResponse
+	70,  // 179: thumela.bff.v1.PaymentMethodsService.SetDefaultPaymentMethod:output_type -> thumela.bff.v1.SetDefaultPaymentMethodResponse
+	72,  // 180: thumela.bff.v1.PaymentMethodsService.DeletePaymentMethod:output_type -> thumela.bff.v1.DeletePaymentMethodResponse
+	75,  // 181: thumela.bff.v1.TransfersService.ListBanks:output_type -> thumela.bff.v1.ListBanksResponse
+	78,  // 182: thumela.bff.v1.TransfersService.QuoteFee:output_type -> thumela.bff.v1.QuoteFeeResponse
+	84,  // 183: thumela.bff.v1.TransfersService.CreateTransfer:output_type -> thumela.bff.v1.CreateTransferResponse
+	86,  // 184: thumela.bff.v1.TransfersService.GetTransfer:output_type -> thumela.bff.v1.GetTransferResponse
+	88,  // 185: thumela.bff.v1.TransfersService.ListTransfers:output_type -> thumela.bff.v1.ListTransfersResponse
+	90,  // 186: thumela.bff.v1.TransfersService.CancelTransfer:output_type -> thumela.bff.v1.CancelTransferResponse
+	97,  // 187: thumela.bff.v1.TransfersService.GetLimits:output_type -> thumela.bff.v1.GetLimitsResponse
+	100, // 188: thumela.bff.v1.TransfersService.GetLimitPolicy:output_type -> thumela.bff.v1.GetLimitPolicyResponse
+	102, // 189: thumela.bff.v1.TransfersService.FreezeVouchers:output_type -> thumela.bff.v1.FreezeVouchersResponse
+	92,  // 190: thumela.bff.v1.TransfersService.ResendVoucher:output_type -> thumela.bff.v1.ResendVoucherResponse
+	94,  // 191: thumela.bff.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.bff.v1.ChangeRecipientPhoneResponse
+	105, // 192: thumela.bff.v1.RecipientsService.ListRecipients:output_type -> thumela.bff.v1.ListRecipientsResponse
+	107, // 193: thumela.bff.v1.RecipientsService.UpdateRecipient:output_type -> thumela.bff.v1.UpdateRecipientResponse
+	109, // 194: thumela.bff.v1.RecipientsService.DeleteRecipient:output_type -> thumela.bff.v1.DeleteRecipientResponse
+	113, // 195: thumela.bff.v1.SchedulesService.CreateSchedule:output_type -> thumela.bff.v1.CreateScheduleResponse
+	115, // 196: thumela.bff.v1.SchedulesService.ListSchedules:output_type -> thumela.bff.v1.ListSchedulesResponse
+	117, // 197: thumela.bff.v1.SchedulesService.PauseSchedule:output_type -> thumela.bff.v1.PauseScheduleResponse
+	119, // 198: thumela.bff.v1.SchedulesService.ResumeSchedule:output_type -> thumela.bff.v1.ResumeScheduleResponse
+	121, // 199: thumela.bff.v1.SchedulesService.DeleteSchedule:output_type -> thumela.bff.v1.DeleteScheduleResponse
+	124, // 200: thumela.bff.v1.CreditService.GetCredit:output_type -> thumela.bff.v1.GetCreditResponse
+	134, // 201: thumela.bff.v1.EventsService.WatchEvents:output_type -> thumela.bff.v1.WatchEventsResponse
+	136, // 202: thumela.bff.v1.SupportService.SubmitSupportMessage:output_type -> thumela.bff.v1.SubmitSupportMessageResponse
+	139, // 203: thumela.bff.v1.AnalyticsService.Track:output_type -> thumela.bff.v1.TrackResponse
+	141, // 204: thumela.bff.v1.SystemService.CheckConnection:output_type -> thumela.bff.v1.CheckConnectionResponse
+	154, // [154:205] is the sub-list for method output_type
+	103, // [103:154] is the sub-list for method input_type
+	103, // [103:103] is the sub-list for extension type_name
+	103, // [103:103] is the sub-list for extension extendee
+	0,   // [0:103] is the sub-list for field type_name
 }
 
 func init() { file_thumela_bff_v1_bff_proto_init() }

@@ -3113,13 +3113,17 @@ type ScheduleOccurrence struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// YYYY-MM-DD, Africa/Johannesburg.
 	Date string `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
-	// Set when the occurrence's transfer was created; its own status tells how it went.
+	// Set when the occurrence's transfer was created; transfer_status tells how it went.
 	TransferId string `protobuf:"bytes,2,opt,name=transfer_id,json=transferId,proto3" json:"transfer_id,omitempty"`
-	// Set when no transfer could be created, in words a sender may read (e.g. the daily limit).
+	// Why the occurrence did not send, in words a sender may read: no transfer could be created
+	// (e.g. the daily limit), or the one created failed (e.g. "Your card was declined."). Empty
+	// otherwise.
 	FailureReason string                 `protobuf:"bytes,3,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The created transfer's status as the schedules were listed; unspecified without a transfer.
+	TransferStatus TransferStatus `protobuf:"varint,5,opt,name=transfer_status,json=transferStatus,proto3,enum=thumela.transfers.v1.TransferStatus" json:"transfer_status,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ScheduleOccurrence) Reset() {
@@ -3178,6 +3182,13 @@ func (x *ScheduleOccurrence) GetCreatedAt() *timestamppb.Timestamp {
 		return x.CreatedAt
 	}
 	return nil
+}
+
+func (x *ScheduleOccurrence) GetTransferStatus() TransferStatus {
+	if x != nil {
+		return x.TransferStatus
+	}
+	return TransferStatus_TRANSFER_STATUS_UNSPECIFIED
 }
 
 type CreateScheduleRequest struct {
@@ -4358,14 +4369,15 @@ const file_thumela_transfers_v1_transfers_proto_rawDesc = "" +
 	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1b\n" +
 	"\tfee_cents\x18\x11 \x01(\x03R\bfeeCents\x12\x1f\n" +
 	"\vtotal_cents\x18\x12 \x01(\x03R\n" +
-	"totalCents\"\xab\x01\n" +
+	"totalCents\"\xfa\x01\n" +
 	"\x12ScheduleOccurrence\x12\x12\n" +
 	"\x04date\x18\x01 \x01(\tR\x04date\x12\x1f\n" +
 	"\vtransfer_id\x18\x02 \x01(\tR\n" +
 	"transferId\x12%\n" +
 	"\x0efailure_reason\x18\x03 \x01(\tR\rfailureReason\x129\n" +
 	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xd6\x03\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12M\n" +
+	"\x0ftransfer_status\x18\x05 \x01(\x0e2$.thumela.transfers.v1.TransferStatusR\x0etransferStatus\"\xd6\x03\n" +
 	"\x15CreateScheduleRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12%\n" +
 	"\x0erecipient_name\x18\x03 \x01(\tR\rrecipientName\x12'\n" +
@@ -4632,69 +4644,70 @@ var file_thumela_transfers_v1_transfers_proto_depIdxs = []int32{
 	65, // 45: thumela.transfers.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
 	65, // 46: thumela.transfers.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
 	65, // 47: thumela.transfers.v1.ScheduleOccurrence.created_at:type_name -> google.protobuf.Timestamp
-	66, // 48: thumela.transfers.v1.CreateScheduleRequest.bank:type_name -> thumela.fees.v1.Bank
-	4,  // 49: thumela.transfers.v1.CreateScheduleRequest.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
-	46, // 50: thumela.transfers.v1.CreateScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
-	46, // 51: thumela.transfers.v1.ListSchedulesResponse.schedules:type_name -> thumela.transfers.v1.Schedule
-	46, // 52: thumela.transfers.v1.PauseScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
-	46, // 53: thumela.transfers.v1.ResumeScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
-	6,  // 54: thumela.transfers.v1.CreditMovement.kind:type_name -> thumela.transfers.v1.CreditMovementKind
-	65, // 55: thumela.transfers.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
-	58, // 56: thumela.transfers.v1.GetCreditResponse.recent_movements:type_name -> thumela.transfers.v1.CreditMovement
-	63, // 57: thumela.transfers.v1.ReconcileResponse.run:type_name -> thumela.transfers.v1.ReconciliationRun
-	65, // 58: thumela.transfers.v1.ReconciliationRun.window_from:type_name -> google.protobuf.Timestamp
-	65, // 59: thumela.transfers.v1.ReconciliationRun.started_at:type_name -> google.protobuf.Timestamp
-	65, // 60: thumela.transfers.v1.ReconciliationRun.finished_at:type_name -> google.protobuf.Timestamp
-	64, // 61: thumela.transfers.v1.ReconciliationRun.mismatches:type_name -> thumela.transfers.v1.Mismatch
-	11, // 62: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
-	13, // 63: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
-	15, // 64: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
-	17, // 65: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
-	21, // 66: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
-	19, // 67: thumela.transfers.v1.TransfersService.QuoteFee:input_type -> thumela.transfers.v1.QuoteFeeRequest
-	24, // 68: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
-	28, // 69: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
-	30, // 70: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
-	32, // 71: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
-	34, // 72: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
-	48, // 73: thumela.transfers.v1.TransfersService.CreateSchedule:input_type -> thumela.transfers.v1.CreateScheduleRequest
-	50, // 74: thumela.transfers.v1.TransfersService.ListSchedules:input_type -> thumela.transfers.v1.ListSchedulesRequest
-	52, // 75: thumela.transfers.v1.TransfersService.PauseSchedule:input_type -> thumela.transfers.v1.PauseScheduleRequest
-	54, // 76: thumela.transfers.v1.TransfersService.ResumeSchedule:input_type -> thumela.transfers.v1.ResumeScheduleRequest
-	56, // 77: thumela.transfers.v1.TransfersService.DeleteSchedule:input_type -> thumela.transfers.v1.DeleteScheduleRequest
-	59, // 78: thumela.transfers.v1.TransfersService.GetCredit:input_type -> thumela.transfers.v1.GetCreditRequest
-	61, // 79: thumela.transfers.v1.TransfersService.Reconcile:input_type -> thumela.transfers.v1.ReconcileRequest
-	37, // 80: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
-	39, // 81: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
-	42, // 82: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
-	44, // 83: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
-	12, // 84: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
-	14, // 85: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
-	16, // 86: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
-	18, // 87: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
-	23, // 88: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
-	20, // 89: thumela.transfers.v1.TransfersService.QuoteFee:output_type -> thumela.transfers.v1.QuoteFeeResponse
-	26, // 90: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
-	29, // 91: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
-	31, // 92: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
-	33, // 93: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
-	35, // 94: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
-	49, // 95: thumela.transfers.v1.TransfersService.CreateSchedule:output_type -> thumela.transfers.v1.CreateScheduleResponse
-	51, // 96: thumela.transfers.v1.TransfersService.ListSchedules:output_type -> thumela.transfers.v1.ListSchedulesResponse
-	53, // 97: thumela.transfers.v1.TransfersService.PauseSchedule:output_type -> thumela.transfers.v1.PauseScheduleResponse
-	55, // 98: thumela.transfers.v1.TransfersService.ResumeSchedule:output_type -> thumela.transfers.v1.ResumeScheduleResponse
-	57, // 99: thumela.transfers.v1.TransfersService.DeleteSchedule:output_type -> thumela.transfers.v1.DeleteScheduleResponse
-	60, // 100: thumela.transfers.v1.TransfersService.GetCredit:output_type -> thumela.transfers.v1.GetCreditResponse
-	62, // 101: thumela.transfers.v1.TransfersService.Reconcile:output_type -> thumela.transfers.v1.ReconcileResponse
-	41, // 102: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
-	40, // 103: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
-	43, // 104: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
-	45, // 105: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
-	84, // [84:106] is the sub-list for method output_type
-	62, // [62:84] is the sub-list for method input_type
-	62, // [62:62] is the sub-list for extension type_name
-	62, // [62:62] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	0,  // 48: thumela.transfers.v1.ScheduleOccurrence.transfer_status:type_name -> thumela.transfers.v1.TransferStatus
+	66, // 49: thumela.transfers.v1.CreateScheduleRequest.bank:type_name -> thumela.fees.v1.Bank
+	4,  // 50: thumela.transfers.v1.CreateScheduleRequest.frequency:type_name -> thumela.transfers.v1.ScheduleFrequency
+	46, // 51: thumela.transfers.v1.CreateScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	46, // 52: thumela.transfers.v1.ListSchedulesResponse.schedules:type_name -> thumela.transfers.v1.Schedule
+	46, // 53: thumela.transfers.v1.PauseScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	46, // 54: thumela.transfers.v1.ResumeScheduleResponse.schedule:type_name -> thumela.transfers.v1.Schedule
+	6,  // 55: thumela.transfers.v1.CreditMovement.kind:type_name -> thumela.transfers.v1.CreditMovementKind
+	65, // 56: thumela.transfers.v1.CreditMovement.occurred_at:type_name -> google.protobuf.Timestamp
+	58, // 57: thumela.transfers.v1.GetCreditResponse.recent_movements:type_name -> thumela.transfers.v1.CreditMovement
+	63, // 58: thumela.transfers.v1.ReconcileResponse.run:type_name -> thumela.transfers.v1.ReconciliationRun
+	65, // 59: thumela.transfers.v1.ReconciliationRun.window_from:type_name -> google.protobuf.Timestamp
+	65, // 60: thumela.transfers.v1.ReconciliationRun.started_at:type_name -> google.protobuf.Timestamp
+	65, // 61: thumela.transfers.v1.ReconciliationRun.finished_at:type_name -> google.protobuf.Timestamp
+	64, // 62: thumela.transfers.v1.ReconciliationRun.mismatches:type_name -> thumela.transfers.v1.Mismatch
+	11, // 63: thumela.transfers.v1.TransfersService.CreateTransfer:input_type -> thumela.transfers.v1.CreateTransferRequest
+	13, // 64: thumela.transfers.v1.TransfersService.GetTransfer:input_type -> thumela.transfers.v1.GetTransferRequest
+	15, // 65: thumela.transfers.v1.TransfersService.ListTransfers:input_type -> thumela.transfers.v1.ListTransfersRequest
+	17, // 66: thumela.transfers.v1.TransfersService.CancelTransfer:input_type -> thumela.transfers.v1.CancelTransferRequest
+	21, // 67: thumela.transfers.v1.TransfersService.GetLimits:input_type -> thumela.transfers.v1.GetLimitsRequest
+	19, // 68: thumela.transfers.v1.TransfersService.QuoteFee:input_type -> thumela.transfers.v1.QuoteFeeRequest
+	24, // 69: thumela.transfers.v1.TransfersService.GetLimitPolicy:input_type -> thumela.transfers.v1.GetLimitPolicyRequest
+	28, // 70: thumela.transfers.v1.TransfersService.ListRecipients:input_type -> thumela.transfers.v1.ListRecipientsRequest
+	30, // 71: thumela.transfers.v1.TransfersService.UpdateRecipient:input_type -> thumela.transfers.v1.UpdateRecipientRequest
+	32, // 72: thumela.transfers.v1.TransfersService.DeleteRecipient:input_type -> thumela.transfers.v1.DeleteRecipientRequest
+	34, // 73: thumela.transfers.v1.TransfersService.FreezeVouchers:input_type -> thumela.transfers.v1.FreezeVouchersRequest
+	48, // 74: thumela.transfers.v1.TransfersService.CreateSchedule:input_type -> thumela.transfers.v1.CreateScheduleRequest
+	50, // 75: thumela.transfers.v1.TransfersService.ListSchedules:input_type -> thumela.transfers.v1.ListSchedulesRequest
+	52, // 76: thumela.transfers.v1.TransfersService.PauseSchedule:input_type -> thumela.transfers.v1.PauseScheduleRequest
+	54, // 77: thumela.transfers.v1.TransfersService.ResumeSchedule:input_type -> thumela.transfers.v1.ResumeScheduleRequest
+	56, // 78: thumela.transfers.v1.TransfersService.DeleteSchedule:input_type -> thumela.transfers.v1.DeleteScheduleRequest
+	59, // 79: thumela.transfers.v1.TransfersService.GetCredit:input_type -> thumela.transfers.v1.GetCreditRequest
+	61, // 80: thumela.transfers.v1.TransfersService.Reconcile:input_type -> thumela.transfers.v1.ReconcileRequest
+	37, // 81: thumela.transfers.v1.TransfersService.CollectVoucher:input_type -> thumela.transfers.v1.CollectVoucherRequest
+	39, // 82: thumela.transfers.v1.TransfersService.ReverseCollection:input_type -> thumela.transfers.v1.ReverseCollectionRequest
+	42, // 83: thumela.transfers.v1.TransfersService.ResendVoucher:input_type -> thumela.transfers.v1.ResendVoucherRequest
+	44, // 84: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:input_type -> thumela.transfers.v1.ChangeRecipientPhoneRequest
+	12, // 85: thumela.transfers.v1.TransfersService.CreateTransfer:output_type -> thumela.transfers.v1.CreateTransferResponse
+	14, // 86: thumela.transfers.v1.TransfersService.GetTransfer:output_type -> thumela.transfers.v1.GetTransferResponse
+	16, // 87: thumela.transfers.v1.TransfersService.ListTransfers:output_type -> thumela.transfers.v1.ListTransfersResponse
+	18, // 88: thumela.transfers.v1.TransfersService.CancelTransfer:output_type -> thumela.transfers.v1.CancelTransferResponse
+	23, // 89: thumela.transfers.v1.TransfersService.GetLimits:output_type -> thumela.transfers.v1.GetLimitsResponse
+	20, // 90: thumela.transfers.v1.TransfersService.QuoteFee:output_type -> thumela.transfers.v1.QuoteFeeResponse
+	26, // 91: thumela.transfers.v1.TransfersService.GetLimitPolicy:output_type -> thumela.transfers.v1.GetLimitPolicyResponse
+	29, // 92: thumela.transfers.v1.TransfersService.ListRecipients:output_type -> thumela.transfers.v1.ListRecipientsResponse
+	31, // 93: thumela.transfers.v1.TransfersService.UpdateRecipient:output_type -> thumela.transfers.v1.UpdateRecipientResponse
+	33, // 94: thumela.transfers.v1.TransfersService.DeleteRecipient:output_type -> thumela.transfers.v1.DeleteRecipientResponse
+	35, // 95: thumela.transfers.v1.TransfersService.FreezeVouchers:output_type -> thumela.transfers.v1.FreezeVouchersResponse
+	49, // 96: thumela.transfers.v1.TransfersService.CreateSchedule:output_type -> thumela.transfers.v1.CreateScheduleResponse
+	51, // 97: thumela.transfers.v1.TransfersService.ListSchedules:output_type -> thumela.transfers.v1.ListSchedulesResponse
+	53, // 98: thumela.transfers.v1.TransfersService.PauseSchedule:output_type -> thumela.transfers.v1.PauseScheduleResponse
+	55, // 99: thumela.transfers.v1.TransfersService.ResumeSchedule:output_type -> thumela.transfers.v1.ResumeScheduleResponse
+	57, // 100: thumela.transfers.v1.TransfersService.DeleteSchedule:output_type -> thumela.transfers.v1.DeleteScheduleResponse
+	60, // 101: thumela.transfers.v1.TransfersService.GetCredit:output_type -> thumela.transfers.v1.GetCreditResponse
+	62, // 102: thumela.transfers.v1.TransfersService.Reconcile:output_type -> thumela.transfers.v1.ReconcileResponse
+	41, // 103: thumela.transfers.v1.TransfersService.CollectVoucher:output_type -> thumela.transfers.v1.CollectVoucherResponse
+	40, // 104: thumela.transfers.v1.TransfersService.ReverseCollection:output_type -> thumela.transfers.v1.ReverseCollectionResponse
+	43, // 105: thumela.transfers.v1.TransfersService.ResendVoucher:output_type -> thumela.transfers.v1.ResendVoucherResponse
+	45, // 106: thumela.transfers.v1.TransfersService.ChangeRecipientPhone:output_type -> thumela.transfers.v1.ChangeRecipientPhoneResponse
+	85, // [85:107] is the sub-list for method output_type
+	63, // [63:85] is the sub-list for method input_type
+	63, // [63:63] is the sub-list for extension type_name
+	63, // [63:63] is the sub-list for extension extendee
+	0,  // [0:63] is the sub-list for field type_name
 }
 
 func init() { file_thumela_transfers_v1_transfers_proto_init() }
