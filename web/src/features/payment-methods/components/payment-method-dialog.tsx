@@ -1,6 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { CreditCard, Landmark, Lock } from "lucide-react";
+import { useState } from "react";
 import type { ComponentProps, ReactNode } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { toast } from "sonner";
@@ -107,11 +108,15 @@ interface PaymentMethodDialogProps {
 
 /** The Add/Edit payment method dialog. Its form is mounted afresh each time it opens. */
 export function PaymentMethodDialog({ open, onOpenChange, method, onAdded, returnFocus }: PaymentMethodDialogProps) {
+  // While the card is being saved the dialog stays open (Escape, the close button and a click
+  // outside do nothing), as the delete dialog does while deleting: closing it would not stop the
+  // save, and the sender would believe they had cancelled it.
+  const [saving, setSaving] = useState(false);
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
+    <Dialog open={open} onOpenChange={(next) => (next || !saving) && onOpenChange(next)}>
       {open && (
         <DialogContent title={method ? "Edit Payment Method" : "Add Payment Method"} returnFocus={returnFocus}>
-          <CardForm method={method} onDone={() => onOpenChange(false)} onAdded={onAdded} />
+          <CardForm method={method} onSaving={setSaving} onDone={() => onOpenChange(false)} onAdded={onAdded} />
         </DialogContent>
       )}
     </Dialog>
@@ -130,7 +135,15 @@ function initialValues(method?: PaymentMethod): CardFormValues {
   };
 }
 
-function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone: () => void; onAdded?: (paymentMethod: PaymentMethod) => void }) {
+interface CardFormProps {
+  method?: PaymentMethod;
+  /** Told when a save starts and ends: the dialog keeps itself open in between. */
+  onSaving: (saving: boolean) => void;
+  onDone: () => void;
+  onAdded?: (paymentMethod: PaymentMethod) => void;
+}
+
+function CardForm({ method, onSaving, onDone, onAdded }: CardFormProps) {
   const mode: CardFormMode = method ? "edit" : "add";
   const editing = mode === "edit";
   const addCard = useAddCard();
@@ -160,6 +173,15 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
   };
 
   const onValid = async (values: CardFormValues) => {
+    onSaving(true);
+    try {
+      await save(values);
+    } finally {
+      onSaving(false);
+    }
+  };
+
+  const save = async (values: CardFormValues) => {
     missingFieldsToast.dismiss();
     if (method) {
       try {
@@ -291,7 +313,9 @@ function CardForm({ method, onDone, onAdded }: { method?: PaymentMethod; onDone:
         <FieldError id="card-number-error" message={problem("cardNumber")} />
       </div>
 
-      <div className={cn("grid gap-4", editing ? "grid-cols-1" : "grid-cols-2")}>
+      {/* Below 640 px the CVV goes under the expiry: side by side, each select would be too
+          narrow to show the month or year chosen. */}
+      <div className={cn("grid gap-4", editing ? "grid-cols-1" : "grid-cols-1 sm:grid-cols-2")}>
         <fieldset>
           <legend className="mb-1.5 text-sm font-medium text-slate-700 dark:text-slate-200">Expiry Date</legend>
           {/* Locked (editing), each select reads as the card number does: muted, without the

@@ -91,7 +91,7 @@ function card(name: string) {
 }
 
 async function openMenu(user: ReturnType<typeof renderApp>["user"], name: string) {
-  await user.click(within(card(name)).getByRole("button", { name: "Options" }));
+  await user.click(within(card(name)).getByRole("button", { name: `Options for ${name}` }));
   return screen.findByRole("menu");
 }
 
@@ -367,6 +367,10 @@ describe("add card dialog", () => {
     await user.click(screen.getByRole("button", { name: "Add Payment Method" }));
 
     expect(await screen.findByRole("button", { name: "Processing..." })).toHaveAttribute("aria-disabled", "true");
+    // Closing it now would not stop the save: Escape and the close button leave it open.
+    await user.keyboard("{Escape}");
+    await user.click(screen.getByRole("button", { name: "Close" }));
+    expect(screen.getByRole("dialog", { name: "Add Payment Method" })).toBeInTheDocument();
     release();
     await expectToast("Payment method added");
     expect(received).toMatchObject({
@@ -548,7 +552,7 @@ describe("delete payment method", () => {
     await user.keyboard("{Escape}");
     expect(screen.queryByRole("alertdialog")).not.toBeInTheDocument();
     const card = screen.getByRole("region", { name: "Work Mastercard" });
-    await vi.waitFor(() => expect(within(card).getByRole("button", { name: "Options" })).toHaveFocus());
+    await vi.waitFor(() => expect(within(card).getByRole("button", { name: /^Options for / })).toHaveFocus());
   });
 
   it("says 'Deleting...' while busy; Cancel keeps the method", async () => {

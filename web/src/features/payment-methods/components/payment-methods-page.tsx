@@ -174,7 +174,10 @@ function PaymentMethodCard({
       <DropdownMenu.Root modal={false}>
         <DropdownMenu.Trigger
           ref={menuButton}
-          aria-label="Options"
+          // The spec's title, and the card it is for: five cards' menus must not all read
+          // "Options" in a screen reader's list of buttons.
+          title="Options"
+          aria-label={`Options for ${method.name}`}
           className="inline-flex size-9 shrink-0 items-center justify-center rounded-lg text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
         >
           <EllipsisVertical aria-hidden="true" className="size-5" />

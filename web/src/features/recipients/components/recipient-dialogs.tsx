@@ -9,13 +9,15 @@ import { Dialog, DialogContent, useReturnFocus } from "@/components/ui/dialog";
 import { FieldError } from "@/components/ui/field-error";
 import { Input, Label } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
-import { Bank } from "@/gen/thumela/bff/v1/bff_pb";
+import { Bank, ScheduleState } from "@/gen/thumela/bff/v1/bff_pb";
 import type { Recipient } from "@/gen/thumela/bff/v1/bff_pb";
 import { BANK_NAME } from "@/lib/banks";
 import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
 import { formatPhone } from "@/lib/phone";
+import { useSchedules } from "@/lib/schedules";
 import { RECIPIENT_MESSAGES, recipientSchema, useDeleteRecipient, useUpdateRecipient } from "../api/recipients";
 import type { RecipientFormValues } from "../api/recipients";
+import { scheduleName } from "./scheduled-sends";
 
 /** The banks a recipient can have, in the order ListBanks gives them. */
 const BANKS = [Bank.STANDARD_BANK, Bank.ABSA, Bank.FNB, Bank.NEDBANK, Bank.CAPITEC];
@@ -141,6 +143,15 @@ export function DeleteRecipientDialog({
   onClose: () => void;
 }) {
   const remove = useDeleteRecipient();
+  const schedules = useSchedules();
+  const warning = recipient
+    ? recipientSchedulesWarning(
+        recipient.name,
+        (schedules.data?.schedules ?? [])
+          .filter((s) => s.recipientPhone === recipient.phone && s.state !== ScheduleState.ENDED)
+          .map(scheduleName),
+      )
+    : "";
   // Back to the recipient's Delete button; once they are deleted, to the search box.
   const focusReturn = useReturnFocus(returnFocus, () => document.getElementById("recipients-search"));
 
@@ -170,6 +181,11 @@ export function DeleteRecipientDialog({
           <AlertDialog.Description className="mt-2 text-sm text-slate-600 dark:text-slate-400">
             Are you sure you want to delete this saved recipient? Your past transfers to them stay in your history.
           </AlertDialog.Description>
+          {warning && (
+            <p role="note" className="mt-3 rounded-lg bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+              {warning}
+            </p>
+          )}
           {recipient && (
             <div className="mt-4 flex items-center gap-3 rounded-lg bg-slate-50 p-3 dark:bg-slate-800/60">
               <UserRound aria-hidden="true" className="size-5 text-slate-500" />
@@ -195,4 +211,15 @@ export function DeleteRecipientDialog({
       </AlertDialog.Portal>
     </AlertDialog.Root>
   );
+}
+
+/**
+ * What deleting a recipient does not do: stop the scheduled sends to them (a schedule keeps its
+ * own copy of the name and number). `sends` are the names of those that have not ended.
+ */
+export function recipientSchedulesWarning(name: string, sends: string[]): string {
+  if (sends.length === 0) return "";
+  const which = sends.length === 1 ? `a scheduled send to ${name} (${sends[0]})` : `${sends.length} scheduled sends to ${name} (${sends.join("; ")})`;
+  const them = sends.length === 1 ? "it" : "them";
+  return `You have ${which}. Deleting ${name} does not stop ${them}: pause or delete ${them} under Scheduled sends.`;
 }

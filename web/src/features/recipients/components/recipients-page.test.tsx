@@ -4,8 +4,16 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { Bank, RecipientSchema, RecipientsService } from "@/gen/thumela/bff/v1/bff_pb";
-import type { Recipient, UpdateRecipientRequest } from "@/gen/thumela/bff/v1/bff_pb";
+import {
+  Bank,
+  RecipientSchema,
+  RecipientsService,
+  ScheduleFrequency,
+  ScheduleSchema,
+  ScheduleState,
+  SchedulesService,
+} from "@/gen/thumela/bff/v1/bff_pb";
+import type { Recipient, Schedule, UpdateRecipientRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
 import { badRequestDetail, errorWithDetails } from "@/test/error-details";
 import { liveFeed } from "@/test/live-feed";
@@ -18,7 +26,7 @@ function recipient(id: string, name: string, phone: string, bank: Bank, paidMinu
 }
 
 /** An in-memory RecipientsService, filtering by name or phone like the server. */
-function backend(initial: Recipient[], options: { live?: ReturnType<typeof liveFeed>; fail?: boolean } = {}) {
+function backend(initial: Recipient[], options: { live?: ReturnType<typeof liveFeed>; fail?: boolean; schedules?: Schedule[] } = {}) {
   const state = { list: [...initial], updates: [] as UpdateRecipientRequest[], lists: 0 };
   const routes = (r: ConnectRouter) => {
     r.service(RecipientsService, {
@@ -43,6 +51,10 @@ function backend(initial: Recipient[], options: { live?: ReturnType<typeof liveF
         return {};
       },
     });
+    if (options.schedules) {
+      const schedules = options.schedules;
+      r.service(SchedulesService, { listSchedules: () => ({ schedules }) });
+    }
     options.live?.register(r);
   };
   return { state, routes };
@@ -143,6 +155,33 @@ describe("recipients page", () => {
     await user.click(within(await screen.findByRole("alertdialog", { name: "Delete Recipient" })).getByRole("button", { name: "Delete" }));
     await expectToast("Recipient deleted", "Naledi Mokoena was removed from your saved recipients.");
     await waitFor(() => expect(screen.queryByRole("heading", { name: "Naledi Mokoena" })).not.toBeInTheDocument());
+  });
+
+  it("says, before deleting a recipient, that their scheduled sends go on", async () => {
+    const weekly = create(ScheduleSchema, {
+      id: "s-1",
+      recipientName: "Naledi Mokoena",
+      recipientPhone: "+27835550101",
+      bank: Bank.CAPITEC,
+      amountCents: 50_000n,
+      frequency: ScheduleFrequency.WEEKLY,
+      state: ScheduleState.ACTIVE,
+    });
+    const ended = create(ScheduleSchema, { ...weekly, id: "s-2", frequency: ScheduleFrequency.MONTHLY, state: ScheduleState.ENDED });
+    const { user } = await openPage([NALEDI, SIPHO], { schedules: [weekly, ended] });
+    await user.click(await screen.findByRole("button", { name: "Delete Naledi Mokoena" }));
+    const confirm = await screen.findByRole("alertdialog", { name: "Delete Recipient" });
+    expect(
+      await within(confirm).findByText(
+        "You have a scheduled send to Naledi Mokoena (R500,00 to Naledi Mokoena, weekly). Deleting Naledi Mokoena does not stop it: pause or delete it under Scheduled sends.",
+      ),
+    ).toBeInTheDocument();
+    await user.click(within(confirm).getByRole("button", { name: "Cancel" }));
+
+    // Nothing scheduled to Sipho: nothing to say.
+    await user.click(screen.getByRole("button", { name: "Delete Sipho Dlamini" }));
+    const other = await screen.findByRole("alertdialog", { name: "Delete Recipient" });
+    expect(within(other).queryByRole("note")).not.toBeInTheDocument();
   });
 
   it("lists them again when the live stream says they changed", async () => {

@@ -260,8 +260,11 @@ describe("scheduled sends on /recipients", () => {
     await expectToast("Scheduled send paused", "Nothing more goes to Naledi Mokoena until you resume it.");
     const resume = await screen.findByRole("button", { name: "Resume R500,00 to Naledi Mokoena, weekly" });
     expect(screen.getByRole("region", { name: "R500,00 to Naledi Mokoena, weekly" })).toHaveTextContent("Paused");
-    await user.click(resume);
+    // The keyboard user's focus moves to the button that replaced the one they pressed.
+    await vi.waitFor(() => expect(resume).toHaveFocus());
+    await user.keyboard("{Enter}");
     await expectToast("Scheduled send resumed");
+    await vi.waitFor(() => expect(screen.getByRole("button", { name: "Pause R500,00 to Naledi Mokoena, weekly" })).toHaveFocus());
     expect(await screen.findByText("Fri 11 Dec 2026")).toBeInTheDocument();
   });
 

@@ -1,7 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import { CalendarClock, CircleAlert, CircleCheck, Pause, Play, Trash2 } from "lucide-react";
 import { AlertDialog } from "radix-ui";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -96,8 +96,19 @@ function ScheduleCard({ schedule, onDelete }: { schedule: Schedule; onDelete: (b
   const pause = usePauseSchedule();
   const resume = useResumeSchedule();
   const busy = pause.isPending || resume.isPending;
+  // Pause and Resume are one button that changes with the state: the focus stays on it. The
+  // card may also move in the list (active ones first), which takes the focus from it; once the
+  // new state is shown, the button takes it back.
+  const toggle = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (!refocus.current) return;
+    refocus.current = false;
+    toggle.current?.focus();
+  }, [schedule.state]);
 
   const act = async (action: "pause" | "resume") => {
+    refocus.current = true; // before the call: the new state may be shown before it returns
     try {
       if (action === "pause") await pause.mutateAsync({ scheduleId: schedule.id });
       else await resume.mutateAsync({ scheduleId: schedule.id });
@@ -108,6 +119,7 @@ function ScheduleCard({ schedule, onDelete }: { schedule: Schedule; onDelete: (b
             : `Sends to ${schedule.recipientName} start again from the next date.`,
       });
     } catch (error) {
+      refocus.current = false; // nothing changed: the focus is still on the button
       toast.error(SCHEDULE_MESSAGES.actionFailed, { description: errorMessage(error, SCHEDULE_MESSAGES.actionFailedFallback) });
     }
   };
@@ -167,16 +179,17 @@ function ScheduleCard({ schedule, onDelete }: { schedule: Schedule; onDelete: (b
         )}
       </div>
       <div className="mt-auto flex flex-wrap gap-2 pt-1">
-        {schedule.state === ScheduleState.ACTIVE && (
-          <Button variant="outline" size="sm" busy={pause.isPending} disabled={busy} aria-label={`Pause ${name}`} onClick={() => void act("pause")}>
-            <Pause aria-hidden="true" className="size-4" />
-            Pause
-          </Button>
-        )}
-        {schedule.state === ScheduleState.PAUSED && (
-          <Button variant="outline" size="sm" busy={resume.isPending} disabled={busy} aria-label={`Resume ${name}`} onClick={() => void act("resume")}>
-            <Play aria-hidden="true" className="size-4" />
-            Resume
+        {(schedule.state === ScheduleState.ACTIVE || schedule.state === ScheduleState.PAUSED) && (
+          <Button
+            ref={toggle}
+            variant="outline"
+            size="sm"
+            busy={busy}
+            aria-label={`${schedule.state === ScheduleState.ACTIVE ? "Pause" : "Resume"} ${name}`}
+            onClick={() => void act(schedule.state === ScheduleState.ACTIVE ? "pause" : "resume")}
+          >
+            {schedule.state === ScheduleState.ACTIVE ? <Pause aria-hidden="true" className="size-4" /> : <Play aria-hidden="true" className="size-4" />}
+            {schedule.state === ScheduleState.ACTIVE ? "Pause" : "Resume"}
           </Button>
         )}
         <Button
