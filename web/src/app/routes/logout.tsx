@@ -1,7 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import { Link, useLocation, useNavigate } from "react-router";
+import { Link, Navigate, useLocation, useNavigate } from "react-router";
 import { toast } from "sonner";
 import { Button, buttonClasses } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -9,6 +9,7 @@ import { LoadingBlock } from "@/components/ui/spinner";
 import { useSignOut } from "@/features/auth/api/sign-out";
 import { resetAnalytics } from "@/lib/analytics";
 import { hasCode } from "@/lib/errors";
+import { hasSessionHint } from "@/lib/session-hint";
 
 /**
  * Signs out: → /login on success, → /dashboard on failure. Reached from inside the app (the Log
@@ -20,6 +21,8 @@ export default function LogoutPage() {
   // The router gives the first entry of a visit the key "default": nothing of this app led here.
   const direct = useLocation().key === "default";
   const [confirmed, setConfirmed] = useState(false);
+  // A visitor who is not signed in has nothing to log out of: no question, no "Logged out".
+  if (direct && !confirmed && !hasSessionHint()) return <Navigate to="/login" replace />;
   if (direct && !confirmed) return <ConfirmLogout onConfirm={() => setConfirmed(true)} />;
   return <SigningOut />;
 }

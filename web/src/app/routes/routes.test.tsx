@@ -95,6 +95,22 @@ describe("logout", () => {
     expect(signOuts).toBe(0);
   });
 
+  it("sends a visitor who is not signed in to the login page, without a question or a 'Logged out'", async () => {
+    let signOuts = 0;
+    const { router } = renderApp("/logout", {
+      routes: (r) =>
+        r.rpc(AuthService.method.signOut, () => {
+          signOuts++;
+          return {};
+        }),
+    });
+    expect(await screen.findByRole("heading", { name: "Welcome Back" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/login");
+    expect(screen.queryByRole("heading", { name: "Log out of Thumela?" })).not.toBeInTheDocument();
+    expect(screen.queryByText("Logged out")).not.toBeInTheDocument();
+    expect(signOuts).toBe(0);
+  });
+
   it("signs out from the sidebar's Log Out link", async () => {
     const { user, router } = renderApp("/dashboard", { session: SIGNED_IN });
     const nav = await screen.findByRole("navigation", { name: "Main navigation" }, { timeout: 5000 });

@@ -14,6 +14,7 @@ import {
 } from "@/gen/thumela/bff/v1/bff_pb";
 import type { ChangePasswordRequest } from "@/gen/thumela/bff/v1/bff_pb";
 import { SIGNED_IN, renderApp } from "@/test/render-app";
+import { badRequestDetail, errorWithDetails } from "@/test/error-details";
 import { expectNoToast, expectToast } from "@/test/toasts";
 
 async function openSecurity(changePassword: (request: ChangePasswordRequest) => object = () => ({})) {
@@ -96,6 +97,19 @@ describe("change password", () => {
     await fill(user, "old-password", "correct-horse-1", "correct-horse-1");
     await expectToast("Update failed", message);
     expect(screen.getByLabelText("Current password")).toBeInTheDocument(); // the form stays open
+  });
+
+  it("marks the new password identity refused (too common), with its words, and focuses it", async () => {
+    const common = "This password is too common. Please choose one that is harder to guess.";
+    const { user } = await openSecurity(() => {
+      throw errorWithDetails(common, Code.InvalidArgument, badRequestDetail([{ field: "new_password", description: common }]));
+    });
+    await fill(user, "old-password", "password123", "password123");
+    await expectToast("Update failed", common);
+    const next = screen.getByLabelText("New password");
+    expect(next).toHaveAttribute("aria-invalid", "true");
+    expect(next).toHaveAccessibleDescription(common);
+    expect(next).toHaveFocus();
   });
 
   it("a mistyped current password's 'Update failed' goes when the password is then changed", async () => {

@@ -11,7 +11,7 @@ import { FieldError } from "@/components/ui/field-error";
 import { Label } from "@/components/ui/input";
 import { PasswordInput } from "@/components/ui/password-input";
 import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
-import { errorMessage, hasCode } from "@/lib/errors";
+import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
 import { failureToast } from "@/lib/failure-toast";
 import {
   MIN_PASSWORD_LENGTH,
@@ -60,6 +60,14 @@ export function SecuritySection() {
   );
 }
 
+/** identity's field names in a ChangePassword refusal, and the form's fields they are. */
+const PASSWORD_VIOLATION_FIELDS: Record<string, keyof ChangePasswordValues> = {
+  new_password: "newPassword",
+  newPassword: "newPassword",
+  current_password: "currentPassword",
+  currentPassword: "currentPassword",
+};
+
 function isWrongCurrentPassword(error: unknown): boolean {
   return (
     (hasCode(error, Code.InvalidArgument) || hasCode(error, Code.Unauthenticated)) &&
@@ -95,6 +103,15 @@ function ChangePasswordForm({ onClose }: { onClose: () => void }) {
         return;
       }
       UPDATE_FAILED.show("Update failed", { description: errorMessage(error, PASSWORD_UPDATE_FALLBACK) });
+      // The field identity refused (a common password, one like the e-mail address) is marked
+      // and takes the focus, as on sign-up: the fix starts where the problem is.
+      let focus = true;
+      for (const violation of hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : []) {
+        const name = PASSWORD_VIOLATION_FIELDS[violation.field];
+        if (!name || !violation.description) continue;
+        setError(name, { type: "server", message: violation.description }, { shouldFocus: focus });
+        focus = false;
+      }
       if (hasCode(error, Code.Unauthenticated)) {
         // The session itself ended: let the route guard re-check it.
         void queryClient.invalidateQueries({

@@ -182,6 +182,16 @@ describe("transaction history", () => {
     expect(row).not.toHaveTextContent("+R11,10");
   });
 
+  it("says a waived fee was waived, as the details and the statement do, not '+R0,00'", async () => {
+    renderHistory([
+      makeTransfer({ recipientName: "Sipho Dlamini", status: TransferStatus.COMPLETED, amountCents: 5000n, feeCents: 0n, totalAmountCents: 5000n, feeWaived: true }),
+    ]);
+    await screen.findByRole("table");
+    const [row] = bodyRows();
+    expect(row).toHaveTextContent("Fee waived");
+    expect(row).not.toHaveTextContent("+R0,00");
+  });
+
   it("says 'No transactions found' when there are none, and where to start", async () => {
     renderHistory([]);
     expect(await screen.findByText("No transactions found")).toBeInTheDocument();
