@@ -165,6 +165,43 @@ test("a weekly schedule whose first occurrence runs", async () => {
   await toast(page, "Scheduled send deleted").waitFor();
   await card.waitFor({ state: "detached" });
 
+  // A schedule paying with a card the bank declines: its send made a transfer, which failed, and
+  // the schedule says so with the reason, never "Sent".
+  await nav(page, "Payment Methods").click();
+  await page.getByRole("heading", { name: "Payment Methods", level: 1 }).waitFor();
+  await page.getByRole("button", { name: "Add Method" }).click();
+  const add = page.getByRole("dialog", { name: "Add Payment Method" });
+  await add.getByLabel("Card Name").fill("Declined Visa");
+  await add.getByLabel("Card Number").pressSequentially("4000000000000002");
+  await add.getByRole("combobox", { name: "Expiry month" }).selectOption("08");
+  await add.getByRole("combobox", { name: "Expiry year" }).selectOption(String(new Date().getFullYear() + 1));
+  await add.getByLabel("CVV").fill("123");
+  await add.getByRole("button", { name: "Add Payment Method" }).click();
+  await toast(page, "Payment method added").waitFor();
+  await add.waitFor({ state: "detached" });
+  await nav(page, "Recipients").click();
+  await page.getByRole("button", { name: "Schedule a send to Sipho Dlamini" }).click();
+  await dialog.waitFor();
+  await dialog.getByLabel("Amount (ZAR)").fill("100");
+  await dialog.getByLabel("Card").selectOption({ label: "Declined Visa (•••• 0002)" });
+  // Nothing is scheduled before the fee is shown: wait for R100's.
+  await charge.getByText(/^R\d[\d\s]*,\d\d is charged to your card every week\./).waitFor();
+  assert.match(await charge.innerText(), /Send amount\s+R100,00/);
+  await dialog.getByRole("button", { name: "Schedule send" }).click();
+  await stepUp.or(toast(page, "Scheduled send created")).first().waitFor({ timeout: 20_000 });
+  if (await stepUp.isVisible()) {
+    await stepUp.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await stepUp.getByRole("button", { name: "Confirm and schedule" }).click();
+  }
+  await dialog.waitFor({ state: "detached", timeout: 20_000 });
+  const declined = page.getByRole("region", { name: "R100,00 to Sipho Dlamini, weekly" });
+  await declined.getByText(/Failed: .*declined/).waitFor({ timeout: 30_000 });
+  assert.match(await declined.innerText(), new RegExp(`${days.today} · Failed: `));
+  assert.doesNotMatch(await declined.innerText(), /Sent, reference/);
+  await declined.getByRole("button", { name: "Delete R100,00 to Sipho Dlamini, weekly" }).click();
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await declined.waitFor({ state: "detached" });
+
   // The monthly repeat has not run (its first send is a month away); delete it too.
   assert.match(await monthly.innerText(), /None yet\./);
   await monthly.getByRole("button", { name: "Delete R150,00 to Sipho Dlamini, monthly" }).click();
