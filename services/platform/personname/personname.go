@@ -175,15 +175,13 @@ func Parse(raw string) (string, Problem) {
 // loses that word; its owner can type it again with a space ("T. Nkosi").
 func Clean(raw string) string {
 	raw = strings.ToValidUTF8(raw, "")
-	marks := 0
+	marks := 0 // marks in a row among what is kept: a dropped character ("0") parts nothing
 	kept := strings.Map(func(r rune) rune {
-		if !unicode.Is(unicode.M, r) {
-			marks = 0
-		}
 		switch {
 		case invisible(r):
 			return -1
 		case r == ' ' || unicode.Is(unicode.Zs, r):
+			marks = 0
 			return ' '
 		case unicode.Is(unicode.M, r):
 			if marks++; marks > MaxMarks {
@@ -191,6 +189,7 @@ func Clean(raw string) string {
 			}
 			return r
 		case unicode.IsLetter(r), r == '\'', r == '’', r == '-', r == '.':
+			marks = 0
 			return r
 		}
 		return -1
