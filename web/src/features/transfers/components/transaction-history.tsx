@@ -276,10 +276,16 @@ function HistoryRow({ transfer, onOpen }: { transfer: Transfer; onOpen: () => vo
       <td className="px-4 py-3 text-right whitespace-nowrap tabular-nums max-sm:px-2 max-sm:pb-1">
         <p className="font-medium">{formatMoney(transfer.amountCents)}</p>
         <p className="text-xs text-slate-500 dark:text-slate-400">
-          <span className="sr-only">Fee </span>
           {/* A failed transfer charged nothing (DECISIONS.md): no "+fee" line. A waived fee says
               so, as the details and the statement do, rather than "+R0,00". */}
-          {transfer.status === TransferStatus.FAILED ? "Not charged" : transfer.feeWaived ? "Fee waived" : formatSignedMoney(fee, "in")}
+          {transfer.status !== TransferStatus.FAILED && transfer.feeWaived ? (
+            "Fee waived"
+          ) : (
+            <>
+              <span className="sr-only">Fee </span>
+              {transfer.status === TransferStatus.FAILED ? "Not charged" : formatSignedMoney(fee, "in")}
+            </>
+          )}
         </p>
       </td>
       <td className="hidden px-4 py-3 text-slate-600 lg:table-cell dark:text-slate-300">
