@@ -137,7 +137,7 @@ describe("payment methods page", () => {
     expect(await screen.findByRole("dialog", { name: "Add Payment Method" })).toBeInTheDocument();
   });
 
-  it("shows each method with its name, Default badge, last four and expiry, in a two-column grid", async () => {
+  it("shows each method with its name, Default badge, brand, last four and expiry, in a two-column grid", async () => {
     await openPage();
     const list = await screen.findByRole("list", { name: "Your payment methods" });
     expect(list.className).toContain("md:grid-cols-2");
@@ -148,9 +148,14 @@ describe("payment methods page", () => {
     expect(within(personal).getByText("Default")).toBeInTheDocument();
     expect(within(personal).getByText("•••• 4242")).toBeInTheDocument();
     expect(within(personal).getByText("Exp: 08/30")).toBeInTheDocument();
-    expect(within(personal).getByText("Visa")).toBeInTheDocument(); // the icon's name
+    // The brand is on screen, beside the last four, not only in screen-reader text.
+    const brand = within(personal).getByText("Visa");
+    expect(brand).toBeVisible();
+    expect(brand.closest(".sr-only")).toBeNull();
+    expect(brand.parentElement).toHaveTextContent("Visa •••• 4242");
 
     const work = card("Work Mastercard");
+    expect(within(work).getByText("Mastercard").closest(".sr-only")).toBeNull();
     expect(within(work).queryByText("Default")).not.toBeInTheDocument();
     expect(within(work).getByText("Exp: 01/29")).toBeInTheDocument();
   });

@@ -157,7 +157,7 @@ function PaymentMethodCard({
     <Card aria-labelledby={nameId} className="flex h-full items-start gap-4 p-5">
       <span className="flex size-11 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700 dark:bg-brand-950 dark:text-brand-300">
         <Icon aria-hidden="true" className="size-6" />
-        <span className="sr-only">{bank ? "Bank account" : BRAND_LABEL[method.brand]}</span>
+        {bank && <span className="sr-only">Bank account</span>}
       </span>
       <div className="min-w-0 flex-1">
         <div className="flex flex-wrap items-center gap-2">
@@ -166,7 +166,14 @@ function PaymentMethodCard({
           </h2>
           {method.isDefault && <Badge>Default</Badge>}
         </div>
-        {!bank && <p className="mt-1 font-mono text-sm text-slate-700 dark:text-slate-300">{maskedLastFour(method.lastFour)}</p>}
+        {/* The brand is for everyone to see (DECISIONS.md: lists show brand, name, last four and
+            expiry), not for screen readers only. */}
+        {!bank && (
+          <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
+            <span className="font-medium">{BRAND_LABEL[method.brand]}</span>{" "}
+            <span className="font-mono">{maskedLastFour(method.lastFour)}</span>
+          </p>
+        )}
         {method.expiryMonth > 0 && (
           <p className="mt-0.5 text-sm text-slate-500 dark:text-slate-400">Exp: {formatExpiry(method)}</p>
         )}

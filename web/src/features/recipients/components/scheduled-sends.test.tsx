@@ -227,6 +227,15 @@ describe("scheduled sends on /recipients", () => {
     expect(within(monthly).queryByRole("button", { name: /^Pause/ })).not.toBeInTheDocument();
   });
 
+  it("says when the schedule's card was deleted since: its next send will fail", async () => {
+    await openPage([schedule({ id: "s-4", paymentMethodId: "pm-gone", paymentMethodName: "Old Visa", paymentMethodLastFour: "1111" }), WEEKLY]);
+    const [first, second] = within(await within(section()).findByRole("list", { name: "Your scheduled sends" })).getAllByRole("region");
+    await vi.waitFor(() =>
+      expect(first).toHaveTextContent("Old Visa (•••• 1111)Removed from your account: the next send will fail. Schedule it again with another card."),
+    );
+    expect(second).not.toHaveTextContent("Removed from your account");
+  });
+
   it("says a send whose transfer failed failed, with its reason, and one still on its way is sending", async () => {
     await openPage([
       schedule({

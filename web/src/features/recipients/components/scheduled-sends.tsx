@@ -14,6 +14,7 @@ import { BANK_NAME } from "@/lib/banks";
 import { formatDay } from "@/lib/date";
 import { errorMessage, hasCode } from "@/lib/errors";
 import { formatMoney } from "@/lib/money";
+import { usePaymentCards } from "@/lib/payment-cards";
 import { formatPhone } from "@/lib/phone";
 import { FREQUENCY_LABEL, STATE_LABEL, useDeleteSchedule, usePauseSchedule, useResumeSchedule, useSchedules } from "@/lib/schedules";
 import { SCHEDULE_MESSAGES } from "../api/schedules";
@@ -125,6 +126,11 @@ function ScheduleCard({ schedule, onDelete }: { schedule: Schedule; onDelete: (b
   };
 
   const occurrences = [...schedule.recentOccurrences].sort((a, b) => (a.date < b.date ? 1 : -1)).slice(0, OCCURRENCES_SHOWN);
+  // A card deleted since the schedule was made: its next send will fail (and be e-mailed), so
+  // the card says so while the schedule can still run. Judged only once the cards are read.
+  const { cards, isSuccess: cardsRead } = usePaymentCards();
+  const cardGone =
+    cardsRead && schedule.state !== ScheduleState.ENDED && !cards?.some((saved) => saved.id === schedule.paymentMethodId);
   const card = schedule.paymentMethodLastFour
     ? `${schedule.paymentMethodName || "Card"} (•••• ${schedule.paymentMethodLastFour})`
     : schedule.paymentMethodName || "Unknown card";
@@ -159,7 +165,14 @@ function ScheduleCard({ schedule, onDelete }: { schedule: Schedule; onDelete: (b
           </>
         )}
         <dt className="text-slate-500 dark:text-slate-400">Card</dt>
-        <dd>{card}</dd>
+        <dd>
+          {card}
+          {cardGone && (
+            <span className="block text-amber-800 dark:text-amber-300">
+              Removed from your account: the next send will fail. Schedule it again with another card.
+            </span>
+          )}
+        </dd>
         <dt className="text-slate-500 dark:text-slate-400">Runs</dt>
         <dd>
           From {formatDay(schedule.startDate)}
