@@ -2,11 +2,10 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -208,10 +207,15 @@ func (t *Transfers) CancelTransfer(ctx context.Context, req *bffv1.CancelTransfe
 }
 
 func (t *Transfers) ResendVoucher(ctx context.Context, req *bffv1.ResendVoucherRequest) (*bffv1.ResendVoucherResponse, error) {
-	if err := t.refuseSpentSMSBudget(ctx, req.GetId()); err != nil {
-		return nil, err
+	// The budget is asked inside the forwarded call: one session look-up for both, and its
+	// refusal is mapped at the edge as the services' own are.
+	resend := func(ctx context.Context, in *transfersv1.ResendVoucherRequest, opts ...grpc.CallOption) (*transfersv1.ResendVoucherResponse, error) {
+		if err := t.refuseSpentSMSBudget(ctx, in.GetTransferId()); err != nil {
+			return nil, err
+		}
+		return t.Deps.Transfers.ResendVoucher(ctx, in, opts...)
 	}
-	res, err := forwardChange(ctx, t.Deps, t.Deps.Transfers.ResendVoucher, &transfersv1.ResendVoucherRequest{TransferId: req.GetId()})
+	res, err := forwardChange(ctx, t.Deps, resend, &transfersv1.ResendVoucherRequest{TransferId: req.GetId()})
 	if err != nil {
 		return nil, err
 	}
@@ -222,19 +226,16 @@ func (t *Transfers) ResendVoucher(ctx context.Context, req *bffv1.ResendVoucherR
 // budget: what the sender can do instead.
 const MsgSMSBudgetSpent = " Try again later, or change the recipient's number."
 
-// refuseSpentSMSBudget answers FailedPrecondition when the resend of transferID's voucher would
-// be failed for the sender's SMS budget to its number: a resend issues a new voucher number (and
-// PIN) and spends one of the three resends, and an SMS that cannot go would leave the recipient
-// with neither the old voucher nor the new. It asks transfers for the number and notifications
-// for the budget; when either cannot answer, the resend goes on (transfers decides it, and
-// notifications applies the budget to its SMS anyway).
-func (t *Transfers) refuseSpentSMSBudget(callCtx context.Context, transferID string) error {
+// refuseSpentSMSBudget answers FailedPrecondition (a gRPC status, as a service's refusal) when
+// the resend of transferID's voucher would be failed for the sender's SMS budget to its number:
+// a resend issues a new voucher number (and PIN) and spends one of the three resends, and an SMS
+// that cannot go would leave the recipient with neither the old voucher nor the new. ctx carries
+// the sender's token. It asks transfers for the number and notifications for the budget; when
+// either cannot answer, the resend goes on (transfers decides it, and notifications applies the
+// budget to its SMS anyway).
+func (t *Transfers) refuseSpentSMSBudget(ctx context.Context, transferID string) error {
 	if t.Notifications == nil {
 		return nil
-	}
-	ctx, _, err := t.authed(callCtx)
-	if err != nil {
-		return err
 	}
 	got, err := t.Deps.Transfers.GetTransfer(ctx, &transfersv1.GetTransferRequest{TransferId: transferID})
 	if err != nil {
@@ -250,7 +251,7 @@ func (t *Transfers) refuseSpentSMSBudget(callCtx context.Context, transferID str
 	if !budget.GetSpent() {
 		return nil
 	}
-	return connect.NewError(connect.CodeFailedPrecondition, errors.New(budget.GetReason()+MsgSMSBudgetSpent))
+	return status.Error(codes.FailedPrecondition, budget.GetReason()+MsgSMSBudgetSpent)
 }
 
 func (t *Transfers) ChangeRecipientPhone(ctx context.Context, req *bffv1.ChangeRecipientPhoneRequest) (*bffv1.ChangeRecipientPhoneResponse, error) {

@@ -75,6 +75,47 @@ func invisible(r rune) bool {
 	return unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Variation_Selector, r)
 }
 
+// runeKind is what a character is to the names' rule, for Parse and Clean alike.
+type runeKind int
+
+const (
+	kindRefused runeKind = iota // anything the rule does not allow, the invisible letters included
+	kindSpace                   // U+0020 and the other space separators (Zs)
+	kindLetter
+	kindMark        // a combining mark
+	kindPunctuation // the apostrophes (' and ’), the hyphen and the full stop
+)
+
+// kindOf classifies r by the names' rule.
+func kindOf(r rune) runeKind {
+	switch {
+	case r == ' ' || unicode.Is(unicode.Zs, r):
+		return kindSpace
+	case invisible(r):
+		return kindRefused
+	case unicode.IsLetter(r):
+		return kindLetter
+	case unicode.Is(unicode.M, r):
+		return kindMark
+	case r == '\'', r == '’', r == '-', r == '.':
+		return kindPunctuation
+	}
+	return kindRefused
+}
+
+// markRun counts the combining marks in a row: next reports whether a character of kind k may
+// follow, which every kind but a mark beyond MaxMarks may (and which parts the run).
+type markRun int
+
+func (m *markRun) next(k runeKind) bool {
+	if k != kindMark {
+		*m = 0
+		return true
+	}
+	*m++
+	return int(*m) <= MaxMarks
+}
+
 // Hidden reports a character that a reader cannot see for what it is: a control (NUL, ESC, new
 // lines), a format character (the bidirectional overrides and isolates such as U+202E that show
 // text reversed, zero-width spaces and joiners, the soft hyphen, the byte order mark), a line or
@@ -123,27 +164,21 @@ func Parse(raw string) (string, Problem) {
 	raw = strings.TrimSpace(raw)
 	var b strings.Builder
 	b.Grow(len(raw))
-	space, letters, marks := false, 0, 0
+	space, letters := false, 0
+	var marks markRun
 	for _, r := range raw {
+		k := kindOf(r)
 		switch {
-		case r == ' ' || unicode.Is(unicode.Zs, r):
+		case k == kindSpace:
 			// Zs only: tabs, line breaks and U+2028/2029 are control or separator characters
 			// that have no place in a name and are refused below.
-			space, marks = true, 0
+			space = true
+			marks.next(k)
 			continue
-		case invisible(r):
+		case k == kindRefused || !marks.next(k):
 			return "", Characters
-		case unicode.IsLetter(r):
+		case k == kindLetter:
 			letters++
-			marks = 0
-		case unicode.Is(unicode.M, r):
-			if marks++; marks > MaxMarks {
-				return "", Characters
-			}
-		case r == '\'', r == '’', r == '-', r == '.':
-			marks = 0
-		default:
-			return "", Characters
 		}
 		if space && b.Len() > 0 {
 			b.WriteByte(' ')
@@ -175,24 +210,15 @@ func Parse(raw string) (string, Problem) {
 // loses that word; its owner can type it again with a space ("T. Nkosi").
 func Clean(raw string) string {
 	raw = strings.ToValidUTF8(raw, "")
-	marks := 0 // marks in a row among what is kept: a dropped character ("0") parts nothing
+	var marks markRun // among what is kept: a dropped character ("0") parts no pile of marks
 	kept := strings.Map(func(r rune) rune {
-		switch {
-		case invisible(r):
-			return -1
-		case r == ' ' || unicode.Is(unicode.Zs, r):
-			marks = 0
+		switch k := kindOf(r); {
+		case k == kindRefused || !marks.next(k):
+			return -1 // a character outside the rule, or the pile beyond what a letter carries
+		case k == kindSpace:
 			return ' '
-		case unicode.Is(unicode.M, r):
-			if marks++; marks > MaxMarks {
-				return -1 // the pile beyond what a letter carries
-			}
-			return r
-		case unicode.IsLetter(r), r == '\'', r == '’', r == '-', r == '.':
-			marks = 0
-			return r
 		}
-		return -1
+		return r
 	}, raw)
 	words := strings.Fields(kept)
 	n := 0

@@ -90,7 +90,7 @@ func spec(keys auth.KeySource) service.Spec {
 			rt.Go("notifications-expiry", func(ctx context.Context) error { return deliverer.RunExpiry(ctx, time.Minute) })
 			rt.Add(webhook.Component(cfg.WebhookAddr, webhook.New(deliverer, cfg.WebhookToken, rt.Logger).ServeMux(), rt.Logger))
 
-			svc := app.NewService(store, store, cfg.SupportEmail, cfg.SMSPerRecipientPerDay, nil, rt.Logger)
+			svc := app.NewService(store, store, deliverer, cfg.SupportEmail, nil, rt.Logger)
 			return rt.Serve(grpcport.Policy, keys, func(s grpc.ServiceRegistrar) {
 				notificationsv1.RegisterNotificationsServiceServer(s, grpcport.NewServer(svc, rt.Logger))
 			})

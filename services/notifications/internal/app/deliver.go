@@ -200,7 +200,7 @@ func (d *Deliverer) Handle(ctx context.Context, req Request, deliveries int) (Ou
 		// Judged before the request is stored, so it does not count itself; a redelivery of a
 		// request stored already was judged when it was stored (only a new one is failed below).
 		var err error
-		if overBudget, err = smsBudgetSpent(ctx, d.repo, d.cfg.SMSPerRecipientPerDay, fresh.Recipient, fresh.UserID, fresh.QueuedAt); err != nil {
+		if overBudget, err = d.SMSBudgetSpent(ctx, fresh.Recipient, fresh.UserID, fresh.QueuedAt); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -449,15 +449,16 @@ func (d *Deliverer) provider(ch domain.Channel) string {
 	return ProviderSMTP
 }
 
-// smsBudgetSpent reports whether userID has sent recipient (E.164) as many SMS in the 24 hours
-// before at as one sender may (perDay; 0 is no budget): the one rule by which the Deliverer
-// fails a request (ReasonRecipientBudget) and the API tells a sender beforehand
-// (Service.SMSBudgetSpent).
-func smsBudgetSpent(ctx context.Context, repo Repository, perDay int, recipient, userID string, at time.Time) (bool, error) {
+// SMSBudgetSpent reports whether userID had sent recipient (E.164) as many SMS in the 24 hours
+// before at as one sender may (DeliverConfig.SMSPerRecipientPerDay; 0 is no budget): the one
+// rule by which the Deliverer fails a request (ReasonRecipientBudget), and by which the API
+// tells a sender beforehand (Service.SMSBudgetSpent).
+func (d *Deliverer) SMSBudgetSpent(ctx context.Context, recipient, userID string, at time.Time) (bool, error) {
+	perDay := d.cfg.SMSPerRecipientPerDay
 	if perDay <= 0 {
 		return false, nil
 	}
-	n, err := repo.SMSSentTo(ctx, recipient, userID, at.Add(-24*time.Hour), perDay)
+	n, err := d.repo.SMSSentTo(ctx, recipient, userID, at.Add(-24*time.Hour), perDay)
 	if err != nil {
 		return false, err
 	}

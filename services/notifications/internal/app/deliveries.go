@@ -58,7 +58,7 @@ func (s *Service) SMSBudgetSpent(ctx context.Context, caller Caller, recipient s
 	if !domain.ValidRecipient(domain.ChannelSMS, recipient) {
 		return false, &domain.ValidationError{Violations: []domain.FieldViolation{{Field: FieldRecipient, Message: MsgBadRecipient}}}
 	}
-	spent, err := smsBudgetSpent(ctx, s.repo, s.smsPerRecipientPerDay, recipient, caller.UserID, s.now())
+	spent, err := s.budget.SMSBudgetSpent(ctx, recipient, caller.UserID, s.now())
 	if err != nil {
 		return false, fmt.Errorf("sms budget: %w", err)
 	}

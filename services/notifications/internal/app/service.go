@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"time"
 )
@@ -19,17 +20,23 @@ type Service struct {
 	support SupportStore
 	// supportEmail is where support messages are mailed.
 	supportEmail string
-	// smsPerRecipientPerDay is the Deliverer's SMS budget (DeliverConfig.SMSPerRecipientPerDay).
-	smsPerRecipientPerDay int
-	now                   func() time.Time
-	logger                *slog.Logger
+	// budget is the Deliverer's SMS budget, asked rather than copied: one rule, one setting.
+	budget SMSBudget
+	now    func() time.Time
+	logger *slog.Logger
 }
 
-// NewService returns the API's use cases; smsPerRecipientPerDay must be the Deliverer's budget.
-// now nil means time.Now.
-func NewService(repo Repository, support SupportStore, supportEmail string, smsPerRecipientPerDay int, now func() time.Time, logger *slog.Logger) *Service {
+// SMSBudget is the Deliverer's rule for the SMS one sender may send one number
+// (Deliverer.SMSBudgetSpent).
+type SMSBudget interface {
+	SMSBudgetSpent(ctx context.Context, recipient, userID string, at time.Time) (bool, error)
+}
+
+// NewService returns the API's use cases over the Deliverer's SMS budget. now nil means
+// time.Now.
+func NewService(repo Repository, support SupportStore, budget SMSBudget, supportEmail string, now func() time.Time, logger *slog.Logger) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{repo: repo, support: support, supportEmail: supportEmail, smsPerRecipientPerDay: smsPerRecipientPerDay, now: now, logger: logger}
+	return &Service{repo: repo, support: support, budget: budget, supportEmail: supportEmail, now: now, logger: logger}
 }

@@ -173,7 +173,7 @@ func New(t testing.TB, opts Options) *Env {
 	}
 	srv := grpcserver.New(logger, grpcserver.WithUnaryInterceptors(auth.UnaryServerInterceptor(verifier, grpcport.Policy)))
 	notificationsv1.RegisterNotificationsServiceServer(srv, grpcport.NewServer(
-		app.NewService(e.Store, e.Store, SupportEmail, opts.SMSPerRecipientPerDay, nil, logger), logger))
+		app.NewService(e.Store, e.Store, e.Deliverer, SupportEmail, nil, logger), logger))
 	e.Client = notificationsv1.NewNotificationsServiceClient(grpctest.Serve(t, srv))
 	return e
 }

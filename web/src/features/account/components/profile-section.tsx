@@ -9,6 +9,7 @@ import { FieldError } from "@/components/ui/field-error";
 import { Input, Label } from "@/components/ui/input";
 import type { Profile } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
+import { markViolations } from "@/lib/form-violations";
 import { formatPhone } from "@/lib/phone";
 import { PHONE_PLACEHOLDER, PROFILE_UPDATE_FALLBACK, profileSchema, useUpdateProfile } from "../api/profile";
 import type { ProfileValues } from "../api/profile";
@@ -101,13 +102,7 @@ function ProfileForm({ profile, onDone }: { profile?: Profile; onDone: () => voi
     } catch (error) {
       toast.error("Update failed", { description: errorMessage(error, PROFILE_UPDATE_FALLBACK) });
       // The server's own field checks, under the fields they name.
-      let focus = true;
-      for (const violation of hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : []) {
-        const field = PROFILE_VIOLATION_FIELDS[violation.field];
-        if (!field || !violation.description) continue;
-        setError(field, { message: violation.description }, { shouldFocus: focus });
-        focus = false;
-      }
+      markViolations(hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : [], PROFILE_VIOLATION_FIELDS, setError);
     }
   };
 

@@ -12,6 +12,7 @@ import { Label } from "@/components/ui/input";
 import { PasswordInput } from "@/components/ui/password-input";
 import { AuthService } from "@/gen/thumela/bff/v1/bff_pb";
 import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
+import { markViolations } from "@/lib/form-violations";
 import { failureToast } from "@/lib/failure-toast";
 import {
   MIN_PASSWORD_LENGTH,
@@ -105,13 +106,7 @@ function ChangePasswordForm({ onClose }: { onClose: () => void }) {
       UPDATE_FAILED.show("Update failed", { description: errorMessage(error, PASSWORD_UPDATE_FALLBACK) });
       // The field identity refused (a common password, one like the e-mail address) is marked
       // and takes the focus, as on sign-up: the fix starts where the problem is.
-      let focus = true;
-      for (const violation of hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : []) {
-        const name = PASSWORD_VIOLATION_FIELDS[violation.field];
-        if (!name || !violation.description) continue;
-        setError(name, { type: "server", message: violation.description }, { shouldFocus: focus });
-        focus = false;
-      }
+      markViolations(hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : [], PASSWORD_VIOLATION_FIELDS, setError);
       if (hasCode(error, Code.Unauthenticated)) {
         // The session itself ended: let the route guard re-check it.
         void queryClient.invalidateQueries({

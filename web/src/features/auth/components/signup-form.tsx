@@ -11,6 +11,7 @@ import { Input, Label } from "@/components/ui/input";
 import { PasswordInput } from "@/components/ui/password-input";
 import { NEW_USER_CREDIT } from "@/lib/credit";
 import { errorMessage, fieldViolations } from "@/lib/errors";
+import { markViolations } from "@/lib/form-violations";
 import { savePendingVerification } from "../api/pending-verification";
 import type { PendingVerification } from "../api/pending-verification";
 import {
@@ -83,13 +84,7 @@ export function SignUpForm({ referral }: { referral?: string | null }) {
       setServerError(message);
       // The field the server refused (a common password, an e-mail it cannot use) is marked and
       // takes the focus, as the form's own checks do, so the fix starts where the problem is.
-      let focus = true;
-      for (const violation of fieldViolations(error)) {
-        const field = VIOLATION_FIELDS[violation.field];
-        if (!field || !violation.description) continue;
-        setError(field, { type: "server", message: violation.description }, { shouldFocus: focus });
-        focus = false;
-      }
+      markViolations(fieldViolations(error), VIOLATION_FIELDS, setError);
     }
   };
 

@@ -15,6 +15,7 @@ import { Switch } from "@/components/ui/switch";
 import type { PaymentMethod } from "@/gen/thumela/bff/v1/bff_pb";
 import { cn } from "@/lib/cn";
 import { errorMessage, fieldViolations, hasCode } from "@/lib/errors";
+import { markViolations } from "@/lib/form-violations";
 import { failureToast } from "@/lib/failure-toast";
 import {
   CARD_NUMBER_MAX_LENGTH,
@@ -165,12 +166,8 @@ function CardForm({ method, onSaving, onDone, onAdded }: CardFormProps) {
   }
 
   // The server's own checks, under the fields they name, as the form's own checks show them.
-  const showViolations = (error: unknown) => {
-    for (const violation of hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : []) {
-      const field = VIOLATION_FIELDS[violation.field];
-      if (field && violation.description) setError(field, { message: violation.description });
-    }
-  };
+  const showViolations = (error: unknown) =>
+    markViolations(hasCode(error, Code.InvalidArgument) ? fieldViolations(error) : [], VIOLATION_FIELDS, setError, { focus: false });
 
   const onValid = async (values: CardFormValues) => {
     onSaving(true);

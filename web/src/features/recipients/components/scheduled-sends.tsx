@@ -125,6 +125,14 @@ function ScheduleCard({ schedule, onDelete }: { schedule: Schedule; onDelete: (b
     }
   };
 
+  // An active schedule can be paused, a paused one resumed, an ended one neither.
+  const toggleAction =
+    schedule.state === ScheduleState.ACTIVE
+      ? ({ action: "pause", label: "Pause", Icon: Pause } as const)
+      : schedule.state === ScheduleState.PAUSED
+        ? ({ action: "resume", label: "Resume", Icon: Play } as const)
+        : undefined;
+
   const occurrences = [...schedule.recentOccurrences].sort((a, b) => (a.date < b.date ? 1 : -1)).slice(0, OCCURRENCES_SHOWN);
   // A card deleted since the schedule was made: its next send will fail (and be e-mailed), so
   // the card says so while the schedule can still run. Judged only once the cards are read.
@@ -192,17 +200,10 @@ function ScheduleCard({ schedule, onDelete }: { schedule: Schedule; onDelete: (b
         )}
       </div>
       <div className="mt-auto flex flex-wrap gap-2 pt-1">
-        {(schedule.state === ScheduleState.ACTIVE || schedule.state === ScheduleState.PAUSED) && (
-          <Button
-            ref={toggle}
-            variant="outline"
-            size="sm"
-            busy={busy}
-            aria-label={`${schedule.state === ScheduleState.ACTIVE ? "Pause" : "Resume"} ${name}`}
-            onClick={() => void act(schedule.state === ScheduleState.ACTIVE ? "pause" : "resume")}
-          >
-            {schedule.state === ScheduleState.ACTIVE ? <Pause aria-hidden="true" className="size-4" /> : <Play aria-hidden="true" className="size-4" />}
-            {schedule.state === ScheduleState.ACTIVE ? "Pause" : "Resume"}
+        {toggleAction && (
+          <Button ref={toggle} variant="outline" size="sm" busy={busy} aria-label={`${toggleAction.label} ${name}`} onClick={() => void act(toggleAction.action)}>
+            <toggleAction.Icon aria-hidden="true" className="size-4" />
+            {toggleAction.label}
           </Button>
         )}
         <Button
