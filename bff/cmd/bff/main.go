@@ -87,7 +87,7 @@ func serve(ctx context.Context, cfg server.Config, logger *slog.Logger) error {
 		components = append(components, telemetry.MetricsServer(cfg.MetricsAddr, logger))
 	}
 	opts := server.Options{Deps: deps, System: &handlers.System{Deps: deps, Health: up.health()}, WebDir: cfg.WebDir,
-		AllowedOrigins: cfg.AllowedOrigins, RateLimits: cfg.RateLimitConfig()}
+		Origins: httpx.OriginPolicy{Public: cfg.PublicOrigin, Allowed: cfg.AllowedOrigins}, RateLimits: cfg.RateLimitConfig()}
 	if cfg.DevMode {
 		target, err := cfg.DevTools()
 		if err != nil {

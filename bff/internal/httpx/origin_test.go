@@ -9,7 +9,7 @@ import (
 func TestSameOrigin(t *testing.T) {
 	t.Parallel()
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	h := SameOrigin([]string{"http://localhost:5173"}, ok)
+	h := SameOrigin(OriginPolicy{Allowed: []string{"http://localhost:5173"}}, ok)
 	tests := []struct {
 		name      string
 		origin    string
@@ -41,5 +41,27 @@ func TestSameOrigin(t *testing.T) {
 				t.Fatalf("status = %d, want %d", w.Code, tt.want)
 			}
 		})
+	}
+}
+
+// With the public origin known, a page on the same host over another scheme is refused even
+// without Fetch Metadata (an older browser): it is not the site the cookies were set for.
+func TestSameOriginComparesTheSchemeWithThePublicOrigin(t *testing.T) {
+	t.Parallel()
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	h := SameOrigin(OriginPolicy{Public: "https://app.test"}, ok)
+	for origin, want := range map[string]int{
+		"https://app.test": http.StatusNoContent,
+		"HTTPS://APP.TEST": http.StatusNoContent,
+		"http://app.test":  http.StatusForbidden,
+		"ws://app.test":    http.StatusForbidden,
+	} {
+		r := httptest.NewRequest(http.MethodPost, "http://app.test/thumela.bff.v1.AuthService/SignIn", nil)
+		r.Header.Set("Origin", origin)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != want {
+			t.Errorf("Origin %s: status %d, want %d", origin, w.Code, want)
+		}
 	}
 }

@@ -27,7 +27,8 @@ type Options struct {
 	Deps           *handlers.Deps
 	System         *handlers.System
 	WebDir         string
-	AllowedOrigins []string
+	// Origins are the browser origins that may call the API (the cross-site guard).
+	Origins httpx.OriginPolicy
 	// DevTools serves every /dev/ path when set (development mode only: the proxy to the dev
 	// stack's dev tools). Unset, /dev/ paths are the web client's (its 404 page).
 	DevTools http.Handler
@@ -104,7 +105,7 @@ func New(o Options) (http.Handler, error) {
 	// Each service's handler is mounted at its own path ("/thumela.bff.v1.AuthService/"),
 	// behind the cross-site guard; no answer may be cached (httpx.NoStore).
 	api := func(path string, h http.Handler) {
-		mux.Handle(path, httpx.NoStore(httpx.SameOrigin(o.AllowedOrigins, limitBody(maxRequestBytes, h))))
+		mux.Handle(path, httpx.NoStore(httpx.SameOrigin(o.Origins, limitBody(maxRequestBytes, h))))
 	}
 	api(bffv1connect.NewAuthServiceHandler(&handlers.Auth{Deps: o.Deps}, opts...))
 	api(bffv1connect.NewAccountServiceHandler(&handlers.Account{Deps: o.Deps}, opts...))
@@ -135,7 +136,7 @@ func New(o Options) (http.Handler, error) {
 	})
 	if o.DevTools != nil {
 		// Behind the cross-site guard too: the failure switches are POSTs.
-		mux.Handle("/dev/", httpx.NoStore(httpx.SameOrigin(o.AllowedOrigins, o.DevTools)))
+		mux.Handle("/dev/", httpx.NoStore(httpx.SameOrigin(o.Origins, o.DevTools)))
 	}
 	// A page for a session that predates the hint cookie gets its hint (session.Cookies).
 	mux.Handle("/", httpx.WebClient(o.WebDir, o.Deps.Cookies.RestoreHint))

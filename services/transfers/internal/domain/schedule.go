@@ -388,8 +388,10 @@ func (s *Schedule) Pause(now time.Time) error {
 }
 
 // Resume continues the schedule from its first date on or after today: the dates that passed
-// while it was paused are skipped, not made up (the sender paused them). A schedule whose end
-// date has passed meanwhile ends. Resuming an active schedule changes nothing.
+// while it was paused are skipped, not made up (the sender paused them). A date it already sent
+// on is not its next one: a schedule that sent today and is paused and resumed the same day
+// goes on from its next date, not today. A schedule whose end date has passed meanwhile ends.
+// Resuming an active schedule changes nothing.
 func (s *Schedule) Resume(today Date, now time.Time) error {
 	switch s.s.State {
 	case ScheduleEnded:
@@ -398,8 +400,19 @@ func (s *Schedule) Resume(today Date, now time.Time) error {
 		return nil
 	}
 	s.s.State = ScheduleActive
-	s.setNext(s.OnOrAfter(today), now)
+	s.setNext(s.resumesOn(today), now)
 	return nil
+}
+
+// resumesOn is the date a resume on today continues from: the first date on or after today,
+// or the stored next date when that is later (the dates before it were sent, as on a pause
+// the day the schedule sent).
+func (s *Schedule) resumesOn(today Date) Date {
+	from := today
+	if s.s.Next.After(today) {
+		from = s.s.Next
+	}
+	return s.OnOrAfter(from)
 }
 
 // NextShown is the next date as the sender sees it on today: the stored one while active, the
@@ -410,7 +423,7 @@ func (s *Schedule) NextShown(today Date) Date {
 	case ScheduleActive:
 		return s.s.Next
 	case SchedulePaused:
-		if d := s.OnOrAfter(today); !s.pastEnd(d) {
+		if d := s.resumesOn(today); !s.pastEnd(d) {
 			return d
 		}
 	}

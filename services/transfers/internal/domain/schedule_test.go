@@ -161,6 +161,30 @@ func TestSchedulePauseAndResume(t *testing.T) {
 	}
 }
 
+// A schedule paused and resumed on the day it sent goes on from its next date: the date it
+// sent on is not shown as its next one, nor made due again.
+func TestScheduleResumedOnTheDayItSentGoesOnFromItsNextDate(t *testing.T) {
+	t.Parallel()
+	s := schedule(t, domain.Weekly, "2026-03-06", "")
+	sent := runAll(t, s, "2026-03-06", "2026-03-06")
+	if err := s.Pause(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.NextShown(date(t, "2026-03-06")); got.String() != "2026-03-13" {
+		t.Fatalf("paused on the day it sent: shows next %s, want 2026-03-13", got)
+	}
+	if err := s.Resume(date(t, "2026-03-06"), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Next().String() != "2026-03-13" || len(s.Due(date(t, "2026-03-06"))) != 0 {
+		t.Fatalf("resumed on the day it sent: next %s, due %v", s.Next(), dates(s.Due(date(t, "2026-03-06"))))
+	}
+	sent = append(sent, runAll(t, s, "2026-03-07", "2026-03-13")...)
+	if want := []string{"2026-03-06", "2026-03-13"}; !slices.Equal(sent, want) {
+		t.Fatalf("sent on %v, want %v", sent, want)
+	}
+}
+
 func TestScheduleRequestValidation(t *testing.T) {
 	t.Parallel()
 	today := date(t, "2026-03-18")
