@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"maps"
 	"net/url"
@@ -67,6 +68,13 @@ func TestDevSecretsAreMadeOnceAndKept(t *testing.T) {
 	if secretOwner["CASHOUT_ZONE_PIN_KEYS"] != "cashout" || secretOwner["CASHOUT_ZONE_MAC_KEYS"] != "cashout" || secretOwner["CASHOUT_SERVICE_SECRET"] != "cashout" {
 		t.Error("secretOwner is wrong about the gateway's secrets")
 	}
+	// The one-time codes' key goes to identity alone, and is long enough for it.
+	if secretOwner["IDENTITY_CODE_KEY"] != "identity" {
+		t.Error("secretOwner is wrong about identity's code key")
+	}
+	if k, err := base64.StdEncoding.DecodeString(first["IDENTITY_CODE_KEY"]); err != nil || len(k) < 32 {
+		t.Errorf("IDENTITY_CODE_KEY is not the base64 of at least 32 bytes (%d bytes, %v)", len(k), err)
+	}
 	for name, owner := range secretOwner {
 		if _, ok := devSecrets[name]; !ok && !slices.Contains(derivedOwnSecrets, name) {
 			t.Errorf("%s is %s's alone but no dev secret", name, owner)
@@ -120,7 +128,8 @@ func TestDevSecretsAddsTheMissingOnes(t *testing.T) {
 	if got["IDENTITY_SIGNING_KEY"] != "a2VlcA==" || got["BFF_SERVICE_SECRET"] != "b2xk" {
 		t.Error("existing secrets were replaced")
 	}
-	if got["NOTIFICATIONS_SEAL_KEYS"] == "" || got["NOTIFICATIONS_BULKSMS_TOKEN_SECRET"] == "" || got["CASHOUT_ZONE_PIN_KEYS"] == "" || got["CASHOUT_SERVICE_SECRET"] == "" {
+	if got["NOTIFICATIONS_SEAL_KEYS"] == "" || got["NOTIFICATIONS_BULKSMS_TOKEN_SECRET"] == "" || got["CASHOUT_ZONE_PIN_KEYS"] == "" ||
+		got["CASHOUT_SERVICE_SECRET"] == "" || got["IDENTITY_CODE_KEY"] == "" {
 		t.Error("the new secrets were not added")
 	}
 	if got["IDENTITY_SERVICE_SECRETS"] != "transfers="+got["TRANSFERS_SERVICE_SECRET"]+",bff=b2xk,atm-gateway="+got["CASHOUT_SERVICE_SECRET"]+",oncall="+got["ONCALL_SERVICE_SECRET"] || got["ONCALL_SERVICE_SECRET"] == "" {
@@ -129,7 +138,7 @@ func TestDevSecretsAddsTheMissingOnes(t *testing.T) {
 	var onDisk map[string]string
 	b, _ = os.ReadFile(path)
 	_ = json.Unmarshal(b, &onDisk)
-	if onDisk["NOTIFICATIONS_SEAL_KEYS"] != got["NOTIFICATIONS_SEAL_KEYS"] {
+	if onDisk["NOTIFICATIONS_SEAL_KEYS"] != got["NOTIFICATIONS_SEAL_KEYS"] || onDisk["IDENTITY_CODE_KEY"] != got["IDENTITY_CODE_KEY"] {
 		t.Error("the new secrets were not kept")
 	}
 }

@@ -391,13 +391,15 @@ func Run(ctx context.Context, cfg Config) error {
 		"NOTIFICATIONS_SMTP_CA_FILE=" + sinks.CAFile,
 		"NOTIFICATIONS_BULKSMS_URL=" + sinks.BulkSMSURL(),
 	}
-	cashoutEnv := []string{}
+	cashoutEnv, identityEnv := []string{}, []string{}
 	for _, k := range slices.Sorted(maps.Keys(secretOwner)) {
 		switch secretOwner[k] {
 		case "notifications":
 			notificationsEnv = append(notificationsEnv, k+"="+secrets[k])
 		case "cashout":
 			cashoutEnv = append(cashoutEnv, k+"="+secrets[k])
+		case "identity":
+			identityEnv = append(identityEnv, k+"="+secrets[k])
 		}
 	}
 	start := func(name, binary string, serves []string, extraEnv ...string) error {
@@ -423,7 +425,7 @@ func Run(ctx context.Context, cfg Config) error {
 				extra = append(append(extra, cashoutEnv...), "CASHOUT_ISO_ADDR="+isoAddrs[i])
 				serves = append(serves, isoAddrs[i])
 			case "identity":
-				extra = append(extra, webauthnEnv(bffAddrs)...)
+				extra = append(append(extra, identityEnv...), webauthnEnv(bffAddrs)...)
 			}
 			if err := start(name, svc, serves, extra...); err != nil {
 				return err
@@ -728,6 +730,7 @@ func waitHTTP(ctx context.Context, url string, timeout time.Duration, procs []*p
 // from the platform's secret store.
 var devSecrets = map[string]func() (string, error){
 	"IDENTITY_SIGNING_KEY":              random32, // an Ed25519 seed
+	"IDENTITY_CODE_KEY":                 random32, // HMAC key of the one-time codes (32 bytes)
 	"PAYMENTMETHODS_KEY_ENCRYPTION_KEY": random32,
 	"PAYMENTMETHODS_FINGERPRINT_KEY":    random32,
 	"TRANSFERS_SERVICE_SECRET":          random32,
@@ -857,6 +860,8 @@ var secretOwner = map[string]string{
 	"CASHOUT_ZONE_PIN_KEYS":              "cashout",
 	"CASHOUT_ZONE_MAC_KEYS":              "cashout",
 	"ONCALL_SERVICE_SECRET":              onCallTools, // no child: the on-call tools only
+	// The key the one-time codes are stored under: only identity reads or writes them.
+	"IDENTITY_CODE_KEY": "identity",
 }
 
 // onCallTools owns the secrets no process of the stack gets: the on-call tools' (make

@@ -32,6 +32,11 @@ type Config struct {
 	// halves are used: GetPublicKeys keeps publishing them so that tokens signed before a
 	// rotation stay valid until they expire. Remove them after ACCESS_TOKEN_TTL.
 	PreviousSigningKeys string `env:"PREVIOUS_SIGNING_KEYS" secret:"true"`
+	// CodeKey keys the HMAC-SHA256 under which one-time codes are stored: base64, at least 32
+	// bytes, kept apart from the database (a secret store), so that a dump without it reveals
+	// no code. A code lives CODE_TTL, so rotating it needs no retired keys: only the codes
+	// sent in the last CODE_TTL fail ("request a new code").
+	CodeKey string `env:"CODE_KEY" required:"true" secret:"true"`
 	// ServiceSecrets are "name=secret,name2=secret2": the internal callers of IssueServiceToken.
 	ServiceSecrets string `env:"SERVICE_SECRETS" secret:"true"`
 	// NotificationsSealPublicKey is the notifications service's public key ("<key id>:<base64>"),
@@ -86,6 +91,10 @@ func (c *Config) appConfig(logger *slog.Logger) (app.Config, error) {
 			previous = append(previous, s.PublicKey())
 		}
 	}
+	codeKey, err := parseCodeKey(c.CodeKey)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("IDENTITY_CODE_KEY: %w", err))
+	}
 	secrets, err := parseServiceSecrets(c.ServiceSecrets)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("IDENTITY_SERVICE_SECRETS: %w", err))
@@ -105,7 +114,9 @@ func (c *Config) appConfig(logger *slog.Logger) (app.Config, error) {
 		return app.Config{}, err
 	}
 	return app.Config{
-		Codes:          domain.CodePolicy{TTL: c.CodeTTL, ResendAfter: c.CodeResendAfter, MaxAttempts: c.CodeMaxAttempts},
+		Codes: domain.CodePolicy{
+			TTL: c.CodeTTL, ResendAfter: c.CodeResendAfter, MaxAttempts: c.CodeMaxAttempts, Key: codeKey,
+		},
 		Sessions:       domain.SessionPolicy{IdleTTL: c.SessionIdleTTL, AbsoluteTTL: c.SessionAbsoluteTTL},
 		AccessTokenTTL: c.AccessTokenTTL,
 		Throttle: app.ThrottlePolicy{
@@ -154,19 +165,37 @@ func checkPasskeys(p app.PasskeyConfig, development bool) error {
 	return nil
 }
 
+// decodeKey reads a key's base64: standard or URL alphabet, padded or not. Errors never quote
+// the value.
+func decodeKey(raw string) ([]byte, error) {
+	raw = strings.TrimSpace(raw)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(raw); err == nil {
+			return b, nil
+		}
+	}
+	return nil, errors.New("is not base64")
+}
+
+// parseCodeKey reads the base64 of the one-time codes' HMAC key, at least
+// domain.MinCodeKeySize bytes.
+func parseCodeKey(raw string) ([]byte, error) {
+	key, err := decodeKey(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(key) < domain.MinCodeKeySize {
+		return nil, fmt.Errorf("must be at least %d bytes, got %d", domain.MinCodeKeySize, len(key))
+	}
+	return key, nil
+}
+
 // parseSigningKey reads the base64 (standard or URL alphabet, padded or not) of a 32-byte
 // Ed25519 seed and names the key by the first 16 hex digits of its public key's SHA-256.
 func parseSigningKey(raw string) (auth.Signer, error) {
-	raw = strings.TrimSpace(raw)
-	var seed []byte
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		if b, err := enc.DecodeString(raw); err == nil {
-			seed = b
-			break
-		}
-	}
-	if seed == nil {
-		return auth.Signer{}, errors.New("is not base64")
+	seed, err := decodeKey(raw)
+	if err != nil {
+		return auth.Signer{}, err
 	}
 	if len(seed) != ed25519.SeedSize {
 		return auth.Signer{}, fmt.Errorf("must be %d bytes, got %d", ed25519.SeedSize, len(seed))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
@@ -15,6 +16,7 @@ import (
 	"github.com/thumela/thumela/services/platform/seal/sealtest"
 
 	"github.com/thumela/thumela/services/identity/internal/app"
+	"github.com/thumela/thumela/services/identity/internal/domain"
 )
 
 func seed(t *testing.T) string {
@@ -26,13 +28,25 @@ func seed(t *testing.T) string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
+// codeKey is a fresh IDENTITY_CODE_KEY: base64 of 32 random bytes.
+func codeKey(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, domain.MinCodeKeySize)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
 func TestConfigDefaultsAndValidation(t *testing.T) {
 	t.Parallel()
 	key := seed(t)
+	codes := codeKey(t)
 	sealKey := sealtest.NewKey(t)
 	env := map[string]string{
 		"DATABASE_URL":                  "postgres://x@localhost/db",
 		"IDENTITY_SIGNING_KEY":          key,
+		"IDENTITY_CODE_KEY":             codes,
 		"IDENTITY_SERVICE_SECRETS":      "transfers=c2VjcmV0LXNlY3JldC1zZWNyZXQ=, bff=another-long-secret",
 		"NOTIFICATIONS_SEAL_PUBLIC_KEY": sealKey.Public().String(),
 	}
@@ -54,18 +68,31 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	if !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(appCfg.Signer.KeyID) {
 		t.Fatalf("key id %q", appCfg.Signer.KeyID)
 	}
+	if want, _ := base64.StdEncoding.DecodeString(codes); !bytes.Equal(appCfg.Codes.Key, want) {
+		t.Fatal("codes are not keyed with IDENTITY_CODE_KEY")
+	}
+	if _, err := app.New(nil, appCfg); err != nil {
+		t.Fatalf("the use cases refuse the configuration: %v", err)
+	}
+	// The use cases refuse a short code key themselves, whoever configures them.
+	short := appCfg
+	short.Codes.Key = appCfg.Codes.Key[:domain.MinCodeKeySize-1]
+	if _, err := app.New(nil, short); !errors.Is(err, domain.ErrCodeKeySize) {
+		t.Fatalf("a %d-byte code key: %v", len(short.Codes.Key), err)
+	}
 	if appCfg.SealTo != sealKey.Public() {
 		t.Fatalf("codes sealed to %q, want the configured notifications key", appCfg.SealTo.ID)
 	}
 	// Secrets never show in the logged configuration.
 	for _, a := range config.Describe(&cfg) {
-		if strings.Contains(a.Value.String(), key) || strings.Contains(a.Value.String(), "another-long-secret") {
+		if strings.Contains(a.Value.String(), key) || strings.Contains(a.Value.String(), codes) ||
+			strings.Contains(a.Value.String(), "another-long-secret") {
 			t.Fatalf("%s logged in clear", a.Key)
 		}
 	}
 
-	// No signing key, or no notifications key: refused at load.
-	for _, name := range []string{"IDENTITY_SIGNING_KEY", "NOTIFICATIONS_SEAL_PUBLIC_KEY"} {
+	// No signing key, no code key, or no notifications key: refused at load.
+	for _, name := range []string{"IDENTITY_SIGNING_KEY", "IDENTITY_CODE_KEY", "NOTIFICATIONS_SEAL_PUBLIC_KEY"} {
 		without := maps.Clone(env)
 		delete(without, name)
 		var missing Config
@@ -75,13 +102,18 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	}
 
 	for name, mutate := range map[string]func(*Config){
-		"TTL over 10m":   func(c *Config) { c.AccessTokenTTL = 11 * time.Minute },
-		"short key":      func(c *Config) { c.SigningKey = base64.StdEncoding.EncodeToString([]byte("short")) },
-		"not base64":     func(c *Config) { c.SigningKey = "%%%" },
-		"bad previous":   func(c *Config) { c.PreviousSigningKeys = key + ",nope" },
-		"bad secrets":    func(c *Config) { c.ServiceSecrets = "transfers" },
-		"short secret":   func(c *Config) { c.ServiceSecrets = "transfers=short" },
-		"duplicate name": func(c *Config) { c.ServiceSecrets = "a=0123456789abcdef,a=0123456789abcdefg" },
+		"TTL over 10m": func(c *Config) { c.AccessTokenTTL = 11 * time.Minute },
+		"short key":    func(c *Config) { c.SigningKey = base64.StdEncoding.EncodeToString([]byte("short")) },
+		"not base64":   func(c *Config) { c.SigningKey = "%%%" },
+		"bad previous": func(c *Config) { c.PreviousSigningKeys = key + ",nope" },
+		"short code key": func(c *Config) {
+			c.CodeKey = base64.StdEncoding.EncodeToString(make([]byte, domain.MinCodeKeySize-1))
+		},
+		"code key not base64": func(c *Config) { c.CodeKey = "%%%" },
+		"empty code key":      func(c *Config) { c.CodeKey = " " },
+		"bad secrets":         func(c *Config) { c.ServiceSecrets = "transfers" },
+		"short secret":        func(c *Config) { c.ServiceSecrets = "transfers=short" },
+		"duplicate name":      func(c *Config) { c.ServiceSecrets = "a=0123456789abcdef,a=0123456789abcdefg" },
 		"seal key no id": func(c *Config) {
 			c.NotificationsSealPublicKey = strings.SplitN(c.NotificationsSealPublicKey, ":", 2)[1]
 		},
@@ -89,8 +121,14 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	} {
 		c := cfg
 		mutate(&c)
-		if _, err := c.appConfig(nil); err == nil {
+		_, err := c.appConfig(nil)
+		if err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+		// The error names the variable, never the value.
+		if err != nil && c.CodeKey != cfg.CodeKey && (!strings.Contains(err.Error(), "IDENTITY_CODE_KEY") ||
+			strings.TrimSpace(c.CodeKey) != "" && strings.Contains(err.Error(), c.CodeKey)) {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -34,6 +34,7 @@ func TestServiceEndToEnd(t *testing.T) {
 	sealKey := sealtest.NewKey(t)
 	svc := servicetest.Start(t, "identity", func(auth.KeySource) service.Spec { return spec() }, map[string]string{
 		"IDENTITY_SIGNING_KEY":          seed(t),
+		"IDENTITY_CODE_KEY":             codeKey(t),
 		"NOTIFICATIONS_SEAL_PUBLIC_KEY": sealKey.Public().String(),
 		"LOG_LEVEL":                     "error",
 		"IDENTITY_SERVICE_SECRETS":      "bff=bff-secret-0123456789abcdef",
@@ -73,7 +74,7 @@ func TestServiceEndToEnd(t *testing.T) {
 	if err := pgxQueryRow(t, svc.DatabaseURL, `SELECT id FROM identity.users WHERE email = $1`, res.GetEmail(), &userID); err != nil {
 		t.Fatal(err)
 	}
-	subject, _ := bus.Subject(bus.DomainNotifications, userID, "email")
+	subject, _ := bus.NotificationSubject("identity", userID, "email")
 	var data []byte
 	for data == nil {
 		stream, err := js.Stream(rctx, bus.StreamNotifications)

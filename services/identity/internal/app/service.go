@@ -34,6 +34,9 @@ func New(store Store, cfg Config) (*Service, error) {
 		return nil, fmt.Errorf("access token TTL %s must be positive and at most %s", cfg.AccessTokenTTL, MaxAccessTokenTTL)
 	case cfg.Codes.TTL <= 0 || cfg.Codes.ResendAfter < 0 || cfg.Codes.MaxAttempts < 1:
 		return nil, errors.New("code TTL, resend interval and attempts must be positive")
+	case len(cfg.Codes.Key) < domain.MinCodeKeySize:
+		// An HMAC under a short key is little better than the unkeyed hash it replaces.
+		return nil, domain.ErrCodeKeySize
 	case cfg.Sessions.IdleTTL <= 0 || cfg.Sessions.AbsoluteTTL < cfg.Sessions.IdleTTL:
 		return nil, errors.New("session idle TTL must be positive and at most the absolute TTL")
 	case cfg.Throttle.validate() != nil:

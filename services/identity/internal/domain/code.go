@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -23,15 +24,29 @@ const CodeLen = 6
 
 const codeSpace = 1_000_000 // 10^CodeLen
 
-// CodePolicy is how long codes live, how soon a new one may be sent, and how many wrong tries
-// kill one.
+// MinCodeKeySize is the least length of CodePolicy.Key, in bytes (256 bits, HMAC-SHA256's
+// output).
+const MinCodeKeySize = 32
+
+// ErrCodeKeySize: CodePolicy.Key is shorter than MinCodeKeySize.
+var ErrCodeKeySize = fmt.Errorf("code key must be at least %d bytes", MinCodeKeySize)
+
+// CodePolicy is how long codes live, how soon a new one may be sent, how many wrong tries
+// kill one, and the key codes are stored under.
 type CodePolicy struct {
 	TTL         time.Duration
 	ResendAfter time.Duration
 	MaxAttempts int
+	// Key keys the HMAC-SHA256 under which codes are stored (IDENTITY_CODE_KEY), at least
+	// MinCodeKeySize bytes. It is kept apart from the database, in the secret store, so that a
+	// dump reveals no code: a code has only 10^6 values, and with the salt in the same row any
+	// unkeyed hash of one falls to trying them all in well under a second. Changing it fails
+	// only the codes still live (at most TTL old), whose users request a new one.
+	Key []byte
 }
 
-// Code is a one-time code as stored: only a salted SHA-256 of the digits, never the digits.
+// Code is a one-time code as stored: only an HMAC-SHA256 of the digits under CodePolicy.Key,
+// never the digits.
 type Code struct {
 	UserID    string
 	Purpose   CodePurpose
@@ -44,12 +59,16 @@ type Code struct {
 }
 
 // NewCode draws a fresh code for userID and returns it with its digits, which go into the
-// e-mail and nowhere else.
+// e-mail and nowhere else. It answers ErrCodeKeySize rather than store a code under a short
+// (or no) key.
 func NewCode(userID string, purpose CodePurpose, now time.Time, p CodePolicy) (Code, string, error) {
 	return newCode(rand.Reader, userID, purpose, now, p)
 }
 
 func newCode(r io.Reader, userID string, purpose CodePurpose, now time.Time, p CodePolicy) (Code, string, error) {
+	if len(p.Key) < MinCodeKeySize {
+		return Code{}, "", ErrCodeKeySize
+	}
 	digits, err := RandomDigits(r)
 	if err != nil {
 		return Code{}, "", err
@@ -62,7 +81,7 @@ func newCode(r io.Reader, userID string, purpose CodePurpose, now time.Time, p C
 		UserID:    userID,
 		Purpose:   purpose,
 		Salt:      salt,
-		Hash:      hashCode(salt, purpose, digits),
+		Hash:      macCode(p.Key, salt, purpose, digits),
 		CreatedAt: now,
 		ExpiresAt: now.Add(p.TTL),
 	}, digits, nil
@@ -84,8 +103,12 @@ func RandomDigits(r io.Reader) (string, error) {
 	}
 }
 
-func hashCode(salt []byte, purpose CodePurpose, digits string) []byte {
-	h := sha256.New()
+// macCode is what a code is stored as: HMAC-SHA256 under key of salt ‖ purpose ‖ 0x00 ‖
+// digits. The salt keeps two users' equal codes apart, the purpose keeps a code of one purpose
+// from passing for the other's, and the key keeps a database dump from telling which of the
+// 10^6 digit strings each row is.
+func macCode(key, salt []byte, purpose CodePurpose, digits string) []byte {
+	h := hmac.New(sha256.New, key)
 	h.Write(salt)
 	h.Write([]byte(purpose))
 	h.Write([]byte{0})
@@ -98,15 +121,16 @@ func (c *Code) Live(now time.Time, p CodePolicy) bool {
 	return c.UsedAt.IsZero() && now.Before(c.ExpiresAt) && c.Attempts < p.MaxAttempts
 }
 
-// Check tries digits against the code at now. A match marks the code used. A miss counts a
-// try and answers *CodeIncorrectError while tries are left, ErrTooManyCodeAttempts on the last
-// one. A code that is used, expired or out of tries answers ErrCodeExpired without counting.
-// The caller must store the code whatever the answer: the count is the point.
+// Check tries digits against the code at now, under p.Key. A match marks the code used. A miss
+// counts a try and answers *CodeIncorrectError while tries are left, ErrTooManyCodeAttempts on
+// the last one. A code that is used, expired or out of tries answers ErrCodeExpired without counting.
+// The caller must store the code whatever the answer: the count is the point. A code stored
+// under another key (before a rotation, or unkeyed before keys) never matches: a miss.
 func (c *Code) Check(digits string, now time.Time, p CodePolicy) error {
 	if !c.Live(now, p) {
 		return ErrCodeExpired
 	}
-	if subtle.ConstantTimeCompare(hashCode(c.Salt, c.Purpose, digits), c.Hash) == 1 {
+	if subtle.ConstantTimeCompare(macCode(p.Key, c.Salt, c.Purpose, digits), c.Hash) == 1 {
 		c.UsedAt = now
 		return nil
 	}

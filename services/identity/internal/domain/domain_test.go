@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"hash/maphash"
@@ -330,9 +331,12 @@ func TestRandomDigitsRejectsBiasedDraws(t *testing.T) {
 	}
 }
 
+// testCodeKey is a code key of the least allowed length, of one repeated byte b.
+func testCodeKey(b byte) []byte { return bytes.Repeat([]byte{b}, MinCodeKeySize) }
+
 func TestCodeCheck(t *testing.T) {
 	t.Parallel()
-	p := CodePolicy{TTL: 10 * time.Minute, ResendAfter: time.Minute, MaxAttempts: 5}
+	p := CodePolicy{TTL: 10 * time.Minute, ResendAfter: time.Minute, MaxAttempts: 5, Key: testCodeKey('k')}
 	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	c, digits, err := NewCode("u1", PurposeEmailVerification, now, p)
 	if err != nil {
@@ -380,8 +384,78 @@ func TestCodeCheck(t *testing.T) {
 	// A code of one purpose does not match the other's hash.
 	other := c
 	other.Purpose = PurposeEmailVerification
-	if hashCode(c.Salt, c.Purpose, "123456") == nil || bytes.Equal(hashCode(c.Salt, c.Purpose, "123456"), hashCode(other.Salt, other.Purpose, "123456")) {
+	if macCode(p.Key, c.Salt, c.Purpose, "123456") == nil || bytes.Equal(macCode(p.Key, c.Salt, c.Purpose, "123456"), macCode(p.Key, other.Salt, other.Purpose, "123456")) {
 		t.Fatal("the purpose is not part of the hash")
+	}
+}
+
+// A code is stored under the server's key: the same code (same digits, salt and purpose) is
+// stored differently under another key, and does not check under it.
+func TestCodeIsKeyed(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	p := CodePolicy{TTL: 10 * time.Minute, ResendAfter: time.Minute, MaxAttempts: 5, Key: testCodeKey('a')}
+	q := p
+	q.Key = testCodeKey('b')
+	draw := func() io.Reader { return bytes.NewReader(bytes.Repeat([]byte{7}, 64)) }
+	underP, digits, err := newCode(draw(), "u1", PurposePasswordReset, now, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	underQ, digitsQ, err := newCode(draw(), "u1", PurposePasswordReset, now, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if digits != digitsQ || !bytes.Equal(underP.Salt, underQ.Salt) {
+		t.Fatal("the two draws differ: the test compares nothing")
+	}
+	if bytes.Equal(underP.Hash, underQ.Hash) {
+		t.Fatal("the same code is stored alike under two keys")
+	}
+	// The right digits under the wrong key: a miss, counted.
+	var inc *CodeIncorrectError
+	if err := underP.Check(digits, now, q); !errors.As(err, &inc) || inc.Remaining != 4 {
+		t.Fatalf("the right digits under the wrong key: %v", err)
+	}
+	if err := underP.Check(digits, now, p); err != nil {
+		t.Fatalf("the right digits under the right key: %v", err)
+	}
+}
+
+// What a database dump holds (salt, purpose, hash) is not enough to find the digits: the
+// stored hash is not the unkeyed SHA-256 of the same inputs, which trying 10^6 digit strings
+// would reproduce, nor the HMAC under an empty key.
+func TestCodeHashNeedsTheKey(t *testing.T) {
+	t.Parallel()
+	p := CodePolicy{TTL: 10 * time.Minute, ResendAfter: time.Minute, MaxAttempts: 5, Key: testCodeKey('k')}
+	c, digits, err := NewCode("u1", PurposeEmailVerification, time.Now(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unkeyed := sha256.New()
+	unkeyed.Write(c.Salt)
+	unkeyed.Write([]byte(c.Purpose))
+	unkeyed.Write([]byte{0})
+	unkeyed.Write([]byte(digits))
+	if bytes.Equal(c.Hash, unkeyed.Sum(nil)) {
+		t.Fatal("the stored hash is the unkeyed SHA-256 of the row and the digits")
+	}
+	if bytes.Equal(c.Hash, macCode(nil, c.Salt, c.Purpose, digits)) {
+		t.Fatal("the stored hash is the HMAC under an empty key")
+	}
+	if !bytes.Equal(c.Hash, macCode(p.Key, c.Salt, c.Purpose, digits)) {
+		t.Fatal("the stored hash is not the HMAC under the key")
+	}
+}
+
+// No code is made under a key shorter than MinCodeKeySize.
+func TestCodeRefusesAShortKey(t *testing.T) {
+	t.Parallel()
+	for _, key := range [][]byte{nil, testCodeKey('k')[:MinCodeKeySize-1]} {
+		p := CodePolicy{TTL: 10 * time.Minute, ResendAfter: time.Minute, MaxAttempts: 5, Key: key}
+		if _, _, err := NewCode("u1", PurposeEmailVerification, time.Now(), p); !errors.Is(err, ErrCodeKeySize) {
+			t.Errorf("a %d-byte key: %v", len(key), err)
+		}
 	}
 }
 

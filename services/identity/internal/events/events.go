@@ -1,6 +1,6 @@
 // Package events is every message identity publishes, built here from domain values and
 // nowhere else: its own events (thumela.identity.<user_id>.<event>) and the e-mails it asks the
-// notifications service to send (thumela.notifications.<user_id>.email). The use cases write
+// notifications service to send (thumela.notifications.identity.<user_id>.email). The use cases write
 // them to the outbox in the transaction of the change they announce.
 package events
 
@@ -70,7 +70,7 @@ func Verified(u domain.User, now time.Time) (outbox.Message, error) {
 // sealed secret or personal details (an address, a device) that need not outlive the delivery.
 // secrets is nil when the e-mail carries none.
 func email(u domain.User, template notificationsv1.Template, reference string, params map[string]string, secrets *notificationsv1.Sealed, now time.Time) (outbox.Message, error) {
-	subject, err := bus.Subject(bus.DomainNotifications, u.ID, "email")
+	subject, err := bus.NotificationSubject(SourceService, u.ID, "email")
 	if err != nil {
 		return outbox.Message{}, err
 	}

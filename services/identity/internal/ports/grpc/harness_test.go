@@ -74,6 +74,8 @@ type env struct {
 	sealKey seal.PrivateKey
 	// logs holds everything the service logged, at debug level, for secret scans.
 	logs *lockedBuffer
+	// codeKey is the key codes are stored under (IDENTITY_CODE_KEY).
+	codeKey []byte
 }
 
 // lockedBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
@@ -128,11 +130,16 @@ func newEnv(t *testing.T, opts ...option) *env {
 	pool := pgtest.NewPool(t, "identity", outbox.Migrations, pgstore.Migrations)
 	sealKey := sealtest.NewKey(t)
 
+	codeKey := make([]byte, domain.MinCodeKeySize)
+	if _, err := rand.Read(codeKey); err != nil {
+		t.Fatal(err)
+	}
+
 	logs := &lockedBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// As cmd/identity's configuration builds it, with a stricter pair throttle than the default.
 	appCfg := app.Config{
-		Codes:          domain.CodePolicy{TTL: 10 * time.Minute, ResendAfter: 60 * time.Second, MaxAttempts: 5},
+		Codes:          domain.CodePolicy{TTL: 10 * time.Minute, ResendAfter: 60 * time.Second, MaxAttempts: 5, Key: codeKey},
 		Sessions:       domain.SessionPolicy{IdleTTL: 720 * time.Hour, AbsoluteTTL: 2160 * time.Hour},
 		AccessTokenTTL: 10 * time.Minute,
 		Throttle: app.ThrottlePolicy{
@@ -184,6 +191,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 	return &env{
 		t: t, client: identityv1.NewIdentityServiceClient(conn), bff: identityv1.NewIdentityServiceClient(bffConn),
 		svc: svc, pool: pool, clock: clk, keys: keys, previous: appCfg.Previous[0], sealKey: sealKey, logs: logs,
+		codeKey: codeKey,
 	}
 }
 
@@ -254,7 +262,7 @@ type outboxRequest struct {
 func (e *env) outboxRequests(userID string) []outboxRequest {
 	e.t.Helper()
 	rows, err := e.pool.Query(ctxT(e.t), `SELECT payload, ephemeral FROM outbox WHERE subject = $1 ORDER BY seq`,
-		"thumela.notifications."+userID+".email")
+		"thumela.notifications.identity."+userID+".email")
 	if err != nil {
 		e.t.Fatal(err)
 	}
