@@ -135,7 +135,7 @@ var identities = []Identity{
 	{
 		Name: "identity",
 		// Its events (signed up, verified, sessions revoked) and the e-mails it asks for.
-		Publishes: []string{subjectsOf(DomainIdentity), subjectsOf(DomainNotifications)},
+		Publishes: []string{subjectsOf(DomainIdentity), NotificationsFrom("identity")},
 		// The names users save in their profiles, which their access tokens then carry.
 		Durables: []Durable{{Stream: StreamEvents, Name: DurableIdentityProfileNames, Filter: ProfileUpdatedFilter}},
 	},
@@ -159,7 +159,7 @@ var identities = []Identity{
 		Name: "transfers",
 		// Its status, voucher, recipients, schedules and credit events, and the SMS and e-mails it
 		// asks for.
-		Publishes: []string{subjectsOf(DomainTransfers), subjectsOf(DomainNotifications)},
+		Publishes: []string{subjectsOf(DomainTransfers), NotificationsFrom("transfers")},
 		// New users' verification, for the referral credit; the voucher SMS's deliveries, to tell
 		// the sender of one that failed; users' new names, for their scheduled sends.
 		Durables: []Durable{
@@ -176,7 +176,7 @@ var identities = []Identity{
 		Name: "notifications",
 		// Delivery events, the dead letters, and support's copies of the contact forms (sent
 		// through its own work queue).
-		Publishes: []string{subjectsOf(DomainDeliveries), subjectsOf(DomainNotificationsDead), subjectsOf(DomainNotifications)},
+		Publishes: []string{subjectsOf(DomainDeliveries), subjectsOf(DomainNotificationsDead), NotificationsFrom("notifications")},
 		Durables:  []Durable{{Stream: StreamNotifications, Name: durableNotifications, Filter: subjectsOf(DomainNotifications)}},
 	},
 	{
@@ -236,11 +236,21 @@ func (id Identity) CreatableStreams() []string {
 	var out []string
 	for _, cfg := range StreamConfigs() {
 		if id.Unrestricted || id.AdministersStreams ||
-			slices.ContainsFunc(cfg.Subjects, func(s string) bool { return slices.Contains(id.Publishes, s) }) {
+			slices.ContainsFunc(cfg.Subjects, func(s string) bool { return slices.ContainsFunc(id.Publishes, within(s)) }) {
 			out = append(out, cfg.Name)
 		}
 	}
 	return out
+}
+
+// within reports, for a stream's subject, whether a publish subject lands in it: the same
+// subject, or one below a stream subject that ends in ">" (a publisher's own share of the
+// notification requests lands in the notifications work queue).
+func within(streamSubject string) func(string) bool {
+	prefix, wide := strings.CutSuffix(streamSubject, ">")
+	return func(publish string) bool {
+		return publish == streamSubject || (wide && strings.HasPrefix(publish, prefix))
+	}
 }
 
 // UpdatesStreams reports whether the identity may change an existing stream's configuration.

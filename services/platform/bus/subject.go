@@ -20,7 +20,8 @@ const (
 	DomainPaymentMethods = "paymentmethods"
 	DomainTransfers      = "transfers"
 	// DomainNotifications carries the requests to send an e-mail or SMS:
-	// thumela.notifications.<user_id>.<channel>, on the notifications work queue.
+	// thumela.notifications.<publisher>.<user_id>.<channel> (NotificationSubject), on the
+	// notifications work queue.
 	DomainNotifications = "notifications"
 	// DomainNotificationsDead carries the requests that can never be sent.
 	DomainNotificationsDead = "notificationsdead"
@@ -43,6 +44,35 @@ func Subject(domain, userID, event string) (string, error) {
 		}
 	}
 	return Root + "." + domain + "." + userID + "." + event, nil
+}
+
+// NotificationSubject builds thumela.notifications.<publisher>.<userID>.<channel>, the subject of
+// a request to send an e-mail or SMS. The publisher is the requesting service's own NATS
+// identity, and each may publish only below its own name (NotificationsFrom), so the subject
+// says who asked in a way the payload cannot: notifications sends each publisher's templates
+// only.
+func NotificationSubject(publisher, userID, channel string) (string, error) {
+	for _, part := range []struct{ name, value string }{{"publisher", publisher}, {"user id", userID}, {"channel", channel}} {
+		if err := validateToken(part.value); err != nil {
+			return "", fmt.Errorf("%w: %s %q: %s", ErrInvalidSubject, part.name, part.value, err)
+		}
+	}
+	return Root + "." + DomainNotifications + "." + publisher + "." + userID + "." + channel, nil
+}
+
+// NotificationsFrom is every subject of the publisher's notification requests.
+func NotificationsFrom(publisher string) string {
+	return Root + "." + DomainNotifications + "." + publisher + ".>"
+}
+
+// ParseNotificationSubject reads the publisher, user id and channel of a NotificationSubject;
+// ok is false for any other shape.
+func ParseNotificationSubject(subject string) (publisher, userID, channel string, ok bool) {
+	parts := strings.Split(subject, ".")
+	if len(parts) != 5 || parts[0] != Root || parts[1] != DomainNotifications {
+		return "", "", "", false
+	}
+	return parts[2], parts[3], parts[4], true
 }
 
 // ValidateSubject checks that s can be published to: non-empty dot-separated tokens with no

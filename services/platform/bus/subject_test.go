@@ -82,3 +82,29 @@ func TestValidateSubject(t *testing.T) {
 		})
 	}
 }
+
+// A notification request's subject names its publisher, and reads back as built; no other
+// shape parses, and a token that would add structure is refused.
+func TestNotificationSubject(t *testing.T) {
+	t.Parallel()
+	s, err := bus.NotificationSubject("transfers", "0b8f0c3e-4c1a-4c55-9d55-5b0b2b8d1a10", "sms")
+	if err != nil || s != "thumela.notifications.transfers.0b8f0c3e-4c1a-4c55-9d55-5b0b2b8d1a10.sms" {
+		t.Fatalf("NotificationSubject = %q, %v", s, err)
+	}
+	if p, u, c, ok := bus.ParseNotificationSubject(s); !ok || p != "transfers" || u != "0b8f0c3e-4c1a-4c55-9d55-5b0b2b8d1a10" || c != "sms" {
+		t.Errorf("ParseNotificationSubject = %q %q %q %v", p, u, c, ok)
+	}
+	for _, other := range []string{"thumela.notifications.u1.sms", "thumela.transfers.a.b.c", "x.notifications.a.b.c", "thumela.notifications.a.b.c.d"} {
+		if _, _, _, ok := bus.ParseNotificationSubject(other); ok {
+			t.Errorf("%q parsed as a notification subject", other)
+		}
+	}
+	for _, bad := range [][3]string{{"identity.x", "u", "sms"}, {"*", "u", "sms"}, {"identity", ">", "sms"}, {"identity", "u", ""}} {
+		if _, err := bus.NotificationSubject(bad[0], bad[1], bad[2]); !errors.Is(err, bus.ErrInvalidSubject) {
+			t.Errorf("NotificationSubject%q: %v, want ErrInvalidSubject", bad, err)
+		}
+	}
+	if got := bus.NotificationsFrom("identity"); got != "thumela.notifications.identity.>" {
+		t.Errorf("NotificationsFrom = %q", got)
+	}
+}

@@ -992,3 +992,31 @@ func TestRateLimitedMessageSaysWhoseBudget(t *testing.T) {
 		}
 	}
 }
+
+// Each template is one service's to ask for: identity's codes and account notices, transfers'
+// voucher and transfer messages, notifications' own support mail; no other service may ask.
+func TestEachTemplateIsOnePublishersToAskFor(t *testing.T) {
+	t.Parallel()
+	owners := map[domain.Template]string{
+		domain.TemplateSignUpCode: domain.PublisherIdentity, domain.TemplatePasswordResetCode: domain.PublisherIdentity,
+		domain.TemplateVoucherIssued: domain.PublisherTransfers, domain.TemplateTransferReceipt: domain.PublisherTransfers,
+		domain.TemplateSupportMessage: domain.PublisherNotifications,
+	}
+	for _, tmpl := range domain.Templates() {
+		n := 0
+		for _, p := range []string{domain.PublisherIdentity, domain.PublisherTransfers, domain.PublisherNotifications, "bff", ""} {
+			if tmpl.RequestableBy(p) {
+				n++
+				if want, ok := owners[tmpl]; ok && p != want {
+					t.Errorf("%s is %s's, want %s's", tmpl, p, want)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s may be asked for by %d publishers, want 1", tmpl, n)
+		}
+	}
+	if domain.TemplateUnknown.RequestableBy(domain.PublisherTransfers) {
+		t.Error("an unknown template is requestable")
+	}
+}

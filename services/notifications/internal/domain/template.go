@@ -63,6 +63,23 @@ func Templates() []Template { return slices.Sorted(maps.Keys(specs)) }
 // Known reports whether the service has t.
 func (t Template) Known() bool { _, ok := specs[t]; return ok }
 
+// The services that ask for messages: each one's NATS identity, which is also the publisher
+// token of its requests' subjects (bus.NotificationSubject).
+const (
+	PublisherIdentity      = "identity"
+	PublisherTransfers     = "transfers"
+	PublisherNotifications = "notifications"
+)
+
+// RequestableBy reports whether publisher may ask for t. Each template is one service's
+// message: a sign-up code is identity's, a voucher SMS transfers'. Without this, any service
+// allowed to ask for an e-mail could have Thumela send a voucher SMS with made-up words to any
+// phone, and a stolen key of the least trusted publisher would be everyone's.
+func (t Template) RequestableBy(publisher string) bool {
+	sp, ok := specs[t]
+	return ok && sp.from == publisher
+}
+
 // Channel is the channel t is written for.
 func (t Template) Channel() Channel { return specs[t].channel }
 
@@ -168,72 +185,74 @@ type field struct {
 }
 
 type spec struct {
+	// from is the only service that may ask for the template (RequestableBy).
+	from    string
 	channel Channel
 	params  []field
 	secrets []field
 }
 
 var specs = map[Template]spec{
-	TemplateSignUpCode: {channel: ChannelEmail,
+	TemplateSignUpCode: {from: PublisherIdentity, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamTTLMinutes, kindMinutes, false},
 			{ParamUnverified, kindFlag, true}},
 		secrets: []field{{SecretCode, kindCode, false}}},
-	TemplatePasswordResetCode: {channel: ChannelEmail,
+	TemplatePasswordResetCode: {from: PublisherIdentity, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamTTLMinutes, kindMinutes, false},
 			{ParamUnverified, kindFlag, true}},
 		secrets: []field{{SecretCode, kindCode, false}}},
-	TemplateNewSignIn: {channel: ChannelEmail,
+	TemplateNewSignIn: {from: PublisherIdentity, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamDevice, kindText, false},
 			{ParamAddress, kindText, false}, {ParamAt, kindTime, false}}},
-	TemplateSignUpAttempt: {channel: ChannelEmail,
+	TemplateSignUpAttempt: {from: PublisherIdentity, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamAt, kindTime, false}, {ParamUnverified, kindFlag, true}}},
-	TemplatePasskeyAdded: {channel: ChannelEmail,
+	TemplatePasskeyAdded: {from: PublisherIdentity, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamName, kindText, false}, {ParamAt, kindTime, false}}},
-	TemplatePasswordChanged: {channel: ChannelEmail,
+	TemplatePasswordChanged: {from: PublisherIdentity, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamAt, kindTime, false}, {ParamHow, kindPasswordChange, false}}},
-	TemplateVoucherIssued: {channel: ChannelSMS,
+	TemplateVoucherIssued: {from: PublisherTransfers, channel: ChannelSMS,
 		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
 			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false},
 			{ParamReplacesEarlier, kindFlag, true}},
 		secrets: []field{{SecretVoucherNumber, kindVoucher, false}, {SecretPIN, kindPIN, true}}},
-	TemplateVoucherCancelled: {channel: ChannelSMS,
+	TemplateVoucherCancelled: {from: PublisherTransfers, channel: ChannelSMS,
 		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
 			{ParamReference, kindReference, false}}},
-	TemplateVoucherReminder: {channel: ChannelSMS,
+	TemplateVoucherReminder: {from: PublisherTransfers, channel: ChannelSMS,
 		params: []field{{ParamSenderName, kindName, false}, {ParamAmountCents, kindCents, false},
 			{ParamBank, kindBank, false}, {ParamExpiresAt, kindTime, false}, {ParamReference, kindReference, false}}},
-	TemplateTransferReceipt: {channel: ChannelEmail,
+	TemplateTransferReceipt: {from: PublisherTransfers, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamRecipientPhone, kindPhone, false}, {ParamBank, kindBank, false},
 			{ParamAmountCents, kindCents, false}, {ParamFeeCents, kindCents, false}, {ParamTotalCents, kindCents, false},
 			{ParamReference, kindReference, false}, {ParamCreatedAt, kindTime, false}, {ParamExpiresAt, kindTime, false},
 			{ParamCreditAppliedCents, kindCents, true}, {ParamCardChargeCents, kindCents, true}}},
-	TemplateCashCollected: {channel: ChannelEmail,
+	TemplateCashCollected: {from: PublisherTransfers, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamLocation, kindText, false},
 			{ParamAt, kindTime, false}, {ParamReference, kindReference, false}}},
-	TemplateCashNotDispensed: {channel: ChannelEmail,
+	TemplateCashNotDispensed: {from: PublisherTransfers, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamAt, kindTime, false},
 			{ParamReference, kindReference, false}, {ParamExpiresAt, kindTime, true}}},
-	TemplateVoucherRefunded: {channel: ChannelEmail,
+	TemplateVoucherRefunded: {from: PublisherTransfers, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamTotalCents, kindCents, false}, {ParamReason, kindRefund, false}, {ParamReference, kindReference, false},
 			{ParamCreditReturnedCents, kindCents, true}}},
-	TemplateScheduledSendFailed: {channel: ChannelEmail,
+	TemplateScheduledSendFailed: {from: PublisherTransfers, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamDate, kindDate, false}, {ParamReason, kindServiceText, false}}},
 	// The bank is the transfer's, and not shown: wrong attempts at any bank's ATM count toward
 	// the lock, so the e-mail says "at ATMs".
-	TemplateVoucherLocked: {channel: ChannelEmail,
+	TemplateVoucherLocked: {from: PublisherTransfers, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false}, {ParamUntil, kindTime, false},
 			{ParamReference, kindReference, false}}},
-	TemplateVoucherSMSFailed: {channel: ChannelEmail,
+	TemplateVoucherSMSFailed: {from: PublisherTransfers, channel: ChannelEmail,
 		params: []field{{ParamFirstName, kindName, false}, {ParamRecipientName, kindName, false},
 			{ParamRecipientPhone, kindPhone, false}, {ParamAmountCents, kindCents, false}, {ParamBank, kindBank, false},
 			{ParamReference, kindReference, false}, {ParamReason, kindText, true}}},
-	TemplateSupportMessage: {channel: ChannelEmail,
+	TemplateSupportMessage: {from: PublisherNotifications, channel: ChannelEmail,
 		params: []field{{ParamTicket, kindReference, false}, {ParamKind, kindKind, false},
 			{ParamName, kindSupportName, true}, {ParamEmail, kindText, true}, {ParamSubject, kindText, true},
 			{ParamMessage, kindLongText, true}, {ParamAccount, kindText, true}}},

@@ -159,14 +159,14 @@ func Changed(d domain.Delivery, previous domain.Status) (outbox.Message, error) 
 }
 
 // SupportRequest is the request to e-mail support message m to recipient (the support
-// inbox), on thumela.notifications.<user id or "support">.email. It is ephemeral: the row
+// inbox), on thumela.notifications.notifications.<user id or "support">.email. It is ephemeral: the row
 // leaves the outbox once JetStream has it.
 func SupportRequest(m domain.SupportMessage, recipient string) (outbox.Message, error) {
 	user := m.UserID
 	if user == "" {
 		user = domain.UserSupport
 	}
-	subject, err := bus.Subject(bus.DomainNotifications, user, string(domain.ChannelEmail))
+	subject, err := bus.NotificationSubject(SourceService, user, string(domain.ChannelEmail))
 	if err != nil {
 		return outbox.Message{}, err
 	}

@@ -232,8 +232,8 @@ func VoucherRequest(t testing.TB, pub seal.PublicKey, user, phone, reference str
 	}
 }
 
-// Publish publishes req on thumela.notifications.<user>.<channel>, as a producer's relay would
-// (Nats-Msg-Id = the request id).
+// Publish publishes req on thumela.notifications.<source service>.<user>.<channel>, as its
+// publisher's relay would (Nats-Msg-Id = the request id).
 func Publish(t testing.TB, js jetstream.JetStream, req *notificationsv1.NotificationRequest) {
 	t.Helper()
 	data, err := proto.Marshal(req)
@@ -241,7 +241,7 @@ func Publish(t testing.TB, js jetstream.JetStream, req *notificationsv1.Notifica
 		t.Fatal(err)
 	}
 	channel := strings.TrimPrefix(strings.ToLower(req.GetChannel().String()), "channel_")
-	subject, err := bus.Subject(bus.DomainNotifications, req.GetUserId(), channel)
+	subject, err := bus.NotificationSubject(req.GetSourceService(), req.GetUserId(), channel)
 	if err != nil {
 		t.Fatal(err)
 	}

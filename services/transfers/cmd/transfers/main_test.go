@@ -108,7 +108,7 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 			continue
 		}
 		secrets := sealtest.OpenSecrets(t, env.sealKey, r.req)
-		if r.subject != "thumela.notifications."+user+".sms" || secrets["voucher_number"] != number ||
+		if r.subject != "thumela.notifications.transfers."+user+".sms" || secrets["voucher_number"] != number ||
 			!testkit.PINHasher(t).Verify(pinHash, uuid.MustParse(first), secrets["pin"]) {
 			t.Fatalf("SMS request on %s does not carry the voucher's number and PIN", r.subject)
 		}

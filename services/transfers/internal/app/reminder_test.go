@@ -70,7 +70,7 @@ func TestReminderOnceBeforeTheExpiry(t *testing.T) {
 		t.Fatalf("%d reminders, want 1", len(rs))
 	}
 	r := rs[0]
-	if r.Subject != "thumela.notifications."+user+".sms" || !r.Ephemeral || r.Request.GetRecipient() != "+27821234567" ||
+	if r.Subject != "thumela.notifications.transfers."+user+".sms" || !r.Ephemeral || r.Request.GetRecipient() != "+27821234567" ||
 		r.Request.GetSecrets() != nil || r.Request.GetChannel() != notificationsv1.Channel_CHANNEL_SMS || r.Request.GetUserId() != user {
 		t.Fatalf("reminder %v", r.Request)
 	}

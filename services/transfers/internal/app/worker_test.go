@@ -89,7 +89,7 @@ func TestWorkerCompletesAnApprovedTransfer(t *testing.T) {
 		t.Fatalf("%d SMS requests for the transfer", len(smss))
 	}
 	sms := smss[0].Request
-	if smss[0].Subject != "thumela.notifications."+user+".sms" || !smss[0].Ephemeral {
+	if smss[0].Subject != "thumela.notifications.transfers."+user+".sms" || !smss[0].Ephemeral {
 		t.Fatalf("SMS subject %s, ephemeral %v", smss[0].Subject, smss[0].Ephemeral)
 	}
 	if sms.GetChannel() != notificationsv1.Channel_CHANNEL_SMS || sms.GetRecipient() != "+27821234567" ||
@@ -109,7 +109,7 @@ func TestWorkerCompletesAnApprovedTransfer(t *testing.T) {
 		t.Fatal("the SMS request holds the voucher number in clear")
 	}
 	receipts := e.NotificationsOf(t, tr.ID().String(), notificationsv1.Template_TEMPLATE_TRANSFER_RECEIPT)
-	if len(receipts) != 1 || receipts[0].Subject != "thumela.notifications."+user+".email" || !receipts[0].Ephemeral ||
+	if len(receipts) != 1 || receipts[0].Subject != "thumela.notifications.transfers."+user+".email" || !receipts[0].Ephemeral ||
 		receipts[0].Request.GetRecipient() != testkit.SenderEmail || receipts[0].Request.GetParams()["total_cents"] != "51150" ||
 		receipts[0].Request.GetParams()["first_name"] != "Thandi" {
 		t.Fatalf("receipts %v", receipts)

@@ -102,7 +102,7 @@ func TestVoucherIssuedRequestsTheSMSAndTheReceipt(t *testing.T) {
 		t.Fatalf("%d messages, %d requests; want status, voucher, SMS and receipt", len(msgs), len(reqs))
 	}
 	sms, receipt := reqs[0], reqs[1]
-	if rows[0].Subject != "thumela.notifications."+sender.String()+".sms" || rows[1].Subject != "thumela.notifications."+sender.String()+".email" {
+	if rows[0].Subject != "thumela.notifications.transfers."+sender.String()+".sms" || rows[1].Subject != "thumela.notifications.transfers."+sender.String()+".email" {
 		t.Fatalf("subjects %s, %s", rows[0].Subject, rows[1].Subject)
 	}
 	if sms.GetChannel() != notificationsv1.Channel_CHANNEL_SMS || sms.GetRecipient() != "+27821234567" ||

@@ -18,7 +18,7 @@ import (
 )
 
 const (
-	// ChannelSMS and ChannelEmail are the last token of thumela.notifications.<user_id>.<channel>.
+	// ChannelSMS and ChannelEmail are the last token of thumela.notifications.transfers.<user_id>.<channel>.
 	ChannelSMS   = "sms"
 	ChannelEmail = "email"
 	// SourceService is this service's name on the notification requests it writes.
@@ -61,7 +61,7 @@ func request(t *domain.Transfer, channel notificationsv1.Channel, recipient stri
 	if channel == notificationsv1.Channel_CHANNEL_SMS {
 		token = ChannelSMS
 	}
-	subject, err := bus.Subject(bus.DomainNotifications, t.UserID().String(), token)
+	subject, err := bus.NotificationSubject(SourceService, t.UserID().String(), token)
 	if err != nil {
 		return outbox.Message{}, err
 	}

@@ -59,7 +59,7 @@ func OccurrenceRefused(s *domain.Schedule, date domain.Date, reason string, at t
 	if d.SenderEmail == "" {
 		return outbox.Message{}, false, nil
 	}
-	subject, err := bus.Subject(bus.DomainNotifications, d.UserID.String(), ChannelEmail)
+	subject, err := bus.NotificationSubject(SourceService, d.UserID.String(), ChannelEmail)
 	if err != nil {
 		return outbox.Message{}, false, err
 	}

@@ -201,6 +201,10 @@ func (c *Consumer) handle(ctx context.Context, msg jetstream.Msg) {
 		c.deadLetter(ctx, span, msg, nil, err.Error(), deliveries)
 		return
 	}
+	if reason := judgePublisher(msg.Subject(), &req); reason != "" {
+		c.deadLetter(ctx, span, msg, &req, reason, deliveries)
+		return
+	}
 	span.SetAttributes(
 		attribute.String("notification.request_id", req.ID.String()),
 		attribute.String("notification.channel", string(req.Channel)),
@@ -270,11 +274,57 @@ func (c *Consumer) deadLetter(ctx context.Context, span trace.Span, msg jetstrea
 	_ = msg.Ack()
 }
 
-// subjectTokens reads user and channel from thumela.notifications.<user>.<channel>.
-func subjectTokens(subject string) (user, channel string) {
+// judgePublisher names the request's publisher from its subject, which NATS lets each service
+// publish only below its own name, and refuses (a reason to dead-letter) a request for a
+// template that is not that publisher's to ask for. The payload's source_service is the
+// publisher's own word and is replaced. A template the service does not know goes on, to be
+// recorded as failed as before.
+//
+// A subject of the older shape, thumela.notifications.<user>.<channel>, was published before
+// every publisher had a subject of its own; no identity may publish one any more (a user token
+// is a UUID or "support", never a service's name), so such a request is one left in the queue
+// from before the change, and its source_service is judged as the subject's publisher would be.
+func judgePublisher(subject string, req *app.Request) string {
+	publisher, user, _, ok := bus.ParseNotificationSubject(subject)
+	if !ok {
+		legacyUser, _, legacy := legacySubject(subject)
+		if !legacy || legacyUser != req.UserID {
+			return "subject names no publisher"
+		}
+		publisher = req.Source
+	} else if user != req.UserID {
+		return "subject and request name different users"
+	}
+	if req.Template.Known() && !req.Template.RequestableBy(publisher) {
+		return fmt.Sprintf("template %s is not %s's to ask for", req.Template, publisher)
+	}
+	req.Source = publisher
+	return ""
+}
+
+// legacySubject reads user and channel from a subject of the older shape,
+// thumela.notifications.<user>.<channel>, whose user is a UUID or domain.UserSupport.
+func legacySubject(subject string) (user, channel string, ok bool) {
 	parts := strings.Split(subject, ".")
-	if len(parts) == 4 {
-		return parts[2], parts[3]
+	if len(parts) != 4 || parts[0] != bus.Root || parts[1] != bus.DomainNotifications {
+		return "", "", false
+	}
+	if parts[2] != domain.UserSupport {
+		u, err := uuid.Parse(parts[2])
+		if err != nil || u.String() != parts[2] {
+			return "", "", false
+		}
+	}
+	return parts[2], parts[3], true
+}
+
+// subjectTokens reads user and channel from a request's subject, for its dead letter.
+func subjectTokens(subject string) (user, channel string) {
+	if _, user, channel, ok := bus.ParseNotificationSubject(subject); ok {
+		return user, channel
+	}
+	if user, channel, ok := legacySubject(subject); ok {
+		return user, channel
 	}
 	return "unknown", "unknown"
 }

@@ -87,7 +87,7 @@ func TestRedeliverySendsOnce(t *testing.T) {
 			if req == mail {
 				channel = "email"
 			}
-			subject, _ := bus.Subject(bus.DomainNotifications, user, channel)
+			subject, _ := bus.NotificationSubject(req.GetSourceService(), user, channel)
 			testkit.PublishRaw(t, e.JS, subject, data, req.GetId()+"-again-"+string(rune('a'+i)))
 		}
 	}
@@ -321,7 +321,7 @@ func TestDeadLetters(t *testing.T) {
 	user := uuid.NewString()
 
 	// Not a request at all.
-	subject, _ := bus.Subject(bus.DomainNotifications, user, "sms")
+	subject, _ := bus.NotificationSubject("transfers", user, "sms")
 	testkit.PublishRaw(t, e.JS, subject, []byte("\xff\xffnot a proto"), "garbage-1")
 
 	unknownTemplate := testkit.CodeRequest(t, e.Key.Public(), user, "thandi@example.co.za", "482913")
@@ -375,6 +375,71 @@ func TestDeadLetters(t *testing.T) {
 	}
 	if n := len(e.SMTP.Kept("thandi@example.co.za")) + len(e.SMS.Sent("+27823333333")); n != 0 {
 		t.Errorf("%d messages sent", n)
+	}
+}
+
+// A request is sent only for a template its publisher may ask for, and the publisher is the
+// subject's (which NATS lets each service publish only below its own name), never the
+// payload's word: a voucher SMS on identity's subject, which says "transfers" inside, is
+// dead-lettered and never sent; so is one on a subject that names no publisher or another
+// user. A request of the older subject shape, left in the queue from before every publisher had
+// its own, is still sent.
+func TestARequestIsSentOnlyForItsPublishersOwnTemplates(t *testing.T) {
+	t.Parallel()
+	e := testkit.New(t, testkit.Options{})
+	user := uuid.NewString()
+	publish := func(subject string, r *notificationsv1.NotificationRequest) {
+		data, err := proto.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.PublishRaw(t, e.JS, subject, data, r.GetId())
+	}
+
+	forged := testkit.VoucherRequest(t, e.Key.Public(), user, "+27824444441", "TH-FORGED")
+	onIdentity, _ := bus.NotificationSubject("identity", user, "sms")
+	publish(onIdentity, forged)
+	noPublisher := testkit.VoucherRequest(t, e.Key.Public(), user, "+27824444442", "TH-NOPUB")
+	publish("thumela.notifications.identity.sms", noPublisher)
+	otherUser := testkit.VoucherRequest(t, e.Key.Public(), user, "+27824444443", "TH-OTHER")
+	onOtherUser, _ := bus.NotificationSubject("transfers", uuid.NewString(), "sms")
+	publish(onOtherUser, otherUser)
+
+	dead := testkit.WaitDead(t, e.JS, 3)
+	reasons := map[string]string{}
+	for _, m := range dead {
+		var req notificationsv1.NotificationRequest
+		if err := proto.Unmarshal(m.Data, &req); err != nil {
+			t.Fatal(err)
+		}
+		reasons[req.GetId()] = m.Header.Get(events.HeaderDeadReason)
+	}
+	for id, want := range map[string]string{
+		forged.GetId():      "template voucher_issued is not identity's to ask for",
+		noPublisher.GetId(): "subject names no publisher",
+		otherUser.GetId():   "subject and request name different users",
+	} {
+		if reasons[id] != want {
+			t.Errorf("reason for %s: %q, want %q", id, reasons[id], want)
+		}
+		if _, ok := e.Delivery(t, id); ok {
+			t.Errorf("%s: a delivery was recorded", id)
+		}
+	}
+
+	legacy := testkit.VoucherRequest(t, e.Key.Public(), user, "+27824444444", "TH-LEGACY")
+	legacySubject, _ := bus.Subject(bus.DomainNotifications, user, "sms")
+	publish(legacySubject, legacy)
+	if d := e.WaitStatus(t, legacy.GetId(), domain.StatusSent, wait); d.SourceService != "transfers" {
+		t.Errorf("legacy request recorded from %q", d.SourceService)
+	}
+	if n := len(e.SMS.Sent("+27824444444")); n != 1 {
+		t.Errorf("legacy request: %d SMS sent, want 1", n)
+	}
+	for _, phone := range []string{"+27824444441", "+27824444442", "+27824444443"} {
+		if n := len(e.SMS.Sent(phone)); n != 0 {
+			t.Errorf("%d SMS sent to %s", n, phone)
+		}
 	}
 }
 

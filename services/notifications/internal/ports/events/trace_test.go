@@ -46,7 +46,7 @@ func TestTracesContinueFromTheRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	subject, _ := bus.Subject(bus.DomainNotifications, user, "sms")
+	subject, _ := bus.NotificationSubject(req.GetSourceService(), user, "sms")
 	if _, err := e.JS.PublishMsg(ctx, &nats.Msg{Subject: subject, Data: data, Header: header}, jetstream.WithMsgID(req.GetId())); err != nil {
 		t.Fatal(err)
 	}

@@ -203,7 +203,7 @@ func TestCollectVoucher(t *testing.T) {
 	}
 	// The sender is told by e-mail, with the collection: who, how much, where and when.
 	collected := e.NotificationsOf(t, tr.GetId(), notificationsv1.Template_TEMPLATE_CASH_COLLECTED)
-	if len(collected) != 1 || !collected[0].Ephemeral || collected[0].Subject != "thumela.notifications."+user+".email" {
+	if len(collected) != 1 || !collected[0].Ephemeral || collected[0].Subject != "thumela.notifications.transfers."+user+".email" {
 		t.Fatalf("cash collected requests %v", collected)
 	}
 	if c := collected[0].Request; c.GetRecipient() != testkit.SenderEmail || c.GetUserId() != user || c.GetSecrets() != nil ||

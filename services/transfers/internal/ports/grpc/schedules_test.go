@@ -362,7 +362,7 @@ func TestLimitRefusedOccurrenceIsRecordedAndEmailed(t *testing.T) {
 	req := mails[0].Request
 	p := req.GetParams()
 	if req.GetRecipient() != testkit.SenderEmail || req.GetChannel() != notificationsv1.Channel_CHANNEL_EMAIL ||
-		mails[0].Subject != "thumela.notifications."+user+".email" || p["first_name"] != "Thandi" ||
+		mails[0].Subject != "thumela.notifications.transfers."+user+".email" || p["first_name"] != "Thandi" ||
 		p["recipient_name"] != "Sipho Dlamini" || p["amount_cents"] != "300000" || p["date"] != "2026-03-25" || p["reason"] != occ[1].reason {
 		t.Fatalf("e-mail request %v on %s", req, mails[0].Subject)
 	}

@@ -321,7 +321,7 @@ func (SupportMessageKind) EnumDescriptor() ([]byte, []int) {
 
 // NotificationRequest asks the notifications service to send one message. Services write it to
 // their transactional outbox (an ephemeral row, deleted once published) on
-// thumela.notifications.<user_id>.<channel>, into the THUMELA_NOTIFICATIONS work queue, whose
+// thumela.notifications.<publisher>.<user_id>.<channel>, into the THUMELA_NOTIFICATIONS work queue, whose
 // only consumer is the notifications service. It never carries a rendered body: secrets travel
 // sealed to the notifications service's public key and are opened in its memory only.
 type NotificationRequest struct {
